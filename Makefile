@@ -1,0 +1,85 @@
+# mysqlmemprof: `make` builds, `make check` tests, `make demo` shows it.
+# `make check` and `make demo` first install missing Debian packages.
+
+PROG    = mysqlmemprof
+VERSION = 0.1.0
+
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+MANDIR  ?= $(PREFIX)/share/man
+DESTDIR ?=
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes
+CPPFLAGS += -Iinclude -D_GNU_SOURCE -DMYSQLMEMPROF_VERSION='"$(VERSION)"'
+
+# SANITIZE=1 builds everything with AddressSanitizer and UBSan.
+ifeq ($(SANITIZE),1)
+CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=address,undefined
+BUILD   ?= build/sanitize
+endif
+BUILD   ?= build
+
+# Recursive (=) so they are computed when used, after `deps` has run.
+MYSQL_CFLAGS = $(shell pkg-config --cflags mysqlclient 2>/dev/null || mysql_config --cflags)
+MYSQL_LIBS   = $(shell pkg-config --libs mysqlclient 2>/dev/null || mysql_config --libs)
+CMOCKA_LIBS  = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+
+# The modules that never see the server: unit-tested on their own.
+CORE = cli optfile clock ring topn sampler summary units output \
+       output_text output_csv output_json threads
+# The modules that talk to the server, and the program.
+SERVER = conn pfs app
+
+CORE_OBJS   = $(CORE:%=$(BUILD)/%.o)
+SERVER_OBJS = $(SERVER:%=$(BUILD)/%.o)
+UNIT_TESTS  = $(patsubst tests/unit/%.c,$(BUILD)/%,$(wildcard tests/unit/test_*.c))
+
+all: $(PROG)
+
+$(PROG): $(BUILD)/$(PROG)
+	cp $< $@
+
+$(BUILD)/$(PROG): $(BUILD)/main.o $(SERVER_OBJS) $(BUILD)/libcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(MYSQL_LIBS) -lcsv
+
+$(BUILD)/libcore.a: $(CORE_OBJS)
+	rm -f $@ && $(AR) rcs $@ $^
+
+$(BUILD)/conn.o: CPPFLAGS += $(MYSQL_CFLAGS)
+
+$(BUILD)/%.o: src/%.c include/*.h | $(BUILD)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/test_%: tests/unit/test_%.c $(BUILD)/libcore.a tests/unit/*.h
+	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libcore.a $(CMOCKA_LIBS) -lcsv
+
+$(BUILD):
+	mkdir -p $@
+
+unit: $(UNIT_TESTS)
+
+deps:
+	scripts/deps.sh
+
+# The README's test command: unit tests, then the real binary against a
+# throwaway MariaDB server.
+check: deps
+	$(MAKE) all unit
+	BUILD=$(BUILD) tests/run.sh
+
+demo: deps
+	$(MAKE) all
+	scripts/demo.sh
+
+install: $(PROG)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 0755 $(PROG) $(DESTDIR)$(BINDIR)/$(PROG)
+	install -m 0644 man/$(PROG).1 $(DESTDIR)$(MANDIR)/man1/$(PROG).1
+
+clean:
+	rm -rf build $(PROG)
+
+.PHONY: all unit deps check demo install clean

@@ -1,0 +1,83 @@
+/*
+ * The command line and option files, turned into struct options. Parsing
+ * prints nothing and never exits: it returns a status and one line of error.
+ */
+#ifndef MYSQLMEMPROF_CLI_H
+#define MYSQLMEMPROF_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "output.h"
+
+enum target_kind {
+	TARGET_NONE,
+	TARGET_THREAD,     /* --thread: a performance_schema THREAD_ID */
+	TARGET_CONNECTION, /* --connection: a PROCESSLIST id */
+	TARGET_LIST,       /* --list */
+};
+
+struct options {
+	/* Connection; strings owned by the options. */
+	char *host;
+	char *user;
+	char *password;
+	char *socket;
+	unsigned port;
+	bool password_prompt; /* -p without a value */
+	unsigned connect_timeout_s;
+	unsigned read_timeout_s;
+
+	enum target_kind target;
+	uint64_t target_id;
+
+	uint64_t frequency_ms;
+	uint64_t count;       /* 0: no limit */
+	uint64_t duration_s;  /* 0: no limit */
+	size_t window;
+	size_t top;           /* 0: all */
+
+	const struct format *format;
+	char *output;         /* NULL: standard output */
+	bool exact_bytes;
+	bool quiet;
+	bool password_on_command_line; /* for the warning mysql gives too */
+};
+
+enum cli_status {
+	CLI_OK,
+	CLI_HELP,    /* --help: print cli_usage() and exit 0 */
+	CLI_VERSION, /* --version */
+	CLI_USAGE,   /* bad command line or option file: exit 2 */
+};
+
+/*
+ * Where option files and the environment are looked up; tests point these
+ * elsewhere. A NULL entry is skipped.
+ */
+struct cli_env {
+	const char *const *system_files; /* NULL-terminated: /etc/my.cnf, ... */
+	const char *home;                /* for ~/.my.cnf */
+	const char *mysql_pwd;           /* $MYSQL_PWD */
+};
+
+/* The environment of the real program: /etc/my.cnf, $HOME, $MYSQL_PWD. */
+struct cli_env cli_env_system(void);
+
+/*
+ * Parses option files then argv (the command line wins). warn receives a
+ * note the caller should print (e.g. an ignored world-writable file).
+ */
+enum cli_status cli_parse(int argc, char **argv, const struct cli_env *env,
+    struct options *opts, char *warn, size_t warnlen, char *err,
+    size_t errlen);
+void cli_free(struct options *opts);
+void cli_usage(FILE *fp);
+
+/* Parses a decimal integer in [min, max] with no junk; errstr on failure. */
+int cli_number(const char *s, uint64_t min, uint64_t max, uint64_t *out,
+    const char **errstr);
+
+#endif

@@ -1,0 +1,59 @@
+/*
+ * The connection to the server: the only module that includes <mysql.h>.
+ * It hides which client library the build uses (MariaDB Connector/C or
+ * Oracle's libmysqlclient) and sorts its errors into classes.
+ */
+#ifndef MYSQLMEMPROF_CONN_H
+#define MYSQLMEMPROF_CONN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct conn;
+
+struct conn_params {
+	const char *host;     /* NULL: the library's default (localhost) */
+	const char *user;     /* NULL: the login name */
+	const char *password; /* NULL: none */
+	const char *socket;   /* NULL: the library's default */
+	unsigned port;        /* 0: the library's default */
+	unsigned connect_timeout_s;
+	unsigned read_timeout_s;
+};
+
+enum conn_status {
+	CONN_OK = 0,
+	CONN_LOST,   /* the server went away or cannot be reached */
+	CONN_DENIED, /* access denied: bad credentials or missing privilege */
+	CONN_FAILED, /* any other error */
+};
+
+/*
+ * Connects; on failure *out is NULL and err holds one line naming where it
+ * tried to connect and the server's message. The caller owns *out.
+ */
+enum conn_status conn_open(struct conn **out, const struct conn_params *p,
+    char *err, size_t errlen);
+void conn_close(struct conn *c);
+
+/*
+ * Called for each row of a result. values[i] is NULL for SQL NULL and
+ * otherwise NUL-terminated, with lengths[i] bytes. Return 0 to go on.
+ */
+typedef int (*conn_row_fn)(void *ctx, unsigned ncols, char **values,
+    const unsigned long *lengths);
+
+/*
+ * Runs one statement and hands each row to fn (NULL: rows ignored). On
+ * failure err holds the server's message and *server_errno (if not NULL)
+ * its error number. A non-zero return of fn stops and gives CONN_FAILED.
+ */
+enum conn_status conn_query(struct conn *c, const char *sql, conn_row_fn fn,
+    void *ctx, unsigned *server_errno, char *err, size_t errlen);
+
+/* The connection id the server gave this session (CONNECTION_ID()). */
+uint64_t conn_connection_id(struct conn *c);
+/* The server's version string, e.g. "10.11.6-MariaDB-0+deb12u1". */
+const char *conn_server_version(struct conn *c);
+
+#endif

@@ -1,0 +1,45 @@
+/*
+ * Output formats. Each format is one file (output_text.c, output_csv.c,
+ * output_json.c) and one row in the table of output.c; the program only
+ * talks to the functions below.
+ */
+#ifndef MYSQLMEMPROF_OUTPUT_H
+#define MYSQLMEMPROF_OUTPUT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "sample.h"
+#include "summary.h"
+#include "threads.h"
+
+struct output {
+	FILE *fp;
+	const struct format *fmt;
+	bool exact_bytes; /* text: integers instead of KiB/MiB */
+};
+
+/*
+ * Every callback writes to o->fp and returns 0, or -1 with errno set when a
+ * write failed. A NULL callback writes nothing.
+ */
+struct format {
+	const char *name;
+	int (*begin)(struct output *o);                         /* header */
+	int (*sample)(struct output *o, const struct sample *s);
+	int (*end)(struct output *o, const struct summary *sum);
+	int (*threads)(struct output *o, const struct thread_list *l); /* --list */
+};
+
+/* The format of that name, or NULL. */
+const struct format *format_find(const char *name);
+/* "text, csv, json": for messages and --help. */
+const char *format_names(void);
+
+/* These call the format's callback and flush, so readers see data at once. */
+int output_begin(struct output *o);
+int output_sample(struct output *o, const struct sample *s);
+int output_end(struct output *o, const struct summary *sum);
+int output_threads(struct output *o, const struct thread_list *l);
+
+#endif

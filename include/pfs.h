@@ -1,0 +1,61 @@
+/*
+ * What mysqlmemprof asks performance_schema: the checks before sampling,
+ * finding threads, listing them, and reading one thread's memory as a
+ * sample source. All SQL of the program lives in pfs.c.
+ */
+#ifndef MYSQLMEMPROF_PFS_H
+#define MYSQLMEMPROF_PFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "conn.h"
+#include "source.h"
+#include "threads.h"
+
+enum pfs_status {
+	PFS_OK = 0,
+	PFS_DISABLED,       /* performance_schema is off */
+	PFS_NO_INSTRUMENTS, /* no memory instrument is enabled */
+	PFS_NOT_FOUND,      /* no such thread or connection */
+	PFS_NOT_ALLOWED,    /* e.g. the target is our own thread */
+	PFS_DENIED,         /* the account lacks SELECT on performance_schema */
+	PFS_LOST,           /* the connection went away */
+	PFS_ERROR,
+};
+
+/*
+ * Checks that performance_schema is on and memory instruments are enabled.
+ * Sets *enabled and *total to the number of memory instruments enabled and
+ * known. The error message says how to fix what is wrong.
+ */
+enum pfs_status pfs_preflight(struct conn *c, size_t *enabled, size_t *total,
+    char *err, size_t errlen);
+
+/* The performance_schema thread id of our own session. */
+enum pfs_status pfs_own_thread(struct conn *c, uint64_t *thread_id,
+    char *err, size_t errlen);
+
+/* Resolves a connection id (SHOW PROCESSLIST) to its thread id. */
+enum pfs_status pfs_thread_of_connection(struct conn *c,
+    uint64_t connection_id, uint64_t *thread_id, char *err, size_t errlen);
+
+/*
+ * Checks that a thread exists and is instrumented; *connection_id is set
+ * (0 for a background thread).
+ */
+enum pfs_status pfs_check_thread(struct conn *c, uint64_t thread_id,
+    uint64_t *connection_id, char *err, size_t errlen);
+
+/* All the server's threads, largest memory first; the caller owns *out. */
+enum pfs_status pfs_list_threads(struct conn *c, struct thread_list *out,
+    char *err, size_t errlen);
+
+/* Reads one thread's memory rows: a struct source over the connection. */
+struct pfs_reader;
+/* The reader uses c but does not own it; NULL when out of memory. */
+struct pfs_reader *pfs_reader_create(struct conn *c, uint64_t thread_id);
+void pfs_reader_free(struct pfs_reader *r);
+struct source pfs_reader_source(struct pfs_reader *r);
+
+#endif

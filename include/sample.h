@@ -1,0 +1,46 @@
+/*
+ * One reading of a thread's memory: the events performance_schema reports
+ * for it, with the time the reading was taken.
+ */
+#ifndef MYSQLMEMPROF_SAMPLE_H
+#define MYSQLMEMPROF_SAMPLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * EVENT_NAME is VARCHAR(128) in utf8: up to 384 bytes. Longer names (never
+ * seen in practice) are cut; the formatters cope with a cut UTF-8 sequence.
+ */
+#define EVENT_NAME_MAX 384
+
+/*
+ * The counters of one memory instrument. The CURRENT_ and LOW_ columns are
+ * signed on the server (a free counted without its allocation, when an
+ * instrument was enabled late, makes them negative); the SUM_ and COUNT_
+ * columns are unsigned.
+ */
+struct event_stat {
+	char name[EVENT_NAME_MAX + 1];
+	int64_t current_bytes;
+	int64_t current_count;
+	int64_t high_bytes;
+	uint64_t alloc_bytes;
+	uint64_t free_bytes;
+	uint64_t alloc_count;
+	uint64_t free_count;
+};
+
+struct sample {
+	uint64_t seq;        /* 1, 2, ... in the order taken */
+	uint64_t elapsed_us; /* monotonic time since the first sample was due */
+	int64_t wall_ms;     /* UTC wall clock, milliseconds since the epoch */
+	uint64_t late_us;    /* how long after its due time the query started */
+	uint64_t query_us;   /* how long the query took */
+	uint64_t thread_id;
+	int64_t total_bytes; /* current bytes summed over all the thread's events */
+	size_t n_events;     /* kept events, largest current bytes first */
+	struct event_stat *events; /* storage owned by the ring */
+};
+
+#endif

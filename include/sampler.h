@@ -1,0 +1,52 @@
+/*
+ * The sampling loop: reads the source on absolute monotonic deadlines,
+ * keeps the top events of each reading in the ring and hands each sample to
+ * a sink as soon as it is taken.
+ */
+#ifndef MYSQLMEMPROF_SAMPLER_H
+#define MYSQLMEMPROF_SAMPLER_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clock.h"
+#include "ring.h"
+#include "source.h"
+
+struct sampler_config {
+	uint64_t interval_ns;
+	uint64_t count;       /* stop after this many samples; 0: no limit */
+	uint64_t duration_ns; /* stop before a tick due this late; 0: no limit */
+	size_t top;           /* events kept per sample; 0: all */
+	uint64_t thread_id;   /* written into each sample */
+};
+
+enum sampler_end {
+	SAMPLER_END_COUNT,    /* --count reached */
+	SAMPLER_END_DURATION, /* --duration reached */
+	SAMPLER_END_STOPPED,  /* *stop was set (SIGINT, SIGTERM) */
+	SAMPLER_END_GONE,     /* the target ended */
+	SAMPLER_END_SOURCE_ERROR,
+	SAMPLER_END_SINK_ERROR,
+};
+
+struct sampler_stats {
+	uint64_t taken;   /* samples taken and handed to the sink */
+	uint64_t skipped; /* ticks whose due time passed before they could start */
+	enum sampler_end end;
+};
+
+/* Called with each sample as soon as it is in the ring; returns 0 or -1. */
+typedef int (*sampler_sink)(void *ctx, const struct sample *s);
+
+/*
+ * Runs until a stop condition; fills *stats. On SAMPLER_END_SOURCE_ERROR,
+ * err holds the source's message. Returns stats->end.
+ */
+enum sampler_end sampler_run(const struct sampler_config *cfg,
+    const struct source *src, const struct clock *clk, struct ring *ring,
+    sampler_sink sink, void *sink_ctx, volatile sig_atomic_t *stop,
+    struct sampler_stats *stats, char *err, size_t errlen);
+
+#endif

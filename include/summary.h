@@ -1,0 +1,39 @@
+/*
+ * What the ring window says per event: minimum, maximum, mean and last
+ * current bytes, and the high-water mark, over the samples that kept it.
+ */
+#ifndef MYSQLMEMPROF_SUMMARY_H
+#define MYSQLMEMPROF_SUMMARY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ring.h"
+#include "sample.h"
+
+struct summary_event {
+	char name[EVENT_NAME_MAX + 1];
+	uint64_t samples; /* how many samples of the window kept this event */
+	int64_t min_bytes;
+	int64_t max_bytes;
+	double mean_bytes;
+	int64_t last_bytes; /* in the newest sample that kept it */
+	int64_t high_bytes; /* the largest high-water mark seen */
+};
+
+struct summary {
+	size_t n_samples;          /* samples in the window */
+	uint64_t first_seq, last_seq;
+	uint64_t first_elapsed_us, last_elapsed_us;
+	uint64_t thread_id;
+	int64_t min_total, max_total, last_total;
+	uint64_t skipped;          /* ticks skipped over the whole run */
+	size_t n_events;
+	struct summary_event *events; /* largest max_bytes first; owned by the summary */
+};
+
+/* Builds the summary of the samples in the ring; returns 0, or -1 when out of memory. */
+int summary_build(const struct ring *r, uint64_t skipped, struct summary *out);
+void summary_free(struct summary *s);
+
+#endif

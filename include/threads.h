@@ -1,0 +1,32 @@
+/* A row of --list: one server thread as performance_schema.threads shows it. */
+#ifndef MYSQLMEMPROF_THREADS_H
+#define MYSQLMEMPROF_THREADS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct thread_info {
+	uint64_t thread_id;
+	bool has_connection;  /* background threads have no connection id */
+	uint64_t connection_id;
+	char *type;      /* FOREGROUND or BACKGROUND */
+	char *name;      /* e.g. thread/sql/one_connection */
+	char *user;      /* NULL when the server gives none */
+	char *host;
+	char *command;
+	bool has_time;
+	int64_t time_s;
+	char *state;
+	int64_t current_bytes; /* instrumented memory in use */
+	char *statement; /* start of the statement text, or NULL */
+};
+
+struct thread_list {
+	struct thread_info *v; /* largest current_bytes first; owned by the list */
+	size_t n;
+};
+
+void thread_list_free(struct thread_list *l);
+
+#endif
