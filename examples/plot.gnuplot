@@ -1,0 +1,55 @@
+# plot.gnuplot: memory of a mysqlmemprof CSV capture over time, as a PNG.
+#
+#   gnuplot -e "file='capture.csv'" examples/plot.gnuplot
+#
+# draws the thread total and the current bytes of the events that reached
+# the most memory (current_bytes over elapsed_ms, one line per event) into
+# capture.csv.png. Variables that may be set with -e, before the script:
+#
+#   file    the CSV written by mysqlmemprof --format=csv (required)
+#   out     the PNG to write (default: file.png)
+#   n       how many events to draw, largest peak first (default: 5)
+#   events  the events to draw instead, separated by spaces, e.g.
+#           events='memory/sql/Filesort_buffer::sort_keys memory/innodb/row0sel'
+#
+# The columns used: 2 elapsed_ms, 5 event_name, 6 current_bytes,
+# 13 total_bytes. Choosing the largest events needs awk(1), sort(1) and
+# head(1); event names contain neither commas nor spaces.
+
+if (!exists("file")) {
+	print "usage: gnuplot -e \"file='capture.csv'\" plot.gnuplot"
+	exit status 2
+}
+if (!exists("out")) out = file . ".png"
+if (!exists("n")) n = 5
+
+# The n events with the largest current_bytes in any sample, largest first.
+if (!exists("events")) {
+	cmd = "awk -F, 'NR > 1 && $5 != \"\" { gsub(/\"/, \"\", $5); " . \
+	    "if (!($5 in peak) || $6 + 0 > peak[$5]) peak[$5] = $6 + 0 } " . \
+	    "END { for (e in peak) print peak[e], e }' '" . file . "'" . \
+	    " | sort -rn | head -n " . n . " | cut -d' ' -f2"
+	events = system(cmd)
+}
+
+set terminal pngcairo size 1200,700 noenhanced
+set output out
+set datafile separator ","
+# A row of another event yields NaN: skip it, joining the line across it.
+set datafile missing NaN
+set title "mysqlmemprof: " . file
+set xlabel "elapsed (s)"
+set ylabel "current bytes"
+set format y "%.1b %BB"
+set grid
+set key below
+
+# Column 5 without its "memory/" prefix, for the key.
+short(s) = s[1:7] eq "memory/" ? s[8:] : s
+
+plot file skip 1 using ($2 / 1000.0):13 with lines lw 2 lc "black" \
+	title "(thread total)", \
+     for [ev in events] file skip 1 \
+	using ($2 / 1000.0):(strcol(5) eq ev ? $6 : NaN) \
+	with linespoints lw 2 pt 7 ps 0.6 \
+	title short(ev)
