@@ -59,6 +59,7 @@ enum cli_status {
  */
 struct cli_env {
 	const char *const *system_files; /* NULL-terminated: /etc/my.cnf, ... */
+	const char *mysql_home;          /* $MYSQL_HOME, for its my.cnf */
 	const char *home;                /* for ~/.my.cnf */
 	const char *mysql_pwd;           /* $MYSQL_PWD */
 };

@@ -26,8 +26,9 @@ enum pfs_status {
 
 /*
  * Checks that performance_schema is on and memory instruments are enabled.
- * Sets *enabled and *total to the number of memory instruments enabled and
- * known. The error message says how to fix what is wrong.
+ * Sets *total to the number of memory instruments (the most rows a thread
+ * can have) and *enabled to those enabled, not counting the ones
+ * performance_schema always keeps for itself. Errors say how to fix it.
  */
 enum pfs_status pfs_preflight(struct conn *c, size_t *enabled, size_t *total,
     char *err, size_t errlen);

@@ -1,0 +1,438 @@
+/*
+ * The top level: the only place that prints errors and chooses the exit
+ * status. Each step below returns a status; app_run() strings them.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "cli.h"
+#include "conn.h"
+#include "output.h"
+#include "pfs.h"
+#include "prompt.h"
+#include "ring.h"
+#include "sampler.h"
+#include "summary.h"
+
+/* The ring may not take more than this: a typo should not eat the host. */
+#define RING_LIMIT_BYTES ((size_t)1 << 30)
+
+static volatile sig_atomic_t stop_requested;
+
+struct app {
+	struct options opts;
+	struct conn *conn;
+	struct output out;
+	uint64_t own_thread;
+	size_t instruments; /* memory instruments the server knows */
+};
+
+static void
+say(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("mysqlmemprof: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void
+note(const struct app *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (a->opts.quiet)
+		return;
+	fputs("mysqlmemprof: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void
+on_stop_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void
+install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	/*
+	 * SA_RESTART lets a query in flight finish; the sleep between
+	 * samples still wakes up at once, as clock_nanosleep is never
+	 * restarted.
+	 */
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	/* A closed pipe shows up as EPIPE from the next write. */
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/*
+ * Overwrites a password given on the command line so that ps(1) and
+ * /proc/PID/cmdline do not show it, as the MySQL clients do.
+ */
+static void
+scrub_password(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		char *v = NULL;
+
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		if (strncmp(argv[i], "--password=", 11) == 0)
+			v = argv[i] + 11;
+		else if (strncmp(argv[i], "-p", 2) == 0 && argv[i][1] == 'p')
+			v = argv[i] + 2;
+		if (v != NULL)
+			memset(v, 'x', strlen(v));
+	}
+}
+
+static void
+print_warnings(const char *warn)
+{
+	const char *p = warn;
+
+	while (*p != '\0') {
+		size_t n = strcspn(p, "\n");
+		fprintf(stderr, "mysqlmemprof: warning: %.*s\n", (int)n, p);
+		p += n + (p[n] == '\n');
+	}
+}
+
+static int
+parse_options(struct app *a, int argc, char **argv)
+{
+	struct cli_env env = cli_env_system();
+	char warn[2048], err[1024];
+	enum cli_status st;
+
+	st = cli_parse(argc, argv, &env, &a->opts, warn, sizeof(warn), err,
+	    sizeof(err));
+	scrub_password(argc, argv);
+	print_warnings(warn);
+	switch (st) {
+	case CLI_HELP:
+		cli_usage(stdout);
+		return EXIT_DONE;
+	case CLI_VERSION:
+		printf("mysqlmemprof %s\n", MYSQLMEMPROF_VERSION);
+		return EXIT_DONE;
+	case CLI_USAGE:
+		say("%s", err);
+		return EXIT_USAGE;
+	case CLI_OK:
+		break;
+	}
+	if (a->opts.password_on_command_line && !a->opts.quiet)
+		say("warning: using a password on the command line can be "
+		    "insecure; prefer an option file or -p to be asked");
+	return -1; /* go on */
+}
+
+static int
+ask_password(struct app *a)
+{
+	char buf[512];
+
+	if (!a->opts.password_prompt)
+		return 0;
+	if (prompt_password("Enter password: ", buf, sizeof(buf)) != 0) {
+		say("cannot ask for the password: no terminal; give it in an "
+		    "option file, MYSQL_PWD or --password=PASSWORD");
+		return -1;
+	}
+	a->opts.password = strdup(buf);
+	explicit_bzero(buf, sizeof(buf));
+	if (a->opts.password == NULL) {
+		say("out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static int
+connect_and_check(struct app *a)
+{
+	const struct options *o = &a->opts;
+	struct conn_params p = {
+		.host = o->host, .user = o->user, .password = o->password,
+		.socket = o->socket, .port = o->port,
+		.connect_timeout_s = o->connect_timeout_s,
+		.read_timeout_s = o->read_timeout_s,
+	};
+	char err[1024];
+	size_t enabled;
+
+	if (conn_open(&a->conn, &p, err, sizeof(err)) != CONN_OK) {
+		say("%s", err);
+		return -1;
+	}
+	if (pfs_preflight(a->conn, &enabled, &a->instruments, err,
+	    sizeof(err)) != PFS_OK ||
+	    pfs_own_thread(a->conn, &a->own_thread, err, sizeof(err)) != PFS_OK) {
+		say("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Opens --output only now that sampling can start, so a failed start
+ * leaves an existing file as it was.
+ */
+static int
+open_output(struct app *a)
+{
+	int fd;
+
+	a->out.fmt = a->opts.format;
+	a->out.exact_bytes = a->opts.exact_bytes;
+	if (a->opts.output == NULL) {
+		a->out.fp = stdout;
+		return 0;
+	}
+	fd = open(a->opts.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	    0644);
+	if (fd < 0 || (a->out.fp = fdopen(fd, "w")) == NULL) {
+		say("cannot open --output %s: %s; check the path and its "
+		    "permissions", a->opts.output, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return 0;
+}
+
+/* Closes the output; returns -1 (reported) when buffered data could not be written. */
+static int
+close_output(struct app *a)
+{
+	FILE *fp = a->out.fp;
+	int failed;
+
+	if (fp == NULL)
+		return 0;
+	a->out.fp = NULL;
+	failed = ferror(fp) != 0;
+	failed |= (fp == stdout ? fflush(fp) : fclose(fp)) != 0;
+	if (failed && errno != EPIPE) {
+		say("cannot write to %s: %s", a->opts.output != NULL ?
+		    a->opts.output : "standard output", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int
+write_failed(struct app *a)
+{
+	/* A reader that went away (| head) is an end, not an error. */
+	if (errno == EPIPE)
+		return EXIT_DONE;
+	say("cannot write to %s: %s; check the disk and the path",
+	    a->opts.output != NULL ? a->opts.output : "standard output",
+	    strerror(errno));
+	return EXIT_RUNTIME;
+}
+
+static int
+run_list(struct app *a)
+{
+	struct thread_list l;
+	char err[1024];
+	int rc = EXIT_DONE;
+
+	if (pfs_list_threads(a->conn, &l, err, sizeof(err)) != PFS_OK) {
+		say("%s", err);
+		return EXIT_RUNTIME;
+	}
+	if (open_output(a) != 0)
+		rc = EXIT_RUNTIME;
+	else if (output_threads(&a->out, &l) != 0)
+		rc = write_failed(a);
+	thread_list_free(&l);
+	return rc;
+}
+
+/* Finds the thread to sample; returns 0 or an exit status. */
+static int
+resolve_target(struct app *a, uint64_t *thread_id, uint64_t *connection_id)
+{
+	const struct options *o = &a->opts;
+	char err[1024];
+	enum pfs_status st;
+
+	if (o->target == TARGET_CONNECTION) {
+		*connection_id = o->target_id;
+		st = pfs_thread_of_connection(a->conn, o->target_id, thread_id,
+		    err, sizeof(err));
+	} else {
+		*thread_id = o->target_id;
+		st = pfs_check_thread(a->conn, o->target_id, connection_id,
+		    err, sizeof(err));
+	}
+	if (st != PFS_OK) {
+		say("%s", err);
+		return EXIT_RUNTIME;
+	}
+	if (*thread_id == a->own_thread) {
+		say("thread %" PRIu64 " is mysqlmemprof's own connection; give "
+		    "the thread of another session (see --list)", *thread_id);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+static struct ring *
+make_ring(struct app *a)
+{
+	const struct options *o = &a->opts;
+	size_t events = o->top != 0 ? o->top : a->instruments;
+	struct ring *r;
+
+	if (events == 0)
+		events = 1;
+	if (events > RING_LIMIT_BYTES / sizeof(struct event_stat) / o->window) {
+		say("--window %zu with %zu events per sample needs more than "
+		    "%zu MiB; lower --window or --top", o->window, events,
+		    RING_LIMIT_BYTES >> 20);
+		return NULL;
+	}
+	if ((r = ring_create(o->window, events)) == NULL)
+		say("out of memory for a window of %zu samples", o->window);
+	return r;
+}
+
+static int
+sink_sample(void *ctx, const struct sample *s)
+{
+	return output_sample(ctx, s);
+}
+
+static int
+run_sampling(struct app *a)
+{
+	const struct options *o = &a->opts;
+	struct sampler_config cfg = {
+		.interval_ns = o->frequency_ms * 1000000u,
+		.count = o->count,
+		.duration_ns = o->duration_s * 1000000000u,
+		.top = o->top,
+	};
+	struct pfs_reader *reader = NULL;
+	struct sampler_stats stats;
+	struct summary sum;
+	struct ring *ring;
+	struct clock clk = clock_system();
+	struct source src;
+	uint64_t connection_id = 0;
+	char err[1024] = "";
+	int rc;
+
+	if ((rc = resolve_target(a, &cfg.thread_id, &connection_id)) != 0)
+		return rc;
+	if ((ring = make_ring(a)) == NULL)
+		return EXIT_RUNTIME;
+	if ((reader = pfs_reader_create(a->conn, cfg.thread_id)) == NULL) {
+		say("out of memory");
+		ring_free(ring);
+		return EXIT_RUNTIME;
+	}
+	src = pfs_reader_source(reader);
+	if (open_output(a) != 0) {
+		rc = EXIT_RUNTIME;
+		goto done;
+	}
+	note(a, "sampling thread %" PRIu64 " (connection %" PRIu64 ") every "
+	    "%" PRIu64 " ms on %s; our own thread is %" PRIu64, cfg.thread_id,
+	    connection_id, o->frequency_ms, conn_server_version(a->conn),
+	    a->own_thread);
+	if (output_begin(&a->out) != 0) {
+		rc = write_failed(a);
+		goto done;
+	}
+
+	sampler_run(&cfg, &src, &clk, ring, sink_sample, &a->out,
+	    &stop_requested, &stats, err, sizeof(err));
+
+	rc = EXIT_DONE;
+	switch (stats.end) {
+	case SAMPLER_END_SINK_ERROR:
+		rc = write_failed(a);
+		goto done;
+	case SAMPLER_END_SOURCE_ERROR:
+		say("%s; the %" PRIu64 " samples taken are written", err,
+		    stats.taken);
+		rc = EXIT_RUNTIME;
+		break;
+	case SAMPLER_END_GONE:
+		note(a, "thread %" PRIu64 " ended after %" PRIu64 " samples",
+		    cfg.thread_id, stats.taken);
+		break;
+	default:
+		break;
+	}
+	if (stats.skipped > 0)
+		note(a, "%" PRIu64 " ticks skipped: samples took longer than "
+		    "--frequency %" PRIu64 " ms", stats.skipped, o->frequency_ms);
+	if (summary_build(ring, stats.skipped, &sum) != 0) {
+		say("out of memory building the summary");
+		rc = EXIT_RUNTIME;
+		goto done;
+	}
+	sum.thread_id = cfg.thread_id;
+	if (output_end(&a->out, &sum) != 0 && rc == EXIT_DONE)
+		rc = write_failed(a);
+	summary_free(&sum);
+done:
+	pfs_reader_free(reader);
+	ring_free(ring);
+	return rc;
+}
+
+int
+app_run(int argc, char **argv)
+{
+	struct app a = { 0 };
+	int rc;
+
+	install_signals();
+	if ((rc = parse_options(&a, argc, argv)) >= 0)
+		goto out;
+	if (ask_password(&a) != 0 || connect_and_check(&a) != 0) {
+		rc = EXIT_RUNTIME;
+		goto out;
+	}
+	if (a.opts.target == TARGET_LIST)
+		rc = run_list(&a);
+	else
+		rc = run_sampling(&a);
+out:
+	if (close_output(&a) != 0 && rc == EXIT_DONE)
+		rc = EXIT_RUNTIME;
+	conn_close(a.conn);
+	cli_free(&a.opts);
+	return rc;
+}

@@ -1,0 +1,644 @@
+/*
+ * Command line and option files. One table (optdefs) names every option
+ * once; getopt_long, the option-file keys, the range checks and the hints
+ * of error messages all come from it.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli.h"
+#include "optfile.h"
+
+enum opt_id {
+	OPT_HOST = 'h',
+	OPT_PORT = 'P',
+	OPT_SOCKET = 'S',
+	OPT_USER = 'u',
+	OPT_PASSWORD = 'p',
+	OPT_OUTPUT = 'o',
+	OPT_QUIET = 'q',
+	OPT_VERSION = 'V',
+	OPT_THREAD = 256,
+	OPT_CONNECTION,
+	OPT_LIST,
+	OPT_FREQUENCY,
+	OPT_COUNT,
+	OPT_DURATION,
+	OPT_WINDOW,
+	OPT_TOP,
+	OPT_FORMAT,
+	OPT_BYTES,
+	OPT_CONNECT_TIMEOUT,
+	OPT_READ_TIMEOUT,
+	OPT_DEFAULTS_FILE,
+	OPT_DEFAULTS_EXTRA_FILE,
+	OPT_NO_DEFAULTS,
+	OPT_HELP, /* also -?, which getopt_long() returns as '?' */
+};
+
+/* Where an option may come from. */
+enum opt_scope {
+	ANYWHERE,
+	COMMAND_LINE, /* help, version and the option-file options themselves */
+};
+
+struct optdef {
+	const char *name;
+	int has_arg;
+	enum opt_id id;
+	enum opt_scope scope;
+	uint64_t min, max; /* for numbers; max == 0: not a number */
+	const char *hint;  /* the fix, for error messages */
+};
+
+static const struct optdef optdefs[] = {
+	{ "host", required_argument, OPT_HOST, ANYWHERE, 0, 0, NULL },
+	{ "port", required_argument, OPT_PORT, ANYWHERE, 1, 65535,
+	    "give a TCP port, e.g. --port 3306" },
+	{ "socket", required_argument, OPT_SOCKET, ANYWHERE, 0, 0, NULL },
+	{ "user", required_argument, OPT_USER, ANYWHERE, 0, 0, NULL },
+	{ "password", optional_argument, OPT_PASSWORD, ANYWHERE, 0, 0, NULL },
+	{ "connect-timeout", required_argument, OPT_CONNECT_TIMEOUT, ANYWHERE,
+	    1, 3600, "give seconds, e.g. --connect-timeout 10" },
+	{ "read-timeout", required_argument, OPT_READ_TIMEOUT, ANYWHERE,
+	    1, 3600, "give seconds, e.g. --read-timeout 30" },
+	{ "defaults-file", required_argument, OPT_DEFAULTS_FILE, COMMAND_LINE,
+	    0, 0, NULL },
+	{ "defaults-extra-file", required_argument, OPT_DEFAULTS_EXTRA_FILE,
+	    COMMAND_LINE, 0, 0, NULL },
+	{ "no-defaults", no_argument, OPT_NO_DEFAULTS, COMMAND_LINE, 0, 0,
+	    NULL },
+	{ "thread", required_argument, OPT_THREAD, ANYWHERE, 1, UINT64_MAX,
+	    "give a THREAD_ID from performance_schema.threads (see --list)" },
+	{ "connection", required_argument, OPT_CONNECTION, ANYWHERE, 1,
+	    UINT64_MAX, "give a connection id from SHOW PROCESSLIST (see --list)" },
+	{ "list", no_argument, OPT_LIST, ANYWHERE, 0, 0, NULL },
+	{ "frequency", required_argument, OPT_FREQUENCY, ANYWHERE, 1, 3600000,
+	    "give milliseconds between samples, e.g. --frequency 250" },
+	{ "count", required_argument, OPT_COUNT, ANYWHERE, 1,
+	    UINT64_C(1000000000000), "give a number of samples, e.g. --count 100" },
+	{ "duration", required_argument, OPT_DURATION, ANYWHERE, 1, 315360000,
+	    "give seconds, e.g. --duration 60" },
+	{ "window", required_argument, OPT_WINDOW, ANYWHERE, 1, 100000,
+	    "give a number of samples, e.g. --window 50" },
+	{ "top", required_argument, OPT_TOP, ANYWHERE, 0, 10000,
+	    "give a number of events, or 0 for all, e.g. --top 10" },
+	{ "format", required_argument, OPT_FORMAT, ANYWHERE, 0, 0, NULL },
+	{ "output", required_argument, OPT_OUTPUT, ANYWHERE, 0, 0, NULL },
+	{ "bytes", no_argument, OPT_BYTES, ANYWHERE, 0, 0, NULL },
+	{ "quiet", no_argument, OPT_QUIET, ANYWHERE, 0, 0, NULL },
+	{ "help", no_argument, OPT_HELP, COMMAND_LINE, 0, 0, NULL },
+	{ "version", no_argument, OPT_VERSION, COMMAND_LINE, 0, 0, NULL },
+};
+#define N_OPTDEFS (sizeof(optdefs) / sizeof(optdefs[0]))
+
+static const char shortopts[] = ":h:P:S:u:p::o:qV?";
+
+/* Groups read from option files, as the issue and mysql(1) do. */
+static const char *const groups[] = { "client", "mysqlmemprof", NULL };
+
+struct parse {
+	struct options *o;
+	char *err;
+	size_t errlen;
+	const char *where; /* "" or " in FILE:LINE" */
+	int target_from_file;
+};
+
+static const struct optdef *
+optdef_by_id(int id)
+{
+	for (size_t i = 0; i < N_OPTDEFS; i++)
+		if ((int)optdefs[i].id == id)
+			return &optdefs[i];
+	return NULL;
+}
+
+static const struct optdef *
+optdef_by_name(const char *name)
+{
+	for (size_t i = 0; i < N_OPTDEFS; i++)
+		if (strcmp(optdefs[i].name, name) == 0)
+			return &optdefs[i];
+	return NULL;
+}
+
+int
+cli_number(const char *s, uint64_t min, uint64_t max, uint64_t *out,
+    const char **errstr)
+{
+	uint64_t v = 0;
+	const char *p = s;
+
+	if (*p == '\0') {
+		*errstr = "empty value";
+		return -1;
+	}
+	if (*p == '-') {
+		*errstr = min > 0 ? "must be positive" : "must not be negative";
+		return -1;
+	}
+	for (; *p != '\0'; p++) {
+		if (*p < '0' || *p > '9') {
+			*errstr = p == s ? "not a number" :
+			    "trailing characters after the number";
+			return -1;
+		}
+		if (v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10) {
+			*errstr = "too large";
+			return -1;
+		}
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	if (v < min) {
+		*errstr = min == 1 ? "must be at least 1" : "too small";
+		return -1;
+	}
+	if (v > max) {
+		*errstr = "too large";
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int
+set_string(struct parse *ps, char **dst, const char *value)
+{
+	char *copy = strdup(value);
+
+	if (copy == NULL) {
+		snprintf(ps->err, ps->errlen, "out of memory");
+		return -1;
+	}
+	free(*dst);
+	*dst = copy;
+	return 0;
+}
+
+static int
+number(struct parse *ps, const struct optdef *d, const char *arg,
+    uint64_t *out)
+{
+	const char *errstr;
+
+	if (cli_number(arg, d->min, d->max, out, &errstr) == 0)
+		return 0;
+	if (strcmp(errstr, "too large") == 0)
+		snprintf(ps->err, ps->errlen, "--%s '%s'%s: too large (at most "
+		    "%" PRIu64 "); %s", d->name, arg, ps->where, d->max, d->hint);
+	else
+		snprintf(ps->err, ps->errlen, "--%s '%s'%s: %s; %s", d->name,
+		    arg, ps->where, errstr, d->hint);
+	return -1;
+}
+
+static int
+set_target(struct parse *ps, enum target_kind kind, uint64_t id,
+    int from_file)
+{
+	struct options *o = ps->o;
+
+	/*
+	 * A second target on the command line is a mistake; one on the
+	 * command line replaces one from an option file.
+	 */
+	if (o->target != TARGET_NONE && o->target != kind &&
+	    !(ps->target_from_file && !from_file)) {
+		snprintf(ps->err, ps->errlen, "--thread, --connection and "
+		    "--list exclude each other; give only one of them");
+		return -1;
+	}
+	o->target = kind;
+	o->target_id = id;
+	ps->target_from_file = from_file;
+	return 0;
+}
+
+/* Applies one option; arg is NULL when none was given. */
+static int
+apply(struct parse *ps, const struct optdef *d, const char *arg,
+    int from_file)
+{
+	struct options *o = ps->o;
+	uint64_t v;
+
+	if (d->max != 0 && number(ps, d, arg, &v) != 0)
+		return -1;
+	switch (d->id) {
+	case OPT_HOST:
+		return set_string(ps, &o->host, arg);
+	case OPT_SOCKET:
+		return set_string(ps, &o->socket, arg);
+	case OPT_USER:
+		return set_string(ps, &o->user, arg);
+	case OPT_PORT:
+		o->port = (unsigned)v;
+		return 0;
+	case OPT_PASSWORD:
+		o->password_prompt = arg == NULL;
+		o->password_on_command_line = !from_file && arg != NULL;
+		if (arg == NULL) {
+			free(o->password);
+			o->password = NULL;
+			return 0;
+		}
+		return set_string(ps, &o->password, arg);
+	case OPT_CONNECT_TIMEOUT:
+		o->connect_timeout_s = (unsigned)v;
+		return 0;
+	case OPT_READ_TIMEOUT:
+		o->read_timeout_s = (unsigned)v;
+		return 0;
+	case OPT_THREAD:
+		return set_target(ps, TARGET_THREAD, v, from_file);
+	case OPT_CONNECTION:
+		return set_target(ps, TARGET_CONNECTION, v, from_file);
+	case OPT_LIST:
+		return set_target(ps, TARGET_LIST, 0, from_file);
+	case OPT_FREQUENCY:
+		o->frequency_ms = v;
+		return 0;
+	case OPT_COUNT:
+		o->count = v;
+		return 0;
+	case OPT_DURATION:
+		o->duration_s = v;
+		return 0;
+	case OPT_WINDOW:
+		o->window = (size_t)v;
+		return 0;
+	case OPT_TOP:
+		o->top = (size_t)v;
+		return 0;
+	case OPT_FORMAT:
+		if ((o->format = format_find(arg)) == NULL) {
+			snprintf(ps->err, ps->errlen, "--format '%s'%s: unknown "
+			    "format; give one of %s", arg, ps->where,
+			    format_names());
+			return -1;
+		}
+		return 0;
+	case OPT_OUTPUT:
+		if (*arg == '\0') {
+			snprintf(ps->err, ps->errlen, "--output%s: empty file "
+			    "name; give a file, or leave it out for standard "
+			    "output", ps->where);
+			return -1;
+		}
+		return set_string(ps, &o->output, arg);
+	case OPT_BYTES:
+		o->exact_bytes = true;
+		return 0;
+	case OPT_QUIET:
+		o->quiet = true;
+		return 0;
+	default:
+		/* Handled before parsing (option files) or by the caller. */
+		return 0;
+	}
+}
+
+/* A boolean in an option file: "bytes", "bytes=1", "bytes=OFF", ... */
+static int
+file_boolean(const char *value, int *on)
+{
+	static const char *const yes[] = { "1", "on", "true", "yes", NULL };
+	static const char *const no[] = { "0", "off", "false", "no", NULL };
+
+	if (value == NULL) {
+		*on = 1;
+		return 0;
+	}
+	for (int i = 0; yes[i] != NULL; i++)
+		if (strcasecmp(value, yes[i]) == 0)
+			return *on = 1, 0;
+	for (int i = 0; no[i] != NULL; i++)
+		if (strcasecmp(value, no[i]) == 0)
+			return *on = 0, 0;
+	return -1;
+}
+
+static int
+apply_file_entry(struct parse *ps, const struct optfile_entry *e)
+{
+	char where[4200];
+	const char *key = e->key;
+	int loose = 0, on;
+	const struct optdef *d;
+
+	/* "loose-" marks an option this program may not know: ignore it then. */
+	if (strncmp(key, "loose-", 6) == 0) {
+		key += 6;
+		loose = 1;
+	}
+	d = optdef_by_name(key);
+	/* [client] is shared by every MySQL client: skip what is not ours. */
+	if (d == NULL || d->scope == COMMAND_LINE) {
+		if (loose || strcasecmp(e->group, "client") == 0)
+			return 0;
+		snprintf(ps->err, ps->errlen, "unknown option '%s' in [%s] at "
+		    "%s; remove it or prefix it with loose-", e->key, e->group,
+		    e->origin);
+		return -1;
+	}
+	snprintf(where, sizeof(where), " in %s", e->origin);
+	ps->where = where;
+	if (d->has_arg == no_argument) {
+		if (file_boolean(e->value, &on) != 0) {
+			snprintf(ps->err, ps->errlen, "%s in %s: '%s' is not a "
+			    "boolean; give 0 or 1", e->key, e->origin, e->value);
+			return -1;
+		}
+		if (!on) {
+			if (d->id == OPT_BYTES)
+				ps->o->exact_bytes = false;
+			else if (d->id == OPT_QUIET)
+				ps->o->quiet = false;
+			return 0;
+		}
+		return apply(ps, d, NULL, 1);
+	}
+	if (d->has_arg == required_argument && e->value == NULL) {
+		snprintf(ps->err, ps->errlen, "%s in %s needs a value; write "
+		    "%s=VALUE", e->key, e->origin, e->key);
+		return -1;
+	}
+	return apply(ps, d, e->value, 1);
+}
+
+static void
+build_longopts(struct option *lo)
+{
+	for (size_t i = 0; i < N_OPTDEFS; i++)
+		lo[i] = (struct option){ optdefs[i].name, optdefs[i].has_arg,
+		    NULL, (int)optdefs[i].id };
+	lo[N_OPTDEFS] = (struct option){ 0 };
+}
+
+struct file_choice {
+	int no_defaults;
+	const char *defaults_file;
+	const char *extra_file;
+};
+
+/* First pass: only the options that say which option files to read. */
+static void
+scan_file_options(int argc, char **argv, const struct option *lo,
+    struct file_choice *fc)
+{
+	int c;
+
+	opterr = 0;
+	optind = 0; /* glibc: a full reset, so cli_parse() can run again */
+	while ((c = getopt_long(argc, argv, shortopts, lo, NULL)) != -1) {
+		if (c == OPT_NO_DEFAULTS)
+			fc->no_defaults = 1;
+		else if (c == OPT_DEFAULTS_FILE)
+			fc->defaults_file = optarg;
+		else if (c == OPT_DEFAULTS_EXTRA_FILE)
+			fc->extra_file = optarg;
+	}
+}
+
+static int
+read_option_files(const struct file_choice *fc, const struct cli_env *env,
+    struct optfile_list *list, char *warn, size_t warnlen, char *err,
+    size_t errlen)
+{
+	char path[4096];
+
+	if (fc->no_defaults)
+		return 0;
+	if (fc->defaults_file != NULL)
+		return optfile_read(fc->defaults_file, groups, true, list, warn,
+		    warnlen, err, errlen);
+	for (const char *const *f = env->system_files; f && *f; f++)
+		if (optfile_read(*f, groups, false, list, warn, warnlen, err,
+		    errlen) != 0)
+			return -1;
+	if (env->mysql_home != NULL && *env->mysql_home != '\0') {
+		snprintf(path, sizeof(path), "%s/my.cnf", env->mysql_home);
+		if (optfile_read(path, groups, false, list, warn, warnlen, err,
+		    errlen) != 0)
+			return -1;
+	}
+	if (fc->extra_file != NULL && optfile_read(fc->extra_file, groups,
+	    true, list, warn, warnlen, err, errlen) != 0)
+		return -1;
+	if (env->home != NULL && *env->home != '\0') {
+		snprintf(path, sizeof(path), "%s/.my.cnf", env->home);
+		if (optfile_read(path, groups, false, list, warn, warnlen, err,
+		    errlen) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static enum cli_status
+unknown_option(struct parse *ps, int argc, char **argv)
+{
+	const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+
+	if (optopt != 0)
+		snprintf(ps->err, ps->errlen, "unknown option '-%c'; see "
+		    "mysqlmemprof --help", optopt);
+	else
+		snprintf(ps->err, ps->errlen, "unknown option '%s'; see "
+		    "mysqlmemprof --help", arg);
+	return CLI_USAGE;
+}
+
+static enum cli_status
+missing_argument(struct parse *ps, int argc, char **argv)
+{
+	const struct optdef *d = optdef_by_id(optopt);
+	const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+
+	if (d != NULL)
+		snprintf(ps->err, ps->errlen, "--%s needs a value; write "
+		    "--%s=VALUE", d->name, d->name);
+	else
+		snprintf(ps->err, ps->errlen, "%s needs a value; see "
+		    "mysqlmemprof --help", arg);
+	return CLI_USAGE;
+}
+
+/* Second pass: the command line itself, over what the files set. */
+static enum cli_status
+parse_command_line(struct parse *ps, int argc, char **argv,
+    const struct option *lo)
+{
+	int c;
+
+	opterr = 0;
+	optind = 0;
+	for (;;) {
+		const struct optdef *d;
+
+		optopt = 0;
+		if ((c = getopt_long(argc, argv, shortopts, lo, NULL)) == -1)
+			break;
+		if (c == ':')
+			return missing_argument(ps, argc, argv);
+		/*
+		 * getopt_long() returns '?' both for -? and for an unknown
+		 * option; only the unknown ones set optopt or start with "--".
+		 */
+		if (c == '?' && (optopt != 0 ||
+		    strncmp(argv[optind - 1], "--", 2) == 0))
+			return unknown_option(ps, argc, argv);
+		if (c == OPT_HELP || c == '?')
+			return CLI_HELP;
+		if (c == OPT_VERSION)
+			return CLI_VERSION;
+		if ((d = optdef_by_id(c)) == NULL)
+			return unknown_option(ps, argc, argv);
+		ps->where = "";
+		if (apply(ps, d, optarg, 0) != 0)
+			return CLI_USAGE;
+	}
+	if (optind < argc) {
+		snprintf(ps->err, ps->errlen, "unexpected argument '%s'; "
+		    "options take the form --name=value, see mysqlmemprof "
+		    "--help", argv[optind]);
+		return CLI_USAGE;
+	}
+	return CLI_OK;
+}
+
+static void
+set_defaults(struct options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->connect_timeout_s = 10;
+	o->read_timeout_s = 30;
+	o->frequency_ms = 500;
+	o->window = 50;
+	o->top = 10;
+	o->format = format_find("text");
+}
+
+enum cli_status
+cli_parse(int argc, char **argv, const struct cli_env *env,
+    struct options *o, char *warn, size_t warnlen, char *err, size_t errlen)
+{
+	struct option lo[N_OPTDEFS + 1];
+	struct file_choice fc = { 0 };
+	struct optfile_list files = { 0 };
+	struct parse ps = { .o = o, .err = err, .errlen = errlen, .where = "" };
+	enum cli_status st;
+
+	set_defaults(o);
+	if (warn != NULL && warnlen > 0)
+		warn[0] = '\0';
+	build_longopts(lo);
+	scan_file_options(argc, argv, lo, &fc);
+	if (read_option_files(&fc, env, &files, warn, warnlen, err,
+	    errlen) != 0) {
+		optfile_list_free(&files);
+		return CLI_USAGE;
+	}
+	for (size_t i = 0; i < files.n; i++) {
+		if (apply_file_entry(&ps, &files.v[i]) != 0) {
+			optfile_list_free(&files);
+			return CLI_USAGE;
+		}
+	}
+	optfile_list_free(&files);
+
+	if ((st = parse_command_line(&ps, argc, argv, lo)) != CLI_OK)
+		return st;
+	if (o->target == TARGET_NONE) {
+		snprintf(err, errlen, "no target; give --thread ID, "
+		    "--connection ID, or --list to see the threads");
+		return CLI_USAGE;
+	}
+	/* MYSQL_PWD comes last, as for the MySQL clients. */
+	if (o->password == NULL && !o->password_prompt &&
+	    env->mysql_pwd != NULL) {
+		if ((o->password = strdup(env->mysql_pwd)) == NULL) {
+			snprintf(err, errlen, "out of memory");
+			return CLI_USAGE;
+		}
+	}
+	return CLI_OK;
+}
+
+void
+cli_free(struct options *o)
+{
+	free(o->host);
+	free(o->user);
+	if (o->password != NULL) {
+		/* Do not leave the password in freed memory. */
+		explicit_bzero(o->password, strlen(o->password));
+		free(o->password);
+	}
+	free(o->socket);
+	free(o->output);
+	memset(o, 0, sizeof(*o));
+}
+
+struct cli_env
+cli_env_system(void)
+{
+	static const char *const system_files[] = {
+		"/etc/my.cnf", "/etc/mysql/my.cnf", NULL,
+	};
+
+	return (struct cli_env){
+		.system_files = system_files,
+		.mysql_home = getenv("MYSQL_HOME"),
+		.home = getenv("HOME"),
+		.mysql_pwd = getenv("MYSQL_PWD"),
+	};
+}
+
+void
+cli_usage(FILE *fp)
+{
+	fputs(
+"Usage: mysqlmemprof [OPTIONS] --thread ID | --connection ID | --list\n"
+"Samples one MySQL or MariaDB thread's memory from performance_schema.\n"
+"\n"
+"Target (exactly one):\n"
+"      --thread=ID            performance_schema THREAD_ID to sample\n"
+"      --connection=ID        connection id (SHOW PROCESSLIST) to sample\n"
+"      --list                 list the server's threads, largest memory first\n"
+"\n"
+"Sampling:\n"
+"      --frequency=MS         milliseconds between samples (default 500)\n"
+"      --count=N              stop after N samples\n"
+"      --duration=SECONDS     stop after SECONDS\n"
+"      --window=N             samples kept for the summary (default 50)\n"
+"      --top=N                events kept per sample (default 10; 0: all)\n"
+"\n"
+"Output:\n"
+"      --format=FORMAT        text, csv or json (default text)\n"
+"  -o, --output=FILE          write to FILE instead of standard output\n"
+"      --bytes                text: exact byte counts instead of KiB/MiB\n"
+"  -q, --quiet                no notes on standard error\n"
+"\n"
+"Connection:\n"
+"  -h, --host=HOST            server host (default localhost)\n"
+"  -P, --port=PORT            TCP port\n"
+"  -S, --socket=PATH          unix socket\n"
+"  -u, --user=USER            account to connect as\n"
+"  -p, --password[=PASSWORD]  password; without a value, prompt for it\n"
+"      --connect-timeout=SECONDS  (default 10)\n"
+"      --read-timeout=SECONDS     (default 30)\n"
+"      --defaults-file=FILE   read only this option file\n"
+"      --defaults-extra-file=FILE  read this option file too\n"
+"      --no-defaults          read no option file\n"
+"\n"
+"  -?, --help                 print this help and exit\n"
+"  -V, --version              print the version and exit\n"
+"\n"
+"Option files: groups [client] and [mysqlmemprof]. Exit status: 0 done,\n"
+"1 runtime error, 2 usage error. See mysqlmemprof(1).\n", fp);
+}

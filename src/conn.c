@@ -1,0 +1,166 @@
+/*
+ * The connection to the server over libmysqlclient or MariaDB
+ * Connector/C. The two libraries share the calls used here; where they
+ * differ, the difference is behind #if.
+ */
+#include <mysql.h>
+#include <errmsg.h>
+#include <mysqld_error.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conn.h"
+
+struct conn {
+	MYSQL *mysql;
+	char where[300]; /* "via socket /x" or "on host:port", for messages */
+};
+
+static enum conn_status
+classify(unsigned e)
+{
+	switch (e) {
+	case CR_SERVER_GONE_ERROR:
+	case CR_SERVER_LOST:
+	case CR_CONNECTION_ERROR:
+	case CR_CONN_HOST_ERROR:
+	case CR_UNKNOWN_HOST:
+#ifdef ER_CONNECTION_KILLED
+	case ER_CONNECTION_KILLED:
+#endif
+	case ER_SERVER_SHUTDOWN:
+		return CONN_LOST;
+	case ER_ACCESS_DENIED_ERROR:
+	case ER_DBACCESS_DENIED_ERROR:
+	case ER_TABLEACCESS_DENIED_ERROR:
+	case ER_SPECIFIC_ACCESS_DENIED_ERROR:
+		return CONN_DENIED;
+	default:
+		return CONN_FAILED;
+	}
+}
+
+static void
+describe_target(struct conn *c, const struct conn_params *p)
+{
+	const char *host = p->host != NULL ? p->host : "localhost";
+
+	/* As the client library decides: "localhost" means the unix socket. */
+	if (strcmp(host, "localhost") == 0)
+		snprintf(c->where, sizeof(c->where), "via socket %s",
+		    p->socket != NULL ? p->socket : "(the default socket)");
+	else if (p->port != 0)
+		snprintf(c->where, sizeof(c->where), "on %s port %u", host,
+		    p->port);
+	else
+		snprintf(c->where, sizeof(c->where), "on %s", host);
+}
+
+enum conn_status
+conn_open(struct conn **out, const struct conn_params *p, char *err,
+    size_t errlen)
+{
+	struct conn *c;
+	unsigned e;
+	enum conn_status st;
+
+	*out = NULL;
+	if ((c = calloc(1, sizeof(*c))) == NULL ||
+	    (c->mysql = mysql_init(NULL)) == NULL) {
+		free(c);
+		snprintf(err, errlen, "out of memory");
+		return CONN_FAILED;
+	}
+	describe_target(c, p);
+	/*
+	 * No MYSQL_READ_DEFAULT_FILE: cli.c reads the option files itself,
+	 * the same way whichever library the build uses.
+	 */
+	mysql_options(c->mysql, MYSQL_OPT_CONNECT_TIMEOUT, &p->connect_timeout_s);
+	mysql_options(c->mysql, MYSQL_OPT_READ_TIMEOUT, &p->read_timeout_s);
+	mysql_options(c->mysql, MYSQL_OPT_WRITE_TIMEOUT, &p->read_timeout_s);
+	/* So the session can be told apart in performance_schema. */
+	mysql_options4(c->mysql, MYSQL_OPT_CONNECT_ATTR_ADD, "program_name",
+	    "mysqlmemprof");
+
+	if (mysql_real_connect(c->mysql, p->host, p->user, p->password, NULL,
+	    p->port, p->socket, 0) != NULL) {
+		*out = c;
+		return CONN_OK;
+	}
+	e = mysql_errno(c->mysql);
+	st = classify(e);
+	if (st == CONN_DENIED)
+		snprintf(err, errlen, "cannot connect %s: %s; check --user and "
+		    "--password", c->where, mysql_error(c->mysql));
+	else
+		snprintf(err, errlen, "cannot connect %s: %s; check that the "
+		    "server runs and --host, --port or --socket", c->where,
+		    mysql_error(c->mysql));
+	if (st == CONN_LOST)
+		st = CONN_FAILED; /* a first connect that fails is no loss */
+	conn_close(c);
+	return st;
+}
+
+void
+conn_close(struct conn *c)
+{
+	if (c == NULL)
+		return;
+	mysql_close(c->mysql);
+	free(c);
+}
+
+enum conn_status
+conn_query(struct conn *c, const char *sql, conn_row_fn fn, void *ctx,
+    unsigned *server_errno, char *err, size_t errlen)
+{
+	MYSQL_RES *res;
+	MYSQL_ROW row;
+	unsigned e;
+
+	if (server_errno != NULL)
+		*server_errno = 0;
+	if (errlen > 0)
+		err[0] = '\0';
+	if (mysql_real_query(c->mysql, sql, strlen(sql)) != 0)
+		goto fail;
+	/* Whole results are small (a few hundred rows), so store them. */
+	if ((res = mysql_store_result(c->mysql)) == NULL) {
+		if (mysql_field_count(c->mysql) == 0)
+			return CONN_OK; /* a statement without a result */
+		goto fail;
+	}
+	unsigned ncols = mysql_num_fields(res);
+	while ((row = mysql_fetch_row(res)) != NULL) {
+		const unsigned long *lengths = mysql_fetch_lengths(res);
+		if (fn != NULL && fn(ctx, ncols, row, lengths) != 0) {
+			mysql_free_result(res);
+			if (err[0] == '\0')
+				snprintf(err, errlen, "unexpected result");
+			return CONN_FAILED;
+		}
+	}
+	mysql_free_result(res);
+	return CONN_OK;
+fail:
+	e = mysql_errno(c->mysql);
+	if (server_errno != NULL)
+		*server_errno = e;
+	snprintf(err, errlen, "%s", mysql_error(c->mysql));
+	return classify(e);
+}
+
+uint64_t
+conn_connection_id(struct conn *c)
+{
+	return mysql_thread_id(c->mysql);
+}
+
+const char *
+conn_server_version(struct conn *c)
+{
+	return mysql_get_server_info(c->mysql);
+}

@@ -1,0 +1,449 @@
+/*
+ * The queries mysqlmemprof sends to performance_schema. Ids are formatted
+ * from parsed integers; no user text is ever pasted into SQL.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pfs.h"
+
+/* MySQL's and MariaDB's error for a table the account may not read. */
+#define ER_TABLEACCESS_DENIED 1142
+
+static const char enable_instruments[] =
+    "UPDATE performance_schema.setup_instruments SET ENABLED = 'YES' "
+    "WHERE NAME LIKE 'memory/%'";
+
+/* Turns a failed query into a status and a message; msg may be err itself. */
+static enum pfs_status
+query_failed(enum conn_status st, unsigned server_errno, const char *what,
+    const char *server_msg, char *err, size_t errlen)
+{
+	char msg[512];
+
+	snprintf(msg, sizeof(msg), "%s", server_msg);
+	if (st == CONN_LOST) {
+		snprintf(err, errlen, "lost the connection while %s: %s; check "
+		    "the server", what, msg);
+		return PFS_LOST;
+	}
+	if (st == CONN_DENIED || server_errno == ER_TABLEACCESS_DENIED) {
+		snprintf(err, errlen, "%s: %s; the account needs GRANT SELECT "
+		    "ON performance_schema.*", what, msg);
+		return PFS_DENIED;
+	}
+	snprintf(err, errlen, "%s: %s", what, msg);
+	return PFS_ERROR;
+}
+
+/* Parses a decimal column; NULL counts as 0, as performance_schema means it. */
+static int
+column_i64(const char *v, int64_t *out)
+{
+	char *end;
+
+	if (v == NULL) {
+		*out = 0;
+		return 0;
+	}
+	errno = 0;
+	long long x = strtoll(v, &end, 10);
+	if (errno != 0 || end == v || *end != '\0')
+		return -1;
+	*out = x;
+	return 0;
+}
+
+static int
+column_u64(const char *v, uint64_t *out)
+{
+	char *end;
+
+	if (v == NULL) {
+		*out = 0;
+		return 0;
+	}
+	if (*v == '-')
+		return -1;
+	errno = 0;
+	unsigned long long x = strtoull(v, &end, 10);
+	if (errno != 0 || end == v || *end != '\0')
+		return -1;
+	*out = x;
+	return 0;
+}
+
+/* One row of integers, for the small queries below. */
+struct ints {
+	int rows;
+	int64_t v[4];
+	int isnull[4];
+};
+
+static int
+ints_row(void *ctx, unsigned ncols, char **values, const unsigned long *len)
+{
+	struct ints *r = ctx;
+
+	(void)len;
+	if (r->rows++ > 0)
+		return 0; /* only the first row matters */
+	for (unsigned i = 0; i < ncols && i < 4; i++) {
+		r->isnull[i] = values[i] == NULL;
+		if (column_i64(values[i], &r->v[i]) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+enum pfs_status
+pfs_preflight(struct conn *c, size_t *enabled, size_t *total, char *err,
+    size_t errlen)
+{
+	struct ints r = { 0 };
+	enum conn_status st;
+	unsigned e;
+
+	*enabled = *total = 0;
+	st = conn_query(c, "SELECT @@performance_schema", ints_row, &r, &e,
+	    err, errlen);
+	if (st != CONN_OK)
+		return query_failed(st, e, "checking performance_schema", err,
+		    err, errlen);
+	if (r.rows == 0 || r.v[0] == 0) {
+		snprintf(err, errlen, "performance_schema is disabled on the "
+		    "server; add performance_schema=ON and "
+		    "performance-schema-instrument='memory/%%=ON' under "
+		    "[mysqld] and restart it");
+		return PFS_DISABLED;
+	}
+	/*
+	 * MySQL always counts its own memory/performance_schema/ events, so
+	 * they do not show that memory instrumentation is on.
+	 */
+	memset(&r, 0, sizeof(r));
+	st = conn_query(c, "SELECT COUNT(*), COALESCE(SUM(ENABLED = 'YES' AND "
+	    "NAME NOT LIKE 'memory/performance\\_schema/%'), 0) "
+	    "FROM performance_schema.setup_instruments "
+	    "WHERE NAME LIKE 'memory/%'", ints_row, &r, &e, err, errlen);
+	if (st != CONN_OK)
+		return query_failed(st, e, "reading "
+		    "performance_schema.setup_instruments", err, err, errlen);
+	*total = (size_t)r.v[0];
+	*enabled = (size_t)r.v[1];
+	if (*enabled == 0) {
+		snprintf(err, errlen, "the memory instruments are disabled; "
+		    "enable them with %s (as an account with UPDATE on "
+		    "performance_schema) or start the server with "
+		    "performance-schema-instrument='memory/%%=ON'",
+		    enable_instruments);
+		return PFS_NO_INSTRUMENTS;
+	}
+	return PFS_OK;
+}
+
+enum pfs_status
+pfs_own_thread(struct conn *c, uint64_t *thread_id, char *err, size_t errlen)
+{
+	struct ints r = { 0 };
+	enum conn_status st;
+	unsigned e;
+
+	st = conn_query(c, "SELECT THREAD_ID FROM performance_schema.threads "
+	    "WHERE PROCESSLIST_ID = CONNECTION_ID()", ints_row, &r, &e, err,
+	    errlen);
+	if (st != CONN_OK)
+		return query_failed(st, e, "finding our own thread", err, err,
+		    errlen);
+	*thread_id = r.rows > 0 ? (uint64_t)r.v[0] : 0;
+	return PFS_OK;
+}
+
+static enum pfs_status
+not_instrumented(uint64_t thread_id, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "thread %" PRIu64 " is not instrumented; enable "
+	    "it with UPDATE performance_schema.threads SET INSTRUMENTED = "
+	    "'YES' WHERE THREAD_ID = %" PRIu64 " or check "
+	    "performance_schema.setup_actors", thread_id, thread_id);
+	return PFS_NOT_ALLOWED;
+}
+
+enum pfs_status
+pfs_thread_of_connection(struct conn *c, uint64_t connection_id,
+    uint64_t *thread_id, char *err, size_t errlen)
+{
+	struct ints r = { 0 };
+	char sql[200];
+	enum conn_status st;
+	unsigned e;
+
+	snprintf(sql, sizeof(sql), "SELECT THREAD_ID, INSTRUMENTED = 'YES' "
+	    "FROM performance_schema.threads WHERE PROCESSLIST_ID = %" PRIu64,
+	    connection_id);
+	st = conn_query(c, sql, ints_row, &r, &e, err, errlen);
+	if (st != CONN_OK)
+		return query_failed(st, e, "looking up the connection", err,
+		    err, errlen);
+	if (r.rows == 0) {
+		snprintf(err, errlen, "no connection %" PRIu64 " on the server; "
+		    "see mysqlmemprof --list for the connections", connection_id);
+		return PFS_NOT_FOUND;
+	}
+	*thread_id = (uint64_t)r.v[0];
+	if (r.v[1] == 0)
+		return not_instrumented(*thread_id, err, errlen);
+	return PFS_OK;
+}
+
+enum pfs_status
+pfs_check_thread(struct conn *c, uint64_t thread_id, uint64_t *connection_id,
+    char *err, size_t errlen)
+{
+	struct ints r = { 0 };
+	char sql[200];
+	enum conn_status st;
+	unsigned e;
+
+	snprintf(sql, sizeof(sql), "SELECT PROCESSLIST_ID, INSTRUMENTED = 'YES' "
+	    "FROM performance_schema.threads WHERE THREAD_ID = %" PRIu64,
+	    thread_id);
+	st = conn_query(c, sql, ints_row, &r, &e, err, errlen);
+	if (st != CONN_OK)
+		return query_failed(st, e, "looking up the thread", err, err,
+		    errlen);
+	if (r.rows == 0) {
+		snprintf(err, errlen, "no thread %" PRIu64 " in "
+		    "performance_schema.threads; see mysqlmemprof --list for "
+		    "the threads", thread_id);
+		return PFS_NOT_FOUND;
+	}
+	*connection_id = r.isnull[0] ? 0 : (uint64_t)r.v[0];
+	if (r.v[1] == 0)
+		return not_instrumented(thread_id, err, errlen);
+	return PFS_OK;
+}
+
+/* --list */
+
+struct list_ctx {
+	struct thread_list *l;
+	size_t cap;
+	int failed;
+};
+
+static char *
+dup_column(const char *v, int *failed)
+{
+	char *s;
+
+	if (v == NULL)
+		return NULL;
+	if ((s = strdup(v)) == NULL)
+		*failed = 1;
+	return s;
+}
+
+static int
+list_row(void *ctx, unsigned ncols, char **v, const unsigned long *len)
+{
+	struct list_ctx *lc = ctx;
+	struct thread_info *t;
+	int64_t x;
+
+	(void)len;
+	if (ncols < 11)
+		return -1;
+	if (lc->l->n == lc->cap) {
+		size_t cap = lc->cap ? lc->cap * 2 : 64;
+		struct thread_info *p = realloc(lc->l->v, cap * sizeof(*p));
+		if (p == NULL)
+			return lc->failed = 1, -1;
+		lc->l->v = p;
+		lc->cap = cap;
+	}
+	t = &lc->l->v[lc->l->n++];
+	memset(t, 0, sizeof(*t));
+	if (column_u64(v[0], &t->thread_id) != 0)
+		return -1;
+	t->has_connection = v[1] != NULL;
+	if (column_u64(v[1], &t->connection_id) != 0)
+		return -1;
+	t->type = dup_column(v[2], &lc->failed);
+	t->name = dup_column(v[3], &lc->failed);
+	t->user = dup_column(v[4], &lc->failed);
+	t->host = dup_column(v[5], &lc->failed);
+	t->command = dup_column(v[6], &lc->failed);
+	t->has_time = v[7] != NULL;
+	if (column_i64(v[7], &x) != 0)
+		return -1;
+	t->time_s = x;
+	t->state = dup_column(v[8], &lc->failed);
+	if (column_i64(v[9], &t->current_bytes) != 0)
+		return -1;
+	t->statement = dup_column(v[10], &lc->failed);
+	return lc->failed ? -1 : 0;
+}
+
+enum pfs_status
+pfs_list_threads(struct conn *c, struct thread_list *out, char *err,
+    size_t errlen)
+{
+	struct list_ctx lc = { .l = out };
+	enum conn_status st;
+	unsigned e;
+
+	memset(out, 0, sizeof(*out));
+	st = conn_query(c,
+	    "SELECT t.THREAD_ID, t.PROCESSLIST_ID, t.TYPE, t.NAME, "
+	    "t.PROCESSLIST_USER, t.PROCESSLIST_HOST, t.PROCESSLIST_COMMAND, "
+	    "t.PROCESSLIST_TIME, t.PROCESSLIST_STATE, COALESCE(m.bytes, 0), "
+	    "LEFT(t.PROCESSLIST_INFO, 200) "
+	    "FROM performance_schema.threads t LEFT JOIN "
+	    "(SELECT THREAD_ID, SUM(CURRENT_NUMBER_OF_BYTES_USED) AS bytes "
+	    "FROM performance_schema.memory_summary_by_thread_by_event_name "
+	    "GROUP BY THREAD_ID) m ON m.THREAD_ID = t.THREAD_ID "
+	    "ORDER BY COALESCE(m.bytes, 0) DESC, t.THREAD_ID",
+	    list_row, &lc, &e, err, errlen);
+	if (st != CONN_OK) {
+		thread_list_free(out);
+		if (lc.failed) {
+			snprintf(err, errlen, "out of memory listing threads");
+			return PFS_ERROR;
+		}
+		return query_failed(st, e, "listing threads", err, err, errlen);
+	}
+	return PFS_OK;
+}
+
+/* The sample source. */
+
+struct pfs_reader {
+	struct conn *conn;
+	uint64_t thread_id;
+	char sql[512];
+	char exists_sql[200];
+	struct event_stat *events; /* grows to the number of events seen */
+	size_t n, cap;
+	int bad_row;
+};
+
+static int
+event_row(void *ctx, unsigned ncols, char **v, const unsigned long *len)
+{
+	struct pfs_reader *r = ctx;
+	struct event_stat *e;
+	size_t namelen;
+
+	if (ncols < 8 || v[0] == NULL)
+		return r->bad_row = 1, -1;
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 128;
+		struct event_stat *p = realloc(r->events, cap * sizeof(*p));
+		if (p == NULL)
+			return -1;
+		r->events = p;
+		r->cap = cap;
+	}
+	e = &r->events[r->n];
+	namelen = len[0] < EVENT_NAME_MAX ? len[0] : EVENT_NAME_MAX;
+	memcpy(e->name, v[0], namelen);
+	e->name[namelen] = '\0';
+	if (column_i64(v[1], &e->current_bytes) != 0 ||
+	    column_i64(v[2], &e->current_count) != 0 ||
+	    column_i64(v[3], &e->high_bytes) != 0 ||
+	    column_u64(v[4], &e->alloc_bytes) != 0 ||
+	    column_u64(v[5], &e->free_bytes) != 0 ||
+	    column_u64(v[6], &e->alloc_count) != 0 ||
+	    column_u64(v[7], &e->free_count) != 0)
+		return r->bad_row = 1, -1;
+	r->n++;
+	return 0;
+}
+
+static int
+count_row(void *ctx, unsigned ncols, char **v, const unsigned long *len)
+{
+	(void)ncols;
+	(void)v;
+	(void)len;
+	(*(int *)ctx)++;
+	return 0;
+}
+
+static enum source_status
+reader_read(void *ctx, struct event_stat **events, size_t *n, char *err,
+    size_t errlen)
+{
+	struct pfs_reader *r = ctx;
+	enum conn_status st;
+	unsigned e;
+	int rows = 0;
+
+	r->n = 0;
+	r->bad_row = 0;
+	st = conn_query(r->conn, r->sql, event_row, r, &e, err, errlen);
+	if (st == CONN_OK && r->n == 0) {
+		/*
+		 * Every live thread has used some memory, so no row means the
+		 * thread is probably gone; the threads table says for sure.
+		 */
+		st = conn_query(r->conn, r->exists_sql, count_row, &rows, &e,
+		    err, errlen);
+		if (st == CONN_OK && rows == 0)
+			return SOURCE_GONE;
+	}
+	if (st != CONN_OK) {
+		if (r->bad_row)
+			snprintf(err, errlen, "unexpected value in "
+			    "memory_summary_by_thread_by_event_name");
+		else
+			query_failed(st, e, "reading the thread's memory", err,
+			    err, errlen);
+		return SOURCE_ERROR;
+	}
+	*events = r->events;
+	*n = r->n;
+	return SOURCE_OK;
+}
+
+struct pfs_reader *
+pfs_reader_create(struct conn *c, uint64_t thread_id)
+{
+	struct pfs_reader *r = calloc(1, sizeof(*r));
+
+	if (r == NULL)
+		return NULL;
+	r->conn = c;
+	r->thread_id = thread_id;
+	/* Never-used events are left out: they are most rows, all zero. */
+	snprintf(r->sql, sizeof(r->sql),
+	    "SELECT EVENT_NAME, CURRENT_NUMBER_OF_BYTES_USED, "
+	    "CURRENT_COUNT_USED, HIGH_NUMBER_OF_BYTES_USED, "
+	    "SUM_NUMBER_OF_BYTES_ALLOC, SUM_NUMBER_OF_BYTES_FREE, "
+	    "COUNT_ALLOC, COUNT_FREE "
+	    "FROM performance_schema.memory_summary_by_thread_by_event_name "
+	    "WHERE THREAD_ID = %" PRIu64 " AND (COUNT_ALLOC > 0 OR "
+	    "COUNT_FREE > 0)", thread_id);
+	snprintf(r->exists_sql, sizeof(r->exists_sql), "SELECT 1 FROM "
+	    "performance_schema.threads WHERE THREAD_ID = %" PRIu64, thread_id);
+	return r;
+}
+
+void
+pfs_reader_free(struct pfs_reader *r)
+{
+	if (r == NULL)
+		return;
+	free(r->events);
+	free(r);
+}
+
+struct source
+pfs_reader_source(struct pfs_reader *r)
+{
+	return (struct source){ .ctx = r, .read = reader_read };
+}

@@ -1,0 +1,145 @@
+/*
+ * The sampling loop. Tick k is due at t0 + k * interval on the monotonic
+ * clock, whatever the earlier samples cost, so the schedule never drifts.
+ * When a sample ends after the next tick's due time, the ticks that can no
+ * longer be met are skipped and counted instead of being taken late in a
+ * burst.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sampler.h"
+#include "topn.h"
+
+struct loop {
+	const struct sampler_config *cfg;
+	const struct clock *clk;
+	uint64_t t0;
+	uint64_t last_tick; /* first tick not to take (duration); 0: none */
+	const struct event_stat **order; /* top-N scratch, grown to the largest n */
+	size_t order_cap;
+};
+
+/* Fills a ring slot from one reading of the source. */
+static int
+fill_sample(struct loop *l, struct sample *s, struct event_stat *events,
+    size_t n, size_t max_events)
+{
+	size_t keep, want;
+
+	if (n > l->order_cap) {
+		const struct event_stat **p = realloc(l->order, n * sizeof(*p));
+		if (p == NULL)
+			return -1;
+		l->order = p;
+		l->order_cap = n;
+	}
+	s->total_bytes = 0;
+	for (size_t i = 0; i < n; i++)
+		s->total_bytes += events[i].current_bytes;
+	keep = topn_select(events, n, l->cfg->top, l->order);
+	want = keep < max_events ? keep : max_events;
+	for (size_t i = 0; i < want; i++)
+		s->events[i] = *l->order[i];
+	s->n_events = want;
+	s->thread_id = l->cfg->thread_id;
+	return 0;
+}
+
+/* The index of the next tick to take after tick k ended at time now. */
+static uint64_t
+next_tick(const struct loop *l, uint64_t k, uint64_t now, uint64_t *skipped)
+{
+	uint64_t interval = l->cfg->interval_ns;
+	uint64_t next = k + 1;
+
+	if (l->t0 + next * interval < now) {
+		uint64_t first_open = (now - l->t0 + interval - 1) / interval;
+		uint64_t counted = first_open;
+
+		if (l->last_tick != 0 && counted > l->last_tick)
+			counted = l->last_tick;
+		if (counted > next)
+			*skipped += counted - next;
+		next = first_open;
+	}
+	return next;
+}
+
+enum sampler_end
+sampler_run(const struct sampler_config *cfg, const struct source *src,
+    const struct clock *clk, struct ring *ring, sampler_sink sink,
+    void *sink_ctx, volatile sig_atomic_t *stop, struct sampler_stats *stats,
+    char *err, size_t errlen)
+{
+	struct loop l = { .cfg = cfg, .clk = clk };
+	enum sampler_end end;
+	uint64_t k = 0;
+
+	memset(stats, 0, sizeof(*stats));
+	if (cfg->duration_ns != 0)
+		l.last_tick = (cfg->duration_ns + cfg->interval_ns - 1) /
+		    cfg->interval_ns;
+	l.t0 = clk->now_ns(clk->ctx);
+	for (;;) {
+		uint64_t due = l.t0 + k * cfg->interval_ns;
+		uint64_t start, done;
+		struct event_stat *events;
+		struct sample *s;
+		size_t n;
+
+		if (*stop) {
+			end = SAMPLER_END_STOPPED;
+			break;
+		}
+		if (l.last_tick != 0 && k >= l.last_tick) {
+			end = SAMPLER_END_DURATION;
+			break;
+		}
+		if (clk->sleep_until(clk->ctx, due) == EINTR)
+			continue; /* a signal: look at *stop, then sleep again */
+
+		int64_t wall = clk->wall_ms(clk->ctx);
+		start = clk->now_ns(clk->ctx);
+		enum source_status st = src->read(src->ctx, &events, &n, err,
+		    errlen);
+		done = clk->now_ns(clk->ctx);
+		if (st == SOURCE_GONE) {
+			end = SAMPLER_END_GONE;
+			break;
+		}
+		if (st != SOURCE_OK) {
+			end = SAMPLER_END_SOURCE_ERROR;
+			break;
+		}
+
+		s = ring_slot(ring);
+		if (fill_sample(&l, s, events, n, ring_max_events(ring)) != 0) {
+			snprintf(err, errlen, "out of memory");
+			end = SAMPLER_END_SOURCE_ERROR;
+			break;
+		}
+		s->seq = stats->taken + 1;
+		s->elapsed_us = (start - l.t0) / 1000;
+		s->late_us = start > due ? (start - due) / 1000 : 0;
+		s->query_us = (done - start) / 1000;
+		s->wall_ms = wall;
+		ring_commit(ring);
+		stats->taken++;
+
+		if (sink(sink_ctx, s) != 0) {
+			end = SAMPLER_END_SINK_ERROR;
+			break;
+		}
+		if (cfg->count != 0 && stats->taken >= cfg->count) {
+			end = SAMPLER_END_COUNT;
+			break;
+		}
+		k = next_tick(&l, k, clk->now_ns(clk->ctx), &stats->skipped);
+	}
+	free(l.order);
+	stats->end = end;
+	return end;
+}

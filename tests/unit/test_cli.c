@@ -1,0 +1,473 @@
+/*
+ * Command line and option files: what good input gives, and that every bad
+ * input gives CLI_USAGE with a message naming the problem.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "cli.h"
+
+static char tmpdir[64];
+
+static const char *const no_files[] = { NULL };
+
+static struct cli_env
+bare_env(void)
+{
+	return (struct cli_env){ .system_files = no_files };
+}
+
+/* Parses a command line given as a NULL-terminated list. */
+static enum cli_status
+parse_env(const struct cli_env *env, struct options *o, char *err,
+    size_t errlen, ...)
+{
+	char *argv[64], warn[512];
+	int argc = 0;
+	va_list ap;
+
+	argv[argc++] = (char *)"mysqlmemprof";
+	va_start(ap, errlen);
+	for (char *a; (a = va_arg(ap, char *)) != NULL;)
+		argv[argc++] = a;
+	va_end(ap);
+	argv[argc] = NULL;
+	err[0] = '\0';
+	return cli_parse(argc, argv, env, o, warn, sizeof(warn), err, errlen);
+}
+
+#define PARSE(o, err, ...) \
+	parse_env(&env, (o), (err), sizeof(err), __VA_ARGS__, (char *)NULL)
+
+static void
+write_file(const char *path, const char *text, mode_t mode)
+{
+	FILE *fp = fopen(path, "w");
+
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+	chmod(path, mode);
+}
+
+static void
+test_defaults(void **state)
+{
+	struct cli_env env = bare_env();
+	struct options o;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "--thread", "42"), CLI_OK);
+	assert_int_equal(o.target, TARGET_THREAD);
+	assert_int_equal(o.target_id, 42);
+	assert_int_equal(o.frequency_ms, 500);
+	assert_int_equal(o.window, 50);
+	assert_int_equal(o.top, 10);
+	assert_int_equal(o.count, 0);
+	assert_int_equal(o.duration_s, 0);
+	assert_string_equal(o.format->name, "text");
+	assert_null(o.output);
+	assert_null(o.password);
+	cli_free(&o);
+}
+
+static void
+test_all_options(void **state)
+{
+	struct cli_env env = bare_env();
+	struct options o;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "--connection=17", "--frequency",
+	    "250", "--count=9", "--duration", "60", "--window", "5",
+	    "--top=0", "--format", "csv", "-o", "out.csv", "--bytes", "-q",
+	    "-h", "db1", "-P", "3307", "-S", "/tmp/s.sock", "-u", "prof",
+	    "-psecret", "--connect-timeout", "3", "--read-timeout=4"), CLI_OK);
+	assert_int_equal(o.target, TARGET_CONNECTION);
+	assert_int_equal(o.target_id, 17);
+	assert_int_equal(o.frequency_ms, 250);
+	assert_int_equal(o.count, 9);
+	assert_int_equal(o.duration_s, 60);
+	assert_int_equal(o.window, 5);
+	assert_int_equal(o.top, 0);
+	assert_string_equal(o.format->name, "csv");
+	assert_string_equal(o.output, "out.csv");
+	assert_true(o.exact_bytes);
+	assert_true(o.quiet);
+	assert_string_equal(o.host, "db1");
+	assert_int_equal(o.port, 3307);
+	assert_string_equal(o.socket, "/tmp/s.sock");
+	assert_string_equal(o.user, "prof");
+	assert_string_equal(o.password, "secret");
+	assert_true(o.password_on_command_line);
+	assert_false(o.password_prompt);
+	assert_int_equal(o.connect_timeout_s, 3);
+	assert_int_equal(o.read_timeout_s, 4);
+	cli_free(&o);
+}
+
+static void
+test_password_forms(void **state)
+{
+	struct cli_env env = bare_env();
+	struct options o;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "--list", "-p"), CLI_OK);
+	assert_true(o.password_prompt);
+	assert_null(o.password);
+	cli_free(&o);
+	assert_int_equal(PARSE(&o, err, "--list", "--password"), CLI_OK);
+	assert_true(o.password_prompt);
+	cli_free(&o);
+	assert_int_equal(PARSE(&o, err, "--list", "--password=a b"), CLI_OK);
+	assert_string_equal(o.password, "a b");
+	cli_free(&o);
+	/* MYSQL_PWD is used only when nothing else gives a password. */
+	env.mysql_pwd = "fromenv";
+	assert_int_equal(PARSE(&o, err, "--list"), CLI_OK);
+	assert_string_equal(o.password, "fromenv");
+	assert_false(o.password_on_command_line);
+	cli_free(&o);
+	assert_int_equal(PARSE(&o, err, "--list", "-pcli"), CLI_OK);
+	assert_string_equal(o.password, "cli");
+	cli_free(&o);
+	assert_int_equal(PARSE(&o, err, "--list", "-p"), CLI_OK);
+	assert_null(o.password);
+	cli_free(&o);
+}
+
+static void
+test_help_and_version(void **state)
+{
+	struct cli_env env = bare_env();
+	struct options o;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "--help"), CLI_HELP);
+	cli_free(&o);
+	assert_int_equal(PARSE(&o, err, "-?"), CLI_HELP);
+	cli_free(&o);
+	assert_int_equal(PARSE(&o, err, "--version"), CLI_VERSION);
+	cli_free(&o);
+	assert_int_equal(PARSE(&o, err, "-V"), CLI_VERSION);
+	cli_free(&o);
+}
+
+static void
+test_last_value_wins(void **state)
+{
+	struct cli_env env = bare_env();
+	struct options o;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "--thread=1", "--thread=2", "--top=3",
+	    "--top=4"), CLI_OK);
+	assert_int_equal(o.target_id, 2);
+	assert_int_equal(o.top, 4);
+	cli_free(&o);
+}
+
+/* Each bad command line, and a word its message must contain. */
+static const struct bad {
+	const char *args[6];
+	const char *expect;
+} bad_lines[] = {
+	{ { NULL }, "no target" },
+	{ { "--frequency", "250", NULL }, "no target" },
+	{ { "--thread", "1", "--connection", "2", NULL }, "only one" },
+	{ { "--thread", "1", "--list", NULL }, "only one" },
+	{ { "--list", "--connection=3", NULL }, "only one" },
+	{ { "--thread", "abc", NULL }, "--thread 'abc': not a number" },
+	{ { "--thread", "0", NULL }, "at least 1" },
+	{ { "--thread", "-5", NULL }, "must be positive" },
+	{ { "--thread", "18446744073709551616", NULL }, "too large" },
+	{ { "--thread", "", NULL }, "empty" },
+	{ { "--connection", "12abc", NULL }, "trailing" },
+	{ { "--connection", " 12", NULL }, "not a number" },
+	{ { "--list", "--frequency", "0", NULL }, "--frequency '0'" },
+	{ { "--list", "--frequency", "abc", NULL }, "not a number" },
+	{ { "--list", "--frequency", "10x", NULL }, "trailing" },
+	{ { "--list", "--frequency", "-5", NULL }, "positive" },
+	{ { "--list", "--frequency", "3600001", NULL }, "at most 3600000" },
+	{ { "--list", "--frequency", "1.5", NULL }, "trailing" },
+	{ { "--list", "--frequency", "+5", NULL }, "not a number" },
+	{ { "--list", "--count", "0", NULL }, "--count" },
+	{ { "--list", "--count", "1e3", NULL }, "trailing" },
+	{ { "--list", "--duration", "0", NULL }, "--duration" },
+	{ { "--list", "--duration", "5s", NULL }, "trailing" },
+	{ { "--list", "--window", "0", NULL }, "--window" },
+	{ { "--list", "--window", "100001", NULL }, "too large" },
+	{ { "--list", "--top", "-1", NULL }, "negative" },
+	{ { "--list", "--top", "10001", NULL }, "too large" },
+	{ { "--list", "--port", "0", NULL }, "--port" },
+	{ { "--list", "--port", "65536", NULL }, "too large" },
+	{ { "--list", "-P", "http", NULL }, "not a number" },
+	{ { "--list", "--connect-timeout", "0", NULL }, "--connect-timeout" },
+	{ { "--list", "--read-timeout", "x", NULL }, "--read-timeout" },
+	{ { "--list", "--format", "xml", NULL }, "text, csv, json" },
+	{ { "--list", "--format", "", NULL }, "unknown format" },
+	{ { "--list", "--output", "", NULL }, "empty file name" },
+	{ { "--list", "--bogus", NULL }, "unknown option '--bogus'" },
+	{ { "--list", "-x", NULL }, "unknown option '-x'" },
+	{ { "--list", "--thread", NULL }, "--thread needs a value" },
+	{ { "--list", "--frequency", NULL }, "needs a value" },
+	{ { "--list", "-u", NULL }, "needs a value" },
+	{ { "--list", "extra", NULL }, "unexpected argument 'extra'" },
+	{ { "--list", "--defaults-file=/nonexistent/my.cnf", NULL },
+	    "/nonexistent/my.cnf" },
+	{ { "--list", "--defaults-extra-file=/nonexistent/x.cnf", NULL },
+	    "cannot read option file" },
+	{ { "--list", "--defaults-file=/", NULL }, "not a regular file" },
+	{ { "--list", "--bytes=1", NULL }, "unknown option" },
+};
+
+static void
+test_bad_command_lines(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad_lines) / sizeof(bad_lines[0]); i++) {
+		struct cli_env env = bare_env();
+		const struct bad *b = &bad_lines[i];
+		char *argv[8], warn[512], err[512] = "";
+		struct options o;
+		int argc = 0;
+
+		argv[argc++] = (char *)"mysqlmemprof";
+		for (int k = 0; b->args[k] != NULL; k++)
+			argv[argc++] = (char *)b->args[k];
+		argv[argc] = NULL;
+		enum cli_status st = cli_parse(argc, argv, &env, &o, warn,
+		    sizeof(warn), err, sizeof(err));
+		if (st != CLI_USAGE || strstr(err, b->expect) == NULL ||
+		    strchr(err, '\n') != NULL)
+			fail_msg("case %zu (%s ...): status %d, message '%s', "
+			    "wanted '%s'", i, b->args[0] ? b->args[0] : "",
+			    st, err, b->expect);
+		cli_free(&o);
+	}
+}
+
+static void
+test_numbers(void **state)
+{
+	const char *errstr;
+	uint64_t v;
+
+	(void)state;
+	assert_int_equal(cli_number("0", 0, 10, &v, &errstr), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(cli_number("18446744073709551615", 1, UINT64_MAX, &v,
+	    &errstr), 0);
+	assert_true(v == UINT64_MAX);
+	assert_int_equal(cli_number("18446744073709551616", 1, UINT64_MAX, &v,
+	    &errstr), -1);
+	assert_string_equal(errstr, "too large");
+	assert_int_equal(cli_number("007", 1, 10, &v, &errstr), 0);
+	assert_int_equal(v, 7);
+	assert_int_equal(cli_number("7 ", 1, 10, &v, &errstr), -1);
+	assert_int_equal(cli_number("0x10", 1, 100, &v, &errstr), -1);
+}
+
+/* Option files. */
+
+static void
+test_option_files_in_order(void **state)
+{
+	char sys[128], extra[160], extra_path[128], home_cnf[128];
+	const char *files[] = { sys, NULL };
+	struct cli_env env = { .system_files = files, .home = tmpdir };
+	struct options o;
+	char err[512];
+
+	(void)state;
+	snprintf(sys, sizeof(sys), "%s/sys.cnf", tmpdir);
+	snprintf(extra_path, sizeof(extra_path), "%s/extra.cnf", tmpdir);
+	snprintf(extra, sizeof(extra), "--defaults-extra-file=%s", extra_path);
+	snprintf(home_cnf, sizeof(home_cnf), "%s/.my.cnf", tmpdir);
+	write_file(sys, "[client]\nuser = sysuser\nport=3000\nhost=syshost\n"
+	    "default-character-set=utf8mb4\n[mysqld]\nbogus\n"
+	    "[mysqlmemprof]\ntop=7\n", 0644);
+	write_file(home_cnf, "[client]\nport=4000\n[mysqlmemprof]\n"
+	    "frequency = 125 # a comment\nformat=\"json\"\n", 0600);
+	write_file(extra_path, "[client]\nuser=extrauser\npassword='p#w d'\n",
+	    0600);
+
+	assert_int_equal(PARSE(&o, err, "--list", extra, "-h", "clihost"),
+	    CLI_OK);
+	assert_string_equal(o.host, "clihost");      /* command line wins */
+	assert_string_equal(o.user, "extrauser");    /* extra after system */
+	assert_int_equal(o.port, 4000);              /* ~/.my.cnf last */
+	assert_int_equal(o.top, 7);
+	assert_int_equal(o.frequency_ms, 125);
+	assert_string_equal(o.format->name, "json");
+	assert_string_equal(o.password, "p#w d");
+	assert_false(o.password_on_command_line);
+	cli_free(&o);
+
+	/* --no-defaults reads nothing; --defaults-file reads only that file. */
+	assert_int_equal(PARSE(&o, err, "--list", "--no-defaults"), CLI_OK);
+	assert_null(o.user);
+	assert_int_equal(o.top, 10);
+	cli_free(&o);
+	char only[160];
+	snprintf(only, sizeof(only), "--defaults-file=%s", home_cnf);
+	assert_int_equal(PARSE(&o, err, "--list", only), CLI_OK);
+	assert_null(o.user);
+	assert_int_equal(o.port, 4000);
+	cli_free(&o);
+}
+
+static void
+test_option_file_problems(void **state)
+{
+	char path[128], arg[160];
+	struct cli_env env = bare_env();
+	struct options o;
+	char err[512], warn[512];
+	const char *files[] = { path, NULL };
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/bad.cnf", tmpdir);
+	snprintf(arg, sizeof(arg), "--defaults-file=%s", path);
+
+	write_file(path, "[mysqlmemprof]\nbogus=1\n", 0644);
+	assert_int_equal(PARSE(&o, err, "--list", arg), CLI_USAGE);
+	assert_non_null(strstr(err, "unknown option 'bogus'"));
+	assert_non_null(strstr(err, "bad.cnf:2"));
+	cli_free(&o);
+
+	write_file(path, "[mysqlmemprof]\nloose-bogus=1\n[client]\nssl-ca=x\n",
+	    0644);
+	assert_int_equal(PARSE(&o, err, "--list", arg), CLI_OK);
+	cli_free(&o);
+
+	write_file(path, "[mysqlmemprof]\ntop=lots\n", 0644);
+	assert_int_equal(PARSE(&o, err, "--list", arg), CLI_USAGE);
+	assert_non_null(strstr(err, "--top 'lots' in "));
+	cli_free(&o);
+
+	write_file(path, "[client]\nport\n", 0644);
+	assert_int_equal(PARSE(&o, err, "--list", arg), CLI_USAGE);
+	assert_non_null(strstr(err, "needs a value"));
+	cli_free(&o);
+
+	write_file(path, "[client]\npassword=\"open\n", 0644);
+	assert_int_equal(PARSE(&o, err, "--list", arg), CLI_USAGE);
+	assert_non_null(strstr(err, "unterminated quote"));
+	cli_free(&o);
+
+	write_file(path, "[client\nuser=x\n", 0644);
+	assert_int_equal(PARSE(&o, err, "--list", arg), CLI_USAGE);
+	assert_non_null(strstr(err, "without ']'"));
+	cli_free(&o);
+
+	write_file(path, "[mysqlmemprof]\nbytes=maybe\n", 0644);
+	assert_int_equal(PARSE(&o, err, "--list", arg), CLI_USAGE);
+	assert_non_null(strstr(err, "boolean"));
+	cli_free(&o);
+
+	write_file(path, "[mysqlmemprof]\nbytes=1\nquiet\nquiet=off\n", 0644);
+	assert_int_equal(PARSE(&o, err, "--list", arg), CLI_OK);
+	assert_true(o.exact_bytes);
+	assert_false(o.quiet);
+	cli_free(&o);
+
+	/* A world-writable file is skipped with a warning, as mysql does. */
+	write_file(path, "[client]\nuser=evil\n", 0666);
+	char *argv[] = { (char *)"mysqlmemprof", (char *)"--list", NULL };
+	env.system_files = files;
+	assert_int_equal(cli_parse(2, argv, &env, &o, warn, sizeof(warn), err,
+	    sizeof(err)), CLI_OK);
+	assert_null(o.user);
+	assert_non_null(strstr(warn, "world-writable"));
+	cli_free(&o);
+
+	/* An unreadable directory in the system list is skipped. */
+	snprintf(path, sizeof(path), "%s", tmpdir);
+	assert_int_equal(cli_parse(2, argv, &env, &o, warn, sizeof(warn), err,
+	    sizeof(err)), CLI_OK);
+	cli_free(&o);
+}
+
+static void
+test_includes(void **state)
+{
+	char main_cnf[128], inc[128], dir[128], dcnf[128], arg[160], text[400];
+	struct cli_env env = bare_env();
+	struct options o;
+	char err[512];
+
+	(void)state;
+	snprintf(main_cnf, sizeof(main_cnf), "%s/main.cnf", tmpdir);
+	snprintf(inc, sizeof(inc), "%s/inc.cnf", tmpdir);
+	snprintf(dir, sizeof(dir), "%s/conf.d", tmpdir);
+	snprintf(dcnf, sizeof(dcnf), "%s/conf.d/50-x.cnf", tmpdir);
+	mkdir(dir, 0755);
+	snprintf(text, sizeof(text), "[client]\nuser=first\n!include %s\n"
+	    "!includedir %s\n", inc, dir);
+	write_file(main_cnf, text, 0644);
+	write_file(inc, "[client]\nuser=included\n", 0644);
+	write_file(dcnf, "[mysqlmemprof]\nwindow=9\n", 0644);
+	snprintf(arg, sizeof(arg), "--defaults-file=%s", main_cnf);
+	assert_int_equal(PARSE(&o, err, "--list", arg), CLI_OK);
+	assert_string_equal(o.user, "included");
+	assert_int_equal(o.window, 9);
+	cli_free(&o);
+
+	/* A file that includes itself is reported, not followed forever. */
+	snprintf(text, sizeof(text), "!include %s\n", main_cnf);
+	write_file(main_cnf, text, 0644);
+	assert_int_equal(PARSE(&o, err, "--list", arg), CLI_USAGE);
+	assert_non_null(strstr(err, "nested too deep"));
+	cli_free(&o);
+}
+
+static int
+setup(void **state)
+{
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/mmp-test-cli-XXXXXX");
+	return mkdtemp(tmpdir) == NULL ? -1 : 0;
+}
+
+static int
+teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_all_options),
+		cmocka_unit_test(test_password_forms),
+		cmocka_unit_test(test_help_and_version),
+		cmocka_unit_test(test_last_value_wins),
+		cmocka_unit_test(test_bad_command_lines),
+		cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_option_files_in_order),
+		cmocka_unit_test(test_option_file_problems),
+		cmocka_unit_test(test_includes),
+	};
+	return cmocka_run_group_tests_name("cli", tests, setup, teardown);
+}
