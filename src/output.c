@@ -1,0 +1,135 @@
+/*
+ * The table of output formats, and the calls the program makes through it.
+ * Each call flushes: a reader of a pipe sees every sample when it is taken,
+ * and a full disk shows up at the first sample, not at exit.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "output.h"
+#include "output_format.h"
+
+static const struct format *const formats[] = {
+	&format_text,
+	&format_csv,
+	&format_json,
+};
+#define N_FORMATS (sizeof(formats) / sizeof(formats[0]))
+
+const struct format *
+format_find(const char *name)
+{
+	for (size_t i = 0; i < N_FORMATS; i++)
+		if (strcmp(formats[i]->name, name) == 0)
+			return formats[i];
+	return NULL;
+}
+
+const char *
+format_names(void)
+{
+	/* Built from the table, so a new format needs no other change. */
+	static char names[128];
+	size_t len = 0;
+
+	if (names[0] == '\0')
+		for (size_t i = 0; i < N_FORMATS && len < sizeof(names); i++)
+			len += (size_t)snprintf(names + len,
+			    sizeof(names) - len, "%s%s", i > 0 ? ", " : "",
+			    formats[i]->name);
+	return names;
+}
+
+int
+output_status(FILE *fp)
+{
+	if (!ferror(fp))
+		return 0;
+	/* The failed write set errno; this is for a library that did not. */
+	if (errno == 0)
+		errno = EIO;
+	return -1;
+}
+
+static int
+flush(struct output *o, int rc)
+{
+	if (rc == -1 || fflush(o->fp) == EOF)
+		return -1;
+	return output_status(o->fp);
+}
+
+int
+output_begin(struct output *o)
+{
+	return flush(o, o->fmt->begin ? o->fmt->begin(o) : 0);
+}
+
+int
+output_sample(struct output *o, const struct sample *s)
+{
+	return flush(o, o->fmt->sample ? o->fmt->sample(o, s) : 0);
+}
+
+int
+output_end(struct output *o, const struct summary *sum)
+{
+	return flush(o, o->fmt->end ? o->fmt->end(o, sum) : 0);
+}
+
+int
+output_threads(struct output *o, const struct thread_list *l)
+{
+	return flush(o, o->fmt->threads ? o->fmt->threads(o, l) : 0);
+}
+
+size_t
+output_utf8(const char *str, size_t n, uint32_t *cp)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	/* The range of the second byte: Unicode 15, table 3-7. */
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t len;
+	uint32_t c;
+
+	if (n == 0)
+		return 0;
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	}
+	if (s[0] < 0xc2)	/* a continuation byte, or an overlong C0/C1 */
+		return 0;
+	if (s[0] < 0xe0) {
+		len = 2;
+		c = s[0] & 0x1f;
+	} else if (s[0] < 0xf0) {
+		len = 3;
+		c = s[0] & 0x0f;
+		if (s[0] == 0xe0)	/* overlong */
+			lo = 0xa0;
+		if (s[0] == 0xed)	/* UTF-16 surrogates */
+			hi = 0x9f;
+	} else if (s[0] < 0xf5) {
+		len = 4;
+		c = s[0] & 0x07;
+		if (s[0] == 0xf0)	/* overlong */
+			lo = 0x90;
+		if (s[0] == 0xf4)	/* beyond U+10FFFF */
+			hi = 0x8f;
+	} else
+		return 0;
+	if (n < len)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if (s[i] < lo || s[i] > hi)
+			return 0;
+		c = c << 6 | (s[i] & 0x3f);
+		lo = 0x80;
+		hi = 0xbf;
+	}
+	*cp = c;
+	return len;
+}

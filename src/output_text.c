@@ -1,0 +1,384 @@
+/*
+ * Text for people, in the shape of the Python scripts this program
+ * replaces. Names come from the server and statements from any client, so
+ * everything is written through put_clean(): a hostile name can neither
+ * move the cursor nor break the alignment.
+ */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "output.h"
+#include "output_format.h"
+#include "units.h"
+
+#define NAME_WIDTH      27 /* the least name column, as users know it */
+#define STATEMENT_WIDTH 60 /* keeps a --list row on one line */
+#define TOTAL_LABEL     "(thread total)"
+#define CELL            32 /* room for any number this file formats */
+
+/*
+ * C0 and C1 controls and DEL move the cursor or change modes; the bidi
+ * controls and line separators reorder or break what follows them.
+ */
+static bool
+is_control(uint32_t cp)
+{
+	return cp < 0x20 || (cp >= 0x7f && cp < 0xa0) ||
+	    (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+static bool
+is_space(uint32_t cp)
+{
+	return cp == ' ' || (cp >= '\t' && cp <= '\r');
+}
+
+/*
+ * Writes s as one terminal cell per code point, at most max cells, and
+ * returns the cells used; a NULL fp only measures. Controls and bytes that
+ * are not UTF-8 show as '?'. With oneline, each run of white space is one
+ * space, and none leads or trails.
+ */
+static size_t
+put_clean(FILE *fp, const char *s, size_t max, bool oneline)
+{
+	size_t n = strlen(s), cols = 0, k;
+	bool space = false;
+	uint32_t cp;
+
+	for (size_t i = 0; i < n; i += k) {
+		const char *out = s + i;
+
+		if ((k = output_utf8(s + i, n - i, &cp)) == 0) {
+			k = 1;
+			out = "?";
+		} else if (oneline && is_space(cp)) {
+			space = cols > 0;
+			continue;
+		} else if (is_control(cp))
+			out = "?";
+		if (cols + space + 1 > max)
+			break;
+		if (space) {
+			if (fp != NULL)
+				putc(' ', fp);
+			cols++;
+			space = false;
+		}
+		if (fp != NULL)
+			fwrite(out, 1, out == s + i ? k : 1, fp);
+		cols++;
+	}
+	return cols;
+}
+
+static void
+pad(FILE *fp, size_t n)
+{
+	while (n-- > 0)
+		putc(' ', fp);
+}
+
+/* s, left-aligned in a column of width cells. */
+static void
+put_left(FILE *fp, const char *s, size_t width, bool oneline)
+{
+	size_t used = put_clean(fp, s, SIZE_MAX, oneline);
+
+	pad(fp, width > used ? width - used : 0);
+}
+
+static void
+put_right(FILE *fp, const char *s, size_t width)
+{
+	size_t used = put_clean(NULL, s, SIZE_MAX, true);
+
+	pad(fp, width > used ? width - used : 0);
+	put_clean(fp, s, SIZE_MAX, true);
+}
+
+static size_t
+width_of(const char *s, bool oneline)
+{
+	return put_clean(NULL, s, SIZE_MAX, oneline);
+}
+
+static size_t
+max_size(size_t a, size_t b)
+{
+	return a > b ? a : b;
+}
+
+/* Every instrument the program sees is a memory/ one: the prefix is noise. */
+static const char *
+short_name(const char *name)
+{
+	return strncmp(name, "memory/", 7) == 0 ? name + 7 : name;
+}
+
+static void
+fmt_bytes(const struct output *o, int64_t v, char *buf)
+{
+	if (o->exact_bytes)
+		snprintf(buf, CELL, "%" PRId64, v);
+	else
+		units_bytes(v, buf, CELL);
+}
+
+/* The mean, rounded to whole bytes; out-of-range doubles are clamped. */
+static int64_t
+round_mean(double m)
+{
+	if (m >= 9223372036854775807.0)
+		return INT64_MAX;
+	if (m <= -9223372036854775808.0)
+		return INT64_MIN;
+	return (int64_t)(m < 0 ? m - 0.5 : m + 0.5);
+}
+
+static int
+text_sample(struct output *o, const struct sample *s)
+{
+	size_t width = max_size(NAME_WIDTH, sizeof(TOTAL_LABEL) - 1);
+	char v[CELL];
+
+	for (size_t i = 0; i < s->n_events; i++)
+		width = max_size(width,
+		    width_of(short_name(s->events[i].name), false));
+	fprintf(o->fp, "## Memory usage at time %" PRIu64 " ##\n",
+	    s->elapsed_us / 1000);
+	for (size_t i = 0; i < s->n_events; i++) {
+		putc(' ', o->fp);
+		put_left(o->fp, short_name(s->events[i].name), width, false);
+		fmt_bytes(o, s->events[i].current_bytes, v);
+		fprintf(o->fp, " -> %s\n", v);
+	}
+	putc(' ', o->fp);
+	put_left(o->fp, TOTAL_LABEL, width, false);
+	fmt_bytes(o, s->total_bytes, v);
+	fprintf(o->fp, " -> %s\n\n", v);
+	return output_status(o->fp);
+}
+
+/* The numeric columns of the summary, as the header names them. */
+#define SUM_COLS 6
+static const char *const sum_heads[SUM_COLS] = {
+	"samples", "min", "max", "mean", "last", "high"
+};
+
+static void
+event_cells(const struct output *o, const struct summary_event *e,
+    char c[SUM_COLS][CELL])
+{
+	snprintf(c[0], CELL, "%" PRIu64, e->samples);
+	fmt_bytes(o, e->min_bytes, c[1]);
+	fmt_bytes(o, e->max_bytes, c[2]);
+	fmt_bytes(o, round_mean(e->mean_bytes), c[3]);
+	fmt_bytes(o, e->last_bytes, c[4]);
+	fmt_bytes(o, e->high_bytes, c[5]);
+}
+
+/* The summary keeps no mean nor high-water mark of the total. */
+static void
+total_cells(const struct output *o, const struct summary *s,
+    char c[SUM_COLS][CELL])
+{
+	snprintf(c[0], CELL, "%zu", s->n_samples);
+	fmt_bytes(o, s->min_total, c[1]);
+	fmt_bytes(o, s->max_total, c[2]);
+	snprintf(c[3], CELL, "-");
+	fmt_bytes(o, s->last_total, c[4]);
+	snprintf(c[5], CELL, "-");
+}
+
+static void
+put_sum_row(FILE *fp, const char *name, size_t name_width,
+    char c[SUM_COLS][CELL], const size_t w[SUM_COLS])
+{
+	putc(' ', fp);
+	put_left(fp, name, name_width, false);
+	for (size_t j = 0; j < SUM_COLS; j++) {
+		fputs("  ", fp);
+		put_right(fp, c[j], w[j]);
+	}
+	putc('\n', fp);
+}
+
+/* Column widths wide enough for the header, every event and the total. */
+static size_t
+sum_widths(const struct output *o, const struct summary *s, size_t w[SUM_COLS])
+{
+	size_t name_width = max_size(NAME_WIDTH, sizeof(TOTAL_LABEL) - 1);
+	char c[SUM_COLS][CELL];
+
+	for (size_t j = 0; j < SUM_COLS; j++)
+		w[j] = strlen(sum_heads[j]);
+	total_cells(o, s, c);
+	for (size_t j = 0; j < SUM_COLS; j++)
+		w[j] = max_size(w[j], strlen(c[j]));
+	for (size_t i = 0; i < s->n_events; i++) {
+		name_width = max_size(name_width,
+		    width_of(short_name(s->events[i].name), false));
+		event_cells(o, &s->events[i], c);
+		for (size_t j = 0; j < SUM_COLS; j++)
+			w[j] = max_size(w[j], strlen(c[j]));
+	}
+	return name_width;
+}
+
+static int
+text_end(struct output *o, const struct summary *s)
+{
+	size_t w[SUM_COLS], name_width;
+	char c[SUM_COLS][CELL];
+
+	if (s == NULL)
+		return 0;
+	if (s->n_samples == 0) {
+		fprintf(o->fp, "## Summary: no samples were taken ##\n"
+		    " skipped ticks: %" PRIu64 "\n", s->skipped);
+		return output_status(o->fp);
+	}
+	name_width = sum_widths(o, s, w);
+	fprintf(o->fp, "## Summary of %zu sample%s (#%" PRIu64 " to #%" PRIu64
+	    ", %" PRIu64 " ms to %" PRIu64 " ms), thread %" PRIu64 " ##\n",
+	    s->n_samples, s->n_samples == 1 ? "" : "s", s->first_seq,
+	    s->last_seq, s->first_elapsed_us / 1000, s->last_elapsed_us / 1000,
+	    s->thread_id);
+	for (size_t j = 0; j < SUM_COLS; j++)
+		snprintf(c[j], CELL, "%s", sum_heads[j]);
+	put_sum_row(o->fp, "event", name_width, c, w);
+	for (size_t i = 0; i < s->n_events; i++) {
+		event_cells(o, &s->events[i], c);
+		put_sum_row(o->fp, short_name(s->events[i].name), name_width,
+		    c, w);
+	}
+	total_cells(o, s, c);
+	put_sum_row(o->fp, TOTAL_LABEL, name_width, c, w);
+	fprintf(o->fp, " skipped ticks: %" PRIu64 "\n", s->skipped);
+	return output_status(o->fp);
+}
+
+/* The columns of --list; the statement, last, is cut and not padded. */
+enum list_col {
+	L_THREAD, L_CONN, L_USER, L_HOST, L_COMMAND, L_TIME, L_STATE,
+	L_MEMORY, L_STATEMENT, L_COLS
+};
+
+static const struct {
+	const char *head;
+	bool right;
+} list_cols[L_COLS] = {
+	[L_THREAD] = { "thread", true },
+	[L_CONN] = { "conn", true },
+	[L_USER] = { "user", false },
+	[L_HOST] = { "host", false },
+	[L_COMMAND] = { "command", false },
+	[L_TIME] = { "time", true },
+	[L_STATE] = { "state", false },
+	[L_MEMORY] = { "memory", true },
+	[L_STATEMENT] = { "statement", false },
+};
+
+static const char *
+or_dash(const char *s)
+{
+	return s != NULL ? s : "-";
+}
+
+/* The text of one cell; numbers are formatted into buf. */
+static const char *
+list_cell(const struct output *o, const struct thread_info *t,
+    enum list_col col, char *buf)
+{
+	switch (col) {
+	case L_THREAD:
+		snprintf(buf, CELL, "%" PRIu64, t->thread_id);
+		return buf;
+	case L_CONN:
+		if (!t->has_connection)
+			return "-";
+		snprintf(buf, CELL, "%" PRIu64, t->connection_id);
+		return buf;
+	case L_USER:
+		return or_dash(t->user);
+	case L_HOST:
+		return or_dash(t->host);
+	case L_COMMAND:
+		return or_dash(t->command);
+	case L_TIME:
+		if (!t->has_time)
+			return "-";
+		snprintf(buf, CELL, "%" PRId64, t->time_s);
+		return buf;
+	case L_STATE:
+		return or_dash(t->state);
+	case L_MEMORY:
+		fmt_bytes(o, t->current_bytes, buf);
+		return buf;
+	case L_STATEMENT:
+	default:
+		return or_dash(t->statement);
+	}
+}
+
+static void
+put_statement(FILE *fp, const char *s)
+{
+	if (width_of(s, true) <= STATEMENT_WIDTH) {
+		put_clean(fp, s, SIZE_MAX, true);
+		return;
+	}
+	put_clean(fp, s, STATEMENT_WIDTH - 3, true);
+	fputs("...", fp);
+}
+
+static void
+put_list_row(FILE *fp, const char *const cell[L_COLS], const size_t w[L_COLS])
+{
+	for (size_t j = 0; j < L_COLS; j++) {
+		fputs(j == 0 ? " " : "  ", fp);
+		if (j == L_STATEMENT)
+			put_statement(fp, cell[j]);
+		else if (list_cols[j].right)
+			put_right(fp, cell[j], w[j]);
+		else
+			put_left(fp, cell[j], w[j], true);
+	}
+	putc('\n', fp);
+}
+
+static int
+text_threads(struct output *o, const struct thread_list *l)
+{
+	size_t w[L_COLS];
+	const char *cell[L_COLS];
+	char buf[L_COLS][CELL];
+
+	for (size_t j = 0; j < L_COLS; j++)
+		w[j] = strlen(list_cols[j].head);
+	for (size_t i = 0; i < l->n; i++)
+		for (size_t j = 0; j < L_STATEMENT; j++)
+			w[j] = max_size(w[j], width_of(list_cell(o, &l->v[i],
+			    (enum list_col)j, buf[j]), true));
+	for (size_t j = 0; j < L_COLS; j++)
+		cell[j] = list_cols[j].head;
+	put_list_row(o->fp, cell, w);
+	for (size_t i = 0; i < l->n; i++) {
+		for (size_t j = 0; j < L_COLS; j++)
+			cell[j] = list_cell(o, &l->v[i], (enum list_col)j,
+			    buf[j]);
+		put_list_row(o->fp, cell, w);
+	}
+	return output_status(o->fp);
+}
+
+const struct format format_text = {
+	.name = "text",
+	.sample = text_sample,
+	.end = text_end,
+	.threads = text_threads,
+};

@@ -1,0 +1,85 @@
+/*
+ * Byte counts are formatted with integer arithmetic only: no rounding mode,
+ * no locale decimal point, and INT64_MIN has a magnitude like any other.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "units.h"
+
+/* The man page promises these units; larger counts stay in TiB. */
+static const char *const unit_names[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+#define UNIT_LAST (sizeof(unit_names) / sizeof(unit_names[0]) - 1)
+
+/*
+ * Hundredths of rem / 2^shift, rounded half up. Multiplying one decimal
+ * digit at a time keeps rem * 10 below 2^64 for any shift up to 60.
+ */
+static uint64_t
+hundredths(uint64_t rem, unsigned shift)
+{
+	uint64_t mask = ((uint64_t)1 << shift) - 1;
+	uint64_t tenths, cents;
+
+	rem *= 10;
+	tenths = rem >> shift;
+	rem = (rem & mask) * 10;
+	cents = tenths * 10 + (rem >> shift);
+	rem &= mask;
+	if (rem >= (uint64_t)1 << (shift - 1))
+		cents++;
+	return cents;
+}
+
+void
+units_bytes(int64_t bytes, char *buf, size_t len)
+{
+	const char *sign = bytes < 0 ? "-" : "";
+	/* Negating in unsigned arithmetic is defined, even for INT64_MIN. */
+	uint64_t mag = bytes < 0 ? -(uint64_t)bytes : (uint64_t)bytes;
+	uint64_t whole, cents;
+	unsigned u = 0;
+
+	if (mag < 1024) {
+		snprintf(buf, len, "%s%llu B", sign, (unsigned long long)mag);
+		return;
+	}
+	while (u < UNIT_LAST && mag >> (10 * (u + 1)) != 0)
+		u++;
+	whole = mag >> (10 * u);
+	cents = hundredths(mag & (((uint64_t)1 << (10 * u)) - 1), 10 * u);
+	if (cents == 100) {
+		whole++;
+		cents = 0;
+	}
+	/* 1048575 rounds to 1024.00 KiB, which people read as 1.00 MiB. */
+	if (whole == 1024 && u < UNIT_LAST) {
+		whole = 1;
+		u++;
+	}
+	snprintf(buf, len, "%s%llu.%02llu %s", sign, (unsigned long long)whole,
+	    (unsigned long long)cents, unit_names[u]);
+}
+
+void
+units_timestamp(int64_t wall_ms, char *buf, size_t len)
+{
+	/* Floor division, so -1 ms is 23:59:59.999 of the day before. */
+	int64_t secs = wall_ms / 1000, ms = wall_ms % 1000;
+	time_t t;
+	struct tm tm;
+	char date[64];
+
+	if (ms < 0) {
+		ms += 1000;
+		secs--;
+	}
+	t = (time_t)secs;
+	if ((int64_t)t != secs || gmtime_r(&t, &tm) == NULL ||
+	    strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm) == 0) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	snprintf(buf, len, "%s.%03dZ", date, (int)ms);
+}

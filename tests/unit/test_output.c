@@ -1,0 +1,1149 @@
+/*
+ * The output formats against golden files, and the properties a golden file
+ * cannot show by itself: CSV that parses back to the same bytes, JSON that
+ * a strict parser accepts, text whose columns line up on a terminal, and
+ * write errors that are reported at once.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <setjmp.h>
+#include <cmocka.h>
+#include <csv.h>
+
+#include "fixtures.h"
+#include "output.h"
+#include "ring.h"
+#include "summary.h"
+#include "threads.h"
+#include "units.h"
+
+#define WALL 1795304996123LL /* 2026-11-21T23:49:56.123Z */
+#define SKIPPED 2
+
+/* Names a JSON reader must get back with U+FFFD for each bad byte. */
+#define FFFD "\xef\xbf\xbd"
+static const struct {
+	const char *name, *json;
+} bad_names[] = {
+	{ "memory/test/bad\xff\xc0\xaf" "end",
+	  "memory/test/bad" FFFD FFFD FFFD "end" },
+	{ "memory/test/cut\xe2\x82", "memory/test/cut" FFFD FFFD },
+	/* A UTF-8 encoded surrogate, then an overlong '/'. */
+	{ "memory/test/sur\xed\xa0\x80\xe0\x80\xaf",
+	  "memory/test/sur" FFFD FFFD FFFD FFFD FFFD FFFD },
+};
+
+static struct event_stat
+ev_all(const char *name, int64_t cur, int64_t count, int64_t high,
+    uint64_t alloc, uint64_t freed, uint64_t nalloc, uint64_t nfree)
+{
+	struct event_stat e = ev(name, 0);
+
+	e.current_bytes = cur;
+	e.current_count = count;
+	e.high_bytes = high;
+	e.alloc_bytes = alloc;
+	e.free_bytes = freed;
+	e.alloc_count = nalloc;
+	e.free_count = nfree;
+	return e;
+}
+
+/*
+ * Four samples: plain names with one longer than the name column; names
+ * with a comma, quotes, a newline and bad UTF-8 and a negative count; no
+ * event at all; and the extremes of every counter with control characters.
+ */
+static struct ring *
+fixture_ring(void)
+{
+	struct ring *r = ring_create(8, 8);
+	const struct event_stat s1[] = {
+		ev_all("memory/innodb/row0sel", 25826, 3, 25826, 51652, 25826,
+		    6, 3),
+		ev("memory/sql/Prepared_statement::main_mem_root", 16384),
+		ev("memory/sql/THD::main_mem_root", 10180),
+		ev("memory/sql/caf\xc3\xa9", 1536),
+	};
+	const struct event_stat s2[] = {
+		ev("memory/innodb/row0sel", 30720),
+		ev("memory/test/a,b", 4096),
+		ev("memory/test/say \"hi\"", 2048),
+		ev("memory/test/line\nbreak", 1024),
+		ev(bad_names[0].name, 512),
+		ev(bad_names[1].name, 100),
+		ev_all("memory/sql/neg", -1536, -3, 0, 0, 1536, 0, 3),
+	};
+	const struct event_stat s4[] = {
+		ev_all("memory/test/max", INT64_MAX, INT64_MAX, INT64_MAX,
+		    UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX),
+		ev("memory/innodb/row0sel", 20000),
+		ev("memory/test/esc\x1b[2J\xc2\x9b" "1A", 2048),
+		ev(bad_names[2].name, 1000),
+		ev("memory/test/emoji\xf0\x9f\x98\x80\ttab", 900),
+		ev_all("memory/test/min", INT64_MIN, INT64_MIN, INT64_MIN, 0,
+		    0, 0, 0),
+	};
+	struct sample p1 = { .seq = 1, .elapsed_us = 0, .wall_ms = WALL,
+	    .late_us = 61, .query_us = 412, .thread_id = 42,
+	    .total_bytes = 1258291 };
+	struct sample p2 = { .seq = 2, .elapsed_us = 250000,
+	    .wall_ms = WALL + 250, .late_us = 15, .query_us = 380,
+	    .thread_id = 42, .total_bytes = 1300000 };
+	struct sample p3 = { .seq = 3, .elapsed_us = 500999,
+	    .wall_ms = WALL + 500, .late_us = 0, .query_us = 350,
+	    .thread_id = 42, .total_bytes = 0 };
+	struct sample p4 = { .seq = 4, .elapsed_us = 750000,
+	    .wall_ms = WALL + 750, .late_us = 1234, .query_us = UINT64_MAX,
+	    .thread_id = 42, .total_bytes = INT64_MAX };
+
+	assert_non_null(r);
+	push(r, &p1, s1, sizeof(s1) / sizeof(s1[0]));
+	push(r, &p2, s2, sizeof(s2) / sizeof(s2[0]));
+	push(r, &p3, NULL, 0);
+	push(r, &p4, s4, sizeof(s4) / sizeof(s4[0]));
+	return r;
+}
+
+static char *
+dup(const char *s)
+{
+	char *d;
+
+	if (s == NULL)
+		return NULL;
+	assert_non_null(d = strdup(s));
+	return d;
+}
+
+static void
+add_thread(struct thread_list *l, uint64_t id, const uint64_t *conn,
+    const char *type, const char *name, const char *user, const char *host,
+    const char *command, const int64_t *time, const char *state,
+    int64_t bytes, const char *statement)
+{
+	struct thread_info *t;
+
+	assert_non_null(l->v = realloc(l->v, (l->n + 1) * sizeof(*l->v)));
+	t = &l->v[l->n++];
+	*t = (struct thread_info){
+		.thread_id = id,
+		.has_connection = conn != NULL,
+		.connection_id = conn ? *conn : 0,
+		.type = dup(type),
+		.name = dup(name),
+		.user = dup(user),
+		.host = dup(host),
+		.command = dup(command),
+		.has_time = time != NULL,
+		.time_s = time ? *time : 0,
+		.state = dup(state),
+		.current_bytes = bytes,
+		.statement = dup(statement),
+	};
+}
+
+#define LONG_STATEMENT "SELECT\n\tname,\n\tcount(*)\nFROM t1 JOIN t2 USING " \
+	"(id) WHERE note = 'a, \"quoted\" value' GROUP BY name ORDER BY 2 DESC"
+
+/* A busy client, an idle one, a background thread and a hostile client. */
+static void
+fixture_threads(struct thread_list *l)
+{
+	const uint64_t c17 = 17, c30 = 30, c31 = 31;
+	const int64_t t3 = 3, t120 = 120, t0 = 0;
+
+	*l = (struct thread_list){ 0 };
+	add_thread(l, 48, &c17, "FOREGROUND", "thread/sql/one_connection",
+	    "app", "localhost", "Query", &t3, "executing", 1289748,
+	    LONG_STATEMENT);
+	add_thread(l, 77, &c30, "FOREGROUND", "thread/sql/one_connection",
+	    "ren\xc3\xa9", "10.0.0.7:51234", "Sleep", &t120, "", 81920, NULL);
+	add_thread(l, 1, NULL, "BACKGROUND", "thread/sql/main", NULL, NULL,
+	    NULL, NULL, NULL, 5120, NULL);
+	add_thread(l, 99, &c31, "FOREGROUND", "thread/sql/one_connection",
+	    "evil\x1b[2J", "h\xff", "Query", &t0, "Sending data", -4096,
+	    "SELECT 'caf\xc3\xa9' /* \x1b]0;pwned\x07 */");
+}
+
+enum what { SAMPLES, LIST };
+
+/* The whole output of a run in that format, as one string. */
+static char *
+render(const char *format, bool exact, enum what what, size_t *len)
+{
+	struct output o = { .exact_bytes = exact };
+	char *buf = NULL;
+
+	assert_non_null(o.fmt = format_find(format));
+	assert_non_null(o.fp = open_memstream(&buf, len));
+	if (what == SAMPLES) {
+		struct ring *r = fixture_ring();
+		struct summary sum;
+
+		assert_int_equal(output_begin(&o), 0);
+		for (size_t i = 0; i < ring_len(r); i++)
+			assert_int_equal(output_sample(&o, ring_get(r, i)), 0);
+		assert_int_equal(summary_build(r, SKIPPED, &sum), 0);
+		assert_int_equal(output_end(&o, &sum), 0);
+		summary_free(&sum);
+		ring_free(r);
+	} else {
+		struct thread_list l;
+
+		fixture_threads(&l);
+		assert_int_equal(output_threads(&o, &l), 0);
+		thread_list_free(&l);
+	}
+	assert_int_equal(fclose(o.fp), 0);
+	return buf;
+}
+
+static void
+golden(const char *file, const char *format, bool exact, enum what what)
+{
+	size_t len;
+	char *buf = render(format, exact, what, &len);
+
+	golden_check(file, buf, len);
+	free(buf);
+}
+
+static void
+test_golden_text(void **state)
+{
+	(void)state;
+	golden("text.txt", "text", false, SAMPLES);
+	golden("text_bytes.txt", "text", true, SAMPLES);
+	golden("list_text.txt", "text", false, LIST);
+}
+
+static void
+test_golden_csv(void **state)
+{
+	(void)state;
+	golden("csv.csv", "csv", false, SAMPLES);
+	golden("list_csv.csv", "csv", false, LIST);
+}
+
+static void
+test_golden_json(void **state)
+{
+	(void)state;
+	golden("json.jsonl", "json", false, SAMPLES);
+	golden("list_json.jsonl", "json", false, LIST);
+}
+
+static void
+test_format_table(void **state)
+{
+	(void)state;
+	assert_string_equal(format_names(), "text, csv, json");
+	assert_string_equal(format_names(), "text, csv, json");
+	assert_string_equal(format_find("text")->name, "text");
+	assert_string_equal(format_find("csv")->name, "csv");
+	assert_string_equal(format_find("json")->name, "json");
+	assert_null(format_find("xml"));
+	assert_null(format_find("JSON"));
+	assert_null(format_find(""));
+}
+
+/* Formats with nothing to say at the start or the end write nothing. */
+static void
+test_nothing_written(void **state)
+{
+	static const char *const formats[] = { "csv", "json" };
+	struct summary sum = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		struct output o = { .fmt = format_find(formats[i]) };
+		char *buf = NULL;
+		size_t len;
+
+		assert_non_null(o.fp = open_memstream(&buf, &len));
+		if (strcmp(formats[i], "json") == 0)
+			assert_int_equal(output_begin(&o), 0);
+		assert_int_equal(output_end(&o, &sum), 0);
+		assert_int_equal(fclose(o.fp), 0);
+		assert_int_equal(len, 0);
+		free(buf);
+	}
+}
+
+/* A full disk shows at the first sample, with the reason in errno. */
+static void
+test_write_error(void **state)
+{
+	static const char *const formats[] = { "text", "csv", "json" };
+	struct ring *r = fixture_ring();
+	struct thread_list l;
+
+	(void)state;
+	fixture_threads(&l);
+	for (size_t i = 0; i < 3; i++) {
+		struct output o = { .fmt = format_find(formats[i]) };
+
+		/* The first call that writes anything fails, and says why. */
+		assert_non_null(o.fp = fopen("/dev/full", "w"));
+		errno = 0;
+		if (output_begin(&o) == 0) {
+			assert_int_equal(output_sample(&o, ring_get(r, 0)),
+			    -1);
+			assert_int_equal(errno, ENOSPC);
+		} else {
+			assert_int_equal(errno, ENOSPC);
+			/* And the stream stays failed. */
+			assert_int_equal(output_sample(&o, ring_get(r, 0)),
+			    -1);
+		}
+		fclose(o.fp);
+
+		assert_non_null(o.fp = fopen("/dev/full", "w"));
+		errno = 0;
+		assert_int_equal(output_threads(&o, &l), -1);
+		assert_int_equal(errno, ENOSPC);
+		fclose(o.fp);
+	}
+	/* Text and JSON write no header: the sample is the first to fail. */
+	{
+		struct output o = { .fmt = format_find("json") };
+
+		assert_non_null(o.fp = fopen("/dev/full", "w"));
+		assert_int_equal(output_begin(&o), 0);
+		assert_int_equal(output_sample(&o, ring_get(r, 0)), -1);
+		fclose(o.fp);
+	}
+	thread_list_free(&l);
+	ring_free(r);
+}
+
+static void
+test_thread_list_free(void **state)
+{
+	struct thread_list l = { 0 };
+
+	(void)state;
+	thread_list_free(&l);
+	thread_list_free(NULL);
+	fixture_threads(&l);
+	thread_list_free(&l);
+	assert_null(l.v);
+	assert_int_equal(l.n, 0);
+	thread_list_free(&l);
+}
+
+/* CSV parsed back with libcsv. */
+
+#define MAX_ROWS 32
+#define MAX_FIELDS 16
+
+struct field {
+	char *s; /* NULL for an unquoted empty field */
+	size_t len;
+};
+
+struct table {
+	struct field f[MAX_ROWS][MAX_FIELDS];
+	size_t n_fields[MAX_ROWS];
+	size_t n_rows;
+};
+
+static void
+on_field(void *s, size_t len, void *data)
+{
+	struct table *t = data;
+	struct field *f;
+
+	assert_true(t->n_rows < MAX_ROWS);
+	assert_true(t->n_fields[t->n_rows] < MAX_FIELDS);
+	f = &t->f[t->n_rows][t->n_fields[t->n_rows]++];
+	f->len = len;
+	f->s = NULL;
+	if (s != NULL) {
+		assert_non_null(f->s = malloc(len + 1));
+		memcpy(f->s, s, len);
+		f->s[len] = '\0';
+	}
+}
+
+static void
+on_row(int c, void *data)
+{
+	struct table *t = data;
+
+	(void)c;
+	t->n_rows++;
+}
+
+static struct table *
+parse_csv(const char *buf, size_t len)
+{
+	struct table *t = calloc(1, sizeof(*t));
+	struct csv_parser p;
+
+	assert_non_null(t);
+	assert_int_equal(csv_init(&p, CSV_STRICT | CSV_STRICT_FINI |
+	    CSV_EMPTY_IS_NULL), 0);
+	assert_int_equal(csv_parse(&p, buf, len, on_field, on_row, t), len);
+	assert_int_equal(csv_fini(&p, on_field, on_row, t), 0);
+	csv_free(&p);
+	return t;
+}
+
+static void
+free_table(struct table *t)
+{
+	for (size_t i = 0; i < MAX_ROWS; i++)
+		for (size_t j = 0; j < MAX_FIELDS; j++)
+			free(t->f[i][j].s);
+	free(t);
+}
+
+static void
+field_is(const struct field *f, const char *want)
+{
+	if (want == NULL) {
+		if (f->s != NULL)
+			fail_msg("field \"%s\", want an empty unquoted one",
+			    f->s);
+		return;
+	}
+	assert_non_null(f->s);
+	assert_int_equal(f->len, strlen(want));
+	assert_memory_equal(f->s, want, f->len);
+}
+
+static void
+field_i64(const struct field *f, int64_t v)
+{
+	char want[32];
+
+	snprintf(want, sizeof(want), "%" PRId64, v);
+	field_is(f, want);
+}
+
+static void
+field_u64(const struct field *f, uint64_t v)
+{
+	char want[32];
+
+	snprintf(want, sizeof(want), "%" PRIu64, v);
+	field_is(f, want);
+}
+
+static void
+header_is(const struct field *row, size_t n, const char *want)
+{
+	char *copy = strdup(want), *save = NULL;
+	size_t i = 0;
+
+	for (char *w = strtok_r(copy, ",", &save); w != NULL;
+	    w = strtok_r(NULL, ",", &save))
+		field_is(&row[i++], w);
+	assert_int_equal(i, n);
+	free(copy);
+}
+
+/* Every line end outside quotes is CRLF, and there is no bare CR or LF. */
+static void
+check_crlf(const char *buf, size_t len)
+{
+	bool quoted = false;
+
+	assert_true(len >= 2);
+	assert_memory_equal(buf + len - 2, "\r\n", 2);
+	for (size_t i = 0; i < len; i++) {
+		if (buf[i] == '"')
+			quoted = !quoted;
+		if (quoted)
+			continue;
+		if (buf[i] == '\r')
+			assert_true(i + 1 < len && buf[i + 1] == '\n');
+		if (buf[i] == '\n')
+			assert_true(i > 0 && buf[i - 1] == '\r');
+	}
+	assert_false(quoted);
+}
+
+static void
+test_csv_roundtrip(void **state)
+{
+	struct ring *r = fixture_ring();
+	size_t len, row = 1;
+	char *buf = render("csv", false, SAMPLES, &len);
+	struct table *t;
+
+	(void)state;
+	check_crlf(buf, len);
+	t = parse_csv(buf, len);
+	assert_int_equal(t->n_fields[0], 15);
+	header_is(t->f[0], 15, "sample,elapsed_ms,timestamp,thread_id,"
+	    "event_name,current_bytes,current_count,high_bytes,alloc_bytes,"
+	    "free_bytes,alloc_count,free_count,total_bytes,late_us,query_us");
+	for (size_t i = 0; i < ring_len(r); i++) {
+		const struct sample *s = ring_get(r, i);
+		char ts[64];
+
+		units_timestamp(s->wall_ms, ts, sizeof(ts));
+		for (size_t j = 0; j == 0 || j < s->n_events; j++, row++) {
+			const struct field *f = t->f[row];
+			const struct event_stat *e =
+			    s->n_events ? &s->events[j] : NULL;
+
+			assert_true(row < t->n_rows);
+			assert_int_equal(t->n_fields[row], 15);
+			field_u64(&f[0], s->seq);
+			field_u64(&f[1], s->elapsed_us / 1000);
+			field_is(&f[2], ts);
+			field_u64(&f[3], s->thread_id);
+			if (e != NULL) {
+				field_is(&f[4], e->name);
+				field_i64(&f[5], e->current_bytes);
+				field_i64(&f[6], e->current_count);
+				field_i64(&f[7], e->high_bytes);
+				field_u64(&f[8], e->alloc_bytes);
+				field_u64(&f[9], e->free_bytes);
+				field_u64(&f[10], e->alloc_count);
+				field_u64(&f[11], e->free_count);
+			} else
+				for (size_t k = 4; k < 12; k++)
+					field_is(&f[k], NULL);
+			field_i64(&f[12], s->total_bytes);
+			field_u64(&f[13], s->late_us);
+			field_u64(&f[14], s->query_us);
+		}
+	}
+	assert_int_equal(t->n_rows, row);
+	free_table(t);
+	free(buf);
+	ring_free(r);
+}
+
+static void
+test_csv_list_roundtrip(void **state)
+{
+	struct thread_list l;
+	size_t len;
+	char *buf = render("csv", false, LIST, &len);
+	struct table *t;
+
+	(void)state;
+	check_crlf(buf, len);
+	t = parse_csv(buf, len);
+	fixture_threads(&l);
+	assert_int_equal(t->n_rows, l.n + 1);
+	header_is(t->f[0], t->n_fields[0], "thread_id,connection_id,type,name,"
+	    "user,host,command,time,state,current_bytes,statement");
+	for (size_t i = 0; i < l.n; i++) {
+		const struct thread_info *th = &l.v[i];
+		const struct field *f = t->f[i + 1];
+
+		assert_int_equal(t->n_fields[i + 1], 11);
+		field_u64(&f[0], th->thread_id);
+		if (th->has_connection)
+			field_u64(&f[1], th->connection_id);
+		else
+			field_is(&f[1], NULL);
+		field_is(&f[2], th->type);
+		field_is(&f[3], th->name);
+		field_is(&f[4], th->user);
+		field_is(&f[5], th->host);
+		field_is(&f[6], th->command);
+		if (th->has_time)
+			field_i64(&f[7], th->time_s);
+		else
+			field_is(&f[7], NULL);
+		field_is(&f[8], th->state);
+		field_i64(&f[9], th->current_bytes);
+		field_is(&f[10], th->statement);
+	}
+	thread_list_free(&l);
+	free_table(t);
+	free(buf);
+}
+
+/*
+ * A strict JSON parser (RFC 8259), written apart from the code under test:
+ * it rejects what the grammar does not allow, including raw bytes that are
+ * not well-formed UTF-8, and decodes the strings given as "event_name".
+ */
+
+struct json {
+	const unsigned char *p, *end;
+	char names[16][512];
+	size_t n_names;
+};
+
+static bool j_value(struct json *j, int depth);
+
+static void
+j_ws(struct json *j)
+{
+	while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' ||
+	    *j->p == '\n' || *j->p == '\r'))
+		j->p++;
+}
+
+static bool
+j_lit(struct json *j, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	if ((size_t)(j->end - j->p) < n || memcmp(j->p, lit, n) != 0)
+		return false;
+	j->p += n;
+	return true;
+}
+
+static bool
+j_digits(struct json *j)
+{
+	const unsigned char *start = j->p;
+
+	while (j->p < j->end && *j->p >= '0' && *j->p <= '9')
+		j->p++;
+	return j->p > start;
+}
+
+static bool
+j_number(struct json *j)
+{
+	if (j->p < j->end && *j->p == '-')
+		j->p++;
+	if (j->p < j->end && *j->p == '0')
+		j->p++;
+	else if (j->p >= j->end || *j->p < '1' || *j->p > '9' ||
+	    !j_digits(j))
+		return false;
+	if (j->p < j->end && *j->p == '.') {
+		j->p++;
+		if (!j_digits(j))
+			return false;
+	}
+	if (j->p < j->end && (*j->p == 'e' || *j->p == 'E')) {
+		j->p++;
+		if (j->p < j->end && (*j->p == '+' || *j->p == '-'))
+			j->p++;
+		if (!j_digits(j))
+			return false;
+	}
+	return true;
+}
+
+static size_t
+put_utf8(uint32_t cp, char *out)
+{
+	if (cp < 0x80) {
+		out[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		out[0] = (char)(0xc0 | cp >> 6);
+		out[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		out[0] = (char)(0xe0 | cp >> 12);
+		out[1] = (char)(0x80 | (cp >> 6 & 0x3f));
+		out[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	out[0] = (char)(0xf0 | cp >> 18);
+	out[1] = (char)(0x80 | (cp >> 12 & 0x3f));
+	out[2] = (char)(0x80 | (cp >> 6 & 0x3f));
+	out[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+static bool
+j_hex4(struct json *j, uint32_t *v)
+{
+	*v = 0;
+	for (int i = 0; i < 4; i++, j->p++) {
+		int c = j->p < j->end ? *j->p : -1;
+
+		*v <<= 4;
+		if (c >= '0' && c <= '9')
+			*v |= (uint32_t)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			*v |= (uint32_t)(c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			*v |= (uint32_t)(c - 'A' + 10);
+		else
+			return false;
+	}
+	return true;
+}
+
+/* One raw UTF-8 character: decoded, then checked against its shortest form. */
+static bool
+j_raw_char(struct json *j, uint32_t *cp)
+{
+	unsigned char c = *j->p;
+	size_t n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 0;
+	static const uint32_t least[] = { 0, 0, 0x80, 0x800, 0x10000 };
+
+	if (c < 0x80) {
+		*cp = c;
+		j->p++;
+		return c >= 0x20;
+	}
+	if (n == 0 || c >= 0xf8 || (size_t)(j->end - j->p) < n)
+		return false;
+	*cp = c & (0x7f >> n);
+	for (size_t i = 1; i < n; i++) {
+		if ((j->p[i] & 0xc0) != 0x80)
+			return false;
+		*cp = *cp << 6 | (j->p[i] & 0x3f);
+	}
+	j->p += n;
+	return *cp >= least[n] && *cp <= 0x10ffff &&
+	    !(*cp >= 0xd800 && *cp <= 0xdfff);
+}
+
+/* The code point of \uXXXX, or of a surrogate pair of them. */
+static bool
+j_unicode(struct json *j, uint32_t *cp)
+{
+	uint32_t lo;
+
+	if (!j_hex4(j, cp))
+		return false;
+	/* Lone surrogates are legal JSON, but never what we mean. */
+	if (*cp >= 0xdc00 && *cp <= 0xdfff)
+		return false;
+	if (*cp >= 0xd800 && *cp <= 0xdbff) {
+		if (!j_lit(j, "\\u") || !j_hex4(j, &lo) || lo < 0xdc00 ||
+		    lo > 0xdfff)
+			return false;
+		*cp = 0x10000 + ((*cp - 0xd800) << 10) + (lo - 0xdc00);
+	}
+	return true;
+}
+
+static bool
+j_string(struct json *j, char *out, size_t cap)
+{
+	size_t len = 0;
+	uint32_t cp;
+
+	if (!j_lit(j, "\""))
+		return false;
+	for (;;) {
+		if (j->p >= j->end)
+			return false;
+		if (*j->p == '"') {
+			j->p++;
+			break;
+		}
+		if (*j->p != '\\') {
+			if (!j_raw_char(j, &cp))
+				return false;
+		} else {
+			j->p++;
+			if (j->p >= j->end)
+				return false;
+			switch (*j->p++) {
+			case '"': cp = '"'; break;
+			case '\\': cp = '\\'; break;
+			case '/': cp = '/'; break;
+			case 'b': cp = '\b'; break;
+			case 'f': cp = '\f'; break;
+			case 'n': cp = '\n'; break;
+			case 'r': cp = '\r'; break;
+			case 't': cp = '\t'; break;
+			case 'u':
+				if (!j_unicode(j, &cp))
+					return false;
+				break;
+			default:
+				return false;
+			}
+		}
+		if (out != NULL) {
+			assert_true(len + 4 < cap);
+			len += put_utf8(cp, out + len);
+		}
+	}
+	if (out != NULL)
+		out[len] = '\0';
+	return true;
+}
+
+static bool
+j_object(struct json *j, int depth)
+{
+	char key[64];
+
+	j->p++;
+	j_ws(j);
+	if (j_lit(j, "}"))
+		return true;
+	for (;;) {
+		j_ws(j);
+		if (!j_string(j, key, sizeof(key)))
+			return false;
+		j_ws(j);
+		if (!j_lit(j, ":"))
+			return false;
+		j_ws(j);
+		if (strcmp(key, "event_name") == 0 && j->p < j->end &&
+		    *j->p == '"') {
+			assert_true(j->n_names < 16);
+			if (!j_string(j, j->names[j->n_names++], 512))
+				return false;
+		} else if (!j_value(j, depth + 1))
+			return false;
+		j_ws(j);
+		if (j_lit(j, "}"))
+			return true;
+		if (!j_lit(j, ","))
+			return false;
+	}
+}
+
+static bool
+j_array(struct json *j, int depth)
+{
+	j->p++;
+	j_ws(j);
+	if (j_lit(j, "]"))
+		return true;
+	for (;;) {
+		j_ws(j);
+		if (!j_value(j, depth + 1))
+			return false;
+		j_ws(j);
+		if (j_lit(j, "]"))
+			return true;
+		if (!j_lit(j, ","))
+			return false;
+	}
+}
+
+static bool
+j_value(struct json *j, int depth)
+{
+	if (depth > 16 || j->p >= j->end)
+		return false;
+	switch (*j->p) {
+	case '{':
+		return j_object(j, depth);
+	case '[':
+		return j_array(j, depth);
+	case '"':
+		return j_string(j, NULL, 0);
+	case 't':
+		return j_lit(j, "true");
+	case 'f':
+		return j_lit(j, "false");
+	case 'n':
+		return j_lit(j, "null");
+	default:
+		return j_number(j);
+	}
+}
+
+/* Parses one line as a JSON object and nothing else. */
+static void
+json_line(struct json *j, const char *line, size_t len)
+{
+	memset(j, 0, sizeof(*j));
+	j->p = (const unsigned char *)line;
+	j->end = j->p + len;
+	if (len == 0 || *j->p != '{' || !j_value(j, 0) || j->p != j->end)
+		fail_msg("not a JSON object at byte %td: %.*s",
+		    (const char *)j->p - line, (int)len, line);
+}
+
+static void
+test_json_parser_rejects(void **state)
+{
+	static const char *const bad[] = {
+		"{\"a\":1,}", "{\"a\":01}", "{\"a\":\"\x01\"}",
+		"{\"a\":'x'}", "{\"a\":\"\xff\"}", "{\"a\":\"\xc0\xaf\"}",
+		"{\"a\":\"\xed\xa0\x80\"}", "{\"a\":\"\\ud800\"}",
+		"{\"a\":\"\\x41\"}", "{\"a\":1} x", "{\"a\":[1,2}",
+		"{\"a\":-}", "{\"a\":1.}", "{\"a\":\"\xe2\x82\"}",
+	};
+	static const char *const good[] = {
+		"{}", "{\"a\":[]}", "{\"a\":\"\\u00e9\\ud83d\\ude00\"}",
+		"{\"a\":-0.5e+3,\"b\":null,\"c\":[true,false]}",
+		"{\"a\":\"caf\xc3\xa9 \xf0\x9f\x98\x80\"}",
+	};
+	struct json j;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&j, 0, sizeof(j));
+		j.p = (const unsigned char *)bad[i];
+		j.end = j.p + strlen(bad[i]);
+		if (j_value(&j, 0) && j.p == j.end)
+			fail_msg("accepted %s", bad[i]);
+	}
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		json_line(&j, good[i], strlen(good[i]));
+}
+
+static const char *
+json_name(const char *name)
+{
+	for (size_t i = 0; i < sizeof(bad_names) / sizeof(bad_names[0]); i++)
+		if (strcmp(name, bad_names[i].name) == 0)
+			return bad_names[i].json;
+	return name;
+}
+
+static void
+test_json_valid(void **state)
+{
+	struct ring *r = fixture_ring();
+	size_t len, i = 0;
+	char *buf = render("json", false, SAMPLES, &len);
+	const char *line = buf, *nl;
+	struct json j;
+
+	(void)state;
+	for (; (nl = memchr(line, '\n', len - (size_t)(line - buf))) != NULL;
+	    line = nl + 1, i++) {
+		const struct sample *s = ring_get(r, i);
+
+		assert_non_null(s);
+		json_line(&j, line, (size_t)(nl - line));
+		assert_int_equal(j.n_names, s->n_events);
+		for (size_t k = 0; k < s->n_events; k++)
+			assert_string_equal(j.names[k],
+			    json_name(s->events[k].name));
+	}
+	assert_int_equal(i, ring_len(r));
+	assert_ptr_equal(line, buf + len);
+	/* The escapes themselves, as the golden file shows them. */
+	assert_non_null(strstr(buf,
+	    "\"memory/test/bad\\ufffd\\ufffd\\ufffdend\""));
+	assert_non_null(strstr(buf, "\"memory/test/cut\\ufffd\\ufffd\""));
+	assert_non_null(strstr(buf, "\"memory/test/line\\nbreak\""));
+	assert_non_null(strstr(buf, "\"memory/test/esc\\u001b[2J\\u009b1A\""));
+	assert_non_null(strstr(buf, "\"memory/test/say \\\"hi\\\"\""));
+	assert_non_null(strstr(buf, "\"current_bytes\":-9223372036854775808"));
+	assert_non_null(strstr(buf, "\"alloc_bytes\":18446744073709551615"));
+	free(buf);
+	ring_free(r);
+}
+
+static void
+test_json_list_valid(void **state)
+{
+	size_t len, n = 0;
+	char *buf = render("json", false, LIST, &len);
+	const char *line = buf, *nl;
+	struct json j;
+
+	(void)state;
+	for (; (nl = memchr(line, '\n', len - (size_t)(line - buf))) != NULL;
+	    line = nl + 1, n++)
+		json_line(&j, line, (size_t)(nl - line));
+	assert_int_equal(n, 4);
+	assert_ptr_equal(line, buf + len);
+	assert_non_null(strstr(buf, "{\"thread_id\":1,\"connection_id\":null,"
+	    "\"type\":\"BACKGROUND\",\"name\":\"thread/sql/main\","
+	    "\"user\":null,\"host\":null,\"command\":null,\"time\":null,"
+	    "\"state\":null,"
+	    "\"current_bytes\":5120,\"statement\":null}\n"));
+	assert_non_null(strstr(buf, "\"host\":\"h\\ufffd\""));
+	free(buf);
+}
+
+/* Text: what a terminal shows. */
+
+/* Columns a line takes on a terminal: one per code point. */
+static size_t
+cols(const char *s, size_t n)
+{
+	size_t c = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (((unsigned char)s[i] & 0xc0) != 0x80)
+			c++;
+	return c;
+}
+
+/*
+ * No byte a terminal would act on: no control character but the newline,
+ * no C1 control in UTF-8, and nothing that is not UTF-8.
+ */
+static void
+check_terminal_safe(const char *buf, size_t len)
+{
+	struct json j;
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)buf[i];
+
+		if ((c < 0x20 && c != '\n') || c == 0x7f)
+			fail_msg("control byte 0x%02x at %zu", c, i);
+		if (c == 0xc2 && i + 1 < len &&
+		    (unsigned char)buf[i + 1] < 0xa0)
+			fail_msg("C1 control at %zu", i);
+	}
+	/* The JSON parser's UTF-8 check, on the text as one string. */
+	j.p = (const unsigned char *)buf;
+	j.end = j.p + len;
+	while (j.p < j.end) {
+		uint32_t cp;
+
+		if (*j.p == '\n') {
+			j.p++;
+			continue;
+		}
+		if (!j_raw_char(&j, &cp))
+			fail_msg("not UTF-8 at byte %td",
+			    (const char *)j.p - buf);
+	}
+}
+
+/* Within each sample, the arrows are in one column of the terminal. */
+static void
+check_arrows(const char *buf, size_t len)
+{
+	const char *line = buf, *nl, *arrow;
+	size_t col = 0, blocks = 0;
+
+	for (; (nl = memchr(line, '\n', len - (size_t)(line - buf))) != NULL;
+	    line = nl + 1) {
+		if (strncmp(line, "## Memory usage", 15) == 0) {
+			col = 0;
+			blocks++;
+			continue;
+		}
+		arrow = strstr(line, " -> ");
+		if (arrow == NULL || arrow > nl) {
+			col = 0;
+			continue;
+		}
+		if (col == 0)
+			col = cols(line, (size_t)(arrow - line));
+		else if (cols(line, (size_t)(arrow - line)) != col)
+			fail_msg("arrow out of column: %.*s",
+			    (int)(nl - line), line);
+	}
+	assert_int_equal(blocks, 4);
+}
+
+/* Every line of the summary table takes the same width. */
+static void
+check_summary_table(const char *buf, size_t len)
+{
+	const char *line = strstr(buf, "\n event"), *nl;
+	size_t width = 0, rows = 0;
+
+	assert_non_null(line);
+	for (line++; (nl = memchr(line, '\n', len - (size_t)(line - buf)));
+	    line = nl + 1, rows++) {
+		size_t w = cols(line, (size_t)(nl - line));
+
+		if (strncmp(line, " skipped ticks: ", 16) == 0)
+			break;
+		if (width == 0)
+			width = w;
+		else if (w != width)
+			fail_msg("%zu columns, want %zu: %.*s", w, width,
+			    (int)(nl - line), line);
+	}
+	/* The header, the 15 events seen in the window and the thread total. */
+	assert_int_equal(rows, 17);
+}
+
+#define PAD23 "                       "
+
+static void
+test_text_layout(void **state)
+{
+	bool exact[] = { false, true };
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		size_t len;
+		char *buf = render("text", exact[i], SAMPLES, &len);
+
+		check_terminal_safe(buf, len);
+		check_arrows(buf, len);
+		check_summary_table(buf, len);
+		/* Padded to the longest name of the sample, 37 code points. */
+		assert_non_null(strstr(buf, exact[i] ?
+		    "\n innodb/row0sel" PAD23 " -> 25826\n" :
+		    "\n innodb/row0sel" PAD23 " -> 25.22 KiB\n"));
+		assert_non_null(strstr(buf, "\n sql/caf\xc3\xa9"
+		    "                             " " -> "));
+		assert_non_null(strstr(buf, " test/esc?[2J?1A "));
+		assert_non_null(strstr(buf, " skipped ticks: 2\n"));
+		free(buf);
+	}
+}
+
+static void
+test_text_list_layout(void **state)
+{
+	size_t len;
+	char *buf = render("text", false, LIST, &len);
+	const char *line, *nl;
+
+	(void)state;
+	check_terminal_safe(buf, len);
+	/* The cut statement: one line, its white space folded, "..." at 60. */
+	assert_non_null(line = strstr(buf, "SELECT name, count(*) FROM t1"));
+	nl = strchr(line, '\n');
+	assert_int_equal(cols(line, (size_t)(nl - line)), 60);
+	assert_memory_equal(nl - 3, "...", 3);
+	assert_non_null(strstr(buf, "SELECT 'caf\xc3\xa9' /* ?]0;pwned? */\n"));
+	free(buf);
+}
+
+static void
+test_text_no_samples(void **state)
+{
+	struct output o = { .fmt = format_find("text") };
+	struct summary sum = { .skipped = 5 };
+	char *buf = NULL;
+	size_t len;
+
+	(void)state;
+	assert_non_null(o.fp = open_memstream(&buf, &len));
+	assert_int_equal(output_end(&o, &sum), 0);
+	assert_int_equal(fclose(o.fp), 0);
+	assert_string_equal(buf, "## Summary: no samples were taken ##\n"
+	    " skipped ticks: 5\n");
+	free(buf);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_format_table),
+		cmocka_unit_test(test_golden_text),
+		cmocka_unit_test(test_golden_csv),
+		cmocka_unit_test(test_golden_json),
+		cmocka_unit_test(test_nothing_written),
+		cmocka_unit_test(test_write_error),
+		cmocka_unit_test(test_thread_list_free),
+		cmocka_unit_test(test_csv_roundtrip),
+		cmocka_unit_test(test_csv_list_roundtrip),
+		cmocka_unit_test(test_json_parser_rejects),
+		cmocka_unit_test(test_json_valid),
+		cmocka_unit_test(test_json_list_valid),
+		cmocka_unit_test(test_text_layout),
+		cmocka_unit_test(test_text_list_layout),
+		cmocka_unit_test(test_text_no_samples),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

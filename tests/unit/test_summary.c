@@ -1,0 +1,263 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "fixtures.h"
+#include "ring.h"
+#include "summary.h"
+
+static struct event_stat
+evh(const char *name, int64_t current, int64_t high)
+{
+	struct event_stat e = ev(name, current);
+
+	e.high_bytes = high;
+	return e;
+}
+
+static void
+push_seq(struct ring *r, uint64_t seq, int64_t total,
+    const struct event_stat *e, size_t n)
+{
+	struct sample proto = {
+		.seq = seq,
+		.elapsed_us = (seq - 1) * 250000 + 17,
+		.wall_ms = 1795304996123LL + (int64_t)(seq - 1) * 250,
+		.thread_id = 42,
+		.total_bytes = total,
+	};
+
+	push(r, &proto, e, n);
+}
+
+static const struct summary_event *
+find(const struct summary *s, const char *name)
+{
+	for (size_t i = 0; i < s->n_events; i++)
+		if (strcmp(s->events[i].name, name) == 0)
+			return &s->events[i];
+	return NULL;
+}
+
+static void
+check_event(const struct summary *s, size_t i, const char *name,
+    uint64_t samples, int64_t min, int64_t max, double mean, int64_t last,
+    int64_t high)
+{
+	const struct summary_event *e;
+
+	assert_true(i < s->n_events);
+	e = &s->events[i];
+	assert_string_equal(e->name, name);
+	assert_int_equal(e->samples, samples);
+	assert_int_equal(e->min_bytes, min);
+	assert_int_equal(e->max_bytes, max);
+	/* The means here are exact in binary. */
+	if (e->mean_bytes != mean)
+		fail_msg("%s: mean %f, want %f", name, e->mean_bytes, mean);
+	assert_int_equal(e->last_bytes, last);
+	assert_int_equal(e->high_bytes, high);
+}
+
+/*
+ * Window 3, five samples: only samples 3 to 5 count. Events enter and leave
+ * the top-N; "memory/gone" was the largest but left with sample 2.
+ */
+static void
+test_wrapped_window(void **state)
+{
+	struct ring *r = ring_create(3, 4);
+	struct summary s;
+	const struct event_stat s1[] = {
+		evh("memory/gone", 100000, 100000), evh("memory/A", 10, 20),
+		evh("memory/B", 5, 5),
+	};
+	const struct event_stat s2[] = {
+		evh("memory/gone", 90000, 100000), evh("memory/A", 30, 50000),
+		evh("memory/C", 7, 7),
+	};
+	const struct event_stat s3[] = {
+		evh("memory/B", 9, 12), evh("memory/C", 1, 8),
+	};
+	const struct event_stat s4[] = {
+		evh("memory/A", 40, 9999), evh("memory/C", 3, 8),
+		evh("memory/D", -2, 0),
+	};
+	const struct event_stat s5[] = {
+		evh("memory/C", 11, 11), evh("memory/A", 20, 5000),
+	};
+
+	(void)state;
+	assert_non_null(r);
+	push_seq(r, 1, 100, s1, 3);
+	push_seq(r, 2, 900, s2, 3);
+	push_seq(r, 3, 50, s3, 2);
+	push_seq(r, 4, 300, s4, 3);
+	push_seq(r, 5, 250, s5, 2);
+	assert_int_equal(ring_len(r), 3);
+
+	assert_int_equal(summary_build(r, 7, &s), 0);
+	assert_int_equal(s.n_samples, 3);
+	assert_int_equal(s.first_seq, 3);
+	assert_int_equal(s.last_seq, 5);
+	assert_int_equal(s.first_elapsed_us, 500017);
+	assert_int_equal(s.last_elapsed_us, 1000017);
+	assert_int_equal(s.thread_id, 42);
+	assert_int_equal(s.min_total, 50);
+	assert_int_equal(s.max_total, 300);
+	assert_int_equal(s.last_total, 250);
+	assert_int_equal(s.skipped, 7);
+
+	assert_int_equal(s.n_events, 4);
+	assert_null(find(&s, "memory/gone"));
+	/* The high-water mark of 50000 was in sample 2, out of the window. */
+	check_event(&s, 0, "memory/A", 2, 20, 40, 30.0, 20, 9999);
+	check_event(&s, 1, "memory/C", 3, 1, 11, 5.0, 11, 11);
+	check_event(&s, 2, "memory/B", 1, 9, 9, 9.0, 9, 12);
+	check_event(&s, 3, "memory/D", 1, -2, -2, -2.0, -2, 0);
+	summary_free(&s);
+	assert_null(s.events);
+	assert_int_equal(s.n_events, 0);
+	ring_free(r);
+}
+
+static void
+test_ties_by_name(void **state)
+{
+	struct ring *r = ring_create(2, 4);
+	struct summary s;
+	const struct event_stat e[] = {
+		ev("memory/b", 100), ev("memory/c", 100), ev("memory/a", 100),
+		ev("memory/z", 101),
+	};
+
+	(void)state;
+	push_seq(r, 1, 0, e, 4);
+	assert_int_equal(summary_build(r, 0, &s), 0);
+	assert_int_equal(s.n_events, 4);
+	assert_string_equal(s.events[0].name, "memory/z");
+	assert_string_equal(s.events[1].name, "memory/a");
+	assert_string_equal(s.events[2].name, "memory/b");
+	assert_string_equal(s.events[3].name, "memory/c");
+	summary_free(&s);
+	ring_free(r);
+}
+
+static void
+test_empty_ring(void **state)
+{
+	struct ring *r = ring_create(4, 4);
+	struct summary s;
+
+	(void)state;
+	memset(&s, 0xa5, sizeof(s));
+	assert_int_equal(summary_build(r, 3, &s), 0);
+	assert_int_equal(s.n_samples, 0);
+	assert_int_equal(s.n_events, 0);
+	assert_null(s.events);
+	assert_int_equal(s.skipped, 3);
+	summary_free(&s);
+	ring_free(r);
+}
+
+/* Samples that kept no event still count, for the totals. */
+static void
+test_no_events(void **state)
+{
+	struct ring *r = ring_create(4, 4);
+	struct summary s;
+
+	(void)state;
+	push_seq(r, 1, -5, NULL, 0);
+	push_seq(r, 2, 8, NULL, 0);
+	assert_int_equal(summary_build(r, 0, &s), 0);
+	assert_int_equal(s.n_samples, 2);
+	assert_int_equal(s.n_events, 0);
+	assert_int_equal(s.min_total, -5);
+	assert_int_equal(s.max_total, 8);
+	assert_int_equal(s.last_total, 8);
+	summary_free(&s);
+	ring_free(r);
+}
+
+static void
+test_extremes(void **state)
+{
+	struct ring *r = ring_create(4, 4);
+	struct summary s;
+	const struct event_stat a[] = {
+		evh("memory/max", INT64_MAX, INT64_MAX),
+		evh("memory/min", INT64_MIN, INT64_MIN),
+	};
+
+	(void)state;
+	push_seq(r, 1, INT64_MAX, a, 2);
+	push_seq(r, 2, INT64_MIN, a, 2);
+	assert_int_equal(summary_build(r, 0, &s), 0);
+	assert_int_equal(s.n_events, 2);
+	assert_string_equal(s.events[0].name, "memory/max");
+	assert_int_equal(s.events[0].max_bytes, INT64_MAX);
+	assert_int_equal(s.events[0].samples, 2);
+	assert_true(s.events[0].mean_bytes > 9.2e18);
+	assert_int_equal(s.events[1].min_bytes, INT64_MIN);
+	assert_true(s.events[1].mean_bytes < -9.2e18);
+	assert_int_equal(s.min_total, INT64_MIN);
+	assert_int_equal(s.max_total, INT64_MAX);
+	summary_free(&s);
+	ring_free(r);
+}
+
+/* The default window of 50 samples with 500 events each, after wrapping. */
+static void
+test_large_window(void **state)
+{
+	enum { WINDOW = 50, EVENTS = 500, PUSHED = 60 };
+	struct ring *r = ring_create(WINDOW, EVENTS);
+	static struct event_stat e[EVENTS];
+	struct summary s;
+	char name[32];
+
+	(void)state;
+	assert_non_null(r);
+	for (uint64_t seq = 1; seq <= PUSHED; seq++) {
+		/* Largest first, as topn_select() leaves them. */
+		for (size_t i = 0; i < EVENTS; i++) {
+			snprintf(name, sizeof(name), "memory/e%03zu",
+			    EVENTS - 1 - i);
+			e[i] = ev(name, (int64_t)(EVENTS - 1 - i) * 1000 +
+			    (int64_t)seq);
+		}
+		push_seq(r, seq, 0, e, EVENTS);
+	}
+	assert_int_equal(summary_build(r, 0, &s), 0);
+	assert_int_equal(s.n_events, EVENTS);
+	for (size_t i = 0; i < EVENTS; i++) {
+		int64_t base = (int64_t)(EVENTS - 1 - i) * 1000;
+
+		snprintf(name, sizeof(name), "memory/e%03zu", EVENTS - 1 - i);
+		check_event(&s, i, name, WINDOW, base + 11, base + 60,
+		    (double)base + 35.5, base + 60, base + 60 + 4096);
+	}
+	summary_free(&s);
+	ring_free(r);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_wrapped_window),
+		cmocka_unit_test(test_ties_by_name),
+		cmocka_unit_test(test_empty_ring),
+		cmocka_unit_test(test_no_events),
+		cmocka_unit_test(test_extremes),
+		cmocka_unit_test(test_large_window),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
