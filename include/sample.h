@@ -37,6 +37,7 @@ struct sample {
 	int64_t wall_ms;     /* UTC wall clock, milliseconds since the epoch */
 	uint64_t late_us;    /* how long after its due time the query started */
 	uint64_t query_us;   /* how long the query took */
+	uint64_t gap_ms;     /* time without samples just before this one (reconnect) */
 	uint64_t thread_id;
 	int64_t total_bytes; /* current bytes summed over all the thread's events */
 	size_t n_events;     /* kept events, largest current bytes first */

@@ -6,6 +6,7 @@
 #define MYSQLMEMPROF_SOURCE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "sample.h"
 
@@ -15,14 +16,22 @@ enum source_status {
 	SOURCE_ERROR, /* the source failed; err says why */
 };
 
+/* One reading of the target. */
+struct reading {
+	struct event_stat *events; /* owned by the source, valid until the next read */
+	size_t n;
+	/*
+	 * Time the source could not read before this reading (it lost the
+	 * server and reconnected), in microseconds; 0 normally.
+	 */
+	uint64_t gap_us;
+};
+
 struct source {
 	void *ctx;
-	/*
-	 * Reads every event of the target. *events stays owned by the
-	 * source and is valid until the next call.
-	 */
-	enum source_status (*read)(void *ctx, struct event_stat **events,
-	    size_t *n, char *err, size_t errlen);
+	/* Reads every event of the target into *out. */
+	enum source_status (*read)(void *ctx, struct reading *out, char *err,
+	    size_t errlen);
 };
 
 #endif

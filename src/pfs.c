@@ -375,8 +375,7 @@ count_row(void *ctx, unsigned ncols, char **v, const unsigned long *len)
 }
 
 static enum source_status
-reader_read(void *ctx, struct event_stat **events, size_t *n, char *err,
-    size_t errlen)
+reader_read(void *ctx, struct reading *out, char *err, size_t errlen)
 {
 	struct pfs_reader *r = ctx;
 	enum conn_status st;
@@ -405,8 +404,9 @@ reader_read(void *ctx, struct event_stat **events, size_t *n, char *err,
 			    err, errlen);
 		return SOURCE_ERROR;
 	}
-	*events = r->events;
-	*n = r->n;
+	out->events = r->events;
+	out->n = r->n;
+	out->gap_us = 0;
 	return SOURCE_OK;
 }
 

@@ -24,9 +24,11 @@ struct loop {
 
 /* Fills a ring slot from one reading of the source. */
 static int
-fill_sample(struct loop *l, struct sample *s, struct event_stat *events,
-    size_t n, size_t max_events)
+fill_sample(struct loop *l, struct sample *s, const struct reading *rd,
+    size_t max_events)
 {
+	struct event_stat *events = rd->events;
+	size_t n = rd->n;
 	size_t keep, want;
 
 	if (n > l->order_cap) {
@@ -45,6 +47,7 @@ fill_sample(struct loop *l, struct sample *s, struct event_stat *events,
 		s->events[i] = *l->order[i];
 	s->n_events = want;
 	s->thread_id = l->cfg->thread_id;
+	s->gap_ms = rd->gap_us / 1000;
 	return 0;
 }
 
@@ -86,9 +89,8 @@ sampler_run(const struct sampler_config *cfg, const struct source *src,
 	for (;;) {
 		uint64_t due = l.t0 + k * cfg->interval_ns;
 		uint64_t start, done;
-		struct event_stat *events;
+		struct reading rd = { 0 };
 		struct sample *s;
-		size_t n;
 
 		if (*stop) {
 			end = SAMPLER_END_STOPPED;
@@ -103,8 +105,7 @@ sampler_run(const struct sampler_config *cfg, const struct source *src,
 
 		int64_t wall = clk->wall_ms(clk->ctx);
 		start = clk->now_ns(clk->ctx);
-		enum source_status st = src->read(src->ctx, &events, &n, err,
-		    errlen);
+		enum source_status st = src->read(src->ctx, &rd, err, errlen);
 		done = clk->now_ns(clk->ctx);
 		if (st == SOURCE_GONE) {
 			end = SAMPLER_END_GONE;
@@ -116,7 +117,7 @@ sampler_run(const struct sampler_config *cfg, const struct source *src,
 		}
 
 		s = ring_slot(ring);
-		if (fill_sample(&l, s, events, n, ring_max_events(ring)) != 0) {
+		if (fill_sample(&l, s, &rd, ring_max_events(ring)) != 0) {
 			snprintf(err, errlen, "out of memory");
 			end = SAMPLER_END_SOURCE_ERROR;
 			break;

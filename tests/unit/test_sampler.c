@@ -27,6 +27,7 @@ struct fake {
 	size_t reads;
 	size_t gone_at;        /* this read (1-based) finds the thread gone */
 	size_t error_at;
+	size_t gap_at;         /* this read reports a 2.5 s gap */
 	struct event_stat events[5];
 	size_t n_events;
 
@@ -67,8 +68,7 @@ fake_sleep(void *ctx, uint64_t deadline)
 }
 
 static enum source_status
-fake_read(void *ctx, struct event_stat **events, size_t *n, char *err,
-    size_t errlen)
+fake_read(void *ctx, struct reading *out, char *err, size_t errlen)
 {
 	struct fake *f = ctx;
 	size_t i = f->reads++;
@@ -82,8 +82,9 @@ fake_read(void *ctx, struct event_stat **events, size_t *n, char *err,
 	}
 	for (size_t k = 0; k < f->n_events; k++)
 		f->events[k].current_bytes += 100; /* memory grows */
-	*events = f->events;
-	*n = f->n_events;
+	out->events = f->events;
+	out->n = f->n_events;
+	out->gap_us = i + 1 == f->gap_at ? 2500000 : 0;
 	return SOURCE_OK;
 }
 
@@ -347,6 +348,24 @@ test_top_n_and_total(void **state)
 }
 
 static void
+test_gap_is_passed_on(void **state)
+{
+	struct fake f = { .gap_at = 2 };
+	struct sampler_config cfg = { .count = 3 };
+	struct sampler_stats st;
+	struct ring *r = ring_create(5, 5);
+	char err[100];
+
+	(void)state;
+	fake_events(&f);
+	run(&f, &cfg, r, &st, err, sizeof(err));
+	assert_int_equal(ring_get(r, 0)->gap_ms, 0);
+	assert_int_equal(ring_get(r, 1)->gap_ms, 2500);
+	assert_int_equal(ring_get(r, 2)->gap_ms, 0);
+	ring_free(r);
+}
+
+static void
 test_ring_holds_the_last_window(void **state)
 {
 	struct fake f = { 0 };
@@ -380,6 +399,7 @@ main(void)
 		cmocka_unit_test(test_signal_during_sleep_stops_at_once),
 		cmocka_unit_test(test_sink_error_stops),
 		cmocka_unit_test(test_top_n_and_total),
+		cmocka_unit_test(test_gap_is_passed_on),
 		cmocka_unit_test(test_ring_holds_the_last_window),
 	};
 	return cmocka_run_group_tests_name("sampler", tests, NULL, NULL);
