@@ -31,7 +31,7 @@ CMOCKA_LIBS  = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 CORE = cli optfile clock ring topn sampler summary units output \
        output_text output_csv output_json threads
 # The modules that talk to the server, and the program.
-SERVER = conn pfs prompt app
+SERVER = conn pfs reconnect prompt app
 
 CORE_OBJS   = $(CORE:%=$(BUILD)/%.o)
 SERVER_OBJS = $(SERVER:%=$(BUILD)/%.o)

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "conn.h"
 #include "output.h"
 
 enum target_kind {
@@ -29,6 +30,11 @@ struct options {
 	bool password_prompt; /* -p without a value */
 	unsigned connect_timeout_s;
 	unsigned read_timeout_s;
+	uint64_t reconnect_timeout_s; /* 0: do not reconnect */
+	enum conn_tls_mode ssl_mode;
+	char *ssl_ca;
+	char *ssl_cert;
+	char *ssl_key;
 
 	enum target_kind target;
 	uint64_t target_id;

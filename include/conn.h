@@ -11,6 +11,16 @@
 
 struct conn;
 
+/* --ssl-mode, with the meaning MySQL gives it. */
+enum conn_tls_mode {
+	TLS_DEFAULT,         /* the library's default */
+	TLS_DISABLED,
+	TLS_PREFERRED,
+	TLS_REQUIRED,        /* encrypted, certificate not checked */
+	TLS_VERIFY_CA,       /* and the certificate is signed by --ssl-ca */
+	TLS_VERIFY_IDENTITY, /* and it was issued to the host */
+};
+
 struct conn_params {
 	const char *host;     /* NULL: the library's default (localhost) */
 	const char *user;     /* NULL: the login name */
@@ -19,6 +29,10 @@ struct conn_params {
 	unsigned port;        /* 0: the library's default */
 	unsigned connect_timeout_s;
 	unsigned read_timeout_s;
+	enum conn_tls_mode ssl_mode;
+	const char *ssl_ca;   /* NULL: none */
+	const char *ssl_cert;
+	const char *ssl_key;
 };
 
 enum conn_status {
@@ -53,6 +67,8 @@ enum conn_status conn_query(struct conn *c, const char *sql, conn_row_fn fn,
 
 /* The connection id the server gave this session (CONNECTION_ID()). */
 uint64_t conn_connection_id(struct conn *c);
+/* The TLS cipher of the session, or NULL when it is not encrypted. */
+const char *conn_cipher(struct conn *c);
 /* The server's version string, e.g. "10.11.6-MariaDB-0+deb12u1". */
 const char *conn_server_version(struct conn *c);
 

@@ -48,6 +48,13 @@ enum pfs_status pfs_thread_of_connection(struct conn *c,
 enum pfs_status pfs_check_thread(struct conn *c, uint64_t thread_id,
     uint64_t *connection_id, char *err, size_t errlen);
 
+/*
+ * When the server started, in seconds since the epoch: a thread id means
+ * the same thread only while this stays the same.
+ */
+enum pfs_status pfs_server_boot(struct conn *c, int64_t *boot_s, char *err,
+    size_t errlen);
+
 /* All the server's threads, largest memory first; the caller owns *out. */
 enum pfs_status pfs_list_threads(struct conn *c, struct thread_list *out,
     char *err, size_t errlen);
@@ -56,6 +63,8 @@ enum pfs_status pfs_list_threads(struct conn *c, struct thread_list *out,
 struct pfs_reader;
 /* The reader uses c but does not own it; NULL when out of memory. */
 struct pfs_reader *pfs_reader_create(struct conn *c, uint64_t thread_id);
+/* Points the reader at a new connection, after a reconnect. */
+void pfs_reader_use(struct pfs_reader *r, struct conn *c);
 void pfs_reader_free(struct pfs_reader *r);
 struct source pfs_reader_source(struct pfs_reader *r);
 

@@ -5,6 +5,7 @@
 #ifndef MYSQLMEMPROF_SAMPLE_H
 #define MYSQLMEMPROF_SAMPLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -13,6 +14,24 @@
  * seen in practice) are cut; the formatters cope with a cut UTF-8 sequence.
  */
 #define EVENT_NAME_MAX 384
+
+/*
+ * What an event did since the previous sample: the sampler fills it in (see
+ * delta.h). The byte and count deltas show every allocation made in
+ * between, even those freed before the sample; a counter that went
+ * backwards gives 0.
+ */
+struct event_delta {
+	uint64_t alloc_bytes;
+	uint64_t free_bytes;
+	uint64_t alloc_count;
+	uint64_t free_count;
+	/*
+	 * high_bytes rose and is above the current bytes of both samples: the
+	 * event peaked at high_bytes between them, unseen by either.
+	 */
+	bool unseen_peak;
+};
 
 /*
  * The counters of one memory instrument. The CURRENT_ and LOW_ columns are
@@ -29,6 +48,8 @@ struct event_stat {
 	uint64_t free_bytes;
 	uint64_t alloc_count;
 	uint64_t free_count;
+	/* Not the source's: valid in a sample whose has_deltas is set. */
+	struct event_delta delta;
 };
 
 struct sample {
@@ -38,6 +59,7 @@ struct sample {
 	uint64_t late_us;    /* how long after its due time the query started */
 	uint64_t query_us;   /* how long the query took */
 	uint64_t gap_ms;     /* time without samples just before this one (reconnect) */
+	bool has_deltas;     /* false for the first sample: nothing to compare with */
 	uint64_t thread_id;
 	int64_t total_bytes; /* current bytes summed over all the thread's events */
 	size_t n_events;     /* kept events, largest current bytes first */

@@ -12,8 +12,10 @@
 
 enum source_status {
 	SOURCE_OK,
-	SOURCE_GONE,  /* the target no longer exists: a normal end */
-	SOURCE_ERROR, /* the source failed; err says why */
+	SOURCE_GONE,    /* the target no longer exists: a normal end */
+	SOURCE_LOST,    /* the connection to the server was lost; err says how */
+	SOURCE_STOPPED, /* a stop was asked for while the source waited */
+	SOURCE_ERROR,   /* the source failed; err says why */
 };
 
 /* One reading of the target. */

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "app.h"
@@ -18,6 +20,7 @@
 #include "output.h"
 #include "pfs.h"
 #include "prompt.h"
+#include "reconnect.h"
 #include "ring.h"
 #include "sampler.h"
 #include "summary.h"
@@ -26,12 +29,15 @@
 #define RING_LIMIT_BYTES ((size_t)1 << 30)
 
 static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t reopen_requested;
 
 struct app {
 	struct options opts;
+	struct conn_params params;
 	struct conn *conn;
 	struct output out;
 	uint64_t own_thread;
+	int64_t server_boot_s;
 	size_t instruments; /* memory instruments the server knows */
 };
 
@@ -62,10 +68,12 @@ note(const struct app *a, const char *fmt, ...)
 }
 
 static void
-on_stop_signal(int sig)
+on_signal(int sig)
 {
-	(void)sig;
-	stop_requested = 1;
+	if (sig == SIGHUP)
+		reopen_requested = 1;
+	else
+		stop_requested = 1;
 }
 
 static void
@@ -74,7 +82,7 @@ install_signals(void)
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop_signal;
+	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
 	/*
 	 * SA_RESTART lets a query in flight finish; the sleep between
@@ -84,6 +92,8 @@ install_signals(void)
 	sa.sa_flags = SA_RESTART;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* SIGHUP reopens --output, for logrotate (see reopen_output()). */
+	sigaction(SIGHUP, &sa, NULL);
 	/* A closed pipe shows up as EPIPE from the next write. */
 	signal(SIGPIPE, SIG_IGN);
 }
@@ -176,26 +186,70 @@ static int
 connect_and_check(struct app *a)
 {
 	const struct options *o = &a->opts;
-	struct conn_params p = {
+	char err[1024];
+	size_t enabled;
+
+	a->params = (struct conn_params){
 		.host = o->host, .user = o->user, .password = o->password,
 		.socket = o->socket, .port = o->port,
 		.connect_timeout_s = o->connect_timeout_s,
 		.read_timeout_s = o->read_timeout_s,
+		.ssl_mode = o->ssl_mode, .ssl_ca = o->ssl_ca,
+		.ssl_cert = o->ssl_cert, .ssl_key = o->ssl_key,
 	};
-	char err[1024];
-	size_t enabled;
-
-	if (conn_open(&a->conn, &p, err, sizeof(err)) != CONN_OK) {
+	if (conn_open(&a->conn, &a->params, err, sizeof(err)) != CONN_OK) {
 		say("%s", err);
 		return -1;
 	}
 	if (pfs_preflight(a->conn, &enabled, &a->instruments, err,
 	    sizeof(err)) != PFS_OK ||
-	    pfs_own_thread(a->conn, &a->own_thread, err, sizeof(err)) != PFS_OK) {
+	    pfs_own_thread(a->conn, &a->own_thread, err, sizeof(err)) != PFS_OK ||
+	    pfs_server_boot(a->conn, &a->server_boot_s, err, sizeof(err)) !=
+	    PFS_OK) {
 		say("%s", err);
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * Opens --output. It refuses a symbolic link (O_NOFOLLOW), so a link
+ * planted in a shared directory cannot make it overwrite another file, and
+ * anything but a regular file, a FIFO or a character device such as
+ * /dev/null. A first open truncates; a reopen on SIGHUP appends.
+ */
+static FILE *
+open_output_file(const char *path, int truncate, char *err, size_t errlen)
+{
+	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW |
+	    (truncate ? 0 : O_APPEND);
+	struct stat st;
+	FILE *fp;
+	int fd;
+
+	/* Check the kind first: opening a FIFO for writing could block. */
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) &&
+	    !S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode)) {
+		snprintf(err, errlen, "--output %s is %s; give the path of a "
+		    "regular file", path, S_ISLNK(st.st_mode) ?
+		    "a symbolic link" : S_ISDIR(st.st_mode) ? "a directory" :
+		    "not a regular file");
+		return NULL;
+	}
+	if ((fd = open(path, flags, 0644)) < 0) {
+		snprintf(err, errlen, "cannot open --output %s: %s; check the "
+		    "path and its permissions", path, strerror(errno));
+		return NULL;
+	}
+	/* Truncate only regular files: ftruncate fails on /dev/null. */
+	if (truncate && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		(void)!ftruncate(fd, 0);
+	if ((fp = fdopen(fd, "w")) == NULL) {
+		snprintf(err, errlen, "cannot open --output %s: %s", path,
+		    strerror(errno));
+		close(fd);
+	}
+	return fp;
 }
 
 /*
@@ -205,7 +259,7 @@ connect_and_check(struct app *a)
 static int
 open_output(struct app *a)
 {
-	int fd;
+	char err[1024];
 
 	a->out.fmt = a->opts.format;
 	a->out.exact_bytes = a->opts.exact_bytes;
@@ -213,16 +267,40 @@ open_output(struct app *a)
 		a->out.fp = stdout;
 		return 0;
 	}
-	fd = open(a->opts.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-	    0644);
-	if (fd < 0 || (a->out.fp = fdopen(fd, "w")) == NULL) {
-		say("cannot open --output %s: %s; check the path and its "
-		    "permissions", a->opts.output, strerror(errno));
-		if (fd >= 0)
-			close(fd);
+	if ((a->out.fp = open_output_file(a->opts.output, 1, err,
+	    sizeof(err))) == NULL) {
+		say("%s", err);
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * After logrotate moved the file away, SIGHUP makes a new one; a new or
+ * emptied file gets the format's header again. Returns -1 with errno set.
+ */
+static int
+reopen_output(struct app *a)
+{
+	char err[1024];
+	FILE *fp;
+	long size;
+
+	reopen_requested = 0;
+	if (a->opts.output == NULL)
+		return 0;
+	if ((fp = open_output_file(a->opts.output, 0, err, sizeof(err))) ==
+	    NULL) {
+		/* Keep writing where we were; the old file is still open. */
+		say("%s; still writing to the old file", err);
+		return 0;
+	}
+	if (fclose(a->out.fp) != 0 && errno != EPIPE)
+		say("closing the old --output: %s", strerror(errno));
+	a->out.fp = fp;
+	fseek(fp, 0, SEEK_END);
+	size = ftell(fp);
+	return size <= 0 ? output_begin(&a->out) : 0;
 }
 
 /* Closes the output; returns -1 (reported) when buffered data could not be written. */
@@ -328,7 +406,17 @@ make_ring(struct app *a)
 static int
 sink_sample(void *ctx, const struct sample *s)
 {
-	return output_sample(ctx, s);
+	struct app *a = ctx;
+
+	if (reopen_requested && reopen_output(a) != 0)
+		return -1;
+	return output_sample(&a->out, s);
+}
+
+static void
+note_reconnect(void *ctx, const char *msg)
+{
+	note(ctx, "%s", msg);
 }
 
 static int
@@ -342,6 +430,7 @@ run_sampling(struct app *a)
 		.top = o->top,
 	};
 	struct pfs_reader *reader = NULL;
+	struct reconnect recon;
 	struct sampler_stats stats;
 	struct summary sum;
 	struct ring *ring;
@@ -360,22 +449,33 @@ run_sampling(struct app *a)
 		ring_free(ring);
 		return EXIT_RUNTIME;
 	}
-	src = pfs_reader_source(reader);
+	recon = (struct reconnect){
+		.conn = &a->conn, .params = &a->params, .reader = reader,
+		.thread_id = cfg.thread_id,
+		.timeout_ns = o->reconnect_timeout_s * 1000000000u,
+		.server_boot_s = a->server_boot_s, .clk = &clk,
+		.stop = &stop_requested, .notify = note_reconnect,
+		.notify_ctx = a,
+	};
+	src = reconnect_source(&recon);
 	if (open_output(a) != 0) {
 		rc = EXIT_RUNTIME;
 		goto done;
 	}
-	note(a, "sampling thread %" PRIu64 " (connection %" PRIu64 ") every "
-	    "%" PRIu64 " ms on %s; our own thread is %" PRIu64, cfg.thread_id,
-	    connection_id, o->frequency_ms, conn_server_version(a->conn),
-	    a->own_thread);
+	char whose[64] = "a background thread";
+	if (connection_id != 0)
+		snprintf(whose, sizeof(whose), "connection %" PRIu64,
+		    connection_id);
+	note(a, "sampling thread %" PRIu64 " (%s) every %" PRIu64 " ms on "
+	    "%s; our own thread is %" PRIu64, cfg.thread_id, whose,
+	    o->frequency_ms, conn_server_version(a->conn), a->own_thread);
 	if (output_begin(&a->out) != 0) {
 		rc = write_failed(a);
 		goto done;
 	}
 
-	sampler_run(&cfg, &src, &clk, ring, sink_sample, &a->out,
-	    &stop_requested, &stats, err, sizeof(err));
+	sampler_run(&cfg, &src, &clk, ring, sink_sample, a, &stop_requested,
+	    &stats, err, sizeof(err));
 
 	rc = EXIT_DONE;
 	switch (stats.end) {
@@ -419,6 +519,11 @@ app_run(int argc, char **argv)
 	int rc;
 
 	install_signals();
+	/*
+	 * The default 50 us timer slack would show as lateness at short
+	 * intervals; 1 us keeps wake-ups on the deadline.
+	 */
+	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	if ((rc = parse_options(&a, argc, argv)) >= 0)
 		goto out;
 	if (ask_password(&a) != 0 || connect_and_check(&a) != 0) {

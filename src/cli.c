@@ -34,6 +34,11 @@ enum opt_id {
 	OPT_BYTES,
 	OPT_CONNECT_TIMEOUT,
 	OPT_READ_TIMEOUT,
+	OPT_RECONNECT_TIMEOUT,
+	OPT_SSL_MODE,
+	OPT_SSL_CA,
+	OPT_SSL_CERT,
+	OPT_SSL_KEY,
 	OPT_DEFAULTS_FILE,
 	OPT_DEFAULTS_EXTRA_FILE,
 	OPT_NO_DEFAULTS,
@@ -66,6 +71,13 @@ static const struct optdef optdefs[] = {
 	    1, 3600, "give seconds, e.g. --connect-timeout 10" },
 	{ "read-timeout", required_argument, OPT_READ_TIMEOUT, ANYWHERE,
 	    1, 3600, "give seconds, e.g. --read-timeout 30" },
+	{ "reconnect-timeout", required_argument, OPT_RECONNECT_TIMEOUT,
+	    ANYWHERE, 0, 86400, "give seconds, or 0 not to reconnect, e.g. "
+	    "--reconnect-timeout 30" },
+	{ "ssl-mode", required_argument, OPT_SSL_MODE, ANYWHERE, 0, 0, NULL },
+	{ "ssl-ca", required_argument, OPT_SSL_CA, ANYWHERE, 0, 0, NULL },
+	{ "ssl-cert", required_argument, OPT_SSL_CERT, ANYWHERE, 0, 0, NULL },
+	{ "ssl-key", required_argument, OPT_SSL_KEY, ANYWHERE, 0, 0, NULL },
 	{ "defaults-file", required_argument, OPT_DEFAULTS_FILE, COMMAND_LINE,
 	    0, 0, NULL },
 	{ "defaults-extra-file", required_argument, OPT_DEFAULTS_EXTRA_FILE,
@@ -219,6 +231,32 @@ set_target(struct parse *ps, enum target_kind kind, uint64_t id,
 	return 0;
 }
 
+static int
+set_ssl_mode(struct parse *ps, const char *arg)
+{
+	static const struct {
+		const char *name;
+		enum conn_tls_mode mode;
+	} modes[] = {
+		{ "DISABLED", TLS_DISABLED },
+		{ "PREFERRED", TLS_PREFERRED },
+		{ "REQUIRED", TLS_REQUIRED },
+		{ "VERIFY_CA", TLS_VERIFY_CA },
+		{ "VERIFY_IDENTITY", TLS_VERIFY_IDENTITY },
+	};
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		if (strcasecmp(arg, modes[i].name) == 0) {
+			ps->o->ssl_mode = modes[i].mode;
+			return 0;
+		}
+	}
+	snprintf(ps->err, ps->errlen, "--ssl-mode '%s'%s: unknown mode; give "
+	    "DISABLED, PREFERRED, REQUIRED, VERIFY_CA or VERIFY_IDENTITY", arg,
+	    ps->where);
+	return -1;
+}
+
 /* Applies one option; arg is NULL when none was given. */
 static int
 apply(struct parse *ps, const struct optdef *d, const char *arg,
@@ -254,6 +292,17 @@ apply(struct parse *ps, const struct optdef *d, const char *arg,
 	case OPT_READ_TIMEOUT:
 		o->read_timeout_s = (unsigned)v;
 		return 0;
+	case OPT_RECONNECT_TIMEOUT:
+		o->reconnect_timeout_s = v;
+		return 0;
+	case OPT_SSL_MODE:
+		return set_ssl_mode(ps, arg);
+	case OPT_SSL_CA:
+		return set_string(ps, &o->ssl_ca, arg);
+	case OPT_SSL_CERT:
+		return set_string(ps, &o->ssl_cert, arg);
+	case OPT_SSL_KEY:
+		return set_string(ps, &o->ssl_key, arg);
 	case OPT_THREAD:
 		return set_target(ps, TARGET_THREAD, v, from_file);
 	case OPT_CONNECTION:
@@ -517,6 +566,7 @@ set_defaults(struct options *o)
 	memset(o, 0, sizeof(*o));
 	o->connect_timeout_s = 10;
 	o->read_timeout_s = 30;
+	o->reconnect_timeout_s = 30;
 	o->frequency_ms = 500;
 	o->window = 50;
 	o->top = 10;
@@ -553,6 +603,14 @@ cli_parse(int argc, char **argv, const struct cli_env *env,
 
 	if ((st = parse_command_line(&ps, argc, argv, lo)) != CLI_OK)
 		return st;
+	if ((o->ssl_mode == TLS_VERIFY_CA ||
+	    o->ssl_mode == TLS_VERIFY_IDENTITY) && o->ssl_ca == NULL) {
+		snprintf(err, errlen, "--ssl-mode %s needs --ssl-ca; give the "
+		    "CA certificate that signed the server's",
+		    o->ssl_mode == TLS_VERIFY_CA ? "VERIFY_CA" :
+		    "VERIFY_IDENTITY");
+		return CLI_USAGE;
+	}
 	if (o->target == TARGET_NONE) {
 		snprintf(err, errlen, "no target; give --thread ID, "
 		    "--connection ID, or --list to see the threads");
@@ -581,6 +639,9 @@ cli_free(struct options *o)
 	}
 	free(o->socket);
 	free(o->output);
+	free(o->ssl_ca);
+	free(o->ssl_cert);
+	free(o->ssl_key);
 	memset(o, 0, sizeof(*o));
 }
 
@@ -632,6 +693,13 @@ cli_usage(FILE *fp)
 "  -p, --password[=PASSWORD]  password; without a value, prompt for it\n"
 "      --connect-timeout=SECONDS  (default 10)\n"
 "      --read-timeout=SECONDS     (default 30)\n"
+"      --reconnect-timeout=SECONDS  keep reconnecting this long (default 30;\n"
+"                             0: do not reconnect)\n"
+"      --ssl-mode=MODE        DISABLED, PREFERRED, REQUIRED, VERIFY_CA or\n"
+"                             VERIFY_IDENTITY\n"
+"      --ssl-ca=FILE          CA certificate to check the server's against\n"
+"      --ssl-cert=FILE        client certificate\n"
+"      --ssl-key=FILE         client certificate's key\n"
 "      --defaults-file=FILE   read only this option file\n"
 "      --defaults-extra-file=FILE  read this option file too\n"
 "      --no-defaults          read no option file\n"

@@ -41,6 +41,42 @@ classify(unsigned e)
 	}
 }
 
+/*
+ * Maps --ssl-mode onto the library. Oracle's has MYSQL_OPT_SSL_MODE;
+ * MariaDB Connector/C has only "enforce" and "verify the certificate", so
+ * REQUIRED and up are also checked after connecting (conn_open()).
+ */
+static void
+set_tls(MYSQL *m, const struct conn_params *p)
+{
+	if (p->ssl_mode != TLS_DISABLED) {
+		if (p->ssl_ca != NULL)
+			mysql_options(m, MYSQL_OPT_SSL_CA, p->ssl_ca);
+		if (p->ssl_cert != NULL)
+			mysql_options(m, MYSQL_OPT_SSL_CERT, p->ssl_cert);
+		if (p->ssl_key != NULL)
+			mysql_options(m, MYSQL_OPT_SSL_KEY, p->ssl_key);
+	}
+#ifdef MARIADB_PACKAGE_VERSION
+	my_bool yes = 1;
+	if (p->ssl_mode >= TLS_REQUIRED)
+		mysql_options(m, MYSQL_OPT_SSL_ENFORCE, &yes);
+	/* With a CA given, Connector/C checks the chain; this adds the host. */
+	if (p->ssl_mode == TLS_VERIFY_IDENTITY)
+		mysql_options(m, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &yes);
+#else
+	unsigned mode;
+	switch (p->ssl_mode) {
+	case TLS_DISABLED: mode = SSL_MODE_DISABLED; break;
+	case TLS_REQUIRED: mode = SSL_MODE_REQUIRED; break;
+	case TLS_VERIFY_CA: mode = SSL_MODE_VERIFY_CA; break;
+	case TLS_VERIFY_IDENTITY: mode = SSL_MODE_VERIFY_IDENTITY; break;
+	default: mode = SSL_MODE_PREFERRED; break;
+	}
+	mysql_options(m, MYSQL_OPT_SSL_MODE, &mode);
+#endif
+}
+
 static void
 describe_target(struct conn *c, const struct conn_params *p)
 {
@@ -83,9 +119,19 @@ conn_open(struct conn **out, const struct conn_params *p, char *err,
 	/* So the session can be told apart in performance_schema. */
 	mysql_options4(c->mysql, MYSQL_OPT_CONNECT_ATTR_ADD, "program_name",
 	    "mysqlmemprof");
+	set_tls(c->mysql, p);
 
 	if (mysql_real_connect(c->mysql, p->host, p->user, p->password, NULL,
 	    p->port, p->socket, 0) != NULL) {
+		/* Never trust a library default to have refused plain text. */
+		if (p->ssl_mode >= TLS_REQUIRED &&
+		    mysql_get_ssl_cipher(c->mysql) == NULL) {
+			snprintf(err, errlen, "connected %s without TLS, but "
+			    "--ssl-mode requires it; enable TLS on the server "
+			    "or lower --ssl-mode", c->where);
+			conn_close(c);
+			return CONN_FAILED;
+		}
 		*out = c;
 		return CONN_OK;
 	}
@@ -151,6 +197,12 @@ fail:
 		*server_errno = e;
 	snprintf(err, errlen, "%s", mysql_error(c->mysql));
 	return classify(e);
+}
+
+const char *
+conn_cipher(struct conn *c)
+{
+	return mysql_get_ssl_cipher(c->mysql);
 }
 
 uint64_t

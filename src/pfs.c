@@ -227,6 +227,23 @@ pfs_check_thread(struct conn *c, uint64_t thread_id, uint64_t *connection_id,
 	return PFS_OK;
 }
 
+enum pfs_status
+pfs_server_boot(struct conn *c, int64_t *boot_s, char *err, size_t errlen)
+{
+	struct ints r = { 0 };
+	enum conn_status st;
+	unsigned e;
+
+	st = conn_query(c, "SELECT UNIX_TIMESTAMP() - VARIABLE_VALUE "
+	    "FROM performance_schema.global_status "
+	    "WHERE VARIABLE_NAME = 'UPTIME'", ints_row, &r, &e, err, errlen);
+	if (st != CONN_OK)
+		return query_failed(st, e, "reading the server's uptime", err,
+		    err, errlen);
+	*boot_s = r.v[0];
+	return PFS_OK;
+}
+
 /* --list */
 
 struct list_ctx {
@@ -402,7 +419,7 @@ reader_read(void *ctx, struct reading *out, char *err, size_t errlen)
 		else
 			query_failed(st, e, "reading the thread's memory", err,
 			    err, errlen);
-		return SOURCE_ERROR;
+		return st == CONN_LOST ? SOURCE_LOST : SOURCE_ERROR;
 	}
 	out->events = r->events;
 	out->n = r->n;
@@ -431,6 +448,12 @@ pfs_reader_create(struct conn *c, uint64_t thread_id)
 	snprintf(r->exists_sql, sizeof(r->exists_sql), "SELECT 1 FROM "
 	    "performance_schema.threads WHERE THREAD_ID = %" PRIu64, thread_id);
 	return r;
+}
+
+void
+pfs_reader_use(struct pfs_reader *r, struct conn *c)
+{
+	r->conn = c;
 }
 
 void

@@ -111,6 +111,10 @@ sampler_run(const struct sampler_config *cfg, const struct source *src,
 			end = SAMPLER_END_GONE;
 			break;
 		}
+		if (st == SOURCE_STOPPED) {
+			end = SAMPLER_END_STOPPED;
+			break;
+		}
 		if (st != SOURCE_OK) {
 			end = SAMPLER_END_SOURCE_ERROR;
 			break;

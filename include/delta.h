@@ -1,0 +1,30 @@
+/*
+ * What each event of a thread did between two readings. The table keeps
+ * the previous reading's counters of every event, not only the kept ones,
+ * so an event that enters the top-N late still gets true deltas.
+ */
+#ifndef MYSQLMEMPROF_DELTA_H
+#define MYSQLMEMPROF_DELTA_H
+
+#include <stddef.h>
+
+#include "sample.h"
+
+struct delta_table;
+
+/* An empty table; NULL when out of memory. The caller owns it. */
+struct delta_table *delta_table_create(void);
+void delta_table_free(struct delta_table *t);
+
+/*
+ * Sets ev[i].delta for each of the n events against the previous reading,
+ * then keeps this one's counters for the next call. Returns 1, 0 for the
+ * first reading (every delta zero), or -1 when out of memory.
+ */
+int delta_table_update(struct delta_table *t, struct event_stat *ev,
+    size_t n);
+
+/* How many events the table has room for: it grows only with the reading. */
+size_t delta_table_capacity(const struct delta_table *t);
+
+#endif

@@ -1,0 +1,130 @@
+/*
+ * Reconnecting. The backoff starts at 100 ms and doubles up to 5 s, so a
+ * restarting server is found within seconds without hammering it, and the
+ * whole attempt ends after --reconnect-timeout. A signal ends it at once.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "reconnect.h"
+
+#define FIRST_BACKOFF_NS (100 * 1000000ull)
+#define MAX_BACKOFF_NS (5000 * 1000000ull)
+/* Boot times computed from UPTIME wobble by a second or so. */
+#define BOOT_SLACK_S 2
+
+static void
+tell(struct reconnect *rc, const char *msg)
+{
+	if (rc->notify != NULL)
+		rc->notify(rc->notify_ctx, msg);
+}
+
+/* Tries one connection; returns SOURCE_OK, SOURCE_LOST (retry) or SOURCE_ERROR. */
+static enum source_status
+try_once(struct reconnect *rc, char *err, size_t errlen)
+{
+	struct conn *c;
+	uint64_t connection_id;
+	int64_t boot;
+
+	if (conn_open(&c, rc->params, err, errlen) != CONN_OK)
+		return SOURCE_LOST;
+	if (pfs_server_boot(c, &boot, err, errlen) != PFS_OK) {
+		conn_close(c);
+		return SOURCE_LOST;
+	}
+	if (boot > rc->server_boot_s + BOOT_SLACK_S ||
+	    boot < rc->server_boot_s - BOOT_SLACK_S) {
+		conn_close(c);
+		snprintf(err, errlen, "the server restarted, so thread %" PRIu64
+		    " is gone; start a new capture (see --list)", rc->thread_id);
+		return SOURCE_ERROR;
+	}
+	switch (pfs_check_thread(c, rc->thread_id, &connection_id, err,
+	    errlen)) {
+	case PFS_OK:
+		break;
+	case PFS_LOST:
+		conn_close(c);
+		return SOURCE_LOST;
+	case PFS_NOT_FOUND:
+		snprintf(err, errlen, "thread %" PRIu64 " no longer exists after "
+		    "reconnecting; start a new capture (see --list)",
+		    rc->thread_id);
+		conn_close(c);
+		return SOURCE_ERROR;
+	default:
+		conn_close(c);
+		return SOURCE_ERROR;
+	}
+	conn_close(*rc->conn);
+	*rc->conn = c;
+	pfs_reader_use(rc->reader, c);
+	return SOURCE_OK;
+}
+
+static enum source_status
+reconnect(struct reconnect *rc, char *err, size_t errlen)
+{
+	const struct clock *clk = rc->clk;
+	uint64_t start = clk->now_ns(clk->ctx);
+	uint64_t deadline = start + rc->timeout_ns;
+	uint64_t backoff = FIRST_BACKOFF_NS;
+	char msg[1200];
+
+	snprintf(msg, sizeof(msg), "%s; reconnecting for up to %" PRIu64 " s",
+	    err, rc->timeout_ns / 1000000000u);
+	tell(rc, msg);
+	for (;;) {
+		uint64_t now = clk->now_ns(clk->ctx);
+		uint64_t wake = now + backoff < deadline ? now + backoff : deadline;
+
+		if (*rc->stop)
+			return SOURCE_STOPPED;
+		if (clk->sleep_until(clk->ctx, wake) == EINTR)
+			continue;
+		enum source_status st = try_once(rc, err, errlen);
+		if (st != SOURCE_LOST)
+			return st;
+		if (clk->now_ns(clk->ctx) >= deadline) {
+			char last[1024];
+
+			snprintf(last, sizeof(last), "%s", err);
+			snprintf(err, errlen, "could not reconnect within "
+			    "--reconnect-timeout %" PRIu64 " s: %s",
+			    rc->timeout_ns / 1000000000u, last);
+			return SOURCE_ERROR;
+		}
+		backoff = backoff * 2 < MAX_BACKOFF_NS ? backoff * 2 :
+		    MAX_BACKOFF_NS;
+	}
+}
+
+static enum source_status
+reconnect_read(void *ctx, struct reading *out, char *err, size_t errlen)
+{
+	struct reconnect *rc = ctx;
+	struct source inner = pfs_reader_source(rc->reader);
+	enum source_status st;
+	uint64_t lost_at;
+
+	st = inner.read(inner.ctx, out, err, errlen);
+	if (st != SOURCE_LOST || rc->timeout_ns == 0)
+		return st;
+	lost_at = rc->clk->now_ns(rc->clk->ctx);
+	if ((st = reconnect(rc, err, errlen)) != SOURCE_OK)
+		return st;
+	tell(rc, "reconnected; sampling goes on");
+	st = inner.read(inner.ctx, out, err, errlen);
+	if (st == SOURCE_OK)
+		out->gap_us = (rc->clk->now_ns(rc->clk->ctx) - lost_at) / 1000;
+	return st;
+}
+
+struct source
+reconnect_source(struct reconnect *rc)
+{
+	return (struct source){ .ctx = rc, .read = reconnect_read };
+}
