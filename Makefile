@@ -74,6 +74,28 @@ demo: deps
 	$(MAKE) all
 	scripts/demo.sh
 
+# libFuzzer harnesses (clang): `make fuzz` builds them, `make fuzz-run`
+# runs each for FUZZ_SECONDS on a corpus kept under build/.
+FUZZ_CC      ?= clang
+FUZZ_FLAGS    = -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -D_GNU_SOURCE
+FUZZ_SECONDS ?= 30
+FUZZ_CORE    = $(CORE:%=src/%.c)
+FUZZERS      = $(patsubst fuzz/%.c,build/fuzz/%,$(wildcard fuzz/fuzz_*.c))
+
+fuzz: $(FUZZERS)
+
+build/fuzz/%: fuzz/%.c $(FUZZ_CORE) include/*.h
+	@mkdir -p build/fuzz
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_CORE) -lcsv
+
+fuzz-run: fuzz
+	for f in $(FUZZERS); do \
+		mkdir -p $$f.corpus && \
+		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 $$f.corpus \
+			2>$$f.log || { tail -n 40 $$f.log; exit 1; }; \
+		echo "$$f: $$(grep -c . $$f.log) log lines, no crash in $(FUZZ_SECONDS) s"; \
+	done
+
 install: $(PROG)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 0755 $(PROG) $(DESTDIR)$(BINDIR)/$(PROG)
@@ -82,4 +104,4 @@ install: $(PROG)
 clean:
 	rm -rf build $(PROG)
 
-.PHONY: all unit deps check demo install clean
+.PHONY: all unit deps check demo install clean fuzz fuzz-run

@@ -41,16 +41,31 @@ struct app {
 	size_t instruments; /* memory instruments the server knows */
 };
 
+/*
+ * Prints one line on stderr. Messages quote user input and server text,
+ * so control characters are shown as '?': a message stays one line and
+ * cannot move the terminal's cursor.
+ */
+static void
+vsay(const char *fmt, va_list ap)
+{
+	char line[2048];
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	for (char *p = line; *p != '\0'; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	fprintf(stderr, "mysqlmemprof: %s\n", line);
+}
+
 static void
 say(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("mysqlmemprof: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsay(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static void
@@ -60,11 +75,9 @@ note(const struct app *a, const char *fmt, ...)
 
 	if (a->opts.quiet)
 		return;
-	fputs("mysqlmemprof: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsay(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static void
@@ -126,7 +139,7 @@ print_warnings(const char *warn)
 
 	while (*p != '\0') {
 		size_t n = strcspn(p, "\n");
-		fprintf(stderr, "mysqlmemprof: warning: %.*s\n", (int)n, p);
+		say("warning: %.*s", (int)n, p);
 		p += n + (p[n] == '\n');
 	}
 }
