@@ -194,6 +194,8 @@ cmd_stop() {
 	[ -e "$marker" ] || die "$dir is not a sandbox; not touching it"
 	kill_server
 	rm -rf "$dir"
+	# A command waiting on the lock holds it open; it still works.
+	rm -f "$dir.lock"
 }
 
 cmd_env() {

@@ -1,0 +1,252 @@
+"""Shared helpers of the integration tests: the binary, the sandbox server
+(MMP_SOCKET, MMP_PORT, MMP_HOST from tests/sandbox.sh env) and workloads
+run through the mariadb client."""
+
+import csv
+import io
+import json
+import os
+import re
+import select
+import subprocess
+import tempfile
+import time
+import unittest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SQL_DIR = os.path.join(REPO, "tests", "sql")
+BIN = os.environ.get("MMP_BIN") or os.path.join(REPO, "mysqlmemprof")
+SOCKET = os.environ.get("MMP_SOCKET", "")
+PORT = os.environ.get("MMP_PORT", "")
+HOST = os.environ.get("MMP_HOST", "127.0.0.1")
+
+MMP_USER = "mmp"
+MMP_PASSWORD = "mmp-pass"
+
+# What every mysqlmemprof run gets, unless a test says otherwise: the
+# least-privilege account, over the socket, the password from MYSQL_PWD so
+# that stderr holds no warning about a password on the command line.
+CONN_ARGS = ["--socket", SOCKET, "--user", MMP_USER]
+
+CSV_HEADER = ["sample", "elapsed_ms", "timestamp", "thread_id", "event_name",
+              "current_bytes", "current_count", "high_bytes", "alloc_bytes",
+              "free_bytes", "alloc_count", "free_count", "total_bytes",
+              "late_us", "query_us"]
+CSV_INT_COLUMNS = [c for c in CSV_HEADER if c not in ("timestamp", "event_name")]
+EVENT_KEYS = ["event_name", "current_bytes", "current_count", "high_bytes",
+              "alloc_bytes", "free_bytes", "alloc_count", "free_count"]
+SAMPLE_KEYS = ["sample", "elapsed_ms", "timestamp", "thread_id",
+               "total_bytes", "late_us", "query_us", "events"]
+LIST_HEADER = ["thread_id", "connection_id", "type", "name", "user", "host",
+               "command", "time", "state", "current_bytes", "statement"]
+TIMESTAMP_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
+
+# No test may wait on the binary longer than this.
+RUN_TIMEOUT = 30
+
+
+def base_env(**extra):
+    """The environment of a run: no option file of ours in $HOME, no
+    stray MYSQL_* variable, MYSQL_PWD set to the mmp password."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MYSQL")}
+    env["HOME"] = _empty_home()
+    env["MYSQL_PWD"] = MMP_PASSWORD
+    env["LC_ALL"] = "C"
+    for k, v in extra.items():
+        if v is None:
+            env.pop(k, None)
+        else:
+            env[k] = v
+    return env
+
+
+_home = None
+
+
+def _empty_home():
+    global _home
+    if _home is None:
+        _home = tempfile.mkdtemp(prefix="mmp-home-")
+    return _home
+
+
+def run(args, env=None, timeout=RUN_TIMEOUT, conn=True):
+    """Runs the binary to its end; returns a CompletedProcess of str with
+    the wall time it took as .elapsed."""
+    argv = [BIN] + (CONN_ARGS if conn else []) + list(args)
+    t0 = time.monotonic()
+    p = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True,
+                       env=env or base_env(), timeout=timeout)
+    p.elapsed = time.monotonic() - t0
+    p.argv = argv
+    p.stdout = p.stdout.decode("utf-8", "replace")
+    p.stderr = p.stderr.decode("utf-8", "replace")
+    return p
+
+
+def describe(p):
+    """What to show when an assertion on a run fails."""
+    return "\n$ %s\nexit %s\n--- stdout:\n%s--- stderr:\n%s" % (
+        " ".join(p.argv), p.returncode, p.stdout[-3000:], p.stderr[-3000:])
+
+
+def root_sql(sql):
+    """Runs SQL as root over the socket; returns the rows (tab-split)."""
+    out = subprocess.run(
+        ["mariadb", "--no-defaults", "-uroot", "-S", SOCKET, "-N", "-B",
+         "-e", sql], check=True, capture_output=True, timeout=60).stdout
+    return [line.split("\t") for line in out.decode().splitlines()]
+
+
+def thread_of_connection(conn_id):
+    rows = root_sql("SELECT THREAD_ID FROM performance_schema.threads "
+                    "WHERE PROCESSLIST_ID = %d" % conn_id)
+    if not rows:
+        raise AssertionError("connection %d has no thread" % conn_id)
+    return int(rows[0][0])
+
+
+def ensure_demo_table():
+    """Loads demo.items unless it is there already."""
+    try:
+        rows = root_sql("SELECT COUNT(*) FROM demo.items")
+        if rows and rows[0][0] == "1000000":
+            return
+    except subprocess.CalledProcessError:
+        pass
+    with open(os.path.join(SQL_DIR, "load.sql")) as f:
+        subprocess.run(_loader_argv(), input=f.read().encode(), check=True,
+                       capture_output=True, timeout=120)
+
+
+def _loader_argv():
+    return ["mariadb", "--no-defaults", "--connect-timeout=10", "-uloader",
+            "-ploader-pass", "-S", SOCKET, "demo", "-N", "-n"]
+
+
+class Workload:
+    """A session of `loader` running SQL through the mariadb client. The
+    SQL starts with SELECT CONNECTION_ID(), so .connection_id is known
+    while the rest still runs."""
+
+    def __init__(self, setup_sql, main_sql):
+        sql = setup_sql + "\nSELECT CONNECTION_ID();\n" + main_sql + "\n"
+        self.proc = subprocess.Popen(
+            _loader_argv(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE)
+        self.proc.stdin.write(sql.encode())
+        self.proc.stdin.close()
+        self.proc.stdin = None  # communicate() must not flush it again.
+        self.connection_id = self._read_id()
+        self._thread_id = None
+
+    def _read_id(self):
+        line = b""
+        deadline = time.monotonic() + 20
+        while not line.endswith(b"\n"):
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.proc.stdout], [], [], left)[0]:
+                self.kill()
+                raise AssertionError("workload gave no connection id in time")
+            c = os.read(self.proc.stdout.fileno(), 1)
+            if not c:
+                err = self.proc.stderr.read().decode(errors="replace")
+                raise AssertionError("workload failed: %s" % err)
+            line += c
+        return int(line)
+
+    @property
+    def thread_id(self):
+        if self._thread_id is None:
+            self._thread_id = thread_of_connection(self.connection_id)
+        return self._thread_id
+
+    def wait(self, timeout=60):
+        out, err = self.proc.communicate(timeout=timeout)
+        return self.proc.returncode, out.decode(errors="replace"), err.decode(errors="replace")
+
+    def kill(self):
+        """Ends the session on the server, then the client."""
+        if self.proc.poll() is None:
+            try:
+                root_sql("KILL %d" % self.connection_id)
+            except (subprocess.CalledProcessError, AttributeError):
+                pass
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        for f in (self.proc.stdout, self.proc.stderr):
+            if f:
+                f.close()
+
+
+def _sql_file(name):
+    with open(os.path.join(SQL_DIR, name)) as f:
+        return f.read()
+
+
+def idle(seconds=20):
+    """A session holding about ten kinds of memory, asleep for seconds."""
+    return Workload(_sql_file("idle.sql"), "SELECT SLEEP(%s);" % seconds)
+
+
+def sleeper(seconds):
+    """A bare session that sleeps, then disconnects."""
+    return Workload("", "SELECT SLEEP(%s);" % seconds)
+
+
+def hungry(rows=1000000):
+    """The memory-hungry GROUP BY of tests/sql/hungry.sql on rows rows."""
+    return Workload("SET @mmp_rows = %d;" % rows, _sql_file("hungry.sql"))
+
+
+def parse_json_lines(text):
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def parse_csv(text):
+    return list(csv.reader(io.StringIO(text, newline="")))
+
+
+class TestCase(unittest.TestCase):
+    """Cleans up the workloads a test starts."""
+
+    def setUp(self):
+        self._workloads = []
+
+    def tearDown(self):
+        for w in self._workloads:
+            w.kill()
+
+    def start(self, workload):
+        self._workloads.append(workload)
+        return workload
+
+    def run_ok(self, args, **kw):
+        p = run(args, **kw)
+        self.assertEqual(p.returncode, 0, describe(p))
+        return p
+
+    def assertSampled(self, p, thread_id, count=1):
+        """A run with --format json took count samples of thread_id."""
+        self.assertEqual(p.returncode, 0, describe(p))
+        try:
+            samples = parse_json_lines(p.stdout)
+        except ValueError as e:
+            self.fail("not JSON Lines: %s%s" % (e, describe(p)))
+        self.assertEqual(len(samples), count, describe(p))
+        for s in samples:
+            self.assertEqual(s["thread_id"], thread_id, describe(p))
+
+    def assertOneErrorLine(self, p, status, *words):
+        """Exit status, exactly one line on stderr starting with the
+        program's name, naming each of words (case-insensitive)."""
+        self.assertEqual(p.returncode, status, describe(p))
+        lines = p.stderr.splitlines()
+        self.assertEqual(len(lines), 1, "want one line on stderr" + describe(p))
+        self.assertTrue(lines[0].startswith("mysqlmemprof: "), describe(p))
+        for w in words:
+            self.assertIn(w.lower(), lines[0].lower(), describe(p))
+        return lines[0]

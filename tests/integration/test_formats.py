@@ -1,0 +1,102 @@
+"""The machine formats, read back with Python's own CSV reader and JSON
+parser, and --output."""
+
+import os
+import tempfile
+
+import mmp
+
+
+class Csv(mmp.TestCase):
+
+    def check_csv(self, raw, p, top=None):
+        """Parses raw CSV text; returns the data rows as dicts with ints."""
+        self.assertTrue(raw.endswith("\r\n"), "last line not ended" + mmp.describe(p))
+        lines = raw.split("\r\n")[:-1]
+        for line in lines:
+            self.assertNotIn("\n", line, "a bare LF line end" + mmp.describe(p))
+        rows = mmp.parse_csv(raw)
+        self.assertEqual(rows[0], mmp.CSV_HEADER, mmp.describe(p))
+        out = []
+        for r in rows[1:]:
+            self.assertEqual(len(r), len(mmp.CSV_HEADER), r)
+            d = dict(zip(mmp.CSV_HEADER, r))
+            for c in mmp.CSV_INT_COLUMNS:
+                self.assertRegex(d[c], r"^-?\d+$", "column %s: %r" % (c, d[c]))
+                d[c] = int(d[c])
+            self.assertRegex(d["timestamp"], mmp.TIMESTAMP_RE)
+            self.assertTrue(d["event_name"].startswith("memory/"), d)
+            out.append(d)
+        return out
+
+    def test_csv(self):
+        w = self.start(mmp.idle())
+        p = self.run_ok(["--thread", str(w.thread_id), "--format", "csv",
+                         "--count", "3", "--frequency", "100", "--top", "4"])
+        rows = self.check_csv(p.stdout, p)
+        self.assertEqual(sorted({r["sample"] for r in rows}), [1, 2, 3])
+        for n in (1, 2, 3):
+            mine = [r for r in rows if r["sample"] == n]
+            self.assertTrue(1 <= len(mine) <= 4, mine)
+            # One sample, one time, one thread, one total.
+            for c in ("elapsed_ms", "timestamp", "thread_id", "total_bytes",
+                      "late_us", "query_us"):
+                self.assertEqual(len({r[c] for r in mine}), 1, (c, mine))
+            self.assertEqual(mine[0]["thread_id"], w.thread_id)
+            cur = [r["current_bytes"] for r in mine]
+            self.assertEqual(cur, sorted(cur, reverse=True))
+            # The user variable of the idle session is 100,000 bytes.
+            self.assertGreater(mine[0]["total_bytes"], 100000)
+            for r in mine:
+                self.assertEqual(r["current_bytes"], r["alloc_bytes"] - r["free_bytes"], r)
+                self.assertGreaterEqual(r["high_bytes"], r["current_bytes"], r)
+
+
+class Json(mmp.TestCase):
+
+    def test_json_lines(self):
+        w = self.start(mmp.idle())
+        p = self.run_ok(["--thread", str(w.thread_id), "--format", "json",
+                         "--count", "3", "--frequency", "100", "--top", "4"])
+        lines = p.stdout.split("\n")
+        self.assertEqual(lines[-1], "", "output must end with a newline")
+        samples = [mmp.json.loads(l) for l in lines[:-1]]
+        self.assertEqual(len(samples), 3, mmp.describe(p))
+        for i, s in enumerate(samples, 1):
+            self.assertEqual(sorted(s), sorted(mmp.SAMPLE_KEYS), s)
+            self.assertEqual(s["sample"], i)
+            self.assertEqual(s["thread_id"], w.thread_id)
+            self.assertRegex(s["timestamp"], mmp.TIMESTAMP_RE)
+            for k in ("elapsed_ms", "total_bytes", "late_us", "query_us"):
+                self.assertIs(type(s[k]), int, (k, s))
+            self.assertTrue(1 <= len(s["events"]) <= 4, s)
+            cur = [e["current_bytes"] for e in s["events"]]
+            self.assertEqual(cur, sorted(cur, reverse=True), s)
+            for e in s["events"]:
+                self.assertEqual(sorted(e), sorted(mmp.EVENT_KEYS), e)
+                self.assertTrue(e["event_name"].startswith("memory/"), e)
+                for k in mmp.EVENT_KEYS[1:]:
+                    self.assertIs(type(e[k]), int, (k, e))
+        t = [s["timestamp"] for s in samples]
+        self.assertEqual(t, sorted(t))
+
+
+class Output(mmp.TestCase):
+
+    def test_output_file(self):
+        w = self.start(mmp.idle())
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "out.csv")
+            p = self.run_ok(["--thread", str(w.thread_id), "--format", "csv",
+                             "--count", "2", "--frequency", "50", "-o", path])
+            self.assertEqual(p.stdout, "")
+            with open(path, newline="") as f:
+                rows = list(mmp.csv.reader(f))
+            self.assertEqual(rows[0], mmp.CSV_HEADER)
+            self.assertEqual({r[0] for r in rows[1:]}, {"1", "2"})
+            path2 = os.path.join(d, "out.txt")
+            p = self.run_ok(["--thread", str(w.thread_id), "--count", "1",
+                             "--output=" + path2])
+            self.assertEqual(p.stdout, "")
+            with open(path2) as f:
+                self.assertIn("## Memory usage at time", f.read())

@@ -1,0 +1,89 @@
+"""How a capture ends: the target leaves, or the user presses Ctrl-C."""
+
+import signal
+import subprocess
+import time
+
+import mmp
+
+
+def complete_csv_rows(test, p_desc, raw):
+    """Checks a CSV capture is whole: ended line, full rows, ints."""
+    test.assertTrue(raw.endswith("\r\n"), "last row cut" + p_desc)
+    rows = mmp.parse_csv(raw)
+    test.assertEqual(rows[0], mmp.CSV_HEADER, p_desc)
+    for r in rows[1:]:
+        test.assertEqual(len(r), len(mmp.CSV_HEADER), "short row %r%s" % (r, p_desc))
+        d = dict(zip(mmp.CSV_HEADER, r))
+        for c in mmp.CSV_INT_COLUMNS:
+            test.assertRegex(d[c], r"^-?\d+$", (c, r))
+    return rows[1:]
+
+
+class Lifecycle(mmp.TestCase):
+
+    def test_target_thread_ends(self):
+        w = self.start(mmp.sleeper(1.5))
+        t0 = time.monotonic()
+        p = mmp.run(["--connection", str(w.connection_id), "--format", "csv",
+                     "--frequency", "100"], timeout=20)
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        # It noticed within a few samples of the session's end.
+        self.assertLess(time.monotonic() - t0, 5, mmp.describe(p))
+        self.assertTrue(p.stderr.strip(), "no note on stderr" + mmp.describe(p))
+        for line in p.stderr.splitlines():
+            self.assertTrue(line.startswith("mysqlmemprof: "), mmp.describe(p))
+        rows = complete_csv_rows(self, mmp.describe(p), p.stdout)
+        samples = {int(r[0]) for r in rows}
+        self.assertGreaterEqual(len(samples), 5, mmp.describe(p))
+        self.assertEqual(samples, set(range(1, max(samples) + 1)))
+        w.wait()
+
+    def test_target_ends_text_has_summary(self):
+        w = self.start(mmp.sleeper(0.8))
+        p = mmp.run(["--connection", str(w.connection_id), "--frequency", "100"],
+                    timeout=20)
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        self.assertRegex(p.stdout, r"(?m)^## Summary", mmp.describe(p))
+        w.wait()
+
+    def interrupt(self, args, after=1.0, sig=signal.SIGINT):
+        argv = [mmp.BIN] + mmp.CONN_ARGS + args
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, env=mmp.base_env())
+        time.sleep(after)
+        proc.send_signal(sig)
+        try:
+            out, err = proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            self.fail("still running 10 s after %s: %s" % (sig.name, argv))
+        desc = "\n$ %s\nexit %s\n--- stdout:\n%s--- stderr:\n%s" % (
+            " ".join(argv), proc.returncode, out.decode()[-2000:], err.decode())
+        return proc.returncode, out.decode(), desc
+
+    def test_sigint_during_csv(self):
+        w = self.start(mmp.idle())
+        rc, out, desc = self.interrupt(["--thread", str(w.thread_id),
+                                        "--format", "csv", "--frequency", "50"])
+        self.assertEqual(rc, 0, desc)
+        rows = complete_csv_rows(self, desc, out)
+        self.assertGreaterEqual(len({r[0] for r in rows}), 5, desc)
+
+    def test_sigterm_during_json(self):
+        w = self.start(mmp.idle())
+        rc, out, desc = self.interrupt(["--thread", str(w.thread_id),
+                                        "--format", "json", "--frequency", "50"],
+                                       sig=signal.SIGTERM)
+        self.assertEqual(rc, 0, desc)
+        self.assertTrue(out.endswith("\n"), desc)
+        samples = mmp.parse_json_lines(out)
+        self.assertGreaterEqual(len(samples), 5, desc)
+
+    def test_sigint_text_prints_summary(self):
+        w = self.start(mmp.idle())
+        rc, out, desc = self.interrupt(["--thread", str(w.thread_id),
+                                        "--frequency", "50"], after=0.6)
+        self.assertEqual(rc, 0, desc)
+        self.assertRegex(out, r"(?m)^## Summary", desc)

@@ -1,0 +1,137 @@
+"""Sampling a real thread: growth, targets, counts, durations, schedule."""
+
+import re
+import time
+
+import mmp
+
+
+def setUpModule():
+    mmp.ensure_demo_table()
+
+
+class Sampling(mmp.TestCase):
+
+    def test_growth_of_memory_hungry_statement(self):
+        w = self.start(mmp.hungry(rows=600000))
+        p = self.run_ok(["--connection", str(w.connection_id), "--format",
+                         "json", "--frequency", "100", "--count", "18",
+                         "--top", "0"])
+        samples = mmp.parse_json_lines(p.stdout)
+        self.assertGreaterEqual(len(samples), 5, mmp.describe(p))
+        totals = [s["total_bytes"] for s in samples]
+        self.assertGreater(max(totals), totals[0],
+                           "total_bytes never rose: %s" % totals)
+        # Some event must grow: its current_bytes in a later sample above
+        # its value in an earlier one.
+        seen = {}
+        grown = set()
+        for s in samples:
+            for e in s["events"]:
+                name = e["event_name"]
+                if name in seen and e["current_bytes"] > min(seen[name]):
+                    grown.add(name)
+                seen.setdefault(name, []).append(e["current_bytes"])
+        self.assertTrue(grown, "no event grew; totals %s" % totals)
+        # The statement's temporary table reaches tens of MiB.
+        self.assertGreater(max(totals), 30 * 1024 * 1024, totals)
+        rc, out, err = w.wait()
+        self.assertEqual(rc, 0, "the workload failed: " + err)
+
+    def test_connection_and_thread_agree(self):
+        w = self.start(mmp.idle())
+        by_conn = self.run_ok(["--connection", str(w.connection_id),
+                               "--format", "json", "--count", "2",
+                               "--frequency", "100"])
+        by_thread = self.run_ok(["--thread", str(w.thread_id), "--format",
+                                 "json", "--count", "2", "--frequency", "100"])
+        for p in (by_conn, by_thread):
+            samples = mmp.parse_json_lines(p.stdout)
+            self.assertEqual(len(samples), 2, mmp.describe(p))
+            for s in samples:
+                self.assertEqual(s["thread_id"], w.thread_id, mmp.describe(p))
+        # The same idle session read twice: the same events.
+        names = [{e["event_name"] for e in mmp.parse_json_lines(p.stdout)[-1]["events"]}
+                 for p in (by_conn, by_thread)]
+        self.assertEqual(names[0], names[1])
+
+    def test_count_gives_exactly_n_samples(self):
+        w = self.start(mmp.idle())
+        p = self.run_ok(["--thread", str(w.thread_id), "--format", "json",
+                         "--count", "4", "--frequency", "50"])
+        samples = mmp.parse_json_lines(p.stdout)
+        self.assertEqual([s["sample"] for s in samples], [1, 2, 3, 4],
+                         mmp.describe(p))
+        p = self.run_ok(["--thread", str(w.thread_id), "--count", "3",
+                         "--frequency", "50"])
+        self.assertEqual(len(re.findall(r"^## Memory usage at time \d+ ##$",
+                                        p.stdout, re.M)), 3, mmp.describe(p))
+        self.assertRegex(p.stdout, r"(?m)^## Summary")
+
+    def test_duration(self):
+        w = self.start(mmp.idle())
+        p = self.run_ok(["--thread", str(w.thread_id), "--format", "json",
+                         "--duration", "2", "--frequency", "200"])
+        n = len(mmp.parse_json_lines(p.stdout))
+        self.assertTrue(8 <= n <= 12, "%d samples in 2 s at 200 ms%s"
+                        % (n, mmp.describe(p)))
+        self.assertTrue(1.6 <= p.elapsed <= 5.0, "took %.2f s" % p.elapsed)
+
+    def test_top(self):
+        w = self.start(mmp.idle())
+        p3 = self.run_ok(["--thread", str(w.thread_id), "--format", "json",
+                          "--count", "2", "--frequency", "50", "--top", "3"])
+        p0 = self.run_ok(["--thread", str(w.thread_id), "--format", "json",
+                          "--count", "2", "--frequency", "50", "--top", "0"])
+        for s in mmp.parse_json_lines(p3.stdout):
+            self.assertLessEqual(len(s["events"]), 3, mmp.describe(p3))
+            self.assertGreater(len(s["events"]), 0, mmp.describe(p3))
+        all_events = mmp.parse_json_lines(p0.stdout)
+        self.assertGreater(max(len(s["events"]) for s in all_events), 3,
+                           mmp.describe(p0))
+        # With every event kept, the total is their sum.
+        for s in all_events:
+            self.assertEqual(s["total_bytes"],
+                             sum(e["current_bytes"] for e in s["events"]),
+                             mmp.describe(p0))
+        # The text format keeps the same number of event lines.
+        pt = self.run_ok(["--thread", str(w.thread_id), "--count", "1",
+                          "--top", "3"])
+        block = pt.stdout.split("## Summary")[0]
+        events = [l for l in block.splitlines()
+                  if "->" in l and "(thread total)" not in l]
+        self.assertEqual(len(events), 3, mmp.describe(pt))
+
+    def test_window(self):
+        w = self.start(mmp.idle())
+        p = self.run_ok(["--thread", str(w.thread_id), "--count", "12",
+                         "--frequency", "30", "--window", "5"])
+        self.assertEqual(len(re.findall(r"(?m)^## Memory usage at time",
+                                        p.stdout)), 12, mmp.describe(p))
+        summary = [l for l in p.stdout.splitlines() if l.startswith("## Summary")]
+        self.assertEqual(len(summary), 1, mmp.describe(p))
+        self.assertRegex(summary[0], r"\b5 samples\b", mmp.describe(p))
+        self.assertNotRegex(summary[0], r"\b12 samples\b", mmp.describe(p))
+
+    def test_frequency_schedule(self):
+        w = self.start(mmp.idle())
+        p = self.run_ok(["--thread", str(w.thread_id), "--format", "json",
+                         "--count", "6", "--frequency", "250"])
+        elapsed = [s["elapsed_ms"] for s in mmp.parse_json_lines(p.stdout)]
+        self.assertEqual(len(elapsed), 6, mmp.describe(p))
+        self.assertLess(elapsed[0], 100, elapsed)
+        self.assertEqual(elapsed, sorted(elapsed))
+        for i, e in enumerate(elapsed):
+            # Due at 250 * i; a late sample may be a little after, or a
+            # skipped tick puts it on a later multiple.
+            self.assertLess(abs(e - 250 * round(e / 250)), 100, elapsed)
+            self.assertGreaterEqual(e, 250 * i - 5, elapsed)
+        self.assertLess(elapsed[-1], 250 * 5 + 300, elapsed)
+        # Text headers name the due times.
+        pt = self.run_ok(["--thread", str(w.thread_id), "--count", "3",
+                          "--frequency", "250"])
+        times = [int(t) for t in re.findall(r"(?m)^## Memory usage at time (\d+) ##$",
+                                            pt.stdout)]
+        self.assertEqual(len(times), 3, mmp.describe(pt))
+        for t in times:
+            self.assertLess(abs(t - 250 * round(t / 250)), 100, times)

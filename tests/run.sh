@@ -1,0 +1,120 @@
+#!/bin/bash
+# `make check`: the unit test binaries ($BUILD/test_*, cmocka), then the
+# integration tests (tests/integration, Python) against the real binary and
+# a throwaway MariaDB server. The last line is "N passed, N failed"; the
+# exit status is non-zero when anything failed.
+#
+#   BUILD=build tests/run.sh            everything
+#   tests/run.sh --unit | --integration one half
+#
+# The server lives in $MMP_SANDBOX_DIR, by default a fresh folder per run
+# that is removed at the end; a server already running there is used and
+# left running.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+BUILD=${BUILD:-build}
+export MMP_BIN=${MMP_BIN:-$PWD/mysqlmemprof}
+do_unit=1 do_integration=1
+case "${1:-}" in
+--unit) do_integration= ;;
+--integration) do_unit= ;;
+"") ;;
+*) echo "usage: $0 [--unit | --integration]" >&2; exit 2 ;;
+esac
+
+passed=0
+failed=0
+failures=()
+
+# Adds up the "[  PASSED  ] N test(s)." and "[  FAILED  ] N test(s)" lines
+# of a cmocka binary; one that crashes or says nothing counts as one.
+run_unit() {
+	local bin=$1 out rc p f
+	out=$(timeout 120 "$bin" 2>&1)
+	rc=$?
+	printf '%s\n' "$out"
+	read -r p f < <(printf '%s\n' "$out" | awk '
+		/^\[  PASSED  \] [0-9]+ test/ { p += $4 }
+		/^\[  FAILED  \] [0-9]+ test/ { f += $4 }
+		END { print p + 0, f + 0 }')
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1 # crashed, timed out or failed outside a test
+	fi
+	if [ "$rc" -eq 0 ] && [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
+		p=1 # no cmocka summary: the binary is one test
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	[ "$f" -eq 0 ] || failures+=("$(basename "$bin") (exit $rc)")
+}
+
+if [ -n "$do_unit" ]; then
+	units=0
+	for bin in "$BUILD"/test_*; do
+		[ -f "$bin" ] && [ -x "$bin" ] || continue
+		units=$((units + 1))
+		echo "== $bin"
+		run_unit "$bin"
+	done
+	if [ "$units" -eq 0 ]; then
+		echo "run: no unit test binaries in $BUILD (make unit)" >&2
+		failed=$((failed + 1))
+		failures+=("no unit tests in $BUILD")
+	fi
+fi
+
+started=
+stop_sandbox() {
+	if [ -n "$started" ]; then
+		tests/sandbox.sh stop || true
+		started=
+	fi
+}
+trap stop_sandbox EXIT
+trap 'echo "run: interrupted" >&2; exit 130' INT TERM
+
+if [ -n "$do_integration" ]; then
+	echo "== integration tests (tests/integration) against $MMP_BIN"
+	if [ -z "${MMP_SANDBOX_DIR:-}" ]; then
+		MMP_SANDBOX_DIR=$(mktemp -d /tmp/mmp-check.XXXXXX)
+		rmdir "$MMP_SANDBOX_DIR"
+	fi
+	export MMP_SANDBOX_DIR
+	if ! tests/sandbox.sh status >/dev/null 2>&1; then
+		started=1
+	fi
+	if ! tests/sandbox.sh start; then
+		failed=$((failed + 1))
+		failures+=("sandbox server did not start")
+	elif [ ! -x "$MMP_BIN" ]; then
+		echo "run: $MMP_BIN is missing (make)" >&2
+		failed=$((failed + 1))
+		failures+=("no binary")
+	else
+		eval "$(tests/sandbox.sh env)"
+		export MMP_SOCKET MMP_PORT MMP_HOST MMP_DIR
+		log=$(mktemp)
+		timeout 480 python3 tests/integration/main.py 2>&1 | tee "$log"
+		rc=${PIPESTATUS[0]}
+		line=$(grep -E '^integration: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
+		rm -f "$log"
+		if [ -n "$line" ]; then
+			read -r _ p _ f _ <<<"$line"
+			passed=$((passed + p))
+			failed=$((failed + f))
+			[ "$f" -eq 0 ] || failures+=("$f integration test(s)")
+		fi
+		if [ -z "$line" ] || { [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; }; then
+			failed=$((failed + 1))
+			failures+=("integration runner (exit $rc)")
+		fi
+	fi
+	stop_sandbox
+fi
+
+if [ "${#failures[@]}" -gt 0 ]; then
+	echo "== failed: ${failures[*]}"
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
