@@ -48,10 +48,10 @@ cat <<'EOF'
 
 == What happened
 The statement groups a million distinct rows into an in-memory (HEAP)
-temporary table. The engine takes memory in large blocks, which
+temporary table. The engine takes memory in blocks of about 20 MiB, which
 performance_schema counts as memory/memory/HP_PTRS: the thread's total climbs
-step by step while the table fills and falls back when the statement ends
-and the connection closes (mysqlmemprof then stops by itself).
+a step every few samples while the table fills. When the statement ended the
+client disconnected, and mysqlmemprof stopped by itself and summed up.
 
 Next: ./mysqlmemprof --list shows every thread, largest first;
 --format csv or json writes samples for a spreadsheet or jq; see
