@@ -65,7 +65,13 @@ if [ -n "$do_unit" ]; then
 fi
 
 started=
+child=
 stop_sandbox() {
+	if [ -n "$child" ]; then
+		kill "$child" 2>/dev/null
+		wait "$child" 2>/dev/null
+		child=
+	fi
 	if [ -n "$started" ]; then
 		tests/sandbox.sh stop || true
 		started=
@@ -95,8 +101,15 @@ if [ -n "$do_integration" ]; then
 		eval "$(tests/sandbox.sh env)"
 		export MMP_SOCKET MMP_PORT MMP_HOST MMP_DIR
 		log=$(mktemp)
-		timeout 480 python3 tests/integration/main.py 2>&1 | tee "$log"
-		rc=${PIPESTATUS[0]}
+		# In the background so that a signal to this script is handled at
+		# once; --foreground leaves Ctrl-C reaching the tests too.
+		timeout --foreground 480 python3 tests/integration/main.py \
+			> >(tee "$log") 2>&1 &
+		child=$!
+		rc=0
+		wait "$child" || rc=$?
+		child=
+		wait # for tee
 		line=$(grep -E '^integration: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
 		rm -f "$log"
 		if [ -n "$line" ]; then
