@@ -100,3 +100,36 @@ class Output(mmp.TestCase):
             self.assertEqual(p.stdout, "")
             with open(path2) as f:
                 self.assertIn("## Memory usage at time", f.read())
+
+
+class Text(mmp.TestCase):
+
+    def test_text_bytes_matches_json(self):
+        # The idle session holds still: two reads see the same memory.
+        w = self.start(mmp.idle())
+        pj = self.run_ok(["--thread", str(w.thread_id), "--format", "json",
+                          "--count", "1", "--top", "0"])
+        pt = self.run_ok(["--thread", str(w.thread_id), "--count", "1",
+                          "--top", "0", "--bytes"])
+        sample = mmp.parse_json_lines(pj.stdout)[0]
+        want = {e["event_name"][len("memory/"):]: e["current_bytes"]
+                for e in sample["events"]}
+        block = pt.stdout.split("## Summary")[0]
+        self.assertRegex(block, r"^## Memory usage at time 0 ##\n", mmp.describe(pt))
+        got = {}
+        total = None
+        for line in block.splitlines()[1:]:
+            if not line.strip():
+                continue
+            m = mmp.re.match(r"^ (\S.*?)\s+-> (-?\d+)$", line)
+            self.assertTrue(m, "not ' name -> integer': %r%s" % (line, mmp.describe(pt)))
+            if m.group(1) == "(thread total)":
+                total = int(m.group(2))
+            else:
+                got[m.group(1)] = int(m.group(2))
+        self.assertEqual(got, want, mmp.describe(pt))
+        self.assertEqual(total, sample["total_bytes"], mmp.describe(pt))
+        # Without --bytes, units for people.
+        ph = self.run_ok(["--thread", str(w.thread_id), "--count", "1"])
+        self.assertRegex(ph.stdout, r"(?m)^ \(thread total\)\s+-> \d+\.\d\d [KM]iB$",
+                         mmp.describe(ph))
