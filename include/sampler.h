@@ -41,6 +41,12 @@ struct sampler_stats {
 typedef int (*sampler_sink)(void *ctx, const struct sample *s);
 
 /*
+ * How many events a sample can keep with that --top (0: all of the `all`
+ * instruments): the top N and the spikes. The ring must have that room.
+ */
+size_t sampler_max_events(size_t top, size_t all);
+
+/*
  * Runs until a stop condition; fills *stats. On SAMPLER_END_SOURCE_ERROR,
  * err holds the source's message. Returns stats->end.
  */

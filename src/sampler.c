@@ -4,12 +4,18 @@
  * When a sample ends after the next tick's due time, the ticks that can no
  * longer be met are skipped and counted instead of being taken late in a
  * burst.
+ *
+ * Each sample also says what every kept event did since the previous one
+ * (delta.h), and keeps the events that spiked in between even when their
+ * current bytes are too small for the top N (topn.c).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "delta.h"
 #include "sampler.h"
 #include "topn.h"
 
@@ -20,6 +26,7 @@ struct loop {
 	uint64_t last_tick; /* first tick not to take (duration); 0: none */
 	const struct event_stat **order; /* top-N scratch, grown to the largest n */
 	size_t order_cap;
+	struct delta_table *deltas; /* the previous reading of every event */
 };
 
 /* Fills a ring slot from one reading of the source. */
@@ -29,7 +36,8 @@ fill_sample(struct loop *l, struct sample *s, const struct reading *rd,
 {
 	struct event_stat *events = rd->events;
 	size_t n = rd->n;
-	size_t keep, want;
+	size_t keep, want, room;
+	int has_deltas;
 
 	if (n > l->order_cap) {
 		const struct event_stat **p = realloc(l->order, n * sizeof(*p));
@@ -38,10 +46,17 @@ fill_sample(struct loop *l, struct sample *s, const struct reading *rd,
 		l->order = p;
 		l->order_cap = n;
 	}
+	if ((has_deltas = delta_table_update(l->deltas, events, n)) < 0)
+		return -1;
+	s->has_deltas = has_deltas;
 	s->total_bytes = 0;
 	for (size_t i = 0; i < n; i++)
 		s->total_bytes += events[i].current_bytes;
 	keep = topn_select(events, n, l->cfg->top, l->order);
+	/* Spikes go into the room the ring has beyond the top N. */
+	room = max_events > keep ? max_events - keep : 0;
+	keep = topn_add_spikes(l->order, n, keep,
+	    room < TOPN_MAX_SPIKES ? room : TOPN_MAX_SPIKES);
 	want = keep < max_events ? keep : max_events;
 	for (size_t i = 0; i < want; i++)
 		s->events[i] = *l->order[i];
@@ -49,6 +64,15 @@ fill_sample(struct loop *l, struct sample *s, const struct reading *rd,
 	s->thread_id = l->cfg->thread_id;
 	s->gap_ms = rd->gap_us / 1000;
 	return 0;
+}
+
+size_t
+sampler_max_events(size_t top, size_t all)
+{
+	if (top == 0)
+		return all;
+	return top <= SIZE_MAX - TOPN_MAX_SPIKES ? top + TOPN_MAX_SPIKES :
+	    SIZE_MAX;
 }
 
 /* The index of the next tick to take after tick k ended at time now. */
@@ -85,6 +109,11 @@ sampler_run(const struct sampler_config *cfg, const struct source *src,
 	if (cfg->duration_ns != 0)
 		l.last_tick = (cfg->duration_ns + cfg->interval_ns - 1) /
 		    cfg->interval_ns;
+	if ((l.deltas = delta_table_create()) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		stats->end = SAMPLER_END_SOURCE_ERROR;
+		return stats->end;
+	}
 	l.t0 = clk->now_ns(clk->ctx);
 	for (;;) {
 		uint64_t due = l.t0 + k * cfg->interval_ns;
@@ -145,6 +174,7 @@ sampler_run(const struct sampler_config *cfg, const struct source *src,
 		k = next_tick(&l, k, clk->now_ns(clk->ctx), &stats->skipped);
 	}
 	free(l.order);
+	delta_table_free(l.deltas);
 	stats->end = end;
 	return end;
 }

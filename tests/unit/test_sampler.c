@@ -1,6 +1,7 @@
 /*
  * The sampling loop against a fake clock and a fake source: deadlines,
- * skipped ticks, stop conditions, top-N and totals.
+ * skipped ticks, stop conditions, top-N and totals, and what each event did
+ * between samples.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -12,6 +13,7 @@
 #include <cmocka.h>
 
 #include "sampler.h"
+#include "topn.h"
 
 #define MS 1000000u
 
@@ -28,8 +30,11 @@ struct fake {
 	size_t gone_at;        /* this read (1-based) finds the thread gone */
 	size_t error_at;
 	size_t gap_at;         /* this read reports a 2.5 s gap */
-	struct event_stat events[5];
+	struct event_stat events[8];
 	size_t n_events;
+	/* When set, read i returns script[i] instead of growing events[]. */
+	const struct reading *script;
+	size_t n_script;
 
 	uint64_t seen_seq[64];
 	uint64_t seen_elapsed[64];
@@ -80,8 +85,15 @@ fake_read(void *ctx, struct reading *out, char *err, size_t errlen)
 		snprintf(err, errlen, "lost the connection");
 		return SOURCE_ERROR;
 	}
-	for (size_t k = 0; k < f->n_events; k++)
-		f->events[k].current_bytes += 100; /* memory grows */
+	if (f->script != NULL) {
+		assert_true(i < f->n_script && f->script[i].n <= 8);
+		/* Copied: a source's storage is its own, the events are not. */
+		f->n_events = f->script[i].n;
+		memcpy(f->events, f->script[i].events,
+		    f->n_events * sizeof(f->events[0]));
+	} else
+		for (size_t k = 0; k < f->n_events; k++)
+			f->events[k].current_bytes += 100; /* memory grows */
 	out->events = f->events;
 	out->n = f->n_events;
 	out->gap_us = i + 1 == f->gap_at ? 2500000 : 0;
@@ -384,6 +396,233 @@ test_ring_holds_the_last_window(void **state)
 	ring_free(r);
 }
 
+/* An event of a scripted reading, its counts derived from the bytes. */
+static struct event_stat
+evs(const char *name, int64_t cur, int64_t high, uint64_t alloc,
+    uint64_t freed)
+{
+	struct event_stat e;
+
+	memset(&e, 0, sizeof(e));
+	snprintf(e.name, sizeof(e.name), "%s", name);
+	e.current_bytes = cur;
+	e.high_bytes = high;
+	e.alloc_bytes = alloc;
+	e.free_bytes = freed;
+	e.alloc_count = alloc / 100;
+	e.free_count = freed / 100;
+	e.current_count = (int64_t)(e.alloc_count - e.free_count);
+	return e;
+}
+
+#define READING(a) { (struct event_stat *)(a), sizeof(a) / sizeof((a)[0]), 0 }
+
+static const struct event_stat *
+find(const struct sample *s, const char *name)
+{
+	for (size_t i = 0; i < s->n_events; i++)
+		if (strcmp(s->events[i].name, name) == 0)
+			return &s->events[i];
+	return NULL;
+}
+
+static void
+delta_is(const struct event_stat *e, uint64_t alloc, uint64_t freed,
+    bool unseen)
+{
+	assert_non_null(e);
+	if (e->delta.alloc_bytes != alloc || e->delta.free_bytes != freed ||
+	    e->delta.alloc_count != alloc / 100 ||
+	    e->delta.free_count != freed / 100 ||
+	    e->delta.unseen_peak != unseen)
+		fail_msg("%s: delta %ju/%ju bytes, %ju/%ju allocs, peak %d; "
+		    "want %ju/%ju, %ju/%ju, %d", e->name,
+		    (uintmax_t)e->delta.alloc_bytes,
+		    (uintmax_t)e->delta.free_bytes,
+		    (uintmax_t)e->delta.alloc_count,
+		    (uintmax_t)e->delta.free_count, e->delta.unseen_peak,
+		    (uintmax_t)alloc, (uintmax_t)freed,
+		    (uintmax_t)(alloc / 100), (uintmax_t)(freed / 100),
+		    unseen);
+}
+
+/*
+ * Top 1 in a ring with no room for spikes: "late" stays out of the first
+ * two samples, then its deltas in the third are against the second
+ * reading, not the first nor zero. "big" goes backwards in the third.
+ */
+static void
+test_deltas_against_the_previous_reading(void **state)
+{
+	struct event_stat r1[] = {
+		evs("memory/big", 5000, 5000, 10000, 5000),
+		evs("memory/late", 100, 100, 1000, 900),
+	};
+	struct event_stat r2[] = {
+		evs("memory/late", 300, 300, 1500, 1200),
+		evs("memory/big", 6000, 6000, 11000, 5000),
+	};
+	struct event_stat r3[] = {
+		evs("memory/big", 6000, 6000, 10900, 5000),
+		evs("memory/late", 9000, 9000, 10500, 1500),
+	};
+	const struct reading script[] = {
+		READING(r1), READING(r2), READING(r3),
+	};
+	struct fake f = { .script = script, .n_script = 3 };
+	struct sampler_config cfg = { .count = 3, .top = 1 };
+	struct sampler_stats st;
+	struct ring *r = ring_create(5, 1);
+	const struct sample *s;
+	char err[100];
+
+	(void)state;
+	assert_int_equal(run(&f, &cfg, r, &st, err, sizeof(err)),
+	    SAMPLER_END_COUNT);
+	s = ring_get(r, 0);
+	assert_false(s->has_deltas);
+	assert_int_equal(s->n_events, 1);
+	delta_is(find(s, "memory/big"), 0, 0, false);
+	s = ring_get(r, 1);
+	assert_true(s->has_deltas);
+	assert_int_equal(s->n_events, 1);
+	delta_is(find(s, "memory/big"), 1000, 0, false);
+	assert_null(find(s, "memory/late"));
+	s = ring_get(r, 2);
+	assert_true(s->has_deltas);
+	assert_int_equal(s->n_events, 1);
+	delta_is(find(s, "memory/late"), 9000, 300, false);
+	ring_free(r);
+}
+
+/*
+ * The spike rule in the loop: "var" holds nothing at either sample but
+ * peaked at 15 MB between them; "churn" allocated and freed 2 MiB, more
+ * than "b" holds; "small" allocated more than 1 MiB, but less than "b"
+ * holds. With room in the ring, the first two
+ * are kept after the top 2, largest current first.
+ */
+static void
+test_spikes_kept_beyond_the_top(void **state)
+{
+	struct event_stat r1[] = {
+		evs("memory/a", 4000000, 4000000, 4000000, 0),
+		evs("memory/b", 2000000, 2000000, 2000000, 0),
+		evs("memory/churn", 500, 500, 500, 0),
+		evs("memory/small", 400, 400, 400, 0),
+	};
+	struct event_stat r2[] = {
+		evs("memory/a", 4000000, 4000000, 4000000, 0),
+		evs("memory/b", 2000000, 2000000, 2000000, 0),
+		evs("memory/churn", 500, 500, 500 + 2097152, 2097152),
+		evs("memory/small", 400, 400, 400 + 1999900, 1999900),
+		evs("memory/sql/user_var_entry::value", 0, 15000008,
+		    15000008, 15000008),
+	};
+	const struct reading script[] = { READING(r1), READING(r2) };
+	struct fake f = { .script = script, .n_script = 2 };
+	struct sampler_config cfg = { .count = 2, .top = 2 };
+	struct sampler_stats st;
+	struct ring *r = ring_create(5, sampler_max_events(2, 100));
+	const struct sample *s;
+	char err[100];
+
+	(void)state;
+	assert_int_equal(ring_max_events(r), 2 + TOPN_MAX_SPIKES);
+	run(&f, &cfg, r, &st, err, sizeof(err));
+	/* The first sample has nothing to compare with: no spike. */
+	assert_int_equal(ring_get(r, 0)->n_events, 2);
+	s = ring_get(r, 1);
+	assert_int_equal(s->n_events, 4);
+	assert_string_equal(s->events[0].name, "memory/a");
+	assert_string_equal(s->events[1].name, "memory/b");
+	assert_string_equal(s->events[2].name, "memory/churn");
+	assert_string_equal(s->events[3].name,
+	    "memory/sql/user_var_entry::value");
+	delta_is(&s->events[2], 2097152, 2097152, false);
+	delta_is(&s->events[3], 15000008, 15000008, true);
+	assert_int_equal(s->events[3].high_bytes, 15000008);
+	/* The total is still over every event. */
+	assert_int_equal(s->total_bytes, 6000900);
+	ring_free(r);
+}
+
+/*
+ * Every event kept (top 0): which ones peaked unseen, and a counter that
+ * went backwards, which must give 0 and not a wrapped 2^64 - 100.
+ */
+static void
+test_unseen_peaks_and_backwards(void **state)
+{
+	struct event_stat r1[] = {
+		evs("memory/rise", 100, 1000, 5000, 4900),
+		evs("memory/seen", 100, 1000, 5000, 4900),
+		evs("memory/flat", 100, 1000, 5000, 4900),
+		evs("memory/back", 5000, 5000, 10000, 5000),
+	};
+	struct event_stat r2[] = {
+		evs("memory/rise", 200, 3000, 8000, 7800),
+		evs("memory/seen", 3000, 3000, 7900, 4900),
+		evs("memory/flat", 100, 1000, 5900, 5800),
+		evs("memory/back", 3000, 5000, 9900, 6900),
+	};
+	const struct reading script[] = { READING(r1), READING(r2) };
+	struct fake f = { .script = script, .n_script = 2 };
+	struct sampler_config cfg = { .count = 2, .top = 0 };
+	struct sampler_stats st;
+	struct ring *r = ring_create(5, 8);
+	const struct sample *s;
+	char err[100];
+
+	(void)state;
+	run(&f, &cfg, r, &st, err, sizeof(err));
+	s = ring_get(r, 0);
+	assert_int_equal(s->n_events, 4);
+	for (size_t i = 0; i < s->n_events; i++)
+		delta_is(&s->events[i], 0, 0, false);
+	s = ring_get(r, 1);
+	assert_int_equal(s->n_events, 4);
+	delta_is(find(s, "memory/rise"), 3000, 2900, true);
+	delta_is(find(s, "memory/seen"), 2900, 0, false);
+	delta_is(find(s, "memory/flat"), 900, 900, false);
+	delta_is(find(s, "memory/back"), 0, 1900, false);
+	ring_free(r);
+}
+
+/* A ring with room for the top N only keeps no spike, and still counts. */
+static void
+test_no_room_no_spikes(void **state)
+{
+	struct event_stat r1[] = {
+		evs("memory/a", 4000, 4000, 4000, 0),
+	};
+	struct event_stat r2[] = {
+		evs("memory/a", 4000, 4000, 4000, 0),
+		evs("memory/peak", 0, 15000008, 15000008, 15000008),
+	};
+	const struct reading script[] = { READING(r1), READING(r2) };
+	struct fake f = { .script = script, .n_script = 2 };
+	struct sampler_config cfg = { .count = 2, .top = 1 };
+	struct sampler_stats st;
+	struct ring *r = ring_create(5, 1);
+	char err[100];
+
+	(void)state;
+	assert_int_equal(run(&f, &cfg, r, &st, err, sizeof(err)),
+	    SAMPLER_END_COUNT);
+	assert_int_equal(ring_get(r, 1)->n_events, 1);
+	assert_string_equal(ring_get(r, 1)->events[0].name, "memory/a");
+	ring_free(r);
+}
+
+static void
+test_max_events(void **state)
+{
+	(void)state;
+	assert_int_equal(sampler_max_events(10, 268), 10 + TOPN_MAX_SPIKES);
+	assert_int_equal(sampler_max_events(0, 268), 268);
+}
+
 int
 main(void)
 {
@@ -401,6 +640,11 @@ main(void)
 		cmocka_unit_test(test_top_n_and_total),
 		cmocka_unit_test(test_gap_is_passed_on),
 		cmocka_unit_test(test_ring_holds_the_last_window),
+		cmocka_unit_test(test_deltas_against_the_previous_reading),
+		cmocka_unit_test(test_spikes_kept_beyond_the_top),
+		cmocka_unit_test(test_unseen_peaks_and_backwards),
+		cmocka_unit_test(test_no_room_no_spikes),
+		cmocka_unit_test(test_max_events),
 	};
 	return cmocka_run_group_tests_name("sampler", tests, NULL, NULL);
 }

@@ -1,8 +1,13 @@
-/* Top-N keeps the largest current bytes, in order, with stable ties. */
+/*
+ * Top-N keeps the largest current bytes, in order, with stable ties, and
+ * the events that spiked since the previous sample on top of them.
+ */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -74,6 +79,117 @@ test_ties_by_high_then_name(void **state)
 	assert_string_equal(order[2]->name, "memory/z");
 }
 
+#define MiB (1024 * 1024)
+
+static struct event_stat
+spiked(const char *name, int64_t cur, int64_t high, uint64_t alloc,
+    bool unseen)
+{
+	struct event_stat e = ev(name, cur, high);
+
+	e.delta.alloc_bytes = alloc;
+	e.delta.unseen_peak = unseen;
+	return e;
+}
+
+static void
+names_are(const struct event_stat **order, size_t n, const char *const *want)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(order[i]->name, want[i]) != 0)
+			fail_msg("order[%zu] is %s, want %s", i,
+			    order[i]->name, want[i]);
+}
+
+/* The top 2 hold 3 MiB at least: smaller allocations are no spike. */
+static void
+test_spike_rule(void **state)
+{
+	struct event_stat src[] = {
+		ev("memory/big", 8 * MiB, 8 * MiB),
+		ev("memory/third", 3 * MiB - 1, 3 * MiB),
+		ev("memory/second", 3 * MiB, 3 * MiB),
+		spiked("memory/peak", 10, 9 * MiB, 0, true),
+		spiked("memory/alloc_equal", 20, 20, 3 * MiB, false),
+		spiked("memory/alloc_below", 30, 30, 3 * MiB - 1, false),
+		ev("memory/quiet", 40, 40),
+	};
+	static const char *const want[] = {
+		"memory/big", "memory/second", "memory/alloc_equal",
+		"memory/peak",
+	};
+	const struct event_stat *order[7];
+	size_t k;
+
+	(void)state;
+	k = topn_select(src, 7, 2, order);
+	assert_int_equal(topn_add_spikes(order, 7, k, TOPN_MAX_SPIKES), 4);
+	names_are(order, 4, want);
+	/* No room, or nothing outside the top: nothing more. */
+	k = topn_select(src, 7, 2, order);
+	assert_int_equal(topn_add_spikes(order, 7, k, 0), 2);
+	k = topn_select(src, 7, 0, order);
+	assert_int_equal(topn_add_spikes(order, 7, k, TOPN_MAX_SPIKES), 7);
+}
+
+/* When the top N holds little, an allocation must reach 1 MiB to count. */
+static void
+test_spike_floor(void **state)
+{
+	struct event_stat src[] = {
+		ev("memory/top", 4096, 4096),
+		spiked("memory/mib", 0, 0, MiB, false),
+		spiked("memory/under", 0, 0, MiB - 1, false),
+		spiked("memory/neg", -4096, 0, MiB - 1, false),
+	};
+	const struct event_stat *order[4];
+	size_t k;
+
+	(void)state;
+	k = topn_select(src, 4, 1, order);
+	assert_int_equal(topn_add_spikes(order, 4, k, TOPN_MAX_SPIKES), 2);
+	assert_string_equal(order[1]->name, "memory/mib");
+	/* A top N at a negative total does not lower the floor. */
+	src[0].current_bytes = -8192;
+	k = topn_select(src, 4, 1, order);
+	assert_string_equal(order[0]->name, "memory/mib");
+	assert_int_equal(topn_add_spikes(order, 4, k, TOPN_MAX_SPIKES), 1);
+}
+
+/* Too many spikes: the largest are kept, in order of current bytes. */
+static void
+test_spike_limit(void **state)
+{
+	enum { N = 1 + TOPN_MAX_SPIKES + 4 };
+	struct event_stat src[N];
+	const struct event_stat *order[N];
+	size_t k, kept;
+
+	(void)state;
+	src[0] = ev("memory/top", 1000, 1000);
+	for (size_t i = 1; i < N; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "memory/s%02zu", i);
+		/* Current bytes fall as the spikes, of either kind, grow. */
+		if (i % 2 == 0)
+			src[i] = spiked(name, (int64_t)(N - i), (int64_t)i *
+			    MiB, 0, true);
+		else
+			src[i] = spiked(name, (int64_t)(N - i), 0,
+			    (uint64_t)i * MiB, false);
+	}
+	k = topn_select(src, N, 1, order);
+	kept = topn_add_spikes(order, N, k, TOPN_MAX_SPIKES);
+	assert_int_equal(kept, 1 + TOPN_MAX_SPIKES);
+	/* The 4 smallest spikes, s01 to s04, are left out. */
+	for (size_t i = 1; i < kept; i++) {
+		assert_true(order[i]->current_bytes <
+		    order[i - 1]->current_bytes);
+		assert_true(strcmp(order[i]->name, "memory/s04") > 0);
+	}
+}
+
 int
 main(void)
 {
@@ -81,6 +197,9 @@ main(void)
 		cmocka_unit_test(test_keeps_largest_first),
 		cmocka_unit_test(test_zero_means_all_and_negative_last),
 		cmocka_unit_test(test_ties_by_high_then_name),
+		cmocka_unit_test(test_spike_rule),
+		cmocka_unit_test(test_spike_floor),
+		cmocka_unit_test(test_spike_limit),
 	};
 	return cmocka_run_group_tests_name("topn", tests, NULL, NULL);
 }

@@ -1,0 +1,185 @@
+/*
+ * The previous reading, copied, with an open-addressing hash of its names:
+ * each update is one lookup per event, O(n), and the memory follows the
+ * largest reading seen (a few hundred events at most), not the length of
+ * the run.
+ *
+ * The source leaves out the events a thread never used, so an event missing
+ * from the previous reading had all its counters at zero then: it counts
+ * from zero, and a short-lived first allocation still shows.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "delta.h"
+
+#define MIN_CAPACITY 128
+
+struct prev_event {
+	char name[EVENT_NAME_MAX + 1];
+	int64_t current_bytes;
+	int64_t high_bytes;
+	uint64_t alloc_bytes;
+	uint64_t free_bytes;
+	uint64_t alloc_count;
+	uint64_t free_count;
+};
+
+struct delta_table {
+	struct prev_event *prev; /* the previous reading: prev[0..n) */
+	size_t n, cap;
+	/* Index + 1 into prev, 0 for an empty slot; n_slots >= 2 * cap. */
+	size_t *slots;
+	size_t n_slots;          /* a power of two */
+	bool primed;             /* a reading has been kept */
+};
+
+struct delta_table *
+delta_table_create(void)
+{
+	return calloc(1, sizeof(struct delta_table));
+}
+
+void
+delta_table_free(struct delta_table *t)
+{
+	if (t == NULL)
+		return;
+	free(t->prev);
+	free(t->slots);
+	free(t);
+}
+
+size_t
+delta_table_capacity(const struct delta_table *t)
+{
+	return t->cap;
+}
+
+/* FNV-1a: names share long prefixes, and it mixes every byte. */
+static size_t
+hash(const char *s)
+{
+	uint64_t h = 14695981039346656037u;
+
+	for (; *s != '\0'; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return (size_t)h;
+}
+
+/* The slot that holds name, or the empty slot where it would go. */
+static size_t *
+find_slot(const struct delta_table *t, const char *name)
+{
+	size_t mask = t->n_slots - 1;
+
+	/* At most half the slots are used, so an empty one is always met. */
+	for (size_t i = hash(name) & mask;; i = (i + 1) & mask) {
+		size_t *slot = &t->slots[i];
+
+		if (*slot == 0 || strcmp(t->prev[*slot - 1].name, name) == 0)
+			return slot;
+	}
+}
+
+static void
+index_prev(struct delta_table *t)
+{
+	memset(t->slots, 0, t->n_slots * sizeof(*t->slots));
+	for (size_t i = 0; i < t->n; i++)
+		*find_slot(t, t->prev[i].name) = i + 1;
+}
+
+/* Room for n events; the previous reading stays indexed. */
+static int
+reserve(struct delta_table *t, size_t n)
+{
+	size_t cap, n_slots = 1;
+	struct prev_event *prev;
+	size_t *slots;
+
+	if (n <= t->cap)
+		return 0;
+	cap = n > MIN_CAPACITY ? n : MIN_CAPACITY;
+	if (cap < 2 * t->cap)
+		cap = 2 * t->cap;
+	if (cap > SIZE_MAX / 4 / sizeof(*prev))
+		return -1;
+	while (n_slots < 2 * cap)
+		n_slots *= 2;
+	if ((prev = realloc(t->prev, cap * sizeof(*prev))) == NULL)
+		return -1;
+	t->prev = prev;
+	if ((slots = calloc(n_slots, sizeof(*slots))) == NULL)
+		return -1;
+	free(t->slots);
+	t->slots = slots;
+	t->n_slots = n_slots;
+	t->cap = cap;
+	index_prev(t);
+	return 0;
+}
+
+/* now - then, or 0 for a counter that went backwards. */
+static uint64_t
+since(uint64_t now, uint64_t then)
+{
+	return now > then ? now - then : 0;
+}
+
+static void
+compare(struct event_stat *e, const struct prev_event *p)
+{
+	e->delta = (struct event_delta){
+		.alloc_bytes = since(e->alloc_bytes, p->alloc_bytes),
+		.free_bytes = since(e->free_bytes, p->free_bytes),
+		.alloc_count = since(e->alloc_count, p->alloc_count),
+		.free_count = since(e->free_count, p->free_count),
+		/*
+		 * A higher high-water mark is a new peak since the previous
+		 * reading; unless one of the two readings saw it, it fell
+		 * between them.
+		 */
+		.unseen_peak = e->high_bytes > p->high_bytes &&
+		    e->high_bytes > p->current_bytes &&
+		    e->high_bytes > e->current_bytes,
+	};
+}
+
+static void
+keep(struct prev_event *p, const struct event_stat *e)
+{
+	memcpy(p->name, e->name, sizeof(p->name));
+	p->current_bytes = e->current_bytes;
+	p->high_bytes = e->high_bytes;
+	p->alloc_bytes = e->alloc_bytes;
+	p->free_bytes = e->free_bytes;
+	p->alloc_count = e->alloc_count;
+	p->free_count = e->free_count;
+}
+
+int
+delta_table_update(struct delta_table *t, struct event_stat *ev, size_t n)
+{
+	static const struct prev_event zero;
+	int had_prev = t->primed;
+
+	if (reserve(t, n) != 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		size_t slot = had_prev ? *find_slot(t, ev[i].name) : 0;
+
+		if (had_prev)
+			compare(&ev[i], slot != 0 ? &t->prev[slot - 1] : &zero);
+		else
+			ev[i].delta = (struct event_delta){ 0 };
+	}
+	for (size_t i = 0; i < n; i++)
+		keep(&t->prev[i], &ev[i]);
+	t->n = n;
+	t->primed = true;
+	index_prev(t);
+	return had_prev;
+}

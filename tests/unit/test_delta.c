@@ -1,0 +1,242 @@
+/*
+ * The table of previous counters: deltas against the same event's previous
+ * reading wherever it sits, counters that go backwards, unseen peaks, and
+ * memory that follows the size of a reading, not the length of the run.
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "delta.h"
+
+static struct event_stat
+ev(const char *name, int64_t cur, int64_t high, uint64_t alloc,
+    uint64_t freed, uint64_t nalloc, uint64_t nfree)
+{
+	struct event_stat e;
+
+	memset(&e, 0, sizeof(e));
+	snprintf(e.name, sizeof(e.name), "%s", name);
+	e.current_bytes = cur;
+	e.current_count = (int64_t)(nalloc - nfree);
+	e.high_bytes = high;
+	e.alloc_bytes = alloc;
+	e.free_bytes = freed;
+	e.alloc_count = nalloc;
+	e.free_count = nfree;
+	/* What a stale delta would look like: the table must overwrite it. */
+	e.delta = (struct event_delta){ 7, 7, 7, 7, true };
+	return e;
+}
+
+static void
+delta_is(const struct event_stat *e, uint64_t alloc, uint64_t freed,
+    uint64_t nalloc, uint64_t nfree, bool unseen)
+{
+	if (e->delta.alloc_bytes != alloc || e->delta.free_bytes != freed ||
+	    e->delta.alloc_count != nalloc || e->delta.free_count != nfree ||
+	    e->delta.unseen_peak != unseen)
+		fail_msg("%s: delta %ju %ju %ju %ju %d, want %ju %ju %ju %ju %d",
+		    e->name, (uintmax_t)e->delta.alloc_bytes,
+		    (uintmax_t)e->delta.free_bytes,
+		    (uintmax_t)e->delta.alloc_count,
+		    (uintmax_t)e->delta.free_count, e->delta.unseen_peak,
+		    (uintmax_t)alloc, (uintmax_t)freed, (uintmax_t)nalloc,
+		    (uintmax_t)nfree, unseen);
+}
+
+static void
+test_first_reading_has_no_deltas(void **state)
+{
+	struct delta_table *t = delta_table_create();
+	struct event_stat r[] = {
+		ev("memory/a", 100, 500, 900, 800, 9, 8),
+	};
+
+	(void)state;
+	assert_non_null(t);
+	assert_int_equal(delta_table_update(t, r, 1), 0);
+	delta_is(&r[0], 0, 0, 0, 0, false);
+	delta_table_free(t);
+	delta_table_free(NULL);
+}
+
+/* Readings in another order each time: deltas follow the name. */
+static void
+test_deltas_follow_the_name(void **state)
+{
+	struct delta_table *t = delta_table_create();
+	struct event_stat r1[] = {
+		ev("memory/a", 100, 100, 1000, 900, 10, 9),
+		ev("memory/b", 50, 60, 500, 450, 5, 4),
+	};
+	struct event_stat r2[] = {
+		ev("memory/b", 70, 70, 600, 530, 7, 5),
+		ev("memory/a", 100, 100, 1100, 1000, 11, 10),
+	};
+	struct event_stat r3[] = {
+		ev("memory/a", 100, 100, 1100, 1000, 11, 10),
+	};
+	struct event_stat r4[] = {
+		ev("memory/b", 70, 70, 650, 580, 8, 6),
+		ev("memory/a", 100, 100, 1130, 1030, 12, 11),
+	};
+
+	(void)state;
+	assert_int_equal(delta_table_update(t, r1, 2), 0);
+	assert_int_equal(delta_table_update(t, r2, 2), 1);
+	delta_is(&r2[0], 100, 80, 2, 1, false);
+	delta_is(&r2[1], 100, 100, 1, 1, false);
+	assert_int_equal(delta_table_update(t, r3, 1), 1);
+	delta_is(&r3[0], 0, 0, 0, 0, false);
+	/*
+	 * b was not in the previous reading: the source leaves out events
+	 * never used, so it counts from zero.
+	 */
+	assert_int_equal(delta_table_update(t, r4, 2), 1);
+	delta_is(&r4[0], 650, 580, 8, 6, false);
+	delta_is(&r4[1], 30, 30, 1, 1, false);
+	delta_table_free(t);
+}
+
+/* A counter that goes backwards (a TRUNCATE, say) gives 0, not 2^64 - n. */
+static void
+test_backwards_gives_zero(void **state)
+{
+	struct delta_table *t = delta_table_create();
+	struct event_stat r1[] = {
+		ev("memory/a", 100, 100, 1000, 900, 10, 9),
+	};
+	struct event_stat r2[] = {
+		ev("memory/a", 100, 100, 999, 950, 9, 10),
+	};
+
+	(void)state;
+	delta_table_update(t, r1, 1);
+	delta_table_update(t, r2, 1);
+	delta_is(&r2[0], 0, 50, 0, 1, false);
+	delta_table_free(t);
+}
+
+static void
+test_unseen_peaks(void **state)
+{
+	struct delta_table *t = delta_table_create();
+	struct event_stat r1[] = {
+		ev("memory/rise", 100, 1000, 5000, 4900, 5, 4),
+		ev("memory/seen", 100, 1000, 5000, 4900, 5, 4),
+		ev("memory/flat", 100, 1000, 5000, 4900, 5, 4),
+		ev("memory/fell", 900, 1000, 5000, 4100, 5, 4),
+	};
+	struct event_stat r2[] = {
+		/* High rose past both currents: a peak neither saw. */
+		ev("memory/rise", 120, 3000, 7000, 6880, 6, 5),
+		/* High rose, but to what this reading sees. */
+		ev("memory/seen", 3000, 3000, 7900, 4900, 6, 4),
+		/* No new high: allocations below the old peak. */
+		ev("memory/flat", 100, 1000, 5900, 5800, 6, 5),
+		/* No new high either, though current fell. */
+		ev("memory/fell", 10, 1000, 5000, 4990, 5, 5),
+		/* New to this reading, already freed: the user variable. */
+		ev("memory/sql/user_var_entry::value", 0, 15000008, 15000008,
+		    15000008, 1, 1),
+	};
+
+	(void)state;
+	delta_table_update(t, r1, 4);
+	delta_table_update(t, r2, 5);
+	delta_is(&r2[0], 2000, 1980, 1, 1, true);
+	delta_is(&r2[1], 2900, 0, 1, 0, false);
+	delta_is(&r2[2], 900, 900, 1, 1, false);
+	delta_is(&r2[3], 0, 890, 0, 1, false);
+	delta_is(&r2[4], 15000008, 15000008, 1, 1, true);
+	delta_table_free(t);
+}
+
+static void
+name_of(char *buf, size_t len, size_t i)
+{
+	snprintf(buf, len, "memory/sql/event_%zu", i);
+}
+
+/*
+ * Ten thousand readings over a hundred names, each reading a different
+ * part of them: the table keeps the room it took at the first.
+ */
+static void
+test_memory_does_not_grow(void **state)
+{
+	enum { NAMES = 100, READINGS = 10000 };
+	struct delta_table *t = delta_table_create();
+	static struct event_stat r[NAMES];
+	size_t cap;
+
+	(void)state;
+	for (size_t k = 0; k < READINGS; k++) {
+		size_t n = 1 + k % NAMES;
+
+		for (size_t i = 0; i < n; i++) {
+			char name[64];
+
+			name_of(name, sizeof(name), (i + k) % NAMES);
+			r[i] = ev(name, 10, 10, k * 10 + i, k * 10, k, k);
+		}
+		assert_int_equal(delta_table_update(t, r, n), k > 0);
+		if (k == 0)
+			cap = delta_table_capacity(t);
+		assert_int_equal(delta_table_capacity(t), cap);
+	}
+	assert_true(cap >= NAMES);
+	delta_table_free(t);
+}
+
+/* A reading larger than any before grows the table, which keeps working. */
+static void
+test_grows_with_the_reading(void **state)
+{
+	enum { SMALL = 3, LARGE = 700 };
+	struct delta_table *t = delta_table_create();
+	static struct event_stat r[LARGE];
+	char name[64];
+
+	(void)state;
+	for (size_t i = 0; i < SMALL; i++) {
+		name_of(name, sizeof(name), i);
+		r[i] = ev(name, 0, 0, 100 + i, 0, 1, 0);
+	}
+	delta_table_update(t, r, SMALL);
+	assert_true(delta_table_capacity(t) < LARGE);
+	for (size_t i = 0; i < LARGE; i++) {
+		name_of(name, sizeof(name), LARGE - 1 - i);
+		r[i] = ev(name, 0, 0, 1000 + i, 0, 2, 0);
+	}
+	assert_int_equal(delta_table_update(t, r, LARGE), 1);
+	assert_true(delta_table_capacity(t) >= LARGE);
+	for (size_t i = 0; i < LARGE; i++) {
+		size_t id = LARGE - 1 - i;
+
+		/* The three old names count from their reading, the rest from 0. */
+		delta_is(&r[i], id < SMALL ? 1000 + i - (100 + id) : 1000 + i,
+		    0, id < SMALL ? 1 : 2, 0, false);
+	}
+	delta_table_free(t);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_first_reading_has_no_deltas),
+		cmocka_unit_test(test_deltas_follow_the_name),
+		cmocka_unit_test(test_backwards_gives_zero),
+		cmocka_unit_test(test_unseen_peaks),
+		cmocka_unit_test(test_memory_does_not_grow),
+		cmocka_unit_test(test_grows_with_the_reading),
+	};
+	return cmocka_run_group_tests_name("delta", tests, NULL, NULL);
+}
