@@ -1,6 +1,7 @@
 /*
  * What the ring window says per event: minimum, maximum, mean and last
- * current bytes, and the high-water mark, over the samples that kept it.
+ * current bytes, and the high-water mark, over the samples that kept it;
+ * and the peaks that fell between samples.
  */
 #ifndef MYSQLMEMPROF_SUMMARY_H
 #define MYSQLMEMPROF_SUMMARY_H
@@ -19,6 +20,8 @@ struct summary_event {
 	double mean_bytes;
 	int64_t last_bytes; /* in the newest sample that kept it */
 	int64_t high_bytes; /* the largest high-water mark seen */
+	uint64_t unseen_peaks; /* samples that found an unseen peak */
+	int64_t largest_unseen_peak; /* the largest of them, when there were some */
 };
 
 struct summary {
@@ -30,6 +33,9 @@ struct summary {
 	uint64_t skipped;          /* ticks skipped over the whole run */
 	size_t n_events;
 	struct summary_event *events; /* largest max_bytes first; owned by the summary */
+	size_t n_peaks;
+	/* The events with unseen peaks, largest first; the array is owned by the summary. */
+	const struct summary_event **peaks;
 };
 
 /* Builds the summary of the samples in the ring; returns 0, or -1 when out of memory. */

@@ -29,7 +29,9 @@ csv_begin(struct output *o)
 {
 	fputs("sample,elapsed_ms,timestamp,thread_id,event_name,current_bytes,"
 	    "current_count,high_bytes,alloc_bytes,free_bytes,alloc_count,"
-	    "free_count,total_bytes,late_us,query_us" CRLF, o->fp);
+	    "free_count,total_bytes,late_us,query_us,gap_ms,"
+	    "alloc_delta_bytes,free_delta_bytes,alloc_delta_count,"
+	    "free_delta_count,unseen_peak_bytes" CRLF, o->fp);
 	return output_status(o->fp);
 }
 
@@ -50,8 +52,19 @@ put_row(FILE *fp, const struct sample *s, const char *ts,
 		    e->free_count);
 	} else
 		fputs(",,,,,,,", fp);	/* the 8 event columns, empty */
-	fprintf(fp, ",%" PRId64 ",%" PRIu64 ",%" PRIu64 CRLF,
-	    s->total_bytes, s->late_us, s->query_us);
+	fprintf(fp, ",%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
+	    s->total_bytes, s->late_us, s->query_us, s->gap_ms);
+	/* The first sample has nothing to compare with: empty, not 0. */
+	if (e != NULL && s->has_deltas)
+		fprintf(fp, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
+		    e->delta.alloc_bytes, e->delta.free_bytes,
+		    e->delta.alloc_count, e->delta.free_count);
+	else
+		fputs(",,,,", fp);
+	putc(',', fp);
+	if (e != NULL && s->has_deltas && e->delta.unseen_peak)
+		fprintf(fp, "%" PRId64, e->high_bytes);
+	fputs(CRLF, fp);
 }
 
 static int

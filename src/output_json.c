@@ -3,6 +3,7 @@
  * so strings are escaped to be valid JSON whatever they hold.
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -76,17 +77,38 @@ put_string(FILE *fp, const char *s)
 	putc('"', fp);
 }
 
+/*
+ * Every event has every key, so each line has one shape: a delta is null
+ * in the first sample, which has nothing to compare with, and
+ * unseen_peak_bytes is null when there was no unseen peak.
+ */
 static void
-put_event(FILE *fp, const struct event_stat *e)
+put_event(FILE *fp, const struct event_stat *e, bool has_deltas)
 {
 	fputs("{\"event_name\":", fp);
 	put_string(fp, e->name);
 	fprintf(fp, ",\"current_bytes\":%" PRId64 ",\"current_count\":%" PRId64
 	    ",\"high_bytes\":%" PRId64 ",\"alloc_bytes\":%" PRIu64
 	    ",\"free_bytes\":%" PRIu64 ",\"alloc_count\":%" PRIu64
-	    ",\"free_count\":%" PRIu64 "}",
+	    ",\"free_count\":%" PRIu64,
 	    e->current_bytes, e->current_count, e->high_bytes, e->alloc_bytes,
 	    e->free_bytes, e->alloc_count, e->free_count);
+	if (has_deltas)
+		fprintf(fp, ",\"alloc_delta_bytes\":%" PRIu64
+		    ",\"free_delta_bytes\":%" PRIu64
+		    ",\"alloc_delta_count\":%" PRIu64
+		    ",\"free_delta_count\":%" PRIu64,
+		    e->delta.alloc_bytes, e->delta.free_bytes,
+		    e->delta.alloc_count, e->delta.free_count);
+	else
+		fputs(",\"alloc_delta_bytes\":null,\"free_delta_bytes\":null"
+		    ",\"alloc_delta_count\":null,\"free_delta_count\":null",
+		    fp);
+	if (has_deltas && e->delta.unseen_peak)
+		fprintf(fp, ",\"unseen_peak_bytes\":%" PRId64 "}",
+		    e->high_bytes);
+	else
+		fputs(",\"unseen_peak_bytes\":null}", fp);
 }
 
 static int
@@ -99,12 +121,13 @@ json_sample(struct output *o, const struct sample *s)
 	    ",\"timestamp\":", s->seq, s->elapsed_us / 1000);
 	put_string(o->fp, ts);
 	fprintf(o->fp, ",\"thread_id\":%" PRIu64 ",\"total_bytes\":%" PRId64
-	    ",\"late_us\":%" PRIu64 ",\"query_us\":%" PRIu64 ",\"events\":[",
-	    s->thread_id, s->total_bytes, s->late_us, s->query_us);
+	    ",\"late_us\":%" PRIu64 ",\"query_us\":%" PRIu64
+	    ",\"gap_ms\":%" PRIu64 ",\"events\":[",
+	    s->thread_id, s->total_bytes, s->late_us, s->query_us, s->gap_ms);
 	for (size_t i = 0; i < s->n_events; i++) {
 		if (i > 0)
 			putc(',', o->fp);
-		put_event(o->fp, &s->events[i]);
+		put_event(o->fp, &s->events[i], s->has_deltas);
 	}
 	fputs("]}\n", o->fp);
 	return output_status(o->fp);

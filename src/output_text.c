@@ -148,6 +148,9 @@ text_sample(struct output *o, const struct sample *s)
 	for (size_t i = 0; i < s->n_events; i++)
 		width = max_size(width,
 		    width_of(short_name(s->events[i].name), false));
+	if (s->gap_ms > 0)
+		fprintf(o->fp, "## gap of %" PRIu64 " ms: the connection was "
+		    "lost and re-established ##\n", s->gap_ms);
 	fprintf(o->fp, "## Memory usage at time %" PRIu64 " ##\n",
 	    s->elapsed_us / 1000);
 	for (size_t i = 0; i < s->n_events; i++) {
@@ -159,7 +162,17 @@ text_sample(struct output *o, const struct sample *s)
 	putc(' ', o->fp);
 	put_left(o->fp, TOTAL_LABEL, width, false);
 	fmt_bytes(o, s->total_bytes, v);
-	fprintf(o->fp, " -> %s\n\n", v);
+	fprintf(o->fp, " -> %s\n", v);
+	/* After the total, so the table above stays one aligned block. */
+	for (size_t i = 0; s->has_deltas && i < s->n_events; i++) {
+		if (!s->events[i].delta.unseen_peak)
+			continue;
+		fputs(" ! ", o->fp);
+		put_clean(o->fp, short_name(s->events[i].name), SIZE_MAX, false);
+		fmt_bytes(o, s->events[i].high_bytes, v);
+		fprintf(o->fp, " peaked at %s between samples\n", v);
+	}
+	putc('\n', o->fp);
 	return output_status(o->fp);
 }
 
@@ -229,6 +242,51 @@ sum_widths(const struct output *o, const struct summary *s, size_t w[SUM_COLS])
 	return name_width;
 }
 
+#define PEAKS_LABEL "peaked between samples"
+
+/*
+ * The events that peaked where no sample saw them, in columns under the
+ * summary's: the name, then how many samples found a peak under "samples",
+ * then the largest peak under "min".
+ */
+static void
+put_peaks(const struct output *o, const struct summary *s, size_t name_width,
+    const size_t w[SUM_COLS])
+{
+	size_t largest_width = max_size(w[1], strlen("largest"));
+	char n[CELL], v[CELL];
+
+	if (s->n_peaks == 0) {
+		fputs(" peaks between samples: none seen\n", o->fp);
+		return;
+	}
+	for (size_t i = 0; i < s->n_peaks; i++) {
+		fmt_bytes(o, s->peaks[i]->largest_unseen_peak, v);
+		largest_width = max_size(largest_width, strlen(v));
+	}
+	name_width = max_size(name_width, strlen(PEAKS_LABEL));
+	putc(' ', o->fp);
+	put_left(o->fp, PEAKS_LABEL, name_width, false);
+	fputs("  ", o->fp);
+	put_right(o->fp, "samples", w[0]);
+	fputs("  ", o->fp);
+	put_right(o->fp, "largest", largest_width);
+	putc('\n', o->fp);
+	for (size_t i = 0; i < s->n_peaks; i++) {
+		const struct summary_event *e = s->peaks[i];
+
+		putc(' ', o->fp);
+		put_left(o->fp, short_name(e->name), name_width, false);
+		snprintf(n, CELL, "%" PRIu64, e->unseen_peaks);
+		fmt_bytes(o, e->largest_unseen_peak, v);
+		fputs("  ", o->fp);
+		put_right(o->fp, n, w[0]);
+		fputs("  ", o->fp);
+		put_right(o->fp, v, largest_width);
+		putc('\n', o->fp);
+	}
+}
+
 static int
 text_end(struct output *o, const struct summary *s)
 {
@@ -258,6 +316,7 @@ text_end(struct output *o, const struct summary *s)
 	}
 	total_cells(o, s, c);
 	put_sum_row(o->fp, TOTAL_LABEL, name_width, c, w);
+	put_peaks(o, s, name_width, w);
 	fprintf(o->fp, " skipped ticks: %" PRIu64 "\n", s->skipped);
 	return output_status(o->fp);
 }

@@ -3,6 +3,7 @@
  * folds each run of one name into a line: O(n log n) for the whole window,
  * where looking each name up in a list would be quadratic.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 struct occurrence {
 	const struct event_stat *e;
 	size_t age; /* index in the ring: 0 is the oldest sample */
+	bool has_deltas; /* the sample's */
 };
 
 static int
@@ -32,6 +34,17 @@ by_max_bytes(const void *a, const void *b)
 
 	if (x->max_bytes != y->max_bytes)
 		return x->max_bytes < y->max_bytes ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static int
+by_largest_peak(const void *a, const void *b)
+{
+	const struct summary_event *x = *(const struct summary_event *const *)a;
+	const struct summary_event *y = *(const struct summary_event *const *)b;
+
+	if (x->largest_unseen_peak != y->largest_unseen_peak)
+		return x->largest_unseen_peak < y->largest_unseen_peak ? 1 : -1;
 	return strcmp(x->name, y->name);
 }
 
@@ -78,6 +91,10 @@ fold_event(const struct occurrence *occ, size_t n, struct summary_event *ev)
 			ev->max_bytes = e->current_bytes;
 		if (e->high_bytes > ev->high_bytes)
 			ev->high_bytes = e->high_bytes;
+		if (occ[i].has_deltas && e->delta.unseen_peak &&
+		    (ev->unseen_peaks++ == 0 ||
+		    e->high_bytes > ev->largest_unseen_peak))
+			ev->largest_unseen_peak = e->high_bytes;
 		sum += (double)e->current_bytes;
 	}
 	ev->mean_bytes = sum / (double)n;
@@ -112,10 +129,32 @@ collect(const struct ring *r, size_t *np)
 		const struct sample *s = ring_get(r, i);
 
 		for (size_t j = 0; j < s->n_events; j++)
-			occ[k++] = (struct occurrence){ &s->events[j], i };
+			occ[k++] = (struct occurrence){ &s->events[j], i,
+			    s->has_deltas };
 	}
 	qsort(occ, n, sizeof(*occ), by_name_then_age);
 	return occ;
+}
+
+/* Points out->peaks at the events that peaked unseen. */
+static int
+list_peaks(struct summary *out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < out->n_events; i++)
+		n += out->events[i].unseen_peaks > 0;
+	if (n == 0)
+		return 0;
+	if ((out->peaks = calloc(n, sizeof(*out->peaks))) == NULL) {
+		summary_free(out);
+		return -1;
+	}
+	for (size_t i = 0; i < out->n_events; i++)
+		if (out->events[i].unseen_peaks > 0)
+			out->peaks[out->n_peaks++] = &out->events[i];
+	qsort(out->peaks, n, sizeof(*out->peaks), by_largest_peak);
+	return 0;
 }
 
 int
@@ -142,13 +181,16 @@ summary_build(const struct ring *r, uint64_t skipped, struct summary *out)
 	}
 	free(occ);
 	qsort(out->events, out->n_events, sizeof(*out->events), by_max_bytes);
-	return 0;
+	return list_peaks(out);
 }
 
 void
 summary_free(struct summary *s)
 {
 	free(s->events);
+	free(s->peaks);
 	s->events = NULL;
+	s->peaks = NULL;
 	s->n_events = 0;
+	s->n_peaks = 0;
 }

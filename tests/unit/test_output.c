@@ -57,38 +57,61 @@ ev_all(const char *name, int64_t cur, int64_t count, int64_t high,
 	return e;
 }
 
+/* e with what it did since the previous sample. */
+static struct event_stat
+with_delta(struct event_stat e, uint64_t alloc, uint64_t freed,
+    uint64_t nalloc, uint64_t nfree, bool unseen_peak)
+{
+	e.delta = (struct event_delta){ alloc, freed, nalloc, nfree,
+	    unseen_peak };
+	return e;
+}
+
 /*
  * Four samples: plain names with one longer than the name column; names
- * with a comma, quotes, a newline and bad UTF-8 and a negative count; no
- * event at all; and the extremes of every counter with control characters.
+ * with a comma, quotes, a newline and bad UTF-8 and a negative count, and
+ * a 15 MB user variable set and freed between samples; no event at all,
+ * after a gap; and the extremes of every counter with control characters,
+ * with two more unseen peaks.
  */
 static struct ring *
 fixture_ring(void)
 {
 	struct ring *r = ring_create(8, 8);
 	const struct event_stat s1[] = {
-		ev_all("memory/innodb/row0sel", 25826, 3, 25826, 51652, 25826,
-		    6, 3),
+		/* The first sample has no deltas: this one must not show. */
+		with_delta(ev_all("memory/innodb/row0sel", 25826, 3, 25826,
+		    51652, 25826, 6, 3), 999, 999, 9, 9, true),
 		ev("memory/sql/Prepared_statement::main_mem_root", 16384),
 		ev("memory/sql/THD::main_mem_root", 10180),
 		ev("memory/sql/caf\xc3\xa9", 1536),
 	};
 	const struct event_stat s2[] = {
-		ev("memory/innodb/row0sel", 30720),
+		with_delta(ev_all("memory/innodb/row0sel", 30720, 4, 30720,
+		    56546, 25826, 7, 3), 4894, 0, 1, 0, false),
 		ev("memory/test/a,b", 4096),
 		ev("memory/test/say \"hi\"", 2048),
 		ev("memory/test/line\nbreak", 1024),
 		ev(bad_names[0].name, 512),
 		ev(bad_names[1].name, 100),
+		with_delta(ev_all("memory/sql/user_var_entry::value", 0, 0,
+		    15000008, 15000008, 15000008, 1, 1), 15000008, 15000008, 1,
+		    1, true),
 		ev_all("memory/sql/neg", -1536, -3, 0, 0, 1536, 0, 3),
 	};
 	const struct event_stat s4[] = {
-		ev_all("memory/test/max", INT64_MAX, INT64_MAX, INT64_MAX,
-		    UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX),
-		ev("memory/innodb/row0sel", 20000),
-		ev("memory/test/esc\x1b[2J\xc2\x9b" "1A", 2048),
+		with_delta(ev_all("memory/test/max", INT64_MAX, INT64_MAX,
+		    INT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX),
+		    UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, false),
+		with_delta(ev_all("memory/innodb/row0sel", 20000, 3, 30720,
+		    56546, 36546, 7, 4), 0, 10720, 0, 1, false),
+		with_delta(ev("memory/test/esc\x1b[2J\xc2\x9b" "1A", 2048),
+		    4096, 2048, 2, 1, true),
 		ev(bad_names[2].name, 1000),
 		ev("memory/test/emoji\xf0\x9f\x98\x80\ttab", 900),
+		with_delta(ev_all("memory/sql/user_var_entry::value", 0, 0,
+		    30000016, 45000024, 45000024, 3, 3), 30000016, 30000016, 2,
+		    2, true),
 		ev_all("memory/test/min", INT64_MIN, INT64_MIN, INT64_MIN, 0,
 		    0, 0, 0),
 	};
@@ -97,13 +120,15 @@ fixture_ring(void)
 	    .total_bytes = 1258291 };
 	struct sample p2 = { .seq = 2, .elapsed_us = 250000,
 	    .wall_ms = WALL + 250, .late_us = 15, .query_us = 380,
-	    .thread_id = 42, .total_bytes = 1300000 };
-	struct sample p3 = { .seq = 3, .elapsed_us = 500999,
-	    .wall_ms = WALL + 500, .late_us = 0, .query_us = 350,
-	    .thread_id = 42, .total_bytes = 0 };
-	struct sample p4 = { .seq = 4, .elapsed_us = 750000,
-	    .wall_ms = WALL + 750, .late_us = 1234, .query_us = UINT64_MAX,
-	    .thread_id = 42, .total_bytes = INT64_MAX };
+	    .has_deltas = true, .thread_id = 42, .total_bytes = 1300000 };
+	struct sample p3 = { .seq = 3, .elapsed_us = 3000999,
+	    .wall_ms = WALL + 3000, .late_us = 0, .query_us = 350,
+	    .gap_ms = 2500, .has_deltas = true, .thread_id = 42,
+	    .total_bytes = 0 };
+	struct sample p4 = { .seq = 4, .elapsed_us = 3250000,
+	    .wall_ms = WALL + 3250, .late_us = 1234, .query_us = UINT64_MAX,
+	    .gap_ms = UINT64_MAX, .has_deltas = true, .thread_id = 42,
+	    .total_bytes = INT64_MAX };
 
 	assert_non_null(r);
 	push(r, &p1, s1, sizeof(s1) / sizeof(s1[0]));
@@ -344,7 +369,7 @@ test_thread_list_free(void **state)
 /* CSV parsed back with libcsv. */
 
 #define MAX_ROWS 32
-#define MAX_FIELDS 16
+#define MAX_FIELDS 24
 
 struct field {
 	char *s; /* NULL for an unquoted empty field */
@@ -478,17 +503,19 @@ static void
 test_csv_roundtrip(void **state)
 {
 	struct ring *r = fixture_ring();
-	size_t len, row = 1;
+	size_t len, row = 1, peaks = 0;
 	char *buf = render("csv", false, SAMPLES, &len);
 	struct table *t;
 
 	(void)state;
 	check_crlf(buf, len);
 	t = parse_csv(buf, len);
-	assert_int_equal(t->n_fields[0], 15);
-	header_is(t->f[0], 15, "sample,elapsed_ms,timestamp,thread_id,"
+	assert_int_equal(t->n_fields[0], 21);
+	header_is(t->f[0], 21, "sample,elapsed_ms,timestamp,thread_id,"
 	    "event_name,current_bytes,current_count,high_bytes,alloc_bytes,"
-	    "free_bytes,alloc_count,free_count,total_bytes,late_us,query_us");
+	    "free_bytes,alloc_count,free_count,total_bytes,late_us,query_us,"
+	    "gap_ms,alloc_delta_bytes,free_delta_bytes,alloc_delta_count,"
+	    "free_delta_count,unseen_peak_bytes");
 	for (size_t i = 0; i < ring_len(r); i++) {
 		const struct sample *s = ring_get(r, i);
 		char ts[64];
@@ -500,7 +527,7 @@ test_csv_roundtrip(void **state)
 			    s->n_events ? &s->events[j] : NULL;
 
 			assert_true(row < t->n_rows);
-			assert_int_equal(t->n_fields[row], 15);
+			assert_int_equal(t->n_fields[row], 21);
 			field_u64(&f[0], s->seq);
 			field_u64(&f[1], s->elapsed_us / 1000);
 			field_is(&f[2], ts);
@@ -520,9 +547,26 @@ test_csv_roundtrip(void **state)
 			field_i64(&f[12], s->total_bytes);
 			field_u64(&f[13], s->late_us);
 			field_u64(&f[14], s->query_us);
+			field_u64(&f[15], s->gap_ms);
+			if (e != NULL && s->has_deltas) {
+				field_u64(&f[16], e->delta.alloc_bytes);
+				field_u64(&f[17], e->delta.free_bytes);
+				field_u64(&f[18], e->delta.alloc_count);
+				field_u64(&f[19], e->delta.free_count);
+			} else
+				for (size_t k = 16; k < 20; k++)
+					field_is(&f[k], NULL);
+			if (e != NULL && s->has_deltas &&
+			    e->delta.unseen_peak)
+				field_i64(&f[20], e->high_bytes);
+			else
+				field_is(&f[20], NULL);
+			peaks += f[20].s != NULL;
 		}
 	}
 	assert_int_equal(t->n_rows, row);
+	/* The fixture's first sample carries a delta that must not show. */
+	assert_int_equal(peaks, 3);
 	free_table(t);
 	free(buf);
 	ring_free(r);
@@ -903,6 +947,53 @@ json_name(const char *name)
 	return name;
 }
 
+static size_t
+count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)) != NULL; p++)
+		n++;
+	return n;
+}
+
+/* The keys the spikes added, in their places, null where nothing is known. */
+static void
+json_deltas(const char *buf)
+{
+	const char *second = strchr(buf, '\n') + 1;
+
+	/* The first sample: every event has its deltas, all null. */
+	assert_non_null(strstr(buf, "\"late_us\":61,\"query_us\":412,"
+	    "\"gap_ms\":0,\"events\":["));
+	assert_non_null(strstr(buf, "\"free_count\":3,"
+	    "\"alloc_delta_bytes\":null,\"free_delta_bytes\":null,"
+	    "\"alloc_delta_count\":null,\"free_delta_count\":null,"
+	    "\"unseen_peak_bytes\":null}"));
+	assert_true(strstr(buf, "\"alloc_delta_bytes\":null") < second);
+	assert_int_equal(count(buf, "\"alloc_delta_bytes\":null"), 4);
+	/* The user variable set and freed between samples 1 and 2. */
+	assert_non_null(strstr(buf, "\"event_name\":"
+	    "\"memory/sql/user_var_entry::value\",\"current_bytes\":0,"
+	    "\"current_count\":0,\"high_bytes\":15000008,"
+	    "\"alloc_bytes\":15000008,\"free_bytes\":15000008,"
+	    "\"alloc_count\":1,\"free_count\":1,"
+	    "\"alloc_delta_bytes\":15000008,\"free_delta_bytes\":15000008,"
+	    "\"alloc_delta_count\":1,\"free_delta_count\":1,"
+	    "\"unseen_peak_bytes\":15000008}"));
+	assert_non_null(strstr(buf, "\"gap_ms\":2500,\"events\":[]}\n"));
+	assert_non_null(strstr(buf, "\"query_us\":18446744073709551615,"
+	    "\"gap_ms\":18446744073709551615,"));
+	assert_non_null(strstr(buf, "\"alloc_delta_bytes\":"
+	    "18446744073709551615,\"free_delta_bytes\":18446744073709551615,"
+	    "\"alloc_delta_count\":18446744073709551615,"
+	    "\"free_delta_count\":18446744073709551615,"
+	    "\"unseen_peak_bytes\":null}"));
+	assert_int_equal(count(buf, "\"unseen_peak_bytes\":null"),
+	    4 + 8 + 7 - 3);
+	assert_int_equal(count(buf, "\"unseen_peak_bytes\":"), 4 + 8 + 7);
+}
+
 static void
 test_json_valid(void **state)
 {
@@ -935,6 +1026,7 @@ test_json_valid(void **state)
 	assert_non_null(strstr(buf, "\"memory/test/say \\\"hi\\\"\""));
 	assert_non_null(strstr(buf, "\"current_bytes\":-9223372036854775808"));
 	assert_non_null(strstr(buf, "\"alloc_bytes\":18446744073709551615"));
+	json_deltas(buf);
 	free(buf);
 	ring_free(r);
 }
@@ -1050,7 +1142,7 @@ check_summary_table(const char *buf, size_t len)
 	    line = nl + 1, rows++) {
 		size_t w = cols(line, (size_t)(nl - line));
 
-		if (strncmp(line, " skipped ticks: ", 16) == 0)
+		if (strncmp(line, " peaked between samples ", 24) == 0)
 			break;
 		if (width == 0)
 			width = w;
@@ -1058,8 +1150,36 @@ check_summary_table(const char *buf, size_t len)
 			fail_msg("%zu columns, want %zu: %.*s", w, width,
 			    (int)(nl - line), line);
 	}
-	/* The header, the 15 events seen in the window and the thread total. */
-	assert_int_equal(rows, 17);
+	/* The header, the 16 events seen in the window and the thread total. */
+	assert_int_equal(rows, 18);
+}
+
+/*
+ * Under the summary, the events that peaked between samples, largest
+ * first, their counts right-aligned under the summary's "samples".
+ */
+static void
+check_peaks_table(const char *buf, bool exact)
+{
+	const char *head = strstr(buf, "\n event "), *peaks;
+	const char *samples_end = strstr(head, "samples") + 7;
+	size_t col = cols(head + 1, (size_t)(samples_end - head - 1));
+
+	assert_non_null(peaks = strstr(buf, "\n peaked between samples "));
+	samples_end = strstr(peaks + 24, "samples") + 7;
+	assert_int_equal(cols(peaks + 1, (size_t)(samples_end - peaks - 1)),
+	    col);
+	assert_non_null(strstr(peaks, exact ?
+	    "\n sql/user_var_entry::value                    2"
+	    "              30000016\n"
+	    " test/esc?[2J?1A                              1"
+	    "                  6144\n"
+	    " skipped ticks: 2\n" :
+	    "\n sql/user_var_entry::value                    2"
+	    "        28.61 MiB\n"
+	    " test/esc?[2J?1A                              1"
+	    "         6.00 KiB\n"
+	    " skipped ticks: 2\n"));
 }
 
 #define PAD23 "                       "
@@ -1077,6 +1197,7 @@ test_text_layout(void **state)
 		check_terminal_safe(buf, len);
 		check_arrows(buf, len);
 		check_summary_table(buf, len);
+		check_peaks_table(buf, exact[i]);
 		/* Padded to the longest name of the sample, 37 code points. */
 		assert_non_null(strstr(buf, exact[i] ?
 		    "\n innodb/row0sel" PAD23 " -> 25826\n" :
@@ -1085,6 +1206,16 @@ test_text_layout(void **state)
 		    "                             " " -> "));
 		assert_non_null(strstr(buf, " test/esc?[2J?1A "));
 		assert_non_null(strstr(buf, " skipped ticks: 2\n"));
+		/* Marked after the sample's total; the first has no deltas. */
+		assert_non_null(strstr(buf, exact[i] ?
+		    " -> 1300000\n ! sql/user_var_entry::value peaked at "
+		    "15000008 between samples\n\n" :
+		    " -> 1.24 MiB\n ! sql/user_var_entry::value peaked at "
+		    "14.31 MiB between samples\n\n"));
+		assert_int_equal(count(buf, " between samples\n"), 3);
+		assert_non_null(strstr(buf, "\n\n## gap of 2500 ms: the "
+		    "connection was lost and re-established ##\n"
+		    "## Memory usage at time 3000 ##\n"));
 		free(buf);
 	}
 }

@@ -1,4 +1,5 @@
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -247,6 +248,82 @@ test_large_window(void **state)
 	ring_free(r);
 }
 
+static struct event_stat
+peak(const char *name, int64_t current, int64_t high, bool unseen)
+{
+	struct event_stat e = evh(name, current, high);
+
+	e.delta.unseen_peak = unseen;
+	return e;
+}
+
+/*
+ * The peaks no sample saw, per event: in how many samples, and the
+ * largest. A first sample has no deltas, so its flags do not count, and
+ * the window drops the oldest sample's peak.
+ */
+static void
+test_unseen_peaks(void **state)
+{
+	struct ring *r = ring_create(3, 4);
+	struct summary s;
+	const struct event_stat s1[] = {
+		peak("memory/X", 10, 99999, true),
+	};
+	const struct event_stat s2[] = {
+		peak("memory/X", 10, 88888, true),
+	};
+	const struct event_stat s3[] = {
+		peak("memory/X", 10, 500, true), peak("memory/Z", 7, 7, false),
+	};
+	const struct event_stat s4[] = {
+		peak("memory/Y", 20, 1000, true), peak("memory/X", 10, 300, true),
+	};
+	const struct event_stat s5[] = {
+		peak("memory/X", 400, 400, false),
+	};
+	struct sample proto = { .thread_id = 42 };
+
+	(void)state;
+	proto.seq = 1;
+	push(r, &proto, s1, 1);
+	proto.has_deltas = true;
+	proto.seq = 2;
+	push(r, &proto, s2, 1);
+	/* Samples 1 and 2 leave the window: 88888 does not count. */
+	proto.seq = 3;
+	push(r, &proto, s3, 2);
+	proto.seq = 4;
+	push(r, &proto, s4, 2);
+	proto.seq = 5;
+	push(r, &proto, s5, 1);
+	assert_int_equal(summary_build(r, 0, &s), 0);
+	assert_int_equal(s.n_peaks, 2);
+	assert_string_equal(s.peaks[0]->name, "memory/Y");
+	assert_int_equal(s.peaks[0]->unseen_peaks, 1);
+	assert_int_equal(s.peaks[0]->largest_unseen_peak, 1000);
+	assert_string_equal(s.peaks[1]->name, "memory/X");
+	assert_int_equal(s.peaks[1]->unseen_peaks, 2);
+	assert_int_equal(s.peaks[1]->largest_unseen_peak, 500);
+	assert_int_equal(find(&s, "memory/Z")->unseen_peaks, 0);
+	summary_free(&s);
+	assert_null(s.peaks);
+	assert_int_equal(s.n_peaks, 0);
+
+	/* Only a first sample: its flags are no peaks. */
+	ring_free(r);
+	r = ring_create(4, 4);
+	proto.seq = 1;
+	proto.has_deltas = false;
+	push(r, &proto, s1, 1);
+	assert_int_equal(summary_build(r, 0, &s), 0);
+	assert_int_equal(s.n_peaks, 0);
+	assert_null(s.peaks);
+	assert_int_equal(s.events[0].unseen_peaks, 0);
+	summary_free(&s);
+	ring_free(r);
+}
+
 int
 main(void)
 {
@@ -257,6 +334,7 @@ main(void)
 		cmocka_unit_test(test_no_events),
 		cmocka_unit_test(test_extremes),
 		cmocka_unit_test(test_large_window),
+		cmocka_unit_test(test_unseen_peaks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
