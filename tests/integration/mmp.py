@@ -240,6 +240,57 @@ class TestCase(unittest.TestCase):
         for s in samples:
             self.assertEqual(s["thread_id"], thread_id, describe(p))
 
+    def assertCsvSamples(self, raw, desc):
+        """Checks a CSV capture and returns its rows as dicts, integer
+        columns as ints. The header starts with the columns of the
+        specification, in order; columns the program adds after them
+        must hold integers or nothing. Every line ends in CRLF and every
+        row is whole."""
+        self.assertTrue(raw.endswith("\r\n"), "last line not ended" + desc)
+        for line in raw.split("\r\n")[:-1]:
+            self.assertNotIn("\n", line, "a bare LF line end" + desc)
+        rows = parse_csv(raw)
+        header = rows[0]
+        self.assertEqual(header[:len(CSV_HEADER)], CSV_HEADER, desc)
+        extra = header[len(CSV_HEADER):]
+        self.assertEqual(len(set(header)), len(header), "duplicate columns" + desc)
+        out = []
+        for r in rows[1:]:
+            self.assertEqual(len(r), len(header), "short row %r%s" % (r, desc))
+            d = dict(zip(header, r))
+            no_event = d["event_name"] == ""
+            for c in CSV_INT_COLUMNS:
+                if no_event and c in EVENT_KEYS:
+                    # A sample without events keeps its row, events empty.
+                    self.assertEqual(d[c], "", (c, r))
+                    continue
+                self.assertRegex(d[c], r"^-?\d+$", "column %s: %r" % (c, r))
+                d[c] = int(d[c])
+            for c in extra:
+                self.assertRegex(d[c], r"^-?\d*$", "column %s: %r" % (c, r))
+            self.assertRegex(d["timestamp"], TIMESTAMP_RE)
+            if not no_event:
+                self.assertTrue(d["event_name"].startswith("memory/"), d)
+            out.append(d)
+        return out
+
+    def assertJsonSample(self, s):
+        """One JSON Lines sample: the keys of the specification with
+        integer values; keys the program adds hold integers or null."""
+        self.assertLessEqual(set(SAMPLE_KEYS), set(s), s)
+        self.assertRegex(s["timestamp"], TIMESTAMP_RE)
+        for k, v in s.items():
+            if k not in ("timestamp", "events"):
+                self.assertIn(type(v), (int, type(None)) if k not in SAMPLE_KEYS
+                              else (int,), (k, s))
+        for e in s["events"]:
+            self.assertLessEqual(set(EVENT_KEYS), set(e), e)
+            self.assertTrue(e["event_name"].startswith("memory/"), e)
+            for k, v in e.items():
+                if k != "event_name":
+                    self.assertIn(type(v), (int, type(None)) if k not in EVENT_KEYS
+                                  else (int,), (k, e))
+
     def assertOneErrorLine(self, p, status, *words):
         """Exit status, exactly one line on stderr starting with the
         program's name, naming each of words (case-insensitive)."""

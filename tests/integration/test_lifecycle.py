@@ -7,23 +7,6 @@ import time
 import mmp
 
 
-def complete_csv_rows(test, p_desc, raw):
-    """Checks a CSV capture is whole: ended line, full rows, ints."""
-    test.assertTrue(raw.endswith("\r\n"), "last row cut" + p_desc)
-    rows = mmp.parse_csv(raw)
-    test.assertEqual(rows[0], mmp.CSV_HEADER, p_desc)
-    for r in rows[1:]:
-        test.assertEqual(len(r), len(mmp.CSV_HEADER), "short row %r%s" % (r, p_desc))
-        d = dict(zip(mmp.CSV_HEADER, r))
-        for c in mmp.CSV_INT_COLUMNS:
-            if d["event_name"] == "" and c in mmp.EVENT_KEYS:
-                # A sample without events keeps its row, events empty.
-                test.assertEqual(d[c], "", (c, r))
-            else:
-                test.assertRegex(d[c], r"^-?\d+$", (c, r))
-    return rows[1:]
-
-
 class Lifecycle(mmp.TestCase):
 
     def test_target_thread_ends(self):
@@ -37,8 +20,8 @@ class Lifecycle(mmp.TestCase):
         self.assertTrue(p.stderr.strip(), "no note on stderr" + mmp.describe(p))
         for line in p.stderr.splitlines():
             self.assertTrue(line.startswith("mysqlmemprof: "), mmp.describe(p))
-        rows = complete_csv_rows(self, mmp.describe(p), p.stdout)
-        samples = {int(r[0]) for r in rows}
+        rows = self.assertCsvSamples(p.stdout, mmp.describe(p))
+        samples = {r["sample"] for r in rows}
         self.assertGreaterEqual(len(samples), 5, mmp.describe(p))
         self.assertEqual(samples, set(range(1, max(samples) + 1)))
         w.wait()
@@ -72,8 +55,8 @@ class Lifecycle(mmp.TestCase):
         rc, out, desc = self.interrupt(["--thread", str(w.thread_id),
                                         "--format", "csv", "--frequency", "50"])
         self.assertEqual(rc, 0, desc)
-        rows = complete_csv_rows(self, desc, out)
-        self.assertGreaterEqual(len({r[0] for r in rows}), 5, desc)
+        rows = self.assertCsvSamples(out, desc)
+        self.assertGreaterEqual(len({r["sample"] for r in rows}), 5, desc)
 
     def test_sigterm_during_json(self):
         w = self.start(mmp.idle())
