@@ -15,6 +15,8 @@
 set -euo pipefail
 
 dir=${MMP_SANDBOX_DIR:-/tmp/mmp-sandbox-$(id -u)}
+[[ $dir == /* ]] || dir=$PWD/$dir
+dir=${dir%/}
 sock=$dir/sock
 marker=$dir/.mmp-sandbox
 start_timeout=${MMP_SANDBOX_START_TIMEOUT:-60}
