@@ -400,7 +400,7 @@ static struct ring *
 make_ring(struct app *a)
 {
 	const struct options *o = &a->opts;
-	size_t events = o->top != 0 ? o->top : a->instruments;
+	size_t events = sampler_max_events(o->top, a->instruments);
 	struct ring *r;
 
 	if (events == 0)
