@@ -67,8 +67,8 @@ deps:
 # The README's test command: unit tests, then the real binary against a
 # throwaway MariaDB server.
 check: deps
-	$(MAKE) all unit
-	BUILD=$(BUILD) tests/run.sh
+	$(MAKE) all $(BUILD)/$(PROG) unit
+	BUILD=$(BUILD) MMP_BIN=$(CURDIR)/$(BUILD)/$(PROG) tests/run.sh
 
 demo: deps
 	$(MAKE) all
