@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,7 @@ struct app {
 	uint64_t own_thread;
 	int64_t server_boot_s;
 	size_t instruments; /* memory instruments the server knows */
+	bool write_failed;  /* reported once: closing must not say it again */
 };
 
 /*
@@ -328,6 +330,8 @@ close_output(struct app *a)
 	a->out.fp = NULL;
 	failed = ferror(fp) != 0;
 	failed |= (fp == stdout ? fflush(fp) : fclose(fp)) != 0;
+	if (failed && a->write_failed)
+		return 0; /* reported, and its exit status chosen, already */
 	if (failed && errno != EPIPE) {
 		say("cannot write to %s: %s", a->opts.output != NULL ?
 		    a->opts.output : "standard output", strerror(errno));
@@ -339,6 +343,7 @@ close_output(struct app *a)
 static int
 write_failed(struct app *a)
 {
+	a->write_failed = true;
 	/* A reader that went away (| head) is an end, not an error. */
 	if (errno == EPIPE)
 		return EXIT_DONE;

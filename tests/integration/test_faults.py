@@ -1,0 +1,278 @@
+"""Faults: the server going away, stalling or restarting, output that
+cannot be written, signals, and what is left on disk when a run cannot
+start. Each test checks that no sample taken is lost."""
+
+import os
+import signal
+import stat
+import subprocess
+import tempfile
+import time
+
+import mmp
+
+
+def start(args, env=None):
+    """Starts the binary in the background with the mmp account."""
+    return subprocess.Popen([mmp.BIN] + mmp.CONN_ARGS + list(args),
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env or mmp.base_env())
+
+
+def finish(proc, timeout=mmp.RUN_TIMEOUT):
+    out, err = proc.communicate(timeout=timeout)
+    return proc.returncode, out.decode(errors="replace"), err.decode(errors="replace")
+
+
+def own_connection(pid, timeout=10):
+    """The connection id of the mysqlmemprof process pid, from the _pid
+    connection attribute every client library sends."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        rows = mmp.root_sql(
+            "SELECT PROCESSLIST_ID FROM performance_schema.session_connect_attrs "
+            "WHERE ATTR_NAME = '_pid' AND ATTR_VALUE = '%d'" % pid)
+        if rows:
+            return int(rows[0][0])
+        time.sleep(0.05)
+    raise AssertionError("process %d has no connection" % pid)
+
+
+def wait_for_lines(path, n, timeout=10):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if os.path.exists(path):
+            with open(path, newline="") as f:
+                if f.read().count("\n") >= n:
+                    return
+        time.sleep(0.05)
+    raise AssertionError("%s did not reach %d lines" % (path, n))
+
+
+def server_pid():
+    with open(os.path.join(os.environ["MMP_DIR"], "mariadbd.pid")) as f:
+        return int(f.read())
+
+
+def wait_for_server(timeout=60):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            mmp.root_sql("SELECT 1")
+            return
+        except subprocess.CalledProcessError:
+            time.sleep(0.2)
+    raise AssertionError("the sandbox server did not come back")
+
+
+class ServerGoesAway(mmp.TestCase):
+
+    def capture_with_kill(self, extra):
+        w = self.start(mmp.idle(30))
+        proc = start(["--thread", str(w.thread_id), "--format", "json",
+                      "--frequency", "200", "--count", "10"] + extra)
+        own = own_connection(proc.pid)
+        time.sleep(0.7)
+        mmp.root_sql("KILL %d" % own)
+        return finish(proc)
+
+    def test_reconnects_and_marks_the_gap(self):
+        rc, out, err = self.capture_with_kill([])
+        self.assertEqual(rc, 0, err)
+        samples = mmp.parse_json_lines(out)
+        self.assertEqual([s["sample"] for s in samples], list(range(1, 11)), out)
+        gaps = [s for s in samples if s["gap_ms"] > 0]
+        self.assertEqual(len(gaps), 1, out)
+        self.assertGreater(gaps[0]["sample"], 1)
+        self.assertIn("reconnecting", err)
+        self.assertIn("reconnected", err)
+
+    def test_no_reconnect_keeps_the_samples_taken(self):
+        rc, out, err = self.capture_with_kill(["--reconnect-timeout", "0"])
+        self.assertEqual(rc, 1, err)
+        samples = mmp.parse_json_lines(out)
+        self.assertGreaterEqual(len(samples), 2, out)
+        self.assertEqual([s["sample"] for s in samples],
+                         list(range(1, len(samples) + 1)))
+        errors = [l for l in err.splitlines() if "samples taken are written" in l]
+        self.assertEqual(len(errors), 1, err)
+
+    def test_stalled_server_is_noticed_and_survived(self):
+        w = self.start(mmp.idle(30))
+        proc = start(["--thread", str(w.thread_id), "--format", "json",
+                      "--frequency", "200", "--count", "8", "--read-timeout",
+                      "1", "--connect-timeout", "1"])
+        time.sleep(0.5)
+        pid = server_pid()
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            time.sleep(4)
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        rc, out, err = finish(proc)
+        self.assertEqual(rc, 0, err)
+        samples = mmp.parse_json_lines(out)
+        self.assertEqual(len(samples), 8, out)
+        self.assertTrue(any(s["gap_ms"] >= 1000 for s in samples), out)
+        self.assertIn("reconnect", err)
+
+    def test_restart_ends_the_capture(self):
+        w = self.start(mmp.idle(60))
+        proc = start(["--thread", str(w.thread_id), "--format", "csv",
+                      "--frequency", "100", "--reconnect-timeout", "60"])
+        time.sleep(0.6)
+        pid = server_pid()
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            argv = [a.decode() for a in f.read().split(b"\0") if a]
+        os.kill(pid, signal.SIGKILL)
+        while os.path.exists("/proc/%d" % pid):
+            time.sleep(0.05)
+        subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, start_new_session=True)
+        wait_for_server()
+        rc, out, err = finish(proc, timeout=90)
+        self.assertEqual(rc, 1, err)
+        self.assertIn("restarted", err)
+        rows = self.assertCsvSamples(out, "\n" + out[-500:])
+        self.assertGreaterEqual(len({r["sample"] for r in rows}), 3)
+
+
+class Output(mmp.TestCase):
+
+    def test_write_error_exits_1(self):
+        w = self.start(mmp.idle(20))
+        p = mmp.run(["--thread", str(w.thread_id), "--count", "3",
+                     "--frequency", "50", "--output", "/dev/full", "-q"])
+        self.assertOneErrorLine(p, 1, "/dev/full", "No space")
+
+    def test_closed_pipe_ends_quietly(self):
+        w = self.start(mmp.idle(20))
+        cmd = "%s %s --thread %d --frequency 20 --format csv -q | head -3" % (
+            mmp.BIN, " ".join(mmp.CONN_ARGS), w.thread_id)
+        t0 = time.monotonic()
+        p = subprocess.run(["bash", "-o", "pipefail", "-c", cmd],
+                           capture_output=True, env=mmp.base_env(), timeout=20)
+        self.assertLess(time.monotonic() - t0, 5)
+        self.assertEqual(p.stdout.decode().count("\n"), 3)
+        self.assertEqual(p.stderr.decode(), "")
+        self.assertEqual(p.returncode, 0)
+
+    def test_failed_start_leaves_output_alone(self):
+        d = tempfile.mkdtemp(prefix="mmp-out-")
+        path = os.path.join(d, "keep.csv")
+        with open(path, "w") as f:
+            f.write("precious\n")
+        for args, env in (
+                (["--thread", "1"], mmp.base_env(MYSQL_PWD="wrong")),
+                (["--thread", "999999"], None),
+                (["--connection", "999999"], None)):
+            with self.subTest(args=args):
+                p = mmp.run(args + ["--count", "1", "--output", path], env=env)
+                self.assertEqual(p.returncode, 1, mmp.describe(p))
+                with open(path) as f:
+                    self.assertEqual(f.read(), "precious\n")
+
+    def test_symlink_refused_and_mode_0644(self):
+        d = tempfile.mkdtemp(prefix="mmp-out-")
+        target = os.path.join(d, "victim")
+        with open(target, "w") as f:
+            f.write("keep\n")
+        link = os.path.join(d, "link.csv")
+        os.symlink(target, link)
+        w = self.start(mmp.idle(20))
+        p = mmp.run(["--thread", str(w.thread_id), "--count", "1",
+                     "--output", link])
+        self.assertOneErrorLine(p, 1, "symbolic link")
+        with open(target) as f:
+            self.assertEqual(f.read(), "keep\n")
+        out = os.path.join(d, "new.csv")
+        old = os.umask(0)
+        try:
+            p = mmp.run(["--thread", str(w.thread_id), "--count", "1",
+                         "--format", "csv", "--output", out, "-q"])
+        finally:
+            os.umask(old)
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        self.assertEqual(stat.S_IMODE(os.stat(out).st_mode), 0o644)
+        self.assertEqual(p.stdout, "")
+
+    def test_sighup_reopens_output(self):
+        d = tempfile.mkdtemp(prefix="mmp-rot-")
+        path = os.path.join(d, "cap.csv")
+        w = self.start(mmp.idle(30))
+        proc = start(["--thread", str(w.thread_id), "--format", "csv",
+                      "--frequency", "100", "--top", "1", "--output", path])
+        wait_for_lines(path, 3)
+        os.rename(path, path + ".1")
+        proc.send_signal(signal.SIGHUP)
+        wait_for_lines(path, 3)
+        proc.send_signal(signal.SIGTERM)
+        rc, out, err = finish(proc)
+        self.assertEqual(rc, 0, err)
+        with open(path + ".1", newline="") as f:
+            old = self.assertCsvSamples(f.read(), " (rotated file)")
+        with open(path, newline="") as f:
+            new = self.assertCsvSamples(f.read(), " (new file)")
+        # Both files have a header; the samples continue across them.
+        self.assertEqual(new[0]["sample"], old[-1]["sample"] + 1)
+
+
+class CleanExit(mmp.TestCase):
+
+    def test_sigterm_closes_the_session_cleanly(self):
+        log = os.path.join(os.environ["MMP_DIR"], "error.log")
+        w = self.start(mmp.idle(20))
+        proc = start(["--thread", str(w.thread_id), "--frequency", "100"])
+        own = own_connection(proc.pid)
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGTERM)
+        rc, out, err = finish(proc)
+        self.assertEqual(rc, 0, err)
+        self.assertIn("## Summary", out)
+        time.sleep(0.3)
+        with open(log, errors="replace") as f:
+            aborted = [l for l in f if "Aborted connection %d " % own in l]
+        self.assertEqual(aborted, [])
+
+
+class Secrets(mmp.TestCase):
+
+    def test_password_scrubbed_from_argv(self):
+        w = self.start(mmp.idle(20))
+        secret = mmp.MMP_PASSWORD
+        proc = subprocess.Popen(
+            [mmp.BIN, "--socket", mmp.SOCKET, "-u", "mmp", "-p" + secret,
+             "--thread", str(w.thread_id), "--frequency", "100", "--count",
+             "15", "--format", "json"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, env=mmp.base_env(MYSQL_PWD=None))
+        time.sleep(0.5)
+        with open("/proc/%d/cmdline" % proc.pid, "rb") as f:
+            cmdline = f.read()
+        rc, out, err = finish(proc)
+        self.assertEqual(rc, 0, err)
+        self.assertNotIn(secret.encode(), cmdline)
+        self.assertIn(b"-pxxxxxxxx", cmdline)
+        self.assertNotIn(secret, out + err)
+        self.assertIn("insecure", err)
+
+
+class Valgrind(mmp.TestCase):
+
+    def test_capture_is_clean_under_memcheck(self):
+        if not os.path.exists("/usr/bin/valgrind"):
+            self.skipTest("valgrind is not installed (scripts/deps.sh installs it)")
+        if "sanitize" in mmp.BIN:
+            self.skipTest("the sanitizer build cannot run under valgrind")
+        w = self.start(mmp.idle(30))
+        argv = ["valgrind", "--quiet", "--error-exitcode=99",
+                "--leak-check=full", "--errors-for-leak-kinds=definite",
+                mmp.BIN] + mmp.CONN_ARGS + [
+                "--thread", str(w.thread_id), "--count", "5", "--frequency",
+                "100", "--format", "json", "--top", "0"]
+        p = subprocess.run(argv, capture_output=True, env=mmp.base_env(),
+                           timeout=120)
+        err = p.stderr.decode(errors="replace")
+        self.assertEqual(p.returncode, 0, err)
+        self.assertEqual(len(mmp.parse_json_lines(p.stdout.decode())), 5)
+        self.assertNotIn("definitely lost", err)
