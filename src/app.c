@@ -484,9 +484,12 @@ run_sampling(struct app *a)
 	if (connection_id != 0)
 		snprintf(whose, sizeof(whose), "connection %" PRIu64,
 		    connection_id);
+	const char *cipher = conn_cipher(a->conn);
 	note(a, "sampling thread %" PRIu64 " (%s) every %" PRIu64 " ms on "
-	    "%s; our own thread is %" PRIu64, cfg.thread_id, whose,
-	    o->frequency_ms, conn_server_version(a->conn), a->own_thread);
+	    "%s%s%s; our own thread is %" PRIu64, cfg.thread_id, whose,
+	    o->frequency_ms, conn_server_version(a->conn),
+	    cipher != NULL ? " over TLS " : "", cipher != NULL ? cipher : "",
+	    a->own_thread);
 	if (output_begin(&a->out) != 0) {
 		rc = write_failed(a);
 		goto done;

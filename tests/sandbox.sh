@@ -9,6 +9,8 @@
 #   tests/sandbox.sh status   say whether it runs; exit 1 when it does not
 #
 # The folder is $MMP_SANDBOX_DIR, by default /tmp/mmp-sandbox-$(id -u).
+# $MMP_SANDBOX_EXTRA_ARGS, split at spaces, is added to the server's
+# options (the TLS tests start a server with certificates this way).
 # Accounts: root without a password (socket only); mmp/mmp-pass with only
 # SELECT on performance_schema (what the tool must work with); loader/
 # loader-pass with everything on the `demo` database, for workloads.
@@ -81,6 +83,7 @@ launch() {
 		--performance-schema-instrument='memory/%=ON' \
 		--innodb-buffer-pool-size=64M --innodb-log-file-size=16M \
 		--max-connections=100 \
+		${MMP_SANDBOX_EXTRA_ARGS:-} \
 		</dev/null >/dev/null 2>&1 9>&- &
 	pid=$!
 	echo "$pid" >"$dir/launcher.pid"

@@ -1,0 +1,109 @@
+"""TLS: --ssl-mode with the meaning MySQL gives it, against a server of its
+own started with certificates made here by openssl."""
+
+import os
+import shutil
+import subprocess
+import tempfile
+
+import mmp
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SANDBOX = os.path.join(os.path.dirname(HERE), "sandbox.sh")
+
+
+def openssl(*args, cwd):
+    subprocess.run(["openssl"] + list(args), cwd=cwd, check=True,
+                   capture_output=True, timeout=60)
+
+
+def make_ca(d, name):
+    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+            "-subj", "/CN=mysqlmemprof test %s" % name,
+            "-keyout", name + "-key.pem", "-out", name + ".pem", cwd=d)
+
+
+def make_server_cert(d):
+    with open(os.path.join(d, "san.cnf"), "w") as f:
+        f.write("subjectAltName=IP:127.0.0.1,DNS:localhost\n")
+    openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost",
+            "-keyout", "server-key.pem", "-out", "server.csr", cwd=d)
+    openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey",
+            "ca-key.pem", "-CAcreateserial", "-days", "2", "-extfile",
+            "san.cnf", "-out", "server.pem", cwd=d)
+
+
+class Tls(mmp.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        if shutil.which("openssl") is None:
+            raise AssertionError("openssl is missing; scripts/deps.sh installs it")
+        cls.certs = tempfile.mkdtemp(prefix="mmp-tls-")
+        make_ca(cls.certs, "ca")
+        make_ca(cls.certs, "other-ca")
+        make_server_cert(cls.certs)
+        cls.env = dict(os.environ)
+        cls.env["MMP_SANDBOX_DIR"] = os.path.join(cls.certs, "sb")
+        cls.env["MMP_SANDBOX_EXTRA_ARGS"] = " ".join(
+            "--ssl-%s=%s" % (k, os.path.join(cls.certs, f)) for k, f in
+            (("ca", "ca.pem"), ("cert", "server.pem"), ("key", "server-key.pem")))
+        subprocess.run([SANDBOX, "start"], env=cls.env, check=True,
+                       capture_output=True, timeout=180)
+        out = subprocess.run([SANDBOX, "env"], env=cls.env, check=True,
+                             capture_output=True, timeout=30).stdout.decode()
+        vals = dict(line.split("=", 1) for line in out.split())
+        cls.port = vals["MMP_PORT"].strip("'")
+
+    @classmethod
+    def tearDownClass(cls):
+        subprocess.run([SANDBOX, "stop"], env=cls.env, capture_output=True,
+                       timeout=120)
+        shutil.rmtree(cls.certs, ignore_errors=True)
+
+    def tcp(self, port, *extra):
+        return mmp.run(["-h", "127.0.0.1", "-P", str(port), "-u", "mmp",
+                        "--thread", "1", "--count", "1", "--format", "json"]
+                       + list(extra), conn=False)
+
+    def cert(self, name):
+        return os.path.join(self.certs, name)
+
+    def test_required_refuses_a_server_without_tls(self):
+        p = self.tcp(mmp.PORT, "--ssl-mode=REQUIRED")
+        line = self.assertOneErrorLine(p, 1)
+        self.assertRegex(line.lower(), "ssl|tls")
+        self.assertEqual(p.stdout, "")
+
+    def test_verify_ca_refuses_a_certificate_of_another_ca(self):
+        p = self.tcp(self.port, "--ssl-mode=VERIFY_CA",
+                     "--ssl-ca=" + self.cert("other-ca.pem"))
+        self.assertOneErrorLine(p, 1)
+        self.assertEqual(p.stdout, "")
+
+    def test_verify_ca_connects_encrypted(self):
+        p = self.tcp(self.port, "--ssl-mode=VERIFY_CA",
+                     "--ssl-ca=" + self.cert("ca.pem"))
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        self.assertEqual(len(mmp.parse_json_lines(p.stdout)), 1)
+        self.assertIn("over TLS", p.stderr)
+
+    def test_verify_identity_checks_the_host(self):
+        p = self.tcp(self.port, "--ssl-mode=VERIFY_IDENTITY",
+                     "--ssl-ca=" + self.cert("ca.pem"))
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        self.assertIn("over TLS", p.stderr)
+
+    def test_required_without_ca_connects_encrypted(self):
+        p = self.tcp(self.port, "--ssl-mode=REQUIRED")
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        self.assertIn("over TLS", p.stderr)
+
+    def test_disabled_stays_plain(self):
+        p = self.tcp(self.port, "--ssl-mode=DISABLED")
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        self.assertNotIn("over TLS", p.stderr)
+
+    def test_verify_ca_needs_a_ca(self):
+        p = self.tcp(self.port, "--ssl-mode=VERIFY_CA")
+        self.assertOneErrorLine(p, 2, "--ssl-ca")
