@@ -401,6 +401,22 @@ resolve_target(struct app *a, uint64_t *thread_id, uint64_t *connection_id)
 	return 0;
 }
 
+/*
+ * Says so when the ring for --window and --top would pass RING_LIMIT_BYTES;
+ * `all` is the number of memory instruments, 0 while it is not known.
+ */
+static bool
+ring_too_big(const struct options *o, size_t all)
+{
+	size_t events = sampler_max_events(o->top, all);
+
+	if (events <= RING_LIMIT_BYTES / sizeof(struct event_stat) / o->window)
+		return false;
+	say("--window %zu with %zu events per sample needs more than %zu MiB; "
+	    "lower --window or --top", o->window, events, RING_LIMIT_BYTES >> 20);
+	return true;
+}
+
 static struct ring *
 make_ring(struct app *a)
 {
@@ -408,15 +424,7 @@ make_ring(struct app *a)
 	size_t events = sampler_max_events(o->top, a->instruments);
 	struct ring *r;
 
-	if (events == 0)
-		events = 1;
-	if (events > RING_LIMIT_BYTES / sizeof(struct event_stat) / o->window) {
-		say("--window %zu with %zu events per sample needs more than "
-		    "%zu MiB; lower --window or --top", o->window, events,
-		    RING_LIMIT_BYTES >> 20);
-		return NULL;
-	}
-	if ((r = ring_create(o->window, events)) == NULL)
+	if ((r = ring_create(o->window, events > 0 ? events : 1)) == NULL)
 		say("out of memory for a window of %zu samples", o->window);
 	return r;
 }
@@ -460,6 +468,8 @@ run_sampling(struct app *a)
 
 	if ((rc = resolve_target(a, &cfg.thread_id, &connection_id)) != 0)
 		return rc;
+	if (ring_too_big(o, a->instruments))
+		return EXIT_USAGE;
 	if ((ring = make_ring(a)) == NULL)
 		return EXIT_RUNTIME;
 	if ((reader = pfs_reader_create(a->conn, cfg.thread_id)) == NULL) {
@@ -547,6 +557,12 @@ app_run(int argc, char **argv)
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	if ((rc = parse_options(&a, argc, argv)) >= 0)
 		goto out;
+	/* Caught before connecting when it does not depend on the server. */
+	if (a.opts.target != TARGET_LIST && a.opts.top != 0 &&
+	    ring_too_big(&a.opts, 0)) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
 	if (ask_password(&a) != 0 || connect_and_check(&a) != 0) {
 		rc = EXIT_RUNTIME;
 		goto out;

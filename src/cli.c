@@ -493,7 +493,13 @@ unknown_option(struct parse *ps, int argc, char **argv)
 {
 	const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
 
-	if (optopt != 0)
+	const struct optdef *d = optdef_by_id(optopt);
+
+	/* getopt_long() sets optopt to a long option given a value it takes none of. */
+	if (d != NULL && d->has_arg == no_argument)
+		snprintf(ps->err, ps->errlen, "--%s takes no value; write --%s "
+		    "alone", d->name, d->name);
+	else if (optopt > 0 && optopt < 128)
 		snprintf(ps->err, ps->errlen, "unknown option '-%c'; see "
 		    "mysqlmemprof --help", optopt);
 	else

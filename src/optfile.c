@@ -267,8 +267,15 @@ read_file(struct reader *rd, const char *path, int must_exist, int depth)
 		    path, "; chmod o-w it");
 		return 0;
 	}
-	while (rc == 0 && getline(&buf, &cap, fp) != -1) {
+	ssize_t n;
+	while (rc == 0 && (n = getline(&buf, &cap, fp)) != -1) {
 		line++;
+		if (strlen(buf) != (size_t)n) {
+			snprintf(rd->err, rd->errlen, "%s:%u: a NUL byte; an "
+			    "option file must be text", path, line);
+			rc = -1;
+			break;
+		}
 		rc = parse_line(rd, buf, path, line, group, sizeof(group),
 		    depth);
 	}

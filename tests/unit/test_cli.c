@@ -232,7 +232,8 @@ static const struct bad {
 	{ { "--list", "--defaults-extra-file=/nonexistent/x.cnf", NULL },
 	    "cannot read option file" },
 	{ { "--list", "--defaults-file=/", NULL }, "not a regular file" },
-	{ { "--list", "--bytes=1", NULL }, "unknown option" },
+	{ { "--list", "--bytes=1", NULL }, "--bytes takes no value" },
+	{ { "--list", "--quiet=yes", NULL }, "--quiet takes no value" },
 };
 
 static void
