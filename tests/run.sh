@@ -68,7 +68,8 @@ started=
 child=
 stop_sandbox() {
 	if [ -n "$child" ]; then
-		kill "$child" 2>/dev/null
+		# The tests and every program they started.
+		kill -TERM -- "-$child" 2>/dev/null
 		wait "$child" 2>/dev/null
 		child=
 	fi
@@ -102,14 +103,18 @@ if [ -n "$do_integration" ]; then
 		export MMP_SOCKET MMP_PORT MMP_HOST MMP_DIR
 		log=$(mktemp)
 		# In the background so that a signal to this script is handled at
-		# once; --foreground leaves Ctrl-C reaching the tests too.
-		timeout --foreground 480 python3 tests/integration/main.py \
-			> >(tee "$log") 2>&1 &
+		# once, and in a process group of their own (its id is $child) so
+		# that stopping them stops what they started. tail shows the log
+		# as it grows and ends after the tests do.
+		PYTHONUNBUFFERED=1 setsid timeout 480 \
+			python3 tests/integration/main.py >"$log" 2>&1 &
 		child=$!
+		tail -n +1 -s 0.2 -f --pid="$child" "$log" &
+		follower=$!
 		rc=0
 		wait "$child" || rc=$?
 		child=
-		wait # for tee
+		wait "$follower"
 		line=$(grep -E '^integration: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
 		rm -f "$log"
 		if [ -n "$line" ]; then

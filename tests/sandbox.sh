@@ -179,6 +179,8 @@ kill_server() {
 	pid=$(server_pid) || pid=$(cat "$dir/launcher.pid" 2>/dev/null) || return 0
 	[[ $pid =~ ^[0-9]+$ ]] || return 0
 	kill -0 "$pid" 2>/dev/null || return 0
+	# A test may have left it stopped (SIGSTOP) to play a stalled server.
+	kill -CONT "$pid" 2>/dev/null || true
 	admin shutdown >/dev/null 2>&1 || kill -TERM "$pid" 2>/dev/null || true
 	while kill -0 "$pid" 2>/dev/null; do
 		if [ "$waited" -ge $((stop_timeout * 5)) ]; then
