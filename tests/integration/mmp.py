@@ -2,12 +2,14 @@
 (MMP_SOCKET, MMP_PORT, MMP_HOST from tests/sandbox.sh env) and workloads
 run through the mariadb client."""
 
+import atexit
 import csv
 import io
 import json
 import os
 import re
 import select
+import shutil
 import subprocess
 import tempfile
 import time
@@ -67,6 +69,7 @@ def _empty_home():
     global _home
     if _home is None:
         _home = tempfile.mkdtemp(prefix="mmp-home-")
+        atexit.register(shutil.rmtree, _home, True)
     return _home
 
 

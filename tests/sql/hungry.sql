@@ -1,7 +1,7 @@
 -- The memory-hungry statement: a GROUP BY whose groups (one per row) all go
 -- into an in-memory (HEAP) temporary table. The engine sizes its blocks
 -- from max_heap_table_size: with 256 MiB, the thread's memory/memory/HP_PTRS
--- climbs in 20 MiB steps (one every ~0.5 s) to about 184 MiB over ~4 s on
+-- climbs in 20 MiB steps (one every ~0.5 s) to about 200 MiB over ~4 s on
 -- 1,000,000 rows. The SHA2 chain only spends CPU so that the growth lasts
 -- long enough to watch.
 -- @mmp_rows (default all: 1,000,000) makes it shorter for the tests.
