@@ -30,15 +30,21 @@ MMP_PASSWORD = "mmp-pass"
 # that stderr holds no warning about a password on the command line.
 CONN_ARGS = ["--socket", SOCKET, "--user", MMP_USER]
 
+# The columns and keys of mysqlmemprof(1): the sample's own, then "Between
+# samples" (gap_ms, the deltas since the previous sample, unseen peaks).
+DELTA_KEYS = ["alloc_delta_bytes", "free_delta_bytes", "alloc_delta_count",
+              "free_delta_count"]
 CSV_HEADER = ["sample", "elapsed_ms", "timestamp", "thread_id", "event_name",
               "current_bytes", "current_count", "high_bytes", "alloc_bytes",
               "free_bytes", "alloc_count", "free_count", "total_bytes",
-              "late_us", "query_us"]
-CSV_INT_COLUMNS = [c for c in CSV_HEADER if c not in ("timestamp", "event_name")]
+              "late_us", "query_us", "gap_ms"] + DELTA_KEYS + ["unseen_peak_bytes"]
+CSV_INT_COLUMNS = [c for c in CSV_HEADER if c not in
+                   ["timestamp", "event_name", "unseen_peak_bytes"] + DELTA_KEYS]
 EVENT_KEYS = ["event_name", "current_bytes", "current_count", "high_bytes",
-              "alloc_bytes", "free_bytes", "alloc_count", "free_count"]
+              "alloc_bytes", "free_bytes", "alloc_count", "free_count"] + \
+    DELTA_KEYS + ["unseen_peak_bytes"]
 SAMPLE_KEYS = ["sample", "elapsed_ms", "timestamp", "thread_id",
-               "total_bytes", "late_us", "query_us", "events"]
+               "total_bytes", "late_us", "query_us", "gap_ms", "events"]
 LIST_HEADER = ["thread_id", "connection_id", "type", "name", "user", "host",
                "command", "time", "state", "current_bytes", "statement"]
 TIMESTAMP_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
@@ -245,54 +251,61 @@ class TestCase(unittest.TestCase):
 
     def assertCsvSamples(self, raw, desc):
         """Checks a CSV capture and returns its rows as dicts, integer
-        columns as ints. The header starts with the columns of the
-        specification, in order; columns the program adds after them
-        must hold integers or nothing. Every line ends in CRLF and every
-        row is whole."""
+        columns as ints (None when empty). The header is exact, every line
+        ends in CRLF, every row is whole; the deltas are empty in the first
+        sample only, and in the row of a sample without events."""
         self.assertTrue(raw.endswith("\r\n"), "last line not ended" + desc)
         for line in raw.split("\r\n")[:-1]:
             self.assertNotIn("\n", line, "a bare LF line end" + desc)
         rows = parse_csv(raw)
-        header = rows[0]
-        self.assertEqual(header[:len(CSV_HEADER)], CSV_HEADER, desc)
-        extra = header[len(CSV_HEADER):]
-        self.assertEqual(len(set(header)), len(header), "duplicate columns" + desc)
+        self.assertEqual(rows[0], CSV_HEADER, desc)
         out = []
         for r in rows[1:]:
-            self.assertEqual(len(r), len(header), "short row %r%s" % (r, desc))
-            d = dict(zip(header, r))
+            self.assertEqual(len(r), len(CSV_HEADER), "short row %r%s" % (r, desc))
+            d = dict(zip(CSV_HEADER, r))
             no_event = d["event_name"] == ""
             for c in CSV_INT_COLUMNS:
                 if no_event and c in EVENT_KEYS:
-                    # A sample without events keeps its row, events empty.
                     self.assertEqual(d[c], "", (c, r))
+                    d[c] = None
                     continue
                 self.assertRegex(d[c], r"^-?\d+$", "column %s: %r" % (c, r))
                 d[c] = int(d[c])
-            for c in extra:
-                self.assertRegex(d[c], r"^-?\d*$", "column %s: %r" % (c, r))
+            for c in DELTA_KEYS:
+                if no_event or d["sample"] == 1:
+                    self.assertEqual(d[c], "", "column %s: %r" % (c, r))
+                    d[c] = None
+                else:
+                    self.assertRegex(d[c], r"^\d+$", "column %s: %r" % (c, r))
+                    d[c] = int(d[c])
+            self.assertRegex(d["unseen_peak_bytes"], r"^(\d+)?$", r)
+            v = d["unseen_peak_bytes"]
+            d["unseen_peak_bytes"] = int(v) if v else None
             self.assertRegex(d["timestamp"], TIMESTAMP_RE)
             if not no_event:
                 self.assertTrue(d["event_name"].startswith("memory/"), d)
             out.append(d)
         return out
 
-    def assertJsonSample(self, s):
-        """One JSON Lines sample: the keys of the specification with
-        integer values; keys the program adds hold integers or null."""
-        self.assertLessEqual(set(SAMPLE_KEYS), set(s), s)
+    def assertJsonSample(self, s, first):
+        """One JSON Lines sample with exactly the keys of the manual, each
+        an integer; the deltas null in the first sample only, the unseen
+        peak null or an integer."""
+        self.assertEqual(sorted(s), sorted(SAMPLE_KEYS), s)
         self.assertRegex(s["timestamp"], TIMESTAMP_RE)
-        for k, v in s.items():
+        for k in SAMPLE_KEYS:
             if k not in ("timestamp", "events"):
-                self.assertIn(type(v), (int, type(None)) if k not in SAMPLE_KEYS
-                              else (int,), (k, s))
+                self.assertIs(type(s[k]), int, (k, s))
         for e in s["events"]:
-            self.assertLessEqual(set(EVENT_KEYS), set(e), e)
+            self.assertEqual(sorted(e), sorted(EVENT_KEYS), e)
             self.assertTrue(e["event_name"].startswith("memory/"), e)
-            for k, v in e.items():
-                if k != "event_name":
-                    self.assertIn(type(v), (int, type(None)) if k not in EVENT_KEYS
-                                  else (int,), (k, e))
+            for k in EVENT_KEYS[1:]:
+                if k in DELTA_KEYS and first:
+                    self.assertIsNone(e[k], (k, e))
+                elif k == "unseen_peak_bytes" and e[k] is None:
+                    pass
+                else:
+                    self.assertIs(type(e[k]), int, (k, e))
 
     def assertOneErrorLine(self, p, status, *words):
         """Exit status, exactly one line on stderr starting with the

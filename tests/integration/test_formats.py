@@ -43,7 +43,7 @@ class Json(mmp.TestCase):
         samples = [mmp.json.loads(l) for l in lines[:-1]]
         self.assertEqual(len(samples), 3, mmp.describe(p))
         for i, s in enumerate(samples, 1):
-            self.assertJsonSample(s)
+            self.assertJsonSample(s, first=(i == 1))
             self.assertEqual(s["sample"], i)
             self.assertEqual(s["thread_id"], w.thread_id)
             self.assertTrue(1 <= len(s["events"]) <= 4, s)
@@ -51,6 +51,16 @@ class Json(mmp.TestCase):
             self.assertEqual(cur, sorted(cur, reverse=True), s)
         t = [s["timestamp"] for s in samples]
         self.assertEqual(t, sorted(t))
+        # The deltas are the differences of the counters between samples.
+        for prev, cur in zip(samples, samples[1:]):
+            before = {e["event_name"]: e for e in prev["events"]}
+            for e in cur["events"]:
+                b = before.get(e["event_name"])
+                if b is None:
+                    continue
+                for k in ("alloc_bytes", "free_bytes", "alloc_count", "free_count"):
+                    key = k.replace("_", "_delta_", 1)
+                    self.assertEqual(e[key], e[k] - b[k], (key, b, e))
 
 
 class Output(mmp.TestCase):

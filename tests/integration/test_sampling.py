@@ -33,6 +33,20 @@ class Sampling(mmp.TestCase):
                     grown.add(name)
                 seen.setdefault(name, []).append(e["current_bytes"])
         self.assertTrue(grown, "no event grew; totals %s" % totals)
+        # With every event kept, each delta is the difference of the
+        # counters of two samples in a row, and some of them are not 0.
+        moved = 0
+        for prev, cur in zip(samples, samples[1:]):
+            before = {e["event_name"]: e for e in prev["events"]}
+            for e in cur["events"]:
+                b = before.get(e["event_name"])
+                if b is not None:
+                    self.assertEqual(e["alloc_delta_bytes"],
+                                     e["alloc_bytes"] - b["alloc_bytes"], (b, e))
+                    self.assertEqual(e["free_delta_count"],
+                                     e["free_count"] - b["free_count"], (b, e))
+                    moved += e["alloc_delta_bytes"] > 0
+        self.assertGreater(moved, 0, "no delta seen")
         # The statement's temporary table reaches tens of MiB.
         self.assertGreater(max(totals), 30 * 1024 * 1024, totals)
         rc, out, err = w.wait()
