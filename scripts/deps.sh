@@ -4,7 +4,8 @@
 set -eu
 
 packages="build-essential pkg-config default-libmysqlclient-dev libcsv-dev
-libcmocka-dev mariadb-server mariadb-client python3"
+libcmocka-dev mariadb-server mariadb-client python3 python3-pymysql
+openssl valgrind clang libclang-rt-14-dev"
 
 missing=""
 for p in $packages; do
