@@ -37,10 +37,12 @@ workload_load
 echo "== Running tests/sql/hungry.sql: a GROUP BY into a large in-memory temporary table"
 workload_hungry_start
 echo "== Profiling its connection ($WORKLOAD_CONNECTION) as \`mmp\`, who may only SELECT from performance_schema"
-echo "\$ ./mysqlmemprof --connection $WORKLOAD_CONNECTION --socket $MMP_SOCKET --user mmp --password=... --frequency 250 --top 5"
+echo "\$ MYSQL_PWD=... ./mysqlmemprof --connection $WORKLOAD_CONNECTION --socket $MMP_SOCKET --user mmp --frequency 250 --top 5"
 echo
-./mysqlmemprof --connection "$WORKLOAD_CONNECTION" --socket "$MMP_SOCKET" \
-	--user mmp --password=mmp-pass --frequency 250 --top 5
+# The password goes through MYSQL_PWD, not the command line, where ps(1)
+# could see it before the program scrubs it.
+MYSQL_PWD=mmp-pass ./mysqlmemprof --connection "$WORKLOAD_CONNECTION" \
+	--socket "$MMP_SOCKET" --user mmp --frequency 250 --top 5
 workload_wait
 WORKLOAD_PID=
 
