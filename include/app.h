@@ -7,6 +7,7 @@ enum {
 	EXIT_DONE = 0,
 	EXIT_RUNTIME = 1,
 	EXIT_USAGE = 2,
+	EXIT_NO_MATCH = 3, /* --wait-timeout passed and nothing was captured */
 };
 
 int app_run(int argc, char **argv);

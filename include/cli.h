@@ -18,6 +18,7 @@ enum target_kind {
 	TARGET_THREAD,     /* --thread: a performance_schema THREAD_ID */
 	TARGET_CONNECTION, /* --connection: a PROCESSLIST id */
 	TARGET_LIST,       /* --list */
+	TARGET_WAIT,       /* --wait-for, --longer-than: a statement to come */
 };
 
 struct options {
@@ -38,6 +39,15 @@ struct options {
 
 	enum target_kind target;
 	uint64_t target_id;
+
+	/* TARGET_WAIT; strings owned by the options, NULL: any. */
+	char *wait_pattern;      /* --wait-for: SQL LIKE on the statement text */
+	uint64_t longer_than_s;  /* --longer-than */
+	char *match_user;
+	char *match_db;
+	uint64_t poll_ms;        /* --poll */
+	uint64_t wait_timeout_s; /* --wait-timeout; 0: wait for ever */
+	bool repeat;
 
 	uint64_t frequency_ms;
 	uint64_t count;       /* 0: no limit */

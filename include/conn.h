@@ -65,6 +65,21 @@ typedef int (*conn_row_fn)(void *ctx, unsigned ncols, char **values,
 enum conn_status conn_query(struct conn *c, const char *sql, conn_row_fn fn,
     void *ctx, unsigned *server_errno, char *err, size_t errlen);
 
+/* A parameter of conn_query_params(): a string or an integer. */
+struct conn_param {
+	const char *s; /* NULL: the integer i */
+	int64_t i;
+};
+
+/*
+ * As conn_query(), but sql holds a `?` for each of the n params, which are
+ * sent apart from the text (a prepared statement): no quote, backslash or
+ * sql_mode can make a parameter part of the SQL.
+ */
+enum conn_status conn_query_params(struct conn *c, const char *sql,
+    const struct conn_param *params, unsigned n, conn_row_fn fn, void *ctx,
+    unsigned *server_errno, char *err, size_t errlen);
+
 /* The connection id the server gave this session (CONNECTION_ID()). */
 uint64_t conn_connection_id(struct conn *c);
 /* The TLS cipher of the session, or NULL when it is not encrypted. */

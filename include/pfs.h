@@ -6,10 +6,12 @@
 #ifndef MYSQLMEMPROF_PFS_H
 #define MYSQLMEMPROF_PFS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "conn.h"
+#include "match.h"
 #include "source.h"
 #include "threads.h"
 
@@ -58,6 +60,31 @@ enum pfs_status pfs_server_boot(struct conn *c, int64_t *boot_s, char *err,
 /* All the server's threads, largest memory first; the caller owns *out. */
 enum pfs_status pfs_list_threads(struct conn *c, struct thread_list *out,
     char *err, size_t errlen);
+
+/* What --wait-for and --longer-than look for; NULL means any. */
+struct match_filter {
+	const char *pattern; /* SQL LIKE pattern on PROCESSLIST_INFO */
+	const char *user;    /* PROCESSLIST_USER */
+	const char *db;      /* PROCESSLIST_DB */
+	int64_t min_time_s;  /* running at least this long */
+};
+
+/*
+ * The instrumented foreground threads running a statement that f matches,
+ * leaving out own_thread and every session of mysqlmemprof. The filter
+ * goes to the server as parameters, never as SQL. The caller owns *out.
+ */
+enum pfs_status pfs_find_statements(struct conn *c,
+    const struct match_filter *f, uint64_t own_thread,
+    struct match_list *out, char *err, size_t errlen);
+
+/*
+ * What thread_id runs now, in *now (current_bytes not filled in):
+ * PFS_NOT_FOUND when the thread is gone, *running false when it runs no
+ * statement. One read of performance_schema.threads.
+ */
+enum pfs_status pfs_thread_statement(struct conn *c, uint64_t thread_id,
+    bool *running, struct stmt_match *now, char *err, size_t errlen);
 
 /* Reads one thread's memory rows: a struct source over the connection. */
 struct pfs_reader;

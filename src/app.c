@@ -13,11 +13,13 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "app.h"
 #include "cli.h"
 #include "conn.h"
+#include "outname.h"
 #include "output.h"
 #include "pfs.h"
 #include "prompt.h"
@@ -25,6 +27,7 @@
 #include "ring.h"
 #include "sampler.h"
 #include "summary.h"
+#include "watch.h"
 
 /* The ring may not take more than this: a typo should not eat the host. */
 #define RING_LIMIT_BYTES ((size_t)1 << 30)
@@ -41,6 +44,11 @@ struct app {
 	int64_t server_boot_s;
 	size_t instruments; /* memory instruments the server knows */
 	bool write_failed;  /* reported once: closing must not say it again */
+	/* --wait-for, --longer-than: see run_wait(). */
+	struct follow *follow;   /* the statement captured now, or NULL */
+	uint64_t capture_no;     /* its number: 1, 2, ... */
+	char *output_pattern;    /* --output when a pattern; opts.output is then the capture's file */
+	uint64_t out_captures;   /* captures begun in the open output */
 };
 
 /*
@@ -276,6 +284,9 @@ open_output(struct app *a)
 {
 	char err[1024];
 
+	/* --repeat without a pattern: the captures go on in one output. */
+	if (a->out.fp != NULL)
+		return 0;
 	a->out.fmt = a->opts.format;
 	a->out.exact_bytes = a->opts.exact_bytes;
 	if (a->opts.output == NULL) {
@@ -380,6 +391,12 @@ resolve_target(struct app *a, uint64_t *thread_id, uint64_t *connection_id)
 	char err[1024];
 	enum pfs_status st;
 
+	/* run_wait() found it, and left out our own thread. */
+	if (a->follow != NULL) {
+		*thread_id = a->follow->stmt.thread_id;
+		*connection_id = a->follow->stmt.connection_id;
+		return 0;
+	}
 	if (o->target == TARGET_CONNECTION) {
 		*connection_id = o->target_id;
 		st = pfs_thread_of_connection(a->conn, o->target_id, thread_id,
@@ -427,6 +444,74 @@ make_ring(struct app *a)
 	if ((r = ring_create(o->window, events > 0 ? events : 1)) == NULL)
 		say("out of memory for a window of %zu samples", o->window);
 	return r;
+}
+
+/* Copies text for one line of text output: control characters become spaces. */
+static void
+one_line(char *dst, size_t size, const char *text, size_t max)
+{
+	size_t n = 0;
+
+	for (; text[n] != '\0' && n < max && n + 1 < size; n++)
+		dst[n] = (unsigned char)text[n] < 0x20 ? ' ' : text[n];
+	dst[n] = '\0';
+}
+
+/*
+ * Writes the format's header once per output. Before each capture of
+ * --wait-for, text gets a heading that says which statement follows; CSV
+ * and JSON rows tell captures apart by thread_id and sample.
+ */
+static int
+begin_capture(struct app *a)
+{
+	const struct stmt_match *m;
+	char when[32], text[128];
+	time_t now;
+	struct tm tm;
+
+	if (a->out_captures++ == 0 && output_begin(&a->out) != 0)
+		return -1;
+	if (a->follow == NULL || strcmp(a->out.fmt->name, "text") != 0)
+		return 0;
+	m = &a->follow->stmt;
+	now = time(NULL);
+	localtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+	one_line(text, sizeof(text), m->text, 60);
+	fprintf(a->out.fp, "## Capture %" PRIu64 " at %s: connection %" PRIu64
+	    ", thread %" PRIu64 ", running %" PRId64 " s: %s%s ##\n",
+	    a->capture_no, when, m->connection_id, m->thread_id, m->time_s,
+	    text, strlen(m->text) > 60 ? "..." : "");
+	return fflush(a->out.fp) != 0 || ferror(a->out.fp) ? -1 : 0;
+}
+
+/* Says why a capture of --wait-for ended. */
+static void
+note_capture_end(const struct app *a, const struct sampler_stats *stats)
+{
+	const char *why;
+
+	switch (stats->end) {
+	case SAMPLER_END_GONE:
+		why = a->follow->end == FOLLOW_FINISHED ?
+		    "the statement finished" : "the connection closed";
+		break;
+	case SAMPLER_END_COUNT:
+		why = "--count reached";
+		break;
+	case SAMPLER_END_DURATION:
+		why = "--duration reached";
+		break;
+	case SAMPLER_END_STOPPED:
+		why = "interrupted";
+		break;
+	default:
+		return; /* an error, said already */
+	}
+	note(a, "capture %" PRIu64 " ended (%s): connection %" PRIu64 ", %"
+	    PRIu64 " samples", a->capture_no, why,
+	    a->follow->stmt.connection_id, stats->taken);
 }
 
 static int
@@ -486,6 +571,12 @@ run_sampling(struct app *a)
 		.notify_ctx = a,
 	};
 	src = reconnect_source(&recon);
+	if (a->follow != NULL) {
+		a->follow->inner = src;
+		a->follow->conn = &a->conn;
+		a->follow->clk = &clk;
+		src = follow_source(a->follow);
+	}
 	if (open_output(a) != 0) {
 		rc = EXIT_RUNTIME;
 		goto done;
@@ -500,7 +591,7 @@ run_sampling(struct app *a)
 	    o->frequency_ms, conn_server_version(a->conn),
 	    cipher != NULL ? " over TLS " : "", cipher != NULL ? cipher : "",
 	    a->own_thread);
-	if (output_begin(&a->out) != 0) {
+	if (begin_capture(a) != 0) {
 		rc = write_failed(a);
 		goto done;
 	}
@@ -519,12 +610,15 @@ run_sampling(struct app *a)
 		rc = EXIT_RUNTIME;
 		break;
 	case SAMPLER_END_GONE:
-		note(a, "thread %" PRIu64 " ended after %" PRIu64 " samples",
-		    cfg.thread_id, stats.taken);
+		if (a->follow == NULL)
+			note(a, "thread %" PRIu64 " ended after %" PRIu64
+			    " samples", cfg.thread_id, stats.taken);
 		break;
 	default:
 		break;
 	}
+	if (a->follow != NULL)
+		note_capture_end(a, &stats);
 	if (stats.skipped > 0)
 		note(a, "%" PRIu64 " ticks skipped: samples took longer than "
 		    "--frequency %" PRIu64 " ms", stats.skipped, o->frequency_ms);
@@ -541,6 +635,150 @@ done:
 	pfs_reader_free(reader);
 	ring_free(ring);
 	return rc;
+}
+
+/* "statement like 'X' running at least 5 s of user 'U' in database 'D'". */
+static void
+describe_wait(const struct options *o, char *buf, size_t size)
+{
+	size_t len;
+
+	snprintf(buf, size, "statement");
+	if (o->wait_pattern != NULL) {
+		len = strlen(buf);
+		snprintf(buf + len, size - len, " like '%s'", o->wait_pattern);
+	}
+	if (o->longer_than_s > 0) {
+		len = strlen(buf);
+		snprintf(buf + len, size - len, " running at least %" PRIu64
+		    " s", o->longer_than_s);
+	}
+	if (o->match_user != NULL) {
+		len = strlen(buf);
+		snprintf(buf + len, size - len, " of user '%s'", o->match_user);
+	}
+	if (o->match_db != NULL) {
+		len = strlen(buf);
+		snprintf(buf + len, size - len, " in database '%s'", o->match_db);
+	}
+}
+
+/*
+ * Points opts.output at the file of a capture, from the --output pattern
+ * and the local time. An existing file is never overwritten: an earlier
+ * capture may have had the same name, so a number is added instead.
+ */
+static int
+name_capture(struct app *a, const struct stmt_match *m)
+{
+	char name[4096], alt[4096];
+	const char *path = name;
+	struct stat st;
+	time_t now = time(NULL);
+	struct tm tm;
+	char *copy;
+
+	localtime_r(&now, &tm);
+	if (outname_expand(a->output_pattern, m->connection_id, m->thread_id,
+	    &tm, name, sizeof(name)) != 0) {
+		say("--output '%s' gives an empty or too long file name; "
+		    "change the pattern", a->output_pattern);
+		return -1;
+	}
+	for (unsigned n = 2; lstat(path, &st) == 0; n++) {
+		if (n > 1000 || outname_numbered(name, n, alt, sizeof(alt)) != 0) {
+			say("--output %s exists, and so do the numbered names "
+			    "after it; move them away", name);
+			return -1;
+		}
+		path = alt;
+	}
+	if ((copy = strdup(path)) == NULL) {
+		say("out of memory");
+		return -1;
+	}
+	free(a->opts.output);
+	a->opts.output = copy;
+	return 0;
+}
+
+/*
+ * --wait-for, --longer-than: waits for a matching statement, captures its
+ * thread until the statement ends, and with --repeat waits again. Exit
+ * status 3 when --wait-timeout passed before anything was captured.
+ */
+static int
+run_wait(struct app *a)
+{
+	const struct options *o = &a->opts;
+	struct clock clk = clock_system();
+	struct watch w = {
+		.conn = &a->conn,
+		.filter = { .pattern = o->wait_pattern, .user = o->match_user,
+		    .db = o->match_db, .min_time_s = (int64_t)o->longer_than_s },
+		.own_thread = a->own_thread,
+		.poll_ns = o->poll_ms * 1000000u,
+		.timeout_ns = o->wait_timeout_s * 1000000000u,
+		.clk = &clk, .stop = &stop_requested,
+		.notify = note_reconnect, .notify_ctx = a,
+	};
+	struct follow f;
+	struct stmt_match m;
+	char what[1024], err[1024];
+	int rc = EXIT_DONE;
+
+	/* The pattern is kept; opts.output becomes each capture's file. */
+	if (o->output != NULL && outname_is_pattern(o->output)) {
+		a->output_pattern = a->opts.output;
+		a->opts.output = NULL;
+	}
+	describe_wait(o, what, sizeof(what));
+	for (;;) {
+		note(a, "waiting for a %s, looking every %" PRIu64 " ms; our own "
+		    "thread is %" PRIu64, what, o->poll_ms, a->own_thread);
+		switch (watch_wait(&w, &m, err, sizeof(err))) {
+		case WATCH_FOUND:
+			break;
+		case WATCH_STOPPED:
+			return EXIT_DONE;
+		case WATCH_TIMEOUT:
+			if (a->capture_no == 0) {
+				say("no %s within --wait-timeout %" PRIu64 " s",
+				    what, o->wait_timeout_s);
+				return EXIT_NO_MATCH;
+			}
+			note(a, "no other %s within --wait-timeout %" PRIu64
+			    " s; %" PRIu64 " captures", what,
+			    o->wait_timeout_s, a->capture_no);
+			return EXIT_DONE;
+		case WATCH_ERROR:
+			say("%s", err);
+			return EXIT_RUNTIME;
+		}
+		note(a, "found connection %" PRIu64 " (thread %" PRIu64 ", user "
+		    "%s) running for %" PRId64 " s: %.100s", m.connection_id,
+		    m.thread_id, m.user, m.time_s, m.text);
+		if (a->output_pattern != NULL && name_capture(a, &m) != 0)
+			return EXIT_RUNTIME;
+		f = (struct follow){ .stmt = m, .poll_ns = w.poll_ns };
+		a->follow = &f;
+		a->capture_no++;
+		rc = run_sampling(a);
+		a->follow = NULL;
+		/* Still running (--count, --duration): not to be taken again. */
+		if (f.end == FOLLOW_RUNNING)
+			watch_captured(&w, &m);
+		if (a->output_pattern != NULL) {
+			if (close_output(a) != 0 && rc == EXIT_DONE)
+				rc = EXIT_RUNTIME;
+			a->out_captures = 0;
+		}
+		if (rc != EXIT_DONE || a->write_failed || stop_requested ||
+		    !o->repeat)
+			return rc;
+		note(a, "%" PRIu64 " capture%s so far", a->capture_no,
+		    a->capture_no == 1 ? "" : "s");
+	}
 }
 
 int
@@ -569,12 +807,15 @@ app_run(int argc, char **argv)
 	}
 	if (a.opts.target == TARGET_LIST)
 		rc = run_list(&a);
+	else if (a.opts.target == TARGET_WAIT)
+		rc = run_wait(&a);
 	else
 		rc = run_sampling(&a);
 out:
 	if (close_output(&a) != 0 && rc == EXIT_DONE)
 		rc = EXIT_RUNTIME;
 	conn_close(a.conn);
+	free(a.output_pattern);
 	cli_free(&a.opts);
 	return rc;
 }

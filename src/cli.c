@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "optfile.h"
+#include "outname.h"
 
 enum opt_id {
 	OPT_HOST = 'h',
@@ -25,6 +26,13 @@ enum opt_id {
 	OPT_THREAD = 256,
 	OPT_CONNECTION,
 	OPT_LIST,
+	OPT_WAIT_FOR,
+	OPT_LONGER_THAN,
+	OPT_MATCH_USER,
+	OPT_MATCH_DB,
+	OPT_POLL,
+	OPT_WAIT_TIMEOUT,
+	OPT_REPEAT,
 	OPT_FREQUENCY,
 	OPT_COUNT,
 	OPT_DURATION,
@@ -89,6 +97,17 @@ static const struct optdef optdefs[] = {
 	{ "connection", required_argument, OPT_CONNECTION, ANYWHERE, 1,
 	    UINT64_MAX, "give a connection id from SHOW PROCESSLIST (see --list)" },
 	{ "list", no_argument, OPT_LIST, ANYWHERE, 0, 0, NULL },
+	{ "wait-for", required_argument, OPT_WAIT_FOR, ANYWHERE, 0, 0, NULL },
+	{ "longer-than", required_argument, OPT_LONGER_THAN, ANYWHERE, 0,
+	    315360000, "give seconds, e.g. --longer-than 60" },
+	{ "match-user", required_argument, OPT_MATCH_USER, ANYWHERE, 0, 0,
+	    NULL },
+	{ "match-db", required_argument, OPT_MATCH_DB, ANYWHERE, 0, 0, NULL },
+	{ "poll", required_argument, OPT_POLL, ANYWHERE, 10, 3600000,
+	    "give milliseconds between looks, e.g. --poll 1000" },
+	{ "wait-timeout", required_argument, OPT_WAIT_TIMEOUT, ANYWHERE, 1,
+	    315360000, "give seconds, e.g. --wait-timeout 3600" },
+	{ "repeat", no_argument, OPT_REPEAT, ANYWHERE, 0, 0, NULL },
 	{ "frequency", required_argument, OPT_FREQUENCY, ANYWHERE, 1, 3600000,
 	    "give milliseconds between samples, e.g. --frequency 250" },
 	{ "count", required_argument, OPT_COUNT, ANYWHERE, 1,
@@ -119,6 +138,7 @@ struct parse {
 	size_t errlen;
 	const char *where; /* "" or " in FILE:LINE" */
 	int target_from_file;
+	const char *wait_only; /* an option of --wait-for given on the command line */
 };
 
 static const struct optdef *
@@ -221,8 +241,9 @@ set_target(struct parse *ps, enum target_kind kind, uint64_t id,
 	 */
 	if (o->target != TARGET_NONE && o->target != kind &&
 	    !(ps->target_from_file && !from_file)) {
-		snprintf(ps->err, ps->errlen, "--thread, --connection and "
-		    "--list exclude each other; give only one of them");
+		snprintf(ps->err, ps->errlen, "--thread, --connection, --list "
+		    "and --wait-for or --longer-than exclude each other; give "
+		    "only one of them");
 		return -1;
 	}
 	o->target = kind;
@@ -257,6 +278,19 @@ set_ssl_mode(struct parse *ps, const char *arg)
 	return -1;
 }
 
+/* A string that must not be empty, e.g. --wait-for. */
+static int
+set_nonempty(struct parse *ps, const struct optdef *d, char **dst,
+    const char *arg, const char *hint)
+{
+	if (*arg == '\0') {
+		snprintf(ps->err, ps->errlen, "--%s%s: empty value; %s", d->name,
+		    ps->where, hint);
+		return -1;
+	}
+	return set_string(ps, dst, arg);
+}
+
 /* Applies one option; arg is NULL when none was given. */
 static int
 apply(struct parse *ps, const struct optdef *d, const char *arg,
@@ -267,6 +301,10 @@ apply(struct parse *ps, const struct optdef *d, const char *arg,
 
 	if (d->max != 0 && number(ps, d, arg, &v) != 0)
 		return -1;
+	if (!from_file && ps->wait_only == NULL && (d->id == OPT_MATCH_USER ||
+	    d->id == OPT_MATCH_DB || d->id == OPT_POLL ||
+	    d->id == OPT_WAIT_TIMEOUT || d->id == OPT_REPEAT))
+		ps->wait_only = d->name;
 	switch (d->id) {
 	case OPT_HOST:
 		return set_string(ps, &o->host, arg);
@@ -309,6 +347,29 @@ apply(struct parse *ps, const struct optdef *d, const char *arg,
 		return set_target(ps, TARGET_CONNECTION, v, from_file);
 	case OPT_LIST:
 		return set_target(ps, TARGET_LIST, 0, from_file);
+	case OPT_WAIT_FOR:
+		if (set_target(ps, TARGET_WAIT, 0, from_file) != 0)
+			return -1;
+		return set_nonempty(ps, d, &o->wait_pattern, arg, "give a SQL "
+		    "LIKE pattern, e.g. --wait-for '%GROUP BY%'");
+	case OPT_LONGER_THAN:
+		o->longer_than_s = v;
+		return set_target(ps, TARGET_WAIT, 0, from_file);
+	case OPT_MATCH_USER:
+		return set_nonempty(ps, d, &o->match_user, arg, "give an account "
+		    "name as SHOW PROCESSLIST shows it");
+	case OPT_MATCH_DB:
+		return set_nonempty(ps, d, &o->match_db, arg, "give a database "
+		    "name");
+	case OPT_POLL:
+		o->poll_ms = v;
+		return 0;
+	case OPT_WAIT_TIMEOUT:
+		o->wait_timeout_s = v;
+		return 0;
+	case OPT_REPEAT:
+		o->repeat = true;
+		return 0;
 	case OPT_FREQUENCY:
 		o->frequency_ms = v;
 		return 0;
@@ -408,6 +469,8 @@ apply_file_entry(struct parse *ps, const struct optfile_entry *e)
 				ps->o->exact_bytes = false;
 			else if (d->id == OPT_QUIET)
 				ps->o->quiet = false;
+			else if (d->id == OPT_REPEAT)
+				ps->o->repeat = false;
 			return 0;
 		}
 		return apply(ps, d, NULL, 1);
@@ -566,6 +629,33 @@ parse_command_line(struct parse *ps, int argc, char **argv,
 	return CLI_OK;
 }
 
+/*
+ * The options of --wait-for make sense with it only. Those that came from
+ * an option file are left alone: the file may serve other runs too.
+ */
+static int
+check_wait_options(struct parse *ps)
+{
+	const struct options *o = ps->o;
+	char why[256];
+
+	if (o->target != TARGET_WAIT) {
+		if (ps->wait_only == NULL)
+			return 0;
+		snprintf(ps->err, ps->errlen, "--%s needs --wait-for or "
+		    "--longer-than: it applies to statements waited for",
+		    ps->wait_only);
+		return -1;
+	}
+	if (o->output != NULL && outname_is_pattern(o->output) &&
+	    outname_check(o->output, why, sizeof(why)) != 0) {
+		snprintf(ps->err, ps->errlen, "--output '%s': %s", o->output,
+		    why);
+		return -1;
+	}
+	return 0;
+}
+
 static void
 set_defaults(struct options *o)
 {
@@ -574,6 +664,7 @@ set_defaults(struct options *o)
 	o->read_timeout_s = 30;
 	o->reconnect_timeout_s = 30;
 	o->frequency_ms = 500;
+	o->poll_ms = 1000;
 	o->window = 50;
 	o->top = 10;
 	o->format = format_find("text");
@@ -619,9 +710,12 @@ cli_parse(int argc, char **argv, const struct cli_env *env,
 	}
 	if (o->target == TARGET_NONE) {
 		snprintf(err, errlen, "no target; give --thread ID, "
-		    "--connection ID, or --list to see the threads");
+		    "--connection ID, --wait-for PATTERN, --longer-than SECONDS, "
+		    "or --list to see the threads");
 		return CLI_USAGE;
 	}
+	if (check_wait_options(&ps) != 0)
+		return CLI_USAGE;
 	/* MYSQL_PWD comes last, as for the MySQL clients. */
 	if (o->password == NULL && !o->password_prompt &&
 	    env->mysql_pwd != NULL) {
@@ -645,6 +739,9 @@ cli_free(struct options *o)
 	}
 	free(o->socket);
 	free(o->output);
+	free(o->wait_pattern);
+	free(o->match_user);
+	free(o->match_db);
 	free(o->ssl_ca);
 	free(o->ssl_cert);
 	free(o->ssl_key);
@@ -671,12 +768,26 @@ cli_usage(FILE *fp)
 {
 	fputs(
 "Usage: mysqlmemprof [OPTIONS] --thread ID | --connection ID | --list\n"
+"       mysqlmemprof [OPTIONS] --wait-for PATTERN | --longer-than SECONDS\n"
 "Samples one MySQL or MariaDB thread's memory from performance_schema.\n"
 "\n"
 "Target (exactly one):\n"
 "      --thread=ID            performance_schema THREAD_ID to sample\n"
 "      --connection=ID        connection id (SHOW PROCESSLIST) to sample\n"
 "      --list                 list the server's threads, largest memory first\n"
+"      --wait-for=PATTERN     wait for a statement whose text is LIKE PATTERN,\n"
+"                             sample its connection until it ends\n"
+"      --longer-than=SECONDS  the same for a statement running this long;\n"
+"                             with --wait-for, both must hold\n"
+"\n"
+"Waiting (with --wait-for or --longer-than):\n"
+"      --match-user=NAME      only statements of this account\n"
+"      --match-db=NAME        only statements whose default database is NAME\n"
+"      --poll=MS              milliseconds between looks (default 1000)\n"
+"      --wait-timeout=SECONDS give up waiting after SECONDS: exit status 3\n"
+"      --repeat               after a capture, wait for the next statement\n"
+"  Here --output may hold %c (connection id), %t (thread id), %% and strftime\n"
+"  conversions such as %Y%m%d-%H%M%S: then each capture has its own file.\n"
 "\n"
 "Sampling:\n"
 "      --frequency=MS         milliseconds between samples (default 500)\n"
@@ -714,5 +825,6 @@ cli_usage(FILE *fp)
 "  -V, --version              print the version and exit\n"
 "\n"
 "Option files: groups [client] and [mysqlmemprof]. Exit status: 0 done,\n"
-"1 runtime error, 2 usage error. See mysqlmemprof(1).\n", fp);
+"1 runtime error, 2 usage error, 3 nothing matched within --wait-timeout.\n"
+"See mysqlmemprof(1).\n", fp);
 }

@@ -234,6 +234,39 @@ static const struct bad {
 	{ { "--list", "--defaults-file=/", NULL }, "not a regular file" },
 	{ { "--list", "--bytes=1", NULL }, "--bytes takes no value" },
 	{ { "--list", "--quiet=yes", NULL }, "--quiet takes no value" },
+	/* --wait-for and --longer-than: a target of their own. */
+	{ { "--wait-for", "x", "--thread", "1", NULL }, "only one" },
+	{ { "--thread", "1", "--wait-for", "x", NULL }, "only one" },
+	{ { "--longer-than", "5", "--list", NULL }, "only one" },
+	{ { "--connection", "3", "--longer-than", "5", NULL }, "only one" },
+	{ { "--repeat", NULL }, "no target" },
+	{ { "--match-user", "batch", NULL }, "no target" },
+	{ { "--thread", "1", "--repeat", NULL },
+	    "--repeat needs --wait-for or --longer-than" },
+	{ { "--list", "--poll", "100", NULL }, "--poll needs --wait-for" },
+	{ { "--connection", "1", "--wait-timeout", "5", NULL },
+	    "--wait-timeout needs --wait-for" },
+	{ { "--thread", "1", "--match-user", "u", NULL }, "--match-user needs" },
+	{ { "--thread", "1", "--match-db", "d", NULL }, "--match-db needs" },
+	{ { "--wait-for", "", NULL }, "--wait-for: empty value" },
+	{ { "--wait-for", "x", "--match-user", "", NULL },
+	    "--match-user: empty value" },
+	{ { "--wait-for", "x", "--match-db=", NULL }, "--match-db: empty" },
+	{ { "--wait-for", NULL }, "--wait-for needs a value" },
+	{ { "--longer-than", "-1", NULL }, "must not be negative" },
+	{ { "--longer-than", "5s", NULL }, "trailing" },
+	{ { "--longer-than", "", NULL }, "empty value" },
+	{ { "--longer-than", "315360001", NULL }, "at most 315360000" },
+	{ { "--wait-for", "x", "--poll", "9", NULL }, "--poll '9': too small" },
+	{ { "--wait-for", "x", "--poll", "3600001", NULL }, "too large" },
+	{ { "--wait-for", "x", "--poll", "1.5", NULL }, "trailing" },
+	{ { "--wait-for", "x", "--wait-timeout", "0", NULL }, "at least 1" },
+	{ { "--wait-for", "x", "--wait-timeout", "1h", NULL }, "trailing" },
+	{ { "--wait-for", "x", "-o", "cap-%", NULL }, "lone %" },
+	{ { "--wait-for", "x", "-o", "cap-%q.csv", NULL },
+	    "unknown conversion %q" },
+	{ { "--longer-than", "1", "-o", "%D", NULL }, "unknown conversion %D" },
+	{ { "--wait-for", "x", "--repeat=1", NULL }, "--repeat takes no value" },
 };
 
 static void
@@ -437,6 +470,77 @@ test_includes(void **state)
 	cli_free(&o);
 }
 
+static void
+test_wait_options(void **state)
+{
+	struct cli_env env = bare_env();
+	struct options o;
+	char path[128], arg[160], err[512];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "--wait-for", "%GROUP BY%"), CLI_OK);
+	assert_int_equal(o.target, TARGET_WAIT);
+	assert_string_equal(o.wait_pattern, "%GROUP BY%");
+	assert_int_equal(o.longer_than_s, 0);
+	assert_int_equal(o.poll_ms, 1000);
+	assert_int_equal(o.wait_timeout_s, 0);
+	assert_false(o.repeat);
+	assert_null(o.match_user);
+	cli_free(&o);
+
+	/* The two combine, in either order, with the options of waiting. */
+	assert_int_equal(PARSE(&o, err, "--longer-than=30", "--wait-for",
+	    "INSERT%", "--match-user", "batch", "--match-db=dw", "--poll",
+	    "250", "--wait-timeout", "3600", "--repeat", "-o",
+	    "cap-%Y%m%d-%H%M%S-%c-%t-100%%.csv"), CLI_OK);
+	assert_int_equal(o.target, TARGET_WAIT);
+	assert_string_equal(o.wait_pattern, "INSERT%");
+	assert_int_equal(o.longer_than_s, 30);
+	assert_string_equal(o.match_user, "batch");
+	assert_string_equal(o.match_db, "dw");
+	assert_int_equal(o.poll_ms, 250);
+	assert_int_equal(o.wait_timeout_s, 3600);
+	assert_true(o.repeat);
+	cli_free(&o);
+
+	/* --longer-than alone is a target; 0 means any running statement. */
+	assert_int_equal(PARSE(&o, err, "--longer-than", "0"), CLI_OK);
+	assert_int_equal(o.target, TARGET_WAIT);
+	assert_null(o.wait_pattern);
+	cli_free(&o);
+
+	/* Patterns are for captures only: elsewhere a % is a plain name. */
+	assert_int_equal(PARSE(&o, err, "--thread", "1", "-o", "50%"), CLI_OK);
+	assert_string_equal(o.output, "50%");
+	cli_free(&o);
+
+	/*
+	 * An option file may hold the options of waiting for some runs: a
+	 * target on the command line replaces its own, and the rest is then
+	 * left alone, not an error.
+	 */
+	snprintf(path, sizeof(path), "%s/wait.cnf", tmpdir);
+	snprintf(arg, sizeof(arg), "--defaults-file=%s", path);
+	write_file(path, "[mysqlmemprof]\nwait-for = %nightly%\nrepeat\n"
+	    "poll = 500\nmatch-user = batch\n", 0600);
+	assert_int_equal(PARSE(&o, err, arg, "--thread", "5"), CLI_OK);
+	assert_int_equal(o.target, TARGET_THREAD);
+	cli_free(&o);
+	assert_int_equal(PARSE(&o, err, arg, "--longer-than", "60"), CLI_OK);
+	assert_int_equal(o.target, TARGET_WAIT);
+	assert_string_equal(o.wait_pattern, "%nightly%");
+	assert_int_equal(o.longer_than_s, 60);
+	assert_int_equal(o.poll_ms, 500);
+	assert_true(o.repeat);
+	cli_free(&o);
+	write_file(path, "[mysqlmemprof]\nlonger-than = 5\nrepeat = off\n",
+	    0600);
+	assert_int_equal(PARSE(&o, err, arg), CLI_OK);
+	assert_int_equal(o.target, TARGET_WAIT);
+	assert_false(o.repeat);
+	cli_free(&o);
+}
+
 static int
 setup(void **state)
 {
@@ -469,6 +573,7 @@ main(void)
 		cmocka_unit_test(test_option_files_in_order),
 		cmocka_unit_test(test_option_file_problems),
 		cmocka_unit_test(test_includes),
+		cmocka_unit_test(test_wait_options),
 	};
 	return cmocka_run_group_tests_name("cli", tests, setup, teardown);
 }

@@ -1,0 +1,74 @@
+/*
+ * The statements --wait-for and --longer-than find: which one to capture
+ * when several match, and which were captured already, so that --repeat
+ * captures each statement once.
+ */
+#ifndef MYSQLMEMPROF_MATCH_H
+#define MYSQLMEMPROF_MATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The start of a statement's text kept for messages, in bytes. */
+#define MATCH_TEXT_MAX 400
+
+/* A thread running a statement, as performance_schema.threads shows it. */
+struct stmt_match {
+	uint64_t thread_id;
+	uint64_t connection_id;
+	int64_t time_s;        /* PROCESSLIST_TIME: seconds it has run */
+	int64_t start_s;       /* when it started, server time (within 1 s) */
+	char digest[48];       /* length and CRC32 of the whole text */
+	uint64_t completed;    /* statements the thread had ended before it */
+	char user[256];        /* "" when none */
+	char db[256];
+	char text[MATCH_TEXT_MAX + 1]; /* the start of the text */
+	int64_t current_bytes; /* the thread's instrumented memory */
+};
+
+struct match_list {
+	struct stmt_match *v; /* owned by the list */
+	size_t n, cap;
+};
+
+/* Appends a copy of m; returns -1 when out of memory. */
+int match_list_add(struct match_list *l, const struct stmt_match *m);
+void match_list_free(struct match_list *l);
+
+/* How many captured statements are remembered: the latest ones. */
+#define MATCH_SEEN_MAX 64
+
+struct match_seen {
+	struct stmt_match v[MATCH_SEEN_MAX];
+	size_t n;    /* entries in use */
+	size_t next; /* where the next one goes, once full */
+};
+
+/*
+ * Whether a and b are the same run of a statement: same thread, same text,
+ * no statement ended in between and, since PROCESSLIST_TIME counts whole
+ * seconds, starts at most 1 s apart. (The count of ended statements tells
+ * apart two runs of one text within a second, when the statement
+ * instruments are on, as they are by default.)
+ */
+bool match_same(const struct stmt_match *a, const struct stmt_match *b);
+bool match_seen_has(const struct match_seen *s, const struct stmt_match *m);
+void match_seen_add(struct match_seen *s, const struct stmt_match *m);
+
+/*
+ * The match to capture: the one not yet captured with the most current
+ * bytes (then the longest running, then the lowest thread id); -1 if none.
+ */
+ptrdiff_t match_choose(const struct match_list *l,
+    const struct match_seen *seen);
+
+/*
+ * Whether now, a later look at the thread of was, is still the same
+ * statement: match_same(), and its time did not go back (a new run of the
+ * same text starts again from 0).
+ */
+bool match_still_running(const struct stmt_match *was,
+    const struct stmt_match *now);
+
+#endif

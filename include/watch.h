@@ -1,0 +1,73 @@
+/*
+ * --wait-for and --longer-than: looking at performance_schema.threads at
+ * a low rate until a statement matches, and a sample source that ends when
+ * that statement ends.
+ */
+#ifndef MYSQLMEMPROF_WATCH_H
+#define MYSQLMEMPROF_WATCH_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "clock.h"
+#include "conn.h"
+#include "match.h"
+#include "pfs.h"
+#include "source.h"
+
+struct watch {
+	struct conn **conn;        /* the caller's connection */
+	struct match_filter filter;
+	uint64_t own_thread;       /* never matched */
+	uint64_t poll_ns;          /* between two looks */
+	uint64_t timeout_ns;       /* give up waiting after this long; 0: never */
+	const struct clock *clk;
+	volatile sig_atomic_t *stop;
+	/* Called with a progress note; may be NULL. */
+	void (*notify)(void *ctx, const char *msg);
+	void *notify_ctx;
+	struct match_seen seen;    /* the statements captured: zero at first */
+};
+
+enum watch_status {
+	WATCH_FOUND,
+	WATCH_TIMEOUT, /* nothing matched within timeout_ns */
+	WATCH_STOPPED, /* *stop was set */
+	WATCH_ERROR,   /* err says why */
+};
+
+/*
+ * Looks every poll_ns, the first time at once, until a statement that was
+ * not captured yet matches. When several do, *m is the one whose thread
+ * holds the most memory, and a note names the others.
+ */
+enum watch_status watch_wait(struct watch *w, struct stmt_match *m,
+    char *err, size_t errlen);
+
+/* Remembers m as captured: watch_wait() will not give it again. */
+void watch_captured(struct watch *w, const struct stmt_match *m);
+
+enum follow_end {
+	FOLLOW_RUNNING,  /* the source did not end for the statement */
+	FOLLOW_FINISHED, /* it ended: the connection is idle or runs another */
+	FOLLOW_CLOSED,   /* the connection closed */
+};
+
+struct follow {
+	struct source inner;       /* the thread's memory */
+	struct conn **conn;        /* the caller's connection, as inner uses it */
+	struct stmt_match stmt;    /* the statement, as last seen */
+	uint64_t poll_ns;          /* look at the statement at most this often */
+	const struct clock *clk;
+	uint64_t next_look_ns;     /* zero at first: look at the first read */
+	enum follow_end end;       /* zero at first */
+};
+
+/*
+ * Reads inner while the statement runs, looking at it before a read when
+ * poll_ns has passed since the last look; then gives SOURCE_GONE, with
+ * f->end saying why.
+ */
+struct source follow_source(struct follow *f);
+
+#endif
