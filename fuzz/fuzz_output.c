@@ -109,6 +109,13 @@ on_field(void *data, size_t len, void *ctx)
 		if (len != strlen(want) || memcmp(data, want, len) != 0)
 			c->bad = true;
 	}
+	/* The last, the statement's text: likewise, in every row. */
+	if (c->rows > 0 && c->field == 23) {
+		const char *want = c->s->statement.text;
+
+		if (len != strlen(want) || memcmp(data, want, len) != 0)
+			c->bad = true;
+	}
 	c->field++;
 }
 
@@ -180,6 +187,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	s->thread_id = take_u64(&in);
 	s->total_bytes = (int64_t)take_u64(&in);
 	s->has_deltas = in.left > 0 && (*in.p & 1);
+	s->statement.has_id = s->seq & 1;
+	s->statement.id = s->thread_id;
+	take_name(&in, s->statement.digest);
+	take_name(&in, s->statement.text);
 	s->n_events = in.left > 0 ? *in.p % (MAX_EVENTS + 1) : 0;
 	for (size_t i = 0; i < s->n_events; i++) {
 		struct event_stat *e = &s->events[i];

@@ -17,6 +17,12 @@ struct output {
 	FILE *fp;
 	const struct format *fmt;
 	bool exact_bytes; /* text: integers instead of KiB/MiB */
+	/*
+	 * The statement of the last sample written, kept by output.c so
+	 * that text can say where it changes.
+	 */
+	bool has_statement;
+	struct statement statement;
 };
 
 /*

@@ -35,6 +35,14 @@ enum pfs_status {
 enum pfs_status pfs_preflight(struct conn *c, size_t *enabled, size_t *total,
     char *err, size_t errlen);
 
+/*
+ * Checks that events_statements_current records statements. When it does
+ * not, returns PFS_DISABLED with a note saying how to enable it; sampling
+ * goes on without statement ids.
+ */
+enum pfs_status pfs_check_statements(struct conn *c, char *note,
+    size_t notelen);
+
 /* The performance_schema thread id of our own session. */
 enum pfs_status pfs_own_thread(struct conn *c, uint64_t *thread_id,
     char *err, size_t errlen);
@@ -90,6 +98,11 @@ enum pfs_status pfs_thread_statement(struct conn *c, uint64_t thread_id,
 struct pfs_reader;
 /* The reader uses c but does not own it; NULL when out of memory. */
 struct pfs_reader *pfs_reader_create(struct conn *c, uint64_t thread_id);
+/*
+ * Reads no statement id nor digest, only threads.PROCESSLIST_INFO: for when
+ * pfs_check_statements() found events_statements_current off.
+ */
+void pfs_reader_without_statements(struct pfs_reader *r);
 /* Points the reader at a new connection, after a reconnect. */
 void pfs_reader_use(struct pfs_reader *r, struct conn *c);
 void pfs_reader_free(struct pfs_reader *r);

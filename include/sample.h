@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "statement.h"
+
 /*
  * EVENT_NAME is VARCHAR(128) in utf8: up to 384 bytes. Longer names (never
  * seen in practice) are cut; the formatters cope with a cut UTF-8 sequence.
@@ -64,6 +66,7 @@ struct sample {
 	int64_t total_bytes; /* current bytes summed over all the thread's events */
 	size_t n_events;     /* kept events, largest current bytes first */
 	struct event_stat *events; /* storage owned by the ring */
+	struct statement statement; /* what the thread was running */
 };
 
 #endif

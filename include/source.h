@@ -27,6 +27,8 @@ struct reading {
 	 * server and reconnected), in microseconds; 0 normally.
 	 */
 	uint64_t gap_us;
+	/* The statement the target runs; NULL when the source cannot tell. */
+	const struct statement *statement;
 };
 
 struct source {

@@ -1,7 +1,7 @@
 /*
  * What the ring window says per event: minimum, maximum, mean and last
  * current bytes, and the high-water mark, over the samples that kept it;
- * and the peaks that fell between samples.
+ * the peaks that fell between samples; and each statement's share.
  */
 #ifndef MYSQLMEMPROF_SUMMARY_H
 #define MYSQLMEMPROF_SUMMARY_H
@@ -24,6 +24,25 @@ struct summary_event {
 	int64_t largest_unseen_peak; /* the largest of them, when there were some */
 };
 
+/* The events of a statement with the most current bytes, at most. */
+#define SUMMARY_STATEMENT_TOP 3
+
+/*
+ * A run of samples of one statement. The statement and the names point
+ * into the ring: the summary must be freed before the ring changes.
+ */
+struct summary_statement {
+	const struct statement *statement;
+	size_t samples;
+	uint64_t first_seq, last_seq;
+	int64_t peak_total, final_total;
+	size_t n_top;
+	struct {
+		const char *name;
+		int64_t max_bytes; /* its largest current bytes in the run */
+	} top[SUMMARY_STATEMENT_TOP]; /* largest first */
+};
+
 struct summary {
 	size_t n_samples;          /* samples in the window */
 	uint64_t first_seq, last_seq;
@@ -36,9 +55,15 @@ struct summary {
 	size_t n_peaks;
 	/* The events with unseen peaks, largest first; the array is owned by the summary. */
 	const struct summary_event **peaks;
+	size_t n_statements;
+	/* The runs of one statement, oldest first; owned by the summary. */
+	struct summary_statement *statements;
 };
 
-/* Builds the summary of the samples in the ring; returns 0, or -1 when out of memory. */
+/*
+ * Builds the summary of the samples in the ring; returns 0, or -1 when out
+ * of memory. It points into the ring (see struct summary_statement).
+ */
 int summary_build(const struct ring *r, uint64_t skipped, struct summary *out);
 void summary_free(struct summary *s);
 

@@ -44,6 +44,8 @@ struct app {
 	int64_t server_boot_s;
 	size_t instruments; /* memory instruments the server knows */
 	bool write_failed;  /* reported once: closing must not say it again */
+	bool statements_checked; /* the consumer's note is given once */
+	bool statements_off;     /* events_statements_current is disabled */
 	/* --wait-for, --longer-than: see run_wait(). */
 	struct follow *follow;   /* the statement captured now, or NULL */
 	uint64_t capture_no;     /* its number: 1, 2, ... */
@@ -426,8 +428,10 @@ static bool
 ring_too_big(const struct options *o, size_t all)
 {
 	size_t events = sampler_max_events(o->top, all);
+	size_t per_sample = RING_LIMIT_BYTES / o->window;
 
-	if (events <= RING_LIMIT_BYTES / sizeof(struct event_stat) / o->window)
+	if (per_sample >= sizeof(struct sample) && events <= (per_sample -
+	    sizeof(struct sample)) / sizeof(struct event_stat))
 		return false;
 	say("--window %zu with %zu events per sample needs more than %zu MiB; "
 	    "lower --window or --top", o->window, events, RING_LIMIT_BYTES >> 20);
@@ -524,6 +528,27 @@ sink_sample(void *ctx, const struct sample *s)
 	return output_sample(&a->out, s);
 }
 
+/* Says once when samples will have no statement ids, and how to fix it. */
+static void
+check_statements(struct app *a)
+{
+	char msg[1024];
+
+	if (a->statements_checked)
+		return;
+	a->statements_checked = true;
+	switch (pfs_check_statements(a->conn, msg, sizeof(msg))) {
+	case PFS_OK:
+		return;
+	case PFS_DISABLED:
+		a->statements_off = true;
+		break;
+	default:
+		break; /* a failed check: the reader will say what is wrong */
+	}
+	note(a, "%s", msg);
+}
+
 static void
 note_reconnect(void *ctx, const char *msg)
 {
@@ -557,11 +582,14 @@ run_sampling(struct app *a)
 		return EXIT_USAGE;
 	if ((ring = make_ring(a)) == NULL)
 		return EXIT_RUNTIME;
+	check_statements(a);
 	if ((reader = pfs_reader_create(a->conn, cfg.thread_id)) == NULL) {
 		say("out of memory");
 		ring_free(ring);
 		return EXIT_RUNTIME;
 	}
+	if (a->statements_off)
+		pfs_reader_without_statements(reader);
 	recon = (struct reconnect){
 		.conn = &a->conn, .params = &a->params, .reader = reader,
 		.thread_id = cfg.thread_id,

@@ -70,7 +70,11 @@ output_begin(struct output *o)
 int
 output_sample(struct output *o, const struct sample *s)
 {
-	return flush(o, o->fmt->sample ? o->fmt->sample(o, s) : 0);
+	int rc = o->fmt->sample ? o->fmt->sample(o, s) : 0;
+
+	o->statement = s->statement;
+	o->has_statement = true;
+	return flush(o, rc);
 }
 
 int

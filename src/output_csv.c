@@ -24,6 +24,19 @@ put_text(FILE *fp, const char *s)
 		csv_fwrite(fp, s, strlen(s));
 }
 
+/* The statement's columns; what is not known is empty, not "". */
+static void
+put_statement(FILE *fp, const struct statement *st)
+{
+	putc(',', fp);
+	if (st->has_id)
+		fprintf(fp, "%" PRIu64, st->id);
+	putc(',', fp);
+	put_text(fp, st->digest[0] != '\0' ? st->digest : NULL);
+	putc(',', fp);
+	put_text(fp, st->text[0] != '\0' ? st->text : NULL);
+}
+
 static int
 csv_begin(struct output *o)
 {
@@ -31,7 +44,8 @@ csv_begin(struct output *o)
 	    "current_count,high_bytes,alloc_bytes,free_bytes,alloc_count,"
 	    "free_count,total_bytes,late_us,query_us,gap_ms,"
 	    "alloc_delta_bytes,free_delta_bytes,alloc_delta_count,"
-	    "free_delta_count,unseen_peak_bytes" CRLF, o->fp);
+	    "free_delta_count,unseen_peak_bytes,statement_id,digest,statement"
+	    CRLF, o->fp);
 	return output_status(o->fp);
 }
 
@@ -64,6 +78,7 @@ put_row(FILE *fp, const struct sample *s, const char *ts,
 	putc(',', fp);
 	if (e != NULL && s->has_deltas && e->delta.unseen_peak)
 		fprintf(fp, "%" PRId64, e->high_bytes);
+	put_statement(fp, &s->statement);
 	fputs(CRLF, fp);
 }
 

@@ -47,9 +47,10 @@ put_ascii(FILE *fp, unsigned char c)
 
 /*
  * Each byte that starts no well-formed UTF-8 sequence becomes U+FFFD, so a
- * name cut inside a character by the server still reads back. DEL and the
- * C1 controls need no escape in JSON, but escaped they cannot reach a
- * terminal when someone reads the output with cat.
+ * name cut inside a character by the server still reads back. DEL, the C1
+ * controls, the line separators and the bidi controls need no escape in
+ * JSON, but escaped they cannot reach a terminal when someone reads the
+ * output with cat: statements come from any client.
  */
 static void
 put_string(FILE *fp, const char *s)
@@ -69,7 +70,8 @@ put_string(FILE *fp, const char *s)
 			k = 1;
 		} else if (k == 1)
 			put_ascii(fp, (unsigned char)s[i]);
-		else if (cp < 0xa0)
+		else if (cp < 0xa0 || (cp >= 0x2028 && cp <= 0x202e) ||
+		    (cp >= 0x2066 && cp <= 0x2069))
 			fprintf(fp, "\\u%04x", (unsigned)cp);
 		else
 			fwrite(s + i, 1, k, fp);
@@ -129,7 +131,18 @@ json_sample(struct output *o, const struct sample *s)
 			putc(',', o->fp);
 		put_event(o->fp, &s->events[i], s->has_deltas);
 	}
-	fputs("]}\n", o->fp);
+	fputs("],\"statement_id\":", o->fp);
+	if (s->statement.has_id)
+		fprintf(o->fp, "%" PRIu64, s->statement.id);
+	else
+		fputs("null", o->fp);
+	fputs(",\"digest\":", o->fp);
+	put_string(o->fp, s->statement.digest[0] != '\0' ?
+	    s->statement.digest : NULL);
+	fputs(",\"statement\":", o->fp);
+	put_string(o->fp, s->statement.text[0] != '\0' ?
+	    s->statement.text : NULL);
+	fputs("}\n", o->fp);
 	return output_status(o->fp);
 }
 

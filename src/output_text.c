@@ -16,6 +16,7 @@
 
 #define NAME_WIDTH      27 /* the least name column, as users know it */
 #define STATEMENT_WIDTH 60 /* keeps a --list row on one line */
+#define STATEMENT_LINE  100 /* the statement above a sample */
 #define TOTAL_LABEL     "(thread total)"
 #define CELL            32 /* room for any number this file formats */
 
@@ -139,6 +140,29 @@ round_mean(double m)
 	return (int64_t)(m < 0 ? m - 0.5 : m + 0.5);
 }
 
+/* A statement on one line of at most width cells, cut with "...". */
+static void
+put_statement(FILE *fp, const char *s, size_t width)
+{
+	if (width_of(s, true) <= width) {
+		put_clean(fp, s, SIZE_MAX, true);
+		return;
+	}
+	put_clean(fp, s, width - 3, true);
+	fputs("...", fp);
+}
+
+static void
+put_statement_text(FILE *fp, const struct statement *st)
+{
+	if (st->text[0] != '\0')
+		put_statement(fp, st->text, STATEMENT_LINE);
+	else if (st->has_id)
+		fprintf(fp, "(statement %" PRIu64 ", no text)", st->id);
+	else
+		fputs("(none)", fp);
+}
+
 static int
 text_sample(struct output *o, const struct sample *s)
 {
@@ -151,6 +175,12 @@ text_sample(struct output *o, const struct sample *s)
 	if (s->gap_ms > 0)
 		fprintf(o->fp, "## gap of %" PRIu64 " ms: the connection was "
 		    "lost and re-established ##\n", s->gap_ms);
+	if (!o->has_statement || !statement_same(&o->statement,
+	    &s->statement)) {
+		fputs("## statement: ", o->fp);
+		put_statement_text(o->fp, &s->statement);
+		fputs(" ##\n", o->fp);
+	}
 	fprintf(o->fp, "## Memory usage at time %" PRIu64 " ##\n",
 	    s->elapsed_us / 1000);
 	for (size_t i = 0; i < s->n_events; i++) {
@@ -287,6 +317,46 @@ put_peaks(const struct output *o, const struct summary *s, size_t name_width,
 	}
 }
 
+/*
+ * When the window saw more than one statement: each one's samples, its peak
+ * and final totals and the events that held the most during it.
+ */
+static void
+put_statements(const struct output *o, const struct summary *s)
+{
+	size_t width = NAME_WIDTH;
+	char v[CELL], w[CELL];
+
+	if (s->n_statements < 2)
+		return;
+	for (size_t i = 0; i < s->n_statements; i++)
+		for (size_t j = 0; j < s->statements[i].n_top; j++)
+			width = max_size(width, width_of(
+			    short_name(s->statements[i].top[j].name), false));
+	fprintf(o->fp, "## By statement: %zu in the window ##\n",
+	    s->n_statements);
+	for (size_t i = 0; i < s->n_statements; i++) {
+		const struct summary_statement *st = &s->statements[i];
+
+		if (st->samples == 1)
+			fprintf(o->fp, " #%" PRIu64 ": ", st->first_seq);
+		else
+			fprintf(o->fp, " #%" PRIu64 " to #%" PRIu64 ": ",
+			    st->first_seq, st->last_seq);
+		put_statement_text(o->fp, st->statement);
+		fmt_bytes(o, st->peak_total, v);
+		fmt_bytes(o, st->final_total, w);
+		fprintf(o->fp, "\n   peak %s, final %s\n", v, w);
+		for (size_t j = 0; j < st->n_top; j++) {
+			fputs("   ", o->fp);
+			put_left(o->fp, short_name(st->top[j].name), width,
+			    false);
+			fmt_bytes(o, st->top[j].max_bytes, v);
+			fprintf(o->fp, " -> %s\n", v);
+		}
+	}
+}
+
 static int
 text_end(struct output *o, const struct summary *s)
 {
@@ -318,6 +388,7 @@ text_end(struct output *o, const struct summary *s)
 	put_sum_row(o->fp, TOTAL_LABEL, name_width, c, w);
 	put_peaks(o, s, name_width, w);
 	fprintf(o->fp, " skipped ticks: %" PRIu64 "\n", s->skipped);
+	put_statements(o, s);
 	return output_status(o->fp);
 }
 
@@ -385,23 +456,12 @@ list_cell(const struct output *o, const struct thread_info *t,
 }
 
 static void
-put_statement(FILE *fp, const char *s)
-{
-	if (width_of(s, true) <= STATEMENT_WIDTH) {
-		put_clean(fp, s, SIZE_MAX, true);
-		return;
-	}
-	put_clean(fp, s, STATEMENT_WIDTH - 3, true);
-	fputs("...", fp);
-}
-
-static void
 put_list_row(FILE *fp, const char *const cell[L_COLS], const size_t w[L_COLS])
 {
 	for (size_t j = 0; j < L_COLS; j++) {
 		fputs(j == 0 ? " " : "  ", fp);
 		if (j == L_STATEMENT)
-			put_statement(fp, cell[j]);
+			put_statement(fp, cell[j], STATEMENT_WIDTH);
 		else if (list_cols[j].right)
 			put_right(fp, cell[j], w[j]);
 		else

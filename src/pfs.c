@@ -145,6 +145,57 @@ pfs_preflight(struct conn *c, size_t *enabled, size_t *total, char *err,
 	return PFS_OK;
 }
 
+/* The names of the consumers given back, comma-separated, in a buffer. */
+struct names {
+	char buf[256];
+	size_t len;
+};
+
+static int
+names_row(void *ctx, unsigned ncols, char **v, const unsigned long *len)
+{
+	struct names *n = ctx;
+
+	(void)len;
+	if (ncols < 1 || v[0] == NULL)
+		return 0;
+	n->len += (size_t)snprintf(n->buf + n->len, sizeof(n->buf) - n->len,
+	    "%s%s", n->len > 0 ? ", " : "", v[0]);
+	if (n->len >= sizeof(n->buf))
+		n->len = sizeof(n->buf) - 1;
+	return 0;
+}
+
+enum pfs_status
+pfs_check_statements(struct conn *c, char *note, size_t notelen)
+{
+	struct names off = { .len = 0 };
+	enum conn_status st;
+	unsigned e;
+
+	note[0] = '\0';
+	/* A consumer records only when those above it are enabled too. */
+	st = conn_query(c, "SELECT NAME "
+	    "FROM performance_schema.setup_consumers WHERE NAME IN "
+	    "('global_instrumentation', 'thread_instrumentation', "
+	    "'events_statements_current') AND ENABLED <> 'YES' ORDER BY NAME",
+	    names_row, &off, &e, note, notelen);
+	if (st != CONN_OK)
+		return query_failed(st, e, "reading "
+		    "performance_schema.setup_consumers", note, note, notelen);
+	if (off.len == 0)
+		return PFS_OK;
+	snprintf(note, notelen, "the performance_schema consumers %s are "
+	    "disabled, so samples carry no statement id or digest, only the "
+	    "text of a running statement; enable them with UPDATE "
+	    "performance_schema.setup_consumers SET ENABLED = 'YES' WHERE NAME "
+	    "IN ('global_instrumentation', 'thread_instrumentation', "
+	    "'events_statements_current') or start the server with "
+	    "performance-schema-consumer-events-statements-current=ON",
+	    off.buf);
+	return PFS_DISABLED;
+}
+
 enum pfs_status
 pfs_own_thread(struct conn *c, uint64_t *thread_id, char *err, size_t errlen)
 {
@@ -507,12 +558,40 @@ pfs_list_threads(struct conn *c, struct thread_list *out, char *err,
 struct pfs_reader {
 	struct conn *conn;
 	uint64_t thread_id;
-	char sql[512];
-	char exists_sql[200];
+	char sql[2048];
 	struct event_stat *events; /* grows to the number of events seen */
 	size_t n, cap;
 	int bad_row;
+	int thread_rows;           /* of the thread itself: 0 when it is gone */
+	struct statement statement;
 };
+
+/* The columns of a memory row; a thread row reuses some of them. */
+enum {
+	COL_KIND, COL_NAME, COL_CURRENT_BYTES, COL_CURRENT_COUNT,
+	COL_HIGH_BYTES, COL_ALLOC_BYTES, COL_FREE_BYTES, COL_ALLOC_COUNT,
+	COL_FREE_COUNT, COL_TEXT, N_COLS
+};
+#define COL_DIGEST COL_NAME
+#define COL_EVENT_ID COL_ALLOC_COUNT
+
+static int
+thread_row(struct pfs_reader *r, char **v, const unsigned long *len)
+{
+	struct statement *st = &r->statement;
+
+	if (r->thread_rows++ > 0)
+		return 0; /* one top-level statement per thread; be safe */
+	st->thread_id = r->thread_id;
+	st->has_id = v[COL_EVENT_ID] != NULL;
+	if (column_u64(v[COL_EVENT_ID], &st->id) != 0)
+		return r->bad_row = 1, -1;
+	statement_copy(st->digest, STATEMENT_DIGEST_MAX, v[COL_DIGEST],
+	    len[COL_DIGEST]);
+	statement_copy(st->text, STATEMENT_TEXT_MAX, v[COL_TEXT],
+	    len[COL_TEXT]);
+	return 0;
+}
 
 static int
 event_row(void *ctx, unsigned ncols, char **v, const unsigned long *len)
@@ -521,7 +600,11 @@ event_row(void *ctx, unsigned ncols, char **v, const unsigned long *len)
 	struct event_stat *e;
 	size_t namelen;
 
-	if (ncols < 8 || v[0] == NULL)
+	if (ncols < N_COLS || v[COL_KIND] == NULL)
+		return r->bad_row = 1, -1;
+	if (v[COL_KIND][0] == 't')
+		return thread_row(r, v, len);
+	if (v[COL_NAME] == NULL)
 		return r->bad_row = 1, -1;
 	if (r->n == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 128;
@@ -532,28 +615,19 @@ event_row(void *ctx, unsigned ncols, char **v, const unsigned long *len)
 		r->cap = cap;
 	}
 	e = &r->events[r->n];
-	namelen = len[0] < EVENT_NAME_MAX ? len[0] : EVENT_NAME_MAX;
-	memcpy(e->name, v[0], namelen);
+	namelen = len[COL_NAME] < EVENT_NAME_MAX ? len[COL_NAME] :
+	    EVENT_NAME_MAX;
+	memcpy(e->name, v[COL_NAME], namelen);
 	e->name[namelen] = '\0';
-	if (column_i64(v[1], &e->current_bytes) != 0 ||
-	    column_i64(v[2], &e->current_count) != 0 ||
-	    column_i64(v[3], &e->high_bytes) != 0 ||
-	    column_u64(v[4], &e->alloc_bytes) != 0 ||
-	    column_u64(v[5], &e->free_bytes) != 0 ||
-	    column_u64(v[6], &e->alloc_count) != 0 ||
-	    column_u64(v[7], &e->free_count) != 0)
+	if (column_i64(v[COL_CURRENT_BYTES], &e->current_bytes) != 0 ||
+	    column_i64(v[COL_CURRENT_COUNT], &e->current_count) != 0 ||
+	    column_i64(v[COL_HIGH_BYTES], &e->high_bytes) != 0 ||
+	    column_u64(v[COL_ALLOC_BYTES], &e->alloc_bytes) != 0 ||
+	    column_u64(v[COL_FREE_BYTES], &e->free_bytes) != 0 ||
+	    column_u64(v[COL_ALLOC_COUNT], &e->alloc_count) != 0 ||
+	    column_u64(v[COL_FREE_COUNT], &e->free_count) != 0)
 		return r->bad_row = 1, -1;
 	r->n++;
-	return 0;
-}
-
-static int
-count_row(void *ctx, unsigned ncols, char **v, const unsigned long *len)
-{
-	(void)ncols;
-	(void)v;
-	(void)len;
-	(*(int *)ctx)++;
 	return 0;
 }
 
@@ -563,34 +637,71 @@ reader_read(void *ctx, struct reading *out, char *err, size_t errlen)
 	struct pfs_reader *r = ctx;
 	enum conn_status st;
 	unsigned e;
-	int rows = 0;
 
 	r->n = 0;
 	r->bad_row = 0;
+	r->thread_rows = 0;
+	memset(&r->statement, 0, sizeof(r->statement));
 	st = conn_query(r->conn, r->sql, event_row, r, &e, err, errlen);
-	if (st == CONN_OK && r->n == 0) {
-		/*
-		 * Every live thread has used some memory, so no row means the
-		 * thread is probably gone; the threads table says for sure.
-		 */
-		st = conn_query(r->conn, r->exists_sql, count_row, &rows, &e,
-		    err, errlen);
-		if (st == CONN_OK && rows == 0)
-			return SOURCE_GONE;
-	}
 	if (st != CONN_OK) {
 		if (r->bad_row)
 			snprintf(err, errlen, "unexpected value in "
-			    "memory_summary_by_thread_by_event_name");
+			    "memory_summary_by_thread_by_event_name or "
+			    "events_statements_current");
 		else
 			query_failed(st, e, "reading the thread's memory", err,
 			    err, errlen);
 		return st == CONN_LOST ? SOURCE_LOST : SOURCE_ERROR;
 	}
+	/* The threads table has no row for a thread that ended. */
+	if (r->thread_rows == 0)
+		return SOURCE_GONE;
 	out->events = r->events;
 	out->n = r->n;
 	out->gap_us = 0;
+	out->statement = &r->statement;
 	return SOURCE_OK;
+}
+
+/*
+ * One round trip per sample: the memory rows, then one row of the thread
+ * with its top-level statement, running or, between statements, the last
+ * one (events_statements_current keeps it, and fills its DIGEST in when it
+ * ends). Without that consumer the table keeps stale rows, so only
+ * threads.PROCESSLIST_INFO, the running statement's text, is read.
+ * Never-used events are left out: they are most rows, all zero.
+ */
+static void
+build_sql(struct pfs_reader *r, int statements)
+{
+	char thread_row_sql[768];
+	uint64_t id = r->thread_id;
+
+	if (statements)
+		snprintf(thread_row_sql, sizeof(thread_row_sql),
+		    "SELECT 't', s.DIGEST, NULL, NULL, NULL, NULL, NULL, "
+		    "s.EVENT_ID, NULL, "
+		    "LEFT(COALESCE(s.SQL_TEXT, t.PROCESSLIST_INFO), %d) "
+		    "FROM performance_schema.threads t "
+		    "LEFT JOIN performance_schema.events_statements_current s "
+		    "ON s.THREAD_ID = t.THREAD_ID "
+		    "AND s.NESTING_EVENT_LEVEL = 0 "
+		    "WHERE t.THREAD_ID = %" PRIu64, STATEMENT_TEXT_CHARS, id);
+	else
+		snprintf(thread_row_sql, sizeof(thread_row_sql),
+		    "SELECT 't', NULL, NULL, NULL, NULL, NULL, NULL, NULL, "
+		    "NULL, LEFT(PROCESSLIST_INFO, %d) "
+		    "FROM performance_schema.threads "
+		    "WHERE THREAD_ID = %" PRIu64,
+		    STATEMENT_TEXT_CHARS, id);
+	snprintf(r->sql, sizeof(r->sql),
+	    "SELECT 'm', EVENT_NAME, CURRENT_NUMBER_OF_BYTES_USED, "
+	    "CURRENT_COUNT_USED, HIGH_NUMBER_OF_BYTES_USED, "
+	    "SUM_NUMBER_OF_BYTES_ALLOC, SUM_NUMBER_OF_BYTES_FREE, "
+	    "COUNT_ALLOC, COUNT_FREE, NULL "
+	    "FROM performance_schema.memory_summary_by_thread_by_event_name "
+	    "WHERE THREAD_ID = %" PRIu64 " AND (COUNT_ALLOC > 0 OR "
+	    "COUNT_FREE > 0) UNION ALL %s", id, thread_row_sql);
 }
 
 struct pfs_reader *
@@ -602,18 +713,14 @@ pfs_reader_create(struct conn *c, uint64_t thread_id)
 		return NULL;
 	r->conn = c;
 	r->thread_id = thread_id;
-	/* Never-used events are left out: they are most rows, all zero. */
-	snprintf(r->sql, sizeof(r->sql),
-	    "SELECT EVENT_NAME, CURRENT_NUMBER_OF_BYTES_USED, "
-	    "CURRENT_COUNT_USED, HIGH_NUMBER_OF_BYTES_USED, "
-	    "SUM_NUMBER_OF_BYTES_ALLOC, SUM_NUMBER_OF_BYTES_FREE, "
-	    "COUNT_ALLOC, COUNT_FREE "
-	    "FROM performance_schema.memory_summary_by_thread_by_event_name "
-	    "WHERE THREAD_ID = %" PRIu64 " AND (COUNT_ALLOC > 0 OR "
-	    "COUNT_FREE > 0)", thread_id);
-	snprintf(r->exists_sql, sizeof(r->exists_sql), "SELECT 1 FROM "
-	    "performance_schema.threads WHERE THREAD_ID = %" PRIu64, thread_id);
+	build_sql(r, 1);
 	return r;
+}
+
+void
+pfs_reader_without_statements(struct pfs_reader *r)
+{
+	build_sql(r, 0);
 }
 
 void

@@ -63,6 +63,8 @@ fill_sample(struct loop *l, struct sample *s, const struct reading *rd,
 	s->n_events = want;
 	s->thread_id = l->cfg->thread_id;
 	s->gap_ms = rd->gap_us / 1000;
+	if (rd->statement != NULL)
+		s->statement = *rd->statement;
 	return 0;
 }
 

@@ -1,7 +1,8 @@
 /*
  * The summary sorts every (event, sample) pair of the window by name, then
  * folds each run of one name into a line: O(n log n) for the whole window,
- * where looking each name up in a list would be quadratic.
+ * where looking each name up in a list would be quadratic. The share of
+ * each statement is folded the same way over its own samples.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -157,6 +158,113 @@ list_peaks(struct summary *out)
 	return 0;
 }
 
+/* An event of one sample, for the top events of a statement. */
+struct named_bytes {
+	const char *name;
+	int64_t bytes;
+};
+
+static int
+by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct named_bytes *)a)->name,
+	    ((const struct named_bytes *)b)->name);
+}
+
+/* Whether (name, bytes) goes before top[i]: more bytes, then the name. */
+static bool
+ranks_before(const struct summary_statement *st, size_t i, const char *name,
+    int64_t bytes)
+{
+	if (bytes != st->top[i].max_bytes)
+		return bytes > st->top[i].max_bytes;
+	return strcmp(name, st->top[i].name) < 0;
+}
+
+/* Keeps (name, bytes) when it is among the largest of the statement. */
+static void
+keep_top(struct summary_statement *st, const char *name, int64_t bytes)
+{
+	size_t i = st->n_top;
+
+	if (i == SUMMARY_STATEMENT_TOP) {
+		if (!ranks_before(st, i - 1, name, bytes))
+			return;
+		i--;
+	} else
+		st->n_top++;
+	for (; i > 0 && ranks_before(st, i - 1, name, bytes); i--)
+		st->top[i] = st->top[i - 1];
+	st->top[i].name = name;
+	st->top[i].max_bytes = bytes;
+}
+
+/* Folds the n samples of the ring from first, all of one statement. */
+static void
+fold_statement(const struct ring *r, size_t first, size_t n,
+    struct named_bytes *scratch, struct summary_statement *st)
+{
+	const struct sample *s = ring_get(r, first);
+	size_t k = 0;
+
+	st->statement = &s->statement;
+	st->samples = n;
+	st->first_seq = s->seq;
+	st->peak_total = s->total_bytes;
+	for (size_t i = first; i < first + n; i++) {
+		s = ring_get(r, i);
+		if (s->total_bytes > st->peak_total)
+			st->peak_total = s->total_bytes;
+		for (size_t j = 0; j < s->n_events; j++)
+			scratch[k++] = (struct named_bytes){ s->events[j].name,
+			    s->events[j].current_bytes };
+	}
+	st->last_seq = s->seq;
+	st->final_total = s->total_bytes;
+	qsort(scratch, k, sizeof(*scratch), by_name);
+	for (size_t i = 0, j; i < k; i = j) {
+		int64_t max = scratch[i].bytes;
+
+		for (j = i + 1; j < k && strcmp(scratch[j].name,
+		    scratch[i].name) == 0; j++)
+			if (scratch[j].bytes > max)
+				max = scratch[j].bytes;
+		keep_top(st, scratch[i].name, max);
+	}
+}
+
+/* Splits the window into runs of one statement. */
+static int
+list_statements(const struct ring *r, struct summary *out)
+{
+	size_t n = ring_len(r), runs = 1, events = 0;
+	struct named_bytes *scratch;
+
+	for (size_t i = 0; i < n; i++) {
+		events += ring_get(r, i)->n_events;
+		if (i > 0 && !statement_same(&ring_get(r, i - 1)->statement,
+		    &ring_get(r, i)->statement))
+			runs++;
+	}
+	out->statements = calloc(runs, sizeof(*out->statements));
+	scratch = malloc((events > 0 ? events : 1) * sizeof(*scratch));
+	if (out->statements == NULL || scratch == NULL) {
+		free(scratch);
+		return -1;
+	}
+	for (size_t i = 0, k = 1; i < n; i += k) {
+		const struct statement *st = &ring_get(r, i)->statement;
+
+		for (k = 1; i + k < n &&
+		    statement_same(st, &ring_get(r, i + k)->statement); k++)
+			;
+		fold_statement(r, i, k, scratch,
+		    &out->statements[out->n_statements++]);
+	}
+	free(scratch);
+	return 0;
+}
+
 int
 summary_build(const struct ring *r, uint64_t skipped, struct summary *out)
 {
@@ -167,12 +275,21 @@ summary_build(const struct ring *r, uint64_t skipped, struct summary *out)
 	if ((out->n_samples = ring_len(r)) == 0)
 		return 0;
 	fold_totals(r, out);
-	if ((occ = collect(r, &n)) == NULL)
-		return n == 0 ? 0 : -1;
+	if (list_statements(r, out) != 0) {
+		summary_free(out);
+		return -1;
+	}
+	if ((occ = collect(r, &n)) == NULL) {
+		if (n == 0)
+			return 0;
+		summary_free(out);
+		return -1;
+	}
 	for (size_t i = 0; i < n; i += run_length(occ + i, n - i))
 		names++;
 	if ((out->events = calloc(names, sizeof(*out->events))) == NULL) {
 		free(occ);
+		summary_free(out);
 		return -1;
 	}
 	for (size_t i = 0, k; i < n; i += k) {
@@ -189,8 +306,11 @@ summary_free(struct summary *s)
 {
 	free(s->events);
 	free(s->peaks);
+	free(s->statements);
 	s->events = NULL;
 	s->peaks = NULL;
+	s->statements = NULL;
 	s->n_events = 0;
 	s->n_peaks = 0;
+	s->n_statements = 0;
 }

@@ -1,7 +1,8 @@
 #!/bin/bash
 # A throwaway MariaDB server for the demo, the integration tests and the
 # benchmarks: a private datadir, a unix socket and a loopback TCP port under
-# one folder, with the memory instruments of performance_schema enabled.
+# one folder, with the memory instruments of performance_schema enabled and
+# the consumer events_statements_current, which says what a thread runs.
 #
 #   tests/sandbox.sh start    create and start it (harmless when running)
 #   tests/sandbox.sh stop     shut it down and remove its folder
@@ -81,6 +82,7 @@ launch() {
 		--skip-name-resolve --skip-log-bin \
 		--performance-schema=ON \
 		--performance-schema-instrument='memory/%=ON' \
+		--performance-schema-consumer-events-statements-current=ON \
 		--innodb-buffer-pool-size=64M --innodb-log-file-size=16M \
 		--max-connections=100 \
 		${MMP_SANDBOX_EXTRA_ARGS:-} \

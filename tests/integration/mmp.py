@@ -31,20 +31,25 @@ MMP_PASSWORD = "mmp-pass"
 CONN_ARGS = ["--socket", SOCKET, "--user", MMP_USER]
 
 # The columns and keys of mysqlmemprof(1): the sample's own, then "Between
-# samples" (gap_ms, the deltas since the previous sample, unseen peaks).
+# samples" (gap_ms, the deltas since the previous sample, unseen peaks),
+# then the statement the thread ran.
 DELTA_KEYS = ["alloc_delta_bytes", "free_delta_bytes", "alloc_delta_count",
               "free_delta_count"]
+STATEMENT_KEYS = ["statement_id", "digest", "statement"]
 CSV_HEADER = ["sample", "elapsed_ms", "timestamp", "thread_id", "event_name",
               "current_bytes", "current_count", "high_bytes", "alloc_bytes",
               "free_bytes", "alloc_count", "free_count", "total_bytes",
-              "late_us", "query_us", "gap_ms"] + DELTA_KEYS + ["unseen_peak_bytes"]
+              "late_us", "query_us", "gap_ms"] + DELTA_KEYS + \
+    ["unseen_peak_bytes"] + STATEMENT_KEYS
 CSV_INT_COLUMNS = [c for c in CSV_HEADER if c not in
-                   ["timestamp", "event_name", "unseen_peak_bytes"] + DELTA_KEYS]
+                   ["timestamp", "event_name", "unseen_peak_bytes"] +
+                   DELTA_KEYS + STATEMENT_KEYS]
 EVENT_KEYS = ["event_name", "current_bytes", "current_count", "high_bytes",
               "alloc_bytes", "free_bytes", "alloc_count", "free_count"] + \
     DELTA_KEYS + ["unseen_peak_bytes"]
 SAMPLE_KEYS = ["sample", "elapsed_ms", "timestamp", "thread_id",
-               "total_bytes", "late_us", "query_us", "gap_ms", "events"]
+               "total_bytes", "late_us", "query_us", "gap_ms", "events"] + \
+    STATEMENT_KEYS
 LIST_HEADER = ["thread_id", "connection_id", "type", "name", "user", "host",
                "command", "time", "state", "current_bytes", "statement"]
 TIMESTAMP_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
@@ -219,6 +224,12 @@ def parse_csv(text):
     return list(csv.reader(io.StringIO(text, newline="")))
 
 
+def _unquoted(raw):
+    """raw with the inside of each quoted CSV field taken out, so that the
+    line ends left are those between rows."""
+    return re.sub(r'"(?:[^"]|"")*"', '""', raw)
+
+
 class TestCase(unittest.TestCase):
     """Cleans up the workloads a test starts."""
 
@@ -253,10 +264,13 @@ class TestCase(unittest.TestCase):
         """Checks a CSV capture and returns its rows as dicts, integer
         columns as ints (None when empty). The header is exact, every line
         ends in CRLF, every row is whole; the deltas are empty in the first
-        sample only, and in the row of a sample without events."""
+        sample only, and in the row of a sample without events; the
+        statement id is an integer or empty, and so are the digest and the
+        text, which may hold line ends inside their quotes."""
         self.assertTrue(raw.endswith("\r\n"), "last line not ended" + desc)
-        for line in raw.split("\r\n")[:-1]:
+        for line in _unquoted(raw).split("\r\n")[:-1]:
             self.assertNotIn("\n", line, "a bare LF line end" + desc)
+            self.assertNotIn("\r", line, "a bare CR line end" + desc)
         rows = parse_csv(raw)
         self.assertEqual(rows[0], CSV_HEADER, desc)
         out = []
@@ -281,6 +295,11 @@ class TestCase(unittest.TestCase):
             self.assertRegex(d["unseen_peak_bytes"], r"^(\d+)?$", r)
             v = d["unseen_peak_bytes"]
             d["unseen_peak_bytes"] = int(v) if v else None
+            self.assertRegex(d["statement_id"], r"^(\d+)?$", r)
+            v = d["statement_id"]
+            d["statement_id"] = int(v) if v else None
+            d["digest"] = d["digest"] or None
+            d["statement"] = d["statement"] or None
             self.assertRegex(d["timestamp"], TIMESTAMP_RE)
             if not no_event:
                 self.assertTrue(d["event_name"].startswith("memory/"), d)
@@ -294,7 +313,12 @@ class TestCase(unittest.TestCase):
         self.assertEqual(sorted(s), sorted(SAMPLE_KEYS), s)
         self.assertRegex(s["timestamp"], TIMESTAMP_RE)
         for k in SAMPLE_KEYS:
-            if k not in ("timestamp", "events"):
+            if k in ("digest", "statement"):
+                self.assertIn(type(s[k]), (str, type(None)), (k, s))
+                self.assertNotEqual(s[k], "", (k, s))
+            elif k == "statement_id":
+                self.assertIn(type(s[k]), (int, type(None)), (k, s))
+            elif k not in ("timestamp", "events"):
                 self.assertIs(type(s[k]), int, (k, s))
         for e in s["events"]:
             self.assertEqual(sorted(e), sorted(EVENT_KEYS), e)

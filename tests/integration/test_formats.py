@@ -96,10 +96,11 @@ class Text(mmp.TestCase):
         want = {e["event_name"][len("memory/"):]: e["current_bytes"]
                 for e in sample["events"]}
         block = pt.stdout.split("## Summary")[0]
-        self.assertRegex(block, r"^## Memory usage at time 0 ##\n", mmp.describe(pt))
+        self.assertRegex(block, r"^## statement: SELECT SLEEP\(20\) ##\n"
+                                r"## Memory usage at time 0 ##\n", mmp.describe(pt))
         got = {}
         total = None
-        for line in block.splitlines()[1:]:
+        for line in block.splitlines()[2:]:
             if not line.strip():
                 continue
             m = mmp.re.match(r"^ (\S.*?)\s+-> (-?\d+)$", line)

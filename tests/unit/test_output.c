@@ -69,6 +69,26 @@ with_delta(struct event_stat e, uint64_t alloc, uint64_t freed,
 }
 
 /*
+ * A statement with a comma, quotes, a newline and a tab, non-ASCII,
+ * terminal escapes, bad UTF-8 and more than 100 characters.
+ */
+#define HOSTILE_STATEMENT "SELECT 'a,\"b\"',\n\t" \
+	"'caf\xc3\xa9 \xd0\xbc\xd0\xb8\xd1\x80' /* \x1b]0;pwned\x07 \xe2\x80\xae */ " \
+	"-- \xff\xfe end of a statement longer than the 100 characters a " \
+	"line of text shows"
+
+static void
+set_statement(struct sample *s, uint64_t id, const char *digest,
+    const char *text)
+{
+	s->statement.has_id = true;
+	s->statement.id = id;
+	snprintf(s->statement.digest, sizeof(s->statement.digest), "%s",
+	    digest);
+	snprintf(s->statement.text, sizeof(s->statement.text), "%s", text);
+}
+
+/*
  * Four samples: plain names with one longer than the name column; names
  * with a comma, quotes, a newline and bad UTF-8 and a negative count, and
  * a 15 MB user variable set and freed between samples; no event at all,
@@ -131,6 +151,15 @@ fixture_ring(void)
 	    .gap_ms = UINT64_MAX, .has_deltas = true, .thread_id = 42,
 	    .total_bytes = INT64_MAX };
 
+	/*
+	 * Samples 1 and 2 run one statement, whose digest is known once it
+	 * ended; sample 3 runs none; sample 4 a hostile one, too long for
+	 * a line of text.
+	 */
+	set_statement(&p1, 101, "", "SELECT a, COUNT(*) FROM t GROUP BY a");
+	set_statement(&p2, 101, "3f1c8e0e8b2f2a4c9a0d1e6b7c5d4e3f",
+	    "SELECT a, COUNT(*) FROM t GROUP BY a");
+	set_statement(&p4, 18446744073709551615u, "", HOSTILE_STATEMENT);
 	assert_non_null(r);
 	push(r, &p1, s1, sizeof(s1) / sizeof(s1[0]));
 	push(r, &p2, s2, sizeof(s2) / sizeof(s2[0]));
@@ -370,7 +399,7 @@ test_thread_list_free(void **state)
 /* CSV parsed back with libcsv. */
 
 #define MAX_ROWS 32
-#define MAX_FIELDS 24
+#define MAX_FIELDS 32
 
 struct field {
 	char *s; /* NULL for an unquoted empty field */
@@ -504,19 +533,20 @@ static void
 test_csv_roundtrip(void **state)
 {
 	struct ring *r = fixture_ring();
-	size_t len, row = 1, peaks = 0;
+	size_t len, row = 1, peaks = 0, texts = 0;
 	char *buf = render("csv", false, SAMPLES, &len);
 	struct table *t;
 
 	(void)state;
 	check_crlf(buf, len);
 	t = parse_csv(buf, len);
-	assert_int_equal(t->n_fields[0], 21);
-	header_is(t->f[0], 21, "sample,elapsed_ms,timestamp,thread_id,"
+	assert_int_equal(t->n_fields[0], 24);
+	header_is(t->f[0], 24, "sample,elapsed_ms,timestamp,thread_id,"
 	    "event_name,current_bytes,current_count,high_bytes,alloc_bytes,"
 	    "free_bytes,alloc_count,free_count,total_bytes,late_us,query_us,"
 	    "gap_ms,alloc_delta_bytes,free_delta_bytes,alloc_delta_count,"
-	    "free_delta_count,unseen_peak_bytes");
+	    "free_delta_count,unseen_peak_bytes,statement_id,digest,"
+	    "statement");
 	for (size_t i = 0; i < ring_len(r); i++) {
 		const struct sample *s = ring_get(r, i);
 		char ts[64];
@@ -528,7 +558,7 @@ test_csv_roundtrip(void **state)
 			    s->n_events ? &s->events[j] : NULL;
 
 			assert_true(row < t->n_rows);
-			assert_int_equal(t->n_fields[row], 21);
+			assert_int_equal(t->n_fields[row], 24);
 			field_u64(&f[0], s->seq);
 			field_u64(&f[1], s->elapsed_us / 1000);
 			field_is(&f[2], ts);
@@ -563,11 +593,24 @@ test_csv_roundtrip(void **state)
 			else
 				field_is(&f[20], NULL);
 			peaks += f[20].s != NULL;
+			/* The statement, byte for byte; empty when unknown. */
+			if (s->statement.has_id)
+				field_u64(&f[21], s->statement.id);
+			else
+				field_is(&f[21], NULL);
+			field_is(&f[22], s->statement.digest[0] != '\0' ?
+			    s->statement.digest : NULL);
+			field_is(&f[23], s->statement.text[0] != '\0' ?
+			    s->statement.text : NULL);
+			texts += f[23].s != NULL &&
+			    strcmp(f[23].s, HOSTILE_STATEMENT) == 0;
 		}
 	}
 	assert_int_equal(t->n_rows, row);
 	/* The fixture's first sample carries a delta that must not show. */
 	assert_int_equal(peaks, 3);
+	/* The 7 rows of sample 4 give the hostile statement back whole. */
+	assert_int_equal(texts, 7);
 	free_table(t);
 	free(buf);
 	ring_free(r);
@@ -697,7 +740,8 @@ json_deltas(const char *buf)
 	    "\"alloc_delta_bytes\":15000008,\"free_delta_bytes\":15000008,"
 	    "\"alloc_delta_count\":1,\"free_delta_count\":1,"
 	    "\"unseen_peak_bytes\":15000008}"));
-	assert_non_null(strstr(buf, "\"gap_ms\":2500,\"events\":[]}\n"));
+	assert_non_null(strstr(buf, "\"gap_ms\":2500,\"events\":[],"
+	    "\"statement_id\":null,\"digest\":null,\"statement\":null}\n"));
 	assert_non_null(strstr(buf, "\"query_us\":18446744073709551615,"
 	    "\"gap_ms\":18446744073709551615,"));
 	assert_non_null(strstr(buf, "\"alloc_delta_bytes\":"
@@ -743,6 +787,16 @@ test_json_valid(void **state)
 	assert_non_null(strstr(buf, "\"current_bytes\":-9223372036854775808"));
 	assert_non_null(strstr(buf, "\"alloc_bytes\":18446744073709551615"));
 	json_deltas(buf);
+	/* The statement keys, last; null where nothing is known. */
+	assert_non_null(strstr(buf, "\"unseen_peak_bytes\":null}],"
+	    "\"statement_id\":101,\"digest\":null,"
+	    "\"statement\":\"SELECT a, COUNT(*) FROM t GROUP BY a\"}\n"));
+	assert_non_null(strstr(buf, "],\"statement_id\":101,"
+	    "\"digest\":\"3f1c8e0e8b2f2a4c9a0d1e6b7c5d4e3f\","));
+	assert_non_null(strstr(buf, "],\"statement_id\":18446744073709551615,"
+	    "\"digest\":null,\"statement\":\"SELECT 'a,\\\"b\\\"',\\n\\t"
+	    "'caf\xc3\xa9 \xd0\xbc\xd0\xb8\xd1\x80' /* \\u001b]0;pwned\\u0007 "
+	    "\\u202e */ -- \\ufffd\\ufffd end of a statement longer "));
 	free(buf);
 	ring_free(r);
 }
@@ -898,6 +952,41 @@ check_peaks_table(const char *buf, bool exact)
 	    " skipped ticks: 2\n"));
 }
 
+/*
+ * A statement line before the first sample and wherever the statement
+ * changes, on one line cut at 100 columns; then the share of each
+ * statement under the summary.
+ */
+static void
+check_statement_lines(const char *buf, size_t len)
+{
+	const char *summary = strstr(buf, "## Summary of ");
+	const char *line, *nl;
+
+	assert_non_null(summary);
+	assert_int_equal(strncmp(buf, "## statement: SELECT a, COUNT(*) FROM t "
+	    "GROUP BY a ##\n## Memory usage at time 0 ##\n", 80), 0);
+	assert_int_equal(count(buf, "## statement: "), 3);
+	assert_true(strstr(buf, "## statement: (none)") < summary);
+	/* The hostile one: 100 columns then "...", on the line. */
+	assert_non_null(line = strstr(buf, "## statement: SELECT 'a,\"b\"', "
+	    "'caf\xc3\xa9 \xd0\xbc\xd0\xb8\xd1\x80' /* ?]0;pwned? ? */ "
+	    "-- ?? "));
+	line += strlen("## statement: ");
+	nl = memchr(line, '\n', len - (size_t)(line - buf));
+	assert_non_null(nl);
+	assert_int_equal(cols(line, (size_t)(nl - line)), 100 + 3);
+	assert_memory_equal(nl - 6, "... ##", 6);
+	assert_true(line < summary);
+	/* Under the summary, oldest first. */
+	assert_non_null(line = strstr(summary, "\n## By statement: 3 in the "
+	    "window ##\n #1 to #2: SELECT a, COUNT(*) FROM t GROUP BY a\n"
+	    "   peak "));
+	assert_non_null(line = strstr(line, "\n #3: (none)\n   peak 0"));
+	assert_non_null(line = strstr(line, "\n #4: SELECT 'a,"));
+	assert_non_null(strstr(line, "\n   test/max "));
+}
+
 #define PAD23 "                       "
 
 static void
@@ -931,7 +1020,9 @@ test_text_layout(void **state)
 		assert_int_equal(count(buf, " between samples\n"), 3);
 		assert_non_null(strstr(buf, "\n\n## gap of 2500 ms: the "
 		    "connection was lost and re-established ##\n"
+		    "## statement: (none) ##\n"
 		    "## Memory usage at time 3000 ##\n"));
+		check_statement_lines(buf, len);
 		free(buf);
 	}
 }

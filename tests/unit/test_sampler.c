@@ -32,6 +32,7 @@ struct fake {
 	size_t gap_at;         /* this read reports a 2.5 s gap */
 	struct event_stat events[8];
 	size_t n_events;
+	const struct statement *statements[64]; /* read i's; NULL: none */
 	/* When set, read i returns script[i] instead of growing events[]. */
 	const struct reading *script;
 	size_t n_script;
@@ -97,6 +98,7 @@ fake_read(void *ctx, struct reading *out, char *err, size_t errlen)
 	out->events = f->events;
 	out->n = f->n_events;
 	out->gap_us = i + 1 == f->gap_at ? 2500000 : 0;
+	out->statement = f->statements[i];
 	return SOURCE_OK;
 }
 
@@ -334,6 +336,32 @@ test_sink_error_stops(void **state)
 	ring_free(r);
 }
 
+/* Each sample keeps the statement its reading names; none is all zero. */
+static void
+test_statement_is_kept(void **state)
+{
+	struct fake f = { 0 };
+	struct sampler_config cfg = { .count = 3 };
+	struct sampler_stats st;
+	struct ring *r = ring_create(10, 10);
+	struct statement a = { .has_id = true, .id = 7, .text = "SELECT 1" };
+	char err[100];
+
+	(void)state;
+	fake_events(&f);
+	f.statements[0] = &a;
+	f.statements[2] = &a;
+	run(&f, &cfg, r, &st, err, sizeof(err));
+	assert_int_equal(ring_len(r), 3);
+	assert_true(ring_get(r, 0)->statement.has_id);
+	assert_int_equal(ring_get(r, 0)->statement.id, 7);
+	assert_string_equal(ring_get(r, 0)->statement.text, "SELECT 1");
+	assert_false(statement_known(&ring_get(r, 1)->statement));
+	assert_true(statement_same(&ring_get(r, 0)->statement,
+	    &ring_get(r, 2)->statement));
+	ring_free(r);
+}
+
 static void
 test_top_n_and_total(void **state)
 {
@@ -415,7 +443,8 @@ evs(const char *name, int64_t cur, int64_t high, uint64_t alloc,
 	return e;
 }
 
-#define READING(a) { (struct event_stat *)(a), sizeof(a) / sizeof((a)[0]), 0 }
+#define READING(a) { (struct event_stat *)(a), sizeof(a) / sizeof((a)[0]), 0, \
+	NULL }
 
 static const struct event_stat *
 find(const struct sample *s, const char *name)
@@ -637,6 +666,7 @@ main(void)
 		cmocka_unit_test(test_stop_flag_finishes_the_sample),
 		cmocka_unit_test(test_signal_during_sleep_stops_at_once),
 		cmocka_unit_test(test_sink_error_stops),
+		cmocka_unit_test(test_statement_is_kept),
 		cmocka_unit_test(test_top_n_and_total),
 		cmocka_unit_test(test_gap_is_passed_on),
 		cmocka_unit_test(test_ring_holds_the_last_window),

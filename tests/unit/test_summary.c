@@ -324,6 +324,112 @@ test_unseen_peaks(void **state)
 	ring_free(r);
 }
 
+/* Pushes a sample of that statement (id 0: none) with its events. */
+static void
+push_stmt(struct ring *r, uint64_t seq, uint64_t id, int64_t total,
+    const struct event_stat *e, size_t n)
+{
+	struct sample proto = { .seq = seq, .thread_id = 42,
+	    .total_bytes = total,
+	    .statement = { .thread_id = 42, .has_id = id != 0, .id = id } };
+
+	if (id != 0)
+		snprintf(proto.statement.text, sizeof(proto.statement.text),
+		    "SELECT %ju", (uintmax_t)id);
+	push(r, &proto, e, n);
+}
+
+static void
+check_top(const struct summary_statement *st, size_t i, const char *name,
+    int64_t bytes)
+{
+	assert_true(i < st->n_top);
+	assert_string_equal(st->top[i].name, name);
+	assert_int_equal(st->top[i].max_bytes, bytes);
+}
+
+/*
+ * Window 6 of 7 samples: statement 1 (its first sample out of the window),
+ * none, statement 2, then statement 1 run again... as statement 3. Each
+ * run: its samples, peak and final totals, and its 3 largest events by
+ * their largest current bytes in the run.
+ */
+static void
+test_statements(void **state)
+{
+	struct ring *r = ring_create(6, 4);
+	struct summary s;
+	const struct event_stat a[] = {
+		ev("memory/a", 500), ev("memory/b", 400), ev("memory/c", 300),
+		ev("memory/d", 200),
+	};
+	const struct event_stat b[] = {
+		ev("memory/d", 900), ev("memory/a", 100),
+	};
+	const struct event_stat c[] = {
+		ev("memory/x", 7), ev("memory/y", 7), ev("memory/w", 7),
+		ev("memory/z", 8),
+	};
+	const struct statement *st1;
+
+	(void)state;
+	push_stmt(r, 1, 1, 99999, a, 4);  /* leaves the window */
+	push_stmt(r, 2, 1, 1000, a, 4);
+	push_stmt(r, 3, 1, 3000, b, 2);
+	push_stmt(r, 4, 0, 10, NULL, 0);
+	push_stmt(r, 5, 2, 50, c, 4);
+	push_stmt(r, 6, 3, 70, b, 1);
+	push_stmt(r, 7, 3, 60, a + 3, 1);
+	assert_int_equal(summary_build(r, 0, &s), 0);
+	assert_int_equal(s.n_statements, 4);
+
+	st1 = s.statements[0].statement;
+	assert_int_equal(st1->id, 1);
+	assert_ptr_equal(st1, &ring_get(r, 0)->statement);
+	assert_int_equal(s.statements[0].samples, 2);
+	assert_int_equal(s.statements[0].first_seq, 2);
+	assert_int_equal(s.statements[0].last_seq, 3);
+	assert_int_equal(s.statements[0].peak_total, 3000);
+	assert_int_equal(s.statements[0].final_total, 3000);
+	assert_int_equal(s.statements[0].n_top, 3);
+	check_top(&s.statements[0], 0, "memory/d", 900);
+	check_top(&s.statements[0], 1, "memory/a", 500);
+	check_top(&s.statements[0], 2, "memory/b", 400);
+
+	assert_false(statement_known(s.statements[1].statement));
+	assert_int_equal(s.statements[1].first_seq, 4);
+	assert_int_equal(s.statements[1].last_seq, 4);
+	assert_int_equal(s.statements[1].n_top, 0);
+	assert_int_equal(s.statements[1].peak_total, 10);
+
+	/* Ties: the name decides, so w, x then y; z has more. */
+	assert_int_equal(s.statements[2].n_top, 3);
+	check_top(&s.statements[2], 0, "memory/z", 8);
+	check_top(&s.statements[2], 1, "memory/w", 7);
+	check_top(&s.statements[2], 2, "memory/x", 7);
+
+	assert_int_equal(s.statements[3].statement->id, 3);
+	assert_int_equal(s.statements[3].samples, 2);
+	assert_int_equal(s.statements[3].peak_total, 70);
+	assert_int_equal(s.statements[3].final_total, 60);
+	assert_int_equal(s.statements[3].n_top, 1);
+	check_top(&s.statements[3], 0, "memory/d", 900);
+	summary_free(&s);
+	assert_null(s.statements);
+	assert_int_equal(s.n_statements, 0);
+	ring_free(r);
+
+	/* One statement all along: one run. */
+	r = ring_create(4, 4);
+	push_stmt(r, 1, 5, 1, NULL, 0);
+	push_stmt(r, 2, 5, 2, NULL, 0);
+	assert_int_equal(summary_build(r, 0, &s), 0);
+	assert_int_equal(s.n_statements, 1);
+	assert_int_equal(s.statements[0].samples, 2);
+	summary_free(&s);
+	ring_free(r);
+}
+
 int
 main(void)
 {
@@ -335,6 +441,7 @@ main(void)
 		cmocka_unit_test(test_extremes),
 		cmocka_unit_test(test_large_window),
 		cmocka_unit_test(test_unseen_peaks),
+		cmocka_unit_test(test_statements),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

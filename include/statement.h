@@ -1,0 +1,44 @@
+/*
+ * The statement a thread was running when a sample was taken, as
+ * performance_schema.events_statements_current (or, without it,
+ * threads.PROCESSLIST_INFO) tells it.
+ */
+#ifndef MYSQLMEMPROF_STATEMENT_H
+#define MYSQLMEMPROF_STATEMENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* MySQL 8 digests are SHA-256 in hex; MariaDB's are MD5, 32 characters. */
+#define STATEMENT_DIGEST_MAX 64
+/* The text is the first 200 characters, of up to 4 bytes each in utf8mb4. */
+#define STATEMENT_TEXT_CHARS 200
+#define STATEMENT_TEXT_MAX (STATEMENT_TEXT_CHARS * 4)
+
+/* All zero: nothing is known. An empty digest or text means unknown. */
+struct statement {
+	uint64_t thread_id;
+	bool has_id;
+	uint64_t id; /* EVENT_ID: with the thread, names one statement */
+	char digest[STATEMENT_DIGEST_MAX + 1];
+	char text[STATEMENT_TEXT_MAX + 1];
+};
+
+/*
+ * Copies n bytes of v into a digest or text buffer of max bytes (plus the
+ * NUL); a longer value is cut before the UTF-8 character that does not
+ * fit. A NULL v leaves it empty.
+ */
+void statement_copy(char *dst, size_t max, const char *v, size_t n);
+
+/*
+ * Whether a and b are the same statement: of the same thread, and the same
+ * id when both have one; without ids, the same digest and text.
+ */
+bool statement_same(const struct statement *a, const struct statement *b);
+
+/* Whether anything is known of it. */
+bool statement_known(const struct statement *s);
+
+#endif

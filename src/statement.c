@@ -1,0 +1,46 @@
+/*
+ * Statements are compared by EVENT_ID when the server gives one: a
+ * statement run twice has two ids, and one statement keeps its id when its
+ * digest becomes known at its end.
+ */
+#include <string.h>
+
+#include "statement.h"
+
+void
+statement_copy(char *dst, size_t max, const char *v, size_t n)
+{
+	if (v == NULL)
+		n = 0;
+	if (n > max) {
+		/*
+		 * Back to the start of the character that does not fit: at
+		 * most 3 bytes, as bytes that are not UTF-8 are cut anywhere.
+		 */
+		size_t least = max > 3 ? max - 3 : 0;
+
+		n = max;
+		while (n > least && ((unsigned char)v[n] & 0xc0) == 0x80)
+			n--;
+	}
+	if (n > 0)
+		memcpy(dst, v, n);
+	dst[n] = '\0';
+}
+
+bool
+statement_same(const struct statement *a, const struct statement *b)
+{
+	if (a->thread_id != b->thread_id)
+		return false;
+	if (a->has_id || b->has_id)
+		return a->has_id && b->has_id && a->id == b->id;
+	return strcmp(a->digest, b->digest) == 0 &&
+	    strcmp(a->text, b->text) == 0;
+}
+
+bool
+statement_known(const struct statement *s)
+{
+	return s->has_id || s->digest[0] != '\0' || s->text[0] != '\0';
+}

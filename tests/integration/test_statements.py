@@ -1,0 +1,206 @@
+"""Which statement each sample belongs to: boundaries in every format,
+statement text that CSV and JSON must carry whatever it holds, the digest
+once a statement has ended, and a server whose consumer
+events_statements_current is off."""
+
+import re
+import subprocess
+import time
+
+import mmp
+
+FIRST = "SELECT SLEEP(1.2), 'first'"
+SECOND = "SELECT SLEEP(1.2), 'second'"
+# Quotes, commas, a line end and a tab, and characters of 2 and 3 bytes.
+HOSTILE = ("SELECT SLEEP(1.2), 'a,\"b\"',\n\t'caf\u00e9 \u65e5\u672c', 'x''y', "
+           "'%s'" % ("z" * 300))
+DIGEST_RE = re.compile(r"^[0-9a-f]{32}([0-9a-f]{32})?$")
+
+
+CONSUMER = ("UPDATE performance_schema.setup_consumers SET ENABLED = '%s' "
+            "WHERE NAME = 'events_statements_current'")
+
+
+def setUpModule():
+    # tests/sandbox.sh starts the server with it; a server restarted by
+    # another test, or started before, may lack it.
+    mmp.root_sql(CONSUMER % "YES")
+
+
+def start(args):
+    return subprocess.Popen([mmp.BIN] + mmp.CONN_ARGS + list(args),
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=mmp.base_env())
+
+
+def finish(proc):
+    """Waits for a run that ends with its target; returns (stdout, desc)."""
+    out, err = proc.communicate(timeout=mmp.RUN_TIMEOUT)
+    out = out.decode("utf-8", "replace")
+    desc = "\n$ %s\nexit %s\n--- stdout:\n%s--- stderr:\n%s" % (
+        " ".join(proc.args), proc.returncode, out[-3000:],
+        err.decode("utf-8", "replace"))
+    if proc.returncode != 0:
+        raise AssertionError("exit %d%s" % (proc.returncode, desc))
+    return out, desc
+
+
+def runs(values):
+    """The values with each run of equal ones folded into one."""
+    out = []
+    for v in values:
+        if not out or out[-1] != v:
+            out.append(v)
+    return out
+
+
+class Boundaries(mmp.TestCase):
+
+    def test_two_statements_in_every_format(self):
+        # Three captures of one session at once: each format sees the
+        # statement change once, from FIRST to SECOND.
+        w = self.start(mmp.Workload("", "%s;\n%s;" % (FIRST, SECOND)))
+        args = ["--connection", str(w.connection_id), "--frequency", "100",
+                "--top", "3"]
+        procs = {f: start(args + ["--format", f]) for f in ("json", "csv", "text")}
+        out = {f: finish(p) for f, p in procs.items()}
+
+        text, desc = out["json"]
+        samples = mmp.parse_json_lines(text)
+        for i, s in enumerate(samples):
+            self.assertJsonSample(s, first=(i == 0))
+        seen = runs([(s["statement_id"], s["statement"]) for s in samples
+                     if s["statement"] in (FIRST, SECOND)])
+        self.assertEqual([t for _, t in seen], [FIRST, SECOND], desc)
+        self.assertLess(seen[0][0], seen[1][0], desc)
+        for s in samples:
+            if s["statement"] in (FIRST, SECOND):
+                # Running: MariaDB gives the digest only at the end.
+                self.assertIsNone(s["digest"], desc)
+
+        text, desc = out["csv"]
+        rows = self.assertCsvSamples(text, desc)
+        by_sample = runs([(r["sample"], r["statement_id"], r["statement"])
+                          for r in rows])
+        self.assertEqual(len(by_sample), len({r["sample"] for r in rows}),
+                         "a sample's rows disagree on its statement" + desc)
+        self.assertEqual(runs([t for _, _, t in by_sample
+                               if t in (FIRST, SECOND)]), [FIRST, SECOND], desc)
+
+        text, desc = out["text"]
+        lines = re.findall(r"(?m)^## statement: (.*) ##$",
+                           text.split("## Summary")[0])
+        self.assertIn("## statement: %s ##\n## Memory usage at time" % SECOND,
+                      text, desc)
+        mine = [l for l in lines if l in (FIRST, SECOND)]
+        self.assertEqual(mine, [FIRST, SECOND], desc)
+        # The first sample has its statement line, whatever it is.
+        self.assertRegex(text, r"^## statement: .* ##\n## Memory usage at "
+                               r"time 0 ##\n", desc)
+        # Under the summary, each statement with its peak and final total.
+        part = text.split("## By statement: ")[1]
+        for t in (FIRST, SECOND):
+            self.assertRegex(part, r"(?m)^ #\d+( to #\d+)?: %s\n   peak .+, "
+                                   r"final .+$" % re.escape(t), desc)
+        w.wait()
+
+    def test_digest_once_it_ended(self):
+        # Between statements the thread's last one is reported, now with
+        # its digest; the next one has a new id.
+        client = subprocess.Popen(
+            ["mariadb", "--no-defaults", "-uloader", "-ploader-pass", "-S",
+             mmp.SOCKET, "demo", "-N", "-n"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE)
+        try:
+            client.stdin.write(b"SELECT CONNECTION_ID();\n")
+            client.stdin.flush()
+            conn = int(client.stdout.readline())
+            client.stdin.write(b"SELECT 'idle after me', 1;\n")
+            client.stdin.flush()
+            client.stdout.readline()
+            prof = start(["--connection", str(conn), "--frequency", "100",
+                          "--format", "json", "--top", "1"])
+            time.sleep(0.8)
+            client.stdin.write(b"SELECT SLEEP(0.6);\n")
+            client.stdin.close()
+            client.wait(timeout=20)
+            text, desc = finish(prof)
+        finally:
+            if client.poll() is None:
+                client.kill()
+                client.wait()
+            client.stdout.close()
+            client.stderr.close()
+        samples = mmp.parse_json_lines(text)
+        idle = [s for s in samples if s["statement"] == "SELECT 'idle after me', 1"]
+        busy = [s for s in samples if s["statement"] == "SELECT SLEEP(0.6)"]
+        self.assertGreaterEqual(len(idle), 3, desc)
+        self.assertGreaterEqual(len(busy), 2, desc)
+        self.assertEqual(len({s["statement_id"] for s in idle}), 1, desc)
+        for s in idle:
+            self.assertRegex(s["digest"] or "", DIGEST_RE, desc)
+        self.assertGreater(busy[0]["statement_id"], idle[0]["statement_id"], desc)
+        self.assertLess(samples.index(idle[-1]), samples.index(busy[0]), desc)
+
+
+class Text(mmp.TestCase):
+
+    def test_hostile_statement_stays_well_formed(self):
+        w = self.start(mmp.Workload("", HOSTILE + ";"))
+        args = ["--connection", str(w.connection_id), "--frequency", "100",
+                "--top", "2", "--count", "4"]
+        procs = {f: start(args + ["--format", f]) for f in ("json", "csv", "text")}
+        out = {f: finish(p) for f, p in procs.items()}
+        want = HOSTILE[:200]
+
+        text, desc = out["json"]
+        samples = mmp.parse_json_lines(text)
+        self.assertEqual(len(samples), 4, desc)
+        self.assertEqual(len(text.splitlines()), 4, "one sample, one line" + desc)
+        self.assertEqual([s["statement"] for s in samples], [want] * 4, desc)
+
+        text, desc = out["csv"]
+        rows = self.assertCsvSamples(text, desc)
+        self.assertEqual({r["statement"] for r in rows}, {want}, desc)
+        self.assertEqual({r["sample"] for r in rows}, {1, 2, 3, 4}, desc)
+
+        # Text: one line, white space folded, cut with "...".
+        text, desc = out["text"]
+        lines = [l for l in text.splitlines() if l.startswith("## statement: ")]
+        self.assertEqual(lines, ["## statement: SELECT SLEEP(1.2), 'a,\"b\"', "
+                                 "'caf\u00e9 \u65e5\u672c', 'x''y', '" +
+                                 "z" * 49 + "... ##"], desc)
+        for c in text:
+            self.assertFalse(ord(c) < 0x20 and c != "\n", desc)
+        w.wait()
+
+
+class ConsumerOff(mmp.TestCase):
+
+    def test_note_and_processlist_text(self):
+        w = self.start(mmp.sleeper(2))
+        mmp.root_sql(CONSUMER % "NO")
+        try:
+            p = self.run_ok(["--connection", str(w.connection_id),
+                             "--format", "json", "--count", "2",
+                             "--frequency", "100"])
+        finally:
+            mmp.root_sql(CONSUMER % "YES")
+        notes = [l for l in p.stderr.splitlines()
+                 if "events_statements_current" in l]
+        self.assertEqual(len(notes), 1, mmp.describe(p))
+        self.assertIn("SET ENABLED = 'YES'", notes[0])
+        self.assertIn("performance-schema-consumer-events-statements-current=ON",
+                      notes[0])
+        for s in mmp.parse_json_lines(p.stdout):
+            # What runs, from the processlist; no id, no digest.
+            self.assertEqual(s["statement"], "SELECT SLEEP(2)", mmp.describe(p))
+            self.assertIsNone(s["statement_id"], mmp.describe(p))
+            self.assertIsNone(s["digest"], mmp.describe(p))
+        # And with the consumer on again, no note.
+        p = self.run_ok(["--connection", str(w.connection_id), "--format",
+                         "json", "--count", "1"])
+        self.assertNotIn("events_statements_current", p.stderr)
+        s = mmp.parse_json_lines(p.stdout)[0]
+        self.assertIsInstance(s["statement_id"], int, mmp.describe(p))
