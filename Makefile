@@ -29,7 +29,8 @@ CMOCKA_LIBS  = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
 # The modules that never see the server: unit-tested on their own.
 CORE = cli optfile clock ring topn delta sampler summary units output \
-       output_text output_csv output_json threads match outname statement
+       output_text output_csv output_json threads match outname statement \
+       trigger recorder
 # The modules that talk to the server, and the program.
 SERVER = conn pfs reconnect watch prompt app
 

@@ -54,6 +54,8 @@ struct options {
 	uint64_t duration_s;  /* 0: no limit */
 	size_t window;
 	size_t top;           /* 0: all */
+	uint64_t trigger_bytes;  /* --trigger-bytes; 0: write every sample */
+	uint64_t trigger_hold_s; /* --trigger-hold */
 
 	const struct format *format;
 	char *output;         /* NULL: standard output */
@@ -95,6 +97,12 @@ void cli_usage(FILE *fp);
 
 /* Parses a decimal integer in [min, max] with no junk; errstr on failure. */
 int cli_number(const char *s, uint64_t min, uint64_t max, uint64_t *out,
+    const char **errstr);
+/*
+ * Parses a byte count: a decimal integer with an optional K, M or G (1K is
+ * 1024 bytes), in [min, max] once multiplied; errstr on failure.
+ */
+int cli_bytes(const char *s, uint64_t min, uint64_t max, uint64_t *out,
     const char **errstr);
 
 #endif

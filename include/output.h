@@ -19,10 +19,21 @@ struct output {
 	bool exact_bytes; /* text: integers instead of KiB/MiB */
 	/*
 	 * The statement of the last sample written, kept by output.c so
-	 * that text can say where it changes.
+	 * that text can say where it changes; cleared by output_dump().
 	 */
 	bool has_statement;
 	struct statement statement;
+};
+
+/*
+ * Samples held back by --trigger-bytes are about to be written: the total
+ * reached the threshold, or SIGUSR1 asked for them.
+ */
+struct output_dump {
+	bool by_signal;
+	int64_t total;     /* the total of the sample that reached it */
+	int64_t threshold; /* --trigger-bytes */
+	size_t held;       /* samples written before that one; by signal, all */
 };
 
 /*
@@ -35,6 +46,7 @@ struct format {
 	int (*sample)(struct output *o, const struct sample *s);
 	int (*end)(struct output *o, const struct summary *sum);
 	int (*threads)(struct output *o, const struct thread_list *l); /* --list */
+	int (*dump)(struct output *o, const struct output_dump *d);
 };
 
 /* The format of that name, or NULL. */
@@ -47,5 +59,7 @@ int output_begin(struct output *o);
 int output_sample(struct output *o, const struct sample *s);
 int output_end(struct output *o, const struct summary *sum);
 int output_threads(struct output *o, const struct thread_list *l);
+/* Says that held samples follow; the next sample names its statement again. */
+int output_dump(struct output *o, const struct output_dump *d);
 
 #endif

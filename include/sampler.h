@@ -20,6 +20,12 @@ struct sampler_config {
 	uint64_t duration_ns; /* stop before a tick due this late; 0: no limit */
 	size_t top;           /* events kept per sample; 0: all */
 	uint64_t thread_id;   /* written into each sample */
+	/*
+	 * Called with the sink's context when a signal ended the wait for a
+	 * tick early (NULL: nothing), so that SIGUSR1 is answered at once; a
+	 * non-zero return ends the run as a sink error does.
+	 */
+	int (*wake)(void *sink_ctx);
 };
 
 enum sampler_end {

@@ -24,6 +24,7 @@
 #include "pfs.h"
 #include "prompt.h"
 #include "reconnect.h"
+#include "recorder.h"
 #include "ring.h"
 #include "sampler.h"
 #include "summary.h"
@@ -34,6 +35,7 @@
 
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t reopen_requested;
+static volatile sig_atomic_t dump_requested;
 
 struct app {
 	struct options opts;
@@ -44,6 +46,7 @@ struct app {
 	int64_t server_boot_s;
 	size_t instruments; /* memory instruments the server knows */
 	bool write_failed;  /* reported once: closing must not say it again */
+	struct recorder rec; /* --trigger-bytes; every sample goes through it */
 	bool statements_checked; /* the consumer's note is given once */
 	bool statements_off;     /* events_statements_current is disabled */
 	/* --wait-for, --longer-than: see run_wait(). */
@@ -97,6 +100,8 @@ on_signal(int sig)
 {
 	if (sig == SIGHUP)
 		reopen_requested = 1;
+	else if (sig == SIGUSR1)
+		dump_requested = 1;
 	else
 		stop_requested = 1;
 }
@@ -119,6 +124,8 @@ install_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 	/* SIGHUP reopens --output, for logrotate (see reopen_output()). */
 	sigaction(SIGHUP, &sa, NULL);
+	/* SIGUSR1 writes the samples --trigger-bytes holds (recorder.h). */
+	sigaction(SIGUSR1, &sa, NULL);
 	/* A closed pipe shows up as EPIPE from the next write. */
 	signal(SIGPIPE, SIG_IGN);
 }
@@ -518,6 +525,24 @@ note_capture_end(const struct app *a, const struct sampler_stats *stats)
 	    a->follow->stmt.connection_id, stats->taken);
 }
 
+/* SIGUSR1: writes the samples held, at once. */
+static int
+answer_dump(void *ctx)
+{
+	struct app *a = ctx;
+	size_t n;
+
+	if (!dump_requested)
+		return 0;
+	dump_requested = 0;
+	if (recorder_dump(&a->rec, &n) != 0)
+		return -1;
+	if (a->opts.trigger_bytes > 0)
+		note(a, "SIGUSR1: %zu held sample%s written", n, n == 1 ? "" :
+		    "s");
+	return 0;
+}
+
 static int
 sink_sample(void *ctx, const struct sample *s)
 {
@@ -525,7 +550,9 @@ sink_sample(void *ctx, const struct sample *s)
 
 	if (reopen_requested && reopen_output(a) != 0)
 		return -1;
-	return output_sample(&a->out, s);
+	if (recorder_sample(&a->rec, s) != 0)
+		return -1;
+	return answer_dump(a);
 }
 
 /* Says once when samples will have no statement ids, and how to fix it. */
@@ -547,6 +574,25 @@ check_statements(struct app *a)
 		break; /* a failed check: the reader will say what is wrong */
 	}
 	note(a, "%s", msg);
+}
+
+/* With --trigger-bytes, what is held and how to have it written. */
+static void
+note_trigger(const struct app *a, const struct sampler_stats *stats)
+{
+	const struct options *o = &a->opts;
+
+	if (o->trigger_bytes == 0)
+		return;
+	if (stats == NULL)
+		note(a, "writing nothing until the thread total reaches "
+		    "%" PRIu64 " bytes (--trigger-bytes), then the %zu samples "
+		    "before it; kill -USR1 %ld writes the samples held",
+		    o->trigger_bytes, o->window, (long)getpid());
+	else if (a->rec.crossings == 0)
+		note(a, "the thread total never reached --trigger-bytes "
+		    "%" PRIu64 " in %" PRIu64 " samples; %" PRIu64 " written on "
+		    "SIGUSR1", o->trigger_bytes, stats->taken, a->rec.written);
 }
 
 static void
@@ -583,6 +629,10 @@ run_sampling(struct app *a)
 	if ((ring = make_ring(a)) == NULL)
 		return EXIT_RUNTIME;
 	check_statements(a);
+	recorder_init(&a->rec, &a->out, ring, (int64_t)o->trigger_bytes,
+	    o->trigger_hold_s * 1000000u);
+	cfg.wake = answer_dump;
+	dump_requested = 0;
 	if ((reader = pfs_reader_create(a->conn, cfg.thread_id)) == NULL) {
 		say("out of memory");
 		ring_free(ring);
@@ -624,8 +674,10 @@ run_sampling(struct app *a)
 		goto done;
 	}
 
+	note_trigger(a, NULL);
 	sampler_run(&cfg, &src, &clk, ring, sink_sample, a, &stop_requested,
 	    &stats, err, sizeof(err));
+	note_trigger(a, &stats);
 
 	rc = EXIT_DONE;
 	switch (stats.end) {

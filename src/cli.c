@@ -38,6 +38,8 @@ enum opt_id {
 	OPT_DURATION,
 	OPT_WINDOW,
 	OPT_TOP,
+	OPT_TRIGGER_BYTES,
+	OPT_TRIGGER_HOLD,
 	OPT_FORMAT,
 	OPT_BYTES,
 	OPT_CONNECT_TIMEOUT,
@@ -118,6 +120,11 @@ static const struct optdef optdefs[] = {
 	    "give a number of samples, e.g. --window 50" },
 	{ "top", required_argument, OPT_TOP, ANYWHERE, 0, 10000,
 	    "give a number of events, or 0 for all, e.g. --top 10" },
+	/* A byte count with K, M or G: parsed by cli_bytes(), not number(). */
+	{ "trigger-bytes", required_argument, OPT_TRIGGER_BYTES, ANYWHERE, 0,
+	    0, NULL },
+	{ "trigger-hold", required_argument, OPT_TRIGGER_HOLD, ANYWHERE, 0,
+	    86400, "give seconds, e.g. --trigger-hold 5" },
 	{ "format", required_argument, OPT_FORMAT, ANYWHERE, 0, 0, NULL },
 	{ "output", required_argument, OPT_OUTPUT, ANYWHERE, 0, 0, NULL },
 	{ "bytes", no_argument, OPT_BYTES, ANYWHERE, 0, 0, NULL },
@@ -139,6 +146,7 @@ struct parse {
 	const char *where; /* "" or " in FILE:LINE" */
 	int target_from_file;
 	const char *wait_only; /* an option of --wait-for given on the command line */
+	bool trigger_hold_given; /* on the command line */
 };
 
 static const struct optdef *
@@ -157,6 +165,51 @@ optdef_by_name(const char *name)
 		if (strcmp(optdefs[i].name, name) == 0)
 			return &optdefs[i];
 	return NULL;
+}
+
+int
+cli_bytes(const char *s, uint64_t min, uint64_t max, uint64_t *out,
+    const char **errstr)
+{
+	static const char units[] = "KMGkmg";
+	char digits[32];
+	size_t n = strlen(s);
+	const char *u;
+	unsigned shift = 0;
+	uint64_t v;
+
+	if (n > 0 && (u = strchr(units, s[n - 1])) != NULL) {
+		shift = 10 * (unsigned)((u - units) % 3 + 1);
+		if (--n == 0) {
+			*errstr = "not a number";
+			return -1;
+		}
+	}
+	if (n >= sizeof(digits)) {
+		/* Only digits can make it this long and still be valid. */
+		*errstr = strspn(s, "0123456789") < n ? "not a number" :
+		    "too large";
+		return -1;
+	}
+	memcpy(digits, s, n);
+	digits[n] = '\0';
+	if (cli_number(digits, 0, UINT64_MAX, &v, errstr) != 0)
+		return -1;
+	if (v > UINT64_MAX >> shift) {
+		*errstr = "too large";
+		return -1;
+	}
+	v <<= shift;
+	if (v < min) {
+		*errstr = min == 1 ? "must be at least 1" : "too small";
+		return -1;
+	}
+	if (v > max) {
+		*errstr = "too large";
+		return -1;
+	}
+	*out = v;
+	return 0;
 }
 
 int
@@ -291,6 +344,19 @@ set_nonempty(struct parse *ps, const struct optdef *d, char **dst,
 	return set_string(ps, dst, arg);
 }
 
+static int
+set_trigger_bytes(struct parse *ps, const char *arg)
+{
+	const char *errstr;
+
+	if (cli_bytes(arg, 1, INT64_MAX, &ps->o->trigger_bytes, &errstr) == 0)
+		return 0;
+	snprintf(ps->err, ps->errlen, "--trigger-bytes '%s'%s: %s; give bytes, "
+	    "with K, M or G for KiB, MiB or GiB, e.g. --trigger-bytes 512M",
+	    arg, ps->where, errstr);
+	return -1;
+}
+
 /* Applies one option; arg is NULL when none was given. */
 static int
 apply(struct parse *ps, const struct optdef *d, const char *arg,
@@ -384,6 +450,12 @@ apply(struct parse *ps, const struct optdef *d, const char *arg,
 		return 0;
 	case OPT_TOP:
 		o->top = (size_t)v;
+		return 0;
+	case OPT_TRIGGER_BYTES:
+		return set_trigger_bytes(ps, arg);
+	case OPT_TRIGGER_HOLD:
+		o->trigger_hold_s = v;
+		ps->trigger_hold_given |= !from_file;
 		return 0;
 	case OPT_FORMAT:
 		if ((o->format = format_find(arg)) == NULL) {
@@ -664,6 +736,7 @@ set_defaults(struct options *o)
 	o->read_timeout_s = 30;
 	o->reconnect_timeout_s = 30;
 	o->frequency_ms = 500;
+	o->trigger_hold_s = 5;
 	o->poll_ms = 1000;
 	o->window = 50;
 	o->top = 10;
@@ -716,6 +789,12 @@ cli_parse(int argc, char **argv, const struct cli_env *env,
 	}
 	if (check_wait_options(&ps) != 0)
 		return CLI_USAGE;
+	if (ps.trigger_hold_given && o->trigger_bytes == 0) {
+		snprintf(err, errlen, "--trigger-hold needs --trigger-bytes: it "
+		    "says how long to go on writing once the total falls below "
+		    "it");
+		return CLI_USAGE;
+	}
 	/* MYSQL_PWD comes last, as for the MySQL clients. */
 	if (o->password == NULL && !o->password_prompt &&
 	    env->mysql_pwd != NULL) {
@@ -795,6 +874,14 @@ cli_usage(FILE *fp)
 "      --duration=SECONDS     stop after SECONDS\n"
 "      --window=N             samples kept for the summary (default 50)\n"
 "      --top=N                events kept per sample (default 10; 0: all)\n"
+"\n"
+"Flight recorder:\n"
+"      --trigger-bytes=N      write nothing until the thread total reaches N\n"
+"                             bytes (K, M, G: KiB, MiB, GiB); then write the\n"
+"                             --window samples before it and each one after;\n"
+"                             SIGUSR1 writes the samples held at any time\n"
+"      --trigger-hold=SECONDS go on writing until the total has been below N\n"
+"                             this long (default 5)\n"
 "\n"
 "Output:\n"
 "      --format=FORMAT        text, csv or json (default text)\n"

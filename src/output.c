@@ -84,6 +84,13 @@ output_end(struct output *o, const struct summary *sum)
 }
 
 int
+output_dump(struct output *o, const struct output_dump *d)
+{
+	o->has_statement = false;
+	return flush(o, o->fmt->dump ? o->fmt->dump(o, d) : 0);
+}
+
+int
 output_threads(struct output *o, const struct thread_list *l)
 {
 	return flush(o, o->fmt->threads ? o->fmt->threads(o, l) : 0);

@@ -392,6 +392,24 @@ text_end(struct output *o, const struct summary *s)
 	return output_status(o->fp);
 }
 
+static int
+text_dump(struct output *o, const struct output_dump *d)
+{
+	char total[CELL], threshold[CELL];
+
+	if (d->by_signal) {
+		fprintf(o->fp, "## trigger: SIGUSR1, writing the %zu sample%s "
+		    "held ##\n", d->held, d->held == 1 ? "" : "s");
+		return output_status(o->fp);
+	}
+	fmt_bytes(o, d->total, total);
+	fmt_bytes(o, d->threshold, threshold);
+	fprintf(o->fp, "## trigger: total %s >= %s, writing the %zu sample%s "
+	    "before it ##\n", total, threshold, d->held, d->held == 1 ? "" :
+	    "s");
+	return output_status(o->fp);
+}
+
 /* The columns of --list; the statement, last, is cut and not padded. */
 enum list_col {
 	L_THREAD, L_CONN, L_USER, L_HOST, L_COMMAND, L_TIME, L_STATE,
@@ -500,4 +518,5 @@ const struct format format_text = {
 	.sample = text_sample,
 	.end = text_end,
 	.threads = text_threads,
+	.dump = text_dump,
 };

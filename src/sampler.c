@@ -131,8 +131,14 @@ sampler_run(const struct sampler_config *cfg, const struct source *src,
 			end = SAMPLER_END_DURATION;
 			break;
 		}
-		if (clk->sleep_until(clk->ctx, due) == EINTR)
-			continue; /* a signal: look at *stop, then sleep again */
+		if (clk->sleep_until(clk->ctx, due) == EINTR) {
+			/* A signal: answer it, look at *stop, sleep again. */
+			if (cfg->wake != NULL && cfg->wake(sink_ctx) != 0) {
+				end = SAMPLER_END_SINK_ERROR;
+				break;
+			}
+			continue;
+		}
 
 		int64_t wall = clk->wall_ms(clk->ctx);
 		start = clk->now_ns(clk->ctx);

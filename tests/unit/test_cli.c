@@ -316,6 +316,115 @@ test_numbers(void **state)
 	assert_int_equal(cli_number("0x10", 1, 100, &v, &errstr), -1);
 }
 
+/* Byte counts: K, M and G are binary; anything else after the digits is not. */
+static void
+test_bytes(void **state)
+{
+	static const struct {
+		const char *in;
+		uint64_t want;
+	} good[] = {
+		{ "1", 1 }, { "1024", 1024 }, { "1K", 1024 }, { "1k", 1024 },
+		{ "3M", 3 << 20 }, { "2g", (uint64_t)2 << 30 },
+		{ "007K", 7 << 10 },
+		{ "8589934591G", UINT64_C(8589934591) << 30 },
+	};
+	static const struct {
+		const char *in, *errstr;
+	} bad[] = {
+		{ "", "empty value" }, { "K", "not a number" },
+		{ "G", "not a number" }, { "-1M", "must not be negative" },
+		{ "1.5G", "trailing characters after the number" },
+		{ "1KB", "trailing characters after the number" },
+		{ "1T", "trailing characters after the number" },
+		{ "1 K", "trailing characters after the number" },
+		{ "5 ", "trailing characters after the number" },
+		{ "1KK", "trailing characters after the number" },
+		{ "0x10", "trailing characters after the number" },
+		{ "M1", "not a number" },
+		{ "17179869184G", "too large" }, /* 2^64 */
+		{ "18446744073709551616", "too large" },
+		{ "99999999999999999999999999999999999", "too large" },
+		{ "9999999999999999999999999999999999x", "not a number" },
+	};
+	const char *errstr;
+	uint64_t v;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		errstr = NULL;
+		if (cli_bytes(good[i].in, 0, UINT64_MAX, &v, &errstr) != 0)
+			fail_msg("'%s': %s", good[i].in, errstr);
+		if (v != good[i].want)
+			fail_msg("'%s': %ju, want %ju", good[i].in,
+			    (uintmax_t)v, (uintmax_t)good[i].want);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		errstr = NULL;
+		if (cli_bytes(bad[i].in, 0, UINT64_MAX, &v, &errstr) == 0)
+			fail_msg("'%s' accepted as %ju", bad[i].in,
+			    (uintmax_t)v);
+		assert_non_null(errstr);
+		if (strcmp(errstr, bad[i].errstr) != 0)
+			fail_msg("'%s': \"%s\", want \"%s\"", bad[i].in, errstr,
+			    bad[i].errstr);
+	}
+	/* The range applies to the bytes, not to the digits. */
+	assert_int_equal(cli_bytes("1K", 1, 1024, &v, &errstr), 0);
+	assert_int_equal(cli_bytes("2K", 1, 1024, &v, &errstr), -1);
+	assert_string_equal(errstr, "too large");
+	assert_int_equal(cli_bytes("0", 1, 1024, &v, &errstr), -1);
+	assert_string_equal(errstr, "must be at least 1");
+	assert_int_equal(cli_bytes("0K", 1, 1024, &v, &errstr), -1);
+}
+
+static void
+test_trigger_options(void **state)
+{
+	struct cli_env env = bare_env();
+	struct options o;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "--thread", "1"), CLI_OK);
+	assert_int_equal(o.trigger_bytes, 0);
+	assert_int_equal(o.trigger_hold_s, 5);
+	cli_free(&o);
+	assert_int_equal(PARSE(&o, err, "--thread", "1", "--trigger-bytes",
+	    "1G", "--trigger-hold=0"), CLI_OK);
+	assert_int_equal(o.trigger_bytes, (uint64_t)1 << 30);
+	assert_int_equal(o.trigger_hold_s, 0);
+	cli_free(&o);
+	assert_int_equal(PARSE(&o, err, "--thread", "1",
+	    "--trigger-bytes=1500000"), CLI_OK);
+	assert_int_equal(o.trigger_bytes, 1500000);
+	cli_free(&o);
+
+	assert_int_equal(PARSE(&o, err, "--thread", "1", "--trigger-hold",
+	    "3"), CLI_USAGE);
+	assert_non_null(strstr(err, "--trigger-hold needs --trigger-bytes"));
+	cli_free(&o);
+	assert_int_equal(PARSE(&o, err, "--thread", "1", "--trigger-bytes",
+	    "1.5G"), CLI_USAGE);
+	assert_string_equal(err, "--trigger-bytes '1.5G': trailing characters "
+	    "after the number; give bytes, with K, M or G for KiB, MiB or GiB, "
+	    "e.g. --trigger-bytes 512M");
+	cli_free(&o);
+	assert_int_equal(PARSE(&o, err, "--thread", "1", "--trigger-bytes",
+	    "0"), CLI_USAGE);
+	assert_non_null(strstr(err, "must be at least 1"));
+	cli_free(&o);
+	/* Past INT64_MAX, the largest total a thread can have. */
+	assert_int_equal(PARSE(&o, err, "--thread", "1", "--trigger-bytes",
+	    "8589934592G"), CLI_USAGE);
+	assert_non_null(strstr(err, "too large"));
+	cli_free(&o);
+	assert_int_equal(PARSE(&o, err, "--thread", "1", "--trigger-hold",
+	    "86401", "--trigger-bytes", "1M"), CLI_USAGE);
+	assert_non_null(strstr(err, "--trigger-hold '86401': too large"));
+	cli_free(&o);
+}
+
 /* Option files. */
 
 static void
@@ -570,6 +679,8 @@ main(void)
 		cmocka_unit_test(test_last_value_wins),
 		cmocka_unit_test(test_bad_command_lines),
 		cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_bytes),
+		cmocka_unit_test(test_trigger_options),
 		cmocka_unit_test(test_option_files_in_order),
 		cmocka_unit_test(test_option_file_problems),
 		cmocka_unit_test(test_includes),

@@ -23,6 +23,9 @@ struct fake {
 	uint64_t sleeps[64];   /* deadlines asked for */
 	size_t n_sleeps;
 	int signal_on_sleep;   /* this sleep (1-based) is cut by a signal */
+	int wake_on_sleep;     /* this one by a signal that does not stop */
+	size_t wakes;          /* calls of the wake hook */
+	int wake_fails;        /* the wake hook returns -1 */
 	volatile sig_atomic_t stop;
 
 	uint64_t cost[64];     /* what each read costs, ns (default 1 ms) */
@@ -67,6 +70,8 @@ fake_sleep(void *ctx, uint64_t deadline)
 		f->stop = 1;
 		return EINTR;
 	}
+	if ((int)f->n_sleeps == f->wake_on_sleep)
+		return EINTR;
 	if (f->now < deadline)
 		f->now = deadline;
 	f->now += f->wake_latency;
@@ -333,6 +338,48 @@ test_sink_error_stops(void **state)
 	assert_int_equal(run(&f, &cfg, r, &st, err, sizeof(err)),
 	    SAMPLER_END_SINK_ERROR);
 	assert_int_equal(f.reads, 1);
+	ring_free(r);
+}
+
+static int
+fake_wake(void *ctx)
+{
+	struct fake *f = ctx;
+
+	f->wakes++;
+	return f->wake_fails ? -1 : 0;
+}
+
+/* A signal that does not stop (SIGUSR1) is answered, then the wait goes on. */
+static void
+test_signal_during_sleep_wakes(void **state)
+{
+	struct fake f = { .wake_on_sleep = 2 };
+	struct sampler_config cfg = { .count = 3, .wake = fake_wake };
+	struct sampler_stats st;
+	struct ring *r = ring_create(10, 10);
+	char err[100];
+
+	(void)state;
+	fake_events(&f);
+	assert_int_equal(run(&f, &cfg, r, &st, err, sizeof(err)),
+	    SAMPLER_END_COUNT);
+	assert_int_equal(f.wakes, 1);
+	assert_int_equal(st.taken, 3);
+	/* The tick due at 100 ms is waited for again, not skipped. */
+	assert_int_equal(f.sleeps[1], 100 * MS);
+	assert_int_equal(f.sleeps[2], 100 * MS);
+	assert_int_equal(st.skipped, 0);
+	assert_int_equal(f.seen_elapsed[1], 100000);
+
+	/* A failing hook ends the run as a failing sink does. */
+	memset(&f, 0, sizeof(f));
+	f.wake_on_sleep = 2;
+	f.wake_fails = 1;
+	fake_events(&f);
+	assert_int_equal(run(&f, &cfg, r, &st, err, sizeof(err)),
+	    SAMPLER_END_SINK_ERROR);
+	assert_int_equal(st.taken, 1);
 	ring_free(r);
 }
 
@@ -666,6 +713,7 @@ main(void)
 		cmocka_unit_test(test_stop_flag_finishes_the_sample),
 		cmocka_unit_test(test_signal_during_sleep_stops_at_once),
 		cmocka_unit_test(test_sink_error_stops),
+		cmocka_unit_test(test_signal_during_sleep_wakes),
 		cmocka_unit_test(test_statement_is_kept),
 		cmocka_unit_test(test_top_n_and_total),
 		cmocka_unit_test(test_gap_is_passed_on),

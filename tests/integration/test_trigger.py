@@ -1,0 +1,187 @@
+"""The flight recorder: --trigger-bytes writes nothing until the thread's
+total reaches it, then the window before it and what follows, until the
+total has been below it for --trigger-hold; SIGUSR1 writes what is held."""
+
+import os
+import re
+import select
+import signal
+import subprocess
+import time
+
+import mmp
+
+WINDOW = 5
+MIB = 1024 * 1024
+# 8 MB in a user variable for about a second, between two quiet spells.
+SPIKE = ("SELECT SLEEP(1.0); SET @big = REPEAT('x', 8000000); "
+         "SELECT SLEEP(1.0); SET @big = NULL; SELECT SLEEP(2.0);")
+
+
+def start(args):
+    return subprocess.Popen([mmp.BIN] + mmp.CONN_ARGS + list(args),
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=mmp.base_env())
+
+
+def finish(proc):
+    out, err = proc.communicate(timeout=mmp.RUN_TIMEOUT)
+    out, err = out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+    desc = "\n$ %s\nexit %s\n--- stdout:\n%s--- stderr:\n%s" % (
+        " ".join(proc.args), proc.returncode, out[-3000:], err)
+    if proc.returncode != 0:
+        raise AssertionError("exit %d%s" % (proc.returncode, desc))
+    return out, err, desc
+
+
+def wait_for_stderr(proc, word, timeout=10):
+    """Reads stderr until a line holds word: sampling has begun."""
+    fd = proc.stderr.fileno()
+    seen = b""
+    deadline = time.monotonic() + timeout
+    while word.encode() not in seen:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            raise AssertionError("no %r on stderr: %r" % (word, seen))
+        c = os.read(fd, 4096)
+        if not c:
+            raise AssertionError("stderr closed: %r" % seen)
+        seen += c
+
+
+class Trigger(mmp.TestCase):
+
+    def test_window_before_then_until_the_hold(self):
+        w = self.start(mmp.Workload("", SPIKE))
+        args = ["--connection", str(w.connection_id), "--frequency", "100",
+                "--window", str(WINDOW), "--top", "1",
+                "--trigger-bytes", "4M", "--trigger-hold", "1"]
+        pj = start(args + ["--format", "json"])
+        pt = start(args)
+        out, err, desc = finish(pj)
+        text, _, tdesc = finish(pt)
+        samples = mmp.parse_json_lines(out)
+        seqs = [s["sample"] for s in samples]
+        self.assertTrue(seqs, "nothing written" + desc)
+        # One stretch of consecutive samples, none twice.
+        self.assertEqual(seqs, list(range(seqs[0], seqs[0] + len(seqs))), desc)
+        high = [i for i, s in enumerate(samples) if s["total_bytes"] >= 4 * MIB]
+        self.assertTrue(high, desc)
+        crossing = samples[high[0]]["sample"]
+        # The window before the crossing: it and the WINDOW - 1 before it.
+        self.assertEqual(seqs[0], max(1, crossing - WINDOW + 1), desc)
+        self.assertEqual(high[0], crossing - seqs[0], desc)
+        self.assertEqual(high, list(range(high[0], high[-1] + 1)), desc)
+        # About 1 s of samples above, then 1 s below: the hold, due time
+        # by due time, 10 samples at 100 ms, skipped ticks aside.
+        below = samples[high[-1] + 1:]
+        self.assertTrue(below, desc)
+        for s in below:
+            self.assertLess(s["total_bytes"], 4 * MIB, desc)
+        due = [s["elapsed_ms"] - s["late_us"] // 1000 for s in below]
+        self.assertLess(due[-1] - due[0], 1000, desc)
+        self.assertGreaterEqual(due[-1] - due[0], 800, desc)
+        # Then nothing, though the session slept 2 s more.
+        taken = int(re.search(r"ended after (\d+) samples", err).group(1))
+        self.assertGreaterEqual(taken, seqs[-1] + 10, desc)
+        self.assertNotIn("never reached", err, desc)
+
+        # Text: the marker says what crossed and how many came before it.
+        m = re.search(r"(?m)^## trigger: total (\d+\.\d\d MiB) >= 4\.00 MiB, "
+                      r"writing the (\d) samples? before it ##\n"
+                      r"## statement: .* ##\n## Memory usage at time \d+ ##$",
+                      text)
+        self.assertTrue(m, tdesc)
+        self.assertEqual(int(m.group(2)), WINDOW - 1, tdesc)
+        self.assertEqual(text.count("## trigger:"), 1, tdesc)
+        w.wait()
+
+    def test_sigusr1_dumps_the_window_once(self):
+        w = self.start(mmp.idle(20))
+        p = start(["--thread", str(w.thread_id), "--format", "json",
+                   "--frequency", "50", "--window", str(WINDOW),
+                   "--trigger-bytes", "1G"])
+        try:
+            wait_for_stderr(p, "kill -USR1")
+            time.sleep(0.6)          # more than the window: some are lost
+            p.send_signal(signal.SIGUSR1)
+            time.sleep(0.12)         # two or three more
+            p.send_signal(signal.SIGUSR1)
+            time.sleep(0.05)         # one more at most
+            p.send_signal(signal.SIGUSR1)
+            time.sleep(0.1)
+            p.send_signal(signal.SIGTERM)
+            out, err, desc = finish(p)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        seqs = [s["sample"] for s in mmp.parse_json_lines(out)]
+        self.assertEqual(len(seqs), len(set(seqs)), "written twice" + desc)
+        self.assertEqual(seqs, sorted(seqs), desc)
+        # The first dump is a whole window, then the rest are consecutive
+        # from it: what the ring held and had not written.
+        self.assertGreater(seqs[0], 1, "nothing was held back" + desc)
+        first = seqs[:WINDOW]
+        self.assertEqual(first, list(range(first[0], first[0] + WINDOW)), desc)
+        self.assertEqual(seqs, list(range(seqs[0], seqs[0] + len(seqs))), desc)
+        self.assertGreater(len(seqs), WINDOW, desc)
+        dumps = [int(n) for n in
+                 re.findall(r"SIGUSR1: (\d+) held samples? written", err)]
+        self.assertEqual(len(dumps), 3, desc)
+        self.assertEqual(dumps[0], WINDOW, desc)
+        self.assertLessEqual(dumps[2], 2, desc)
+        self.assertEqual(sum(dumps), len(seqs), desc)
+        self.assertRegex(err, r"never reached --trigger-bytes 1073741824 in "
+                              r"\d+ samples; %d written on SIGUSR1" % len(seqs),
+                         desc)
+
+    def test_sigusr1_marker_in_text(self):
+        w = self.start(mmp.idle(20))
+        p = start(["--thread", str(w.thread_id), "--frequency", "50",
+                   "--window", "3", "--trigger-bytes", "1G", "--bytes"])
+        try:
+            wait_for_stderr(p, "kill -USR1")
+            time.sleep(0.4)
+            p.send_signal(signal.SIGUSR1)
+            time.sleep(0.1)
+            p.send_signal(signal.SIGINT)
+            out, err, desc = finish(p)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        self.assertRegex(out, r"^## trigger: SIGUSR1, writing the 3 samples "
+                              r"held ##\n## statement: SELECT SLEEP\(20\) ##\n"
+                              r"## Memory usage at time \d+ ##\n", desc)
+        self.assertEqual(len(re.findall(r"(?m)^## Memory usage", out)), 3, desc)
+        self.assertRegex(out, r"(?m)^## Summary of 3 samples", desc)
+
+
+class Usage(mmp.TestCase):
+
+    def test_bad_trigger_options(self):
+        for args, words in (
+                (["--trigger-hold", "3"], ["--trigger-hold", "--trigger-bytes"]),
+                (["--trigger-bytes", "1.5G"], ["--trigger-bytes", "1.5G",
+                                               "trailing characters"]),
+                (["--trigger-bytes", "12KB"], ["--trigger-bytes", "12KB"]),
+                (["--trigger-bytes", "0"], ["at least 1"]),
+                (["--trigger-bytes", "99999999999G"], ["too large"]),
+                (["--trigger-bytes", "1M", "--trigger-hold", "-1"],
+                 ["--trigger-hold", "negative"])):
+            p = mmp.run(["--thread", "1"] + args, conn=False)
+            self.assertOneErrorLine(p, 2, *words)
+            self.assertEqual(p.stdout, "", mmp.describe(p))
+
+    def test_help_and_manual_name_the_options(self):
+        p = mmp.run(["--help"], conn=False)
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        self.assertIn("--trigger-bytes=N", p.stdout)
+        self.assertIn("--trigger-hold=SECONDS", p.stdout)
+        with open(os.path.join(mmp.REPO, "man", "mysqlmemprof.1")) as f:
+            manual = f.read()
+        for name in sorted(set(re.findall(r"--([a-z][a-z-]+)", p.stdout))):
+            self.assertRegex(manual, r"Fl -%s\b" % re.escape(name),
+                             "--%s is in --help, not in the manual" % name)
+        self.assertIn(".It Dv SIGUSR1", manual)
