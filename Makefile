@@ -28,7 +28,7 @@ MYSQL_LIBS   = $(shell pkg-config --libs mysqlclient 2>/dev/null || mysql_config
 CMOCKA_LIBS  = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
 # The modules that never see the server: unit-tested on their own.
-CORE = cli optfile clock ring topn delta sampler summary units output \
+CORE = cli optfile clock ring topn delta filter sampler summary units output \
        output_text output_csv output_json threads match outname statement \
        trigger recorder
 # The modules that talk to the server, and the program.

@@ -19,6 +19,10 @@ enum target_kind {
 	TARGET_CONNECTION, /* --connection: a PROCESSLIST id */
 	TARGET_LIST,       /* --list */
 	TARGET_WAIT,       /* --wait-for, --longer-than: a statement to come */
+	TARGET_GLOBAL,     /* --global: the whole server */
+	TARGET_USER,       /* --for-user: every session of an account name */
+	TARGET_HOST,       /* --for-host: every session from a host */
+	TARGET_ACCOUNT,    /* --for-account: every session of USER@HOST */
 };
 
 struct options {
@@ -48,6 +52,16 @@ struct options {
 	uint64_t poll_ms;        /* --poll */
 	uint64_t wait_timeout_s; /* --wait-timeout; 0: wait for ever */
 	bool repeat;
+
+	/* TARGET_USER, TARGET_HOST, TARGET_ACCOUNT; owned by the options. */
+	char *grain_user;
+	char *grain_host;
+
+	/* --events, --exclude: SQL LIKE patterns, each list owned. */
+	char **include_events;
+	size_t n_include_events;
+	char **exclude_events;
+	size_t n_exclude_events;
 
 	uint64_t frequency_ms;
 	uint64_t count;       /* 0: no limit */

@@ -18,6 +18,12 @@ struct output {
 	const struct format *fmt;
 	bool exact_bytes; /* text: integers instead of KiB/MiB */
 	/*
+	 * What is sampled when it is not a thread: "global", "user:NAME",
+	 * "host:NAME" or "account:USER@HOST"; NULL for a thread.
+	 */
+	const char *grain;
+	bool filtered;    /* --events/--exclude given: filtered totals are known */
+	/*
 	 * The statement of the last sample written, kept by output.c so
 	 * that text can say where it changes; cleared by output_dump().
 	 */

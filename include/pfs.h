@@ -98,6 +98,24 @@ enum pfs_status pfs_thread_statement(struct conn *c, uint64_t thread_id,
 struct pfs_reader;
 /* The reader uses c but does not own it; NULL when out of memory. */
 struct pfs_reader *pfs_reader_create(struct conn *c, uint64_t thread_id);
+
+/* What a reader sums over when it is not one thread. */
+enum pfs_grain {
+	GRAIN_GLOBAL,  /* memory_summary_global_by_event_name */
+	GRAIN_USER,    /* memory_summary_by_user_by_event_name, USER = user */
+	GRAIN_HOST,    /* memory_summary_by_host_by_event_name, HOST = host */
+	GRAIN_ACCOUNT, /* memory_summary_by_account_by_event_name, both */
+};
+
+/*
+ * A reader of a grain's summary table; user and host are borrowed and go
+ * to the server as parameters. NULL when out of memory.
+ */
+struct pfs_reader *pfs_reader_create_grain(struct conn *c,
+    enum pfs_grain grain, const char *user, const char *host);
+/* PFS_NOT_FOUND, saying where to look, when the grain has no row at all. */
+enum pfs_status pfs_check_grain(struct conn *c, enum pfs_grain grain,
+    const char *user, const char *host, char *err, size_t errlen);
 /*
  * Reads no statement id nor digest, only threads.PROCESSLIST_INFO: for when
  * pfs_check_statements() found events_statements_current off.

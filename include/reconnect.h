@@ -19,7 +19,7 @@ struct reconnect {
 	struct conn **conn;             /* the caller's connection, replaced on reconnect */
 	const struct conn_params *params;
 	struct pfs_reader *reader;
-	uint64_t thread_id;
+	uint64_t thread_id;             /* 0: a grain, not a thread */
 	uint64_t timeout_ns;            /* give up after this long; 0: never reconnect */
 	int64_t server_boot_s;          /* from pfs_server_boot() at the first connect */
 	const struct clock *clk;

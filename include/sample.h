@@ -64,6 +64,7 @@ struct sample {
 	bool has_deltas;     /* false for the first sample: nothing to compare with */
 	uint64_t thread_id;
 	int64_t total_bytes; /* current bytes summed over all the thread's events */
+	int64_t filtered_total_bytes; /* over the events --events/--exclude keep */
 	size_t n_events;     /* kept events, largest current bytes first */
 	struct event_stat *events; /* storage owned by the ring */
 	struct statement statement; /* what the thread was running */

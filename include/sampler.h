@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "clock.h"
+#include "filter.h"
 #include "ring.h"
 #include "source.h"
 
@@ -20,6 +21,8 @@ struct sampler_config {
 	uint64_t duration_ns; /* stop before a tick due this late; 0: no limit */
 	size_t top;           /* events kept per sample; 0: all */
 	uint64_t thread_id;   /* written into each sample */
+	/* --events, --exclude: applied before the top N; NULL: keep all. */
+	const struct event_filter *filter;
 	/*
 	 * Called with the sink's context when a signal ended the wait for a
 	 * tick early (NULL: nothing), so that SIGUSR1 is answered at once; a

@@ -46,6 +46,8 @@ struct app {
 	int64_t server_boot_s;
 	size_t instruments; /* memory instruments the server knows */
 	bool write_failed;  /* reported once: closing must not say it again */
+	char grain[600];    /* "user:app" and such, for --global and --for-* */
+	struct event_filter filter; /* --events, --exclude */
 	struct recorder rec; /* --trigger-bytes; every sample goes through it */
 	bool statements_checked; /* the consumer's note is given once */
 	bool statements_off;     /* events_statements_current is disabled */
@@ -601,6 +603,47 @@ note_reconnect(void *ctx, const char *msg)
 	note(ctx, "%s", msg);
 }
 
+/* The grain of --global and --for-*; false for a thread. */
+static bool
+target_grain(const struct options *o, enum pfs_grain *g)
+{
+	switch (o->target) {
+	case TARGET_GLOBAL: *g = GRAIN_GLOBAL; return true;
+	case TARGET_USER: *g = GRAIN_USER; return true;
+	case TARGET_HOST: *g = GRAIN_HOST; return true;
+	case TARGET_ACCOUNT: *g = GRAIN_ACCOUNT; return true;
+	default: return false;
+	}
+}
+
+/*
+ * Checks that the grain has rows and names it for the output ("global",
+ * "user:app", "host:localhost", "account:app@localhost").
+ */
+static int
+check_grain(struct app *a, enum pfs_grain g)
+{
+	const struct options *o = &a->opts;
+	char err[1024];
+
+	if (pfs_check_grain(a->conn, g, o->grain_user, o->grain_host, err,
+	    sizeof(err)) != PFS_OK) {
+		say("%s", err);
+		return EXIT_RUNTIME;
+	}
+	if (g == GRAIN_GLOBAL)
+		snprintf(a->grain, sizeof(a->grain), "global");
+	else if (g == GRAIN_USER)
+		snprintf(a->grain, sizeof(a->grain), "user:%s", o->grain_user);
+	else if (g == GRAIN_HOST)
+		snprintf(a->grain, sizeof(a->grain), "host:%s", o->grain_host);
+	else
+		snprintf(a->grain, sizeof(a->grain), "account:%s@%s",
+		    o->grain_user, o->grain_host);
+	a->out.grain = a->grain;
+	return 0;
+}
+
 static int
 run_sampling(struct app *a)
 {
@@ -622,18 +665,35 @@ run_sampling(struct app *a)
 	char err[1024] = "";
 	int rc;
 
-	if ((rc = resolve_target(a, &cfg.thread_id, &connection_id)) != 0)
+	enum pfs_grain grain;
+	bool is_grain = target_grain(o, &grain);
+
+	if (is_grain)
+		rc = check_grain(a, grain);
+	else
+		rc = resolve_target(a, &cfg.thread_id, &connection_id);
+	if (rc != 0)
 		return rc;
+	a->filter = (struct event_filter){
+		.include = o->include_events, .n_include = o->n_include_events,
+		.exclude = o->exclude_events, .n_exclude = o->n_exclude_events,
+	};
+	cfg.filter = &a->filter;
+	a->out.filtered = filter_active(&a->filter);
 	if (ring_too_big(o, a->instruments))
 		return EXIT_USAGE;
 	if ((ring = make_ring(a)) == NULL)
 		return EXIT_RUNTIME;
-	check_statements(a);
+	if (!is_grain)
+		check_statements(a);
 	recorder_init(&a->rec, &a->out, ring, (int64_t)o->trigger_bytes,
 	    o->trigger_hold_s * 1000000u);
 	cfg.wake = answer_dump;
 	dump_requested = 0;
-	if ((reader = pfs_reader_create(a->conn, cfg.thread_id)) == NULL) {
+	reader = is_grain ? pfs_reader_create_grain(a->conn, grain,
+	    o->grain_user, o->grain_host) :
+	    pfs_reader_create(a->conn, cfg.thread_id);
+	if (reader == NULL) {
 		say("out of memory");
 		ring_free(ring);
 		return EXIT_RUNTIME;
@@ -659,14 +719,18 @@ run_sampling(struct app *a)
 		rc = EXIT_RUNTIME;
 		goto done;
 	}
-	char whose[64] = "a background thread";
-	if (connection_id != 0)
-		snprintf(whose, sizeof(whose), "connection %" PRIu64,
-		    connection_id);
+	char what[700];
+	if (is_grain)
+		snprintf(what, sizeof(what), "%s", a->grain);
+	else if (connection_id != 0)
+		snprintf(what, sizeof(what), "thread %" PRIu64 " (connection "
+		    "%" PRIu64 ")", cfg.thread_id, connection_id);
+	else
+		snprintf(what, sizeof(what), "thread %" PRIu64 " (a background "
+		    "thread)", cfg.thread_id);
 	const char *cipher = conn_cipher(a->conn);
-	note(a, "sampling thread %" PRIu64 " (%s) every %" PRIu64 " ms on "
-	    "%s%s%s; our own thread is %" PRIu64, cfg.thread_id, whose,
-	    o->frequency_ms, conn_server_version(a->conn),
+	note(a, "sampling %s every %" PRIu64 " ms on %s%s%s; our own thread "
+	    "is %" PRIu64, what, o->frequency_ms, conn_server_version(a->conn),
 	    cipher != NULL ? " over TLS " : "", cipher != NULL ? cipher : "",
 	    a->own_thread);
 	if (begin_capture(a) != 0) {

@@ -33,6 +33,12 @@ enum opt_id {
 	OPT_POLL,
 	OPT_WAIT_TIMEOUT,
 	OPT_REPEAT,
+	OPT_GLOBAL,
+	OPT_FOR_USER,
+	OPT_FOR_HOST,
+	OPT_FOR_ACCOUNT,
+	OPT_EVENTS,
+	OPT_EXCLUDE,
 	OPT_FREQUENCY,
 	OPT_COUNT,
 	OPT_DURATION,
@@ -110,6 +116,13 @@ static const struct optdef optdefs[] = {
 	{ "wait-timeout", required_argument, OPT_WAIT_TIMEOUT, ANYWHERE, 1,
 	    315360000, "give seconds, e.g. --wait-timeout 3600" },
 	{ "repeat", no_argument, OPT_REPEAT, ANYWHERE, 0, 0, NULL },
+	{ "global", no_argument, OPT_GLOBAL, ANYWHERE, 0, 0, NULL },
+	{ "for-user", required_argument, OPT_FOR_USER, ANYWHERE, 0, 0, NULL },
+	{ "for-host", required_argument, OPT_FOR_HOST, ANYWHERE, 0, 0, NULL },
+	{ "for-account", required_argument, OPT_FOR_ACCOUNT, ANYWHERE, 0, 0,
+	    NULL },
+	{ "events", required_argument, OPT_EVENTS, ANYWHERE, 0, 0, NULL },
+	{ "exclude", required_argument, OPT_EXCLUDE, ANYWHERE, 0, 0, NULL },
 	{ "frequency", required_argument, OPT_FREQUENCY, ANYWHERE, 1, 3600000,
 	    "give milliseconds between samples, e.g. --frequency 250" },
 	{ "count", required_argument, OPT_COUNT, ANYWHERE, 1,
@@ -357,6 +370,55 @@ set_trigger_bytes(struct parse *ps, const char *arg)
 	return -1;
 }
 
+/* --for-account USER@HOST: split at the last '@', as host names have none. */
+static int
+set_account(struct parse *ps, const char *arg)
+{
+	const char *at = strrchr(arg, '@');
+	struct options *o = ps->o;
+
+	if (at == NULL || at == arg || at[1] == '\0') {
+		snprintf(ps->err, ps->errlen, "--for-account '%s'%s: not "
+		    "USER@HOST; give both, e.g. --for-account app@localhost",
+		    arg, ps->where);
+		return -1;
+	}
+	free(o->grain_user);
+	free(o->grain_host);
+	o->grain_user = strndup(arg, (size_t)(at - arg));
+	o->grain_host = strdup(at + 1);
+	if (o->grain_user == NULL || o->grain_host == NULL) {
+		snprintf(ps->err, ps->errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/* --events and --exclude add to their list each time they are given. */
+static int
+add_pattern(struct parse *ps, const struct optdef *d, char ***list,
+    size_t *n, const char *arg)
+{
+	char **grown;
+
+	if (*arg == '\0') {
+		snprintf(ps->err, ps->errlen, "--%s%s: empty pattern; give a SQL "
+		    "LIKE pattern, e.g. --%s 'memory/innodb/%%'", d->name,
+		    ps->where, d->name);
+		return -1;
+	}
+	if ((grown = realloc(*list, (*n + 1) * sizeof(*grown))) == NULL ||
+	    (grown[*n] = strdup(arg)) == NULL) {
+		if (grown != NULL)
+			*list = grown;
+		snprintf(ps->err, ps->errlen, "out of memory");
+		return -1;
+	}
+	*list = grown;
+	(*n)++;
+	return 0;
+}
+
 /* Applies one option; arg is NULL when none was given. */
 static int
 apply(struct parse *ps, const struct optdef *d, const char *arg,
@@ -427,6 +489,28 @@ apply(struct parse *ps, const struct optdef *d, const char *arg,
 	case OPT_MATCH_DB:
 		return set_nonempty(ps, d, &o->match_db, arg, "give a database "
 		    "name");
+	case OPT_GLOBAL:
+		return set_target(ps, TARGET_GLOBAL, 0, from_file);
+	case OPT_FOR_USER:
+		if (set_target(ps, TARGET_USER, 0, from_file) != 0)
+			return -1;
+		return set_nonempty(ps, d, &o->grain_user, arg, "give an account "
+		    "name, e.g. --for-user app");
+	case OPT_FOR_HOST:
+		if (set_target(ps, TARGET_HOST, 0, from_file) != 0)
+			return -1;
+		return set_nonempty(ps, d, &o->grain_host, arg, "give a client "
+		    "host, e.g. --for-host localhost");
+	case OPT_FOR_ACCOUNT:
+		if (set_target(ps, TARGET_ACCOUNT, 0, from_file) != 0)
+			return -1;
+		return set_account(ps, arg);
+	case OPT_EVENTS:
+		return add_pattern(ps, d, &o->include_events,
+		    &o->n_include_events, arg);
+	case OPT_EXCLUDE:
+		return add_pattern(ps, d, &o->exclude_events,
+		    &o->n_exclude_events, arg);
 	case OPT_POLL:
 		o->poll_ms = v;
 		return 0;
@@ -824,6 +908,14 @@ cli_free(struct options *o)
 	free(o->ssl_ca);
 	free(o->ssl_cert);
 	free(o->ssl_key);
+	free(o->grain_user);
+	free(o->grain_host);
+	for (size_t i = 0; i < o->n_include_events; i++)
+		free(o->include_events[i]);
+	free(o->include_events);
+	for (size_t i = 0; i < o->n_exclude_events; i++)
+		free(o->exclude_events[i]);
+	free(o->exclude_events);
 	memset(o, 0, sizeof(*o));
 }
 
@@ -848,7 +940,10 @@ cli_usage(FILE *fp)
 	fputs(
 "Usage: mysqlmemprof [OPTIONS] --thread ID | --connection ID | --list\n"
 "       mysqlmemprof [OPTIONS] --wait-for PATTERN | --longer-than SECONDS\n"
-"Samples one MySQL or MariaDB thread's memory from performance_schema.\n"
+"       mysqlmemprof [OPTIONS] --global | --for-user NAME | --for-host HOST |\n"
+"                    --for-account USER@HOST\n"
+"Samples the memory of a MySQL or MariaDB thread, account or server from\n"
+"performance_schema.\n"
 "\n"
 "Target (exactly one):\n"
 "      --thread=ID            performance_schema THREAD_ID to sample\n"
@@ -858,6 +953,10 @@ cli_usage(FILE *fp)
 "                             sample its connection until it ends\n"
 "      --longer-than=SECONDS  the same for a statement running this long;\n"
 "                             with --wait-for, both must hold\n"
+"      --global               sample the whole server's memory\n"
+"      --for-user=NAME        sample every session of account name NAME\n"
+"      --for-host=HOST        sample every session from client host HOST\n"
+"      --for-account=USER@HOST  sample every session of USER@HOST\n"
 "\n"
 "Waiting (with --wait-for or --longer-than):\n"
 "      --match-user=NAME      only statements of this account\n"
@@ -874,6 +973,9 @@ cli_usage(FILE *fp)
 "      --duration=SECONDS     stop after SECONDS\n"
 "      --window=N             samples kept for the summary (default 50)\n"
 "      --top=N                events kept per sample (default 10; 0: all)\n"
+"      --events=PATTERN       keep only events LIKE PATTERN (repeatable)\n"
+"      --exclude=PATTERN      drop events LIKE PATTERN (repeatable); the total\n"
+"                             still counts every event\n"
 "\n"
 "Flight recorder:\n"
 "      --trigger-bytes=N      write nothing until the thread total reaches N\n"

@@ -44,19 +44,25 @@ csv_begin(struct output *o)
 	    "current_count,high_bytes,alloc_bytes,free_bytes,alloc_count,"
 	    "free_count,total_bytes,late_us,query_us,gap_ms,"
 	    "alloc_delta_bytes,free_delta_bytes,alloc_delta_count,"
-	    "free_delta_count,unseen_peak_bytes,statement_id,digest,statement"
-	    CRLF, o->fp);
+	    "free_delta_count,unseen_peak_bytes,statement_id,digest,statement,"
+	    "grain,filtered_total_bytes" CRLF, o->fp);
 	return output_status(o->fp);
 }
 
 /* One row; e is NULL for a sample that kept no event. */
 static void
-put_row(FILE *fp, const struct sample *s, const char *ts,
+put_row(const struct output *o, const struct sample *s, const char *ts,
     const struct event_stat *e)
 {
+	FILE *fp = o->fp;
+
 	fprintf(fp, "%" PRIu64 ",%" PRIu64 ",", s->seq, s->elapsed_us / 1000);
 	put_text(fp, ts);
-	fprintf(fp, ",%" PRIu64 ",", s->thread_id);
+	/* A grain other than a thread has no thread id: the grain names it. */
+	if (o->grain == NULL)
+		fprintf(fp, ",%" PRIu64 ",", s->thread_id);
+	else
+		fputs(",,", fp);
 	if (e != NULL) {
 		put_text(fp, e->name);
 		fprintf(fp, ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRIu64
@@ -79,6 +85,11 @@ put_row(FILE *fp, const struct sample *s, const char *ts,
 	if (e != NULL && s->has_deltas && e->delta.unseen_peak)
 		fprintf(fp, "%" PRId64, e->high_bytes);
 	put_statement(fp, &s->statement);
+	putc(',', fp);
+	put_text(fp, o->grain);
+	putc(',', fp);
+	if (o->filtered)
+		fprintf(fp, "%" PRId64, s->filtered_total_bytes);
 	fputs(CRLF, fp);
 }
 
@@ -90,9 +101,9 @@ csv_sample(struct output *o, const struct sample *s)
 	units_timestamp(s->wall_ms, ts, sizeof(ts));
 	/* A sample without events still gets its row, so none is lost. */
 	if (s->n_events == 0)
-		put_row(o->fp, s, ts, NULL);
+		put_row(o, s, ts, NULL);
 	for (size_t i = 0; i < s->n_events; i++)
-		put_row(o->fp, s, ts, &s->events[i]);
+		put_row(o, s, ts, &s->events[i]);
 	return output_status(o->fp);
 }
 

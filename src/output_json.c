@@ -122,10 +122,15 @@ json_sample(struct output *o, const struct sample *s)
 	fprintf(o->fp, "{\"sample\":%" PRIu64 ",\"elapsed_ms\":%" PRIu64
 	    ",\"timestamp\":", s->seq, s->elapsed_us / 1000);
 	put_string(o->fp, ts);
-	fprintf(o->fp, ",\"thread_id\":%" PRIu64 ",\"total_bytes\":%" PRId64
+	/* A grain other than a thread has no thread id: "grain" names it. */
+	if (o->grain == NULL)
+		fprintf(o->fp, ",\"thread_id\":%" PRIu64, s->thread_id);
+	else
+		fputs(",\"thread_id\":null", o->fp);
+	fprintf(o->fp, ",\"total_bytes\":%" PRId64
 	    ",\"late_us\":%" PRIu64 ",\"query_us\":%" PRIu64
 	    ",\"gap_ms\":%" PRIu64 ",\"events\":[",
-	    s->thread_id, s->total_bytes, s->late_us, s->query_us, s->gap_ms);
+	    s->total_bytes, s->late_us, s->query_us, s->gap_ms);
 	for (size_t i = 0; i < s->n_events; i++) {
 		if (i > 0)
 			putc(',', o->fp);
@@ -142,7 +147,13 @@ json_sample(struct output *o, const struct sample *s)
 	fputs(",\"statement\":", o->fp);
 	put_string(o->fp, s->statement.text[0] != '\0' ?
 	    s->statement.text : NULL);
-	fputs("}\n", o->fp);
+	fputs(",\"grain\":", o->fp);
+	put_string(o->fp, o->grain);
+	if (o->filtered)
+		fprintf(o->fp, ",\"filtered_total_bytes\":%" PRId64 "}\n",
+		    s->filtered_total_bytes);
+	else
+		fputs(",\"filtered_total_bytes\":null}\n", o->fp);
 	return output_status(o->fp);
 }
 

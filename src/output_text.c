@@ -18,6 +18,7 @@
 #define STATEMENT_WIDTH 60 /* keeps a --list row on one line */
 #define STATEMENT_LINE  100 /* the statement above a sample */
 #define TOTAL_LABEL     "(thread total)"
+#define FILTERED_LABEL  "(filtered total)"
 #define CELL            32 /* room for any number this file formats */
 
 /*
@@ -163,10 +164,22 @@ put_statement_text(FILE *fp, const struct statement *st)
 		fputs("(none)", fp);
 }
 
+/* "(thread total)", or for another grain "(global total)", "(user:app total)". */
+static const char *
+total_label(const struct output *o, char *buf, size_t len)
+{
+	if (o->grain == NULL)
+		return TOTAL_LABEL;
+	snprintf(buf, len, "(%s total)", o->grain);
+	return buf;
+}
+
 static int
 text_sample(struct output *o, const struct sample *s)
 {
-	size_t width = max_size(NAME_WIDTH, sizeof(TOTAL_LABEL) - 1);
+	char label_buf[EVENT_NAME_MAX + 16];
+	const char *label = total_label(o, label_buf, sizeof(label_buf));
+	size_t width = max_size(NAME_WIDTH, width_of(label, false));
 	char v[CELL];
 
 	for (size_t i = 0; i < s->n_events; i++)
@@ -175,8 +188,9 @@ text_sample(struct output *o, const struct sample *s)
 	if (s->gap_ms > 0)
 		fprintf(o->fp, "## gap of %" PRIu64 " ms: the connection was "
 		    "lost and re-established ##\n", s->gap_ms);
-	if (!o->has_statement || !statement_same(&o->statement,
-	    &s->statement)) {
+	/* Only a thread runs statements. */
+	if (o->grain == NULL && (!o->has_statement ||
+	    !statement_same(&o->statement, &s->statement))) {
 		fputs("## statement: ", o->fp);
 		put_statement_text(o->fp, &s->statement);
 		fputs(" ##\n", o->fp);
@@ -190,9 +204,15 @@ text_sample(struct output *o, const struct sample *s)
 		fprintf(o->fp, " -> %s\n", v);
 	}
 	putc(' ', o->fp);
-	put_left(o->fp, TOTAL_LABEL, width, false);
+	put_left(o->fp, label, width, false);
 	fmt_bytes(o, s->total_bytes, v);
 	fprintf(o->fp, " -> %s\n", v);
+	if (o->filtered) {
+		putc(' ', o->fp);
+		put_left(o->fp, FILTERED_LABEL, width, false);
+		fmt_bytes(o, s->filtered_total_bytes, v);
+		fprintf(o->fp, " -> %s\n", v);
+	}
 	/* After the total, so the table above stays one aligned block. */
 	for (size_t i = 0; s->has_deltas && i < s->n_events; i++) {
 		if (!s->events[i].delta.unseen_peak)
@@ -254,7 +274,9 @@ put_sum_row(FILE *fp, const char *name, size_t name_width,
 static size_t
 sum_widths(const struct output *o, const struct summary *s, size_t w[SUM_COLS])
 {
-	size_t name_width = max_size(NAME_WIDTH, sizeof(TOTAL_LABEL) - 1);
+	char label_buf[EVENT_NAME_MAX + 16];
+	size_t name_width = max_size(NAME_WIDTH,
+	    width_of(total_label(o, label_buf, sizeof(label_buf)), false));
 	char c[SUM_COLS][CELL];
 
 	for (size_t j = 0; j < SUM_COLS; j++)
@@ -360,6 +382,7 @@ put_statements(const struct output *o, const struct summary *s)
 static int
 text_end(struct output *o, const struct summary *s)
 {
+	char label_buf[EVENT_NAME_MAX + 16];
 	size_t w[SUM_COLS], name_width;
 	char c[SUM_COLS][CELL];
 
@@ -372,10 +395,13 @@ text_end(struct output *o, const struct summary *s)
 	}
 	name_width = sum_widths(o, s, w);
 	fprintf(o->fp, "## Summary of %zu sample%s (#%" PRIu64 " to #%" PRIu64
-	    ", %" PRIu64 " ms to %" PRIu64 " ms), thread %" PRIu64 " ##\n",
-	    s->n_samples, s->n_samples == 1 ? "" : "s", s->first_seq,
-	    s->last_seq, s->first_elapsed_us / 1000, s->last_elapsed_us / 1000,
-	    s->thread_id);
+	    ", %" PRIu64 " ms to %" PRIu64 " ms), ", s->n_samples,
+	    s->n_samples == 1 ? "" : "s", s->first_seq, s->last_seq,
+	    s->first_elapsed_us / 1000, s->last_elapsed_us / 1000);
+	if (o->grain == NULL)
+		fprintf(o->fp, "thread %" PRIu64 " ##\n", s->thread_id);
+	else
+		fprintf(o->fp, "%s ##\n", o->grain);
 	for (size_t j = 0; j < SUM_COLS; j++)
 		snprintf(c[j], CELL, "%s", sum_heads[j]);
 	put_sum_row(o->fp, "event", name_width, c, w);
@@ -385,7 +411,8 @@ text_end(struct output *o, const struct summary *s)
 		    c, w);
 	}
 	total_cells(o, s, c);
-	put_sum_row(o->fp, TOTAL_LABEL, name_width, c, w);
+	put_sum_row(o->fp, total_label(o, label_buf, sizeof(label_buf)),
+	    name_width, c, w);
 	put_peaks(o, s, name_width, w);
 	fprintf(o->fp, " skipped ticks: %" PRIu64 "\n", s->skipped);
 	put_statements(o, s);

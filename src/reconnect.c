@@ -35,15 +35,16 @@ try_once(struct reconnect *rc, char *err, size_t errlen)
 		conn_close(c);
 		return SOURCE_LOST;
 	}
-	if (boot > rc->server_boot_s + BOOT_SLACK_S ||
-	    boot < rc->server_boot_s - BOOT_SLACK_S) {
+	/* A summary over many threads outlives a restart; a thread does not. */
+	if (rc->thread_id != 0 && (boot > rc->server_boot_s + BOOT_SLACK_S ||
+	    boot < rc->server_boot_s - BOOT_SLACK_S)) {
 		conn_close(c);
 		snprintf(err, errlen, "the server restarted, so thread %" PRIu64
 		    " is gone; start a new capture (see --list)", rc->thread_id);
 		return SOURCE_ERROR;
 	}
-	switch (pfs_check_thread(c, rc->thread_id, &connection_id, err,
-	    errlen)) {
+	switch (rc->thread_id == 0 ? PFS_OK : pfs_check_thread(c,
+	    rc->thread_id, &connection_id, err, errlen)) {
 	case PFS_OK:
 		break;
 	case PFS_LOST:

@@ -29,6 +29,37 @@ struct loop {
 	struct delta_table *deltas; /* the previous reading of every event */
 };
 
+/*
+ * Moves the events the filter keeps to the front (the deltas are already
+ * computed over all of them) and sums their current bytes. Returns how
+ * many are kept.
+ */
+static size_t
+keep_filtered(const struct event_filter *f, struct event_stat *events,
+    size_t n, int64_t *kept_total)
+{
+	size_t kept = 0;
+
+	*kept_total = 0;
+	if (!filter_active(f)) {
+		for (size_t i = 0; i < n; i++)
+			*kept_total += events[i].current_bytes;
+		return n;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!filter_keeps(f, events[i].name))
+			continue;
+		if (i != kept) {
+			struct event_stat tmp = events[kept];
+			events[kept] = events[i];
+			events[i] = tmp;
+		}
+		*kept_total += events[kept].current_bytes;
+		kept++;
+	}
+	return kept;
+}
+
 /* Fills a ring slot from one reading of the source. */
 static int
 fill_sample(struct loop *l, struct sample *s, const struct reading *rd,
@@ -52,6 +83,8 @@ fill_sample(struct loop *l, struct sample *s, const struct reading *rd,
 	s->total_bytes = 0;
 	for (size_t i = 0; i < n; i++)
 		s->total_bytes += events[i].current_bytes;
+	/* The total counts every event; the filter only limits what is kept. */
+	n = keep_filtered(l->cfg->filter, events, n, &s->filtered_total_bytes);
 	keep = topn_select(events, n, l->cfg->top, l->order);
 	/* Spikes go into the room the ring has beyond the top N. */
 	room = max_events > keep ? max_events - keep : 0;

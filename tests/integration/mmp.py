@@ -36,20 +36,23 @@ CONN_ARGS = ["--socket", SOCKET, "--user", MMP_USER]
 DELTA_KEYS = ["alloc_delta_bytes", "free_delta_bytes", "alloc_delta_count",
               "free_delta_count"]
 STATEMENT_KEYS = ["statement_id", "digest", "statement"]
+# Last, what is sampled when it is not a thread (--global, --for-*; then
+# thread_id is empty) and the total of the events --events/--exclude keep.
+GRAIN_KEYS = ["grain", "filtered_total_bytes"]
 CSV_HEADER = ["sample", "elapsed_ms", "timestamp", "thread_id", "event_name",
               "current_bytes", "current_count", "high_bytes", "alloc_bytes",
               "free_bytes", "alloc_count", "free_count", "total_bytes",
               "late_us", "query_us", "gap_ms"] + DELTA_KEYS + \
-    ["unseen_peak_bytes"] + STATEMENT_KEYS
+    ["unseen_peak_bytes"] + STATEMENT_KEYS + GRAIN_KEYS
 CSV_INT_COLUMNS = [c for c in CSV_HEADER if c not in
-                   ["timestamp", "event_name", "unseen_peak_bytes"] +
-                   DELTA_KEYS + STATEMENT_KEYS]
+                   ["timestamp", "event_name", "unseen_peak_bytes",
+                    "thread_id"] + DELTA_KEYS + STATEMENT_KEYS + GRAIN_KEYS]
 EVENT_KEYS = ["event_name", "current_bytes", "current_count", "high_bytes",
               "alloc_bytes", "free_bytes", "alloc_count", "free_count"] + \
     DELTA_KEYS + ["unseen_peak_bytes"]
 SAMPLE_KEYS = ["sample", "elapsed_ms", "timestamp", "thread_id",
                "total_bytes", "late_us", "query_us", "gap_ms", "events"] + \
-    STATEMENT_KEYS
+    STATEMENT_KEYS + GRAIN_KEYS
 LIST_HEADER = ["thread_id", "connection_id", "type", "name", "user", "host",
                "command", "time", "state", "current_bytes", "statement"]
 TIMESTAMP_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
@@ -300,13 +303,20 @@ class TestCase(unittest.TestCase):
             d["statement_id"] = int(v) if v else None
             d["digest"] = d["digest"] or None
             d["statement"] = d["statement"] or None
+            # A thread has its id; another grain its name instead.
+            self.assertNotEqual(d["thread_id"] == "", d["grain"] == "", r)
+            d["thread_id"] = int(d["thread_id"]) if d["thread_id"] else None
+            d["grain"] = d["grain"] or None
+            self.assertRegex(d["filtered_total_bytes"], r"^(-?\d+)?$", r)
+            v = d["filtered_total_bytes"]
+            d["filtered_total_bytes"] = int(v) if v else None
             self.assertRegex(d["timestamp"], TIMESTAMP_RE)
             if not no_event:
                 self.assertTrue(d["event_name"].startswith("memory/"), d)
             out.append(d)
         return out
 
-    def assertJsonSample(self, s, first):
+    def assertJsonSample(self, s, first=False):
         """One JSON Lines sample with exactly the keys of the manual, each
         an integer; the deltas null in the first sample only, the unseen
         peak null or an integer."""
@@ -316,8 +326,14 @@ class TestCase(unittest.TestCase):
             if k in ("digest", "statement"):
                 self.assertIn(type(s[k]), (str, type(None)), (k, s))
                 self.assertNotEqual(s[k], "", (k, s))
-            elif k == "statement_id":
+            elif k in ("statement_id", "filtered_total_bytes"):
                 self.assertIn(type(s[k]), (int, type(None)), (k, s))
+            elif k == "grain":
+                self.assertIn(type(s[k]), (str, type(None)), (k, s))
+            elif k == "thread_id":
+                # A thread has its id; another grain its name instead.
+                self.assertIs(type(s[k]), type(None) if s["grain"] else int,
+                              (k, s))
             elif k not in ("timestamp", "events"):
                 self.assertIs(type(s[k]), int, (k, s))
         for e in s["events"]:

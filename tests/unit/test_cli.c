@@ -167,6 +167,36 @@ test_help_and_version(void **state)
 }
 
 static void
+test_grains_and_filters(void **state)
+{
+	struct cli_env env = bare_env();
+	struct options o;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "--for-account", "a@b@c", "--events",
+	    "memory/sql/%", "--exclude", "%root", "--events", "memory/innodb/%"),
+	    CLI_OK);
+	assert_int_equal(o.target, TARGET_ACCOUNT);
+	/* Host names have no '@': the last one splits. */
+	assert_string_equal(o.grain_user, "a@b");
+	assert_string_equal(o.grain_host, "c");
+	assert_int_equal(o.n_include_events, 2);
+	assert_string_equal(o.include_events[0], "memory/sql/%");
+	assert_string_equal(o.include_events[1], "memory/innodb/%");
+	assert_int_equal(o.n_exclude_events, 1);
+	assert_string_equal(o.exclude_events[0], "%root");
+	cli_free(&o);
+	assert_int_equal(PARSE(&o, err, "--global"), CLI_OK);
+	assert_int_equal(o.target, TARGET_GLOBAL);
+	cli_free(&o);
+	assert_int_equal(PARSE(&o, err, "--for-host", "localhost"), CLI_OK);
+	assert_int_equal(o.target, TARGET_HOST);
+	assert_string_equal(o.grain_host, "localhost");
+	cli_free(&o);
+}
+
+static void
 test_last_value_wins(void **state)
 {
 	struct cli_env env = bare_env();
@@ -233,6 +263,14 @@ static const struct bad {
 	    "cannot read option file" },
 	{ { "--list", "--defaults-file=/", NULL }, "not a regular file" },
 	{ { "--list", "--bytes=1", NULL }, "--bytes takes no value" },
+	{ { "--global", "--thread", "1", NULL }, "only one" },
+	{ { "--for-user", "a", "--for-host", "b", NULL }, "only one" },
+	{ { "--for-user", "", NULL }, "--for-user" },
+	{ { "--for-account", "app", NULL }, "USER@HOST" },
+	{ { "--for-account", "@host", NULL }, "USER@HOST" },
+	{ { "--for-account", "app@", NULL }, "USER@HOST" },
+	{ { "--global", "--events", "", NULL }, "empty pattern" },
+	{ { "--global", "--exclude", "", NULL }, "empty pattern" },
 	{ { "--list", "--quiet=yes", NULL }, "--quiet takes no value" },
 	/* --wait-for and --longer-than: a target of their own. */
 	{ { "--wait-for", "x", "--thread", "1", NULL }, "only one" },
@@ -676,6 +714,7 @@ main(void)
 		cmocka_unit_test(test_all_options),
 		cmocka_unit_test(test_password_forms),
 		cmocka_unit_test(test_help_and_version),
+		cmocka_unit_test(test_grains_and_filters),
 		cmocka_unit_test(test_last_value_wins),
 		cmocka_unit_test(test_bad_command_lines),
 		cmocka_unit_test(test_numbers),

@@ -229,7 +229,8 @@ fixture_threads(struct thread_list *l)
 	    "SELECT 'caf\xc3\xa9' /* \x1b]0;pwned\x07 */");
 }
 
-enum what { SAMPLES, LIST };
+/* GRAIN: the samples as if of --for-user app with --events given. */
+enum what { SAMPLES, LIST, GRAIN };
 
 /* The whole output of a run in that format, as one string. */
 static char *
@@ -240,13 +241,21 @@ render(const char *format, bool exact, enum what what, size_t *len)
 
 	assert_non_null(o.fmt = format_find(format));
 	assert_non_null(o.fp = open_memstream(&buf, len));
-	if (what == SAMPLES) {
+	if (what == GRAIN) {
+		o.grain = "user:app";
+		o.filtered = true;
+	}
+	if (what != LIST) {
 		struct ring *r = fixture_ring();
 		struct summary sum;
 
 		assert_int_equal(output_begin(&o), 0);
-		for (size_t i = 0; i < ring_len(r); i++)
-			assert_int_equal(output_sample(&o, ring_get(r, i)), 0);
+		for (size_t i = 0; i < ring_len(r); i++) {
+			struct sample copy = *ring_get(r, i);
+
+			copy.filtered_total_bytes = copy.total_bytes / 2;
+			assert_int_equal(output_sample(&o, &copy), 0);
+		}
 		assert_int_equal(summary_build(r, SKIPPED, &sum), 0);
 		assert_int_equal(output_end(&o, &sum), 0);
 		summary_free(&sum);
@@ -279,6 +288,7 @@ test_golden_text(void **state)
 	golden("text.txt", "text", false, SAMPLES);
 	golden("text_bytes.txt", "text", true, SAMPLES);
 	golden("list_text.txt", "text", false, LIST);
+	golden("grain_text.txt", "text", false, GRAIN);
 }
 
 static void
@@ -287,6 +297,7 @@ test_golden_csv(void **state)
 	(void)state;
 	golden("csv.csv", "csv", false, SAMPLES);
 	golden("list_csv.csv", "csv", false, LIST);
+	golden("grain_csv.csv", "csv", false, GRAIN);
 }
 
 static void
@@ -295,6 +306,7 @@ test_golden_json(void **state)
 	(void)state;
 	golden("json.jsonl", "json", false, SAMPLES);
 	golden("list_json.jsonl", "json", false, LIST);
+	golden("grain_json.jsonl", "json", false, GRAIN);
 }
 
 static void
@@ -540,13 +552,13 @@ test_csv_roundtrip(void **state)
 	(void)state;
 	check_crlf(buf, len);
 	t = parse_csv(buf, len);
-	assert_int_equal(t->n_fields[0], 24);
-	header_is(t->f[0], 24, "sample,elapsed_ms,timestamp,thread_id,"
+	assert_int_equal(t->n_fields[0], 26);
+	header_is(t->f[0], 26, "sample,elapsed_ms,timestamp,thread_id,"
 	    "event_name,current_bytes,current_count,high_bytes,alloc_bytes,"
 	    "free_bytes,alloc_count,free_count,total_bytes,late_us,query_us,"
 	    "gap_ms,alloc_delta_bytes,free_delta_bytes,alloc_delta_count,"
 	    "free_delta_count,unseen_peak_bytes,statement_id,digest,"
-	    "statement");
+	    "statement,grain,filtered_total_bytes");
 	for (size_t i = 0; i < ring_len(r); i++) {
 		const struct sample *s = ring_get(r, i);
 		char ts[64];
@@ -558,7 +570,7 @@ test_csv_roundtrip(void **state)
 			    s->n_events ? &s->events[j] : NULL;
 
 			assert_true(row < t->n_rows);
-			assert_int_equal(t->n_fields[row], 24);
+			assert_int_equal(t->n_fields[row], 26);
 			field_u64(&f[0], s->seq);
 			field_u64(&f[1], s->elapsed_us / 1000);
 			field_is(&f[2], ts);
@@ -604,6 +616,9 @@ test_csv_roundtrip(void **state)
 			    s->statement.text : NULL);
 			texts += f[23].s != NULL &&
 			    strcmp(f[23].s, HOSTILE_STATEMENT) == 0;
+			/* A thread, without --events: both empty. */
+			field_is(&f[24], NULL);
+			field_is(&f[25], NULL);
 		}
 	}
 	assert_int_equal(t->n_rows, row);
@@ -741,7 +756,8 @@ json_deltas(const char *buf)
 	    "\"alloc_delta_count\":1,\"free_delta_count\":1,"
 	    "\"unseen_peak_bytes\":15000008}"));
 	assert_non_null(strstr(buf, "\"gap_ms\":2500,\"events\":[],"
-	    "\"statement_id\":null,\"digest\":null,\"statement\":null}\n"));
+	    "\"statement_id\":null,\"digest\":null,\"statement\":null,"
+	    "\"grain\":null,\"filtered_total_bytes\":null}\n"));
 	assert_non_null(strstr(buf, "\"query_us\":18446744073709551615,"
 	    "\"gap_ms\":18446744073709551615,"));
 	assert_non_null(strstr(buf, "\"alloc_delta_bytes\":"
@@ -787,10 +803,11 @@ test_json_valid(void **state)
 	assert_non_null(strstr(buf, "\"current_bytes\":-9223372036854775808"));
 	assert_non_null(strstr(buf, "\"alloc_bytes\":18446744073709551615"));
 	json_deltas(buf);
-	/* The statement keys, last; null where nothing is known. */
+	/* The statement keys, then the grain's; null where nothing is known. */
 	assert_non_null(strstr(buf, "\"unseen_peak_bytes\":null}],"
 	    "\"statement_id\":101,\"digest\":null,"
-	    "\"statement\":\"SELECT a, COUNT(*) FROM t GROUP BY a\"}\n"));
+	    "\"statement\":\"SELECT a, COUNT(*) FROM t GROUP BY a\","
+	    "\"grain\":null,\"filtered_total_bytes\":null}\n"));
 	assert_non_null(strstr(buf, "],\"statement_id\":101,"
 	    "\"digest\":\"3f1c8e0e8b2f2a4c9a0d1e6b7c5d4e3f\","));
 	assert_non_null(strstr(buf, "],\"statement_id\":18446744073709551615,"

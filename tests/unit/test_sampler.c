@@ -453,6 +453,31 @@ test_gap_is_passed_on(void **state)
 }
 
 static void
+test_filter_before_top_n(void **state)
+{
+	char *exclude[] = { (char *)"memory/e", (char *)"%/D" };
+	struct event_filter filter = { NULL, 0, exclude, 2 };
+	struct fake f = { 0 };
+	struct sampler_config cfg = { .count = 1, .top = 2, .filter = &filter };
+	struct sampler_stats st;
+	struct ring *r = ring_create(5, 2);
+	const struct sample *s;
+	char err[100];
+
+	(void)state;
+	fake_events(&f);
+	run(&f, &cfg, r, &st, err, sizeof(err));
+	s = ring_get(r, 0);
+	/* e and d are the largest, but filtered out before the top 2. */
+	assert_int_equal(s->n_events, 2);
+	assert_string_equal(s->events[0].name, "memory/c");
+	assert_string_equal(s->events[1].name, "memory/b");
+	assert_int_equal(s->total_bytes, 1100 + 2100 + 3100 + 4100 + 5100);
+	assert_int_equal(s->filtered_total_bytes, 1100 + 2100 + 3100);
+	ring_free(r);
+}
+
+static void
 test_ring_holds_the_last_window(void **state)
 {
 	struct fake f = { 0 };
@@ -717,6 +742,7 @@ main(void)
 		cmocka_unit_test(test_statement_is_kept),
 		cmocka_unit_test(test_top_n_and_total),
 		cmocka_unit_test(test_gap_is_passed_on),
+		cmocka_unit_test(test_filter_before_top_n),
 		cmocka_unit_test(test_ring_holds_the_last_window),
 		cmocka_unit_test(test_deltas_against_the_previous_reading),
 		cmocka_unit_test(test_spikes_kept_beyond_the_top),
