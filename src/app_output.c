@@ -1,0 +1,139 @@
+/*
+ * --output: opened only once sampling can start, reopened on SIGHUP,
+ * closed with its write errors reported once.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "app_internal.h"
+
+/*
+ * Opens --output. It refuses a symbolic link (O_NOFOLLOW), so a link
+ * planted in a shared directory cannot make it overwrite another file, and
+ * anything but a regular file, a FIFO or a character device such as
+ * /dev/null. A first open truncates; a reopen on SIGHUP appends.
+ */
+static FILE *
+open_output_file(const char *path, int truncate, char *err, size_t errlen)
+{
+	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW |
+	    (truncate ? 0 : O_APPEND);
+	struct stat st;
+	FILE *fp;
+	int fd;
+
+	/* Check the kind first: opening a FIFO for writing could block. */
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) &&
+	    !S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode)) {
+		snprintf(err, errlen, "--output %s is %s; give the path of a "
+		    "regular file", path, S_ISLNK(st.st_mode) ?
+		    "a symbolic link" : S_ISDIR(st.st_mode) ? "a directory" :
+		    "not a regular file");
+		return NULL;
+	}
+	if ((fd = open(path, flags, 0644)) < 0) {
+		snprintf(err, errlen, "cannot open --output %s: %s; check the "
+		    "path and its permissions", path, strerror(errno));
+		return NULL;
+	}
+	/* Truncate only regular files: ftruncate fails on /dev/null. */
+	if (truncate && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		(void)!ftruncate(fd, 0);
+	if ((fp = fdopen(fd, "w")) == NULL) {
+		snprintf(err, errlen, "cannot open --output %s: %s", path,
+		    strerror(errno));
+		close(fd);
+	}
+	return fp;
+}
+
+/*
+ * Opens --output only now that sampling can start, so a failed start
+ * leaves an existing file as it was.
+ */
+int
+open_output(struct app *a)
+{
+	char err[1024];
+
+	/* --repeat without a pattern: the captures go on in one output. */
+	if (a->out.fp != NULL)
+		return 0;
+	a->out.fmt = a->opts.format;
+	a->out.exact_bytes = a->opts.exact_bytes;
+	if (a->opts.output == NULL) {
+		a->out.fp = stdout;
+		return 0;
+	}
+	if ((a->out.fp = open_output_file(a->opts.output, 1, err,
+	    sizeof(err))) == NULL) {
+		say("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * After logrotate moved the file away, SIGHUP makes a new one; a new or
+ * emptied file gets the format's header again. Returns -1 with errno set.
+ */
+int
+reopen_output(struct app *a)
+{
+	char err[1024];
+	FILE *fp;
+	long size;
+
+	reopen_requested = 0;
+	if (a->opts.output == NULL)
+		return 0;
+	if ((fp = open_output_file(a->opts.output, 0, err, sizeof(err))) ==
+	    NULL) {
+		/* Keep writing where we were; the old file is still open. */
+		say("%s; still writing to the old file", err);
+		return 0;
+	}
+	if (fclose(a->out.fp) != 0 && errno != EPIPE)
+		say("closing the old --output: %s", strerror(errno));
+	a->out.fp = fp;
+	fseek(fp, 0, SEEK_END);
+	size = ftell(fp);
+	return size <= 0 ? output_begin(&a->out) : 0;
+}
+
+/* Closes the output; returns -1 (reported) when buffered data could not be written. */
+int
+close_output(struct app *a)
+{
+	FILE *fp = a->out.fp;
+	int failed;
+
+	if (fp == NULL)
+		return 0;
+	a->out.fp = NULL;
+	failed = ferror(fp) != 0;
+	failed |= (fp == stdout ? fflush(fp) : fclose(fp)) != 0;
+	if (failed && a->write_failed)
+		return 0; /* reported, and its exit status chosen, already */
+	if (failed && errno != EPIPE) {
+		say("cannot write to %s: %s", a->opts.output != NULL ?
+		    a->opts.output : "standard output", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int
+write_failed(struct app *a)
+{
+	a->write_failed = true;
+	/* A reader that went away (| head) is an end, not an error. */
+	if (errno == EPIPE)
+		return EXIT_DONE;
+	say("cannot write to %s: %s; check the disk and the path",
+	    a->opts.output != NULL ? a->opts.output : "standard output",
+	    strerror(errno));
+	return EXIT_RUNTIME;
+}
