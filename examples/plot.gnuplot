@@ -18,9 +18,9 @@
 # The columns used: 2 elapsed_ms, 3 timestamp, 5 event_name,
 # 6 current_bytes, 13 total_bytes, 21 unseen_peak_bytes. Choosing the
 # largest events needs awk(1), sort(1) and head(1); event names contain
-# neither commas nor spaces. The last column, the statement, may span lines
-# inside its quotes: only rows whose timestamp is in place are drawn, so its
-# other lines are left alone.
+# neither commas nor spaces. The statement column may span lines inside its
+# quotes: only rows whose timestamp is in place are drawn, so its other
+# lines are left alone.
 
 if (!exists("file")) {
 	print "usage: gnuplot -e \"file='capture.csv'\" plot.gnuplot"
