@@ -6,8 +6,8 @@
 # the most memory (current_bytes over elapsed_ms, one line per event), and
 # marks with a cross each peak an event reached between two samples
 # (unseen_peak_bytes), into capture.csv.png. A capture without such a peak
-# makes gnuplot warn "Skipping data file with no valid points": harmless. Variables that may be set with
-# -e, before the script:
+# makes gnuplot warn "Skipping data file with no valid points": harmless.
+# Variables that may be set with -e, before the script:
 #
 #   file    the CSV written by mysqlmemprof --format=csv (required)
 #   out     the PNG to write (default: file.png)
