@@ -11,13 +11,20 @@ DESTDIR ?=
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes
-CPPFLAGS += -Iinclude -D_GNU_SOURCE -DMYSQLMEMPROF_VERSION='"$(VERSION)"'
+# `override`: what the project needs stays when CFLAGS is given on the
+# command line. -MMD -MP: objects depend on the headers they include.
+override CFLAGS += -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -MMD -MP
+override CPPFLAGS += -Iinclude -D_GNU_SOURCE -DMYSQLMEMPROF_VERSION='"$(VERSION)"'
+# WERROR=1 (CI) makes every warning an error.
+ifeq ($(WERROR),1)
+override CFLAGS += -Werror
+endif
 
-# SANITIZE=1 builds everything with AddressSanitizer and UBSan.
+# SANITIZE=1 builds everything with AddressSanitizer and UBSan, in a build
+# folder of its own, and leaves ./mysqlmemprof alone.
 ifeq ($(SANITIZE),1)
-CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-LDFLAGS += -fsanitize=address,undefined
+override CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+override LDFLAGS += -fsanitize=address,undefined
 BUILD   ?= build/sanitize
 endif
 BUILD   ?= build
@@ -38,7 +45,11 @@ CORE_OBJS   = $(CORE:%=$(BUILD)/%.o)
 SERVER_OBJS = $(SERVER:%=$(BUILD)/%.o)
 UNIT_TESTS  = $(patsubst tests/unit/%.c,$(BUILD)/%,$(wildcard tests/unit/test_*.c))
 
+ifeq ($(SANITIZE),1)
+all: $(BUILD)/$(PROG)
+else
 all: $(PROG)
+endif
 
 $(PROG): $(BUILD)/$(PROG)
 	cp $< $@
@@ -49,12 +60,14 @@ $(BUILD)/$(PROG): $(BUILD)/main.o $(SERVER_OBJS) $(BUILD)/libcore.a
 $(BUILD)/libcore.a: $(CORE_OBJS)
 	rm -f $@ && $(AR) rcs $@ $^
 
-$(BUILD)/conn.o: CPPFLAGS += $(MYSQL_CFLAGS)
+$(BUILD)/conn.o: override CPPFLAGS += $(MYSQL_CFLAGS)
 
-$(BUILD)/%.o: src/%.c include/*.h | $(BUILD)
+$(BUILD)/%.o: src/%.c | $(BUILD)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/test_%: tests/unit/test_%.c $(BUILD)/libcore.a tests/unit/*.h
+-include $(wildcard $(BUILD)/*.d)
+
+$(BUILD)/test_%: tests/unit/test_%.c $(BUILD)/libcore.a | $(BUILD)
 	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libcore.a $(CMOCKA_LIBS) -lcsv
 
 $(BUILD):
