@@ -101,7 +101,8 @@ struct cli_env cli_env_system(void);
 
 /*
  * Parses option files then argv (the command line wins). warn receives a
- * note the caller should print (e.g. an ignored world-writable file).
+ * note the caller should print (e.g. an ignored world-writable file). A
+ * password in argv is overwritten with 'x' once copied.
  */
 enum cli_status cli_parse(int argc, char **argv, const struct cli_env *env,
     struct options *opts, char *warn, size_t warnlen, char *err,

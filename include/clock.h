@@ -12,7 +12,11 @@ struct clock {
 	void *ctx;
 	uint64_t (*now_ns)(void *ctx);  /* CLOCK_MONOTONIC */
 	int64_t (*wall_ms)(void *ctx);  /* CLOCK_REALTIME, ms since the epoch */
-	/* Returns 0 at the deadline, or EINTR early when a signal arrived. */
+	/*
+	 * Returns 0 at the deadline, or EINTR when it woke early: a signal
+	 * arrived, or a slice of at most 100 ms passed. The caller then looks
+	 * at its flags and sleeps again.
+	 */
 	int (*sleep_until)(void *ctx, uint64_t deadline_ns);
 };
 

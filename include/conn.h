@@ -80,8 +80,6 @@ enum conn_status conn_query_params(struct conn *c, const char *sql,
     const struct conn_param *params, unsigned n, conn_row_fn fn, void *ctx,
     unsigned *server_errno, char *err, size_t errlen);
 
-/* The connection id the server gave this session (CONNECTION_ID()). */
-uint64_t conn_connection_id(struct conn *c);
 /* The TLS cipher of the session, or NULL when it is not encrypted. */
 const char *conn_cipher(struct conn *c);
 /* The server's version string, e.g. "10.11.6-MariaDB-0+deb12u1". */

@@ -18,7 +18,10 @@ struct event_filter {
 
 /* True when the filter can drop an event. */
 bool filter_active(const struct event_filter *f);
-/* True when the event of that name is kept. */
+/*
+ * True when the event of that name is kept. A pattern matches the full
+ * name or the name without its "memory/" prefix, as text shows it.
+ */
 bool filter_keeps(const struct event_filter *f, const char *name);
 
 /*

@@ -6,7 +6,8 @@
 
 /*
  * Prints prompt on the terminal and reads a line without echo into buf.
- * Returns 0, or -1 with errno set (ENXIO: there is no terminal).
+ * Returns 0, or -1 with errno set: ENXIO, there is no terminal; EINTR,
+ * Ctrl-C or SIGTERM; 0, the input ended without a line.
  */
 int prompt_password(const char *prompt, char *buf, size_t len);
 

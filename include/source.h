@@ -27,6 +27,11 @@ struct reading {
 	 * server and reconnected), in microseconds; 0 normally.
 	 */
 	uint64_t gap_us;
+	/*
+	 * When the query that gave this reading started, on the monotonic
+	 * clock, if not when read() was called (after a reconnect); else 0.
+	 */
+	uint64_t started_ns;
 	/* The statement the target runs; NULL when the source cannot tell. */
 	const struct statement *statement;
 };

@@ -4,6 +4,7 @@
  * and hands it to --list, the sampling (app_sample.c) or the waiting for a
  * statement (app_wait.c); app_output.c owns --output.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,27 +91,6 @@ install_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-/*
- * Overwrites a password given on the command line so that ps(1) and
- * /proc/PID/cmdline do not show it, as the MySQL clients do.
- */
-static void
-scrub_password(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++) {
-		char *v = NULL;
-
-		if (strcmp(argv[i], "--") == 0)
-			break;
-		if (strncmp(argv[i], "--password=", 11) == 0)
-			v = argv[i] + 11;
-		else if (strncmp(argv[i], "-p", 2) == 0 && argv[i][1] == 'p')
-			v = argv[i] + 2;
-		if (v != NULL)
-			memset(v, 'x', strlen(v));
-	}
-}
-
 static void
 print_warnings(const char *warn)
 {
@@ -123,6 +103,18 @@ print_warnings(const char *warn)
 	}
 }
 
+/* After --help or --version: whether standard output took it. */
+static int
+stdout_written(void)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return EXIT_DONE;
+	if (errno == EPIPE)
+		return EXIT_DONE; /* | head: the reader had enough */
+	say("cannot write to standard output: %s", strerror(errno));
+	return EXIT_RUNTIME;
+}
+
 static int
 parse_options(struct app *a, int argc, char **argv)
 {
@@ -132,15 +124,14 @@ parse_options(struct app *a, int argc, char **argv)
 
 	st = cli_parse(argc, argv, &env, &a->opts, warn, sizeof(warn), err,
 	    sizeof(err));
-	scrub_password(argc, argv);
 	print_warnings(warn);
 	switch (st) {
 	case CLI_HELP:
 		cli_usage(stdout);
-		return EXIT_DONE;
+		return stdout_written();
 	case CLI_VERSION:
 		printf("mysqlmemprof %s\n", MYSQLMEMPROF_VERSION);
-		return EXIT_DONE;
+		return stdout_written();
 	case CLI_USAGE:
 		say("%s", err);
 		return EXIT_USAGE;
@@ -153,6 +144,7 @@ parse_options(struct app *a, int argc, char **argv)
 	return -1; /* go on */
 }
 
+/* Returns 0, -1 having said why, or 1 when Ctrl-C ended the prompt. */
 static int
 ask_password(struct app *a)
 {
@@ -161,8 +153,14 @@ ask_password(struct app *a)
 	if (!a->opts.password_prompt)
 		return 0;
 	if (prompt_password("Enter password: ", buf, sizeof(buf)) != 0) {
-		say("cannot ask for the password: no terminal; give it in an "
-		    "option file, MYSQL_PWD or --password=PASSWORD");
+		if (errno == EINTR)
+			return 1; /* Ctrl-C at the prompt: the person changed their mind */
+		if (errno == ENXIO)
+			say("cannot ask for the password: no terminal; give it in "
+			    "an option file, MYSQL_PWD or --password=PASSWORD");
+		else
+			say("no password was typed; type it at the prompt, or "
+			    "give it in an option file or MYSQL_PWD");
 		return -1;
 	}
 	a->opts.password = strdup(buf);
@@ -243,7 +241,11 @@ app_run(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	if (ask_password(&a) != 0 || connect_and_check(&a) != 0) {
+	if ((rc = ask_password(&a)) != 0) {
+		rc = rc > 0 ? EXIT_DONE : EXIT_RUNTIME;
+		goto out;
+	}
+	if (connect_and_check(&a) != 0) {
 		rc = EXIT_RUNTIME;
 		goto out;
 	}

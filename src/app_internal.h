@@ -62,8 +62,8 @@ int write_failed(struct app *a);
 
 /* app_sample.c */
 bool ring_too_big(const struct options *o, size_t all);
-/* A struct reconnect's notify: a note on stderr. */
-void note_reconnect(void *app, const char *msg);
+/* A notify callback (struct reconnect, struct watch): a note on stderr. */
+void note_cb(void *app, const char *msg);
 int run_sampling(struct app *a);
 
 /* app_wait.c */

@@ -18,13 +18,17 @@
 static FILE *
 open_output_file(const char *path, int truncate, char *err, size_t errlen)
 {
-	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW |
+	/*
+	 * O_NONBLOCK: opening a FIFO that has no reader would otherwise wait
+	 * for one, deaf to signals; it fails with ENXIO instead, and the
+	 * flag is cleared once open so that writes block as usual.
+	 */
+	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
 	    (truncate ? 0 : O_APPEND);
 	struct stat st;
 	FILE *fp;
 	int fd;
 
-	/* Check the kind first: opening a FIFO for writing could block. */
 	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) &&
 	    !S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode)) {
 		snprintf(err, errlen, "--output %s is %s; give the path of a "
@@ -34,10 +38,16 @@ open_output_file(const char *path, int truncate, char *err, size_t errlen)
 		return NULL;
 	}
 	if ((fd = open(path, flags, 0644)) < 0) {
-		snprintf(err, errlen, "cannot open --output %s: %s; check the "
-		    "path and its permissions", path, strerror(errno));
+		if (errno == ENXIO)
+			snprintf(err, errlen, "--output %s is a FIFO that no "
+			    "one reads; start its reader first", path);
+		else
+			snprintf(err, errlen, "cannot open --output %s: %s; "
+			    "check the path and its permissions", path,
+			    strerror(errno));
 		return NULL;
 	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	/* Truncate only regular files: ftruncate fails on /dev/null. */
 	if (truncate && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
 		(void)!ftruncate(fd, 0);
@@ -83,8 +93,8 @@ int
 reopen_output(struct app *a)
 {
 	char err[1024];
+	struct stat st;
 	FILE *fp;
-	long size;
 
 	reopen_requested = 0;
 	if (a->opts.output == NULL)
@@ -98,9 +108,12 @@ reopen_output(struct app *a)
 	if (fclose(a->out.fp) != 0 && errno != EPIPE)
 		say("closing the old --output: %s", strerror(errno));
 	a->out.fp = fp;
-	fseek(fp, 0, SEEK_END);
-	size = ftell(fp);
-	return size <= 0 ? output_begin(&a->out) : 0;
+	/* The new file stands alone: text names the statement again. */
+	a->out.has_statement = false;
+	if (fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size == 0)
+		return output_begin(&a->out);
+	return 0;
 }
 
 /* Closes the output; returns -1 (reported) when buffered data could not be written. */

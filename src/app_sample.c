@@ -205,8 +205,9 @@ note_trigger(const struct app *a, const struct sampler_stats *stats)
 		return;
 	if (stats == NULL)
 		note(a, "writing nothing until the thread total reaches "
-		    "%" PRIu64 " bytes (--trigger-bytes), then the %zu samples "
-		    "before it; kill -USR1 %ld writes the samples held",
+		    "%" PRIu64 " bytes (--trigger-bytes), then the last %zu "
+		    "samples up to that one; kill -USR1 %ld writes the samples "
+		    "held",
 		    o->trigger_bytes, o->window, (long)getpid());
 	else if (a->rec.crossings == 0)
 		note(a, "the thread total never reached --trigger-bytes "
@@ -215,7 +216,7 @@ note_trigger(const struct app *a, const struct sampler_stats *stats)
 }
 
 void
-note_reconnect(void *ctx, const char *msg)
+note_cb(void *ctx, const char *msg)
 {
 	note(ctx, "%s", msg);
 }
@@ -322,7 +323,7 @@ run_sampling(struct app *a)
 		.thread_id = cfg.thread_id,
 		.timeout_ns = o->reconnect_timeout_s * 1000000000u,
 		.server_boot_s = a->server_boot_s, .clk = &clk,
-		.stop = &stop_requested, .notify = note_reconnect,
+		.stop = &stop_requested, .notify = note_cb,
 		.notify_ctx = a,
 	};
 	src = reconnect_source(&recon);
@@ -381,8 +382,9 @@ run_sampling(struct app *a)
 	if (a->follow != NULL)
 		note_capture_end(a, &stats);
 	if (stats.skipped > 0)
-		note(a, "%" PRIu64 " ticks skipped: samples took longer than "
-		    "--frequency %" PRIu64 " ms", stats.skipped, o->frequency_ms);
+		note(a, "%" PRIu64 " tick%s skipped: a sample, or a reconnect, "
+		    "took longer than --frequency %" PRIu64 " ms", stats.skipped,
+		    stats.skipped == 1 ? "" : "s", o->frequency_ms);
 	if (summary_build(ring, stats.skipped, &sum) != 0) {
 		say("out of memory building the summary");
 		rc = EXIT_RUNTIME;

@@ -93,7 +93,7 @@ run_wait(struct app *a)
 		.poll_ns = o->poll_ms * 1000000u,
 		.timeout_ns = o->wait_timeout_s * 1000000000u,
 		.clk = &clk, .stop = &stop_requested,
-		.notify = note_reconnect, .notify_ctx = a,
+		.notify = note_cb, .notify_ctx = a,
 	};
 	struct follow f;
 	struct stmt_match m;

@@ -307,9 +307,10 @@ set_target(struct parse *ps, enum target_kind kind, uint64_t id,
 	 */
 	if (o->target != TARGET_NONE && o->target != kind &&
 	    !(ps->target_from_file && !from_file)) {
-		snprintf(ps->err, ps->errlen, "--thread, --connection, --list "
-		    "and --wait-for or --longer-than exclude each other; give "
-		    "only one of them");
+		snprintf(ps->err, ps->errlen, "--thread, --connection, --list, "
+		    "--wait-for or --longer-than, --global and --for-user, "
+		    "--for-host, --for-account name targets that exclude each "
+		    "other; give only one of them");
 		return -1;
 	}
 	o->target = kind;
@@ -775,6 +776,20 @@ parse_command_line(struct parse *ps, int argc, char **argv,
 		ps->where = "";
 		if (apply(ps, d, optarg, 0) != 0)
 			return CLI_USAGE;
+		/*
+		 * optarg points into argv: once copied, the password is
+		 * overwritten there, whatever form or abbreviation gave it,
+		 * so that ps(1) and /proc/PID/cmdline do not show it.
+		 */
+		if (d->id == OPT_PASSWORD && optarg != NULL)
+			memset(optarg, 'x', strlen(optarg));
+	}
+	if (optind < argc && ps->o->password_prompt) {
+		/* Likely "-p secret": never echo what may be a password. */
+		snprintf(ps->err, ps->errlen, "unexpected argument after -p; a "
+		    "password must be attached (-pPASSWORD or "
+		    "--password=PASSWORD), or leave it out to be asked");
+		return CLI_USAGE;
 	}
 	if (optind < argc) {
 		snprintf(ps->err, ps->errlen, "unexpected argument '%s'; "

@@ -24,22 +24,32 @@ system_wall_ms(void *ctx)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/*
+ * A signal that arrives after the caller looked at its flags but before
+ * the sleep starts would not end the sleep, which can last an hour; so the
+ * sleep is cut in slices and returns EINTR after each one, and the caller
+ * looks at its flags again at least this often.
+ */
+#define SLICE_NS (100 * 1000000ull)
+
 static int
 system_sleep_until(void *ctx, uint64_t deadline_ns)
 {
+	uint64_t now = system_now_ns(ctx);
+	uint64_t wake = deadline_ns > now && deadline_ns - now > SLICE_NS ?
+	    now + SLICE_NS : deadline_ns;
 	struct timespec ts = {
-		.tv_sec = (time_t)(deadline_ns / 1000000000u),
-		.tv_nsec = (long)(deadline_ns % 1000000000u),
+		.tv_sec = (time_t)(wake / 1000000000u),
+		.tv_nsec = (long)(wake % 1000000000u),
 	};
-	int rc;
 
-	(void)ctx;
 	/*
 	 * An absolute deadline: however long the sample took, the next one is
 	 * due at start + k * interval, so the schedule cannot drift.
 	 */
-	rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-	return rc == EINTR ? EINTR : 0;
+	if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		return EINTR;
+	return wake < deadline_ns ? EINTR : 0;
 }
 
 struct clock

@@ -389,12 +389,6 @@ conn_cipher(struct conn *c)
 	return mysql_get_ssl_cipher(c->mysql);
 }
 
-uint64_t
-conn_connection_id(struct conn *c)
-{
-	return mysql_thread_id(c->mysql);
-}
-
 const char *
 conn_server_version(struct conn *c)
 {

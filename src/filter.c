@@ -3,6 +3,7 @@
  * and never exponential, whatever the pattern.
  */
 #include <ctype.h>
+#include <string.h>
 
 #include "filter.h"
 
@@ -79,6 +80,17 @@ filter_active(const struct event_filter *f)
 	return f != NULL && (f->n_include > 0 || f->n_exclude > 0);
 }
 
+/*
+ * A pattern matches the full name or the name as text shows it, without
+ * "memory/": 'innodb/%' works as well as 'memory/innodb/%'.
+ */
+static bool
+name_matches(const char *pattern, const char *name)
+{
+	return like_match(pattern, name) ||
+	    (strncmp(name, "memory/", 7) == 0 && like_match(pattern, name + 7));
+}
+
 bool
 filter_keeps(const struct event_filter *f, const char *name)
 {
@@ -88,8 +100,8 @@ filter_keeps(const struct event_filter *f, const char *name)
 		return true;
 	kept = f->n_include == 0;
 	for (size_t i = 0; i < f->n_include && !kept; i++)
-		kept = like_match(f->include[i], name);
+		kept = name_matches(f->include[i], name);
 	for (size_t i = 0; i < f->n_exclude && kept; i++)
-		kept = !like_match(f->exclude[i], name);
+		kept = !name_matches(f->exclude[i], name);
 	return kept;
 }

@@ -439,7 +439,7 @@ text_dump(struct output *o, const struct output_dump *d)
 
 /* The columns of --list; the statement, last, is cut and not padded. */
 enum list_col {
-	L_THREAD, L_CONN, L_USER, L_HOST, L_COMMAND, L_TIME, L_STATE,
+	L_THREAD, L_CONN, L_NAME, L_USER, L_HOST, L_COMMAND, L_TIME, L_STATE,
 	L_MEMORY, L_STATEMENT, L_COLS
 };
 
@@ -449,6 +449,7 @@ static const struct {
 } list_cols[L_COLS] = {
 	[L_THREAD] = { "thread", true },
 	[L_CONN] = { "conn", true },
+	[L_NAME] = { "name", false },
 	[L_USER] = { "user", false },
 	[L_HOST] = { "host", false },
 	[L_COMMAND] = { "command", false },
@@ -478,6 +479,11 @@ list_cell(const struct output *o, const struct thread_info *t,
 			return "-";
 		snprintf(buf, CELL, "%" PRIu64, t->connection_id);
 		return buf;
+	case L_NAME:
+		/* "thread/sql/one_connection" is shown as "sql/one_connection". */
+		if (t->name != NULL && strncmp(t->name, "thread/", 7) == 0)
+			return t->name + 7;
+		return or_dash(t->name);
 	case L_USER:
 		return or_dash(t->user);
 	case L_HOST:

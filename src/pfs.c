@@ -566,6 +566,7 @@ struct pfs_reader {
 	struct event_stat *events; /* grows to the number of events seen */
 	size_t n, cap;
 	int bad_row;
+	bool out_of_memory;
 	int thread_rows;           /* of the thread itself: 0 when it is gone */
 	struct statement statement;
 };
@@ -614,7 +615,7 @@ event_row(void *ctx, unsigned ncols, char **v, const unsigned long *len)
 		size_t cap = r->cap ? r->cap * 2 : 128;
 		struct event_stat *p = realloc(r->events, cap * sizeof(*p));
 		if (p == NULL)
-			return -1;
+			return r->out_of_memory = true, -1;
 		r->events = p;
 		r->cap = cap;
 	}
@@ -644,6 +645,7 @@ reader_read(void *ctx, struct reading *out, char *err, size_t errlen)
 
 	r->n = 0;
 	r->bad_row = 0;
+	r->out_of_memory = false;
 	r->thread_rows = 0;
 	memset(&r->statement, 0, sizeof(r->statement));
 	if (r->n_params > 0)
@@ -652,13 +654,17 @@ reader_read(void *ctx, struct reading *out, char *err, size_t errlen)
 	else
 		st = conn_query(r->conn, r->sql, event_row, r, &e, err, errlen);
 	if (st != CONN_OK) {
-		if (r->bad_row)
-			snprintf(err, errlen, "unexpected value in "
+		if (r->out_of_memory)
+			snprintf(err, errlen, "out of memory reading %s",
+			    r->is_grain ? "the summary" : "the thread's memory");
+		else if (r->bad_row)
+			snprintf(err, errlen, "unexpected value in %s",
+			    r->is_grain ? "a memory summary table" :
 			    "memory_summary_by_thread_by_event_name or "
 			    "events_statements_current");
 		else
-			query_failed(st, e, "reading the thread's memory", err,
-			    err, errlen);
+			query_failed(st, e, r->is_grain ? "reading the summary" :
+			    "reading the thread's memory", err, err, errlen);
 		return st == CONN_LOST ? SOURCE_LOST : SOURCE_ERROR;
 	}
 	/* The threads table has no row for a thread that ended. */

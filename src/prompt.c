@@ -12,35 +12,32 @@
 
 #include "prompt.h"
 
-int
-prompt_password(const char *prompt, char *buf, size_t len)
+static volatile sig_atomic_t interrupted;
+
+static void
+on_signal(int sig)
 {
-	struct termios saved, quiet;
+	(void)sig;
+	interrupted = 1;
+}
+
+/* Reads a line into buf; -1 with errno EINTR (Ctrl-C) or 0 (end of input). */
+static int
+read_line(int fd, char *buf, size_t len)
+{
 	size_t n = 0;
-	int fd, saved_errno, rc = 0;
 	char ch;
 
-	if ((fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0) {
-		errno = ENXIO;
-		return -1;
-	}
-	if (tcgetattr(fd, &saved) != 0) {
-		close(fd);
-		errno = ENXIO;
-		return -1;
-	}
-	quiet = saved;
-	quiet.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);
-	quiet.c_lflag |= ICANON;
-	(void)!write(fd, prompt, strlen(prompt));
-	tcsetattr(fd, TCSAFLUSH, &quiet);
 	for (;;) {
 		ssize_t r = read(fd, &ch, 1);
-		if (r < 0 && errno == EINTR)
+
+		if (r < 0 && errno == EINTR && !interrupted)
 			continue;
 		if (r <= 0) {
-			rc = -1;
-			break;
+			if (r == 0)
+				errno = 0;
+			buf[n] = '\0';
+			return -1;
 		}
 		if (ch == '\n' || ch == '\r')
 			break;
@@ -48,10 +45,47 @@ prompt_password(const char *prompt, char *buf, size_t len)
 			buf[n++] = ch;
 	}
 	buf[n] = '\0';
+	return 0;
+}
+
+int
+prompt_password(const char *prompt, char *buf, size_t len)
+{
+	struct sigaction sa, old_int, old_term;
+	struct termios saved, quiet;
+	int fd, saved_errno, rc;
+
+	if ((fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0 ||
+	    tcgetattr(fd, &saved) != 0) {
+		if (fd >= 0)
+			close(fd);
+		errno = ENXIO;
+		return -1;
+	}
+	/*
+	 * Without SA_RESTART, so that Ctrl-C ends the read instead of being
+	 * noted and ignored; the terminal's echo is restored either way.
+	 */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	interrupted = 0;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	quiet = saved;
+	quiet.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);
+	quiet.c_lflag |= ICANON;
+	(void)!write(fd, prompt, strlen(prompt));
+	tcsetattr(fd, TCSAFLUSH, &quiet);
+	rc = read_line(fd, buf, len);
 	saved_errno = errno;
 	tcsetattr(fd, TCSAFLUSH, &saved);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
 	(void)!write(fd, "\n", 1);
 	close(fd);
+	if (rc != 0)
+		explicit_bzero(buf, len); /* nothing half typed stays behind */
 	errno = saved_errno;
 	return rc;
 }

@@ -82,10 +82,11 @@ reconnect(struct reconnect *rc, char *err, size_t errlen)
 		uint64_t now = clk->now_ns(clk->ctx);
 		uint64_t wake = now + backoff < deadline ? now + backoff : deadline;
 
-		if (*rc->stop)
-			return SOURCE_STOPPED;
-		if (clk->sleep_until(clk->ctx, wake) == EINTR)
-			continue;
+		/* Woken early: look at *stop, then sleep to the same time. */
+		do {
+			if (*rc->stop)
+				return SOURCE_STOPPED;
+		} while (clk->sleep_until(clk->ctx, wake) == EINTR);
 		enum source_status st = try_once(rc, err, errlen);
 		if (st != SOURCE_LOST)
 			return st;
@@ -118,9 +119,12 @@ reconnect_read(void *ctx, struct reading *out, char *err, size_t errlen)
 	if ((st = reconnect(rc, err, errlen)) != SOURCE_OK)
 		return st;
 	tell(rc, "reconnected; sampling goes on");
+	uint64_t again = rc->clk->now_ns(rc->clk->ctx);
 	st = inner.read(inner.ctx, out, err, errlen);
-	if (st == SOURCE_OK)
-		out->gap_us = (rc->clk->now_ns(rc->clk->ctx) - lost_at) / 1000;
+	if (st == SOURCE_OK) {
+		out->gap_us = (again - lost_at) / 1000;
+		out->started_ns = again; /* the sample is of this read */
+	}
 	return st;
 }
 

@@ -41,11 +41,8 @@ keep_filtered(const struct event_filter *f, struct event_stat *events,
 	size_t kept = 0;
 
 	*kept_total = 0;
-	if (!filter_active(f)) {
-		for (size_t i = 0; i < n; i++)
-			*kept_total += events[i].current_bytes;
-		return n;
-	}
+	if (!filter_active(f))
+		return n; /* the caller's total is the kept total */
 	for (size_t i = 0; i < n; i++) {
 		if (!filter_keeps(f, events[i].name))
 			continue;
@@ -85,6 +82,8 @@ fill_sample(struct loop *l, struct sample *s, const struct reading *rd,
 		s->total_bytes += events[i].current_bytes;
 	/* The total counts every event; the filter only limits what is kept. */
 	n = keep_filtered(l->cfg->filter, events, n, &s->filtered_total_bytes);
+	if (!filter_active(l->cfg->filter))
+		s->filtered_total_bytes = s->total_bytes;
 	keep = topn_select(events, n, l->cfg->top, l->order);
 	/* Spikes go into the room the ring has beyond the top N. */
 	room = max_events > keep ? max_events - keep : 0;
@@ -177,6 +176,11 @@ sampler_run(const struct sampler_config *cfg, const struct source *src,
 		start = clk->now_ns(clk->ctx);
 		enum source_status st = src->read(src->ctx, &rd, err, errlen);
 		done = clk->now_ns(clk->ctx);
+		/* After a reconnect the reading is of a later query than the first. */
+		if (st == SOURCE_OK && rd.started_ns > start) {
+			wall += (int64_t)((rd.started_ns - start) / 1000000u);
+			start = rd.started_ns;
+		}
 		if (st == SOURCE_GONE) {
 			end = SAMPLER_END_GONE;
 			break;

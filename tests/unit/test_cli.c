@@ -31,17 +31,22 @@ parse_env(const struct cli_env *env, struct options *o, char *err,
     size_t errlen, ...)
 {
 	char *argv[64], warn[512];
+	enum cli_status st;
 	int argc = 0;
 	va_list ap;
 
-	argv[argc++] = (char *)"mysqlmemprof";
+	/* Copies, as cli_parse() writes over a password in argv. */
+	argv[argc++] = strdup("mysqlmemprof");
 	va_start(ap, errlen);
 	for (char *a; (a = va_arg(ap, char *)) != NULL;)
-		argv[argc++] = a;
+		argv[argc++] = strdup(a);
 	va_end(ap);
 	argv[argc] = NULL;
 	err[0] = '\0';
-	return cli_parse(argc, argv, env, o, warn, sizeof(warn), err, errlen);
+	st = cli_parse(argc, argv, env, o, warn, sizeof(warn), err, errlen);
+	for (int i = 0; i < argc; i++)
+		free(argv[i]);
+	return st;
 }
 
 #define PARSE(o, err, ...) \
@@ -145,6 +150,36 @@ test_password_forms(void **state)
 	cli_free(&o);
 	assert_int_equal(PARSE(&o, err, "--list", "-p"), CLI_OK);
 	assert_null(o.password);
+	cli_free(&o);
+}
+
+static void
+test_password_scrubbed_from_argv(void **state)
+{
+	struct cli_env env = bare_env();
+	char a1[] = "--pass=secret", a2[] = "-qpsecret", a3[] = "--list";
+	char *argv[] = { (char *)"mysqlmemprof", a1, a3, NULL };
+	char *argv2[] = { (char *)"mysqlmemprof", a2, a3, NULL };
+	struct options o;
+	char warn[100], err[512];
+
+	(void)state;
+	/* An abbreviation of --password, and -p bundled after -q. */
+	assert_int_equal(cli_parse(3, argv, &env, &o, warn, sizeof(warn), err,
+	    sizeof(err)), CLI_OK);
+	assert_string_equal(o.password, "secret");
+	assert_string_equal(a1, "--pass=xxxxxx");
+	cli_free(&o);
+	assert_int_equal(cli_parse(3, argv2, &env, &o, warn, sizeof(warn),
+	    err, sizeof(err)), CLI_OK);
+	assert_string_equal(o.password, "secret");
+	assert_true(o.quiet);
+	assert_string_equal(a2, "-qpxxxxxx");
+	cli_free(&o);
+	/* "-p secret": the stray word is not echoed, it may be the password. */
+	assert_int_equal(PARSE(&o, err, "--list", "-p", "hunter2"), CLI_USAGE);
+	assert_null(strstr(err, "hunter2"));
+	assert_non_null(strstr(err, "-pPASSWORD"));
 	cli_free(&o);
 }
 
@@ -318,12 +353,14 @@ test_bad_command_lines(void **state)
 		struct options o;
 		int argc = 0;
 
-		argv[argc++] = (char *)"mysqlmemprof";
+		argv[argc++] = strdup("mysqlmemprof");
 		for (int k = 0; b->args[k] != NULL; k++)
-			argv[argc++] = (char *)b->args[k];
+			argv[argc++] = strdup(b->args[k]);
 		argv[argc] = NULL;
 		enum cli_status st = cli_parse(argc, argv, &env, &o, warn,
 		    sizeof(warn), err, sizeof(err));
+		for (int k = 0; k < argc; k++)
+			free(argv[k]);
 		if (st != CLI_USAGE || strstr(err, b->expect) == NULL ||
 		    strchr(err, '\n') != NULL)
 			fail_msg("case %zu (%s ...): status %d, message '%s', "
@@ -713,6 +750,7 @@ main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_all_options),
 		cmocka_unit_test(test_password_forms),
+		cmocka_unit_test(test_password_scrubbed_from_argv),
 		cmocka_unit_test(test_help_and_version),
 		cmocka_unit_test(test_grains_and_filters),
 		cmocka_unit_test(test_last_value_wins),

@@ -64,6 +64,11 @@ test_filter(void **state)
 	assert_true(filter_keeps(&only_exc, "memory/mysys/IO_CACHE"));
 	assert_false(filter_keeps(&only_exc, "memory/sql/THD::main_mem_root"));
 	assert_true(filter_keeps(&both, "memory/sql/String::value"));
+	/* The short name, as text shows it, matches as well. */
+	char *short_inc[] = { (char *)"innodb/%" };
+	struct event_filter by_short = { short_inc, 1, NULL, 0 };
+	assert_true(filter_keeps(&by_short, "memory/innodb/row0sel"));
+	assert_false(filter_keeps(&by_short, "memory/sql/innodb/x"));
 	assert_false(filter_keeps(&both, "memory/sql/THD::main_mem_root"));
 	assert_false(filter_keeps(&both, "memory/mysys/IO_CACHE"));
 }

@@ -103,6 +103,12 @@ fake_read(void *ctx, struct reading *out, char *err, size_t errlen)
 	out->events = f->events;
 	out->n = f->n_events;
 	out->gap_us = i + 1 == f->gap_at ? 2500000 : 0;
+	out->started_ns = 0;
+	if (i + 1 == f->gap_at) {
+		/* As after a reconnect: the reading is of a query 2.5 s later. */
+		f->now += 2500 * MS;
+		out->started_ns = f->now - 1 * MS;
+	}
 	out->statement = f->statements[i];
 	return SOURCE_OK;
 }
@@ -449,6 +455,10 @@ test_gap_is_passed_on(void **state)
 	assert_int_equal(ring_get(r, 0)->gap_ms, 0);
 	assert_int_equal(ring_get(r, 1)->gap_ms, 2500);
 	assert_int_equal(ring_get(r, 2)->gap_ms, 0);
+	/* The sample is stamped with the query that gave it, not the failed one. */
+	assert_int_equal(ring_get(r, 1)->elapsed_us, 100000 + 2500000);
+	assert_int_equal(ring_get(r, 1)->wall_ms - ring_get(r, 0)->wall_ms,
+	    100 + 2500);
 	ring_free(r);
 }
 
@@ -515,8 +525,8 @@ evs(const char *name, int64_t cur, int64_t high, uint64_t alloc,
 	return e;
 }
 
-#define READING(a) { (struct event_stat *)(a), sizeof(a) / sizeof((a)[0]), 0, \
-	NULL }
+#define READING(a) { .events = (struct event_stat *)(a), \
+	.n = sizeof(a) / sizeof((a)[0]) }
 
 static const struct event_stat *
 find(const struct sample *s, const char *name)
