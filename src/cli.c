@@ -995,7 +995,7 @@ cli_usage(FILE *fp)
 "Flight recorder:\n"
 "      --trigger-bytes=N      write nothing until the thread total reaches N\n"
 "                             bytes (K, M, G: KiB, MiB, GiB); then write the\n"
-"                             --window samples before it and each one after;\n"
+"                             last --window samples up to it, then each one;\n"
 "                             SIGUSR1 writes the samples held at any time\n"
 "      --trigger-hold=SECONDS go on writing until the total has been below N\n"
 "                             this long (default 5)\n"
