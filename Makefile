@@ -103,7 +103,7 @@ build/fuzz/%: fuzz/%.c $(FUZZ_CORE) include/*.h
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_CORE) -lcsv
 
 fuzz-run: fuzz
-	for f in $(FUZZERS); do \
+	@for f in $(FUZZERS); do \
 		mkdir -p $$f.corpus && \
 		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 $$f.corpus \
 			2>$$f.log || { tail -n 40 $$f.log; exit 1; }; \

@@ -100,6 +100,21 @@ ints_row(void *ctx, unsigned ncols, char **values, const unsigned long *len)
 	return 0;
 }
 
+/* Runs a query of one row of integers into *r; what names it in errors. */
+static enum pfs_status
+query_ints(struct conn *c, const char *sql, const char *what, struct ints *r,
+    char *err, size_t errlen)
+{
+	enum conn_status st;
+	unsigned e;
+
+	memset(r, 0, sizeof(*r));
+	st = conn_query(c, sql, ints_row, r, &e, err, errlen);
+	if (st != CONN_OK)
+		return query_failed(st, e, what, err, err, errlen);
+	return PFS_OK;
+}
+
 enum pfs_status
 pfs_preflight(struct conn *c, size_t *enabled, size_t *total, char *err,
     size_t errlen)
@@ -201,15 +216,12 @@ enum pfs_status
 pfs_own_thread(struct conn *c, uint64_t *thread_id, char *err, size_t errlen)
 {
 	struct ints r = { 0 };
-	enum conn_status st;
-	unsigned e;
+	enum pfs_status ps;
 
-	st = conn_query(c, "SELECT THREAD_ID FROM performance_schema.threads "
-	    "WHERE PROCESSLIST_ID = CONNECTION_ID()", ints_row, &r, &e, err,
-	    errlen);
-	if (st != CONN_OK)
-		return query_failed(st, e, "finding our own thread", err, err,
-		    errlen);
+	if ((ps = query_ints(c, "SELECT THREAD_ID FROM performance_schema.threads "
+	    "WHERE PROCESSLIST_ID = CONNECTION_ID()", "finding our own thread",
+	    &r, err, errlen)) != PFS_OK)
+		return ps;
 	*thread_id = r.rows > 0 ? (uint64_t)r.v[0] : 0;
 	return PFS_OK;
 }
@@ -230,16 +242,14 @@ pfs_thread_of_connection(struct conn *c, uint64_t connection_id,
 {
 	struct ints r = { 0 };
 	char sql[200];
-	enum conn_status st;
-	unsigned e;
+	enum pfs_status ps;
 
 	snprintf(sql, sizeof(sql), "SELECT THREAD_ID, INSTRUMENTED = 'YES' "
 	    "FROM performance_schema.threads WHERE PROCESSLIST_ID = %" PRIu64,
 	    connection_id);
-	st = conn_query(c, sql, ints_row, &r, &e, err, errlen);
-	if (st != CONN_OK)
-		return query_failed(st, e, "looking up the connection", err,
-		    err, errlen);
+	if ((ps = query_ints(c, sql, "looking up the connection", &r, err,
+	    errlen)) != PFS_OK)
+		return ps;
 	if (r.rows == 0) {
 		snprintf(err, errlen, "no connection %" PRIu64 " on the server; "
 		    "see mysqlmemprof --list for the connections", connection_id);
@@ -257,16 +267,14 @@ pfs_check_thread(struct conn *c, uint64_t thread_id, uint64_t *connection_id,
 {
 	struct ints r = { 0 };
 	char sql[200];
-	enum conn_status st;
-	unsigned e;
+	enum pfs_status ps;
 
 	snprintf(sql, sizeof(sql), "SELECT PROCESSLIST_ID, INSTRUMENTED = 'YES' "
 	    "FROM performance_schema.threads WHERE THREAD_ID = %" PRIu64,
 	    thread_id);
-	st = conn_query(c, sql, ints_row, &r, &e, err, errlen);
-	if (st != CONN_OK)
-		return query_failed(st, e, "looking up the thread", err, err,
-		    errlen);
+	if ((ps = query_ints(c, sql, "looking up the thread", &r, err,
+	    errlen)) != PFS_OK)
+		return ps;
 	if (r.rows == 0) {
 		snprintf(err, errlen, "no thread %" PRIu64 " in "
 		    "performance_schema.threads; see mysqlmemprof --list for "
@@ -283,15 +291,13 @@ enum pfs_status
 pfs_server_boot(struct conn *c, int64_t *boot_s, char *err, size_t errlen)
 {
 	struct ints r = { 0 };
-	enum conn_status st;
-	unsigned e;
+	enum pfs_status ps;
 
-	st = conn_query(c, "SELECT UNIX_TIMESTAMP() - VARIABLE_VALUE "
+	if ((ps = query_ints(c, "SELECT UNIX_TIMESTAMP() - VARIABLE_VALUE "
 	    "FROM performance_schema.global_status "
-	    "WHERE VARIABLE_NAME = 'UPTIME'", ints_row, &r, &e, err, errlen);
-	if (st != CONN_OK)
-		return query_failed(st, e, "reading the server's uptime", err,
-		    err, errlen);
+	    "WHERE VARIABLE_NAME = 'UPTIME'", "reading the server's uptime", &r,
+	    err, errlen)) != PFS_OK)
+		return ps;
 	*boot_s = r.v[0];
 	return PFS_OK;
 }
