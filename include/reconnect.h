@@ -18,7 +18,7 @@
 struct reconnect {
 	struct conn **conn;             /* the caller's connection, replaced on reconnect */
 	const struct conn_params *params;
-	struct pfs_reader *reader;
+	struct pfs_reader *reader;      /* pointed at the new connection; may be NULL */
 	uint64_t thread_id;             /* 0: a grain, not a thread */
 	uint64_t timeout_ns;            /* give up after this long; 0: never reconnect */
 	int64_t server_boot_s;          /* from pfs_server_boot() at the first connect */
@@ -30,5 +30,12 @@ struct reconnect {
 };
 
 struct source reconnect_source(struct reconnect *rc);
+
+/*
+ * Reconnects now, err saying what was lost: SOURCE_OK, SOURCE_STOPPED, or
+ * SOURCE_ERROR when the time ran out or the target is gone (err says).
+ */
+enum source_status reconnect_now(struct reconnect *rc, char *err,
+    size_t errlen);
 
 #endif

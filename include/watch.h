@@ -33,6 +33,7 @@ enum watch_status {
 	WATCH_FOUND,
 	WATCH_TIMEOUT, /* nothing matched within timeout_ns */
 	WATCH_STOPPED, /* *stop was set */
+	WATCH_LOST,    /* the connection was lost; err says how */
 	WATCH_ERROR,   /* err says why */
 };
 

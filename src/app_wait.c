@@ -9,6 +9,7 @@
 
 #include "app_internal.h"
 #include "outname.h"
+#include "reconnect.h"
 
 /* "statement like 'X' running at least 5 s of user 'U' in database 'D'". */
 static void
@@ -76,6 +77,45 @@ name_capture(struct app *a, const struct stmt_match *m)
 }
 
 /*
+ * The connection was lost while waiting: connects again within
+ * --reconnect-timeout, as during a capture. No thread is followed yet, so
+ * a restarted server is fine. Returns 0, or -1 having said why.
+ */
+static int
+rejoin(struct app *a, char *err, size_t errlen)
+{
+	struct clock clk = clock_system();
+	struct reconnect rc = {
+		.conn = &a->conn, .params = &a->params,
+		.timeout_ns = a->opts.reconnect_timeout_s * 1000000000u,
+		.server_boot_s = a->server_boot_s, .clk = &clk,
+		.stop = &stop_requested, .notify = note_cb, .notify_ctx = a,
+	};
+
+	if (rc.timeout_ns == 0) {
+		say("%s", err);
+		return -1;
+	}
+	switch (reconnect_now(&rc, err, errlen)) {
+	case SOURCE_OK:
+		break;
+	case SOURCE_STOPPED:
+		return -1;
+	default:
+		say("%s", err);
+		return -1;
+	}
+	note(a, "reconnected; waiting goes on");
+	/* The server may have restarted: what a capture compares with is new. */
+	if (pfs_own_thread(a->conn, &a->own_thread, err, errlen) != PFS_OK ||
+	    pfs_server_boot(a->conn, &a->server_boot_s, err, errlen) != PFS_OK) {
+		say("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * --wait-for, --longer-than: waits for a matching statement, captures its
  * thread until the statement ends, and with --repeat waits again. Exit
  * status 3 when --wait-timeout passed before anything was captured.
@@ -124,6 +164,11 @@ run_wait(struct app *a)
 			    " s; %" PRIu64 " captures", what,
 			    o->wait_timeout_s, a->capture_no);
 			return EXIT_DONE;
+		case WATCH_LOST:
+			if (rejoin(a, err, sizeof(err)) != 0)
+				return stop_requested ? EXIT_DONE : EXIT_RUNTIME;
+			w.own_thread = a->own_thread;
+			continue;
 		case WATCH_ERROR:
 			say("%s", err);
 			return EXIT_RUNTIME;

@@ -62,12 +62,13 @@ try_once(struct reconnect *rc, char *err, size_t errlen)
 	}
 	conn_close(*rc->conn);
 	*rc->conn = c;
-	pfs_reader_use(rc->reader, c);
+	if (rc->reader != NULL)
+		pfs_reader_use(rc->reader, c);
 	return SOURCE_OK;
 }
 
-static enum source_status
-reconnect(struct reconnect *rc, char *err, size_t errlen)
+enum source_status
+reconnect_now(struct reconnect *rc, char *err, size_t errlen)
 {
 	const struct clock *clk = rc->clk;
 	uint64_t start = clk->now_ns(clk->ctx);
@@ -116,7 +117,7 @@ reconnect_read(void *ctx, struct reading *out, char *err, size_t errlen)
 	if (st != SOURCE_LOST || rc->timeout_ns == 0)
 		return st;
 	lost_at = rc->clk->now_ns(rc->clk->ctx);
-	if ((st = reconnect(rc, err, errlen)) != SOURCE_OK)
+	if ((st = reconnect_now(rc, err, errlen)) != SOURCE_OK)
 		return st;
 	tell(rc, "reconnected; sampling goes on");
 	uint64_t again = rc->clk->now_ns(rc->clk->ctx);

@@ -86,8 +86,11 @@ watch_wait(struct watch *w, struct stmt_match *m, char *err, size_t errlen)
 			return WATCH_TIMEOUT;
 		if (clk->sleep_until(clk->ctx, due) == EINTR)
 			continue; /* a signal: look at *stop, then sleep again */
-		if (pfs_find_statements(*w->conn, &w->filter, w->own_thread, &l,
-		    err, errlen) != PFS_OK)
+		enum pfs_status ps = pfs_find_statements(*w->conn, &w->filter,
+		    w->own_thread, &l, err, errlen);
+		if (ps == PFS_LOST)
+			return WATCH_LOST;
+		if (ps != PFS_OK)
 			return WATCH_ERROR;
 		if ((i = match_choose(&l, &w->seen)) >= 0) {
 			*m = l.v[i];

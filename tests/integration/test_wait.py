@@ -116,6 +116,25 @@ class Wait(mmp.TestCase):
         self.assertIn("found connection %d" % w.connection_id, p.stderr + before)
         self.assertIn("(the statement finished)", p.stderr, desc)
 
+    def test_connection_lost_while_waiting(self):
+        proc = start(["--wait-for", "%" + self.tok + "%", "--poll", "200",
+                      "--frequency", "100", "--format", "json"])
+        before = wait_for_stderr(proc, "waiting for")
+        rows = mmp.root_sql(
+            "SELECT PROCESSLIST_ID FROM performance_schema.session_connect_attrs "
+            "WHERE ATTR_NAME = '_pid' AND ATTR_VALUE = '%d'" % proc.pid)
+        mmp.root_sql("KILL %s" % rows[0][0])
+        before += wait_for_stderr(proc, "waiting goes on")
+        w = self.start(mmp.Workload("", "SELECT SLEEP(1.5), '%s';" % self.tok))
+        tid = w.thread_id  # while the connection lives
+        p = finish(proc)
+        desc = mmp.describe(p) + before
+        self.assertEqual(p.returncode, 0, desc)
+        self.assertIn("reconnecting", before, desc)
+        samples = mmp.parse_json_lines(p.stdout)
+        self.assertGreaterEqual(len(samples), 5, desc)
+        self.assertTrue(all(s["thread_id"] == tid for s in samples), desc)
+
     def test_longer_than_ignores_short_statements(self):
         p_args = ["--wait-for", "%" + self.tok + "%", "--longer-than", "2",
                   "--poll", "200", "--frequency", "100", "--format", "json",
