@@ -88,6 +88,13 @@ demo: deps
 	$(MAKE) all
 	scripts/demo.sh
 
+# mysqlmemprof against the samplers people use, on a throwaway server of
+# its own: prints the figures and writes bench/RESULTS.md (about 8 minutes).
+bench: deps
+	$(MAKE) all
+	BUILD=$(BUILD) CC='$(CC)' CFLAGS='$(CFLAGS)' MYSQL_CFLAGS='$(MYSQL_CFLAGS)' \
+	    MYSQL_LIBS='$(MYSQL_LIBS)' python3 bench/run.py
+
 # libFuzzer harnesses (clang): `make fuzz` builds them, `make fuzz-run`
 # runs each for FUZZ_SECONDS on a corpus kept under build/.
 FUZZ_CC      ?= clang
@@ -118,4 +125,4 @@ install: $(PROG)
 clean:
 	rm -rf build $(PROG)
 
-.PHONY: all unit deps check demo install clean fuzz fuzz-run
+.PHONY: all unit deps check demo bench install clean fuzz fuzz-run
