@@ -19,8 +19,8 @@ volatile sig_atomic_t dump_requested;
 
 /*
  * Prints one line on stderr. Messages quote user input and server text,
- * so control characters are shown as '?': a message stays one line and
- * cannot move the terminal's cursor.
+ * so control characters, C0 and C1, are shown as '?': a message stays one
+ * line and cannot move the terminal's cursor.
  */
 static void
 vsay(const char *fmt, va_list ap)
@@ -28,9 +28,13 @@ vsay(const char *fmt, va_list ap)
 	char line[2048];
 
 	vsnprintf(line, sizeof(line), fmt, ap);
-	for (char *p = line; *p != '\0'; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+	for (unsigned char *p = (unsigned char *)line; *p != '\0'; p++) {
+		if (*p < 0x20 || *p == 0x7f)
 			*p = '?';
+		/* C1 controls (U+0080 to U+009F, as UTF-8: C2 80 to C2 9F). */
+		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+			p[0] = '?', p[1] = '?';
+	}
 	fprintf(stderr, "mysqlmemprof: %s\n", line);
 }
 

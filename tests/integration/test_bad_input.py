@@ -112,6 +112,13 @@ class BadInput(mmp.TestCase):
                 self.assertOneErrorLine(p, status, word)
                 self.assertEqual(p.stdout, "", mmp.describe(p))
 
+    def test_control_characters_never_reach_the_terminal(self):
+        # A newline, an ESC and a C1 CSI (U+009B) in what the message quotes.
+        p = mmp.run(["--thread", "1", "a\nb\x1b[2J\u009b2Jc"], conn=False)
+        line = self.assertOneErrorLine(p, 2, "unexpected argument")
+        for bad in ("\x1b", "\u009b", "\n"):
+            self.assertNotIn(bad, line)
+
     def test_world_writable_option_file_is_ignored(self):
         path = cnf("open.cnf", "[client]\nuser=nobody-here\n", 0o666)
         p = mmp.run(["--defaults-extra-file=" + path, "--thread", "1",
