@@ -101,6 +101,31 @@ test_deltas_follow_the_name(void **state)
 	assert_int_equal(delta_table_update(t, r4, 2), 1);
 	delta_is(&r4[0], 650, 580, 8, 6, false);
 	delta_is(&r4[1], 30, 30, 1, 1, false);
+
+	/* The same names in the same places: the fast path. */
+	struct event_stat r5[] = {
+		ev("memory/b", 70, 70, 700, 600, 9, 7),
+		ev("memory/a", 100, 100, 1200, 1100, 13, 12),
+	};
+	/* As many events, but a new name in the second place. */
+	struct event_stat r6[] = {
+		ev("memory/b", 70, 70, 710, 610, 10, 8),
+		ev("memory/c", 10, 10, 40, 30, 4, 3),
+	};
+	/* Then swapped: found by name again, through a rebuilt index. */
+	struct event_stat r7[] = {
+		ev("memory/c", 10, 10, 45, 35, 5, 4),
+		ev("memory/b", 70, 70, 710, 610, 10, 8),
+	};
+	assert_int_equal(delta_table_update(t, r5, 2), 1);
+	delta_is(&r5[0], 50, 20, 1, 1, false);
+	delta_is(&r5[1], 70, 70, 1, 1, false);
+	assert_int_equal(delta_table_update(t, r6, 2), 1);
+	delta_is(&r6[0], 10, 10, 1, 1, false);
+	delta_is(&r6[1], 40, 30, 4, 3, false);
+	assert_int_equal(delta_table_update(t, r7, 2), 1);
+	delta_is(&r7[0], 5, 5, 1, 1, false);
+	delta_is(&r7[1], 0, 0, 0, 0, false);
 	delta_table_free(t);
 }
 
