@@ -9,14 +9,22 @@
 
 #include "app_internal.h"
 
+/* How open_output_file() treats what is there. */
+enum open_mode {
+	OPEN_TRUNCATE, /* --output: a new run starts the file again */
+	OPEN_APPEND,   /* SIGHUP: go on in the file logrotate left */
+	OPEN_NEW,      /* a capture's own file: never one that exists */
+};
+
 /*
  * Opens --output. It refuses a symbolic link (O_NOFOLLOW), so a link
  * planted in a shared directory cannot make it overwrite another file, and
  * anything but a regular file, a FIFO or a character device such as
- * /dev/null. A first open truncates; a reopen on SIGHUP appends.
+ * /dev/null.
  */
 static FILE *
-open_output_file(const char *path, int truncate, char *err, size_t errlen)
+open_output_file(const char *path, enum open_mode mode, char *err,
+    size_t errlen)
 {
 	/*
 	 * O_NONBLOCK: opening a FIFO that has no reader would otherwise wait
@@ -24,7 +32,9 @@ open_output_file(const char *path, int truncate, char *err, size_t errlen)
 	 * flag is cleared once open so that writes block as usual.
 	 */
 	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
-	    (truncate ? 0 : O_APPEND);
+	    (mode == OPEN_APPEND ? O_APPEND : 0) |
+	    (mode == OPEN_NEW ? O_EXCL : 0);
+	bool truncate = mode == OPEN_TRUNCATE;
 	struct stat st;
 	FILE *fp;
 	int fd;
@@ -41,6 +51,10 @@ open_output_file(const char *path, int truncate, char *err, size_t errlen)
 		if (errno == ENXIO)
 			snprintf(err, errlen, "--output %s is a FIFO that no "
 			    "one reads; start its reader first", path);
+		else if (errno == EEXIST && mode == OPEN_NEW)
+			snprintf(err, errlen, "--output %s was made by someone "
+			    "else meanwhile (another mysqlmemprof?); give each "
+			    "run its own --output pattern", path);
 		else
 			snprintf(err, errlen, "cannot open --output %s: %s; "
 			    "check the path and its permissions", path,
@@ -77,7 +91,8 @@ open_output(struct app *a)
 		a->out.fp = stdout;
 		return 0;
 	}
-	if ((a->out.fp = open_output_file(a->opts.output, 1, err,
+	if ((a->out.fp = open_output_file(a->opts.output,
+	    a->output_pattern != NULL ? OPEN_NEW : OPEN_TRUNCATE, err,
 	    sizeof(err))) == NULL) {
 		say("%s", err);
 		return -1;
@@ -99,8 +114,8 @@ reopen_output(struct app *a)
 	reopen_requested = 0;
 	if (a->opts.output == NULL)
 		return 0;
-	if ((fp = open_output_file(a->opts.output, 0, err, sizeof(err))) ==
-	    NULL) {
+	if ((fp = open_output_file(a->opts.output, OPEN_APPEND, err,
+	    sizeof(err))) == NULL) {
 		/* Keep writing where we were; the old file is still open. */
 		say("%s; still writing to the old file", err);
 		return 0;

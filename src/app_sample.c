@@ -347,10 +347,15 @@ run_sampling(struct app *a)
 		snprintf(what, sizeof(what), "thread %" PRIu64 " (a background "
 		    "thread)", cfg.thread_id);
 	const char *cipher = conn_cipher(a->conn);
-	note(a, "sampling %s every %" PRIu64 " ms on %s%s%s; our own thread "
-	    "is %" PRIu64, what, o->frequency_ms, conn_server_version(a->conn),
+	char own[64] = "";
+	/* While waiting for statements, the waiting note said it already. */
+	if (a->follow == NULL)
+		snprintf(own, sizeof(own), "; our own thread is %" PRIu64,
+		    a->own_thread);
+	note(a, "sampling %s every %" PRIu64 " ms on %s%s%s%s", what,
+	    o->frequency_ms, conn_server_version(a->conn),
 	    cipher != NULL ? " over TLS " : "", cipher != NULL ? cipher : "",
-	    a->own_thread);
+	    own);
 	if (begin_capture(a) != 0) {
 		rc = write_failed(a);
 		goto done;

@@ -608,9 +608,14 @@ apply_file_entry(struct parse *ps, const struct optfile_entry *e)
 	if (d == NULL || d->scope == COMMAND_LINE) {
 		if (loose || strcasecmp(e->group, "client") == 0)
 			return 0;
-		snprintf(ps->err, ps->errlen, "unknown option '%s' in [%s] at "
-		    "%s; remove it or prefix it with loose-", e->key, e->group,
-		    e->origin);
+		if (d != NULL)
+			snprintf(ps->err, ps->errlen, "'%s' in [%s] at %s works "
+			    "only on the command line; remove it from the file",
+			    e->key, e->group, e->origin);
+		else
+			snprintf(ps->err, ps->errlen, "unknown option '%s' in [%s] "
+			    "at %s; remove it or prefix it with loose-", e->key,
+			    e->group, e->origin);
 		return -1;
 	}
 	snprintf(where, sizeof(where), " in %s", e->origin);

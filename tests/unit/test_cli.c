@@ -565,6 +565,11 @@ test_option_file_problems(void **state)
 	write_file(path, "[mysqlmemprof]\nbogus=1\n", 0644);
 	assert_int_equal(PARSE(&o, err, "--list", arg), CLI_USAGE);
 	assert_non_null(strstr(err, "unknown option 'bogus'"));
+	cli_free(&o);
+
+	write_file(path, "[mysqlmemprof]\nhelp\n", 0644);
+	assert_int_equal(PARSE(&o, err, "--list", arg), CLI_USAGE);
+	assert_non_null(strstr(err, "only on the command line"));
 	assert_non_null(strstr(err, "bad.cnf:2"));
 	cli_free(&o);
 
