@@ -42,6 +42,16 @@ struct output_dump {
 	size_t held;       /* samples written before that one; by signal, all */
 };
 
+/* A capture of --wait-for begins: which statement the samples that follow are of. */
+struct output_capture {
+	uint64_t number;        /* 1, 2, ... */
+	int64_t started_s;      /* when the capture began, seconds since the epoch */
+	uint64_t connection_id;
+	uint64_t thread_id;
+	int64_t running_s;      /* how long the statement had run then */
+	const char *text;       /* the start of the statement */
+};
+
 /*
  * Every callback writes to o->fp and returns 0, or -1 with errno set when a
  * write failed. A NULL callback writes nothing.
@@ -53,6 +63,7 @@ struct format {
 	int (*end)(struct output *o, const struct summary *sum);
 	int (*threads)(struct output *o, const struct thread_list *l); /* --list */
 	int (*dump)(struct output *o, const struct output_dump *d);
+	int (*capture)(struct output *o, const struct output_capture *c);
 };
 
 /* The format of that name, or NULL. */
@@ -67,5 +78,10 @@ int output_end(struct output *o, const struct summary *sum);
 int output_threads(struct output *o, const struct thread_list *l);
 /* Says that held samples follow; the next sample names its statement again. */
 int output_dump(struct output *o, const struct output_dump *d);
+/*
+ * Says which capture follows. Only text marks it: CSV and JSON rows tell
+ * captures apart by thread_id and sample.
+ */
+int output_capture(struct output *o, const struct output_capture *c);
 
 #endif

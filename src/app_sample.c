@@ -76,17 +76,6 @@ make_ring(struct app *a)
 	return r;
 }
 
-/* Copies text for one line of text output: control characters become spaces. */
-static void
-one_line(char *dst, size_t size, const char *text, size_t max)
-{
-	size_t n = 0;
-
-	for (; text[n] != '\0' && n < max && n + 1 < size; n++)
-		dst[n] = (unsigned char)text[n] < 0x20 ? ' ' : text[n];
-	dst[n] = '\0';
-}
-
 /*
  * Writes the format's header once per output. Before each capture of
  * --wait-for, text gets a heading that says which statement follows; CSV
@@ -96,24 +85,17 @@ static int
 begin_capture(struct app *a)
 {
 	const struct stmt_match *m;
-	char when[32], text[128];
-	time_t now;
-	struct tm tm;
 
 	if (a->out_captures++ == 0 && output_begin(&a->out) != 0)
 		return -1;
-	if (a->follow == NULL || strcmp(a->out.fmt->name, "text") != 0)
+	if (a->follow == NULL)
 		return 0;
 	m = &a->follow->stmt;
-	now = time(NULL);
-	localtime_r(&now, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
-	one_line(text, sizeof(text), m->text, 60);
-	fprintf(a->out.fp, "## Capture %" PRIu64 " at %s: connection %" PRIu64
-	    ", thread %" PRIu64 ", running %" PRId64 " s: %s%s ##\n",
-	    a->capture_no, when, m->connection_id, m->thread_id, m->time_s,
-	    text, strlen(m->text) > 60 ? "..." : "");
-	return fflush(a->out.fp) != 0 || ferror(a->out.fp) ? -1 : 0;
+	return output_capture(&a->out, &(struct output_capture){
+		.number = a->capture_no, .started_s = (int64_t)time(NULL),
+		.connection_id = m->connection_id, .thread_id = m->thread_id,
+		.running_s = m->time_s, .text = m->text,
+	});
 }
 
 /* Says why a capture of --wait-for ended. */

@@ -91,6 +91,12 @@ output_dump(struct output *o, const struct output_dump *d)
 }
 
 int
+output_capture(struct output *o, const struct output_capture *c)
+{
+	return flush(o, o->fmt->capture ? o->fmt->capture(o, c) : 0);
+}
+
+int
 output_threads(struct output *o, const struct thread_list *l)
 {
 	return flush(o, o->fmt->threads ? o->fmt->threads(o, l) : 0);

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "output.h"
 #include "output_format.h"
@@ -17,6 +18,7 @@
 #define NAME_WIDTH      27 /* the least name column, as users know it */
 #define STATEMENT_WIDTH 60 /* keeps a --list row on one line */
 #define STATEMENT_LINE  100 /* the statement above a sample */
+#define CAPTURE_LINE    63  /* the statement in a capture's heading */
 #define TOTAL_LABEL     "(thread total)"
 #define FILTERED_LABEL  "(filtered total)"
 #define CELL            32 /* room for any number this file formats */
@@ -546,10 +548,30 @@ text_threads(struct output *o, const struct thread_list *l)
 	return output_status(o->fp);
 }
 
+/* "## Capture 2 at 2026-11-22 01:02:03: connection 17, thread 48, ... ##" */
+static int
+text_capture(struct output *o, const struct output_capture *c)
+{
+	time_t t = (time_t)c->started_s;
+	char when[32];
+	struct tm tm;
+
+	if (localtime_r(&t, &tm) == NULL ||
+	    strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm) == 0)
+		snprintf(when, sizeof(when), "?");
+	fprintf(o->fp, "## Capture %" PRIu64 " at %s: connection %" PRIu64
+	    ", thread %" PRIu64 ", running %" PRId64 " s: ", c->number, when,
+	    c->connection_id, c->thread_id, c->running_s);
+	put_statement(o->fp, c->text, CAPTURE_LINE);
+	fputs(" ##\n", o->fp);
+	return output_status(o->fp);
+}
+
 const struct format format_text = {
 	.name = "text",
 	.sample = text_sample,
 	.end = text_end,
 	.threads = text_threads,
 	.dump = text_dump,
+	.capture = text_capture,
 };

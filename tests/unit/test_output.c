@@ -394,6 +394,41 @@ test_write_error(void **state)
 }
 
 static void
+test_capture_heading(void **state)
+{
+	struct output_capture c = {
+		.number = 2, .started_s = 0, .connection_id = 17,
+		.thread_id = 48, .running_s = 31,
+		.text = "SELECT a,\n\tb FROM t /* \x1b[2J */ WHERE x = 'a long "
+		    "enough tail to be cut somewhere'",
+	};
+	const char *formats[] = { "text", "csv", "json" };
+
+	(void)state;
+	for (size_t i = 0; i < 3; i++) {
+		struct output o = { .fmt = format_find(formats[i]) };
+		char *buf = NULL;
+		size_t len;
+
+		assert_non_null(o.fp = open_memstream(&buf, &len));
+		assert_int_equal(output_capture(&o, &c), 0);
+		fclose(o.fp);
+		if (i > 0) {
+			/* CSV and JSON rows stand alone: no heading. */
+			assert_int_equal(len, 0);
+		} else {
+			assert_non_null(strstr(buf, "## Capture 2 at "));
+			assert_non_null(strstr(buf, ": connection 17, thread 48, "
+			    "running 31 s: SELECT a, b FROM t /* ?[2J */ WHERE x "));
+			assert_non_null(strstr(buf, "... ##\n"));
+			assert_null(strchr(buf, '\x1b'));
+			assert_int_equal(strchr(buf, '\n') - buf + 1, (long)len);
+		}
+		free(buf);
+	}
+}
+
+static void
 test_thread_list_free(void **state)
 {
 	struct thread_list l = { 0 };
@@ -1089,6 +1124,7 @@ main(void)
 		cmocka_unit_test(test_golden_json),
 		cmocka_unit_test(test_nothing_written),
 		cmocka_unit_test(test_write_error),
+		cmocka_unit_test(test_capture_heading),
 		cmocka_unit_test(test_thread_list_free),
 		cmocka_unit_test(test_csv_roundtrip),
 		cmocka_unit_test(test_csv_list_roundtrip),
