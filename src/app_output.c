@@ -146,8 +146,9 @@ close_output(struct app *a)
 	if (failed && a->write_failed)
 		return 0; /* reported, and its exit status chosen, already */
 	if (failed && errno != EPIPE) {
-		say("cannot write to %s: %s", a->opts.output != NULL ?
-		    a->opts.output : "standard output", strerror(errno));
+		say("cannot write to %s: %s; check the disk and the path",
+		    a->opts.output != NULL ? a->opts.output : "standard output",
+		    strerror(errno));
 		return -1;
 	}
 	return 0;

@@ -156,8 +156,9 @@ run_wait(struct app *a)
 			return EXIT_DONE;
 		case WATCH_TIMEOUT:
 			if (a->capture_no == 0) {
-				say("no %s within --wait-timeout %" PRIu64 " s",
-				    what, o->wait_timeout_s);
+				say("no %s within --wait-timeout %" PRIu64 " s; "
+				    "wait longer or widen the match", what,
+				    o->wait_timeout_s);
 				return EXIT_NO_MATCH;
 			}
 			note(a, "no other %s within --wait-timeout %" PRIu64

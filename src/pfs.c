@@ -680,7 +680,9 @@ reader_read(void *ctx, struct reading *out, char *err, size_t errlen)
 			snprintf(err, errlen, "out of memory reading %s",
 			    r->is_grain ? "the summary" : "the thread's memory");
 		else if (r->bad_row)
-			snprintf(err, errlen, "unexpected value in %s",
+			snprintf(err, errlen, "unexpected value in %s; the "
+			    "server gave a counter that is not an integer, which "
+			    "is worth a bug report with its version",
 			    r->is_grain ? "a memory summary table" :
 			    "memory_summary_by_thread_by_event_name or "
 			    "events_statements_current");

@@ -30,9 +30,9 @@ struct loop {
 };
 
 /*
- * Moves the events the filter keeps to the front (the deltas are already
- * computed over all of them) and sums their current bytes. Returns how
- * many are kept.
+ * Moves the events an active filter keeps to the front (the deltas are
+ * already computed over all of them) and sums their current bytes.
+ * Returns how many are kept.
  */
 static size_t
 keep_filtered(const struct event_filter *f, struct event_stat *events,
@@ -41,8 +41,6 @@ keep_filtered(const struct event_filter *f, struct event_stat *events,
 	size_t kept = 0;
 
 	*kept_total = 0;
-	if (!filter_active(f))
-		return n; /* the caller's total is the kept total */
 	for (size_t i = 0; i < n; i++) {
 		if (!filter_keeps(f, events[i].name))
 			continue;
@@ -81,8 +79,10 @@ fill_sample(struct loop *l, struct sample *s, const struct reading *rd,
 	for (size_t i = 0; i < n; i++)
 		s->total_bytes += events[i].current_bytes;
 	/* The total counts every event; the filter only limits what is kept. */
-	n = keep_filtered(l->cfg->filter, events, n, &s->filtered_total_bytes);
-	if (!filter_active(l->cfg->filter))
+	if (filter_active(l->cfg->filter))
+		n = keep_filtered(l->cfg->filter, events, n,
+		    &s->filtered_total_bytes);
+	else
 		s->filtered_total_bytes = s->total_bytes;
 	keep = topn_select(events, n, l->cfg->top, l->order);
 	/* Spikes go into the room the ring has beyond the top N. */
