@@ -39,7 +39,7 @@ CORE = cli optfile clock ring topn delta filter sampler summary units output \
        output_text output_csv output_json threads match outname statement \
        trigger recorder
 # The modules that talk to the server, and the program.
-SERVER = conn pfs reconnect watch prompt app app_output app_sample app_wait
+SERVER = conn pfs session reconnect watch prompt outfile capture wait app diag signals
 
 CORE_OBJS   = $(CORE:%=$(BUILD)/%.o)
 SERVER_OBJS = $(SERVER:%=$(BUILD)/%.o)

@@ -94,10 +94,14 @@ enum pfs_status pfs_find_statements(struct conn *c,
 enum pfs_status pfs_thread_statement(struct conn *c, uint64_t thread_id,
     bool *running, struct stmt_match *now, char *err, size_t errlen);
 
-/* Reads one thread's memory rows: a struct source over the connection. */
+/* Reads one thread's memory rows: a struct source over the session. */
 struct pfs_reader;
-/* The reader uses c but does not own it; NULL when out of memory. */
-struct pfs_reader *pfs_reader_create(struct conn *c, uint64_t thread_id);
+struct session;
+/*
+ * The reader reads through s->conn, whichever connection that is now; it
+ * does not own s. NULL when out of memory.
+ */
+struct pfs_reader *pfs_reader_create(struct session *s, uint64_t thread_id);
 
 /* What a reader sums over when it is not one thread. */
 enum pfs_grain {
@@ -111,7 +115,7 @@ enum pfs_grain {
  * A reader of a grain's summary table; user and host are borrowed and go
  * to the server as parameters. NULL when out of memory.
  */
-struct pfs_reader *pfs_reader_create_grain(struct conn *c,
+struct pfs_reader *pfs_reader_create_grain(struct session *s,
     enum pfs_grain grain, const char *user, const char *host);
 /* PFS_NOT_FOUND, saying where to look, when the grain has no row at all. */
 enum pfs_status pfs_check_grain(struct conn *c, enum pfs_grain grain,
@@ -121,8 +125,6 @@ enum pfs_status pfs_check_grain(struct conn *c, enum pfs_grain grain,
  * pfs_check_statements() found events_statements_current off.
  */
 void pfs_reader_without_statements(struct pfs_reader *r);
-/* Points the reader at a new connection, after a reconnect. */
-void pfs_reader_use(struct pfs_reader *r, struct conn *c);
 void pfs_reader_free(struct pfs_reader *r);
 struct source pfs_reader_source(struct pfs_reader *r);
 

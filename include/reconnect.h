@@ -1,8 +1,9 @@
 /*
- * A sample source that survives the server going away: it wraps the
- * performance_schema reader, and when the connection is lost it reconnects
- * with bounded exponential backoff, checks that the target is still the
- * same thread, and reports how long it could not read.
+ * A sample source that survives the server going away: it wraps another
+ * source that reads through a session, and when the connection is lost it
+ * reconnects with bounded exponential backoff, refreshes the session in
+ * place, checks that the target is still the same thread, and reports how
+ * long it could not read.
  */
 #ifndef MYSQLMEMPROF_RECONNECT_H
 #define MYSQLMEMPROF_RECONNECT_H
@@ -11,17 +12,14 @@
 #include <stdint.h>
 
 #include "clock.h"
-#include "conn.h"
-#include "pfs.h"
+#include "session.h"
 #include "source.h"
 
 struct reconnect {
-	struct conn **conn;             /* the caller's connection, replaced on reconnect */
-	const struct conn_params *params;
-	struct pfs_reader *reader;      /* pointed at the new connection; may be NULL */
-	uint64_t thread_id;             /* 0: a grain, not a thread */
-	uint64_t timeout_ns;            /* give up after this long; 0: never reconnect */
-	int64_t server_boot_s;          /* from pfs_server_boot() at the first connect */
+	struct session *session;   /* refreshed in place on reconnect */
+	struct source inner;       /* reads through session->conn; unused by reconnect_now() */
+	uint64_t thread_id;        /* the target; 0: none (a grain, or waiting) */
+	uint64_t timeout_ns;       /* give up after this long; 0: never reconnect */
 	const struct clock *clk;
 	volatile sig_atomic_t *stop;
 	/* Called with a progress note ("lost ...; reconnecting"); may be NULL. */

@@ -1,7 +1,8 @@
 /*
  * --wait-for and --longer-than: looking at performance_schema.threads at
  * a low rate until a statement matches, and a sample source that ends when
- * that statement ends.
+ * that statement ends. Both ask the server through the session's table of
+ * operations.
  */
 #ifndef MYSQLMEMPROF_WATCH_H
 #define MYSQLMEMPROF_WATCH_H
@@ -10,15 +11,14 @@
 #include <stdint.h>
 
 #include "clock.h"
-#include "conn.h"
 #include "match.h"
 #include "pfs.h"
+#include "session.h"
 #include "source.h"
 
 struct watch {
-	struct conn **conn;        /* the caller's connection */
+	struct session *session;   /* its own thread is never matched */
 	struct match_filter filter;
-	uint64_t own_thread;       /* never matched */
 	uint64_t poll_ns;          /* between two looks */
 	uint64_t timeout_ns;       /* give up waiting after this long; 0: never */
 	const struct clock *clk;
@@ -56,7 +56,7 @@ enum follow_end {
 
 struct follow {
 	struct source inner;       /* the thread's memory */
-	struct conn **conn;        /* the caller's connection, as inner uses it */
+	struct session *session;   /* the one inner reads through */
 	struct stmt_match stmt;    /* the statement, as last seen */
 	uint64_t poll_ns;          /* look at the statement at most this often */
 	const struct clock *clk;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pfs.h"
+#include "session.h"
 
 /* MySQL's and MariaDB's error for a table the account may not read. */
 #define ER_TABLEACCESS_DENIED 1142
@@ -579,7 +580,7 @@ pfs_list_threads(struct conn *c, struct thread_list *out, char *err,
 /* The sample source. */
 
 struct pfs_reader {
-	struct conn *conn;
+	struct session *session; /* read through its connection of the moment */
 	uint64_t thread_id;
 	bool is_grain;             /* a summary table, not one thread */
 	struct conn_param params[2];
@@ -671,10 +672,10 @@ reader_read(void *ctx, struct reading *out, char *err, size_t errlen)
 	r->thread_rows = 0;
 	memset(&r->statement, 0, sizeof(r->statement));
 	if (r->n_params > 0)
-		st = conn_query_params(r->conn, r->sql, r->params, r->n_params,
+		st = conn_query_params(r->session->conn, r->sql, r->params, r->n_params,
 		    event_row, r, &e, err, errlen);
 	else
-		st = conn_query(r->conn, r->sql, event_row, r, &e, err, errlen);
+		st = conn_query(r->session->conn, r->sql, event_row, r, &e, err, errlen);
 	if (st != CONN_OK) {
 		if (r->out_of_memory)
 			snprintf(err, errlen, "out of memory reading %s",
@@ -743,13 +744,13 @@ build_sql(struct pfs_reader *r, int statements)
 }
 
 struct pfs_reader *
-pfs_reader_create(struct conn *c, uint64_t thread_id)
+pfs_reader_create(struct session *s, uint64_t thread_id)
 {
 	struct pfs_reader *r = calloc(1, sizeof(*r));
 
 	if (r == NULL)
 		return NULL;
-	r->conn = c;
+	r->session = s;
 	r->thread_id = thread_id;
 	build_sql(r, 1);
 	return r;
@@ -789,7 +790,7 @@ grain_params(enum pfs_grain grain, const char *user, const char *host,
  * trips a sample instead of one, for never pasting them into SQL.
  */
 struct pfs_reader *
-pfs_reader_create_grain(struct conn *c, enum pfs_grain grain,
+pfs_reader_create_grain(struct session *s, enum pfs_grain grain,
     const char *user, const char *host)
 {
 	struct pfs_reader *r = calloc(1, sizeof(*r));
@@ -797,7 +798,7 @@ pfs_reader_create_grain(struct conn *c, enum pfs_grain grain,
 
 	if (r == NULL)
 		return NULL;
-	r->conn = c;
+	r->session = s;
 	r->is_grain = true;
 	r->n_params = grain_params(grain, user, host, r->params, &cond);
 	snprintf(r->sql, sizeof(r->sql),
@@ -851,12 +852,6 @@ void
 pfs_reader_without_statements(struct pfs_reader *r)
 {
 	build_sql(r, 0);
-}
-
-void
-pfs_reader_use(struct pfs_reader *r, struct conn *c)
-{
-	r->conn = c;
 }
 
 void

@@ -21,49 +21,59 @@ tell(struct reconnect *rc, const char *msg)
 		rc->notify(rc->notify_ctx, msg);
 }
 
-/* Tries one connection; returns SOURCE_OK, SOURCE_LOST (retry) or SOURCE_ERROR. */
+/*
+ * Tries one connection; returns SOURCE_OK, SOURCE_LOST (retry) or
+ * SOURCE_ERROR. On success the session holds the new connection, our new
+ * thread and the boot time it read.
+ */
 static enum source_status
 try_once(struct reconnect *rc, char *err, size_t errlen)
 {
+	struct session *s = rc->session;
+	const struct session_ops *ops = s->ops;
 	struct conn *c;
-	uint64_t connection_id;
+	uint64_t connection_id, own;
 	int64_t boot;
+	enum pfs_status st;
 
-	if (conn_open(&c, rc->params, err, errlen) != CONN_OK)
+	if (ops->open(&c, &s->params, err, errlen) != CONN_OK)
 		return SOURCE_LOST;
-	if (pfs_server_boot(c, &boot, err, errlen) != PFS_OK) {
-		conn_close(c);
+	if (ops->server_boot(c, &boot, err, errlen) != PFS_OK) {
+		ops->close(c);
 		return SOURCE_LOST;
 	}
 	/* A summary over many threads outlives a restart; a thread does not. */
-	if (rc->thread_id != 0 && (boot > rc->server_boot_s + BOOT_SLACK_S ||
-	    boot < rc->server_boot_s - BOOT_SLACK_S)) {
-		conn_close(c);
+	if (rc->thread_id != 0 && (boot > s->server_boot_s + BOOT_SLACK_S ||
+	    boot < s->server_boot_s - BOOT_SLACK_S)) {
+		ops->close(c);
 		snprintf(err, errlen, "the server restarted, so thread %" PRIu64
 		    " is gone; start a new capture (see --list)", rc->thread_id);
 		return SOURCE_ERROR;
 	}
-	switch (rc->thread_id == 0 ? PFS_OK : pfs_check_thread(c,
-	    rc->thread_id, &connection_id, err, errlen)) {
+	st = rc->thread_id == 0 ? PFS_OK : ops->check_thread(c, rc->thread_id,
+	    &connection_id, err, errlen);
+	if (st == PFS_OK)
+		st = ops->own_thread(c, &own, err, errlen);
+	switch (st) {
 	case PFS_OK:
 		break;
 	case PFS_LOST:
-		conn_close(c);
+		ops->close(c);
 		return SOURCE_LOST;
 	case PFS_NOT_FOUND:
 		snprintf(err, errlen, "thread %" PRIu64 " no longer exists after "
 		    "reconnecting; start a new capture (see --list)",
 		    rc->thread_id);
-		conn_close(c);
+		ops->close(c);
 		return SOURCE_ERROR;
 	default:
-		conn_close(c);
+		ops->close(c);
 		return SOURCE_ERROR;
 	}
-	conn_close(*rc->conn);
-	*rc->conn = c;
-	if (rc->reader != NULL)
-		pfs_reader_use(rc->reader, c);
+	ops->close(s->conn);
+	s->conn = c;
+	s->own_thread = own;
+	s->server_boot_s = boot;
 	return SOURCE_OK;
 }
 
@@ -109,7 +119,7 @@ static enum source_status
 reconnect_read(void *ctx, struct reading *out, char *err, size_t errlen)
 {
 	struct reconnect *rc = ctx;
-	struct source inner = pfs_reader_source(rc->reader);
+	struct source inner = rc->inner;
 	enum source_status st;
 	uint64_t lost_at;
 

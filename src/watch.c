@@ -86,8 +86,9 @@ watch_wait(struct watch *w, struct stmt_match *m, char *err, size_t errlen)
 			return WATCH_TIMEOUT;
 		if (clk->sleep_until(clk->ctx, due) == EINTR)
 			continue; /* a signal: look at *stop, then sleep again */
-		enum pfs_status ps = pfs_find_statements(*w->conn, &w->filter,
-		    w->own_thread, &l, err, errlen);
+		struct session *s = w->session;
+		enum pfs_status ps = s->ops->find_statements(s->conn,
+		    &w->filter, s->own_thread, &l, err, errlen);
 		if (ps == PFS_LOST)
 			return WATCH_LOST;
 		if (ps != PFS_OK)
@@ -122,7 +123,9 @@ follow_read(void *ctx, struct reading *out, char *err, size_t errlen)
 		struct stmt_match cur;
 		bool running;
 
-		switch (pfs_thread_statement(*f->conn, f->stmt.thread_id,
+		struct session *s = f->session;
+
+		switch (s->ops->thread_statement(s->conn, f->stmt.thread_id,
 		    &running, &cur, err, errlen)) {
 		case PFS_OK:
 			if (!running || !match_still_running(&f->stmt, &cur)) {

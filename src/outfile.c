@@ -1,13 +1,19 @@
 /*
- * --output: opened only once sampling can start, reopened on SIGHUP,
- * closed with its write errors reported once.
+ * The output file. It is opened only once sampling can start, so a failed
+ * start leaves an existing file as it was, and it is never a symbolic link
+ * or a file someone else made for a capture.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
-#include "app_internal.h"
+#include "exitcode.h"
+#include "outfile.h"
+#include "outname.h"
 
 /* How open_output_file() treats what is there. */
 enum open_mode {
@@ -73,96 +79,158 @@ open_output_file(const char *path, enum open_mode mode, char *err,
 	return fp;
 }
 
-/*
- * Opens --output only now that sampling can start, so a failed start
- * leaves an existing file as it was.
- */
 int
-open_output(struct app *a)
+outfile_init(struct outfile *f, const char *path, bool pattern,
+    const struct format *fmt, bool exact_bytes, const struct diag *d,
+    volatile sig_atomic_t *reopen)
+{
+	char *copy = NULL;
+
+	*f = (struct outfile){
+		.out = { .fmt = fmt, .exact_bytes = exact_bytes },
+		.diag = d, .reopen = reopen,
+	};
+	if (path != NULL && (copy = strdup(path)) == NULL) {
+		diag_say("out of memory");
+		return -1;
+	}
+	if (pattern)
+		f->pattern = copy;
+	else
+		f->path = copy;
+	return 0;
+}
+
+void
+outfile_free(struct outfile *f)
+{
+	free(f->path);
+	free(f->pattern);
+	f->path = f->pattern = NULL;
+}
+
+int
+outfile_open(struct outfile *f)
 {
 	char err[1024];
 
 	/* --repeat without a pattern: the captures go on in one output. */
-	if (a->out.fp != NULL)
+	if (f->out.fp != NULL)
 		return 0;
-	a->out.fmt = a->opts.format;
-	a->out.exact_bytes = a->opts.exact_bytes;
-	if (a->opts.output == NULL) {
-		a->out.fp = stdout;
+	if (f->path == NULL) {
+		f->out.fp = stdout;
 		return 0;
 	}
-	if ((a->out.fp = open_output_file(a->opts.output,
-	    a->output_pattern != NULL ? OPEN_NEW : OPEN_TRUNCATE, err,
-	    sizeof(err))) == NULL) {
-		say("%s", err);
+	if ((f->out.fp = open_output_file(f->path, f->pattern != NULL ?
+	    OPEN_NEW : OPEN_TRUNCATE, err, sizeof(err))) == NULL) {
+		diag_say("%s", err);
 		return -1;
 	}
 	return 0;
 }
 
 /*
- * After logrotate moved the file away, SIGHUP makes a new one; a new or
- * emptied file gets the format's header again. Returns -1 with errno set.
+ * An existing file is never overwritten: an earlier capture may have had
+ * the same name, so a number is added instead.
  */
 int
-reopen_output(struct app *a)
+outfile_name(struct outfile *f, uint64_t connection_id, uint64_t thread_id)
+{
+	char name[4096], alt[4096];
+	const char *path = name;
+	struct stat st;
+	time_t now = time(NULL);
+	struct tm tm;
+	char *copy;
+
+	localtime_r(&now, &tm);
+	if (outname_expand(f->pattern, connection_id, thread_id, &tm, name,
+	    sizeof(name)) != 0) {
+		diag_say("--output '%s' gives an empty or too long file name; "
+		    "change the pattern", f->pattern);
+		return -1;
+	}
+	for (unsigned n = 2; lstat(path, &st) == 0; n++) {
+		if (n > 1000 || outname_numbered(name, n, alt, sizeof(alt)) != 0) {
+			diag_say("--output %s exists, and so do the numbered "
+			    "names after it; move them away", name);
+			return -1;
+		}
+		path = alt;
+	}
+	if ((copy = strdup(path)) == NULL) {
+		diag_say("out of memory");
+		return -1;
+	}
+	free(f->path);
+	f->path = copy;
+	return 0;
+}
+
+int
+outfile_reopen_if_asked(struct outfile *f)
 {
 	char err[1024];
 	struct stat st;
 	FILE *fp;
 
-	reopen_requested = 0;
-	if (a->opts.output == NULL)
+	if (!*f->reopen)
 		return 0;
-	if ((fp = open_output_file(a->opts.output, OPEN_APPEND, err,
+	*f->reopen = 0;
+	if (f->path == NULL || f->out.fp == NULL)
+		return 0;
+	if ((fp = open_output_file(f->path, OPEN_APPEND, err,
 	    sizeof(err))) == NULL) {
 		/* Keep writing where we were; the old file is still open. */
-		say("%s; still writing to the old file", err);
+		diag_say("%s; still writing to the old file", err);
 		return 0;
 	}
-	if (fclose(a->out.fp) != 0 && errno != EPIPE)
-		say("closing the old --output: %s", strerror(errno));
-	a->out.fp = fp;
+	if (fclose(f->out.fp) != 0 && errno != EPIPE)
+		diag_say("closing the old --output: %s", strerror(errno));
+	f->out.fp = fp;
 	/* The new file stands alone: text names the statement again. */
-	a->out.has_statement = false;
+	f->out.has_statement = false;
 	if (fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode) &&
 	    st.st_size == 0)
-		return output_begin(&a->out);
+		return output_begin(&f->out);
 	return 0;
 }
 
-/* Closes the output; returns -1 (reported) when buffered data could not be written. */
-int
-close_output(struct app *a)
+static const char *
+where(const struct outfile *f)
 {
-	FILE *fp = a->out.fp;
+	return f->path != NULL ? f->path : "standard output";
+}
+
+int
+outfile_close(struct outfile *f)
+{
+	FILE *fp = f->out.fp;
 	int failed;
 
+	f->captures = 0;
 	if (fp == NULL)
 		return 0;
-	a->out.fp = NULL;
+	f->out.fp = NULL;
 	failed = ferror(fp) != 0;
 	failed |= (fp == stdout ? fflush(fp) : fclose(fp)) != 0;
-	if (failed && a->write_failed)
-		return 0; /* reported, and its exit status chosen, already */
+	if (failed && f->failed)
+		return 0; /* said, and its exit status chosen, already */
 	if (failed && errno != EPIPE) {
-		say("cannot write to %s: %s; check the disk and the path",
-		    a->opts.output != NULL ? a->opts.output : "standard output",
-		    strerror(errno));
+		diag_say("cannot write to %s: %s; check the disk and the path",
+		    where(f), strerror(errno));
 		return -1;
 	}
 	return 0;
 }
 
 int
-write_failed(struct app *a)
+outfile_failed(struct outfile *f)
 {
-	a->write_failed = true;
-	/* A reader that went away (| head) is an end, not an error. */
+	f->failed = true;
 	if (errno == EPIPE)
 		return EXIT_DONE;
-	say("cannot write to %s: %s; check the disk and the path",
-	    a->opts.output != NULL ? a->opts.output : "standard output",
-	    strerror(errno));
+	diag_say("cannot write to %s: %s; check the disk and the path",
+	    where(f), strerror(errno));
 	return EXIT_RUNTIME;
 }

@@ -1,0 +1,23 @@
+/*
+ * Notes and errors on stderr, one line each, prefixed with the program's
+ * name. They quote user input and server text, so control characters are
+ * shown as '?': a message stays one line and cannot move the cursor.
+ */
+#ifndef MYSQLMEMPROF_DIAG_H
+#define MYSQLMEMPROF_DIAG_H
+
+#include <stdbool.h>
+
+struct diag {
+	bool quiet; /* --quiet: notes are not shown; errors and warnings are */
+};
+
+/* An error or a warning: always shown. */
+void diag_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A note on progress: shown unless d->quiet. */
+void diag_note(const struct diag *d, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* diag_note() as a notify callback of a lower module; ctx is a struct diag. */
+void diag_note_cb(void *ctx, const char *msg);
+
+#endif

@@ -1,0 +1,65 @@
+/*
+ * The output file: --output opened only once sampling can start, reopened
+ * on SIGHUP for logrotate, one file per capture when --output is a pattern,
+ * and write errors reported once. It owns the struct output the formats
+ * write through.
+ */
+#ifndef MYSQLMEMPROF_OUTFILE_H
+#define MYSQLMEMPROF_OUTFILE_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "diag.h"
+#include "output.h"
+
+struct outfile {
+	struct output out;   /* out.fp is NULL while nothing is open */
+	char *path;          /* the file written; NULL: standard output. Owned */
+	char *pattern;       /* --output with a '%': a file per capture. Owned */
+	bool failed;         /* a write failed, and was said */
+	uint64_t captures;   /* captures begun in the file open now */
+	const struct diag *diag;
+	volatile sig_atomic_t *reopen; /* SIGHUP asks to reopen */
+};
+
+/*
+ * Sets up f for path (NULL: standard output) and the format; a pattern
+ * path makes every capture name its own file (outfile_name()). Returns 0,
+ * or -1 when out of memory (said).
+ */
+int outfile_init(struct outfile *f, const char *path, bool pattern,
+    const struct format *fmt, bool exact_bytes, const struct diag *d,
+    volatile sig_atomic_t *reopen);
+/* Frees what outfile_init() made; the file must be closed. */
+void outfile_free(struct outfile *f);
+
+/*
+ * Opens the output unless it is open: standard output, --output, or the
+ * file outfile_name() chose. Returns 0, or -1 having said why.
+ */
+int outfile_open(struct outfile *f);
+/*
+ * With a pattern: names the file of a capture from the pattern and the
+ * local time, never one that exists. Returns 0, or -1 having said why.
+ */
+int outfile_name(struct outfile *f, uint64_t connection_id,
+    uint64_t thread_id);
+/*
+ * Reopens the file when SIGHUP asked for it; a new or emptied file gets
+ * the format's header again. Returns 0, or -1 with errno set.
+ */
+int outfile_reopen_if_asked(struct outfile *f);
+/*
+ * Closes the output; returns -1 (said) when buffered data could not be
+ * written and no write failure was said before.
+ */
+int outfile_close(struct outfile *f);
+/*
+ * After a format's write failed (errno set): says so once and returns the
+ * exit status; a reader that went away (| head) is an end, not an error.
+ */
+int outfile_failed(struct outfile *f);
+
+#endif

@@ -1,0 +1,441 @@
+/*
+ * One capture, from the target to the summary. Its state lives in struct
+ * capture, the context of the callbacks the sampler calls with each sample
+ * and on each early wake-up.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "exitcode.h"
+#include "filter.h"
+#include "pfs.h"
+#include "reconnect.h"
+#include "recorder.h"
+#include "sampler.h"
+#include "summary.h"
+
+/* The ring may not take more than this: a typo should not eat the host. */
+#define RING_LIMIT_BYTES ((size_t)1 << 30)
+
+struct capture {
+	const struct capture_env *env;
+	const struct options *opts;
+	const struct stmt_match *found; /* --wait-for's statement, or NULL */
+	uint64_t number;                /* its capture number */
+	struct follow follow;           /* following found */
+	struct recorder rec;            /* --trigger-bytes; every sample goes through it */
+	struct event_filter filter;     /* --events, --exclude */
+	char grain[600];                /* "user:app" and such, for --global and --for-* */
+};
+
+bool
+capture_ring_fits(const struct options *o, size_t instruments)
+{
+	size_t events = sampler_max_events(o->top, instruments);
+	size_t per_sample = RING_LIMIT_BYTES / o->window;
+
+	if (per_sample >= sizeof(struct sample) && events <= (per_sample -
+	    sizeof(struct sample)) / sizeof(struct event_stat))
+		return true;
+	diag_say("--window %zu with %zu events per sample needs more than "
+	    "%zu MiB; lower --window or --top", o->window, events,
+	    RING_LIMIT_BYTES >> 20);
+	return false;
+}
+
+/* Finds the thread to sample; returns 0 or an exit status. */
+static int
+resolve_target(struct capture *c, uint64_t *thread_id,
+    uint64_t *connection_id)
+{
+	const struct options *o = c->opts;
+	struct session *s = c->env->session;
+	char err[1024];
+	enum pfs_status st;
+
+	/* Waiting found it, and left out our own thread. */
+	if (c->found != NULL) {
+		*thread_id = c->found->thread_id;
+		*connection_id = c->found->connection_id;
+		return 0;
+	}
+	if (o->target == TARGET_CONNECTION) {
+		*connection_id = o->target_id;
+		st = pfs_thread_of_connection(s->conn, o->target_id, thread_id,
+		    err, sizeof(err));
+	} else {
+		*thread_id = o->target_id;
+		st = pfs_check_thread(s->conn, o->target_id, connection_id,
+		    err, sizeof(err));
+	}
+	if (st != PFS_OK) {
+		diag_say("%s", err);
+		return EXIT_RUNTIME;
+	}
+	if (*thread_id == s->own_thread) {
+		diag_say("thread %" PRIu64 " is mysqlmemprof's own connection; "
+		    "give the thread of another session (see --list)",
+		    *thread_id);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+static struct ring *
+make_ring(const struct capture *c)
+{
+	size_t events = sampler_max_events(c->opts->top,
+	    c->env->session->instruments);
+	struct ring *r;
+
+	if ((r = ring_create(c->opts->window, events > 0 ? events : 1)) ==
+	    NULL)
+		diag_say("out of memory for a window of %zu samples",
+		    c->opts->window);
+	return r;
+}
+
+/*
+ * Writes the format's header once per output. Before each capture of
+ * --wait-for, text gets a heading that says which statement follows; CSV
+ * and JSON rows tell captures apart by thread_id and sample.
+ */
+static int
+begin_capture(struct capture *c)
+{
+	struct outfile *f = c->env->out;
+	const struct stmt_match *m = c->found;
+
+	if (f->captures++ == 0 && output_begin(&f->out) != 0)
+		return -1;
+	if (m == NULL)
+		return 0;
+	return output_capture(&f->out, &(struct output_capture){
+		.number = c->number, .started_s = (int64_t)time(NULL),
+		.connection_id = m->connection_id, .thread_id = m->thread_id,
+		.running_s = m->time_s, .text = m->text,
+	});
+}
+
+/* Says why a capture of --wait-for ended. */
+static void
+note_capture_end(const struct capture *c, const struct sampler_stats *stats)
+{
+	const char *why;
+
+	switch (stats->end) {
+	case SAMPLER_END_GONE:
+		why = c->follow.end == FOLLOW_FINISHED ?
+		    "the statement finished" : "the connection closed";
+		break;
+	case SAMPLER_END_COUNT:
+		why = "--count reached";
+		break;
+	case SAMPLER_END_DURATION:
+		why = "--duration reached";
+		break;
+	case SAMPLER_END_STOPPED:
+		why = "interrupted";
+		break;
+	default:
+		return; /* an error, said already */
+	}
+	diag_note(c->env->diag, "capture %" PRIu64 " ended (%s): connection "
+	    "%" PRIu64 ", %" PRIu64 " samples", c->number, why,
+	    c->found->connection_id, stats->taken);
+}
+
+/* SIGUSR1: writes the samples held, at once. */
+static int
+answer_dump(void *ctx)
+{
+	struct capture *c = ctx;
+	size_t n;
+
+	if (!c->env->sig->dump)
+		return 0;
+	c->env->sig->dump = 0;
+	if (recorder_dump(&c->rec, &n) != 0)
+		return -1;
+	if (c->opts->trigger_bytes > 0)
+		diag_note(c->env->diag, "SIGUSR1: %zu held sample%s written", n,
+		    n == 1 ? "" : "s");
+	return 0;
+}
+
+static int
+sink_sample(void *ctx, const struct sample *s)
+{
+	struct capture *c = ctx;
+
+	if (outfile_reopen_if_asked(c->env->out) != 0)
+		return -1;
+	if (recorder_sample(&c->rec, s) != 0)
+		return -1;
+	return answer_dump(c);
+}
+
+/* Says once a run when samples will have no statement ids, and how to fix it. */
+static void
+check_statements(const struct capture *c)
+{
+	struct session *s = c->env->session;
+	char msg[1024];
+
+	if (s->statements != STATEMENTS_UNKNOWN)
+		return;
+	switch (pfs_check_statements(s->conn, msg, sizeof(msg))) {
+	case PFS_OK:
+		s->statements = STATEMENTS_ON;
+		return;
+	case PFS_DISABLED:
+		s->statements = STATEMENTS_OFF;
+		break;
+	default:
+		/* A failed check: the reader will say what is wrong. */
+		s->statements = STATEMENTS_ON;
+		break;
+	}
+	diag_note(c->env->diag, "%s", msg);
+}
+
+/* With --trigger-bytes, what is held and how to have it written. */
+static void
+note_trigger(const struct capture *c, const struct sampler_stats *stats)
+{
+	const struct options *o = c->opts;
+
+	if (o->trigger_bytes == 0)
+		return;
+	if (stats == NULL)
+		diag_note(c->env->diag, "writing nothing until the thread total "
+		    "reaches %" PRIu64 " bytes (--trigger-bytes), then the "
+		    "last %zu samples up to that one; kill -USR1 %ld writes the "
+		    "samples held", o->trigger_bytes, o->window,
+		    (long)getpid());
+	else if (c->rec.crossings == 0)
+		diag_note(c->env->diag, "the thread total never reached "
+		    "--trigger-bytes %" PRIu64 " in %" PRIu64 " samples; %"
+		    PRIu64 " written on SIGUSR1", o->trigger_bytes, stats->taken,
+		    c->rec.written);
+}
+
+/* The grain of --global and --for-*; false for a thread. */
+static bool
+target_grain(const struct options *o, enum pfs_grain *g)
+{
+	switch (o->target) {
+	case TARGET_GLOBAL: *g = GRAIN_GLOBAL; return true;
+	case TARGET_USER: *g = GRAIN_USER; return true;
+	case TARGET_HOST: *g = GRAIN_HOST; return true;
+	case TARGET_ACCOUNT: *g = GRAIN_ACCOUNT; return true;
+	default: return false;
+	}
+}
+
+/*
+ * Checks that the grain has rows and names it for the output ("global",
+ * "user:app", "host:localhost", "account:app@localhost").
+ */
+static int
+check_grain(struct capture *c, enum pfs_grain g)
+{
+	const struct options *o = c->opts;
+	char err[1024];
+
+	if (pfs_check_grain(c->env->session->conn, g, o->grain_user,
+	    o->grain_host, err, sizeof(err)) != PFS_OK) {
+		diag_say("%s", err);
+		return EXIT_RUNTIME;
+	}
+	if (g == GRAIN_GLOBAL)
+		snprintf(c->grain, sizeof(c->grain), "global");
+	else if (g == GRAIN_USER)
+		snprintf(c->grain, sizeof(c->grain), "user:%s", o->grain_user);
+	else if (g == GRAIN_HOST)
+		snprintf(c->grain, sizeof(c->grain), "host:%s", o->grain_host);
+	else
+		snprintf(c->grain, sizeof(c->grain), "account:%s@%s",
+		    o->grain_user, o->grain_host);
+	return 0;
+}
+
+/* "sampling thread 42 (connection 7) every 250 ms on 10.11.6-MariaDB ...". */
+static void
+note_start(const struct capture *c, uint64_t thread_id,
+    uint64_t connection_id)
+{
+	struct session *s = c->env->session;
+	const char *cipher = conn_cipher(s->conn);
+	char what[700], own[64] = "";
+
+	if (c->grain[0] != '\0')
+		snprintf(what, sizeof(what), "%s", c->grain);
+	else if (connection_id != 0)
+		snprintf(what, sizeof(what), "thread %" PRIu64 " (connection "
+		    "%" PRIu64 ")", thread_id, connection_id);
+	else
+		snprintf(what, sizeof(what), "thread %" PRIu64 " (a background "
+		    "thread)", thread_id);
+	/* While waiting for statements, the waiting note said it already. */
+	if (c->found == NULL)
+		snprintf(own, sizeof(own), "; our own thread is %" PRIu64,
+		    s->own_thread);
+	diag_note(c->env->diag, "sampling %s every %" PRIu64 " ms on %s%s%s%s",
+	    what, c->opts->frequency_ms, conn_server_version(s->conn),
+	    cipher != NULL ? " over TLS " : "", cipher != NULL ? cipher : "",
+	    own);
+}
+
+/* What the sampler's end means for the exit status, said on stderr. */
+static int
+finish(struct capture *c, struct ring *ring, const struct sampler_stats *stats,
+    uint64_t thread_id, const char *err)
+{
+	const struct options *o = c->opts;
+	const struct diag *d = c->env->diag;
+	struct outfile *f = c->env->out;
+	struct summary sum;
+	int rc = EXIT_DONE;
+
+	switch (stats->end) {
+	case SAMPLER_END_SINK_ERROR:
+		return outfile_failed(f);
+	case SAMPLER_END_SOURCE_ERROR:
+		diag_say("%s; the %" PRIu64 " samples taken are written", err,
+		    stats->taken);
+		rc = EXIT_RUNTIME;
+		break;
+	case SAMPLER_END_GONE:
+		if (c->found == NULL)
+			diag_note(d, "thread %" PRIu64 " ended after %" PRIu64
+			    " samples", thread_id, stats->taken);
+		break;
+	default:
+		break;
+	}
+	if (c->found != NULL)
+		note_capture_end(c, stats);
+	if (stats->skipped > 0)
+		diag_note(d, "%" PRIu64 " tick%s skipped: a sample, or a "
+		    "reconnect, took longer than --frequency %" PRIu64 " ms",
+		    stats->skipped, stats->skipped == 1 ? "" : "s",
+		    o->frequency_ms);
+	if (summary_build(ring, stats->skipped, &sum) != 0) {
+		diag_say("out of memory building the summary");
+		return EXIT_RUNTIME;
+	}
+	sum.thread_id = thread_id;
+	if (output_end(&f->out, &sum) != 0 && rc == EXIT_DONE)
+		rc = outfile_failed(f);
+	summary_free(&sum);
+	return rc;
+}
+
+/* Runs the sampler over the source; the ring and reader are made. */
+static int
+sample(struct capture *c, struct sampler_config *cfg, struct source src,
+    struct ring *ring, const struct clock *clk, uint64_t connection_id)
+{
+	struct outfile *f = c->env->out;
+	struct sampler_stats stats;
+	char err[1024] = "";
+
+	if (outfile_open(f) != 0)
+		return EXIT_RUNTIME;
+	note_start(c, cfg->thread_id, connection_id);
+	if (begin_capture(c) != 0)
+		return outfile_failed(f);
+	note_trigger(c, NULL);
+	sampler_run(cfg, &src, clk, ring, sink_sample, c, &c->env->sig->stop,
+	    &stats, err, sizeof(err));
+	note_trigger(c, &stats);
+	return finish(c, ring, &stats, cfg->thread_id, err);
+}
+
+int
+capture_run(const struct capture_env *env, const struct stmt_match *found,
+    uint64_t number, enum follow_end *end)
+{
+	const struct options *o = env->opts;
+	struct session *s = env->session;
+	struct capture c = {
+		.env = env, .opts = o, .found = found, .number = number,
+		.filter = {
+			.include = o->include_events,
+			.n_include = o->n_include_events,
+			.exclude = o->exclude_events,
+			.n_exclude = o->n_exclude_events,
+		},
+	};
+	struct sampler_config cfg = {
+		.interval_ns = o->frequency_ms * 1000000u,
+		.count = o->count,
+		.duration_ns = o->duration_s * 1000000000u,
+		.top = o->top,
+		.filter = &c.filter,
+		.wake = answer_dump,
+	};
+	struct clock clk = clock_system();
+	struct pfs_reader *reader;
+	struct reconnect recon;
+	struct source src;
+	struct ring *ring;
+	uint64_t connection_id = 0;
+	enum pfs_grain grain;
+	bool is_grain = target_grain(o, &grain);
+	int rc;
+
+	if (end != NULL)
+		*end = FOLLOW_RUNNING;
+	rc = is_grain ? check_grain(&c, grain) :
+	    resolve_target(&c, &cfg.thread_id, &connection_id);
+	if (rc != 0)
+		return rc;
+	if (!capture_ring_fits(o, s->instruments))
+		return EXIT_USAGE;
+	if ((ring = make_ring(&c)) == NULL)
+		return EXIT_RUNTIME;
+	if (!is_grain)
+		check_statements(&c);
+	recorder_init(&c.rec, &env->out->out, ring, (int64_t)o->trigger_bytes,
+	    o->trigger_hold_s * 1000000u);
+	env->sig->dump = 0;
+	reader = is_grain ? pfs_reader_create_grain(s, grain, o->grain_user,
+	    o->grain_host) : pfs_reader_create(s, cfg.thread_id);
+	if (reader == NULL) {
+		diag_say("out of memory");
+		ring_free(ring);
+		return EXIT_RUNTIME;
+	}
+	if (s->statements == STATEMENTS_OFF)
+		pfs_reader_without_statements(reader);
+	recon = (struct reconnect){
+		.session = s, .inner = pfs_reader_source(reader),
+		.thread_id = cfg.thread_id,
+		.timeout_ns = o->reconnect_timeout_s * 1000000000u,
+		.clk = &clk, .stop = &env->sig->stop,
+		.notify = diag_note_cb, .notify_ctx = (void *)env->diag,
+	};
+	src = reconnect_source(&recon);
+	if (found != NULL) {
+		c.follow = (struct follow){
+			.inner = src, .session = s, .stmt = *found,
+			.poll_ns = o->poll_ms * 1000000u, .clk = &clk,
+		};
+		src = follow_source(&c.follow);
+	}
+	env->out->out.grain = is_grain ? c.grain : NULL;
+	env->out->out.filtered = filter_active(&c.filter);
+	rc = sample(&c, &cfg, src, ring, &clk, connection_id);
+	env->out->out.grain = NULL;
+	if (end != NULL)
+		*end = c.follow.end;
+	pfs_reader_free(reader);
+	ring_free(ring);
+	return rc;
+}

@@ -1,0 +1,41 @@
+/*
+ * The session over a real server: the table of operations that binds the
+ * middle of the program to conn.c and pfs_*.c, and the first connect.
+ */
+#include "session.h"
+
+const struct session_ops session_server = {
+	.open = conn_open,
+	.close = conn_close,
+	.server_boot = pfs_server_boot,
+	.own_thread = pfs_own_thread,
+	.check_thread = pfs_check_thread,
+	.find_statements = pfs_find_statements,
+	.thread_statement = pfs_thread_statement,
+};
+
+int
+session_open(struct session *s, char *err, size_t errlen)
+{
+	size_t enabled;
+
+	if (s->ops->open(&s->conn, &s->params, err, errlen) != CONN_OK)
+		return -1;
+	/* Only the first connect checks the setup: not in the table. */
+	if (pfs_preflight(s->conn, &enabled, &s->instruments, err, errlen) !=
+	    PFS_OK ||
+	    s->ops->own_thread(s->conn, &s->own_thread, err, errlen) !=
+	    PFS_OK ||
+	    s->ops->server_boot(s->conn, &s->server_boot_s, err, errlen) !=
+	    PFS_OK)
+		return -1;
+	return 0;
+}
+
+void
+session_close(struct session *s)
+{
+	if (s->conn != NULL)
+		s->ops->close(s->conn);
+	s->conn = NULL;
+}

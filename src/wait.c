@@ -1,0 +1,152 @@
+/*
+ * Waiting for statements: watch.c looks, capture.c captures, and this file
+ * goes round between them, reconnecting when the server goes away while
+ * nothing is followed.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "clock.h"
+#include "exitcode.h"
+#include "reconnect.h"
+#include "wait.h"
+#include "watch.h"
+
+/* "statement like 'X' running at least 5 s of user 'U' in database 'D'". */
+static void
+describe_wait(const struct options *o, char *buf, size_t size)
+{
+	size_t len;
+
+	snprintf(buf, size, "statement");
+	if (o->wait_pattern != NULL) {
+		len = strlen(buf);
+		snprintf(buf + len, size - len, " like '%s'", o->wait_pattern);
+	}
+	if (o->longer_than_s > 0) {
+		len = strlen(buf);
+		snprintf(buf + len, size - len, " running at least %" PRIu64
+		    " s", o->longer_than_s);
+	}
+	if (o->match_user != NULL) {
+		len = strlen(buf);
+		snprintf(buf + len, size - len, " of user '%s'", o->match_user);
+	}
+	if (o->match_db != NULL) {
+		len = strlen(buf);
+		snprintf(buf + len, size - len, " in database '%s'", o->match_db);
+	}
+}
+
+/*
+ * The connection was lost while waiting: connects again within
+ * --reconnect-timeout, as during a capture. No thread is followed yet, so
+ * a restarted server is fine. Returns 0, or -1 having said why.
+ */
+static int
+rejoin(const struct capture_env *env, const struct clock *clk, char *err,
+    size_t errlen)
+{
+	struct reconnect rc = {
+		.session = env->session,
+		.timeout_ns = env->opts->reconnect_timeout_s * 1000000000u,
+		.clk = clk, .stop = &env->sig->stop,
+		.notify = diag_note_cb, .notify_ctx = (void *)env->diag,
+	};
+
+	if (rc.timeout_ns == 0) {
+		diag_say("%s", err);
+		return -1;
+	}
+	switch (reconnect_now(&rc, err, errlen)) {
+	case SOURCE_OK:
+		diag_note(env->diag, "reconnected; waiting goes on");
+		return 0;
+	case SOURCE_STOPPED:
+		return -1;
+	default:
+		diag_say("%s", err);
+		return -1;
+	}
+}
+
+/* After a capture: whether to wait for another. */
+static bool
+wait_again(const struct capture_env *env, int rc)
+{
+	return rc == EXIT_DONE && !env->out->failed && !env->sig->stop &&
+	    env->opts->repeat;
+}
+
+int
+wait_run(const struct capture_env *env)
+{
+	const struct options *o = env->opts;
+	const struct diag *d = env->diag;
+	struct outfile *f = env->out;
+	struct clock clk = clock_system();
+	struct watch w = {
+		.session = env->session,
+		.filter = { .pattern = o->wait_pattern, .user = o->match_user,
+		    .db = o->match_db, .min_time_s = (int64_t)o->longer_than_s },
+		.poll_ns = o->poll_ms * 1000000u,
+		.timeout_ns = o->wait_timeout_s * 1000000000u,
+		.clk = &clk, .stop = &env->sig->stop,
+		.notify = diag_note_cb, .notify_ctx = (void *)d,
+	};
+	struct stmt_match m;
+	enum follow_end end;
+	uint64_t captures = 0;
+	char what[1024], err[1024];
+	int rc;
+
+	describe_wait(o, what, sizeof(what));
+	for (;;) {
+		diag_note(d, "waiting for a %s, looking every %" PRIu64 " ms; "
+		    "our own thread is %" PRIu64, what, o->poll_ms,
+		    env->session->own_thread);
+		switch (watch_wait(&w, &m, err, sizeof(err))) {
+		case WATCH_FOUND:
+			break;
+		case WATCH_STOPPED:
+			return EXIT_DONE;
+		case WATCH_TIMEOUT:
+			if (captures == 0) {
+				diag_say("no %s within --wait-timeout %" PRIu64
+				    " s; wait longer or widen the match", what,
+				    o->wait_timeout_s);
+				return EXIT_NO_MATCH;
+			}
+			diag_note(d, "no other %s within --wait-timeout %"
+			    PRIu64 " s; %" PRIu64 " captures", what,
+			    o->wait_timeout_s, captures);
+			return EXIT_DONE;
+		case WATCH_LOST:
+			if (rejoin(env, &clk, err, sizeof(err)) != 0)
+				return env->sig->stop ? EXIT_DONE : EXIT_RUNTIME;
+			continue;
+		case WATCH_ERROR:
+			diag_say("%s", err);
+			return EXIT_RUNTIME;
+		}
+		diag_note(d, "found connection %" PRIu64 " (thread %" PRIu64 ", "
+		    "user %s) running for %" PRId64 " s: %.100s",
+		    m.connection_id, m.thread_id, m.user, m.time_s, m.text);
+		if (f->pattern != NULL && outfile_name(f, m.connection_id,
+		    m.thread_id) != 0)
+			return EXIT_RUNTIME;
+		rc = capture_run(env, &m, ++captures, &end);
+		/* Still running (--count, --duration): not to be taken again. */
+		if (end == FOLLOW_RUNNING)
+			watch_captured(&w, &m);
+		/* A pattern gives each capture a file of its own. */
+		if (f->pattern != NULL && outfile_close(f) != 0 &&
+		    rc == EXIT_DONE)
+			rc = EXIT_RUNTIME;
+		if (!wait_again(env, rc))
+			return rc;
+		diag_note(d, "%" PRIu64 " capture%s so far", captures,
+		    captures == 1 ? "" : "s");
+	}
+}
