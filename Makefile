@@ -37,9 +37,9 @@ CMOCKA_LIBS  = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 # The modules that never see the server: unit-tested on their own.
 CORE = cli optfile clock ring topn delta filter sampler summary units output \
        output_text output_csv output_json threads match outname statement \
-       trigger recorder
+       trigger recorder reconnect watch diag
 # The modules that talk to the server, and the program.
-SERVER = conn pfs session reconnect watch prompt outfile capture wait app diag signals
+SERVER = conn pfs session prompt outfile capture wait app signals
 
 CORE_OBJS   = $(CORE:%=$(BUILD)/%.o)
 SERVER_OBJS = $(SERVER:%=$(BUILD)/%.o)

@@ -23,8 +23,8 @@ tell(struct reconnect *rc, const char *msg)
 
 /*
  * Tries one connection; returns SOURCE_OK, SOURCE_LOST (retry) or
- * SOURCE_ERROR. On success the session holds the new connection, our new
- * thread and the boot time it read.
+ * SOURCE_ERROR. On success the session holds the new connection and our
+ * new thread.
  */
 static enum source_status
 try_once(struct reconnect *rc, char *err, size_t errlen)
@@ -73,7 +73,13 @@ try_once(struct reconnect *rc, char *err, size_t errlen)
 	ops->close(s->conn);
 	s->conn = c;
 	s->own_thread = own;
-	s->server_boot_s = boot;
+	/*
+	 * With a thread, the boot time it was found under stays the one to
+	 * compare with, so the slack cannot walk away over many reconnects.
+	 * Without one, the server may have restarted: its new time counts.
+	 */
+	if (rc->thread_id == 0)
+		s->server_boot_s = boot;
 	return SOURCE_OK;
 }
 

@@ -1,0 +1,221 @@
+/*
+ * A fake server behind the session's table of operations, and a fake
+ * clock, for the modules that talk to the server only through the session
+ * (reconnect.c, watch.c). Time moves only when a module sleeps; the server
+ * is up, down, or restarted at times the test sets.
+ */
+#ifndef MYSQLMEMPROF_FAKE_SERVER_H
+#define MYSQLMEMPROF_FAKE_SERVER_H
+
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "clock.h"
+#include "session.h"
+
+#define MS 1000000ull
+#define SEC 1000000000ull
+
+/* The connection a fake open() hands out: which one, and whether it is open. */
+struct conn {
+	int id;
+	int open;
+};
+
+struct fake_server {
+	uint64_t now;            /* the fake monotonic clock */
+	volatile sig_atomic_t stop;
+	int stop_on_sleep;       /* this sleep (1-based) is cut by SIGTERM */
+	size_t sleeps;
+
+	uint64_t down_until;     /* open() fails with CONN_LOST before this */
+	int refuse;              /* open() fails with CONN_DENIED */
+	int64_t boot_s;          /* what server_boot() says */
+	uint64_t target;         /* the one thread check_thread() knows; 0: none */
+	uint64_t next_own;       /* own_thread() of the next connection */
+	uint64_t opens_at[64];   /* when each open() was tried */
+	size_t opens;
+	struct conn conns[64];
+	int closed;              /* close() calls */
+
+	/* find_statements(): the list of each look, in turn; the last repeats. */
+	const struct stmt_match *looks[16];
+	size_t look_n[16];
+	size_t n_looks, looks_done;
+	uint64_t looks_at[64];
+	int lose_at_look;        /* this look (1-based) loses the connection */
+	uint64_t own_seen;       /* own_thread as find_statements() was given it */
+
+	/* thread_statement(): what the followed thread runs now. */
+	int thread_gone;
+	int running;
+	struct stmt_match now_running;
+	size_t statement_looks;
+};
+
+/* The operations have no context: the test's server is this one. */
+static struct fake_server *fake;
+
+static uint64_t
+fake_now(void *ctx)
+{
+	(void)ctx;
+	return fake->now;
+}
+
+static int64_t
+fake_wall(void *ctx)
+{
+	(void)ctx;
+	return 1700000000000 + (int64_t)(fake->now / MS);
+}
+
+static int
+fake_sleep(void *ctx, uint64_t deadline)
+{
+	(void)ctx;
+	if ((int)++fake->sleeps == fake->stop_on_sleep) {
+		fake->stop = 1;
+		return EINTR;
+	}
+	if (fake->now < deadline)
+		fake->now = deadline;
+	return 0;
+}
+
+static enum conn_status
+fake_open(struct conn **out, const struct conn_params *p, char *err,
+    size_t errlen)
+{
+	(void)p;
+	assert_true(fake->opens < 64);
+	fake->opens_at[fake->opens++] = fake->now;
+	*out = NULL;
+	if (fake->refuse) {
+		snprintf(err, errlen, "access denied");
+		return CONN_DENIED;
+	}
+	if (fake->now < fake->down_until) {
+		snprintf(err, errlen, "cannot connect: the server is down");
+		return CONN_LOST;
+	}
+	*out = &fake->conns[fake->opens - 1];
+	**out = (struct conn){ .id = (int)fake->opens, .open = 1 };
+	return CONN_OK;
+}
+
+static void
+fake_close(struct conn *c)
+{
+	if (c == NULL)
+		return;
+	assert_true(c->open);
+	c->open = 0;
+	fake->closed++;
+}
+
+static enum pfs_status
+fake_boot(struct conn *c, int64_t *boot_s, char *err, size_t errlen)
+{
+	(void)err, (void)errlen;
+	assert_true(c->open);
+	*boot_s = fake->boot_s;
+	return PFS_OK;
+}
+
+static enum pfs_status
+fake_own(struct conn *c, uint64_t *thread_id, char *err, size_t errlen)
+{
+	(void)err, (void)errlen;
+	assert_true(c->open);
+	*thread_id = fake->next_own++;
+	return PFS_OK;
+}
+
+static enum pfs_status
+fake_check_thread(struct conn *c, uint64_t thread_id, uint64_t *connection_id,
+    char *err, size_t errlen)
+{
+	assert_true(c->open);
+	if (thread_id != fake->target) {
+		snprintf(err, errlen, "no thread %llu", (unsigned long long)thread_id);
+		return PFS_NOT_FOUND;
+	}
+	*connection_id = thread_id + 1000;
+	return PFS_OK;
+}
+
+static enum pfs_status
+fake_find(struct conn *c, const struct match_filter *f, uint64_t own_thread,
+    struct match_list *out, char *err, size_t errlen)
+{
+	size_t i = fake->looks_done < fake->n_looks ? fake->looks_done :
+	    fake->n_looks - 1;
+
+	(void)f;
+	assert_true(c->open);
+	assert_true(fake->looks_done < 64);
+	fake->looks_at[fake->looks_done++] = fake->now;
+	fake->own_seen = own_thread;
+	memset(out, 0, sizeof(*out));
+	if ((int)fake->looks_done == fake->lose_at_look) {
+		snprintf(err, errlen, "lost the connection while looking");
+		return PFS_LOST;
+	}
+	for (size_t k = 0; fake->n_looks > 0 && k < fake->look_n[i]; k++)
+		assert_int_equal(match_list_add(out, &fake->looks[i][k]), 0);
+	return PFS_OK;
+}
+
+static enum pfs_status
+fake_thread_statement(struct conn *c, uint64_t thread_id, bool *running,
+    struct stmt_match *now, char *err, size_t errlen)
+{
+	(void)thread_id;
+	assert_true(c->open);
+	fake->statement_looks++;
+	if (fake->thread_gone) {
+		snprintf(err, errlen, "gone");
+		return PFS_NOT_FOUND;
+	}
+	*running = fake->running;
+	*now = fake->now_running;
+	return PFS_OK;
+}
+
+static const struct session_ops fake_ops = {
+	.open = fake_open,
+	.close = fake_close,
+	.server_boot = fake_boot,
+	.own_thread = fake_own,
+	.check_thread = fake_check_thread,
+	.find_statements = fake_find,
+	.thread_statement = fake_thread_statement,
+};
+
+static const struct clock fake_clock = {
+	NULL, fake_now, fake_wall, fake_sleep,
+};
+
+/* A session connected to the fake server, as session_open() leaves it. */
+static inline void
+fake_session(struct fake_server *srv, struct session *s)
+{
+	char err[256];
+
+	fake = srv;
+	*s = (struct session){ .ops = &fake_ops };
+	assert_int_equal(fake_open(&s->conn, &s->params, err, sizeof(err)),
+	    CONN_OK);
+	s->own_thread = srv->next_own++;
+	s->server_boot_s = srv->boot_s;
+	/* opens_at[0] is this first connect; reconnects follow it. */
+}
+
+#endif

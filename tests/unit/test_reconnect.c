@@ -1,0 +1,270 @@
+/*
+ * Reconnecting against a fake server and a fake clock: the backoff and its
+ * bounds, giving up after --reconnect-timeout, a stop, the target gone
+ * after a restart, and the session refreshed in place.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "fake_server.h"
+#include "reconnect.h"
+
+static struct fake_server srv;
+static struct session sess;
+
+static int
+setup(void **state)
+{
+	(void)state;
+	srv = (struct fake_server){ .boot_s = 1700000000, .target = 42,
+	    .next_own = 7 };
+	fake_session(&srv, &sess);
+	return 0;
+}
+
+static struct reconnect
+recon(uint64_t thread_id, uint64_t timeout_s)
+{
+	return (struct reconnect){
+		.session = &sess, .thread_id = thread_id,
+		.timeout_ns = timeout_s * SEC, .clk = &fake_clock,
+		.stop = &srv.stop,
+	};
+}
+
+/* Waits 100 ms, then twice as long each time, never more than 5 s. */
+static void
+test_backoff_doubles_up_to_five_seconds(void **state)
+{
+	struct reconnect rc = recon(42, 60);
+	char err[1024] = "lost";
+	/* Tries after the first connect at 0 s: the waits add up. */
+	static const uint64_t waits_ms[] = { 100, 200, 400, 800, 1600, 3200,
+	    5000, 5000, 5000 };
+	uint64_t at = 0;
+
+	(void)state;
+	srv.down_until = 21 * SEC;
+	assert_int_equal(reconnect_now(&rc, err, sizeof(err)), SOURCE_OK);
+	for (size_t i = 0; i < sizeof(waits_ms) / sizeof(waits_ms[0]); i++) {
+		at += waits_ms[i] * MS;
+		assert_true(i + 1 < srv.opens);
+		assert_int_equal(srv.opens_at[i + 1], at);
+	}
+	/* The try at 21.3 s, the first after the server came back, was the last. */
+	assert_int_equal(srv.opens, 1 + 9);
+	assert_true(srv.opens_at[srv.opens - 2] < srv.down_until);
+}
+
+/* Gives up once --reconnect-timeout has passed, saying so and why. */
+static void
+test_gives_up_after_the_timeout(void **state)
+{
+	struct reconnect rc = recon(42, 10);
+	char err[1024] = "lost";
+
+	(void)state;
+	srv.down_until = UINT64_MAX;
+	assert_int_equal(reconnect_now(&rc, err, sizeof(err)), SOURCE_ERROR);
+	assert_non_null(strstr(err, "could not reconnect within "
+	    "--reconnect-timeout 10 s"));
+	assert_non_null(strstr(err, "the server is down"));
+	/* The last try is at the deadline, not past it. */
+	assert_int_equal(srv.opens_at[srv.opens - 1], 10 * SEC);
+	assert_int_equal(srv.now, 10 * SEC);
+	/* Every failed try closed nothing: nothing was opened. */
+	assert_ptr_equal(sess.conn, &srv.conns[0]);
+}
+
+/* SIGTERM while waiting between tries ends it at once. */
+static void
+test_stop_ends_it(void **state)
+{
+	struct reconnect rc = recon(42, 60);
+	char err[1024] = "lost";
+
+	(void)state;
+	srv.down_until = UINT64_MAX;
+	srv.stop_on_sleep = 3;
+	assert_int_equal(reconnect_now(&rc, err, sizeof(err)),
+	    SOURCE_STOPPED);
+	assert_int_equal(srv.opens, 1 + 2);
+}
+
+/* A thread id means nothing on a restarted server. */
+static void
+test_restart_means_the_thread_is_gone(void **state)
+{
+	struct reconnect rc = recon(42, 60);
+	char err[1024] = "lost";
+
+	(void)state;
+	srv.boot_s += 30;
+	assert_int_equal(reconnect_now(&rc, err, sizeof(err)), SOURCE_ERROR);
+	assert_string_equal(err, "the server restarted, so thread 42 is gone; "
+	    "start a new capture (see --list)");
+	/* The new connection was closed; the session keeps the old one. */
+	assert_int_equal(srv.closed, 1);
+	assert_ptr_equal(sess.conn, &srv.conns[0]);
+}
+
+/* Boot times read from UPTIME wobble: 2 s either way is the same server. */
+static void
+test_boot_within_the_slack_is_the_same_server(void **state)
+{
+	struct reconnect rc = recon(42, 60);
+	char err[1024] = "lost";
+
+	(void)state;
+	srv.boot_s += 2;
+	assert_int_equal(reconnect_now(&rc, err, sizeof(err)), SOURCE_OK);
+	srv.boot_s -= 4;
+	assert_int_equal(reconnect_now(&rc, err, sizeof(err)), SOURCE_OK);
+	srv.boot_s -= 1;
+	assert_int_equal(reconnect_now(&rc, err, sizeof(err)), SOURCE_ERROR);
+}
+
+static void
+test_thread_gone_after_reconnecting(void **state)
+{
+	struct reconnect rc = recon(42, 60);
+	char err[1024] = "lost";
+
+	(void)state;
+	srv.target = 0;
+	assert_int_equal(reconnect_now(&rc, err, sizeof(err)), SOURCE_ERROR);
+	assert_string_equal(err, "thread 42 no longer exists after "
+	    "reconnecting; start a new capture (see --list)");
+}
+
+/* A grain, or waiting, has no thread to lose: a restart is fine. */
+static void
+test_no_target_survives_a_restart(void **state)
+{
+	struct reconnect rc = recon(0, 60);
+	char err[1024] = "lost";
+
+	(void)state;
+	srv.boot_s += 3600;
+	srv.target = 0;
+	assert_int_equal(reconnect_now(&rc, err, sizeof(err)), SOURCE_OK);
+	assert_int_equal(sess.server_boot_s, srv.boot_s);
+}
+
+/* With a thread, the first boot time stays the reference. */
+static void
+test_thread_keeps_the_first_boot_time(void **state)
+{
+	struct reconnect rc = recon(42, 60);
+	int64_t first = sess.server_boot_s;
+	char err[1024] = "lost";
+
+	(void)state;
+	srv.boot_s += 2;
+	assert_int_equal(reconnect_now(&rc, err, sizeof(err)), SOURCE_OK);
+	assert_int_equal(sess.server_boot_s, first);
+}
+
+/* The session holds the new connection, our new thread and boot time. */
+static void
+test_session_refreshed_in_place(void **state)
+{
+	struct reconnect rc = recon(42, 60);
+	struct conn *old = sess.conn;
+	char err[1024] = "lost";
+
+	(void)state;
+	assert_int_equal(sess.own_thread, 7);
+	assert_int_equal(reconnect_now(&rc, err, sizeof(err)), SOURCE_OK);
+	assert_false(old->open);
+	assert_true(sess.conn->open);
+	assert_ptr_not_equal(sess.conn, old);
+	assert_int_equal(sess.own_thread, 8);
+}
+
+/* A source that loses the connection on its first read only. */
+static size_t inner_reads;
+static struct conn *inner_conns[4];
+
+static enum source_status
+inner_read(void *ctx, struct reading *out, char *err, size_t errlen)
+{
+	struct session *s = ctx;
+
+	inner_conns[inner_reads] = s->conn;
+	if (inner_reads++ == 0) {
+		fake->now += 50 * MS;
+		snprintf(err, errlen, "lost the connection while reading");
+		return SOURCE_LOST;
+	}
+	*out = (struct reading){ 0 };
+	return SOURCE_OK;
+}
+
+/* The read after a reconnect goes through the new connection and says the gap. */
+static void
+test_source_reads_again_through_the_new_connection(void **state)
+{
+	struct reconnect rc = recon(42, 60);
+	struct source src;
+	struct reading r;
+	char err[1024];
+
+	(void)state;
+	inner_reads = 0;
+	rc.inner = (struct source){ .ctx = &sess, .read = inner_read };
+	srv.down_until = 1 * SEC;
+	src = reconnect_source(&rc);
+	assert_int_equal(src.read(src.ctx, &r, err, sizeof(err)), SOURCE_OK);
+	assert_int_equal(inner_reads, 2);
+	assert_ptr_equal(inner_conns[0], &srv.conns[0]);
+	assert_ptr_equal(inner_conns[1], sess.conn);
+	assert_ptr_not_equal(inner_conns[1], &srv.conns[0]);
+	/* Lost at 50 ms, back at the try of 1.55 s. */
+	assert_int_equal(r.gap_us, 1500 * 1000);
+	assert_int_equal(r.started_ns, srv.now);
+}
+
+/* --reconnect-timeout 0: a lost connection is the end. */
+static void
+test_timeout_zero_does_not_reconnect(void **state)
+{
+	struct reconnect rc = recon(42, 0);
+	struct source src;
+	struct reading r;
+	char err[1024];
+
+	(void)state;
+	inner_reads = 0;
+	rc.inner = (struct source){ .ctx = &sess, .read = inner_read };
+	src = reconnect_source(&rc);
+	assert_int_equal(src.read(src.ctx, &r, err, sizeof(err)), SOURCE_LOST);
+	assert_int_equal(srv.opens, 1);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_backoff_doubles_up_to_five_seconds,
+		    setup),
+		cmocka_unit_test_setup(test_gives_up_after_the_timeout, setup),
+		cmocka_unit_test_setup(test_stop_ends_it, setup),
+		cmocka_unit_test_setup(test_restart_means_the_thread_is_gone,
+		    setup),
+		cmocka_unit_test_setup(
+		    test_boot_within_the_slack_is_the_same_server, setup),
+		cmocka_unit_test_setup(test_thread_gone_after_reconnecting,
+		    setup),
+		cmocka_unit_test_setup(test_no_target_survives_a_restart, setup),
+		cmocka_unit_test_setup(test_thread_keeps_the_first_boot_time,
+		    setup),
+		cmocka_unit_test_setup(test_session_refreshed_in_place, setup),
+		cmocka_unit_test_setup(
+		    test_source_reads_again_through_the_new_connection, setup),
+		cmocka_unit_test_setup(test_timeout_zero_does_not_reconnect,
+		    setup),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

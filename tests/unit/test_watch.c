@@ -1,0 +1,262 @@
+/*
+ * Waiting for a statement and following it, against a fake server and a
+ * fake clock: looks on the --poll schedule, the largest of several taken
+ * and the others named, a statement captured once, the timeout, a lost
+ * connection, and a followed statement that ends or whose connection
+ * closes.
+ */
+#include <stdlib.h>
+
+#include "fake_server.h"
+#include "watch.h"
+
+static struct fake_server srv;
+static struct session sess;
+static char told[4][1536];
+static size_t n_told;
+
+static void
+notify(void *ctx, const char *msg)
+{
+	(void)ctx;
+	if (n_told < 4)
+		snprintf(told[n_told], sizeof(told[0]), "%s", msg);
+	n_told++;
+}
+
+static int
+setup(void **state)
+{
+	(void)state;
+	srv = (struct fake_server){ .boot_s = 1700000000, .next_own = 7 };
+	fake_session(&srv, &sess);
+	n_told = 0;
+	return 0;
+}
+
+static struct watch
+watcher(uint64_t timeout_s)
+{
+	return (struct watch){
+		.session = &sess, .poll_ns = 500 * MS,
+		.timeout_ns = timeout_s * SEC, .clk = &fake_clock,
+		.stop = &srv.stop, .notify = notify,
+	};
+}
+
+static struct stmt_match
+stmt(uint64_t thread_id, int64_t bytes, const char *text)
+{
+	struct stmt_match m = {
+		.thread_id = thread_id, .connection_id = thread_id + 1000,
+		.time_s = 3, .start_s = 1700000100, .current_bytes = bytes,
+	};
+
+	snprintf(m.text, sizeof(m.text), "%s", text);
+	snprintf(m.digest, sizeof(m.digest), "%zu:%s", strlen(text), text);
+	return m;
+}
+
+/* Looks at once, then every --poll, until something matches. */
+static void
+test_looks_every_poll_until_a_match(void **state)
+{
+	struct watch w = watcher(0);
+	const struct stmt_match one[] = { stmt(50, 1024, "SELECT 1") };
+	struct stmt_match m;
+	char err[256];
+
+	(void)state;
+	srv.now = 3 * SEC;
+	srv.n_looks = 4;
+	srv.looks[3] = one;
+	srv.look_n[3] = 1;
+	assert_int_equal(watch_wait(&w, &m, err, sizeof(err)), WATCH_FOUND);
+	assert_int_equal(srv.looks_done, 4);
+	for (size_t i = 0; i < 4; i++)
+		assert_int_equal(srv.looks_at[i], 3 * SEC + i * 500 * MS);
+	assert_int_equal(m.thread_id, 50);
+	assert_string_equal(m.text, "SELECT 1");
+	/* Our own thread, as the session has it, is left out by the query. */
+	assert_int_equal(srv.own_seen, sess.own_thread);
+	assert_int_equal(n_told, 0);
+}
+
+/* Several match: the largest is taken, the others are named for later. */
+static void
+test_largest_of_several_others_named(void **state)
+{
+	struct watch w = watcher(0);
+	const struct stmt_match three[] = {
+		stmt(50, 1 << 20, "SELECT small"),
+		stmt(51, 8 << 20, "SELECT large"),
+		stmt(52, 2 << 20, "SELECT middle"),
+	};
+	struct stmt_match m;
+	char err[256];
+
+	(void)state;
+	srv.n_looks = 1;
+	srv.looks[0] = three;
+	srv.look_n[0] = 3;
+	assert_int_equal(watch_wait(&w, &m, err, sizeof(err)), WATCH_FOUND);
+	assert_int_equal(m.thread_id, 51);
+	assert_int_equal(n_told, 1);
+	assert_non_null(strstr(told[0], "3 statements match; taking connection "
+	    "1051, the largest (8.00 MiB)"));
+	assert_non_null(strstr(told[0], "connection 1050 (1.00 MiB): SELECT "
+	    "small"));
+	assert_non_null(strstr(told[0], "connection 1052 (2.00 MiB): SELECT "
+	    "middle"));
+}
+
+/* A statement captured is not taken again; the next largest is. */
+static void
+test_captured_statement_not_taken_again(void **state)
+{
+	struct watch w = watcher(0);
+	const struct stmt_match two[] = {
+		stmt(50, 1 << 20, "SELECT a"),
+		stmt(51, 8 << 20, "SELECT b"),
+	};
+	struct stmt_match m;
+	char err[256];
+
+	(void)state;
+	srv.n_looks = 1;
+	srv.looks[0] = two;
+	srv.look_n[0] = 2;
+	assert_int_equal(watch_wait(&w, &m, err, sizeof(err)), WATCH_FOUND);
+	assert_int_equal(m.thread_id, 51);
+	watch_captured(&w, &m);
+	n_told = 0;
+	assert_int_equal(watch_wait(&w, &m, err, sizeof(err)), WATCH_FOUND);
+	assert_int_equal(m.thread_id, 50);
+	/* The one captured is not among "the others". */
+	assert_int_equal(n_told, 0);
+}
+
+/* Nothing within --wait-timeout: the looks stop at the timeout. */
+static void
+test_timeout(void **state)
+{
+	struct watch w = watcher(2);
+	struct stmt_match m;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(watch_wait(&w, &m, err, sizeof(err)), WATCH_TIMEOUT);
+	/* At 0, 0.5, 1, 1.5 and 2 s. */
+	assert_int_equal(srv.looks_done, 5);
+	assert_int_equal(srv.looks_at[4], 2 * SEC);
+}
+
+static void
+test_stop_and_lost(void **state)
+{
+	struct watch w = watcher(0);
+	struct stmt_match m;
+	char err[256];
+
+	(void)state;
+	srv.lose_at_look = 2;
+	assert_int_equal(watch_wait(&w, &m, err, sizeof(err)), WATCH_LOST);
+	assert_string_equal(err, "lost the connection while looking");
+	srv.stop_on_sleep = srv.sleeps + 2;
+	assert_int_equal(watch_wait(&w, &m, err, sizeof(err)), WATCH_STOPPED);
+}
+
+/* The followed thread's memory, read while the statement runs. */
+static size_t inner_reads;
+
+static enum source_status
+inner_read(void *ctx, struct reading *out, char *err, size_t errlen)
+{
+	(void)ctx, (void)err, (void)errlen;
+	inner_reads++;
+	*out = (struct reading){ 0 };
+	return SOURCE_OK;
+}
+
+static struct follow
+follower(const struct stmt_match *m)
+{
+	return (struct follow){
+		.inner = { .read = inner_read }, .session = &sess, .stmt = *m,
+		.poll_ns = 500 * MS, .clk = &fake_clock,
+	};
+}
+
+/* Looks at the statement at most every --poll, and ends when it does. */
+static void
+test_follow_until_the_statement_ends(void **state)
+{
+	struct stmt_match m = stmt(50, 1024, "SELECT SLEEP(9)");
+	struct follow f = follower(&m);
+	struct source src = follow_source(&f);
+	struct reading r;
+	char err[256];
+
+	(void)state;
+	inner_reads = 0;
+	srv.running = 1;
+	srv.now_running = m;
+	/* A read every 100 ms for 1 s: looks at 0, 0.5 and 1 s only. */
+	for (int i = 0; i <= 10; i++) {
+		srv.now_running.time_s = 3 + i / 5;
+		assert_int_equal(src.read(src.ctx, &r, err, sizeof(err)),
+		    SOURCE_OK);
+		srv.now += 100 * MS;
+	}
+	assert_int_equal(srv.statement_looks, 3);
+	/* What the last look saw, at 1 s. */
+	assert_int_equal(f.stmt.time_s, 5);
+	assert_int_equal(f.end, FOLLOW_RUNNING);
+	/* The same text run again is another statement. */
+	srv.now_running.completed++;
+	srv.now += 500 * MS;
+	assert_int_equal(src.read(src.ctx, &r, err, sizeof(err)), SOURCE_GONE);
+	assert_int_equal(f.end, FOLLOW_FINISHED);
+	assert_int_equal(inner_reads, 11);
+}
+
+static void
+test_follow_idle_and_closed(void **state)
+{
+	struct stmt_match m = stmt(50, 1024, "SELECT SLEEP(9)");
+	struct follow f = follower(&m);
+	struct source src = follow_source(&f);
+	struct reading r;
+	char err[256];
+
+	(void)state;
+	srv.running = 0;
+	assert_int_equal(src.read(src.ctx, &r, err, sizeof(err)), SOURCE_GONE);
+	assert_int_equal(f.end, FOLLOW_FINISHED);
+
+	f = follower(&m);
+	src = follow_source(&f);
+	srv.thread_gone = 1;
+	assert_int_equal(src.read(src.ctx, &r, err, sizeof(err)), SOURCE_GONE);
+	assert_int_equal(f.end, FOLLOW_CLOSED);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_looks_every_poll_until_a_match,
+		    setup),
+		cmocka_unit_test_setup(test_largest_of_several_others_named,
+		    setup),
+		cmocka_unit_test_setup(test_captured_statement_not_taken_again,
+		    setup),
+		cmocka_unit_test_setup(test_timeout, setup),
+		cmocka_unit_test_setup(test_stop_and_lost, setup),
+		cmocka_unit_test_setup(test_follow_until_the_statement_ends,
+		    setup),
+		cmocka_unit_test_setup(test_follow_idle_and_closed, setup),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
