@@ -2,7 +2,7 @@
  * libFuzzer harness for the command line, the number parser and the
  * option-file reader: no input may crash them, leak, read out of bounds,
  * or give CLI_OK without a target. (Messages may quote a newline from the
- * input; app.c prints every message on one line.)
+ * input; diag.c prints every message on one line.)
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -81,9 +81,10 @@ class Trigger(mmp.TestCase):
         due = [s["elapsed_ms"] - s["late_us"] // 1000 for s in below]
         self.assertLess(due[-1] - due[0], 1000, desc)
         self.assertGreaterEqual(due[-1] - due[0], 800, desc)
-        # Then nothing, though the session slept 2 s more.
+        # Then nothing, though the session slept 2 s more: about 10 samples
+        # after the hold, of which a busy machine may skip a few ticks.
         taken = int(re.search(r"ended after (\d+) samples", err).group(1))
-        self.assertGreaterEqual(taken, seqs[-1] + 10, desc)
+        self.assertGreaterEqual(taken, seqs[-1] + 5, desc)
         self.assertNotIn("never reached", err, desc)
 
         # Text: the marker says what crossed and how many came before it.
