@@ -11,17 +11,14 @@
 
 #include "pfs.h"
 
-/* MySQL's and MariaDB's error for a table the account may not read. */
-#define ER_TABLEACCESS_DENIED 1142
-
 static const char enable_instruments[] =
     "UPDATE performance_schema.setup_instruments SET ENABLED = 'YES' "
     "WHERE NAME LIKE 'memory/%'";
 
 /* Turns a failed query into a status and a message; msg may be err itself. */
 static enum pfs_status
-query_failed(enum conn_status st, unsigned server_errno, const char *what,
-    const char *server_msg, char *err, size_t errlen)
+query_failed(enum conn_status st, const char *what, const char *server_msg,
+    char *err, size_t errlen)
 {
 	char msg[512];
 
@@ -31,7 +28,12 @@ query_failed(enum conn_status st, unsigned server_errno, const char *what,
 		    "the server", what, msg);
 		return PFS_LOST;
 	}
-	if (st == CONN_DENIED || server_errno == ER_TABLEACCESS_DENIED) {
+	/*
+	 * conn.c sorts a table the account may not read (server error 1142)
+	 * into CONN_DENIED along with the other denials, so the status alone
+	 * says when the grant is missing.
+	 */
+	if (st == CONN_DENIED) {
 		snprintf(err, errlen, "%s: %s; the account needs GRANT SELECT "
 		    "ON performance_schema.*", what, msg);
 		return PFS_DENIED;
@@ -122,12 +124,11 @@ query_ints(struct conn *c, const char *sql, const char *what, struct ints *r,
     char *err, size_t errlen)
 {
 	enum conn_status st;
-	unsigned e;
 
 	memset(r, 0, sizeof(*r));
-	st = conn_query(c, sql, ints_row, r, &e, err, errlen);
+	st = conn_query(c, sql, ints_row, r, NULL, err, errlen);
 	if (st != CONN_OK)
-		return query_failed(st, e, what, err, err, errlen);
+		return query_failed(st, what, err, err, errlen);
 	return PFS_OK;
 }
 
@@ -137,13 +138,12 @@ pfs_preflight(struct conn *c, size_t *enabled, size_t *total, char *err,
 {
 	struct ints r = { 0 };
 	enum conn_status st;
-	unsigned e;
 
 	*enabled = *total = 0;
-	st = conn_query(c, "SELECT @@performance_schema", ints_row, &r, &e,
+	st = conn_query(c, "SELECT @@performance_schema", ints_row, &r, NULL,
 	    err, errlen);
 	if (st != CONN_OK)
-		return query_failed(st, e, "checking performance_schema", err,
+		return query_failed(st, "checking performance_schema", err,
 		    err, errlen);
 	if (r.rows == 0 || r.v[0] == 0) {
 		snprintf(err, errlen, "performance_schema is disabled on the "
@@ -160,9 +160,9 @@ pfs_preflight(struct conn *c, size_t *enabled, size_t *total, char *err,
 	st = conn_query(c, "SELECT COUNT(*), COALESCE(SUM(ENABLED = 'YES' AND "
 	    "NAME NOT LIKE 'memory/performance\\_schema/%'), 0) "
 	    "FROM performance_schema.setup_instruments "
-	    "WHERE NAME LIKE 'memory/%'", ints_row, &r, &e, err, errlen);
+	    "WHERE NAME LIKE 'memory/%'", ints_row, &r, NULL, err, errlen);
 	if (st != CONN_OK)
-		return query_failed(st, e, "reading "
+		return query_failed(st, "reading "
 		    "performance_schema.setup_instruments", err, err, errlen);
 	*total = (size_t)r.v[0];
 	*enabled = (size_t)r.v[1];
@@ -203,7 +203,6 @@ pfs_check_statements(struct conn *c, char *note, size_t notelen)
 {
 	struct names off = { .len = 0 };
 	enum conn_status st;
-	unsigned e;
 
 	note[0] = '\0';
 	/* A consumer records only when those above it are enabled too. */
@@ -211,9 +210,9 @@ pfs_check_statements(struct conn *c, char *note, size_t notelen)
 	    "FROM performance_schema.setup_consumers WHERE NAME IN "
 	    "('global_instrumentation', 'thread_instrumentation', "
 	    "'events_statements_current') AND ENABLED <> 'YES' ORDER BY NAME",
-	    names_row, &off, &e, note, notelen);
+	    names_row, &off, NULL, note, notelen);
 	if (st != CONN_OK)
-		return query_failed(st, e, "reading "
+		return query_failed(st, "reading "
 		    "performance_schema.setup_consumers", note, note, notelen);
 	if (off.len == 0)
 		return PFS_OK;
@@ -398,7 +397,6 @@ pfs_find_statements(struct conn *c, const struct match_filter *f,
 	char sql[2048];
 	unsigned n = 0;
 	enum conn_status st;
-	unsigned e;
 
 	memset(out, 0, sizeof(*out));
 	/*
@@ -429,7 +427,7 @@ pfs_find_statements(struct conn *c, const struct match_filter *f,
 		p[n++] = (struct conn_param){ .s = f->user };
 	if (f->db != NULL)
 		p[n++] = (struct conn_param){ .s = f->db };
-	st = conn_query_params(c, sql, p, n, find_row, &fc, &e, err, errlen);
+	st = conn_query_params(c, sql, p, n, find_row, &fc, NULL, err, errlen);
 	if (st != CONN_OK) {
 		match_list_free(out);
 		if (fc.failed) {
@@ -437,7 +435,7 @@ pfs_find_statements(struct conn *c, const struct match_filter *f,
 			    "statements");
 			return PFS_ERROR;
 		}
-		return query_failed(st, e, "looking for statements", err, err,
+		return query_failed(st, "looking for statements", err, err,
 		    errlen);
 	}
 	return PFS_OK;
@@ -467,14 +465,13 @@ pfs_thread_statement(struct conn *c, uint64_t thread_id, bool *running,
 	struct state_ctx sc = { .m = now };
 	char sql[1024];
 	enum conn_status st;
-	unsigned e;
 
 	snprintf(sql, sizeof(sql), "SELECT " STMT_COLUMNS ", " STMT_RUNNING
 	    " FROM performance_schema.threads t WHERE t.THREAD_ID = %" PRIu64,
 	    thread_id);
-	st = conn_query(c, sql, state_row, &sc, &e, err, errlen);
+	st = conn_query(c, sql, state_row, &sc, NULL, err, errlen);
 	if (st != CONN_OK)
-		return query_failed(st, e, "looking at the statement", err,
+		return query_failed(st, "looking at the statement", err,
 		    err, errlen);
 	if (sc.rows == 0) {
 		snprintf(err, errlen, "thread %" PRIu64 " ended", thread_id);
@@ -551,7 +548,6 @@ pfs_list_threads(struct conn *c, struct thread_list *out, char *err,
 {
 	struct list_ctx lc = { .l = out };
 	enum conn_status st;
-	unsigned e;
 
 	memset(out, 0, sizeof(*out));
 	st = conn_query(c,
@@ -564,14 +560,14 @@ pfs_list_threads(struct conn *c, struct thread_list *out, char *err,
 	    "FROM performance_schema.memory_summary_by_thread_by_event_name "
 	    "GROUP BY THREAD_ID) m ON m.THREAD_ID = t.THREAD_ID "
 	    "ORDER BY COALESCE(m.bytes, 0) DESC, t.THREAD_ID",
-	    list_row, &lc, &e, err, errlen);
+	    list_row, &lc, NULL, err, errlen);
 	if (st != CONN_OK) {
 		thread_list_free(out);
 		if (lc.failed) {
 			snprintf(err, errlen, "out of memory listing threads");
 			return PFS_ERROR;
 		}
-		return query_failed(st, e, "listing threads", err, err, errlen);
+		return query_failed(st, "listing threads", err, err, errlen);
 	}
 	return PFS_OK;
 }
@@ -663,7 +659,6 @@ reader_read(void *ctx, struct reading *out, char *err, size_t errlen)
 {
 	struct pfs_reader *r = ctx;
 	enum conn_status st;
-	unsigned e;
 
 	r->n = 0;
 	r->bad_row = 0;
@@ -672,9 +667,9 @@ reader_read(void *ctx, struct reading *out, char *err, size_t errlen)
 	memset(&r->statement, 0, sizeof(r->statement));
 	if (r->n_params > 0)
 		st = conn_query_params(r->conn, r->sql, r->params, r->n_params,
-		    event_row, r, &e, err, errlen);
+		    event_row, r, NULL, err, errlen);
 	else
-		st = conn_query(r->conn, r->sql, event_row, r, &e, err, errlen);
+		st = conn_query(r->conn, r->sql, event_row, r, NULL, err, errlen);
 	if (st != CONN_OK) {
 		if (r->out_of_memory)
 			snprintf(err, errlen, "out of memory reading %s",
@@ -687,7 +682,7 @@ reader_read(void *ctx, struct reading *out, char *err, size_t errlen)
 			    "memory_summary_by_thread_by_event_name or "
 			    "events_statements_current");
 		else
-			query_failed(st, e, r->is_grain ? "reading the summary" :
+			query_failed(st, r->is_grain ? "reading the summary" :
 			    "reading the thread's memory", err, err, errlen);
 		return st == CONN_LOST ? SOURCE_LOST : SOURCE_ERROR;
 	}
@@ -819,7 +814,7 @@ pfs_check_grain(struct conn *c, enum pfs_grain grain, const char *user,
 	const char *cond;
 	char sql[300];
 	enum conn_status st;
-	unsigned n, e;
+	unsigned n;
 
 	if (grain == GRAIN_GLOBAL)
 		return PFS_OK;
@@ -827,10 +822,10 @@ pfs_check_grain(struct conn *c, enum pfs_grain grain, const char *user,
 	/* "1 = 1" so that cond, which starts with AND, follows. */
 	snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM performance_schema.%s "
 	    "WHERE 1 = 1%s", grain_tables[grain], cond);
-	st = conn_query_params(c, sql, params, n, ints_row, &r, &e, err,
+	st = conn_query_params(c, sql, params, n, ints_row, &r, NULL, err,
 	    errlen);
 	if (st != CONN_OK)
-		return query_failed(st, e, "looking up the grain", err, err,
+		return query_failed(st, "looking up the grain", err, err,
 		    errlen);
 	if (r.v[0] > 0)
 		return PFS_OK;
