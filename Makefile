@@ -37,9 +37,10 @@ CMOCKA_LIBS  = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 # The modules that never see the server: unit-tested on their own.
 CORE = cli optfile clock ring topn delta filter sampler summary units output \
        output_text output_csv output_json threads match outname statement \
-       trigger recorder
+       trigger recorder pfs_rows
 # The modules that talk to the server, and the program.
-SERVER = conn pfs reconnect watch prompt app app_output app_sample app_wait
+SERVER = conn pfs_check pfs_list pfs_watch pfs_read reconnect watch prompt \
+         app app_output app_sample app_wait
 
 CORE_OBJS   = $(CORE:%=$(BUILD)/%.o)
 SERVER_OBJS = $(SERVER:%=$(BUILD)/%.o)

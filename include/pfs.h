@@ -1,7 +1,8 @@
 /*
- * What mysqlmemprof asks performance_schema: the checks before sampling,
- * finding threads, listing them, and reading one thread's memory as a
- * sample source. All SQL of the program lives in pfs.c.
+ * What mysqlmemprof asks performance_schema: the checks before sampling
+ * (pfs_check.c), listing threads (pfs_list.c), finding statements for
+ * --wait-for (pfs_watch.c), and reading memory as a sample source
+ * (pfs_read.c). All SQL of the program lives in those files.
  */
 #ifndef MYSQLMEMPROF_PFS_H
 #define MYSQLMEMPROF_PFS_H
