@@ -48,16 +48,20 @@ enum pfs_status pfs_check_statements(struct conn *c, char *note,
 enum pfs_status pfs_own_thread(struct conn *c, uint64_t *thread_id,
     char *err, size_t errlen);
 
-/* Resolves a connection id (SHOW PROCESSLIST) to its thread id. */
-enum pfs_status pfs_thread_of_connection(struct conn *c,
-    uint64_t connection_id, uint64_t *thread_id, char *err, size_t errlen);
+/* Which column of performance_schema.threads pfs_find_thread() matches. */
+enum pfs_thread_key {
+	PFS_BY_THREAD,     /* THREAD_ID */
+	PFS_BY_CONNECTION, /* PROCESSLIST_ID, the id SHOW PROCESSLIST gives */
+};
 
 /*
- * Checks that a thread exists and is instrumented; *connection_id is set
- * (0 for a background thread).
+ * Finds the thread whose key column is id and checks it is instrumented;
+ * sets *thread_id and *connection_id (0 for a background thread) when
+ * found. Either pointer may be NULL.
  */
-enum pfs_status pfs_check_thread(struct conn *c, uint64_t thread_id,
-    uint64_t *connection_id, char *err, size_t errlen);
+enum pfs_status pfs_find_thread(struct conn *c, enum pfs_thread_key key,
+    uint64_t id, uint64_t *thread_id, uint64_t *connection_id, char *err,
+    size_t errlen);
 
 /*
  * When the server started, in seconds since the epoch: a thread id means

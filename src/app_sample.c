@@ -25,15 +25,9 @@ resolve_target(struct app *a, uint64_t *thread_id, uint64_t *connection_id)
 		*connection_id = a->follow->stmt.connection_id;
 		return 0;
 	}
-	if (o->target == TARGET_CONNECTION) {
-		*connection_id = o->target_id;
-		st = pfs_thread_of_connection(a->conn, o->target_id, thread_id,
-		    err, sizeof(err));
-	} else {
-		*thread_id = o->target_id;
-		st = pfs_check_thread(a->conn, o->target_id, connection_id,
-		    err, sizeof(err));
-	}
+	st = pfs_find_thread(a->conn, o->target == TARGET_CONNECTION ?
+	    PFS_BY_CONNECTION : PFS_BY_THREAD, o->target_id, thread_id,
+	    connection_id, err, sizeof(err));
 	if (st != PFS_OK) {
 		say("%s", err);
 		return EXIT_RUNTIME;

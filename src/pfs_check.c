@@ -136,64 +136,46 @@ pfs_own_thread(struct conn *c, uint64_t *thread_id, char *err, size_t errlen)
 	return PFS_OK;
 }
 
-static enum pfs_status
-not_instrumented(uint64_t thread_id, char *err, size_t errlen)
-{
-	snprintf(err, errlen, "thread %" PRIu64 " is not instrumented; enable "
-	    "it with UPDATE performance_schema.threads SET INSTRUMENTED = "
-	    "'YES' WHERE THREAD_ID = %" PRIu64 " or check "
-	    "performance_schema.setup_actors", thread_id, thread_id);
-	return PFS_NOT_ALLOWED;
-}
-
 enum pfs_status
-pfs_thread_of_connection(struct conn *c, uint64_t connection_id,
-    uint64_t *thread_id, char *err, size_t errlen)
+pfs_find_thread(struct conn *c, enum pfs_thread_key key, uint64_t id,
+    uint64_t *thread_id, uint64_t *connection_id, char *err, size_t errlen)
 {
+	bool by_connection = key == PFS_BY_CONNECTION;
 	struct pfs_ints r;
 	char sql[200];
 	enum pfs_status ps;
+	uint64_t tid;
 
-	snprintf(sql, sizeof(sql), "SELECT THREAD_ID, INSTRUMENTED = 'YES' "
-	    "FROM performance_schema.threads WHERE PROCESSLIST_ID = %" PRIu64,
-	    connection_id);
-	if ((ps = query_ints(c, sql, "looking up the connection", &r, err,
-	    errlen)) != PFS_OK)
+	snprintf(sql, sizeof(sql), "SELECT THREAD_ID, PROCESSLIST_ID, "
+	    "INSTRUMENTED = 'YES' FROM performance_schema.threads WHERE %s = %"
+	    PRIu64, by_connection ? "PROCESSLIST_ID" : "THREAD_ID", id);
+	if ((ps = query_ints(c, sql, by_connection ? "looking up the "
+	    "connection" : "looking up the thread", &r, err, errlen)) != PFS_OK)
 		return ps;
-	if (r.rows == 0) {
+	if (r.rows == 0 && by_connection) {
 		snprintf(err, errlen, "no connection %" PRIu64 " on the server; "
-		    "see mysqlmemprof --list for the connections", connection_id);
+		    "see mysqlmemprof --list for the connections", id);
 		return PFS_NOT_FOUND;
 	}
-	*thread_id = (uint64_t)r.v[0];
-	if (r.v[1] == 0)
-		return not_instrumented(*thread_id, err, errlen);
-	return PFS_OK;
-}
-
-enum pfs_status
-pfs_check_thread(struct conn *c, uint64_t thread_id, uint64_t *connection_id,
-    char *err, size_t errlen)
-{
-	struct pfs_ints r;
-	char sql[200];
-	enum pfs_status ps;
-
-	snprintf(sql, sizeof(sql), "SELECT PROCESSLIST_ID, INSTRUMENTED = 'YES' "
-	    "FROM performance_schema.threads WHERE THREAD_ID = %" PRIu64,
-	    thread_id);
-	if ((ps = query_ints(c, sql, "looking up the thread", &r, err,
-	    errlen)) != PFS_OK)
-		return ps;
 	if (r.rows == 0) {
 		snprintf(err, errlen, "no thread %" PRIu64 " in "
 		    "performance_schema.threads; see mysqlmemprof --list for "
-		    "the threads", thread_id);
+		    "the threads", id);
 		return PFS_NOT_FOUND;
 	}
-	*connection_id = r.isnull[0] ? 0 : (uint64_t)r.v[0];
-	if (r.v[1] == 0)
-		return not_instrumented(thread_id, err, errlen);
+	tid = (uint64_t)r.v[0];
+	if (thread_id != NULL)
+		*thread_id = tid;
+	/* A background thread has no connection: its PROCESSLIST_ID is NULL. */
+	if (connection_id != NULL)
+		*connection_id = r.isnull[1] ? 0 : (uint64_t)r.v[1];
+	if (r.v[2] == 0) {
+		snprintf(err, errlen, "thread %" PRIu64 " is not instrumented; "
+		    "enable it with UPDATE performance_schema.threads SET "
+		    "INSTRUMENTED = 'YES' WHERE THREAD_ID = %" PRIu64 " or check "
+		    "performance_schema.setup_actors", tid, tid);
+		return PFS_NOT_ALLOWED;
+	}
 	return PFS_OK;
 }
 

@@ -43,8 +43,8 @@ try_once(struct reconnect *rc, char *err, size_t errlen)
 		    " is gone; start a new capture (see --list)", rc->thread_id);
 		return SOURCE_ERROR;
 	}
-	switch (rc->thread_id == 0 ? PFS_OK : pfs_check_thread(c,
-	    rc->thread_id, &connection_id, err, errlen)) {
+	switch (rc->thread_id == 0 ? PFS_OK : pfs_find_thread(c,
+	    PFS_BY_THREAD, rc->thread_id, NULL, &connection_id, err, errlen)) {
 	case PFS_OK:
 		break;
 	case PFS_LOST:
