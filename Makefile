@@ -68,8 +68,9 @@ $(BUILD)/%.o: src/%.c | $(BUILD)
 
 -include $(wildcard $(BUILD)/*.d)
 
+# -Isrc: a module's test may read its private header.
 $(BUILD)/test_%: tests/unit/test_%.c $(BUILD)/libcore.a | $(BUILD)
-	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libcore.a $(CMOCKA_LIBS) -lcsv
+	$(CC) $(CPPFLAGS) -Isrc -Itests/unit $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libcore.a $(CMOCKA_LIBS) -lcsv
 
 $(BUILD):
 	mkdir -p $@
