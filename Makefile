@@ -37,9 +37,10 @@ CMOCKA_LIBS  = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 # The modules that never see the server: unit-tested on their own.
 CORE = cli optfile clock ring topn delta filter sampler summary units output \
        output_text output_csv output_json threads match outname statement \
-       trigger recorder reconnect watch diag
+       trigger recorder reconnect watch diag pfs_rows
 # The modules that talk to the server, and the program.
-SERVER = conn pfs session prompt outfile capture wait app signals
+SERVER = conn pfs_check pfs_list pfs_watch pfs_read session prompt outfile \
+         capture wait app signals
 
 CORE_OBJS   = $(CORE:%=$(BUILD)/%.o)
 SERVER_OBJS = $(SERVER:%=$(BUILD)/%.o)
@@ -67,8 +68,9 @@ $(BUILD)/%.o: src/%.c | $(BUILD)
 
 -include $(wildcard $(BUILD)/*.d)
 
+# -Isrc: a module's test may read its private header.
 $(BUILD)/test_%: tests/unit/test_%.c $(BUILD)/libcore.a | $(BUILD)
-	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libcore.a $(CMOCKA_LIBS) -lcsv
+	$(CC) $(CPPFLAGS) -Isrc -Itests/unit $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libcore.a $(CMOCKA_LIBS) -lcsv
 
 $(BUILD):
 	mkdir -p $@

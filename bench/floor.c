@@ -10,7 +10,7 @@
  *
  * --sql sends that statement as it is (text protocol): the bench captures
  * the one mysqlmemprof sends and hands it over, so the floor follows
- * src/pfs.c as it changes.
+ * src/pfs_read.c as it changes.
  * --interval spaces the queries on absolute deadlines, as mysqlmemprof
  * does, still without formatting: what any interval sampler must pay.
  * The password comes from $MYSQL_PWD. With --handshake it connects, runs
@@ -56,7 +56,7 @@ static const struct query {
 } queries[] = {
 	/* Every row of the thread: the floor proper. */
 	{ "all", "SELECT " COLS8 " FROM " TABLE " WHERE THREAD_ID = ", "" },
-	/* What mysqlmemprof 0.1.0 asks (src/pfs.c). */
+	/* What mysqlmemprof 0.1.0 asks (src/pfs_read.c). */
 	{ "nonzero", "SELECT " COLS8 " FROM " TABLE " WHERE THREAD_ID = ",
 	    NONZERO },
 	{ "all-order", "SELECT " COLS8 " FROM " TABLE " WHERE THREAD_ID = ",

@@ -84,7 +84,7 @@ SCALE_S = 1 if QUICK else 3
 SCALE_FLOOR_S = 1 if QUICK else 2
 # The alternatives are compared with the statement mysqlmemprof sends for
 # each sample, captured from the server's general log at the start of the
-# run, so the bench follows src/pfs.c as it changes.
+# run, so the bench follows src/pfs_read.c as it changes.
 MMP = ("mmp", "text")
 
 

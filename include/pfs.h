@@ -1,7 +1,8 @@
 /*
- * What mysqlmemprof asks performance_schema: the checks before sampling,
- * finding threads, listing them, and reading one thread's memory as a
- * sample source. All SQL of the program lives in pfs.c.
+ * What mysqlmemprof asks performance_schema: the checks before sampling
+ * (pfs_check.c), listing threads (pfs_list.c), finding statements for
+ * --wait-for (pfs_watch.c); reading memory as a sample source is in
+ * pfs_read.h. All SQL of the program lives in pfs_*.c.
  */
 #ifndef MYSQLMEMPROF_PFS_H
 #define MYSQLMEMPROF_PFS_H
@@ -12,7 +13,6 @@
 
 #include "conn.h"
 #include "match.h"
-#include "source.h"
 #include "threads.h"
 
 enum pfs_status {
@@ -47,16 +47,20 @@ enum pfs_status pfs_check_statements(struct conn *c, char *note,
 enum pfs_status pfs_own_thread(struct conn *c, uint64_t *thread_id,
     char *err, size_t errlen);
 
-/* Resolves a connection id (SHOW PROCESSLIST) to its thread id. */
-enum pfs_status pfs_thread_of_connection(struct conn *c,
-    uint64_t connection_id, uint64_t *thread_id, char *err, size_t errlen);
+/* Which column of performance_schema.threads pfs_find_thread() matches. */
+enum pfs_thread_key {
+	PFS_BY_THREAD,     /* THREAD_ID */
+	PFS_BY_CONNECTION, /* PROCESSLIST_ID, the id SHOW PROCESSLIST gives */
+};
 
 /*
- * Checks that a thread exists and is instrumented; *connection_id is set
- * (0 for a background thread).
+ * Finds the thread whose key column is id and checks it is instrumented;
+ * sets *thread_id and *connection_id (0 for a background thread) when
+ * found. Either pointer may be NULL.
  */
-enum pfs_status pfs_check_thread(struct conn *c, uint64_t thread_id,
-    uint64_t *connection_id, char *err, size_t errlen);
+enum pfs_status pfs_find_thread(struct conn *c, enum pfs_thread_key key,
+    uint64_t id, uint64_t *thread_id, uint64_t *connection_id, char *err,
+    size_t errlen);
 
 /*
  * When the server started, in seconds since the epoch: a thread id means
@@ -93,39 +97,5 @@ enum pfs_status pfs_find_statements(struct conn *c,
  */
 enum pfs_status pfs_thread_statement(struct conn *c, uint64_t thread_id,
     bool *running, struct stmt_match *now, char *err, size_t errlen);
-
-/* Reads one thread's memory rows: a struct source over the session. */
-struct pfs_reader;
-struct session;
-/*
- * The reader reads through s->conn, whichever connection that is now; it
- * does not own s. NULL when out of memory.
- */
-struct pfs_reader *pfs_reader_create(struct session *s, uint64_t thread_id);
-
-/* What a reader sums over when it is not one thread. */
-enum pfs_grain {
-	GRAIN_GLOBAL,  /* memory_summary_global_by_event_name */
-	GRAIN_USER,    /* memory_summary_by_user_by_event_name, USER = user */
-	GRAIN_HOST,    /* memory_summary_by_host_by_event_name, HOST = host */
-	GRAIN_ACCOUNT, /* memory_summary_by_account_by_event_name, both */
-};
-
-/*
- * A reader of a grain's summary table; user and host are borrowed and go
- * to the server as parameters. NULL when out of memory.
- */
-struct pfs_reader *pfs_reader_create_grain(struct session *s,
-    enum pfs_grain grain, const char *user, const char *host);
-/* PFS_NOT_FOUND, saying where to look, when the grain has no row at all. */
-enum pfs_status pfs_check_grain(struct conn *c, enum pfs_grain grain,
-    const char *user, const char *host, char *err, size_t errlen);
-/*
- * Reads no statement id nor digest, only threads.PROCESSLIST_INFO: for when
- * pfs_check_statements() found events_statements_current off.
- */
-void pfs_reader_without_statements(struct pfs_reader *r);
-void pfs_reader_free(struct pfs_reader *r);
-struct source pfs_reader_source(struct pfs_reader *r);
 
 #endif

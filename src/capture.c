@@ -13,6 +13,7 @@
 #include "exitcode.h"
 #include "filter.h"
 #include "pfs.h"
+#include "pfs_read.h"
 #include "reconnect.h"
 #include "recorder.h"
 #include "sampler.h"
@@ -63,15 +64,9 @@ resolve_target(struct capture *c, uint64_t *thread_id,
 		*connection_id = c->found->connection_id;
 		return 0;
 	}
-	if (o->target == TARGET_CONNECTION) {
-		*connection_id = o->target_id;
-		st = pfs_thread_of_connection(s->conn, o->target_id, thread_id,
-		    err, sizeof(err));
-	} else {
-		*thread_id = o->target_id;
-		st = pfs_check_thread(s->conn, o->target_id, connection_id,
-		    err, sizeof(err));
-	}
+	st = pfs_find_thread(s->conn, o->target == TARGET_CONNECTION ?
+	    PFS_BY_CONNECTION : PFS_BY_THREAD, o->target_id, thread_id,
+	    connection_id, err, sizeof(err));
 	if (st != PFS_OK) {
 		diag_say("%s", err);
 		return EXIT_RUNTIME;

@@ -4,12 +4,20 @@
  */
 #include "session.h"
 
+static enum pfs_status
+check_thread(struct conn *c, uint64_t thread_id, uint64_t *connection_id,
+    char *err, size_t errlen)
+{
+	return pfs_find_thread(c, PFS_BY_THREAD, thread_id, NULL,
+	    connection_id, err, errlen);
+}
+
 const struct session_ops session_server = {
 	.open = conn_open,
 	.close = conn_close,
 	.server_boot = pfs_server_boot,
 	.own_thread = pfs_own_thread,
-	.check_thread = pfs_check_thread,
+	.check_thread = check_thread,
 	.find_statements = pfs_find_statements,
 	.thread_statement = pfs_thread_statement,
 };

@@ -1,0 +1,96 @@
+/* --list: every thread of the server, largest memory first. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pfs_rows.h"
+
+struct list_ctx {
+	struct thread_list *l;
+	size_t cap;
+	int failed; /* out of memory */
+};
+
+static char *
+dup_column(const char *v, int *failed)
+{
+	char *s;
+
+	if (v == NULL)
+		return NULL;
+	if ((s = strdup(v)) == NULL)
+		*failed = 1;
+	return s;
+}
+
+static int
+list_row(void *ctx, unsigned ncols, char **v, const unsigned long *len)
+{
+	struct list_ctx *lc = ctx;
+	struct thread_info *t;
+	int64_t x;
+
+	(void)len;
+	if (ncols < 11)
+		return -1;
+	if (lc->l->n == lc->cap) {
+		size_t cap = lc->cap ? lc->cap * 2 : 64;
+		struct thread_info *p = realloc(lc->l->v, cap * sizeof(*p));
+		if (p == NULL)
+			return lc->failed = 1, -1;
+		lc->l->v = p;
+		lc->cap = cap;
+	}
+	t = &lc->l->v[lc->l->n++];
+	memset(t, 0, sizeof(*t));
+	if (pfs_column_u64(v[0], &t->thread_id) != 0)
+		return -1;
+	t->has_connection = v[1] != NULL;
+	if (pfs_column_u64(v[1], &t->connection_id) != 0)
+		return -1;
+	t->type = dup_column(v[2], &lc->failed);
+	t->name = dup_column(v[3], &lc->failed);
+	t->user = dup_column(v[4], &lc->failed);
+	t->host = dup_column(v[5], &lc->failed);
+	t->command = dup_column(v[6], &lc->failed);
+	t->has_time = v[7] != NULL;
+	if (pfs_column_i64(v[7], &x) != 0)
+		return -1;
+	t->time_s = x;
+	t->state = dup_column(v[8], &lc->failed);
+	if (pfs_column_i64(v[9], &t->current_bytes) != 0)
+		return -1;
+	t->statement = dup_column(v[10], &lc->failed);
+	return lc->failed ? -1 : 0;
+}
+
+enum pfs_status
+pfs_list_threads(struct conn *c, struct thread_list *out, char *err,
+    size_t errlen)
+{
+	struct list_ctx lc = { .l = out };
+	enum conn_status st;
+
+	memset(out, 0, sizeof(*out));
+	st = conn_query(c,
+	    "SELECT t.THREAD_ID, t.PROCESSLIST_ID, t.TYPE, t.NAME, "
+	    "t.PROCESSLIST_USER, t.PROCESSLIST_HOST, t.PROCESSLIST_COMMAND, "
+	    "t.PROCESSLIST_TIME, t.PROCESSLIST_STATE, COALESCE(m.bytes, 0), "
+	    "LEFT(t.PROCESSLIST_INFO, 200) "
+	    "FROM performance_schema.threads t LEFT JOIN "
+	    "(SELECT THREAD_ID, SUM(" PFS_BYTES_USED ") AS bytes "
+	    "FROM " PFS_THREAD_MEMORY " "
+	    "GROUP BY THREAD_ID) m ON m.THREAD_ID = t.THREAD_ID "
+	    "ORDER BY COALESCE(m.bytes, 0) DESC, t.THREAD_ID",
+	    list_row, &lc, NULL, err, errlen);
+	if (st != CONN_OK) {
+		thread_list_free(out);
+		if (lc.failed) {
+			snprintf(err, errlen, "out of memory listing threads");
+			return PFS_ERROR;
+		}
+		return pfs_query_failed(st, "listing threads", err, err,
+		    errlen);
+	}
+	return PFS_OK;
+}

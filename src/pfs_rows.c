@@ -1,0 +1,113 @@
+/*
+ * Reading performance_schema's rows: the parts that need no server, kept
+ * apart so that unit tests can reach them.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pfs_rows.h"
+
+enum pfs_status
+pfs_query_failed(enum conn_status st, const char *what,
+    const char *server_msg, char *err, size_t errlen)
+{
+	char msg[512];
+
+	snprintf(msg, sizeof(msg), "%s", server_msg);
+	if (st == CONN_LOST) {
+		snprintf(err, errlen, "lost the connection while %s: %s; check "
+		    "the server", what, msg);
+		return PFS_LOST;
+	}
+	/*
+	 * conn.c sorts a table the account may not read (server error 1142)
+	 * into CONN_DENIED along with the other denials, so the status alone
+	 * says when the grant is missing.
+	 */
+	if (st == CONN_DENIED) {
+		snprintf(err, errlen, "%s: %s; the account needs GRANT SELECT "
+		    "ON performance_schema.*", what, msg);
+		return PFS_DENIED;
+	}
+	snprintf(err, errlen, "%s: %s", what, msg);
+	return PFS_ERROR;
+}
+
+/*
+ * Decimal columns, parsed by hand: they are most of what a sample reads,
+ * and strtoll() with its locale and base handling costs several times more.
+ */
+static int
+digits_u64(const char *v, uint64_t *out)
+{
+	uint64_t x = 0;
+	const char *p = v;
+
+	for (; *p >= '0' && *p <= '9'; p++) {
+		unsigned d = (unsigned)(*p - '0');
+
+		if (x > (UINT64_MAX - d) / 10)
+			return -1;
+		x = x * 10 + d;
+	}
+	if (p == v || *p != '\0')
+		return -1;
+	*out = x;
+	return 0;
+}
+
+int
+pfs_column_u64(const char *v, uint64_t *out)
+{
+	if (v == NULL) {
+		*out = 0;
+		return 0;
+	}
+	return digits_u64(v, out);
+}
+
+int
+pfs_column_i64(const char *v, int64_t *out)
+{
+	uint64_t x;
+	int neg;
+
+	if (v == NULL) {
+		*out = 0;
+		return 0;
+	}
+	neg = *v == '-';
+	if (digits_u64(v + neg, &x) != 0 ||
+	    x > (neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX))
+		return -1;
+	*out = neg ? (int64_t)(0 - x) : (int64_t)x;
+	return 0;
+}
+
+void
+pfs_copy_column(char *dst, size_t size, const char *v, unsigned long len)
+{
+	size_t n = v == NULL ? 0 : len < size - 1 ? len : size - 1;
+
+	if (n > 0)
+		memcpy(dst, v, n);
+	dst[n] = '\0';
+}
+
+int
+pfs_ints_row(void *ctx, unsigned ncols, char **values,
+    const unsigned long *len)
+{
+	struct pfs_ints *r = ctx;
+
+	(void)len;
+	if (r->rows++ > 0)
+		return 0; /* only the first row matters */
+	for (unsigned i = 0; i < ncols && i < 4; i++) {
+		r->isnull[i] = values[i] == NULL;
+		if (pfs_column_i64(values[i], &r->v[i]) != 0)
+			return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,54 @@
+/*
+ * What the pfs_*.c files share: the columns of a row read as numbers, one
+ * row of integers, the status of a failed query, and the names of the
+ * memory columns they all sum. None of it talks to the server, so it is
+ * unit-tested on its own (tests/unit/test_pfs_rows.c).
+ */
+#ifndef MYSQLMEMPROF_PFS_ROWS_H
+#define MYSQLMEMPROF_PFS_ROWS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pfs.h"
+
+/*
+ * The bytes an event, a thread or a summary holds now, and the table of
+ * each thread's memory by event: --list and --wait-for sum the one over
+ * the other, and the thread reader reads both, so they agree on what a
+ * thread's memory is.
+ */
+#define PFS_BYTES_USED "CURRENT_NUMBER_OF_BYTES_USED"
+#define PFS_THREAD_MEMORY \
+	"performance_schema.memory_summary_by_thread_by_event_name"
+
+/*
+ * A decimal column: NULL counts as 0, as performance_schema means it; the
+ * digits (after one '-' for the signed one) must be all there is and fit.
+ * Returns 0, or -1 with *out untouched.
+ */
+int pfs_column_u64(const char *v, uint64_t *out);
+int pfs_column_i64(const char *v, int64_t *out);
+
+/* Copies a column of len bytes (NULL: none) into dst, cut to fit, NUL-ended. */
+void pfs_copy_column(char *dst, size_t size, const char *v, unsigned long len);
+
+/* One row of up to four integers, for the small queries. */
+struct pfs_ints {
+	int rows;      /* rows the server gave; only the first is kept */
+	int64_t v[4];
+	int isnull[4];
+};
+
+/* A conn_row_fn filling a struct pfs_ints; -1 on a column not an integer. */
+int pfs_ints_row(void *ctx, unsigned ncols, char **values,
+    const unsigned long *len);
+
+/*
+ * Turns the conn_status of a failed query into a pfs_status and a message
+ * naming what was being done; server_msg may be err itself.
+ */
+enum pfs_status pfs_query_failed(enum conn_status st, const char *what,
+    const char *server_msg, char *err, size_t errlen);
+
+#endif

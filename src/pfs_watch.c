@@ -1,0 +1,163 @@
+/*
+ * What --wait-for and --longer-than ask the server: the running
+ * statements that match a filter, and what one thread runs now.
+ */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pfs_rows.h"
+
+/*
+ * What a statement looks like in performance_schema.threads: the columns
+ * of stmt_row(), in order. The digest tells two texts apart without
+ * sending them whole; the start is the server's clock less the time run;
+ * the statements the thread ended so far, other than those inside stored
+ * programs, tell apart two runs of one text. A format for snprintf().
+ */
+#define STMT_COLUMNS \
+	"t.THREAD_ID, t.PROCESSLIST_ID, t.PROCESSLIST_TIME, " \
+	"UNIX_TIMESTAMP() - t.PROCESSLIST_TIME, " \
+	"CONCAT(LENGTH(t.PROCESSLIST_INFO), ':', CRC32(t.PROCESSLIST_INFO)), " \
+	"t.PROCESSLIST_USER, t.PROCESSLIST_DB, LEFT(t.PROCESSLIST_INFO, 100), " \
+	"(SELECT COALESCE(SUM(s.COUNT_STAR), 0) FROM " \
+	"performance_schema.events_statements_summary_by_thread_by_event_name s " \
+	"WHERE s.THREAD_ID = t.THREAD_ID AND " \
+	"s.EVENT_NAME NOT LIKE 'statement/sp/%%')"
+#define STMT_NCOLS 9
+/* A statement runs: as the server's own sessions show it. */
+#define STMT_RUNNING \
+	"t.PROCESSLIST_COMMAND IN ('Query', 'Execute') AND " \
+	"t.PROCESSLIST_INFO IS NOT NULL"
+
+/* Fills m from the STMT_COLUMNS of a row; -1 on a value that is not one. */
+static int
+stmt_row(struct stmt_match *m, char **v, const unsigned long *len)
+{
+	memset(m, 0, sizeof(*m));
+	if (pfs_column_u64(v[0], &m->thread_id) != 0 ||
+	    pfs_column_u64(v[1], &m->connection_id) != 0 ||
+	    pfs_column_i64(v[2], &m->time_s) != 0 ||
+	    pfs_column_i64(v[3], &m->start_s) != 0 ||
+	    pfs_column_u64(v[8], &m->completed) != 0)
+		return -1;
+	pfs_copy_column(m->digest, sizeof(m->digest), v[4], len[4]);
+	pfs_copy_column(m->user, sizeof(m->user), v[5], len[5]);
+	pfs_copy_column(m->db, sizeof(m->db), v[6], len[6]);
+	pfs_copy_column(m->text, sizeof(m->text), v[7], len[7]);
+	return 0;
+}
+
+struct find_ctx {
+	struct match_list *l;
+	int failed; /* out of memory */
+};
+
+static int
+find_row(void *ctx, unsigned ncols, char **v, const unsigned long *len)
+{
+	struct find_ctx *fc = ctx;
+	struct stmt_match m;
+
+	if (ncols < STMT_NCOLS + 1 || stmt_row(&m, v, len) != 0 ||
+	    pfs_column_i64(v[STMT_NCOLS], &m.current_bytes) != 0)
+		return -1;
+	if (match_list_add(fc->l, &m) != 0)
+		return fc->failed = 1, -1;
+	return 0;
+}
+
+enum pfs_status
+pfs_find_statements(struct conn *c, const struct match_filter *f,
+    uint64_t own_thread, struct match_list *out, char *err, size_t errlen)
+{
+	struct conn_param p[5];
+	struct find_ctx fc = { .l = out };
+	char sql[2048];
+	unsigned n = 0;
+	enum conn_status st;
+
+	memset(out, 0, sizeof(*out));
+	/*
+	 * Only constant text goes into the SQL; the user's pattern and names
+	 * are parameters. The memory is summed only for the rows that match.
+	 * Other mysqlmemprof sessions are left out: their own queries could
+	 * match the pattern.
+	 */
+	snprintf(sql, sizeof(sql), "SELECT " STMT_COLUMNS ", "
+	    "(SELECT COALESCE(SUM(m." PFS_BYTES_USED "), 0) "
+	    "FROM " PFS_THREAD_MEMORY " m "
+	    "WHERE m.THREAD_ID = t.THREAD_ID) "
+	    "FROM performance_schema.threads t "
+	    "WHERE t.TYPE = 'FOREGROUND' AND t.INSTRUMENTED = 'YES' AND "
+	    STMT_RUNNING " AND t.THREAD_ID <> ? AND t.PROCESSLIST_TIME >= ?"
+	    "%s%s%s AND NOT EXISTS (SELECT 1 FROM "
+	    "performance_schema.session_connect_attrs a "
+	    "WHERE a.PROCESSLIST_ID = t.PROCESSLIST_ID AND "
+	    "a.ATTR_NAME = 'program_name' AND a.ATTR_VALUE = 'mysqlmemprof')",
+	    f->pattern != NULL ? " AND t.PROCESSLIST_INFO LIKE ?" : "",
+	    f->user != NULL ? " AND t.PROCESSLIST_USER = ?" : "",
+	    f->db != NULL ? " AND t.PROCESSLIST_DB = ?" : "");
+	p[n++] = (struct conn_param){ .i = (int64_t)own_thread };
+	p[n++] = (struct conn_param){ .i = f->min_time_s };
+	if (f->pattern != NULL)
+		p[n++] = (struct conn_param){ .s = f->pattern };
+	if (f->user != NULL)
+		p[n++] = (struct conn_param){ .s = f->user };
+	if (f->db != NULL)
+		p[n++] = (struct conn_param){ .s = f->db };
+	st = conn_query_params(c, sql, p, n, find_row, &fc, NULL, err, errlen);
+	if (st != CONN_OK) {
+		match_list_free(out);
+		if (fc.failed) {
+			snprintf(err, errlen, "out of memory looking for "
+			    "statements");
+			return PFS_ERROR;
+		}
+		return pfs_query_failed(st, "looking for statements", err, err,
+		    errlen);
+	}
+	return PFS_OK;
+}
+
+struct state_ctx {
+	int rows;
+	bool running;
+	struct stmt_match *m;
+};
+
+static int
+state_row(void *ctx, unsigned ncols, char **v, const unsigned long *len)
+{
+	struct state_ctx *sc = ctx;
+
+	if (ncols < STMT_NCOLS + 1 || sc->rows++ > 0)
+		return -1;
+	sc->running = v[STMT_NCOLS] != NULL && strcmp(v[STMT_NCOLS], "1") == 0;
+	return stmt_row(sc->m, v, len);
+}
+
+enum pfs_status
+pfs_thread_statement(struct conn *c, uint64_t thread_id, bool *running,
+    struct stmt_match *now, char *err, size_t errlen)
+{
+	struct state_ctx sc = { .m = now };
+	char sql[1024];
+	enum conn_status st;
+
+	snprintf(sql, sizeof(sql), "SELECT " STMT_COLUMNS ", " STMT_RUNNING
+	    " FROM performance_schema.threads t WHERE t.THREAD_ID = %" PRIu64,
+	    thread_id);
+	st = conn_query(c, sql, state_row, &sc, NULL, err, errlen);
+	if (st != CONN_OK)
+		return pfs_query_failed(st, "looking at the statement", err,
+		    err, errlen);
+	if (sc.rows == 0) {
+		snprintf(err, errlen, "thread %" PRIu64 " ended", thread_id);
+		return PFS_NOT_FOUND;
+	}
+	*running = sc.running;
+	return PFS_OK;
+}

@@ -1,0 +1,186 @@
+/*
+ * Reading performance_schema's rows without a server: decimal columns
+ * with their bounds, NULL as 0 and no trailing junk; copies cut to fit;
+ * one row of integers; and the status and message of a failed query.
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "pfs_rows.h"
+
+static void
+u64_ok(const char *v, uint64_t want)
+{
+	uint64_t x = 12345;
+
+	assert_int_equal(pfs_column_u64(v, &x), 0);
+	assert_true(x == want);
+}
+
+/* A refused value leaves the output as it was. */
+static void
+u64_bad(const char *v)
+{
+	uint64_t x = 12345;
+
+	assert_int_equal(pfs_column_u64(v, &x), -1);
+	assert_true(x == 12345);
+}
+
+static void
+i64_ok(const char *v, int64_t want)
+{
+	int64_t x = 12345;
+
+	assert_int_equal(pfs_column_i64(v, &x), 0);
+	assert_true(x == want);
+}
+
+static void
+i64_bad(const char *v)
+{
+	int64_t x = 12345;
+
+	assert_int_equal(pfs_column_i64(v, &x), -1);
+	assert_true(x == 12345);
+}
+
+static void
+test_u64(void **state)
+{
+	(void)state;
+	u64_ok(NULL, 0);
+	u64_ok("0", 0);
+	u64_ok("7", 7);
+	u64_ok("000042", 42);
+	u64_ok("18446744073709551615", UINT64_MAX);
+	u64_bad("");
+	u64_bad("18446744073709551616");
+	u64_bad("99999999999999999999");
+	u64_bad("-1");
+	u64_bad("+1");
+	u64_bad(" 1");
+	u64_bad("1 ");
+	u64_bad("12a");
+	u64_bad("1.5");
+}
+
+static void
+test_i64(void **state)
+{
+	(void)state;
+	i64_ok(NULL, 0);
+	i64_ok("0", 0);
+	i64_ok("-0", 0);
+	i64_ok("-5", -5);
+	i64_ok("9223372036854775807", INT64_MAX);
+	i64_ok("-9223372036854775808", INT64_MIN);
+	i64_bad("9223372036854775808");
+	i64_bad("-9223372036854775809");
+	i64_bad("18446744073709551615");
+	i64_bad("");
+	i64_bad("-");
+	i64_bad("--1");
+	i64_bad("- 1");
+	i64_bad("+1");
+	i64_bad("1-");
+}
+
+static void
+test_copy_column(void **state)
+{
+	char buf[8]; /* 5 bytes given, the rest must stay untouched */
+
+	(void)state;
+	memset(buf, 'x', sizeof(buf));
+	pfs_copy_column(buf, 5, "abcdefgh", 8);
+	assert_memory_equal(buf, "abcd\0xxx", 8);
+	pfs_copy_column(buf, 5, "abcde", 5);
+	assert_memory_equal(buf, "abcd\0xxx", 8);
+	pfs_copy_column(buf, 5, "abcd", 4);
+	assert_string_equal(buf, "abcd");
+	/* The length counts, not the NUL: a column may hold one. */
+	pfs_copy_column(buf, 5, "ab\0cd", 5);
+	assert_memory_equal(buf, "ab\0c", 5);
+	pfs_copy_column(buf, 5, "abc", 2);
+	assert_string_equal(buf, "ab");
+	pfs_copy_column(buf, 5, NULL, 3);
+	assert_string_equal(buf, "");
+	pfs_copy_column(buf, 1, "abc", 3);
+	assert_string_equal(buf, "");
+	assert_memory_equal(buf + 5, "xxx", 3);
+}
+
+static void
+test_ints_row(void **state)
+{
+	struct pfs_ints r;
+	char *first[] = { "3", NULL, "-2", "9", "not a number" };
+	char *second[] = { "8", "8", "8", "8" };
+	char *bad[] = { "1", "x" };
+	unsigned long len[5] = { 0 };
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	/* Columns past the fourth are not read. */
+	assert_int_equal(pfs_ints_row(&r, 5, first, len), 0);
+	assert_int_equal(r.rows, 1);
+	assert_true(r.v[0] == 3 && r.v[1] == 0 && r.v[2] == -2 && r.v[3] == 9);
+	assert_true(!r.isnull[0] && r.isnull[1] && !r.isnull[2]);
+	/* Only the first row is kept; later ones are counted. */
+	assert_int_equal(pfs_ints_row(&r, 4, second, len), 0);
+	assert_int_equal(r.rows, 2);
+	assert_true(r.v[0] == 3 && r.v[1] == 0 && r.isnull[1]);
+
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(pfs_ints_row(&r, 2, bad, len), -1);
+}
+
+static void
+test_query_failed(void **state)
+{
+	char err[200];
+	char small[12];
+
+	(void)state;
+	assert_int_equal(pfs_query_failed(CONN_LOST, "listing threads",
+	    "gone away", err, sizeof(err)), PFS_LOST);
+	assert_string_equal(err, "lost the connection while listing threads: "
+	    "gone away; check the server");
+	assert_int_equal(pfs_query_failed(CONN_DENIED, "listing threads",
+	    "SELECT command denied", err, sizeof(err)), PFS_DENIED);
+	assert_string_equal(err, "listing threads: SELECT command denied; the "
+	    "account needs GRANT SELECT ON performance_schema.*");
+	assert_int_equal(pfs_query_failed(CONN_FAILED, "listing threads",
+	    "syntax", err, sizeof(err)), PFS_ERROR);
+	assert_string_equal(err, "listing threads: syntax");
+
+	/* The server's message may be in err already, as conn_query() left it. */
+	strcpy(err, "Unknown table");
+	assert_int_equal(pfs_query_failed(CONN_FAILED, "reading x", err, err,
+	    sizeof(err)), PFS_ERROR);
+	assert_string_equal(err, "reading x: Unknown table");
+
+	/* A message longer than the room is cut, still NUL-terminated. */
+	pfs_query_failed(CONN_FAILED, "reading x", "long message", small,
+	    sizeof(small));
+	assert_string_equal(small, "reading x: ");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_u64),
+		cmocka_unit_test(test_i64),
+		cmocka_unit_test(test_copy_column),
+		cmocka_unit_test(test_ints_row),
+		cmocka_unit_test(test_query_failed),
+	};
+	return cmocka_run_group_tests_name("pfs_rows", tests, NULL, NULL);
+}
