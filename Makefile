@@ -105,7 +105,7 @@ FUZZERS      = $(patsubst fuzz/%.c,build/fuzz/%,$(wildcard fuzz/fuzz_*.c))
 
 fuzz: $(FUZZERS)
 
-build/fuzz/%: fuzz/%.c $(FUZZ_CORE) include/*.h
+build/fuzz/%: fuzz/%.c $(FUZZ_CORE) include/*.h src/*.h
 	@mkdir -p build/fuzz
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_CORE) -lcsv
 
