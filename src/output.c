@@ -53,6 +53,33 @@ output_status(FILE *fp)
 	return -1;
 }
 
+/*
+ * Integers are written by hand: the per-sample path writes some 250 of them,
+ * and printf's format parsing cost more than the rest of a row. Digits by
+ * hand also never depend on the locale.
+ */
+void
+output_uint(FILE *fp, uint64_t v)
+{
+	char buf[20]; /* UINT64_MAX has 20 digits */
+	size_t i = sizeof(buf);
+
+	do
+		buf[--i] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	fwrite(buf + i, 1, sizeof(buf) - i, fp);
+}
+
+void
+output_int(FILE *fp, int64_t v)
+{
+	if (v < 0) {
+		putc('-', fp);
+		output_uint(fp, -(uint64_t)v); /* INT64_MIN too */
+	} else
+		output_uint(fp, (uint64_t)v);
+}
+
 static int
 flush(struct output *o, int rc)
 {
