@@ -16,19 +16,26 @@
 
 #define CRLF "\r\n"
 
-/* One field: a null is empty, text is quoted, integers are bare. */
+/*
+ * One field, after the comma that comes before it unless it is the first:
+ * a null is empty, text is quoted, integers are bare.
+ */
 static void
-put_field(FILE *fp, enum column_kind kind, bool known,
+put_field(FILE *fp, bool first, enum column_kind kind, bool known,
     const union column_value *v)
 {
+	char buf[OUTPUT_INT_MAX];
+
+	if (!first)
+		putc_unlocked(',', fp);
 	if (!known)
 		return;
 	switch (kind) {
 	case COLUMN_INT:
-		output_int(fp, v->i);
+		fwrite_unlocked(buf, 1, output_int(buf, v->i), fp);
 		break;
 	case COLUMN_UINT:
-		output_uint(fp, v->u);
+		fwrite_unlocked(buf, 1, output_uint(buf, v->u), fp);
 		break;
 	case COLUMN_TEXT:
 		csv_fwrite(fp, v->s, strlen(v->s));
@@ -59,11 +66,10 @@ put_row(const struct output *o, const struct sample *s, const char *ts,
 	for (size_t j = 0; j < SAMPLE_COLUMNS; j++) {
 		const struct sample_column *c = &sample_columns[j];
 
-		if (j > 0)
-			putc(',', o->fp);
-		put_field(o->fp, c->kind, sample_column_get(c, &r, &v), &v);
+		put_field(o->fp, j == 0, c->kind, sample_column_get(c, &r, &v),
+		    &v);
 	}
-	fputs(CRLF, o->fp);
+	fputs_unlocked(CRLF, o->fp);
 }
 
 static int
@@ -95,9 +101,8 @@ csv_threads(struct output *o, const struct thread_list *l)
 		for (size_t j = 0; j < THREAD_COLUMNS; j++) {
 			const struct thread_column *c = &thread_columns[j];
 
-			if (j > 0)
-				putc(',', o->fp);
-			put_field(o->fp, c->kind, c->get(&l->v[i], &v), &v);
+			put_field(o->fp, j == 0, c->kind, c->get(&l->v[i], &v),
+			    &v);
 		}
 		fputs(CRLF, o->fp);
 	}

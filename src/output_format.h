@@ -98,9 +98,13 @@ sample_column_get(const struct sample_column *c, const struct sample_row *r,
  */
 size_t output_utf8(const char *s, size_t n, uint32_t *cp);
 
-/* v in decimal, without printf. */
-void output_int(FILE *fp, int64_t v);
-void output_uint(FILE *fp, uint64_t v);
+/*
+ * Writes v in decimal at buf, which has room for OUTPUT_INT_MAX bytes, and
+ * returns how many it wrote; no NUL, no printf, no locale.
+ */
+#define OUTPUT_INT_MAX 20 /* UINT64_MAX, or INT64_MIN with its sign */
+size_t output_int(char *buf, int64_t v);
+size_t output_uint(char *buf, uint64_t v);
 
 /* 0, or -1 with errno set when a write to fp has failed. */
 int output_status(FILE *fp);
