@@ -16,7 +16,7 @@
 #include "units.h"
 
 #define NAME_WIDTH      27 /* the least name column, as users know it */
-#define STATEMENT_WIDTH 60 /* keeps a --list row on one line */
+#define STATEMENT_WIDTH 60 /* the last column of --list: a row on one line */
 #define STATEMENT_LINE  100 /* the statement above a sample */
 #define CAPTURE_LINE    63  /* the statement in a capture's heading */
 #define TOTAL_LABEL     "(thread total)"
@@ -439,83 +439,65 @@ text_dump(struct output *o, const struct output_dump *d)
 	return output_status(o->fp);
 }
 
-/* The columns of --list; the statement, last, is cut and not padded. */
-enum list_col {
-	L_THREAD, L_CONN, L_NAME, L_USER, L_HOST, L_COMMAND, L_TIME, L_STATE,
-	L_MEMORY, L_STATEMENT, L_COLS
-};
-
-static const struct {
-	const char *head;
-	bool right;
-} list_cols[L_COLS] = {
-	[L_THREAD] = { "thread", true },
-	[L_CONN] = { "conn", true },
-	[L_NAME] = { "name", false },
-	[L_USER] = { "user", false },
-	[L_HOST] = { "host", false },
-	[L_COMMAND] = { "command", false },
-	[L_TIME] = { "time", true },
-	[L_STATE] = { "state", false },
-	[L_MEMORY] = { "memory", true },
-	[L_STATEMENT] = { "statement", false },
-};
-
-static const char *
-or_dash(const char *s)
+/*
+ * --list as a table of thread_columns[] under their heads, leaving out a
+ * column without one: numbers to the right, text to the left, and the last
+ * column, the statement, cut and not padded.
+ */
+static size_t
+list_last(void)
 {
-	return s != NULL ? s : "-";
+	size_t j = THREAD_COLUMNS - 1;
+
+	while (thread_columns[j].head == NULL)
+		j--;
+	return j;
 }
 
-/* The text of one cell; numbers are formatted into buf. */
+/* The text of one cell: "-" for a null; numbers are formatted into buf. */
 static const char *
-list_cell(const struct output *o, const struct thread_info *t,
-    enum list_col col, char *buf)
+list_cell(const struct output *o, const struct thread_column *c,
+    const struct thread_info *t, char *buf)
 {
-	switch (col) {
-	case L_THREAD:
-		snprintf(buf, CELL, "%" PRIu64, t->thread_id);
+	union column_value v;
+
+	if (!c->get(t, &v))
+		return "-";
+	switch (c->kind) {
+	case COLUMN_INT:
+		if (c->bytes)
+			fmt_bytes(o, v.i, buf);
+		else
+			snprintf(buf, CELL, "%" PRId64, v.i);
 		return buf;
-	case L_CONN:
-		if (!t->has_connection)
-			return "-";
-		snprintf(buf, CELL, "%" PRIu64, t->connection_id);
+	case COLUMN_UINT:
+		snprintf(buf, CELL, "%" PRIu64, v.u);
 		return buf;
-	case L_NAME:
-		/* "thread/sql/one_connection" is shown as "sql/one_connection". */
-		if (t->name != NULL && strncmp(t->name, "thread/", 7) == 0)
-			return t->name + 7;
-		return or_dash(t->name);
-	case L_USER:
-		return or_dash(t->user);
-	case L_HOST:
-		return or_dash(t->host);
-	case L_COMMAND:
-		return or_dash(t->command);
-	case L_TIME:
-		if (!t->has_time)
-			return "-";
-		snprintf(buf, CELL, "%" PRId64, t->time_s);
-		return buf;
-	case L_STATE:
-		return or_dash(t->state);
-	case L_MEMORY:
-		fmt_bytes(o, t->current_bytes, buf);
-		return buf;
-	case L_STATEMENT:
+	case COLUMN_TEXT:
 	default:
-		return or_dash(t->statement);
+		/* A prefix all values share is noise: "thread/x" shows as "x". */
+		if (c->prefix != NULL &&
+		    strncmp(v.s, c->prefix, strlen(c->prefix)) == 0)
+			return v.s + strlen(c->prefix);
+		return v.s;
 	}
 }
 
 static void
-put_list_row(FILE *fp, const char *const cell[L_COLS], const size_t w[L_COLS])
+put_list_row(FILE *fp, const char *const cell[THREAD_COLUMNS],
+    const size_t w[THREAD_COLUMNS])
 {
-	for (size_t j = 0; j < L_COLS; j++) {
-		fputs(j == 0 ? " " : "  ", fp);
-		if (j == L_STATEMENT)
+	size_t last = list_last();
+	const char *sep = " ";
+
+	for (size_t j = 0; j <= last; j++) {
+		if (thread_columns[j].head == NULL)
+			continue;
+		fputs(sep, fp);
+		sep = "  ";
+		if (j == last)
 			put_statement(fp, cell[j], STATEMENT_WIDTH);
-		else if (list_cols[j].right)
+		else if (thread_columns[j].kind != COLUMN_TEXT)
 			put_right(fp, cell[j], w[j]);
 		else
 			put_left(fp, cell[j], w[j], true);
@@ -526,22 +508,22 @@ put_list_row(FILE *fp, const char *const cell[L_COLS], const size_t w[L_COLS])
 static int
 text_threads(struct output *o, const struct thread_list *l)
 {
-	size_t w[L_COLS];
-	const char *cell[L_COLS];
-	char buf[L_COLS][CELL];
+	size_t w[THREAD_COLUMNS];
+	const char *cell[THREAD_COLUMNS];
+	char buf[THREAD_COLUMNS][CELL];
 
-	for (size_t j = 0; j < L_COLS; j++)
-		w[j] = strlen(list_cols[j].head);
+	for (size_t j = 0; j < THREAD_COLUMNS; j++) {
+		cell[j] = thread_columns[j].head;
+		w[j] = cell[j] != NULL ? strlen(cell[j]) : 0;
+	}
 	for (size_t i = 0; i < l->n; i++)
-		for (size_t j = 0; j < L_STATEMENT; j++)
-			w[j] = max_size(w[j], width_of(list_cell(o, &l->v[i],
-			    (enum list_col)j, buf[j]), true));
-	for (size_t j = 0; j < L_COLS; j++)
-		cell[j] = list_cols[j].head;
+		for (size_t j = 0; j < THREAD_COLUMNS; j++)
+			w[j] = max_size(w[j], width_of(list_cell(o,
+			    &thread_columns[j], &l->v[i], buf[j]), true));
 	put_list_row(o->fp, cell, w);
 	for (size_t i = 0; i < l->n; i++) {
-		for (size_t j = 0; j < L_COLS; j++)
-			cell[j] = list_cell(o, &l->v[i], (enum list_col)j,
+		for (size_t j = 0; j < THREAD_COLUMNS; j++)
+			cell[j] = list_cell(o, &thread_columns[j], &l->v[i],
 			    buf[j]);
 		put_list_row(o->fp, cell, w);
 	}
