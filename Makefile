@@ -36,7 +36,7 @@ CMOCKA_LIBS  = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
 # The modules that never see the server: unit-tested on their own.
 CORE = cli optfile clock ring topn delta filter sampler summary units output \
-       output_columns \
+       output_columns output_clean \
        output_text output_csv output_json threads match outname statement \
        trigger recorder
 # The modules that talk to the server, and the program.
