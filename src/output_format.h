@@ -72,7 +72,7 @@ struct thread_column {
 	bool bytes;         /* text writes it in KiB/MiB unless --bytes */
 };
 
-/* The sizes of the lists, which output_columns.c checks against them. */
+/* The rows of each list; output_columns.c checks them at compile time. */
 #define SAMPLE_COLUMNS 26
 #define THREAD_COLUMNS 11
 
