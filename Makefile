@@ -36,6 +36,7 @@ CMOCKA_LIBS  = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
 # The modules that never see the server: unit-tested on their own.
 CORE = cli optfile clock ring topn delta filter sampler summary units output \
+       output_columns output_clean \
        output_text output_csv output_json threads match outname statement \
        trigger recorder reconnect watch diag pfs_rows
 # The modules that talk to the server, and the program.
@@ -107,7 +108,7 @@ FUZZERS      = $(patsubst fuzz/%.c,build/fuzz/%,$(wildcard fuzz/fuzz_*.c))
 
 fuzz: $(FUZZERS)
 
-build/fuzz/%: fuzz/%.c $(FUZZ_CORE) include/*.h
+build/fuzz/%: fuzz/%.c $(FUZZ_CORE) include/*.h src/*.h
 	@mkdir -p build/fuzz
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_CORE) -lcsv
 

@@ -53,9 +53,48 @@ output_status(FILE *fp)
 	return -1;
 }
 
-static int
-flush(struct output *o, int rc)
+/*
+ * Integers are written by hand: a sample of ten events has some 250 of
+ * them, and a printf for each cost more than the rest of the row. Digits
+ * by hand never depend on the locale either.
+ */
+size_t
+output_uint(char *buf, uint64_t v)
 {
+	char digits[OUTPUT_INT_MAX];
+	size_t i = sizeof(digits);
+
+	do
+		digits[--i] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	memcpy(buf, digits + i, sizeof(digits) - i);
+	return sizeof(digits) - i;
+}
+
+size_t
+output_int(char *buf, int64_t v)
+{
+	if (v >= 0)
+		return output_uint(buf, (uint64_t)v);
+	buf[0] = '-';
+	return 1 + output_uint(buf + 1, -(uint64_t)v); /* INT64_MIN too */
+}
+
+/*
+ * Each callback runs with the lock of o->fp held, taken once here, so the
+ * formats may write a sample's many small fields with the _unlocked stdio
+ * calls. Then it flushes.
+ */
+static void
+start(struct output *o)
+{
+	flockfile(o->fp);
+}
+
+static int
+finish(struct output *o, int rc)
+{
+	funlockfile(o->fp);
 	if (rc == -1 || fflush(o->fp) == EOF)
 		return -1;
 	return output_status(o->fp);
@@ -64,42 +103,49 @@ flush(struct output *o, int rc)
 int
 output_begin(struct output *o)
 {
-	return flush(o, o->fmt->begin ? o->fmt->begin(o) : 0);
+	start(o);
+	return finish(o, o->fmt->begin ? o->fmt->begin(o) : 0);
 }
 
 int
 output_sample(struct output *o, const struct sample *s)
 {
-	int rc = o->fmt->sample ? o->fmt->sample(o, s) : 0;
+	int rc;
 
+	start(o);
+	rc = o->fmt->sample ? o->fmt->sample(o, s) : 0;
 	o->statement = s->statement;
 	o->has_statement = true;
-	return flush(o, rc);
+	return finish(o, rc);
 }
 
 int
 output_end(struct output *o, const struct summary *sum)
 {
-	return flush(o, o->fmt->end ? o->fmt->end(o, sum) : 0);
+	start(o);
+	return finish(o, o->fmt->end ? o->fmt->end(o, sum) : 0);
 }
 
 int
 output_dump(struct output *o, const struct output_dump *d)
 {
 	o->has_statement = false;
-	return flush(o, o->fmt->dump ? o->fmt->dump(o, d) : 0);
+	start(o);
+	return finish(o, o->fmt->dump ? o->fmt->dump(o, d) : 0);
 }
 
 int
 output_capture(struct output *o, const struct output_capture *c)
 {
-	return flush(o, o->fmt->capture ? o->fmt->capture(o, c) : 0);
+	start(o);
+	return finish(o, o->fmt->capture ? o->fmt->capture(o, c) : 0);
 }
 
 int
 output_threads(struct output *o, const struct thread_list *l)
 {
-	return flush(o, o->fmt->threads ? o->fmt->threads(o, l) : 0);
+	start(o);
+	return finish(o, o->fmt->threads ? o->fmt->threads(o, l) : 0);
 }
 
 size_t

@@ -2,7 +2,6 @@
  * JSON Lines: one object per sample. Event names are bytes from the server,
  * so strings are escaped to be valid JSON whatever they hold.
  */
-#include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -80,120 +79,122 @@ put_string(FILE *fp, const char *s)
 }
 
 /*
- * Every event has every key, so each line has one shape: a delta is null
- * in the first sample, which has nothing to compare with, and
- * unseen_peak_bytes is null when there was no unseen peak.
+ * A key and its value; the keys are the column names, which need no
+ * escape. What follows the name is one write: a line has some 150 of them.
  */
 static void
-put_event(FILE *fp, const struct event_stat *e, bool has_deltas)
+put_member(FILE *fp, const char *name, enum column_kind kind, bool known,
+    const union column_value *v)
 {
-	fputs("{\"event_name\":", fp);
-	put_string(fp, e->name);
-	fprintf(fp, ",\"current_bytes\":%" PRId64 ",\"current_count\":%" PRId64
-	    ",\"high_bytes\":%" PRId64 ",\"alloc_bytes\":%" PRIu64
-	    ",\"free_bytes\":%" PRIu64 ",\"alloc_count\":%" PRIu64
-	    ",\"free_count\":%" PRIu64,
-	    e->current_bytes, e->current_count, e->high_bytes, e->alloc_bytes,
-	    e->free_bytes, e->alloc_count, e->free_count);
-	if (has_deltas)
-		fprintf(fp, ",\"alloc_delta_bytes\":%" PRIu64
-		    ",\"free_delta_bytes\":%" PRIu64
-		    ",\"alloc_delta_count\":%" PRIu64
-		    ",\"free_delta_count\":%" PRIu64,
-		    e->delta.alloc_bytes, e->delta.free_bytes,
-		    e->delta.alloc_count, e->delta.free_count);
-	else
-		fputs(",\"alloc_delta_bytes\":null,\"free_delta_bytes\":null"
-		    ",\"alloc_delta_count\":null,\"free_delta_count\":null",
-		    fp);
-	if (has_deltas && e->delta.unseen_peak)
-		fprintf(fp, ",\"unseen_peak_bytes\":%" PRId64 "}",
-		    e->high_bytes);
-	else
-		fputs(",\"unseen_peak_bytes\":null}", fp);
+	char buf[2 + OUTPUT_INT_MAX] = "\":";
+	size_t n = 2;
+
+	putc_unlocked('"', fp);
+	fputs_unlocked(name, fp);
+	if (!known) {
+		fputs_unlocked("\":null", fp);
+		return;
+	}
+	switch (kind) {
+	case COLUMN_INT:
+		n += output_int(buf + n, v->i);
+		break;
+	case COLUMN_UINT:
+		n += output_uint(buf + n, v->u);
+		break;
+	case COLUMN_TEXT:
+		break;
+	}
+	fwrite_unlocked(buf, 1, n, fp);
+	if (kind == COLUMN_TEXT)
+		put_string(fp, v->s);
+}
+
+/*
+ * Every event has every key, so each line has one shape: what the getters
+ * call null is written as null.
+ */
+static void
+put_events(FILE *fp, const struct sample_row *sample)
+{
+	struct sample_row r = *sample;
+	union column_value v;
+
+	fputs("\"events\":[", fp);
+	for (size_t i = 0; i < r.s->n_events; i++) {
+		char sep = '{';
+
+		r.e = &r.s->events[i];
+		if (i > 0)
+			putc(',', fp);
+		for (size_t j = 0; j < SAMPLE_COLUMNS; j++) {
+			const struct sample_column *c = &sample_columns[j];
+
+			if (c->level != COLUMN_EVENT)
+				continue;
+			putc(sep, fp);
+			sep = ',';
+			put_member(fp, c->name, c->kind,
+			    sample_column_get(c, &r, &v), &v);
+		}
+		putc('}', fp);
+	}
+	putc(']', fp);
+}
+
+/* Where the event columns end, the "events" array stands (output_format.h). */
+static size_t
+events_at(void)
+{
+	size_t j = SAMPLE_COLUMNS - 1;
+
+	while (sample_columns[j].level != COLUMN_EVENT)
+		j--;
+	return j;
 }
 
 static int
 json_sample(struct output *o, const struct sample *s)
 {
 	char ts[64];
+	struct sample_row r = { .o = o, .s = s, .timestamp = ts };
+	size_t events = events_at();
+	union column_value v;
+	char sep = '{';
 
 	units_timestamp(s->wall_ms, ts, sizeof(ts));
-	fprintf(o->fp, "{\"sample\":%" PRIu64 ",\"elapsed_ms\":%" PRIu64
-	    ",\"timestamp\":", s->seq, s->elapsed_us / 1000);
-	put_string(o->fp, ts);
-	/* A grain other than a thread has no thread id: "grain" names it. */
-	if (o->grain == NULL)
-		fprintf(o->fp, ",\"thread_id\":%" PRIu64, s->thread_id);
-	else
-		fputs(",\"thread_id\":null", o->fp);
-	fprintf(o->fp, ",\"total_bytes\":%" PRId64
-	    ",\"late_us\":%" PRIu64 ",\"query_us\":%" PRIu64
-	    ",\"gap_ms\":%" PRIu64 ",\"events\":[",
-	    s->total_bytes, s->late_us, s->query_us, s->gap_ms);
-	for (size_t i = 0; i < s->n_events; i++) {
-		if (i > 0)
-			putc(',', o->fp);
-		put_event(o->fp, &s->events[i], s->has_deltas);
-	}
-	fputs("],\"statement_id\":", o->fp);
-	if (s->statement.has_id)
-		fprintf(o->fp, "%" PRIu64, s->statement.id);
-	else
-		fputs("null", o->fp);
-	fputs(",\"digest\":", o->fp);
-	put_string(o->fp, s->statement.digest[0] != '\0' ?
-	    s->statement.digest : NULL);
-	fputs(",\"statement\":", o->fp);
-	put_string(o->fp, s->statement.text[0] != '\0' ?
-	    s->statement.text : NULL);
-	fputs(",\"grain\":", o->fp);
-	put_string(o->fp, o->grain);
-	if (o->filtered)
-		fprintf(o->fp, ",\"filtered_total_bytes\":%" PRId64 "}\n",
-		    s->filtered_total_bytes);
-	else
-		fputs(",\"filtered_total_bytes\":null}\n", o->fp);
-	return output_status(o->fp);
-}
+	for (size_t j = 0; j < SAMPLE_COLUMNS; j++) {
+		const struct sample_column *c = &sample_columns[j];
 
-static void
-put_thread(FILE *fp, const struct thread_info *t)
-{
-	fprintf(fp, "{\"thread_id\":%" PRIu64 ",\"connection_id\":",
-	    t->thread_id);
-	if (t->has_connection)
-		fprintf(fp, "%" PRIu64, t->connection_id);
-	else
-		fputs("null", fp);
-	fputs(",\"type\":", fp);
-	put_string(fp, t->type);
-	fputs(",\"name\":", fp);
-	put_string(fp, t->name);
-	fputs(",\"user\":", fp);
-	put_string(fp, t->user);
-	fputs(",\"host\":", fp);
-	put_string(fp, t->host);
-	fputs(",\"command\":", fp);
-	put_string(fp, t->command);
-	fputs(",\"time\":", fp);
-	if (t->has_time)
-		fprintf(fp, "%" PRId64, t->time_s);
-	else
-		fputs("null", fp);
-	fputs(",\"state\":", fp);
-	put_string(fp, t->state);
-	fprintf(fp, ",\"current_bytes\":%" PRId64 ",\"statement\":",
-	    t->current_bytes);
-	put_string(fp, t->statement);
-	fputs("}\n", fp);
+		if (c->level == COLUMN_EVENT && j != events)
+			continue;
+		putc(sep, o->fp);
+		sep = ',';
+		if (j == events)
+			put_events(o->fp, &r);
+		else
+			put_member(o->fp, c->name, c->kind,
+			    sample_column_get(c, &r, &v), &v);
+	}
+	fputs("}\n", o->fp);
+	return output_status(o->fp);
 }
 
 static int
 json_threads(struct output *o, const struct thread_list *l)
 {
-	for (size_t i = 0; i < l->n; i++)
-		put_thread(o->fp, &l->v[i]);
+	union column_value v;
+
+	for (size_t i = 0; i < l->n; i++) {
+		for (size_t j = 0; j < THREAD_COLUMNS; j++) {
+			const struct thread_column *c = &thread_columns[j];
+
+			putc(j == 0 ? '{' : ',', o->fp);
+			put_member(o->fp, c->name, c->kind,
+			    c->get(&l->v[i], &v), &v);
+		}
+		fputs("}\n", o->fp);
+	}
 	return output_status(o->fp);
 }
 

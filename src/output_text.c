@@ -1,7 +1,7 @@
 /*
  * Text for people, in the shape of the Python scripts this program
  * replaces. Names come from the server and statements from any client, so
- * everything is written through put_clean(): a hostile name can neither
+ * everything is written through output_clean.h: a hostile name can neither
  * move the cursor nor break the alignment.
  */
 #include <inttypes.h>
@@ -12,103 +12,17 @@
 #include <time.h>
 
 #include "output.h"
+#include "output_clean.h"
 #include "output_format.h"
 #include "units.h"
 
 #define NAME_WIDTH      27 /* the least name column, as users know it */
-#define STATEMENT_WIDTH 60 /* keeps a --list row on one line */
+#define STATEMENT_WIDTH 60 /* the last column of --list: a row on one line */
 #define STATEMENT_LINE  100 /* the statement above a sample */
 #define CAPTURE_LINE    63  /* the statement in a capture's heading */
 #define TOTAL_LABEL     "(thread total)"
 #define FILTERED_LABEL  "(filtered total)"
 #define CELL            32 /* room for any number this file formats */
-
-/*
- * C0 and C1 controls and DEL move the cursor or change modes; the bidi
- * controls and line separators reorder or break what follows them.
- */
-static bool
-is_control(uint32_t cp)
-{
-	return cp < 0x20 || (cp >= 0x7f && cp < 0xa0) ||
-	    (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
-}
-
-static bool
-is_space(uint32_t cp)
-{
-	return cp == ' ' || (cp >= '\t' && cp <= '\r');
-}
-
-/*
- * Writes s as one terminal cell per code point, at most max cells, and
- * returns the cells used; a NULL fp only measures. Controls and bytes that
- * are not UTF-8 show as '?'. With oneline, each run of white space is one
- * space, and none leads or trails.
- */
-static size_t
-put_clean(FILE *fp, const char *s, size_t max, bool oneline)
-{
-	size_t n = strlen(s), cols = 0, k;
-	bool space = false;
-	uint32_t cp;
-
-	for (size_t i = 0; i < n; i += k) {
-		const char *out = s + i;
-
-		if ((k = output_utf8(s + i, n - i, &cp)) == 0) {
-			k = 1;
-			out = "?";
-		} else if (oneline && is_space(cp)) {
-			space = cols > 0;
-			continue;
-		} else if (is_control(cp))
-			out = "?";
-		if (cols + space + 1 > max)
-			break;
-		if (space) {
-			if (fp != NULL)
-				putc(' ', fp);
-			cols++;
-			space = false;
-		}
-		if (fp != NULL)
-			fwrite(out, 1, out == s + i ? k : 1, fp);
-		cols++;
-	}
-	return cols;
-}
-
-static void
-pad(FILE *fp, size_t n)
-{
-	while (n-- > 0)
-		putc(' ', fp);
-}
-
-/* s, left-aligned in a column of width cells. */
-static void
-put_left(FILE *fp, const char *s, size_t width, bool oneline)
-{
-	size_t used = put_clean(fp, s, SIZE_MAX, oneline);
-
-	pad(fp, width > used ? width - used : 0);
-}
-
-static void
-put_right(FILE *fp, const char *s, size_t width)
-{
-	size_t used = put_clean(NULL, s, SIZE_MAX, true);
-
-	pad(fp, width > used ? width - used : 0);
-	put_clean(fp, s, SIZE_MAX, true);
-}
-
-static size_t
-width_of(const char *s, bool oneline)
-{
-	return put_clean(NULL, s, SIZE_MAX, oneline);
-}
 
 static size_t
 max_size(size_t a, size_t b)
@@ -143,23 +57,11 @@ round_mean(double m)
 	return (int64_t)(m < 0 ? m - 0.5 : m + 0.5);
 }
 
-/* A statement on one line of at most width cells, cut with "...". */
-static void
-put_statement(FILE *fp, const char *s, size_t width)
-{
-	if (width_of(s, true) <= width) {
-		put_clean(fp, s, SIZE_MAX, true);
-		return;
-	}
-	put_clean(fp, s, width - 3, true);
-	fputs("...", fp);
-}
-
 static void
 put_statement_text(FILE *fp, const struct statement *st)
 {
 	if (st->text[0] != '\0')
-		put_statement(fp, st->text, STATEMENT_LINE);
+		clean_cut(fp, st->text, STATEMENT_LINE);
 	else if (st->has_id)
 		fprintf(fp, "(statement %" PRIu64 ", no text)", st->id);
 	else
@@ -181,12 +83,12 @@ text_sample(struct output *o, const struct sample *s)
 {
 	char label_buf[EVENT_NAME_MAX + 16];
 	const char *label = total_label(o, label_buf, sizeof(label_buf));
-	size_t width = max_size(NAME_WIDTH, width_of(label, false));
+	size_t width = max_size(NAME_WIDTH, clean_width(label, false));
 	char v[CELL];
 
 	for (size_t i = 0; i < s->n_events; i++)
 		width = max_size(width,
-		    width_of(short_name(s->events[i].name), false));
+		    clean_width(short_name(s->events[i].name), false));
 	if (s->gap_ms > 0)
 		fprintf(o->fp, "## gap of %" PRIu64 " ms: the connection was "
 		    "lost and re-established ##\n", s->gap_ms);
@@ -201,17 +103,17 @@ text_sample(struct output *o, const struct sample *s)
 	    s->elapsed_us / 1000);
 	for (size_t i = 0; i < s->n_events; i++) {
 		putc(' ', o->fp);
-		put_left(o->fp, short_name(s->events[i].name), width, false);
+		clean_left(o->fp, short_name(s->events[i].name), width, false);
 		fmt_bytes(o, s->events[i].current_bytes, v);
 		fprintf(o->fp, " -> %s\n", v);
 	}
 	putc(' ', o->fp);
-	put_left(o->fp, label, width, false);
+	clean_left(o->fp, label, width, false);
 	fmt_bytes(o, s->total_bytes, v);
 	fprintf(o->fp, " -> %s\n", v);
 	if (o->filtered) {
 		putc(' ', o->fp);
-		put_left(o->fp, FILTERED_LABEL, width, false);
+		clean_left(o->fp, FILTERED_LABEL, width, false);
 		fmt_bytes(o, s->filtered_total_bytes, v);
 		fprintf(o->fp, " -> %s\n", v);
 	}
@@ -220,7 +122,7 @@ text_sample(struct output *o, const struct sample *s)
 		if (!s->events[i].delta.unseen_peak)
 			continue;
 		fputs(" ! ", o->fp);
-		put_clean(o->fp, short_name(s->events[i].name), SIZE_MAX, false);
+		clean_put(o->fp, short_name(s->events[i].name), SIZE_MAX, false);
 		fmt_bytes(o, s->events[i].high_bytes, v);
 		fprintf(o->fp, " peaked at %s between samples\n", v);
 	}
@@ -264,10 +166,10 @@ put_sum_row(FILE *fp, const char *name, size_t name_width,
     char c[SUM_COLS][CELL], const size_t w[SUM_COLS])
 {
 	putc(' ', fp);
-	put_left(fp, name, name_width, false);
+	clean_left(fp, name, name_width, false);
 	for (size_t j = 0; j < SUM_COLS; j++) {
 		fputs("  ", fp);
-		put_right(fp, c[j], w[j]);
+		clean_right(fp, c[j], w[j]);
 	}
 	putc('\n', fp);
 }
@@ -278,7 +180,7 @@ sum_widths(const struct output *o, const struct summary *s, size_t w[SUM_COLS])
 {
 	char label_buf[EVENT_NAME_MAX + 16];
 	size_t name_width = max_size(NAME_WIDTH,
-	    width_of(total_label(o, label_buf, sizeof(label_buf)), false));
+	    clean_width(total_label(o, label_buf, sizeof(label_buf)), false));
 	char c[SUM_COLS][CELL];
 
 	for (size_t j = 0; j < SUM_COLS; j++)
@@ -288,7 +190,7 @@ sum_widths(const struct output *o, const struct summary *s, size_t w[SUM_COLS])
 		w[j] = max_size(w[j], strlen(c[j]));
 	for (size_t i = 0; i < s->n_events; i++) {
 		name_width = max_size(name_width,
-		    width_of(short_name(s->events[i].name), false));
+		    clean_width(short_name(s->events[i].name), false));
 		event_cells(o, &s->events[i], c);
 		for (size_t j = 0; j < SUM_COLS; j++)
 			w[j] = max_size(w[j], strlen(c[j]));
@@ -320,23 +222,23 @@ put_peaks(const struct output *o, const struct summary *s, size_t name_width,
 	}
 	name_width = max_size(name_width, strlen(PEAKS_LABEL));
 	putc(' ', o->fp);
-	put_left(o->fp, PEAKS_LABEL, name_width, false);
+	clean_left(o->fp, PEAKS_LABEL, name_width, false);
 	fputs("  ", o->fp);
-	put_right(o->fp, "samples", w[0]);
+	clean_right(o->fp, "samples", w[0]);
 	fputs("  ", o->fp);
-	put_right(o->fp, "largest", largest_width);
+	clean_right(o->fp, "largest", largest_width);
 	putc('\n', o->fp);
 	for (size_t i = 0; i < s->n_peaks; i++) {
 		const struct summary_event *e = s->peaks[i];
 
 		putc(' ', o->fp);
-		put_left(o->fp, short_name(e->name), name_width, false);
+		clean_left(o->fp, short_name(e->name), name_width, false);
 		snprintf(n, CELL, "%" PRIu64, e->unseen_peaks);
 		fmt_bytes(o, e->largest_unseen_peak, v);
 		fputs("  ", o->fp);
-		put_right(o->fp, n, w[0]);
+		clean_right(o->fp, n, w[0]);
 		fputs("  ", o->fp);
-		put_right(o->fp, v, largest_width);
+		clean_right(o->fp, v, largest_width);
 		putc('\n', o->fp);
 	}
 }
@@ -355,7 +257,7 @@ put_statements(const struct output *o, const struct summary *s)
 		return;
 	for (size_t i = 0; i < s->n_statements; i++)
 		for (size_t j = 0; j < s->statements[i].n_top; j++)
-			width = max_size(width, width_of(
+			width = max_size(width, clean_width(
 			    short_name(s->statements[i].top[j].name), false));
 	fprintf(o->fp, "## By statement: %zu in the window ##\n",
 	    s->n_statements);
@@ -373,7 +275,7 @@ put_statements(const struct output *o, const struct summary *s)
 		fprintf(o->fp, "\n   peak %s, final %s\n", v, w);
 		for (size_t j = 0; j < st->n_top; j++) {
 			fputs("   ", o->fp);
-			put_left(o->fp, short_name(st->top[j].name), width,
+			clean_left(o->fp, short_name(st->top[j].name), width,
 			    false);
 			fmt_bytes(o, st->top[j].max_bytes, v);
 			fprintf(o->fp, " -> %s\n", v);
@@ -439,86 +341,68 @@ text_dump(struct output *o, const struct output_dump *d)
 	return output_status(o->fp);
 }
 
-/* The columns of --list; the statement, last, is cut and not padded. */
-enum list_col {
-	L_THREAD, L_CONN, L_NAME, L_USER, L_HOST, L_COMMAND, L_TIME, L_STATE,
-	L_MEMORY, L_STATEMENT, L_COLS
-};
-
-static const struct {
-	const char *head;
-	bool right;
-} list_cols[L_COLS] = {
-	[L_THREAD] = { "thread", true },
-	[L_CONN] = { "conn", true },
-	[L_NAME] = { "name", false },
-	[L_USER] = { "user", false },
-	[L_HOST] = { "host", false },
-	[L_COMMAND] = { "command", false },
-	[L_TIME] = { "time", true },
-	[L_STATE] = { "state", false },
-	[L_MEMORY] = { "memory", true },
-	[L_STATEMENT] = { "statement", false },
-};
-
-static const char *
-or_dash(const char *s)
+/*
+ * --list as a table of thread_columns[] under their heads, leaving out a
+ * column without one: numbers to the right, text to the left, and the last
+ * column, the statement, cut and not padded.
+ */
+static size_t
+list_last(void)
 {
-	return s != NULL ? s : "-";
+	size_t j = THREAD_COLUMNS - 1;
+
+	while (thread_columns[j].head == NULL)
+		j--;
+	return j;
 }
 
-/* The text of one cell; numbers are formatted into buf. */
+/* The text of one cell: "-" for a null; numbers are formatted into buf. */
 static const char *
-list_cell(const struct output *o, const struct thread_info *t,
-    enum list_col col, char *buf)
+list_cell(const struct output *o, const struct thread_column *c,
+    const struct thread_info *t, char *buf)
 {
-	switch (col) {
-	case L_THREAD:
-		snprintf(buf, CELL, "%" PRIu64, t->thread_id);
+	union column_value v;
+
+	if (!c->get(t, &v))
+		return "-";
+	switch (c->kind) {
+	case COLUMN_INT:
+		if (c->bytes)
+			fmt_bytes(o, v.i, buf);
+		else
+			snprintf(buf, CELL, "%" PRId64, v.i);
 		return buf;
-	case L_CONN:
-		if (!t->has_connection)
-			return "-";
-		snprintf(buf, CELL, "%" PRIu64, t->connection_id);
+	case COLUMN_UINT:
+		snprintf(buf, CELL, "%" PRIu64, v.u);
 		return buf;
-	case L_NAME:
-		/* "thread/sql/one_connection" is shown as "sql/one_connection". */
-		if (t->name != NULL && strncmp(t->name, "thread/", 7) == 0)
-			return t->name + 7;
-		return or_dash(t->name);
-	case L_USER:
-		return or_dash(t->user);
-	case L_HOST:
-		return or_dash(t->host);
-	case L_COMMAND:
-		return or_dash(t->command);
-	case L_TIME:
-		if (!t->has_time)
-			return "-";
-		snprintf(buf, CELL, "%" PRId64, t->time_s);
-		return buf;
-	case L_STATE:
-		return or_dash(t->state);
-	case L_MEMORY:
-		fmt_bytes(o, t->current_bytes, buf);
-		return buf;
-	case L_STATEMENT:
+	case COLUMN_TEXT:
 	default:
-		return or_dash(t->statement);
+		/* A prefix all values share is noise: "thread/x" shows as "x". */
+		if (c->prefix != NULL &&
+		    strncmp(v.s, c->prefix, strlen(c->prefix)) == 0)
+			return v.s + strlen(c->prefix);
+		return v.s;
 	}
 }
 
 static void
-put_list_row(FILE *fp, const char *const cell[L_COLS], const size_t w[L_COLS])
+put_list_row(FILE *fp, const char *const cell[THREAD_COLUMNS],
+    const size_t w[THREAD_COLUMNS])
 {
-	for (size_t j = 0; j < L_COLS; j++) {
-		fputs(j == 0 ? " " : "  ", fp);
-		if (j == L_STATEMENT)
-			put_statement(fp, cell[j], STATEMENT_WIDTH);
-		else if (list_cols[j].right)
-			put_right(fp, cell[j], w[j]);
+	size_t last = list_last();
+	const char *sep = " ";
+
+	for (size_t j = 0; j <= last; j++) {
+		if (thread_columns[j].head == NULL)
+			continue;
+		fputs(sep, fp);
+		sep = "  ";
+		if (j == last)
+			clean_cut(fp, cell[j], STATEMENT_WIDTH);
+		else if (thread_columns[j].kind != COLUMN_TEXT)
+			clean_right(fp, cell[j], w[j]);
 		else
-			put_left(fp, cell[j], w[j], true);
+			clean_left(fp, cell[j], w[j], true);
 	}
 	putc('\n', fp);
 }
@@ -526,22 +410,22 @@ put_list_row(FILE *fp, const char *const cell[L_COLS], const size_t w[L_COLS])
 static int
 text_threads(struct output *o, const struct thread_list *l)
 {
-	size_t w[L_COLS];
-	const char *cell[L_COLS];
-	char buf[L_COLS][CELL];
+	size_t w[THREAD_COLUMNS];
+	const char *cell[THREAD_COLUMNS];
+	char buf[THREAD_COLUMNS][CELL];
 
-	for (size_t j = 0; j < L_COLS; j++)
-		w[j] = strlen(list_cols[j].head);
+	for (size_t j = 0; j < THREAD_COLUMNS; j++) {
+		cell[j] = thread_columns[j].head;
+		w[j] = cell[j] != NULL ? strlen(cell[j]) : 0;
+	}
 	for (size_t i = 0; i < l->n; i++)
-		for (size_t j = 0; j < L_STATEMENT; j++)
-			w[j] = max_size(w[j], width_of(list_cell(o, &l->v[i],
-			    (enum list_col)j, buf[j]), true));
-	for (size_t j = 0; j < L_COLS; j++)
-		cell[j] = list_cols[j].head;
+		for (size_t j = 0; j < THREAD_COLUMNS; j++)
+			w[j] = max_size(w[j], clean_width(list_cell(o,
+			    &thread_columns[j], &l->v[i], buf[j]), true));
 	put_list_row(o->fp, cell, w);
 	for (size_t i = 0; i < l->n; i++) {
-		for (size_t j = 0; j < L_COLS; j++)
-			cell[j] = list_cell(o, &l->v[i], (enum list_col)j,
+		for (size_t j = 0; j < THREAD_COLUMNS; j++)
+			cell[j] = list_cell(o, &thread_columns[j], &l->v[i],
 			    buf[j]);
 		put_list_row(o->fp, cell, w);
 	}
@@ -562,7 +446,7 @@ text_capture(struct output *o, const struct output_capture *c)
 	fprintf(o->fp, "## Capture %" PRIu64 " at %s: connection %" PRIu64
 	    ", thread %" PRIu64 ", running %" PRId64 " s: ", c->number, when,
 	    c->connection_id, c->thread_id, c->running_s);
-	put_statement(o->fp, c->text, CAPTURE_LINE);
+	clean_cut(o->fp, c->text, CAPTURE_LINE);
 	fputs(" ##\n", o->fp);
 	return output_status(o->fp);
 }

@@ -1,0 +1,31 @@
+/*
+ * Text from the server, written to a terminal one cell per code point:
+ * controls, bidi controls, line separators and bytes that are not UTF-8
+ * show as '?', so a hostile name can neither move the cursor nor break the
+ * alignment of a table. Private to the text format.
+ */
+#ifndef MYSQLMEMPROF_OUTPUT_CLEAN_H
+#define MYSQLMEMPROF_OUTPUT_CLEAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/*
+ * Writes s in at most max cells and returns the cells used; a NULL fp only
+ * measures. With oneline, each run of white space is one space, and none
+ * leads or trails.
+ */
+size_t clean_put(FILE *fp, const char *s, size_t max, bool oneline);
+
+/* The cells s takes. */
+size_t clean_width(const char *s, bool oneline);
+
+/* s on one line, left-aligned or right-aligned in a column of width cells. */
+void clean_left(FILE *fp, const char *s, size_t width, bool oneline);
+void clean_right(FILE *fp, const char *s, size_t width);
+
+/* s on one line of at most width cells (4 or more), cut with "...". */
+void clean_cut(FILE *fp, const char *s, size_t width);
+
+#endif

@@ -1,0 +1,346 @@
+/*
+ * The output columns, each described once: CSV's headers and rows, JSON's
+ * keys and values and the --list table of every format come from these
+ * lists. A new column is a getter and a row here, and its count in
+ * output_format.h; the golden files then show it in every format.
+ *
+ * The getters say when a value is null, so every format agrees on it.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "output.h"
+#include "output_format.h"
+
+/* A string the server may not have given, or an empty one that says unknown. */
+static bool
+text_or_null(const char *s, union column_value *v)
+{
+	v->s = s;
+	return s != NULL;
+}
+
+static bool
+known_text(const char *s, union column_value *v)
+{
+	v->s = s;
+	return s[0] != '\0';
+}
+
+/* The sample's columns. */
+
+static bool
+sample_seq(const struct sample_row *r, union column_value *v)
+{
+	v->u = r->s->seq;
+	return true;
+}
+
+static bool
+sample_elapsed_ms(const struct sample_row *r, union column_value *v)
+{
+	v->u = r->s->elapsed_us / 1000;
+	return true;
+}
+
+static bool
+sample_timestamp(const struct sample_row *r, union column_value *v)
+{
+	v->s = r->timestamp;
+	return true;
+}
+
+/* A grain other than a thread has no thread id: the grain names it. */
+static bool
+sample_thread_id(const struct sample_row *r, union column_value *v)
+{
+	v->u = r->s->thread_id;
+	return r->o->grain == NULL;
+}
+
+static bool
+sample_total_bytes(const struct sample_row *r, union column_value *v)
+{
+	v->i = r->s->total_bytes;
+	return true;
+}
+
+static bool
+sample_late_us(const struct sample_row *r, union column_value *v)
+{
+	v->u = r->s->late_us;
+	return true;
+}
+
+static bool
+sample_query_us(const struct sample_row *r, union column_value *v)
+{
+	v->u = r->s->query_us;
+	return true;
+}
+
+static bool
+sample_gap_ms(const struct sample_row *r, union column_value *v)
+{
+	v->u = r->s->gap_ms;
+	return true;
+}
+
+static bool
+sample_statement_id(const struct sample_row *r, union column_value *v)
+{
+	v->u = r->s->statement.id;
+	return r->s->statement.has_id;
+}
+
+static bool
+sample_digest(const struct sample_row *r, union column_value *v)
+{
+	return known_text(r->s->statement.digest, v);
+}
+
+static bool
+sample_statement(const struct sample_row *r, union column_value *v)
+{
+	return known_text(r->s->statement.text, v);
+}
+
+static bool
+sample_grain(const struct sample_row *r, union column_value *v)
+{
+	return text_or_null(r->o->grain, v);
+}
+
+/* Without --events or --exclude, no filtered total is known. */
+static bool
+sample_filtered_total(const struct sample_row *r, union column_value *v)
+{
+	v->i = r->s->filtered_total_bytes;
+	return r->o->filtered;
+}
+
+/* An event's columns: r->e is never NULL here (see sample_column_get). */
+
+static bool
+event_name(const struct sample_row *r, union column_value *v)
+{
+	v->s = r->e->name;
+	return true;
+}
+
+static bool
+event_current_bytes(const struct sample_row *r, union column_value *v)
+{
+	v->i = r->e->current_bytes;
+	return true;
+}
+
+static bool
+event_current_count(const struct sample_row *r, union column_value *v)
+{
+	v->i = r->e->current_count;
+	return true;
+}
+
+static bool
+event_high_bytes(const struct sample_row *r, union column_value *v)
+{
+	v->i = r->e->high_bytes;
+	return true;
+}
+
+static bool
+event_alloc_bytes(const struct sample_row *r, union column_value *v)
+{
+	v->u = r->e->alloc_bytes;
+	return true;
+}
+
+static bool
+event_free_bytes(const struct sample_row *r, union column_value *v)
+{
+	v->u = r->e->free_bytes;
+	return true;
+}
+
+static bool
+event_alloc_count(const struct sample_row *r, union column_value *v)
+{
+	v->u = r->e->alloc_count;
+	return true;
+}
+
+static bool
+event_free_count(const struct sample_row *r, union column_value *v)
+{
+	v->u = r->e->free_count;
+	return true;
+}
+
+/* The first sample has nothing to compare with: its deltas are null, not 0. */
+
+static bool
+event_alloc_delta_bytes(const struct sample_row *r, union column_value *v)
+{
+	v->u = r->e->delta.alloc_bytes;
+	return r->s->has_deltas;
+}
+
+static bool
+event_free_delta_bytes(const struct sample_row *r, union column_value *v)
+{
+	v->u = r->e->delta.free_bytes;
+	return r->s->has_deltas;
+}
+
+static bool
+event_alloc_delta_count(const struct sample_row *r, union column_value *v)
+{
+	v->u = r->e->delta.alloc_count;
+	return r->s->has_deltas;
+}
+
+static bool
+event_free_delta_count(const struct sample_row *r, union column_value *v)
+{
+	v->u = r->e->delta.free_count;
+	return r->s->has_deltas;
+}
+
+/* The high-water mark, when no sample saw it; null otherwise. */
+static bool
+event_unseen_peak(const struct sample_row *r, union column_value *v)
+{
+	v->i = r->e->high_bytes;
+	return r->s->has_deltas && r->e->delta.unseen_peak;
+}
+
+#define S COLUMN_SAMPLE
+#define E COLUMN_EVENT
+
+const struct sample_column sample_columns[] = {
+	{ "sample",            S, COLUMN_UINT, sample_seq },
+	{ "elapsed_ms",        S, COLUMN_UINT, sample_elapsed_ms },
+	{ "timestamp",         S, COLUMN_TEXT, sample_timestamp },
+	{ "thread_id",         S, COLUMN_UINT, sample_thread_id },
+	{ "event_name",        E, COLUMN_TEXT, event_name },
+	{ "current_bytes",     E, COLUMN_INT,  event_current_bytes },
+	{ "current_count",     E, COLUMN_INT,  event_current_count },
+	{ "high_bytes",        E, COLUMN_INT,  event_high_bytes },
+	{ "alloc_bytes",       E, COLUMN_UINT, event_alloc_bytes },
+	{ "free_bytes",        E, COLUMN_UINT, event_free_bytes },
+	{ "alloc_count",       E, COLUMN_UINT, event_alloc_count },
+	{ "free_count",        E, COLUMN_UINT, event_free_count },
+	{ "total_bytes",       S, COLUMN_INT,  sample_total_bytes },
+	{ "late_us",           S, COLUMN_UINT, sample_late_us },
+	{ "query_us",          S, COLUMN_UINT, sample_query_us },
+	{ "gap_ms",            S, COLUMN_UINT, sample_gap_ms },
+	{ "alloc_delta_bytes", E, COLUMN_UINT, event_alloc_delta_bytes },
+	{ "free_delta_bytes",  E, COLUMN_UINT, event_free_delta_bytes },
+	{ "alloc_delta_count", E, COLUMN_UINT, event_alloc_delta_count },
+	{ "free_delta_count",  E, COLUMN_UINT, event_free_delta_count },
+	{ "unseen_peak_bytes", E, COLUMN_INT,  event_unseen_peak },
+	{ "statement_id",      S, COLUMN_UINT, sample_statement_id },
+	{ "digest",            S, COLUMN_TEXT, sample_digest },
+	{ "statement",         S, COLUMN_TEXT, sample_statement },
+	{ "grain",             S, COLUMN_TEXT, sample_grain },
+	{ "filtered_total_bytes", S, COLUMN_INT, sample_filtered_total },
+};
+_Static_assert(sizeof(sample_columns) / sizeof(sample_columns[0]) ==
+    SAMPLE_COLUMNS, "SAMPLE_COLUMNS is the number of rows of sample_columns");
+
+#undef S
+#undef E
+
+/* The columns of --list. */
+
+static bool
+thread_id(const struct thread_info *t, union column_value *v)
+{
+	v->u = t->thread_id;
+	return true;
+}
+
+/* Background threads have no connection. */
+static bool
+thread_conn(const struct thread_info *t, union column_value *v)
+{
+	v->u = t->connection_id;
+	return t->has_connection;
+}
+
+static bool
+thread_type(const struct thread_info *t, union column_value *v)
+{
+	return text_or_null(t->type, v);
+}
+
+static bool
+thread_name(const struct thread_info *t, union column_value *v)
+{
+	return text_or_null(t->name, v);
+}
+
+static bool
+thread_user(const struct thread_info *t, union column_value *v)
+{
+	return text_or_null(t->user, v);
+}
+
+static bool
+thread_host(const struct thread_info *t, union column_value *v)
+{
+	return text_or_null(t->host, v);
+}
+
+static bool
+thread_command(const struct thread_info *t, union column_value *v)
+{
+	return text_or_null(t->command, v);
+}
+
+static bool
+thread_time(const struct thread_info *t, union column_value *v)
+{
+	v->i = t->time_s;
+	return t->has_time;
+}
+
+static bool
+thread_state(const struct thread_info *t, union column_value *v)
+{
+	return text_or_null(t->state, v);
+}
+
+static bool
+thread_bytes(const struct thread_info *t, union column_value *v)
+{
+	v->i = t->current_bytes;
+	return true;
+}
+
+static bool
+thread_statement(const struct thread_info *t, union column_value *v)
+{
+	return text_or_null(t->statement, v);
+}
+
+/* Text's heads are the ones users of the Python scripts know. */
+const struct thread_column thread_columns[] = {
+	{ "thread_id",     COLUMN_UINT, thread_id,        .head = "thread" },
+	{ "connection_id", COLUMN_UINT, thread_conn,      .head = "conn" },
+	{ "type",          COLUMN_TEXT, thread_type,      .head = NULL },
+	{ "name",          COLUMN_TEXT, thread_name,      .head = "name",
+	    .prefix = "thread/" },
+	{ "user",          COLUMN_TEXT, thread_user,      .head = "user" },
+	{ "host",          COLUMN_TEXT, thread_host,      .head = "host" },
+	{ "command",       COLUMN_TEXT, thread_command,   .head = "command" },
+	{ "time",          COLUMN_INT,  thread_time,      .head = "time" },
+	{ "state",         COLUMN_TEXT, thread_state,     .head = "state" },
+	{ "current_bytes", COLUMN_INT,  thread_bytes,     .head = "memory",
+	    .bytes = true },
+	{ "statement",     COLUMN_TEXT, thread_statement, .head = "statement" },
+};
+_Static_assert(sizeof(thread_columns) / sizeof(thread_columns[0]) ==
+    THREAD_COLUMNS, "THREAD_COLUMNS is the number of rows of thread_columns");

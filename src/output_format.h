@@ -1,0 +1,112 @@
+/*
+ * What output.c shares with the format files, and only with them: each
+ * format's row of the table, the column lists (output_columns.c), and the
+ * helpers more than one format needs.
+ */
+#ifndef MYSQLMEMPROF_OUTPUT_FORMAT_H
+#define MYSQLMEMPROF_OUTPUT_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "output.h"
+
+extern const struct format format_text;
+extern const struct format format_csv;
+extern const struct format format_json;
+
+/* What a column holds; each format writes each kind in its own way. */
+enum column_kind {
+	COLUMN_INT,	/* int64_t, in v.i */
+	COLUMN_UINT,	/* uint64_t, in v.u */
+	COLUMN_TEXT,	/* a string, in v.s, never NULL */
+};
+
+union column_value {
+	int64_t i;
+	uint64_t u;
+	const char *s;
+};
+
+/*
+ * The columns of a sample, in CSV order. CSV writes one row per event, each
+ * with every column. JSON writes one object per sample: the sample-level
+ * columns in this order, with an "events" array standing where the last
+ * event-level column stands; each element of it holds the event-level
+ * columns in this order.
+ */
+enum column_level {
+	COLUMN_SAMPLE,	/* the same in every row of a sample */
+	COLUMN_EVENT,	/* one event's */
+};
+
+/* What the getter of a sample column reads. */
+struct sample_row {
+	const struct output *o;
+	const struct sample *s;
+	const struct event_stat *e; /* NULL for a sample that kept no event */
+	const char *timestamp;      /* s->wall_ms, formatted once per sample */
+};
+
+/*
+ * One column, described once: its name (the CSV header and the JSON key),
+ * and a getter that puts its value in *v and returns true, or returns
+ * false when the value is null: empty in CSV, null in JSON.
+ */
+struct sample_column {
+	const char *name;
+	enum column_level level;
+	enum column_kind kind;
+	bool (*get)(const struct sample_row *r, union column_value *v);
+};
+
+/* The columns of --list, in order; text shows them under heads of its own. */
+struct thread_column {
+	const char *name;
+	enum column_kind kind;
+	bool (*get)(const struct thread_info *t, union column_value *v);
+	const char *head;   /* text's heading; NULL: text leaves it out */
+	const char *prefix; /* text does not show it, as "thread/" */
+	bool bytes;         /* text writes it in KiB/MiB unless --bytes */
+};
+
+/* The rows of each list; output_columns.c checks them at compile time. */
+#define SAMPLE_COLUMNS 26
+#define THREAD_COLUMNS 11
+
+extern const struct sample_column sample_columns[];
+extern const struct thread_column thread_columns[];
+
+/*
+ * Column c of row r, as its getter says; a sample that kept no event still
+ * has a CSV row, in which the event columns are null.
+ */
+static inline bool
+sample_column_get(const struct sample_column *c, const struct sample_row *r,
+    union column_value *v)
+{
+	if (c->level == COLUMN_EVENT && r->e == NULL)
+		return false;
+	return c->get(r, v);
+}
+
+/*
+ * The length (1 to 4) of the well-formed UTF-8 sequence at s, of which n
+ * bytes are left, and its code point in *cp; 0 when s[0] starts none.
+ */
+size_t output_utf8(const char *s, size_t n, uint32_t *cp);
+
+/*
+ * Writes v in decimal at buf, which has room for OUTPUT_INT_MAX bytes, and
+ * returns how many it wrote; no NUL, no printf, no locale.
+ */
+#define OUTPUT_INT_MAX 20 /* UINT64_MAX, or INT64_MIN with its sign */
+size_t output_int(char *buf, int64_t v);
+size_t output_uint(char *buf, uint64_t v);
+
+/* 0, or -1 with errno set when a write to fp has failed. */
+int output_status(FILE *fp);
+
+#endif
