@@ -107,6 +107,115 @@ def describe(p):
         " ".join(p.argv), p.returncode, p.stdout[-3000:], p.stderr[-3000:])
 
 
+class Background:
+    """The binary running in the background, for a test that acts while it
+    runs: it reads stderr or stdout as they come, signals the program, then
+    calls finish() once. Both pipes are read whenever the test waits on
+    either, so a full pipe never stalls the program, and what was read is
+    kept: finish() gives the whole of stdout and stderr. TestCase.spawn()
+    starts one that is killed at the end of the test if still running."""
+
+    def __init__(self, args, env=None, conn=True):
+        self.argv = [BIN] + (CONN_ARGS if conn else []) + list(args)
+        self._t0 = time.monotonic()
+        self.proc = subprocess.Popen(
+            self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, env=env or base_env())
+        self.pid = self.proc.pid
+        # What was read of each pipe, by file descriptor, and the pipes
+        # not at their end.
+        self._fd_out = self.proc.stdout.fileno()
+        self._fd_err = self.proc.stderr.fileno()
+        self._read = {self._fd_out: b"", self._fd_err: b""}
+        self._open = set(self._read)
+        self._line_at = 0  # how much of stdout stdout_line() gave
+
+    @property
+    def _out(self):
+        return self._read[self._fd_out]
+
+    @property
+    def _err(self):
+        return self._read[self._fd_err]
+
+    def _run(self, out=b"", err=b""):
+        """The run so far (or whole, with the rest of the pipes), shaped as
+        run() returns it."""
+        self.proc.poll()
+        p = subprocess.CompletedProcess(
+            self.argv, self.proc.returncode,
+            (self._out + out).decode("utf-8", "replace"),
+            (self._err + err).decode("utf-8", "replace"))
+        p.argv = self.argv
+        p.elapsed = time.monotonic() - self._t0
+        return p
+
+    def _pump(self, done, what, timeout):
+        """Reads both pipes until done() is true; fails when timeout
+        passes first or the program closes both pipes."""
+        deadline = time.monotonic() + timeout
+        while not done():
+            left = deadline - time.monotonic()
+            if not self._open:
+                raise AssertionError("the program ended before %s%s" %
+                                     (what, describe(self._run())))
+            ready = select.select(list(self._open), [], [],
+                                  left)[0] if left > 0 else []
+            if not ready:
+                raise AssertionError("no %s in %s s%s" %
+                                     (what, timeout, describe(self._run())))
+            for fd in ready:
+                chunk = os.read(fd, 65536)
+                if chunk:
+                    self._read[fd] += chunk
+                else:
+                    self._open.discard(fd)
+
+    def wait_for_stderr(self, words, timeout=RUN_TIMEOUT):
+        """Waits until stderr holds words (read at any time since the start);
+        returns all of stderr read so far."""
+        self._pump(lambda: words.encode() in self._err,
+                   "%r on stderr" % words, timeout)
+        return self._err.decode("utf-8", "replace")
+
+    def stdout_line(self, timeout=RUN_TIMEOUT):
+        """The next whole line of stdout, without its line end."""
+        self._pump(lambda: b"\n" in self._out[self._line_at:],
+                   "line on stdout", timeout)
+        end = self._out.index(b"\n", self._line_at)
+        line = self._out[self._line_at:end]
+        self._line_at = end + 1
+        return line.decode("utf-8", "replace")
+
+    def signal(self, sig):
+        self.proc.send_signal(sig)
+
+    def finish(self, sig=None, timeout=RUN_TIMEOUT):
+        """Sends sig, if given, and waits at most timeout for the end.
+        Returns the run as run() does (returncode, stdout and stderr as
+        str, argv, elapsed); a program still running then is killed and
+        the test fails with what it wrote."""
+        if sig is not None:
+            self.proc.send_signal(sig)
+        try:
+            out, err = self.proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            out, err = self.proc.communicate()
+            raise AssertionError("still running %s s after %s; killed%s" % (
+                timeout, sig.name if sig is not None else "finish()",
+                describe(self._run(out, err))))
+        return self._run(out, err)
+
+    def kill(self):
+        """Ends the program if it still runs, and closes the pipes."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        self.proc.stdout.close()
+        self.proc.stderr.close()
+
+
 def root_sql(sql):
     """Runs SQL as root over the socket; returns the rows (tab-split)."""
     out = subprocess.run(
@@ -234,12 +343,15 @@ def _unquoted(raw):
 
 
 class TestCase(unittest.TestCase):
-    """Cleans up the workloads a test starts."""
+    """Cleans up the workloads and the background runs a test starts."""
 
     def setUp(self):
         self._workloads = []
+        self._spawned = []
 
     def tearDown(self):
+        for b in self._spawned:
+            b.kill()
         for w in self._workloads:
             w.kill()
 
@@ -247,8 +359,22 @@ class TestCase(unittest.TestCase):
         self._workloads.append(workload)
         return workload
 
+    def spawn(self, args, **kw):
+        """The binary in the background (see Background), killed at the
+        end of the test if it still runs."""
+        b = Background(args, **kw)
+        self._spawned.append(b)
+        return b
+
     def run_ok(self, args, **kw):
         p = run(args, **kw)
+        self.assertEqual(p.returncode, 0, describe(p))
+        return p
+
+    def finish_ok(self, b, **kw):
+        """Finishes a background run (Background.finish()), which must
+        exit 0; returns the run."""
+        p = b.finish(**kw)
         self.assertEqual(p.returncode, 0, describe(p))
         return p
 

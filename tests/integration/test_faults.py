@@ -12,18 +12,6 @@ import time
 import mmp
 
 
-def start(args, env=None):
-    """Starts the binary in the background with the mmp account."""
-    return subprocess.Popen([mmp.BIN] + mmp.CONN_ARGS + list(args),
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=env or mmp.base_env())
-
-
-def finish(proc, timeout=mmp.RUN_TIMEOUT):
-    out, err = proc.communicate(timeout=timeout)
-    return proc.returncode, out.decode(errors="replace"), err.decode(errors="replace")
-
-
 def own_connection(pid, timeout=10):
     """The connection id of the mysqlmemprof process pid, from the _pid
     connection attribute every client library sends."""
@@ -69,39 +57,41 @@ class ServerGoesAway(mmp.TestCase):
 
     def capture_with_kill(self, extra):
         w = self.start(mmp.idle(30))
-        proc = start(["--thread", str(w.thread_id), "--format", "json",
-                      "--frequency", "200", "--count", "10"] + extra)
+        proc = self.spawn(["--thread", str(w.thread_id), "--format", "json",
+                           "--frequency", "200", "--count", "10"] + extra)
         own = own_connection(proc.pid)
         time.sleep(0.7)
         mmp.root_sql("KILL %d" % own)
-        return finish(proc)
+        return proc.finish()
 
     def test_reconnects_and_marks_the_gap(self):
-        rc, out, err = self.capture_with_kill([])
-        self.assertEqual(rc, 0, err)
-        samples = mmp.parse_json_lines(out)
-        self.assertEqual([s["sample"] for s in samples], list(range(1, 11)), out)
+        p = self.capture_with_kill([])
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        samples = mmp.parse_json_lines(p.stdout)
+        self.assertEqual([s["sample"] for s in samples], list(range(1, 11)),
+                         mmp.describe(p))
         gaps = [s for s in samples if s["gap_ms"] > 0]
-        self.assertEqual(len(gaps), 1, out)
+        self.assertEqual(len(gaps), 1, mmp.describe(p))
         self.assertGreater(gaps[0]["sample"], 1)
-        self.assertIn("reconnecting", err)
-        self.assertIn("reconnected", err)
+        self.assertIn("reconnecting", p.stderr)
+        self.assertIn("reconnected", p.stderr)
 
     def test_no_reconnect_keeps_the_samples_taken(self):
-        rc, out, err = self.capture_with_kill(["--reconnect-timeout", "0"])
-        self.assertEqual(rc, 1, err)
-        samples = mmp.parse_json_lines(out)
-        self.assertGreaterEqual(len(samples), 2, out)
+        p = self.capture_with_kill(["--reconnect-timeout", "0"])
+        self.assertEqual(p.returncode, 1, mmp.describe(p))
+        samples = mmp.parse_json_lines(p.stdout)
+        self.assertGreaterEqual(len(samples), 2, mmp.describe(p))
         self.assertEqual([s["sample"] for s in samples],
                          list(range(1, len(samples) + 1)))
-        errors = [l for l in err.splitlines() if "samples taken are written" in l]
-        self.assertEqual(len(errors), 1, err)
+        errors = [l for l in p.stderr.splitlines()
+                  if "samples taken are written" in l]
+        self.assertEqual(len(errors), 1, mmp.describe(p))
 
     def test_stalled_server_is_noticed_and_survived(self):
         w = self.start(mmp.idle(30))
-        proc = start(["--thread", str(w.thread_id), "--format", "json",
-                      "--frequency", "200", "--count", "8", "--read-timeout",
-                      "1", "--connect-timeout", "1"])
+        proc = self.spawn(["--thread", str(w.thread_id), "--format", "json",
+                           "--frequency", "200", "--count", "8",
+                           "--read-timeout", "1", "--connect-timeout", "1"])
         time.sleep(0.5)
         pid = server_pid()
         os.kill(pid, signal.SIGSTOP)
@@ -109,17 +99,18 @@ class ServerGoesAway(mmp.TestCase):
             time.sleep(4)
         finally:
             os.kill(pid, signal.SIGCONT)
-        rc, out, err = finish(proc)
-        self.assertEqual(rc, 0, err)
-        samples = mmp.parse_json_lines(out)
-        self.assertEqual(len(samples), 8, out)
-        self.assertTrue(any(s["gap_ms"] >= 1000 for s in samples), out)
-        self.assertIn("reconnect", err)
+        p = proc.finish()
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        samples = mmp.parse_json_lines(p.stdout)
+        self.assertEqual(len(samples), 8, mmp.describe(p))
+        self.assertTrue(any(s["gap_ms"] >= 1000 for s in samples),
+                        mmp.describe(p))
+        self.assertIn("reconnect", p.stderr)
 
     def test_restart_ends_the_capture(self):
         w = self.start(mmp.idle(60))
-        proc = start(["--thread", str(w.thread_id), "--format", "csv",
-                      "--frequency", "100", "--reconnect-timeout", "60"])
+        proc = self.spawn(["--thread", str(w.thread_id), "--format", "csv",
+                           "--frequency", "100", "--reconnect-timeout", "60"])
         time.sleep(0.6)
         pid = server_pid()
         with open("/proc/%d/cmdline" % pid, "rb") as f:
@@ -130,10 +121,10 @@ class ServerGoesAway(mmp.TestCase):
         subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL, start_new_session=True)
         wait_for_server()
-        rc, out, err = finish(proc, timeout=90)
-        self.assertEqual(rc, 1, err)
-        self.assertIn("restarted", err)
-        rows = self.assertCsvSamples(out, "\n" + out[-500:])
+        p = proc.finish(timeout=90)
+        self.assertEqual(p.returncode, 1, mmp.describe(p))
+        self.assertIn("restarted", p.stderr)
+        rows = self.assertCsvSamples(p.stdout, "\n" + p.stdout[-500:])
         self.assertGreaterEqual(len({r["sample"] for r in rows}), 3)
 
 
@@ -200,15 +191,15 @@ class Output(mmp.TestCase):
         d = tempfile.mkdtemp(prefix="mmp-rot-")
         path = os.path.join(d, "cap.csv")
         w = self.start(mmp.idle(30))
-        proc = start(["--thread", str(w.thread_id), "--format", "csv",
-                      "--frequency", "100", "--top", "1", "--output", path])
+        proc = self.spawn(["--thread", str(w.thread_id), "--format", "csv",
+                           "--frequency", "100", "--top", "1", "--output",
+                           path])
         wait_for_lines(path, 3)
         os.rename(path, path + ".1")
-        proc.send_signal(signal.SIGHUP)
+        proc.signal(signal.SIGHUP)
         wait_for_lines(path, 3)
-        proc.send_signal(signal.SIGTERM)
-        rc, out, err = finish(proc)
-        self.assertEqual(rc, 0, err)
+        p = proc.finish(signal.SIGTERM)
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
         with open(path + ".1", newline="") as f:
             old = self.assertCsvSamples(f.read(), " (rotated file)")
         with open(path, newline="") as f:
@@ -222,13 +213,13 @@ class CleanExit(mmp.TestCase):
     def test_sigterm_closes_the_session_cleanly(self):
         log = os.path.join(os.environ["MMP_DIR"], "error.log")
         w = self.start(mmp.idle(20))
-        proc = start(["--thread", str(w.thread_id), "--frequency", "100"])
+        proc = self.spawn(["--thread", str(w.thread_id), "--frequency",
+                           "100"])
         own = own_connection(proc.pid)
         time.sleep(0.5)
-        proc.send_signal(signal.SIGTERM)
-        rc, out, err = finish(proc)
-        self.assertEqual(rc, 0, err)
-        self.assertIn("## Summary", out)
+        p = proc.finish(signal.SIGTERM)
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        self.assertIn("## Summary", p.stdout)
         time.sleep(0.3)
         with open(log, errors="replace") as f:
             aborted = [l for l in f if "Aborted connection %d " % own in l]
@@ -240,21 +231,20 @@ class Secrets(mmp.TestCase):
     def test_password_scrubbed_from_argv(self):
         w = self.start(mmp.idle(20))
         secret = mmp.MMP_PASSWORD
-        proc = subprocess.Popen(
-            [mmp.BIN, "--socket", mmp.SOCKET, "-u", "mmp", "-p" + secret,
+        proc = self.spawn(
+            ["--socket", mmp.SOCKET, "-u", "mmp", "-p" + secret,
              "--thread", str(w.thread_id), "--frequency", "100", "--count",
              "15", "--format", "json"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, env=mmp.base_env(MYSQL_PWD=None))
+            conn=False, env=mmp.base_env(MYSQL_PWD=None))
         time.sleep(0.5)
         with open("/proc/%d/cmdline" % proc.pid, "rb") as f:
             cmdline = f.read()
-        rc, out, err = finish(proc)
-        self.assertEqual(rc, 0, err)
+        p = proc.finish()
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
         self.assertNotIn(secret.encode(), cmdline)
         self.assertIn(b"-pxxxxxxxx", cmdline)
-        self.assertNotIn(secret, out + err)
-        self.assertIn("insecure", err)
+        self.assertNotIn(secret, p.stdout + p.stderr)
+        self.assertIn("insecure", p.stderr)
 
 
 class Valgrind(mmp.TestCase):

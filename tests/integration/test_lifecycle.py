@@ -1,7 +1,6 @@
 """How a capture ends: the target leaves, or the user presses Ctrl-C."""
 
 import signal
-import subprocess
 import time
 
 import mmp
@@ -35,20 +34,11 @@ class Lifecycle(mmp.TestCase):
         w.wait()
 
     def interrupt(self, args, after=1.0, sig=signal.SIGINT):
-        argv = [mmp.BIN] + mmp.CONN_ARGS + args
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, env=mmp.base_env())
+        """Runs for after seconds, then sig; it must end within 10 s."""
+        proc = self.spawn(args)
         time.sleep(after)
-        proc.send_signal(sig)
-        try:
-            out, err = proc.communicate(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.communicate()
-            self.fail("still running 10 s after %s: %s" % (sig.name, argv))
-        desc = "\n$ %s\nexit %s\n--- stdout:\n%s--- stderr:\n%s" % (
-            " ".join(argv), proc.returncode, out.decode()[-2000:], err.decode())
-        return proc.returncode, out.decode(), desc
+        p = proc.finish(sig, timeout=10)
+        return p.returncode, p.stdout, mmp.describe(p)
 
     def test_sigint_during_csv(self):
         w = self.start(mmp.idle())

@@ -41,12 +41,18 @@ class List(mmp.TestCase):
 
     def test_list_json(self):
         p = self.run_ok(["--list", "--format", "json"])
-        text = p.stdout.strip()
-        # One object per thread: a JSON array or JSON Lines both do.
-        if text.startswith("["):
-            threads = json.loads(text)
-        else:
-            threads = [json.loads(l) for l in text.splitlines()]
+        # JSON Lines: one object per thread, each on a line of its own and
+        # ended by "\n"; no array, no blank line, nothing else.
+        self.assertTrue(p.stdout.endswith("\n"), mmp.describe(p))
+        threads = []
+        for line in p.stdout[:-1].split("\n"):
+            try:
+                t = json.loads(line)
+            except ValueError as e:
+                self.fail("not a JSON object: %r (%s)%s" %
+                          (line, e, mmp.describe(p)))
+            self.assertIs(type(t), dict, "%r%s" % (line, mmp.describe(p)))
+            threads.append(t)
         self.assertGreater(len(threads), 1, mmp.describe(p))
         for t in threads:
             self.assertEqual(sorted(t), sorted(mmp.LIST_HEADER), t)

@@ -1,78 +1,153 @@
 """-p without a value asks for the password on the terminal, without echo;
 Ctrl-C at the prompt ends the run quietly. Driven through a pseudo-terminal,
-as a person at a terminal would."""
+as a person at a terminal would.
+
+The program writes its prompt, then turns echo off with TCSAFLUSH, which
+throws away what was typed in between: a person waits for the prompt, but
+a test that typed as soon as the prompt showed lost the password whenever
+the machine was busy, and the program then waited for a line forever. So
+the tests type only once the terminal's echo is off, which is after the
+flush, and press Ctrl-C only once the program is blocked reading. Every
+wait is on such a condition, bounded by a generous deadline."""
 
 import os
 import pty
 import select
 import signal
+import termios
 import time
 
 import mmp
 
-
-def spawn(args):
-    """The binary on a new pseudo-terminal; returns (pid, master fd)."""
-    pid, fd = pty.fork()
-    if pid == 0:
-        env = mmp.base_env(MYSQL_PWD=None)
-        os.execve(mmp.BIN, [mmp.BIN] + args, env)
-    return pid, fd
+# Far more than a run needs on an idle machine; a busy one may need seconds.
+TIMEOUT = mmp.RUN_TIMEOUT
 
 
-def read_until(fd, needle, timeout=10):
-    out = b""
-    deadline = time.monotonic() + timeout
-    while needle not in out and time.monotonic() < deadline:
-        if select.select([fd], [], [], 0.2)[0]:
-            try:
-                chunk = os.read(fd, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            out += chunk
-    return out
+class Terminal:
+    """The binary on a new pseudo-terminal; .out is what it wrote there."""
 
+    def __init__(self, args):
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:
+            env = mmp.base_env(MYSQL_PWD=None)
+            os.execve(mmp.BIN, [mmp.BIN] + args, env)
+        self.out = b""
+        self.status = None
+        self.eof = False
+        self.closed = False
 
-def wait(pid, timeout=10):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return os.waitstatus_to_exitcode(status)
-        time.sleep(0.05)
-    os.kill(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)
-    raise AssertionError("the program did not end")
+    def _fail(self, what):
+        raise AssertionError("%s; the terminal so far: %r" % (what, self.out))
+
+    def _read(self, deadline):
+        """Reads what the program wrote, waiting until deadline at most;
+        False when the deadline passed with nothing to read."""
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([self.fd], [], [], left)[0]:
+            return False
+        try:
+            chunk = os.read(self.fd, 4096)
+        except OSError:  # EIO: the program closed the terminal
+            chunk = b""
+        if not chunk:
+            self.eof = True
+        self.out += chunk
+        return True
+
+    def read_until(self, needle, timeout=TIMEOUT):
+        deadline = time.monotonic() + timeout
+        while needle not in self.out:
+            if self.eof:
+                self._fail("the program closed the terminal before %r" % needle)
+            if not self._read(deadline):
+                self._fail("no %r in %s s" % (needle, timeout))
+
+    def _poll(self, ready, what, timeout):
+        """Waits until ready() is true, looking every 10 ms, while the
+        program runs."""
+        deadline = time.monotonic() + timeout
+        while not ready():
+            if self.status is None:
+                done, status = os.waitpid(self.pid, os.WNOHANG)
+                if done:
+                    self.status = os.waitstatus_to_exitcode(status)
+            if self.status is not None:
+                self._fail("the program ended (%d) before %s" %
+                           (self.status, what))
+            if time.monotonic() >= deadline:
+                self._fail("%s: not in %s s" % (what, timeout))
+            time.sleep(0.01)
+
+    def wait_echo_off(self, timeout=TIMEOUT):
+        """Until the program has turned echo off: the master side of a
+        pseudo-terminal reads the settings of its terminal."""
+        self._poll(lambda: not termios.tcgetattr(self.fd)[3] & termios.ECHO,
+                   "echo off", timeout)
+
+    def wait_blocked(self, timeout=TIMEOUT):
+        """Until the program sleeps in the kernel: once echo is off, that
+        is the read of the password, the only thing left to wait on."""
+        def sleeping():
+            with open("/proc/%d/stat" % self.pid) as f:
+                return f.read().rsplit(")", 1)[1].split()[0] == "S"
+        self._poll(sleeping, "blocked reading", timeout)
+
+    def type(self, data):
+        os.write(self.fd, data)
+
+    def finish(self, timeout=TIMEOUT):
+        """Reads the terminal to its end, then waits for the program's exit
+        status, within timeout in all; kills the program if it is over."""
+        deadline = time.monotonic() + timeout
+        while not self.eof and self._read(deadline):
+            pass
+        while self.status is None and time.monotonic() < deadline:
+            done, status = os.waitpid(self.pid, os.WNOHANG)
+            if done:
+                self.status = os.waitstatus_to_exitcode(status)
+            else:
+                time.sleep(0.01)
+        if self.status is None:
+            self.close()
+            self._fail("the program did not end in %s s" % timeout)
+        return self.status
+
+    def close(self):
+        """Kills the program if it still runs; closes the terminal."""
+        if self.status is None:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+            self.status = -signal.SIGKILL
+        if not self.closed:
+            os.close(self.fd)
+            self.closed = True
 
 
 class Prompt(mmp.TestCase):
 
+    def spawn(self, args):
+        t = Terminal(args)
+        self.addCleanup(t.close)
+        return t
+
     def test_password_typed_without_echo(self):
-        pid, fd = spawn(["--socket", mmp.SOCKET, "-u", "mmp", "-p",
-                         "--list", "--format", "csv"])
-        try:
-            self.assertIn(b"Enter password:", read_until(fd, b"password:"))
-            os.write(fd, mmp.MMP_PASSWORD.encode() + b"\n")
-            out = read_until(fd, b"FOREGROUND")
-            self.assertEqual(wait(pid), 0, out)
-            self.assertNotIn(mmp.MMP_PASSWORD.encode(), out)
-            self.assertIn(b"thread_id,connection_id", out)
-        finally:
-            os.close(fd)
+        t = self.spawn(["--socket", mmp.SOCKET, "-u", "mmp", "-p",
+                        "--list", "--format", "csv"])
+        t.read_until(b"Enter password:")
+        t.wait_echo_off()
+        t.type(mmp.MMP_PASSWORD.encode() + b"\n")
+        self.assertEqual(t.finish(), 0, t.out)
+        self.assertNotIn(mmp.MMP_PASSWORD.encode(), t.out)
+        self.assertIn(b"thread_id,connection_id", t.out)
+        self.assertIn(b"FOREGROUND", t.out)
 
     def test_ctrl_c_at_the_prompt(self):
-        pid, fd = spawn(["--socket", mmp.SOCKET, "-u", "mmp", "-p",
-                         "--list"])
-        try:
-            read_until(fd, b"password:")
-            os.write(fd, b"half")
-            time.sleep(0.2)
-            os.write(fd, b"\x03")  # the terminal sends SIGINT
-            out = read_until(fd, b"never", timeout=2)
-            self.assertEqual(wait(pid), 0, out)
-            self.assertNotIn(b"thread_id", out)
-            self.assertNotIn(b"mysqlmemprof:", out)
-        finally:
-            os.close(fd)
+        t = self.spawn(["--socket", mmp.SOCKET, "-u", "mmp", "-p", "--list"])
+        t.read_until(b"password:")
+        t.wait_echo_off()
+        t.type(b"half")
+        t.wait_blocked()
+        t.type(b"\x03")  # the terminal sends SIGINT
+        self.assertEqual(t.finish(), 0, t.out)
+        self.assertNotIn(b"thread_id", t.out)
+        self.assertNotIn(b"mysqlmemprof:", t.out)

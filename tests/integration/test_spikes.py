@@ -30,7 +30,7 @@ SPIKE_SQL = ("DELIMITER //\n"
 
 
 class _Lines:
-    """Reads whole lines from a pipe, with a deadline."""
+    """Reads whole lines from the workload's pipe, with a deadline."""
 
     def __init__(self, f, what):
         self.fd = f.fileno()
@@ -94,29 +94,23 @@ def trial(fmt, args, count=3):
         client.stdin.write(b"SELECT CONNECTION_ID();\n")
         client.stdin.flush()
         conn_id = int(answers.line())
-        argv = [mmp.BIN] + mmp.CONN_ARGS + ["--connection", str(conn_id),
-                                           "--frequency", str(INTERVAL_MS),
-                                           "--count", str(count),
-                                           "--format", fmt] + args
-        prof = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                env=mmp.base_env())
-        out = _Lines(prof.stdout, "mysqlmemprof")
+        prof = mmp.Background(["--connection", str(conn_id), "--frequency",
+                               str(INTERVAL_MS), "--count", str(count),
+                               "--format", fmt] + args)
         lines = []
         while not _second_sample_out(fmt, lines):
-            lines.append(out.line())
+            lines.append(prof.stdout_line(timeout=15))
         client.stdin.write(SPIKE_SQL.encode())
         client.stdin.flush()
         took = int(answers.line()) / 1e6
-        rest, err = prof.communicate(timeout=mmp.RUN_TIMEOUT)
-        text = "\n".join(lines) + "\n" + out.buf.decode() + rest.decode()
-        if prof.returncode != 0:
+        p = prof.finish()
+        if p.returncode != 0:
             raise AssertionError("mysqlmemprof exit %d: %s\n%s"
-                                 % (prof.returncode, err.decode(), text))
-        return text, took
+                                 % (p.returncode, p.stderr, p.stdout))
+        return p.stdout, took
     finally:
         if prof is not None:
-            _stop(prof)
+            prof.kill()
         _stop(client)
 
 

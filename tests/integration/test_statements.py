@@ -27,24 +27,6 @@ def setUpModule():
     mmp.root_sql(CONSUMER % "YES")
 
 
-def start(args):
-    return subprocess.Popen([mmp.BIN] + mmp.CONN_ARGS + list(args),
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=mmp.base_env())
-
-
-def finish(proc):
-    """Waits for a run that ends with its target; returns (stdout, desc)."""
-    out, err = proc.communicate(timeout=mmp.RUN_TIMEOUT)
-    out = out.decode("utf-8", "replace")
-    desc = "\n$ %s\nexit %s\n--- stdout:\n%s--- stderr:\n%s" % (
-        " ".join(proc.args), proc.returncode, out[-3000:],
-        err.decode("utf-8", "replace"))
-    if proc.returncode != 0:
-        raise AssertionError("exit %d%s" % (proc.returncode, desc))
-    return out, desc
-
-
 def runs(values):
     """The values with each run of equal ones folded into one."""
     out = []
@@ -62,10 +44,11 @@ class Boundaries(mmp.TestCase):
         w = self.start(mmp.Workload("", "%s;\n%s;" % (FIRST, SECOND)))
         args = ["--connection", str(w.connection_id), "--frequency", "100",
                 "--top", "3"]
-        procs = {f: start(args + ["--format", f]) for f in ("json", "csv", "text")}
-        out = {f: finish(p) for f, p in procs.items()}
+        procs = {f: self.spawn(args + ["--format", f])
+                 for f in ("json", "csv", "text")}
+        out = {f: self.finish_ok(p) for f, p in procs.items()}
 
-        text, desc = out["json"]
+        text, desc = out["json"].stdout, mmp.describe(out["json"])
         samples = mmp.parse_json_lines(text)
         for i, s in enumerate(samples):
             self.assertJsonSample(s, first=(i == 0))
@@ -78,7 +61,7 @@ class Boundaries(mmp.TestCase):
                 # Running: MariaDB gives the digest only at the end.
                 self.assertIsNone(s["digest"], desc)
 
-        text, desc = out["csv"]
+        text, desc = out["csv"].stdout, mmp.describe(out["csv"])
         rows = self.assertCsvSamples(text, desc)
         by_sample = runs([(r["sample"], r["statement_id"], r["statement"])
                           for r in rows])
@@ -87,7 +70,7 @@ class Boundaries(mmp.TestCase):
         self.assertEqual(runs([t for _, _, t in by_sample
                                if t in (FIRST, SECOND)]), [FIRST, SECOND], desc)
 
-        text, desc = out["text"]
+        text, desc = out["text"].stdout, mmp.describe(out["text"])
         lines = re.findall(r"(?m)^## statement: (.*) ##$",
                            text.split("## Summary")[0])
         self.assertIn("## statement: %s ##\n## Memory usage at time" % SECOND,
@@ -119,13 +102,14 @@ class Boundaries(mmp.TestCase):
             client.stdin.write(b"SELECT 'idle after me', 1;\n")
             client.stdin.flush()
             client.stdout.readline()
-            prof = start(["--connection", str(conn), "--frequency", "100",
-                          "--format", "json", "--top", "1"])
+            prof = self.spawn(["--connection", str(conn), "--frequency",
+                               "100", "--format", "json", "--top", "1"])
             time.sleep(0.8)
             client.stdin.write(b"SELECT SLEEP(0.6);\n")
             client.stdin.close()
             client.wait(timeout=20)
-            text, desc = finish(prof)
+            p = self.finish_ok(prof)
+            text, desc = p.stdout, mmp.describe(p)
         finally:
             if client.poll() is None:
                 client.kill()
@@ -150,23 +134,24 @@ class Text(mmp.TestCase):
         w = self.start(mmp.Workload("", HOSTILE + ";"))
         args = ["--connection", str(w.connection_id), "--frequency", "100",
                 "--top", "2", "--count", "4"]
-        procs = {f: start(args + ["--format", f]) for f in ("json", "csv", "text")}
-        out = {f: finish(p) for f, p in procs.items()}
+        procs = {f: self.spawn(args + ["--format", f])
+                 for f in ("json", "csv", "text")}
+        out = {f: self.finish_ok(p) for f, p in procs.items()}
         want = HOSTILE[:200]
 
-        text, desc = out["json"]
+        text, desc = out["json"].stdout, mmp.describe(out["json"])
         samples = mmp.parse_json_lines(text)
         self.assertEqual(len(samples), 4, desc)
         self.assertEqual(len(text.splitlines()), 4, "one sample, one line" + desc)
         self.assertEqual([s["statement"] for s in samples], [want] * 4, desc)
 
-        text, desc = out["csv"]
+        text, desc = out["csv"].stdout, mmp.describe(out["csv"])
         rows = self.assertCsvSamples(text, desc)
         self.assertEqual({r["statement"] for r in rows}, {want}, desc)
         self.assertEqual({r["sample"] for r in rows}, {1, 2, 3, 4}, desc)
 
         # Text: one line, white space folded, cut with "...".
-        text, desc = out["text"]
+        text, desc = out["text"].stdout, mmp.describe(out["text"])
         lines = [l for l in text.splitlines() if l.startswith("## statement: ")]
         self.assertEqual(lines, ["## statement: SELECT SLEEP(1.2), 'a,\"b\"', "
                                  "'caf\u00e9 \u65e5\u672c', 'x''y', '" +

@@ -4,9 +4,7 @@ total has been below it for --trigger-hold; SIGUSR1 writes what is held."""
 
 import os
 import re
-import select
 import signal
-import subprocess
 import time
 
 import mmp
@@ -18,37 +16,6 @@ SPIKE = ("SELECT SLEEP(1.0); SET @big = REPEAT('x', 8000000); "
          "SELECT SLEEP(1.0); SET @big = NULL; SELECT SLEEP(2.0);")
 
 
-def start(args):
-    return subprocess.Popen([mmp.BIN] + mmp.CONN_ARGS + list(args),
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=mmp.base_env())
-
-
-def finish(proc):
-    out, err = proc.communicate(timeout=mmp.RUN_TIMEOUT)
-    out, err = out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
-    desc = "\n$ %s\nexit %s\n--- stdout:\n%s--- stderr:\n%s" % (
-        " ".join(proc.args), proc.returncode, out[-3000:], err)
-    if proc.returncode != 0:
-        raise AssertionError("exit %d%s" % (proc.returncode, desc))
-    return out, err, desc
-
-
-def wait_for_stderr(proc, word, timeout=10):
-    """Reads stderr until a line holds word: sampling has begun."""
-    fd = proc.stderr.fileno()
-    seen = b""
-    deadline = time.monotonic() + timeout
-    while word.encode() not in seen:
-        left = deadline - time.monotonic()
-        if left <= 0 or not select.select([fd], [], [], left)[0]:
-            raise AssertionError("no %r on stderr: %r" % (word, seen))
-        c = os.read(fd, 4096)
-        if not c:
-            raise AssertionError("stderr closed: %r" % seen)
-        seen += c
-
-
 class Trigger(mmp.TestCase):
 
     def test_window_before_then_until_the_hold(self):
@@ -56,10 +23,11 @@ class Trigger(mmp.TestCase):
         args = ["--connection", str(w.connection_id), "--frequency", "100",
                 "--window", str(WINDOW), "--top", "1",
                 "--trigger-bytes", "4M", "--trigger-hold", "1"]
-        pj = start(args + ["--format", "json"])
-        pt = start(args)
-        out, err, desc = finish(pj)
-        text, _, tdesc = finish(pt)
+        pj = self.spawn(args + ["--format", "json"])
+        pt = self.spawn(args)
+        rj, rt = self.finish_ok(pj), self.finish_ok(pt)
+        out, err, desc = rj.stdout, rj.stderr, mmp.describe(rj)
+        text, tdesc = rt.stdout, mmp.describe(rt)
         samples = mmp.parse_json_lines(out)
         seqs = [s["sample"] for s in samples]
         self.assertTrue(seqs, "nothing written" + desc)
@@ -99,24 +67,20 @@ class Trigger(mmp.TestCase):
 
     def test_sigusr1_dumps_the_window_once(self):
         w = self.start(mmp.idle(20))
-        p = start(["--thread", str(w.thread_id), "--format", "json",
-                   "--frequency", "50", "--window", str(WINDOW),
-                   "--trigger-bytes", "1G"])
-        try:
-            wait_for_stderr(p, "kill -USR1")
-            time.sleep(0.6)          # more than the window: some are lost
-            p.send_signal(signal.SIGUSR1)
-            time.sleep(0.12)         # two or three more
-            p.send_signal(signal.SIGUSR1)
-            time.sleep(0.05)         # one more at most
-            p.send_signal(signal.SIGUSR1)
-            time.sleep(0.1)
-            p.send_signal(signal.SIGTERM)
-            out, err, desc = finish(p)
-        finally:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
+        p = self.spawn(["--thread", str(w.thread_id), "--format", "json",
+                        "--frequency", "50", "--window", str(WINDOW),
+                        "--trigger-bytes", "1G"])
+        # Sampling has begun.
+        p.wait_for_stderr("kill -USR1")
+        time.sleep(0.6)          # more than the window: some are lost
+        p.signal(signal.SIGUSR1)
+        time.sleep(0.12)         # two or three more
+        p.signal(signal.SIGUSR1)
+        time.sleep(0.05)         # one more at most
+        p.signal(signal.SIGUSR1)
+        time.sleep(0.1)
+        r = self.finish_ok(p, sig=signal.SIGTERM)
+        out, err, desc = r.stdout, r.stderr, mmp.describe(r)
         seqs = [s["sample"] for s in mmp.parse_json_lines(out)]
         self.assertEqual(len(seqs), len(set(seqs)), "written twice" + desc)
         self.assertEqual(seqs, sorted(seqs), desc)
@@ -139,19 +103,14 @@ class Trigger(mmp.TestCase):
 
     def test_sigusr1_marker_in_text(self):
         w = self.start(mmp.idle(20))
-        p = start(["--thread", str(w.thread_id), "--frequency", "50",
-                   "--window", "3", "--trigger-bytes", "1G", "--bytes"])
-        try:
-            wait_for_stderr(p, "kill -USR1")
-            time.sleep(0.4)
-            p.send_signal(signal.SIGUSR1)
-            time.sleep(0.1)
-            p.send_signal(signal.SIGINT)
-            out, err, desc = finish(p)
-        finally:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
+        p = self.spawn(["--thread", str(w.thread_id), "--frequency", "50",
+                        "--window", "3", "--trigger-bytes", "1G", "--bytes"])
+        p.wait_for_stderr("kill -USR1")
+        time.sleep(0.4)
+        p.signal(signal.SIGUSR1)
+        time.sleep(0.1)
+        r = self.finish_ok(p, sig=signal.SIGINT)
+        out, desc = r.stdout, mmp.describe(r)
         self.assertRegex(out, r"^## trigger: SIGUSR1, writing the 3 samples "
                               r"held ##\n## statement: SELECT SLEEP\(20\) ##\n"
                               r"## Memory usage at time \d+ ##\n", desc)

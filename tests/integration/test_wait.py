@@ -7,7 +7,6 @@ import glob
 import os
 import select
 import signal
-import subprocess
 import tempfile
 import time
 import uuid
@@ -17,45 +16,6 @@ import mmp
 
 def token():
     return "mmp-wait-" + uuid.uuid4().hex[:12]
-
-
-def start(args, env=None, conn=True):
-    """Starts the binary in the background, the mmp account by default."""
-    argv = [mmp.BIN] + (mmp.CONN_ARGS if conn else []) + list(args)
-    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env=env or mmp.base_env())
-    proc.argv = argv
-    return proc
-
-
-def finish(proc, timeout=mmp.RUN_TIMEOUT):
-    """Waits for the end of proc; returns a run like mmp.run() gives."""
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, err = proc.communicate()
-    proc.stdout = out.decode("utf-8", "replace")
-    proc.stderr = err.decode("utf-8", "replace")
-    return proc
-
-
-def wait_for_stderr(proc, words, timeout=10):
-    """Reads stderr of proc until a line holds words; returns what it read.
-    The rest stays in the pipe for finish()."""
-    seen = b""
-    deadline = time.monotonic() + timeout
-    while words.encode() not in seen:
-        left = deadline - time.monotonic()
-        if left <= 0 or not select.select([proc.stderr], [], [], left)[0]:
-            raise AssertionError("no %r on stderr in %s s: %r" %
-                                 (words, timeout, seen.decode()))
-        c = os.read(proc.stderr.fileno(), 4096)
-        if not c:
-            raise AssertionError("stderr closed before %r: %r" % (words, seen))
-        seen += c
-    return seen.decode()
 
 
 def read_line(w, timeout=20):
@@ -91,18 +51,18 @@ class Wait(mmp.TestCase):
         self.dir.cleanup()
 
     def test_found_and_followed_to_its_end(self):
-        proc = start(["--wait-for", "%" + self.tok + "%", "--poll", "200",
-                      "--frequency", "100", "--format", "json"])
-        before = wait_for_stderr(proc, "waiting for")
+        proc = self.spawn(["--wait-for", "%" + self.tok + "%", "--poll",
+                           "200", "--frequency", "100", "--format", "json"])
+        proc.wait_for_stderr("waiting for")
         # The statement starts after mysqlmemprof began waiting; then the
         # connection runs another one, which must not be captured.
         w = self.start(mmp.Workload(
             "", "SELECT SLEEP(2), '%s';\nSELECT SLEEP(4);" % self.tok))
         read_line(w)
         ended = time.monotonic()
-        p = finish(proc)
+        p = proc.finish()
         gone = time.monotonic()
-        desc = mmp.describe(p) + before
+        desc = mmp.describe(p)
         self.assertEqual(p.returncode, 0, desc)
         # Within about one look (200 ms) and one sample (100 ms) of the end.
         self.assertLess(gone - ended, 0.8, desc)
@@ -113,22 +73,23 @@ class Wait(mmp.TestCase):
         for i, s in enumerate(samples):
             self.assertJsonSample(s, i == 0)
             self.assertEqual(s["thread_id"], w.thread_id, desc)
-        self.assertIn("found connection %d" % w.connection_id, p.stderr + before)
+        self.assertIn("found connection %d" % w.connection_id, p.stderr)
         self.assertIn("(the statement finished)", p.stderr, desc)
 
     def test_connection_lost_while_waiting(self):
-        proc = start(["--wait-for", "%" + self.tok + "%", "--poll", "200",
-                      "--frequency", "100", "--format", "json"])
-        before = wait_for_stderr(proc, "waiting for")
+        proc = self.spawn(["--wait-for", "%" + self.tok + "%", "--poll",
+                           "200", "--frequency", "100", "--format", "json"])
+        proc.wait_for_stderr("waiting for")
         rows = mmp.root_sql(
             "SELECT PROCESSLIST_ID FROM performance_schema.session_connect_attrs "
             "WHERE ATTR_NAME = '_pid' AND ATTR_VALUE = '%d'" % proc.pid)
         mmp.root_sql("KILL %s" % rows[0][0])
-        before += wait_for_stderr(proc, "waiting goes on")
+        # What it said up to here: stderr read so far.
+        before = proc.wait_for_stderr("waiting goes on")
         w = self.start(mmp.Workload("", "SELECT SLEEP(1.5), '%s';" % self.tok))
         tid = w.thread_id  # while the connection lives
-        p = finish(proc)
-        desc = mmp.describe(p) + before
+        p = proc.finish()
+        desc = mmp.describe(p)
         self.assertEqual(p.returncode, 0, desc)
         self.assertIn("reconnecting", before, desc)
         samples = mmp.parse_json_lines(p.stdout)
@@ -139,14 +100,14 @@ class Wait(mmp.TestCase):
         p_args = ["--wait-for", "%" + self.tok + "%", "--longer-than", "2",
                   "--poll", "200", "--frequency", "100", "--format", "json",
                   "--wait-timeout", "15"]
-        proc = start(p_args)
-        wait_for_stderr(proc, "waiting for")
+        proc = self.spawn(p_args)
+        proc.wait_for_stderr("waiting for")
         # PROCESSLIST_TIME counts whole seconds: 0.8 s never shows 2.
         w = self.start(mmp.Workload("", "\n".join(
             ["SELECT SLEEP(0.8), '%s-short';" % self.tok] * 3 +
             ["SELECT SLEEP(3.5), '%s-long';" % self.tok])))
         thread_id = w.thread_id  # while the session lasts
-        p = finish(proc)
+        p = proc.finish()
         self.assertEqual(p.returncode, 0, mmp.describe(p))
         self.assertIn("%s-long" % self.tok, p.stderr, mmp.describe(p))
         self.assertNotIn("-short", p.stderr, mmp.describe(p))
@@ -157,10 +118,10 @@ class Wait(mmp.TestCase):
 
     def test_repeat_one_file_per_statement(self):
         pattern = os.path.join(self.dir.name, "cap-%c-%t-%H%M%S.csv")
-        proc = start(["--wait-for", "%" + self.tok + "%", "--repeat",
-                      "--poll", "200", "--frequency", "100", "--format",
-                      "csv", "-o", pattern])
-        wait_for_stderr(proc, "waiting for")
+        proc = self.spawn(["--wait-for", "%" + self.tok + "%", "--repeat",
+                           "--poll", "200", "--frequency", "100", "--format",
+                           "csv", "-o", pattern])
+        proc.wait_for_stderr("waiting for")
         # Twice the same text, one right after the other: two statements.
         w = self.start(mmp.Workload("", "\n".join(
             ["SELECT SLEEP(1.5), '%s';" % self.tok] * 2 +
@@ -168,8 +129,7 @@ class Wait(mmp.TestCase):
         read_line(w)
         read_line(w)
         time.sleep(0.6)
-        proc.send_signal(signal.SIGTERM)
-        p = finish(proc, timeout=10)
+        p = proc.finish(signal.SIGTERM, timeout=10)
         desc = mmp.describe(p)
         self.assertEqual(p.returncode, 0, desc)
         files = sorted(glob.glob(os.path.join(self.dir.name, "*")))
@@ -187,9 +147,9 @@ class Wait(mmp.TestCase):
         self.assertEqual(p.stderr.count("(the statement finished)"), 2, desc)
 
     def test_repeat_appends_to_one_output(self):
-        proc = start(["--wait-for", "%" + self.tok + "%", "--repeat",
-                      "--poll", "200", "--frequency", "100", "--format",
-                      "csv", "-q"])
+        proc = self.spawn(["--wait-for", "%" + self.tok + "%", "--repeat",
+                           "--poll", "200", "--frequency", "100", "--format",
+                           "csv", "-q"])
         time.sleep(0.3)
         w = self.start(mmp.Workload("", "\n".join([
             "SELECT SLEEP(1), '%s';" % self.tok, "SELECT SLEEP(0.5);",
@@ -197,8 +157,7 @@ class Wait(mmp.TestCase):
         for _ in range(3):
             read_line(w)
         time.sleep(0.5)
-        proc.send_signal(signal.SIGTERM)
-        p = finish(proc, timeout=10)
+        p = proc.finish(signal.SIGTERM, timeout=10)
         self.assertEqual(p.returncode, 0, mmp.describe(p))
         self.assertEqual(p.stderr, "", mmp.describe(p))
         # One header, then the rows of both captures.
@@ -207,16 +166,15 @@ class Wait(mmp.TestCase):
         self.assertEqual(transitions(numbers), 2, numbers)
 
     def test_repeat_text_has_a_heading_and_summary_per_capture(self):
-        proc = start(["--wait-for", "%" + self.tok + "%", "--repeat",
-                      "--poll", "200", "--frequency", "100"])
-        wait_for_stderr(proc, "waiting for")
+        proc = self.spawn(["--wait-for", "%" + self.tok + "%", "--repeat",
+                           "--poll", "200", "--frequency", "100"])
+        proc.wait_for_stderr("waiting for")
         w = self.start(mmp.Workload("", "\n".join(
             ["SELECT SLEEP(0.8), '%s';" % self.tok] * 2 + ["SELECT SLEEP(3);"])))
         read_line(w)
         read_line(w)
         time.sleep(0.5)
-        proc.send_signal(signal.SIGINT)
-        p = finish(proc, timeout=10)
+        p = proc.finish(signal.SIGINT, timeout=10)
         self.assertEqual(p.returncode, 0, mmp.describe(p))
         self.assertRegex(p.stdout, r"(?m)^## Capture 1 at .*connection %d, thread "
                          r"%d.*%s" % (w.connection_id, w.thread_id, self.tok))
@@ -264,11 +222,11 @@ class Wait(mmp.TestCase):
         self.assertSampled(p, w.thread_id)
 
     def test_sigterm_while_waiting(self):
-        proc = start(["--wait-for", "%" + self.tok + "%", "--format", "csv"])
-        wait_for_stderr(proc, "waiting for")
+        proc = self.spawn(["--wait-for", "%" + self.tok + "%", "--format",
+                           "csv"])
+        proc.wait_for_stderr("waiting for")
         t0 = time.monotonic()
-        proc.send_signal(signal.SIGTERM)
-        p = finish(proc, timeout=5)
+        p = proc.finish(signal.SIGTERM, timeout=5)
         self.assertEqual(p.returncode, 0, mmp.describe(p))
         self.assertLess(time.monotonic() - t0, 1, mmp.describe(p))
         self.assertEqual(p.stdout, "", mmp.describe(p))

@@ -183,6 +183,36 @@ test_unseen_peaks(void **state)
 	delta_table_free(t);
 }
 
+/*
+ * When a reading's current bytes stand above its own high-water mark, a
+ * later high up to those current bytes is memory that reading saw: no
+ * unseen peak. One byte more is, when the new reading is below it too.
+ */
+static void
+test_peak_the_previous_reading_saw(void **state)
+{
+	struct delta_table *t = delta_table_create();
+	struct event_stat r1[] = {
+		ev("memory/below", 3000, 1000, 9000, 6000, 9, 6),
+		ev("memory/equal", 3000, 1000, 9000, 6000, 9, 6),
+		ev("memory/above", 3000, 1000, 9000, 6000, 9, 6),
+	};
+	struct event_stat r2[] = {
+		ev("memory/below", 100, 2999, 9000, 8900, 9, 8),
+		ev("memory/equal", 100, 3000, 9000, 8900, 9, 8),
+		ev("memory/above", 100, 3001, 9001, 8901, 10, 9),
+	};
+
+	(void)state;
+	assert_non_null(t);
+	assert_int_equal(delta_table_update(t, r1, 3), 0);
+	assert_int_equal(delta_table_update(t, r2, 3), 1);
+	delta_is(&r2[0], 0, 2900, 0, 2, false);
+	delta_is(&r2[1], 0, 2900, 0, 2, false);
+	delta_is(&r2[2], 1, 2901, 1, 3, true);
+	delta_table_free(t);
+}
+
 static void
 name_of(char *buf, size_t len, size_t i)
 {
@@ -260,6 +290,7 @@ main(void)
 		cmocka_unit_test(test_deltas_follow_the_name),
 		cmocka_unit_test(test_backwards_gives_zero),
 		cmocka_unit_test(test_unseen_peaks),
+		cmocka_unit_test(test_peak_the_previous_reading_saw),
 		cmocka_unit_test(test_memory_does_not_grow),
 		cmocka_unit_test(test_grows_with_the_reading),
 	};

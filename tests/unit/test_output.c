@@ -876,6 +876,106 @@ test_json_list_valid(void **state)
 	free(buf);
 }
 
+/*
+ * The characters that need no escape in JSON but that a terminal acts on
+ * (C1 controls, line separators, bidi overrides and isolates), each with
+ * how JSON and text write it; their neighbours are written as they are,
+ * so the ranges are pinned at both ends.
+ */
+static const struct {
+	const char *utf8, *json, *text;
+} terminal_chars[] = {
+	{ "\xc2\x9f", "\\u009f", "?" },                     /* U+009F, C1 */
+	{ "\xc2\xa0", "\xc2\xa0", "\xc2\xa0" },             /* U+00A0 */
+	{ "\xe2\x80\xa7", "\xe2\x80\xa7", "\xe2\x80\xa7" }, /* U+2027 */
+	{ "\xe2\x80\xa8", "\\u2028", "?" },                 /* LINE SEP. */
+	{ "\xe2\x80\xa9", "\\u2029", "?" },                 /* PARA. SEP. */
+	{ "\xe2\x80\xae", "\\u202e", "?" },                 /* RLO */
+	{ "\xe2\x80\xaf", "\xe2\x80\xaf", "\xe2\x80\xaf" }, /* U+202F */
+	{ "\xe2\x81\xa5", "\xe2\x81\xa5", "\xe2\x81\xa5" }, /* U+2065 */
+	{ "\xe2\x81\xa6", "\\u2066", "?" },                 /* LRI */
+	{ "\xe2\x81\xa7", "\\u2067", "?" },                 /* RLI */
+	{ "\xe2\x81\xa8", "\\u2068", "?" },                 /* FSI */
+	{ "\xe2\x81\xa9", "\\u2069", "?" },                 /* PDI */
+	{ "\xe2\x81\xaa", "\xe2\x81\xaa", "\xe2\x81\xaa" }, /* U+206A */
+};
+
+/*
+ * The samples of a ring in that format, then its summary: one event named
+ * name in each, and the statements given, one per sample.
+ */
+static char *
+render_samples(const char *format, const char *name,
+    const char *const *texts, size_t n, size_t *len)
+{
+	struct output o = { .fmt = format_find(format) };
+	struct ring *r = ring_create(4, 1);
+	struct summary sum;
+	char *buf = NULL;
+
+	assert_non_null(o.fmt);
+	assert_non_null(r);
+	assert_true(n <= 4);
+	for (size_t i = 0; i < n; i++) {
+		struct sample p = { .seq = i + 1, .wall_ms = WALL,
+		    .elapsed_us = i * 250000, .thread_id = 42,
+		    .total_bytes = 1024, .has_deltas = i > 0 };
+		struct event_stat e = ev(name, 1024);
+
+		set_statement(&p, 101 + i, "", texts[i]);
+		push(r, &p, &e, 1);
+	}
+	assert_non_null(o.fp = open_memstream(&buf, len));
+	assert_int_equal(output_begin(&o), 0);
+	for (size_t i = 0; i < ring_len(r); i++)
+		assert_int_equal(output_sample(&o, ring_get(r, i)), 0);
+	assert_int_equal(summary_build(r, 0, &sum), 0);
+	assert_int_equal(output_end(&o, &sum), 0);
+	summary_free(&sum);
+	ring_free(r);
+	assert_int_equal(fclose(o.fp), 0);
+	return buf;
+}
+
+static void
+test_json_escapes_terminal_controls(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(terminal_chars) /
+	    sizeof(terminal_chars[0]); i++) {
+		char name[64], text[64], want[128];
+		const char *texts[] = { text };
+		size_t len;
+		char *buf;
+		struct json j;
+
+		snprintf(name, sizeof(name), "memory/test/a%sb",
+		    terminal_chars[i].utf8);
+		snprintf(text, sizeof(text), "SELECT '%s'",
+		    terminal_chars[i].utf8);
+		buf = render_samples("json", name, texts, 1, &len);
+		/* One valid line, whose name reads back as it was. */
+		assert_non_null(memchr(buf, '\n', len));
+		assert_ptr_equal(memchr(buf, '\n', len), buf + len - 1);
+		json_line(&j, buf, len - 1);
+		assert_int_equal(j.n_names, 1);
+		assert_string_equal(j.names[0], name);
+		snprintf(want, sizeof(want), "\"event_name\":"
+		    "\"memory/test/a%sb\"", terminal_chars[i].json);
+		if (strstr(buf, want) == NULL)
+			fail_msg("no %s in %s", want, buf);
+		snprintf(want, sizeof(want), "\"statement\":\"SELECT '%s'\"",
+		    terminal_chars[i].json);
+		if (strstr(buf, want) == NULL)
+			fail_msg("no %s in %s", want, buf);
+		if (terminal_chars[i].json[0] == '\\' &&
+		    strstr(buf, terminal_chars[i].utf8) != NULL)
+			fail_msg("%s written unescaped: %s",
+			    terminal_chars[i].json, buf);
+		free(buf);
+	}
+}
+
 /* Text: what a terminal shows. */
 
 /* Columns a line takes on a terminal: one per code point. */
@@ -1114,6 +1214,90 @@ test_text_no_samples(void **state)
 	free(buf);
 }
 
+/* In text, what a terminal acts on shows as '?', in names and statements. */
+static void
+test_text_terminal_controls(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(terminal_chars) /
+	    sizeof(terminal_chars[0]); i++) {
+		char name[64], text[64], want[128];
+		const char *texts[] = { text };
+		size_t len;
+		char *buf;
+
+		snprintf(name, sizeof(name), "memory/test/a%sb",
+		    terminal_chars[i].utf8);
+		snprintf(text, sizeof(text), "SELECT '%s'",
+		    terminal_chars[i].utf8);
+		buf = render_samples("text", name, texts, 1, &len);
+		check_terminal_safe(buf, len);
+		snprintf(want, sizeof(want), "\n test/a%sb ",
+		    terminal_chars[i].text);
+		if (strstr(buf, want) == NULL)
+			fail_msg("no \"%s\" in %s", want, buf);
+		snprintf(want, sizeof(want), "## statement: SELECT '%s' ##\n",
+		    terminal_chars[i].text);
+		if (strstr(buf, want) == NULL)
+			fail_msg("no \"%s\" in %s", want, buf);
+		if (terminal_chars[i].text[0] == '?' &&
+		    strstr(buf, terminal_chars[i].utf8) != NULL)
+			fail_msg("%s written as it is: %s", terminal_chars[i].json,
+			    buf);
+		free(buf);
+	}
+}
+
+/*
+ * A statement on one line of text: each run of white space (line ends,
+ * tabs, spaces) is one space, and none leads or trails, wherever a
+ * statement is shown: above a sample, under the summary, in --list and in
+ * a capture's heading.
+ */
+static void
+test_text_folds_white_space(void **state)
+{
+	static const char *const texts[] = {
+		"\n\t  SELECT  a,\r\n\tb FROM t \n\t ",
+		" \t\vSELECT 2\f",
+	};
+	struct output o = { .fmt = format_find("text") };
+	struct output_capture c = { .number = 1, .connection_id = 17,
+	    .thread_id = 48, .running_s = 3, .text = "\r\n  SELECT 3\t\n" };
+	const uint64_t conn = 17;
+	const int64_t secs = 3;
+	struct thread_list l = { 0 };
+	size_t len;
+	char *buf;
+
+	(void)state;
+	buf = render_samples("text", "memory/test/x", texts, 2, &len);
+	assert_non_null(strstr(buf, "## statement: SELECT a, b FROM t ##\n"
+	    "## Memory usage at time 0 ##\n"));
+	assert_non_null(strstr(buf, "## statement: SELECT 2 ##\n"
+	    "## Memory usage at time 250 ##\n"));
+	assert_non_null(strstr(buf, "\n #1: SELECT a, b FROM t\n   peak "));
+	assert_non_null(strstr(buf, "\n #2: SELECT 2\n   peak "));
+	free(buf);
+
+	add_thread(&l, 48, &conn, "FOREGROUND", "thread/sql/one_connection",
+	    "app", "localhost", "Query", &secs, "\t executing ", 4096,
+	    "\n  SELECT 1 \n");
+	assert_non_null(o.fp = open_memstream(&buf, &len));
+	assert_int_equal(output_threads(&o, &l), 0);
+	assert_int_equal(fclose(o.fp), 0);
+	assert_non_null(strstr(buf, "\n     48    17  sql/one_connection  app   "
+	    "localhost  Query       3  executing  4.00 KiB  SELECT 1\n"));
+	thread_list_free(&l);
+	free(buf);
+
+	assert_non_null(o.fp = open_memstream(&buf, &len));
+	assert_int_equal(output_capture(&o, &c), 0);
+	assert_int_equal(fclose(o.fp), 0);
+	assert_non_null(strstr(buf, ", running 3 s: SELECT 3 ##\n"));
+	free(buf);
+}
+
 int
 main(void)
 {
@@ -1131,9 +1315,12 @@ main(void)
 		cmocka_unit_test(test_json_parser_rejects),
 		cmocka_unit_test(test_json_valid),
 		cmocka_unit_test(test_json_list_valid),
+		cmocka_unit_test(test_json_escapes_terminal_controls),
 		cmocka_unit_test(test_text_layout),
 		cmocka_unit_test(test_text_list_layout),
 		cmocka_unit_test(test_text_no_samples),
+		cmocka_unit_test(test_text_terminal_controls),
+		cmocka_unit_test(test_text_folds_white_space),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

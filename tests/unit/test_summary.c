@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <setjmp.h>
@@ -11,6 +12,56 @@
 #include "fixtures.h"
 #include "ring.h"
 #include "summary.h"
+
+/*
+ * qsort need not be stable, but glibc's is (a merge sort), so a comparison
+ * that leaves a tie to the order of its input would pass every test here
+ * and fail elsewhere. This binary's qsort, which summary.c links against,
+ * is a correct sort that puts equal elements in the reverse of their
+ * order: a missing tie-break shows. It sorts indices, with the position
+ * as the last key, so the result does not depend on the library's sort.
+ */
+static int (*user_cmp)(const void *, const void *);
+static const char *user_base;
+static size_t user_size;
+
+static int
+by_user_cmp_then_later_first(const void *a, const void *b, void *unused)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	int c = user_cmp(user_base + i * user_size, user_base + j * user_size);
+
+	(void)unused;
+	if (c != 0)
+		return c;
+	return (i < j) - (i > j);
+}
+
+void
+qsort(void *base, size_t n, size_t size,
+    int (*cmp)(const void *, const void *))
+{
+	size_t *idx;
+	char *copy;
+
+	if (n < 2)
+		return;
+	idx = malloc(n * sizeof(*idx));
+	copy = malloc(n * size);
+	if (idx == NULL || copy == NULL)
+		abort();
+	for (size_t i = 0; i < n; i++)
+		idx[i] = i;
+	user_cmp = cmp;
+	user_base = base;
+	user_size = size;
+	qsort_r(idx, n, sizeof(*idx), by_user_cmp_then_later_first, NULL);
+	memcpy(copy, base, n * size);
+	for (size_t i = 0; i < n; i++)
+		memcpy((char *)base + i * size, copy + idx[i] * size, size);
+	free(copy);
+	free(idx);
+}
 
 static struct event_stat
 evh(const char *name, int64_t current, int64_t high)
@@ -324,6 +375,60 @@ test_unseen_peaks(void **state)
 	ring_free(r);
 }
 
+/*
+ * The last bytes are the newest sample's, whatever the others held: the
+ * samples of one event are folded oldest first.
+ */
+static void
+test_last_is_the_newest(void **state)
+{
+	struct ring *r = ring_create(4, 2);
+	struct summary s;
+	const int64_t bytes[] = { 40, 10, 30, 20 };
+
+	(void)state;
+	for (size_t i = 0; i < 4; i++) {
+		const struct event_stat e[] = {
+			ev("memory/other", 1), ev("memory/x", bytes[i]),
+		};
+
+		push_seq(r, i + 1, bytes[i], e, 2);
+	}
+	assert_int_equal(summary_build(r, 0, &s), 0);
+	check_event(&s, 0, "memory/x", 4, 10, 40, 25.0, 20, 40 + 4096);
+	assert_int_equal(s.last_total, 20);
+	summary_free(&s);
+	ring_free(r);
+}
+
+/* Peaks of one size: the name decides, not the order of the events. */
+static void
+test_peak_ties_by_name(void **state)
+{
+	struct ring *r = ring_create(2, 2);
+	struct summary s;
+	const struct event_stat e1[] = {
+		peak("memory/a", 900, 900, false), peak("memory/b", 100, 100, false),
+	};
+	const struct event_stat e2[] = {
+		peak("memory/a", 900, 5000, true), peak("memory/b", 100, 5000, true),
+	};
+	struct sample proto = { .seq = 1, .thread_id = 42 };
+
+	(void)state;
+	push(r, &proto, e1, 2);
+	proto.seq = 2;
+	proto.has_deltas = true;
+	push(r, &proto, e2, 2);
+	assert_int_equal(summary_build(r, 0, &s), 0);
+	assert_string_equal(s.events[0].name, "memory/a");
+	assert_int_equal(s.n_peaks, 2);
+	assert_string_equal(s.peaks[0]->name, "memory/a");
+	assert_string_equal(s.peaks[1]->name, "memory/b");
+	summary_free(&s);
+	ring_free(r);
+}
+
 /* Pushes a sample of that statement (id 0: none) with its events. */
 static void
 push_stmt(struct ring *r, uint64_t seq, uint64_t id, int64_t total,
@@ -441,6 +546,8 @@ main(void)
 		cmocka_unit_test(test_extremes),
 		cmocka_unit_test(test_large_window),
 		cmocka_unit_test(test_unseen_peaks),
+		cmocka_unit_test(test_last_is_the_newest),
+		cmocka_unit_test(test_peak_ties_by_name),
 		cmocka_unit_test(test_statements),
 	};
 
