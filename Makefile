@@ -35,9 +35,9 @@ MYSQL_LIBS   = $(shell pkg-config --libs mysqlclient 2>/dev/null || mysql_config
 CMOCKA_LIBS  = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
 # The modules that never see the server: unit-tested on their own.
-CORE = cli optfile clock ring topn delta filter sampler summary units output \
-       output_text output_csv output_json threads match outname statement \
-       trigger recorder
+CORE = cli cli_apply cli_options optfile clock ring topn delta filter sampler \
+       summary units output output_text output_csv output_json threads match \
+       outname statement trigger recorder
 # The modules that talk to the server, and the program.
 SERVER = conn pfs reconnect watch prompt app app_output app_sample app_wait
 
@@ -105,7 +105,7 @@ FUZZERS      = $(patsubst fuzz/%.c,build/fuzz/%,$(wildcard fuzz/fuzz_*.c))
 
 fuzz: $(FUZZERS)
 
-build/fuzz/%: fuzz/%.c $(FUZZ_CORE) include/*.h
+build/fuzz/%: fuzz/%.c $(FUZZ_CORE) include/*.h src/*.h
 	@mkdir -p build/fuzz
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_CORE) -lcsv
 
