@@ -407,7 +407,10 @@ cli_free(struct options *o)
 		explicit_bzero(o->password, strlen(o->password));
 		free(o->password);
 	}
-	/* The strings of special rows; the other rows free their own. */
+	/*
+	 * The strings only handlers set; the other rows free their own, and
+	 * --for-account sets the fields of --for-user and --for-host.
+	 */
 	free(o->output);
 	for (size_t i = 0; i < cli_n_rows; i++)
 		cli_free_field(o, &cli_rows[i]);
