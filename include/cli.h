@@ -1,6 +1,8 @@
 /*
  * The command line and option files, turned into struct options. Parsing
  * prints nothing and never exits: it returns a status and one line of error.
+ * Each option is one row of the table in src/cli_options.c, which names the
+ * field below that it sets.
  */
 #ifndef MYSQLMEMPROF_CLI_H
 #define MYSQLMEMPROF_CLI_H

@@ -14,6 +14,9 @@
 #include <cmocka.h>
 
 #include "cli.h"
+#include "fixtures.h"
+/* The option table itself, so that tests can walk every row. */
+#include "../../src/cli_table.h"
 
 static char tmpdir[64];
 
@@ -82,6 +85,21 @@ test_defaults(void **state)
 	assert_string_equal(o.format->name, "text");
 	assert_null(o.output);
 	assert_null(o.password);
+	assert_int_equal(o.poll_ms, 1000);
+	assert_int_equal(o.wait_timeout_s, 0);
+	assert_int_equal(o.trigger_bytes, 0);
+	assert_int_equal(o.trigger_hold_s, 5);
+	assert_int_equal(o.connect_timeout_s, 10);
+	assert_int_equal(o.read_timeout_s, 30);
+	assert_int_equal(o.reconnect_timeout_s, 30);
+	assert_int_equal(o.port, 0);
+	assert_int_equal(o.ssl_mode, TLS_DEFAULT);
+	assert_null(o.host);
+	assert_false(o.repeat);
+	assert_false(o.exact_bytes);
+	assert_false(o.quiet);
+	assert_false(o.password_prompt);
+	assert_int_equal(o.n_include_events, 0);
 	cli_free(&o);
 }
 
@@ -730,6 +748,576 @@ test_wait_options(void **state)
 	cli_free(&o);
 }
 
+/* The option table: what every row promises, tried on every row. */
+
+/* Writes text as the only option file and parses it with the arguments. */
+static enum cli_status
+parse_file_env(const char *text, struct options *o, char *err, size_t errlen,
+    ...)
+{
+	char path[128], arg[160], *argv[16], warn[512];
+	enum cli_status st;
+	int argc = 0;
+	va_list ap;
+
+	snprintf(path, sizeof(path), "%s/table.cnf", tmpdir);
+	snprintf(arg, sizeof(arg), "--defaults-file=%s", path);
+	write_file(path, text, 0600);
+	argv[argc++] = strdup("mysqlmemprof");
+	argv[argc++] = strdup(arg);
+	va_start(ap, errlen);
+	for (char *a; (a = va_arg(ap, char *)) != NULL && argc < 15;)
+		argv[argc++] = strdup(a);
+	va_end(ap);
+	argv[argc] = NULL;
+	err[0] = '\0';
+	struct cli_env env = bare_env();
+	st = cli_parse(argc, argv, &env, o, warn, sizeof(warn), err, errlen);
+	for (int i = 0; i < argc; i++)
+		free(argv[i]);
+	return st;
+}
+
+#define PARSE_FILE(text, o, err, ...) \
+	parse_file_env((text), (o), (err), sizeof(err), __VA_ARGS__, \
+	    (char *)NULL)
+
+static void *
+field(struct options *o, const struct cli_row *r)
+{
+	return (char *)o + r->field;
+}
+
+/* A good value for a row of a plain kind, to give it on its own. */
+static const char *
+good_value(const struct cli_row *r, char *buf, size_t len)
+{
+	switch (r->kind) {
+	case KIND_FLAG:
+		return NULL;
+	case KIND_NUMBER:
+		snprintf(buf, len, "%ju", (uintmax_t)r->min);
+		return buf;
+	case KIND_STRING:
+	case KIND_LIST:
+		return "x";
+	default:
+		fail_msg("--%s: no good value for its kind %d; add one here",
+		    r->name, r->kind);
+		return NULL;
+	}
+}
+
+/* "--name" or "--name=value", for a command line. */
+static const char *
+option_arg(const struct cli_row *r, char *buf, size_t len)
+{
+	char value[32];
+	const char *v = good_value(r, value, sizeof(value));
+
+	snprintf(buf, len, v == NULL ? "--%s" : "--%s=%s", r->name, v);
+	return buf;
+}
+
+/*
+ * Every flag an option file sets can be switched off by a later line of a
+ * file, in each of the ways mysql(1) reads a false boolean.
+ */
+static void
+test_flags_switched_off_in_option_files(void **state)
+{
+	static const char *const off[] = { "off", "OFF", "0", "false", "no" };
+	struct options o;
+	char text[256], err[512];
+	size_t tested = 0;
+
+	(void)state;
+	for (size_t i = 0; i < cli_n_rows; i++) {
+		const struct cli_row *r = &cli_rows[i];
+
+		if (r->kind != KIND_FLAG || r->size == 0)
+			continue;
+		for (size_t k = 0; k < sizeof(off) / sizeof(off[0]); k++) {
+			snprintf(text, sizeof(text), "[mysqlmemprof]\n%s\n"
+			    "%s = %s\n", r->name, r->name, off[k]);
+			if (PARSE_FILE(text, &o, err, "--list") != CLI_OK)
+				fail_msg("%s=%s: %s", r->name, off[k], err);
+			if (*(bool *)field(&o, r))
+				fail_msg("'%s=%s' in an option file left --%s "
+				    "on", r->name, off[k], r->name);
+			cli_free(&o);
+		}
+		/* And on again, which tells that the right field was tried. */
+		snprintf(text, sizeof(text), "[mysqlmemprof]\n%s=off\n%s=on\n",
+		    r->name, r->name);
+		assert_int_equal(PARSE_FILE(text, &o, err, "--list"), CLI_OK);
+		if (!*(bool *)field(&o, r))
+			fail_msg("'%s=on' after '%s=off' left --%s off", r->name,
+			    r->name, r->name);
+		cli_free(&o);
+		tested++;
+	}
+	assert_true(tested >= 3); /* --repeat, --bytes, --quiet */
+
+	/* The case issue 8 names: repeat=off after repeat. */
+	assert_int_equal(PARSE_FILE("[mysqlmemprof]\nlonger-than = 5\nrepeat\n"
+	    "repeat = off\n", &o, err, "--list"), CLI_OK);
+	assert_false(o.repeat);
+	cli_free(&o);
+	/* The command line still wins over the file. */
+	assert_int_equal(PARSE_FILE("[mysqlmemprof]\nrepeat = off\n", &o, err,
+	    "--longer-than", "5", "--repeat"), CLI_OK);
+	assert_true(o.repeat);
+	cli_free(&o);
+}
+
+/* A flag that only names a target is not undone by "=off": it is ignored. */
+static void
+test_target_flags_off_in_option_files(void **state)
+{
+	struct options o;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(parse_file_env("[mysqlmemprof]\nlist=off\n", &o, err,
+	    sizeof(err), (char *)NULL), CLI_USAGE);
+	assert_non_null(strstr(err, "no target"));
+	cli_free(&o);
+	assert_int_equal(PARSE_FILE("[mysqlmemprof]\nglobal = 0\n", &o, err,
+	    "--thread", "3"), CLI_OK);
+	assert_int_equal(o.target, TARGET_THREAD);
+	cli_free(&o);
+	assert_int_equal(parse_file_env("[mysqlmemprof]\nglobal = yes\n", &o,
+	    err, sizeof(err), (char *)NULL), CLI_OK);
+	assert_int_equal(o.target, TARGET_GLOBAL);
+	cli_free(&o);
+}
+
+/*
+ * "loose-" excuses a name this program does not know, and nothing else: a
+ * known option is applied, a bad value is still an error.
+ */
+static void
+test_loose_prefix(void **state)
+{
+	struct options o;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(PARSE_FILE("[mysqlmemprof]\nloose-top = 7\n"
+	    "loose-bogus = 1\nloose-help\nloose-bytes\nloose-repeat\n"
+	    "loose-repeat = off\nloose-format = csv\n", &o, err, "--list"),
+	    CLI_OK);
+	assert_int_equal(o.top, 7);
+	assert_true(o.exact_bytes);
+	assert_false(o.repeat);
+	assert_string_equal(o.format->name, "csv");
+	cli_free(&o);
+
+	assert_int_equal(PARSE_FILE("[mysqlmemprof]\nloose-top = lots\n", &o,
+	    err, "--list"), CLI_USAGE);
+	assert_non_null(strstr(err, "--top 'lots' in "));
+	cli_free(&o);
+	assert_int_equal(PARSE_FILE("[mysqlmemprof]\nloose-bytes = maybe\n", &o,
+	    err, "--list"), CLI_USAGE);
+	assert_non_null(strstr(err, "loose-bytes in "));
+	assert_non_null(strstr(err, "not a boolean"));
+	cli_free(&o);
+	/* Without the prefix, an unknown name in our own group is an error. */
+	assert_int_equal(PARSE_FILE("[mysqlmemprof]\nbogus = 1\n", &o, err,
+	    "--list"), CLI_USAGE);
+	assert_non_null(strstr(err, "prefix it with loose-"));
+	cli_free(&o);
+	assert_int_equal(PARSE_FILE("[client]\nbogus = 1\nloose-top = 3\n", &o,
+	    err, "--list"), CLI_OK);
+	assert_int_equal(o.top, 3);
+	cli_free(&o);
+}
+
+/* Parses mysqlmemprof followed by a NULL-terminated list of words. */
+static enum cli_status
+parse_words(struct options *o, char *err, size_t errlen,
+    const char *const *words)
+{
+	char *argv[16], warn[512];
+	struct cli_env env = bare_env();
+	enum cli_status st;
+	int argc = 0;
+
+	argv[argc++] = strdup("mysqlmemprof");
+	for (; *words != NULL && argc < 15; words++)
+		argv[argc++] = strdup(*words);
+	argv[argc] = NULL;
+	err[0] = '\0';
+	st = cli_parse(argc, argv, &env, o, warn, sizeof(warn), err, errlen);
+	for (int i = 0; i < argc; i++)
+		free(argv[i]);
+	return st;
+}
+
+/*
+ * The options of waiting, and --trigger-hold: on the command line without
+ * what they need, an error naming it; with it, or from an option file
+ * that may serve other runs, accepted.
+ */
+static void
+test_options_that_need_another(void **state)
+{
+	static const struct {
+		const char *message;
+		const char *with[2][5]; /* ways to give what they need */
+	} needs[N_NEEDS] = {
+		[NEEDS_WAIT] = { "needs --wait-for or --longer-than: it "
+		    "applies to statements waited for", {
+			{ "--wait-for", "x", NULL },
+			{ "--longer-than", "0", NULL } } },
+		[NEEDS_TRIGGER_BYTES] = { "needs --trigger-bytes: it says how "
+		    "long to go on writing", {
+			{ "--thread", "1", "--trigger-bytes", "1M", NULL },
+			{ "--global", "--trigger-bytes=1", NULL } } },
+	};
+	struct options o;
+	char arg[64], text[128], want[160], value[32], err[512];
+	size_t tested[N_NEEDS] = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < cli_n_rows; i++) {
+		const struct cli_row *r = &cli_rows[i];
+		const char *words[8] = { "--thread", "1", arg, NULL };
+		const char *v;
+
+		if (r->needs == NEEDS_NOTHING)
+			continue;
+		option_arg(r, arg, sizeof(arg));
+		assert_int_equal(parse_words(&o, err, sizeof(err), words),
+		    CLI_USAGE);
+		snprintf(want, sizeof(want), "--%s %s", r->name,
+		    needs[r->needs].message);
+		if (strstr(err, want) == NULL)
+			fail_msg("%s: '%s', wanted '%s'", arg, err, want);
+		cli_free(&o);
+
+		for (size_t w = 0; w < 2; w++) {
+			size_t n = 0;
+
+			for (; needs[r->needs].with[w][n] != NULL; n++)
+				words[n] = needs[r->needs].with[w][n];
+			words[n++] = arg;
+			words[n] = NULL;
+			if (parse_words(&o, err, sizeof(err), words) != CLI_OK)
+				fail_msg("%s with %s: %s", arg, words[0], err);
+			cli_free(&o);
+		}
+
+		v = good_value(r, value, sizeof(value));
+		snprintf(text, sizeof(text), "[mysqlmemprof]\n%s%s%s\n",
+		    r->name, v != NULL ? "=" : "", v != NULL ? v : "");
+		if (PARSE_FILE(text, &o, err, "--thread", "1") != CLI_OK)
+			fail_msg("%s in an option file, with --thread: %s",
+			    r->name, err);
+		cli_free(&o);
+		tested[r->needs]++;
+	}
+	assert_int_equal(tested[NEEDS_WAIT], 5);
+	assert_int_equal(tested[NEEDS_TRIGGER_BYTES], 1);
+}
+
+/* An unsigned integer field of a row, whatever its width. */
+static uint64_t
+number_field(struct options *o, const struct cli_row *r)
+{
+	uint32_t v32;
+	uint64_t v64;
+
+	if (r->size == sizeof(v32)) {
+		memcpy(&v32, field(o, r), sizeof(v32));
+		return v32;
+	}
+	assert_int_equal(r->size, sizeof(v64));
+	memcpy(&v64, field(o, r), sizeof(v64));
+	return v64;
+}
+
+/*
+ * Each row's default is what a run without the option gets, and what its
+ * line of --help says.
+ */
+static void
+test_defaults_of_the_rows(void **state)
+{
+	struct cli_env env = bare_env();
+	struct options o;
+	char err[512], want[64];
+	size_t tested = 0;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "--list"), CLI_OK);
+	for (size_t i = 0; i < cli_n_rows; i++) {
+		const struct cli_row *r = &cli_rows[i];
+
+		if (r->def == NULL)
+			continue;
+		if (r->kind == KIND_NUMBER) {
+			if (number_field(&o, r) != strtoull(r->def, NULL, 10))
+				fail_msg("--%s: %ju, wanted the default %s",
+				    r->name, (uintmax_t)number_field(&o, r),
+				    r->def);
+		} else if (r->set == cli_set_format) {
+			assert_string_equal(o.format->name, r->def);
+		} else {
+			fail_msg("--%s: a default of kind %d; check it here",
+			    r->name, r->kind);
+		}
+		snprintf(want, sizeof(want), "(default %s", r->def);
+		if (strstr(r->help, want) == NULL)
+			fail_msg("--%s: its help does not say '%s'", r->name,
+			    want);
+		tested++;
+	}
+	assert_true(tested >= 9);
+	cli_free(&o);
+}
+
+/* cli_usage() into a string, owned by the caller. */
+static char *
+usage_text(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+
+	assert_non_null(fp);
+	cli_usage(fp);
+	assert_int_equal(fclose(fp), 0);
+	return buf;
+}
+
+/* Every option has one line of --help, which starts with its names. */
+static void
+test_help_names_every_option(void **state)
+{
+	char *help = usage_text(), start[96];
+
+	(void)state;
+	for (size_t i = 0; i < cli_n_rows; i++) {
+		const struct cli_row *r = &cli_rows[i];
+		const char *p, *at, *text;
+		int n;
+
+		if (r->name == NULL)
+			continue;
+		if (r->short_name != 0)
+			n = snprintf(start, sizeof(start), "\n  -%c, --%s",
+			    r->short_name, r->name);
+		else
+			n = snprintf(start, sizeof(start), "\n      --%s",
+			    r->name);
+		if (r->arg != NULL)
+			snprintf(start + n, sizeof(start) - (size_t)n,
+			    r->optional_arg ? "[=%s] " : "=%s ", r->arg);
+		else
+			snprintf(start + n, sizeof(start) - (size_t)n, " ");
+		if ((at = strstr(help, start)) == NULL)
+			fail_msg("--help has no line '%s'", start + 1);
+		p = at + strlen(start);
+		if (strstr(p, start) != NULL)
+			fail_msg("--help has '%s' twice", start + 1);
+		p += strspn(p, " ");
+		text = r->help + strspn(r->help, " ");
+		if (strncmp(p, text, strcspn(text, "\n")) != 0)
+			fail_msg("--%s: its text is not in --help", r->name);
+	}
+	/* Lines fit a terminal. */
+	for (const char *line = help; *line != '\0';) {
+		size_t len = strcspn(line, "\n");
+
+		if (len > 79)
+			fail_msg("--help line of %zu columns: %.*s", len,
+			    (int)len, line);
+		line += len + (line[len] == '\n');
+	}
+	free(help);
+}
+
+/* The README quotes --help; it must be what the program prints. */
+static void
+test_help_is_the_readme_s(void **state)
+{
+	static const char begin[] = "```\nUsage: mysqlmemprof ";
+	char *help = usage_text(), *readme, *at, *end;
+	size_t len;
+
+	(void)state;
+	/* Relative to the top of the tree, as for the golden files. */
+	readme = slurp("README.md", &len);
+	if (readme == NULL)
+		fail_msg("README.md: %s", strerror(errno));
+	assert_non_null(at = strstr(readme, begin));
+	at += 4;
+	assert_non_null(end = strstr(at, "\n```"));
+	end[1] = '\0';
+	if (strcmp(at, help) != 0) {
+		size_t i = 0;
+
+		while (at[i] == help[i])
+			i++;
+		fail_msg("README.md and --help differ at byte %zu: '%.40s' "
+		    "against '%.40s'", i, at + i, help + i);
+	}
+	free(readme);
+	free(help);
+}
+
+/*
+ * The long name of the option in a line of the manual that begins an
+ * entry (".It Fl -list", ".It Fl q , Fl -quiet"), with its length; NULL
+ * for other lines.
+ */
+static const char *
+manual_entry(const char *line, size_t *len)
+{
+	const char *name, *end = line + strcspn(line, "\n");
+
+	if (strncmp(line, ".It Fl ", 7) != 0 ||
+	    (name = strstr(line, "Fl -")) == NULL || name > end)
+		return NULL;
+	name += 4;
+	*len = strcspn(name, " \n");
+	return name;
+}
+
+/*
+ * Each option has one entry in the manual, which gives its short name
+ * first if it has one, and each entry there is an option of the table.
+ */
+static void
+test_manual_names_every_option(void **state)
+{
+	size_t len, seen[CLI_MAX_ROWS] = { 0 };
+	char *man;
+
+	(void)state;
+	/* Relative to the top of the tree, as for the golden files. */
+	if ((man = slurp("man/mysqlmemprof.1", &len)) == NULL)
+		fail_msg("man/mysqlmemprof.1: %s", strerror(errno));
+	for (const char *line = man; *line != '\0';) {
+		size_t n, i;
+		const char *name = manual_entry(line, &n);
+
+		for (i = 0; name != NULL && i < cli_n_rows; i++)
+			if (cli_rows[i].name != NULL &&
+			    strlen(cli_rows[i].name) == n &&
+			    strncmp(cli_rows[i].name, name, n) == 0)
+				break;
+		if (name != NULL && i == cli_n_rows)
+			fail_msg("the manual has --%.*s, the table has not",
+			    (int)n, name);
+		if (name != NULL) {
+			const struct cli_row *r = &cli_rows[i];
+			char c = r->short_name;
+
+			seen[i]++;
+			if (c != 0 && (line[7] != c || line[8] != ' '))
+				fail_msg("the manual's --%s does not begin "
+				    "with -%c", r->name, c);
+			if (c == 0 && line[7] != '-')
+				fail_msg("the manual's --%s has a short name",
+				    r->name);
+		}
+		line += strcspn(line, "\n");
+		line += *line == '\n';
+	}
+	for (size_t i = 0; i < cli_n_rows; i++)
+		if (cli_rows[i].name != NULL && seen[i] != 1)
+			fail_msg("--%s has %zu entries in the manual, not one",
+			    cli_rows[i].name, seen[i]);
+	free(man);
+}
+
+/* What the code takes for granted of the rows. */
+static void
+test_rows_are_well_formed(void **state)
+{
+	(void)state;
+	assert_true(cli_n_rows <= CLI_MAX_ROWS);
+	for (size_t i = 0; i < cli_n_rows; i++) {
+		const struct cli_row *r = &cli_rows[i];
+
+		if (r->kind == KIND_HEADING || r->kind == KIND_NOTE) {
+			assert_null(r->name);
+			continue;
+		}
+		if (r->name == NULL || r->help == NULL)
+			fail_msg("row %zu: an option without name or help", i);
+		for (size_t k = 0; k < i; k++) {
+			if (cli_rows[k].name != NULL &&
+			    strcmp(cli_rows[k].name, r->name) == 0)
+				fail_msg("--%s: two rows", r->name);
+			if (r->short_name != 0 &&
+			    cli_rows[k].short_name == r->short_name)
+				fail_msg("-%c: two rows", r->short_name);
+		}
+		switch (r->kind) {
+		case KIND_NUMBER:
+			/* The largest value fits the field; errors say the fix. */
+			if ((r->size != 4 && r->size != 8) ||
+			    (r->size == 4 && r->max > UINT32_MAX) ||
+			    r->max == 0 || r->min > r->max || r->hint == NULL)
+				fail_msg("--%s: range or field", r->name);
+			break;
+		case KIND_BYTES:
+			assert_int_equal(r->size, sizeof(uint64_t));
+			assert_non_null(r->hint);
+			break;
+		case KIND_STRING:
+		case KIND_LIST:
+			assert_int_equal(r->size, sizeof(char *));
+			break;
+		case KIND_FLAG:
+			assert_true(r->size == 0 || r->size == sizeof(bool));
+			/* A flag with no field of its own names a target. */
+			assert_true(r->size != 0 || r->target != TARGET_NONE);
+			break;
+		case KIND_SPECIAL:
+			assert_non_null(r->set);
+			break;
+		default:
+			assert_true(r->command_line_only);
+			break;
+		}
+		/* Only flags and the options of the command line take none. */
+		if (r->arg == NULL)
+			assert_true(r->kind == KIND_FLAG ||
+			    r->kind == KIND_FILES || r->kind == KIND_EXIT);
+	}
+}
+
+/* What the option-file reader copes with, seen through the options. */
+static void
+test_option_file_line_ends(void **state)
+{
+	struct options o;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(PARSE_FILE("[mysqlmemprof]\r\ntop = 7\r\n"
+	    "bytes\r\nuser = u\r\n", &o, err, "--list"), CLI_OK);
+	assert_int_equal(o.top, 7);
+	assert_true(o.exact_bytes);
+	assert_string_equal(o.user, "u");
+	cli_free(&o);
+	/* No newline after the last line. */
+	assert_int_equal(PARSE_FILE("[mysqlmemprof]\ntop = 8\nquiet", &o, err,
+	    "--list"), CLI_OK);
+	assert_int_equal(o.top, 8);
+	assert_true(o.quiet);
+	cli_free(&o);
+	assert_int_equal(PARSE_FILE("[mysqlmemprof]\nrepeat\nrepeat=off", &o,
+	    err, "--longer-than", "1"), CLI_OK);
+	assert_false(o.repeat);
+	cli_free(&o);
+}
+
 static int
 setup(void **state)
 {
@@ -767,6 +1355,16 @@ main(void)
 		cmocka_unit_test(test_option_file_problems),
 		cmocka_unit_test(test_includes),
 		cmocka_unit_test(test_wait_options),
+		cmocka_unit_test(test_flags_switched_off_in_option_files),
+		cmocka_unit_test(test_target_flags_off_in_option_files),
+		cmocka_unit_test(test_loose_prefix),
+		cmocka_unit_test(test_options_that_need_another),
+		cmocka_unit_test(test_defaults_of_the_rows),
+		cmocka_unit_test(test_help_names_every_option),
+		cmocka_unit_test(test_help_is_the_readme_s),
+		cmocka_unit_test(test_manual_names_every_option),
+		cmocka_unit_test(test_rows_are_well_formed),
+		cmocka_unit_test(test_option_file_line_ends),
 	};
 	return cmocka_run_group_tests_name("cli", tests, setup, teardown);
 }

@@ -1,0 +1,391 @@
+/*
+ * One value of one option, into struct options: checked and stored by the
+ * kind of its row, with the handlers of the few rows that need their own.
+ * Whether the value came from the command line or an option file matters
+ * only for targets, the password and the options that need another.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli_table.h"
+
+int
+cli_number(const char *s, uint64_t min, uint64_t max, uint64_t *out,
+    const char **errstr)
+{
+	uint64_t v = 0;
+	const char *p = s;
+
+	if (*p == '\0') {
+		*errstr = "empty value";
+		return -1;
+	}
+	if (*p == '-') {
+		*errstr = min > 0 ? "must be positive" : "must not be negative";
+		return -1;
+	}
+	for (; *p != '\0'; p++) {
+		if (*p < '0' || *p > '9') {
+			*errstr = p == s ? "not a number" :
+			    "trailing characters after the number";
+			return -1;
+		}
+		if (v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10) {
+			*errstr = "too large";
+			return -1;
+		}
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	if (v < min) {
+		*errstr = min == 1 ? "must be at least 1" : "too small";
+		return -1;
+	}
+	if (v > max) {
+		*errstr = "too large";
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int
+cli_bytes(const char *s, uint64_t min, uint64_t max, uint64_t *out,
+    const char **errstr)
+{
+	static const char units[] = "KMGkmg";
+	char digits[32];
+	size_t n = strlen(s);
+	const char *u;
+	unsigned shift = 0;
+	uint64_t v;
+
+	if (n > 0 && (u = strchr(units, s[n - 1])) != NULL) {
+		shift = 10 * (unsigned)((u - units) % 3 + 1);
+		if (--n == 0) {
+			*errstr = "not a number";
+			return -1;
+		}
+	}
+	if (n >= sizeof(digits)) {
+		/* Only digits can make it this long and still be valid. */
+		*errstr = strspn(s, "0123456789") < n ? "not a number" :
+		    "too large";
+		return -1;
+	}
+	memcpy(digits, s, n);
+	digits[n] = '\0';
+	if (cli_number(digits, 0, UINT64_MAX, &v, errstr) != 0)
+		return -1;
+	if (v > UINT64_MAX >> shift) {
+		*errstr = "too large";
+		return -1;
+	}
+	v <<= shift;
+	if (v < min) {
+		*errstr = min == 1 ? "must be at least 1" : "too small";
+		return -1;
+	}
+	if (v > max) {
+		*errstr = "too large";
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* A field of o, at an offset a row gives. */
+static void *
+field_at(struct options *o, size_t offset)
+{
+	return (char *)o + offset;
+}
+
+static int
+store_string(struct cli_parse *ps, char **dst, const char *value)
+{
+	char *copy = strdup(value);
+
+	if (copy == NULL) {
+		snprintf(ps->err, ps->errlen, "out of memory");
+		return -1;
+	}
+	free(*dst);
+	*dst = copy;
+	return 0;
+}
+
+/* KIND_STRING: with a hint, an empty value is refused and the hint given. */
+static int
+set_string(struct cli_parse *ps, const struct cli_row *r, const char *arg)
+{
+	if (r->hint != NULL && *arg == '\0') {
+		snprintf(ps->err, ps->errlen, "--%s%s: empty value; %s",
+		    r->name, ps->where, r->hint);
+		return -1;
+	}
+	return store_string(ps, field_at(ps->o, r->field), arg);
+}
+
+static int
+parse_number(struct cli_parse *ps, const struct cli_row *r, const char *arg,
+    uint64_t *out)
+{
+	const char *errstr;
+
+	if (cli_number(arg, r->min, r->max, out, &errstr) == 0)
+		return 0;
+	if (strcmp(errstr, "too large") == 0)
+		snprintf(ps->err, ps->errlen, "--%s '%s'%s: too large (at most "
+		    "%" PRIu64 "); %s", r->name, arg, ps->where, r->max,
+		    r->hint);
+	else
+		snprintf(ps->err, ps->errlen, "--%s '%s'%s: %s; %s", r->name,
+		    arg, ps->where, errstr, r->hint);
+	return -1;
+}
+
+/*
+ * KIND_NUMBER: the field is unsigned, of 4 or 8 bytes (unsigned, size_t,
+ * uint64_t), which hold the same bits as a uint32_t or uint64_t would;
+ * the row's max fits it.
+ */
+static void
+store_number(void *dst, size_t size, uint64_t v)
+{
+	uint32_t v32 = (uint32_t)v;
+
+	if (size == sizeof(v32))
+		memcpy(dst, &v32, sizeof(v32));
+	else
+		memcpy(dst, &v, sizeof(v));
+}
+
+static int
+set_bytes(struct cli_parse *ps, const struct cli_row *r, const char *arg)
+{
+	const char *errstr;
+
+	if (cli_bytes(arg, r->min, r->max, field_at(ps->o, r->field),
+	    &errstr) == 0)
+		return 0;
+	snprintf(ps->err, ps->errlen, "--%s '%s'%s: %s; %s", r->name, arg,
+	    ps->where, errstr, r->hint);
+	return -1;
+}
+
+/* KIND_LIST, such as --events: each time given, one more pattern. */
+static int
+add_pattern(struct cli_parse *ps, const struct cli_row *r, const char *arg)
+{
+	char ***list = field_at(ps->o, r->field);
+	size_t *n = field_at(ps->o, r->count);
+	char **grown;
+
+	if (*arg == '\0') {
+		snprintf(ps->err, ps->errlen, "--%s%s: empty pattern; give a SQL "
+		    "LIKE pattern, e.g. --%s 'memory/innodb/%%'", r->name,
+		    ps->where, r->name);
+		return -1;
+	}
+	if ((grown = realloc(*list, (*n + 1) * sizeof(*grown))) == NULL ||
+	    (grown[*n] = strdup(arg)) == NULL) {
+		if (grown != NULL)
+			*list = grown;
+		snprintf(ps->err, ps->errlen, "out of memory");
+		return -1;
+	}
+	*list = grown;
+	(*n)++;
+	return 0;
+}
+
+static int
+set_target(struct cli_parse *ps, enum target_kind kind, bool from_file)
+{
+	struct options *o = ps->o;
+
+	/*
+	 * A second target on the command line is a mistake; one on the
+	 * command line replaces one from an option file.
+	 */
+	if (o->target != TARGET_NONE && o->target != kind &&
+	    !(ps->target_from_file && !from_file)) {
+		snprintf(ps->err, ps->errlen, "--thread, --connection, --list, "
+		    "--wait-for or --longer-than, --global and --for-user, "
+		    "--for-host, --for-account name targets that exclude each "
+		    "other; give only one of them");
+		return -1;
+	}
+	o->target = kind;
+	o->target_id = 0; /* --thread and --connection store theirs after */
+	ps->target_from_file = from_file;
+	return 0;
+}
+
+int
+cli_apply(struct cli_parse *ps, const struct cli_row *r, const char *arg,
+    bool from_file)
+{
+	uint64_t v = 0;
+
+	if (r->kind == KIND_NUMBER && parse_number(ps, r, arg, &v) != 0)
+		return -1;
+	if (!from_file && r->needs != NEEDS_NOTHING &&
+	    ps->needs[r->needs] == NULL)
+		ps->needs[r->needs] = r->name;
+	if (r->target != TARGET_NONE &&
+	    set_target(ps, r->target, from_file) != 0)
+		return -1;
+	switch (r->kind) {
+	case KIND_STRING:
+		return set_string(ps, r, arg);
+	case KIND_NUMBER:
+		store_number(field_at(ps->o, r->field), r->size, v);
+		return 0;
+	case KIND_BYTES:
+		return set_bytes(ps, r, arg);
+	case KIND_FLAG:
+		if (r->size != 0)
+			*(bool *)field_at(ps->o, r->field) = true;
+		return 0;
+	case KIND_LIST:
+		return add_pattern(ps, r, arg);
+	case KIND_SPECIAL:
+		return r->set(ps, r, arg, from_file);
+	default:
+		/* Help only, or handled by the passes of cli.c. */
+		return 0;
+	}
+}
+
+void
+cli_apply_off(struct cli_parse *ps, const struct cli_row *r)
+{
+	if (r->kind == KIND_FLAG && r->size != 0)
+		*(bool *)field_at(ps->o, r->field) = false;
+}
+
+void
+cli_free_field(struct options *o, const struct cli_row *r)
+{
+	if (r->kind == KIND_STRING) {
+		char **s = field_at(o, r->field);
+
+		free(*s);
+		*s = NULL;
+	} else if (r->kind == KIND_LIST) {
+		char ***list = field_at(o, r->field);
+		size_t *n = field_at(o, r->count);
+
+		for (size_t i = 0; i < *n; i++)
+			free((*list)[i]);
+		free(*list);
+		*list = NULL;
+		*n = 0;
+	}
+}
+
+/* The handlers of KIND_SPECIAL rows. */
+
+/* --password alone, or -p, asks for it at the prompt. */
+int
+cli_set_password(struct cli_parse *ps, const struct cli_row *r,
+    const char *arg, bool from_file)
+{
+	struct options *o = ps->o;
+
+	(void)r;
+	o->password_prompt = arg == NULL;
+	o->password_on_command_line = !from_file && arg != NULL;
+	if (arg == NULL) {
+		free(o->password);
+		o->password = NULL;
+		return 0;
+	}
+	return store_string(ps, &o->password, arg);
+}
+
+int
+cli_set_ssl_mode(struct cli_parse *ps, const struct cli_row *r,
+    const char *arg, bool from_file)
+{
+	static const struct {
+		const char *name;
+		enum conn_tls_mode mode;
+	} modes[] = {
+		{ "DISABLED", TLS_DISABLED },
+		{ "PREFERRED", TLS_PREFERRED },
+		{ "REQUIRED", TLS_REQUIRED },
+		{ "VERIFY_CA", TLS_VERIFY_CA },
+		{ "VERIFY_IDENTITY", TLS_VERIFY_IDENTITY },
+	};
+
+	(void)from_file;
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		if (strcasecmp(arg, modes[i].name) == 0) {
+			ps->o->ssl_mode = modes[i].mode;
+			return 0;
+		}
+	}
+	snprintf(ps->err, ps->errlen, "--%s '%s'%s: unknown mode; give "
+	    "DISABLED, PREFERRED, REQUIRED, VERIFY_CA or VERIFY_IDENTITY",
+	    r->name, arg, ps->where);
+	return -1;
+}
+
+/* --for-account USER@HOST: split at the last '@', as host names have none. */
+int
+cli_set_account(struct cli_parse *ps, const struct cli_row *r,
+    const char *arg, bool from_file)
+{
+	const char *at = strrchr(arg, '@');
+	struct options *o = ps->o;
+
+	(void)from_file;
+	if (at == NULL || at == arg || at[1] == '\0') {
+		snprintf(ps->err, ps->errlen, "--%s '%s'%s: not USER@HOST; "
+		    "give both, e.g. --%s app@localhost", r->name, arg,
+		    ps->where, r->name);
+		return -1;
+	}
+	free(o->grain_user);
+	free(o->grain_host);
+	o->grain_user = strndup(arg, (size_t)(at - arg));
+	o->grain_host = strdup(at + 1);
+	if (o->grain_user == NULL || o->grain_host == NULL) {
+		snprintf(ps->err, ps->errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+int
+cli_set_format(struct cli_parse *ps, const struct cli_row *r,
+    const char *arg, bool from_file)
+{
+	(void)from_file;
+	if ((ps->o->format = format_find(arg)) == NULL) {
+		snprintf(ps->err, ps->errlen, "--%s '%s'%s: unknown format; "
+		    "give one of %s", r->name, arg, ps->where, format_names());
+		return -1;
+	}
+	return 0;
+}
+
+/* Like a string, but its empty value has a message of its own. */
+int
+cli_set_output(struct cli_parse *ps, const struct cli_row *r,
+    const char *arg, bool from_file)
+{
+	(void)from_file;
+	if (*arg == '\0') {
+		snprintf(ps->err, ps->errlen, "--%s%s: empty file name; give a "
+		    "file, or leave it out for standard output", r->name,
+		    ps->where);
+		return -1;
+	}
+	return store_string(ps, &ps->o->output, arg);
+}

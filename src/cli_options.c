@@ -1,0 +1,223 @@
+/*
+ * The option table: every option of mysqlmemprof, one row each, in the
+ * order of --help. Adding an option is adding its row here and its entry
+ * in man/mysqlmemprof.1; nothing else names it. What each field of a row
+ * means is said in cli_table.h.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cli_table.h"
+
+#define FIELD(f) .field = offsetof(struct options, f), \
+	.size = sizeof(((struct options *)0)->f)
+#define FILES(f) .field = offsetof(struct file_choice, f), \
+	.size = sizeof(((struct file_choice *)0)->f)
+#define HEADING(text) { .kind = KIND_HEADING, .help = (text) }
+#define NOTE(text) { .kind = KIND_NOTE, .help = (text) }
+
+const char cli_usage_head[] =
+"Usage: mysqlmemprof [OPTIONS] --thread ID | --connection ID | --list\n"
+"       mysqlmemprof [OPTIONS] --wait-for PATTERN | --longer-than SECONDS\n"
+"       mysqlmemprof [OPTIONS] --global | --for-user NAME | --for-host HOST |\n"
+"                    --for-account USER@HOST\n"
+"Samples the memory of a MySQL or MariaDB thread, account or server from\n"
+"performance_schema.\n";
+
+const struct cli_row cli_rows[] = {
+	HEADING("Target (exactly one):"),
+	{ .name = "thread", .kind = KIND_NUMBER, FIELD(target_id),
+	    .target = TARGET_THREAD, .min = 1, .max = UINT64_MAX,
+	    .hint = "give a THREAD_ID from performance_schema.threads "
+	    "(see --list)",
+	    .arg = "ID", .help = "performance_schema THREAD_ID to sample" },
+	{ .name = "connection", .kind = KIND_NUMBER, FIELD(target_id),
+	    .target = TARGET_CONNECTION, .min = 1, .max = UINT64_MAX,
+	    .hint = "give a connection id from SHOW PROCESSLIST (see --list)",
+	    .arg = "ID", .help = "connection id (SHOW PROCESSLIST) to sample" },
+	{ .name = "list", .kind = KIND_FLAG, .target = TARGET_LIST,
+	    .help = "list the server's threads, largest memory first" },
+	{ .name = "wait-for", .kind = KIND_STRING, FIELD(wait_pattern),
+	    .target = TARGET_WAIT,
+	    .hint = "give a SQL LIKE pattern, e.g. --wait-for '%GROUP BY%'",
+	    .arg = "PATTERN",
+	    .help = "wait for a statement whose text is LIKE PATTERN,\n"
+	    "sample its connection until it ends" },
+	{ .name = "longer-than", .kind = KIND_NUMBER, FIELD(longer_than_s),
+	    .target = TARGET_WAIT, .min = 0, .max = 315360000,
+	    .hint = "give seconds, e.g. --longer-than 60",
+	    .arg = "SECONDS",
+	    .help = "the same for a statement running this long;\n"
+	    "with --wait-for, both must hold" },
+	{ .name = "global", .kind = KIND_FLAG, .target = TARGET_GLOBAL,
+	    .help = "sample the whole server's memory" },
+	{ .name = "for-user", .kind = KIND_STRING, FIELD(grain_user),
+	    .target = TARGET_USER,
+	    .hint = "give an account name, e.g. --for-user app",
+	    .arg = "NAME",
+	    .help = "sample every session of account name NAME" },
+	{ .name = "for-host", .kind = KIND_STRING, FIELD(grain_host),
+	    .target = TARGET_HOST,
+	    .hint = "give a client host, e.g. --for-host localhost",
+	    .arg = "HOST",
+	    .help = "sample every session from client host HOST" },
+	{ .name = "for-account", .kind = KIND_SPECIAL, .set = cli_set_account,
+	    .target = TARGET_ACCOUNT,
+	    .arg = "USER@HOST", .help = "sample every session of USER@HOST" },
+
+	HEADING("Waiting (with --wait-for or --longer-than):"),
+	{ .name = "match-user", .kind = KIND_STRING, FIELD(match_user),
+	    .needs = NEEDS_WAIT,
+	    .hint = "give an account name as SHOW PROCESSLIST shows it",
+	    .arg = "NAME", .help = "only statements of this account" },
+	{ .name = "match-db", .kind = KIND_STRING, FIELD(match_db),
+	    .needs = NEEDS_WAIT, .hint = "give a database name",
+	    .arg = "NAME",
+	    .help = "only statements whose default database is NAME" },
+	{ .name = "poll", .kind = KIND_NUMBER, FIELD(poll_ms),
+	    .needs = NEEDS_WAIT, .def = "1000", .min = 10, .max = 3600000,
+	    .hint = "give milliseconds between looks, e.g. --poll 1000",
+	    .arg = "MS", .help = "milliseconds between looks (default 1000)" },
+	{ .name = "wait-timeout", .kind = KIND_NUMBER, FIELD(wait_timeout_s),
+	    .needs = NEEDS_WAIT, .min = 1, .max = 315360000,
+	    .hint = "give seconds, e.g. --wait-timeout 3600",
+	    .arg = "SECONDS",
+	    .help = "give up waiting after SECONDS: exit status 3" },
+	{ .name = "repeat", .kind = KIND_FLAG, FIELD(repeat),
+	    .needs = NEEDS_WAIT,
+	    .help = "after a capture, wait for the next statement" },
+	NOTE("  Here --output may hold %c (connection id), %t (thread id), %% "
+	    "and strftime\n"
+	    "  conversions such as %Y%m%d-%H%M%S: then each capture has its "
+	    "own file."),
+
+	HEADING("Sampling:"),
+	{ .name = "frequency", .kind = KIND_NUMBER, FIELD(frequency_ms),
+	    .def = "500", .min = 1, .max = 3600000,
+	    .hint = "give milliseconds between samples, e.g. --frequency 250",
+	    .arg = "MS", .help = "milliseconds between samples (default 500)" },
+	{ .name = "count", .kind = KIND_NUMBER, FIELD(count),
+	    .min = 1, .max = UINT64_C(1000000000000),
+	    .hint = "give a number of samples, e.g. --count 100",
+	    .arg = "N", .help = "stop after N samples" },
+	{ .name = "duration", .kind = KIND_NUMBER, FIELD(duration_s),
+	    .min = 1, .max = 315360000,
+	    .hint = "give seconds, e.g. --duration 60",
+	    .arg = "SECONDS", .help = "stop after SECONDS" },
+	{ .name = "window", .kind = KIND_NUMBER, FIELD(window),
+	    .def = "50", .min = 1, .max = 100000,
+	    .hint = "give a number of samples, e.g. --window 50",
+	    .arg = "N", .help = "samples kept for the summary (default 50)" },
+	{ .name = "top", .kind = KIND_NUMBER, FIELD(top),
+	    .def = "10", .min = 0, .max = 10000,
+	    .hint = "give a number of events, or 0 for all, e.g. --top 10",
+	    .arg = "N", .help = "events kept per sample (default 10; 0: all)" },
+	{ .name = "events", .kind = KIND_LIST, FIELD(include_events),
+	    .count = offsetof(struct options, n_include_events),
+	    .arg = "PATTERN",
+	    .help = "keep only events LIKE PATTERN (repeatable)" },
+	{ .name = "exclude", .kind = KIND_LIST, FIELD(exclude_events),
+	    .count = offsetof(struct options, n_exclude_events),
+	    .arg = "PATTERN",
+	    .help = "drop events LIKE PATTERN (repeatable); the total\n"
+	    "still counts every event" },
+
+	HEADING("Flight recorder:"),
+	/* At most the largest total a thread can have. */
+	{ .name = "trigger-bytes", .kind = KIND_BYTES, FIELD(trigger_bytes),
+	    .min = 1, .max = INT64_MAX,
+	    .hint = "give bytes, with K, M or G for KiB, MiB or GiB, e.g. "
+	    "--trigger-bytes 512M",
+	    .arg = "N",
+	    .help = "write nothing until the thread total reaches N\n"
+	    "bytes (K, M, G: KiB, MiB, GiB); then write the\n"
+	    "last --window samples up to it, then each one;\n"
+	    "SIGUSR1 writes the samples held at any time" },
+	{ .name = "trigger-hold", .kind = KIND_NUMBER, FIELD(trigger_hold_s),
+	    .needs = NEEDS_TRIGGER_BYTES, .def = "5", .min = 0, .max = 86400,
+	    .hint = "give seconds, e.g. --trigger-hold 5",
+	    .arg = "SECONDS",
+	    .help = "go on writing until the total has been below N\n"
+	    "this long (default 5)" },
+
+	HEADING("Output:"),
+	{ .name = "format", .kind = KIND_SPECIAL, .set = cli_set_format,
+	    .def = "text",
+	    .arg = "FORMAT", .help = "text, csv or json (default text)" },
+	{ .name = "output", .short_name = 'o', .kind = KIND_SPECIAL,
+	    .set = cli_set_output,
+	    .arg = "FILE", .help = "write to FILE instead of standard output" },
+	{ .name = "bytes", .kind = KIND_FLAG, FIELD(exact_bytes),
+	    .help = "text: exact byte counts instead of KiB/MiB" },
+	{ .name = "quiet", .short_name = 'q', .kind = KIND_FLAG, FIELD(quiet),
+	    .help = "no notes on standard error" },
+
+	HEADING("Connection:"),
+	{ .name = "host", .short_name = 'h', .kind = KIND_STRING, FIELD(host),
+	    .arg = "HOST", .help = "server host (default localhost)" },
+	{ .name = "port", .short_name = 'P', .kind = KIND_NUMBER, FIELD(port),
+	    .min = 1, .max = 65535, .hint = "give a TCP port, e.g. --port 3306",
+	    .arg = "PORT", .help = "TCP port" },
+	{ .name = "socket", .short_name = 'S', .kind = KIND_STRING,
+	    FIELD(socket), .arg = "PATH", .help = "unix socket" },
+	{ .name = "user", .short_name = 'u', .kind = KIND_STRING, FIELD(user),
+	    .arg = "USER", .help = "account to connect as" },
+	{ .name = "password", .short_name = 'p', .kind = KIND_SPECIAL,
+	    .set = cli_set_password, .secret = true,
+	    .arg = "PASSWORD", .optional_arg = true,
+	    .help = "password; without a value, prompt for it" },
+	{ .name = "connect-timeout", .kind = KIND_NUMBER,
+	    FIELD(connect_timeout_s), .def = "10", .min = 1, .max = 3600,
+	    .hint = "give seconds, e.g. --connect-timeout 10",
+	    .arg = "SECONDS", .help = "(default 10)" },
+	/* Its text lines up with that of --connect-timeout, just above. */
+	{ .name = "read-timeout", .kind = KIND_NUMBER, FIELD(read_timeout_s),
+	    .def = "30", .min = 1, .max = 3600,
+	    .hint = "give seconds, e.g. --read-timeout 30",
+	    .arg = "SECONDS", .help = "    (default 30)" },
+	{ .name = "reconnect-timeout", .kind = KIND_NUMBER,
+	    FIELD(reconnect_timeout_s), .def = "30", .min = 0, .max = 86400,
+	    .hint = "give seconds, or 0 not to reconnect, e.g. "
+	    "--reconnect-timeout 30",
+	    .arg = "SECONDS",
+	    .help = "keep reconnecting this long (default 30;\n"
+	    "0: do not reconnect)" },
+	{ .name = "ssl-mode", .kind = KIND_SPECIAL, .set = cli_set_ssl_mode,
+	    .arg = "MODE",
+	    .help = "DISABLED, PREFERRED, REQUIRED, VERIFY_CA or\n"
+	    "VERIFY_IDENTITY" },
+	{ .name = "ssl-ca", .kind = KIND_STRING, FIELD(ssl_ca),
+	    .arg = "FILE",
+	    .help = "CA certificate to check the server's against" },
+	{ .name = "ssl-cert", .kind = KIND_STRING, FIELD(ssl_cert),
+	    .arg = "FILE", .help = "client certificate" },
+	{ .name = "ssl-key", .kind = KIND_STRING, FIELD(ssl_key),
+	    .arg = "FILE", .help = "client certificate's key" },
+	{ .name = "defaults-file", .kind = KIND_FILES, FILES(defaults_file),
+	    .command_line_only = true,
+	    .arg = "FILE", .help = "read only this option file" },
+	{ .name = "defaults-extra-file", .kind = KIND_FILES, FILES(extra_file),
+	    .command_line_only = true,
+	    .arg = "FILE", .help = "read this option file too" },
+	{ .name = "no-defaults", .kind = KIND_FILES, FILES(no_defaults),
+	    .command_line_only = true, .help = "read no option file" },
+
+	HEADING(NULL),
+	/* -? is what mysql(1) takes for help; getopt_long() returns '?'. */
+	{ .name = "help", .short_name = '?', .kind = KIND_EXIT,
+	    .status = CLI_HELP, .command_line_only = true,
+	    .help = "print this help and exit" },
+	{ .name = "version", .short_name = 'V', .kind = KIND_EXIT,
+	    .status = CLI_VERSION, .command_line_only = true,
+	    .help = "print the version and exit" },
+};
+
+const size_t cli_n_rows = sizeof(cli_rows) / sizeof(cli_rows[0]);
+_Static_assert(sizeof(cli_rows) / sizeof(cli_rows[0]) <= CLI_MAX_ROWS,
+    "CLI_MAX_ROWS is too small for the option table");
+
+const char cli_usage_tail[] =
+"\n"
+"Option files: groups [client] and [mysqlmemprof]. Exit status: 0 done,\n"
+"1 runtime error, 2 usage error, 3 nothing matched within --wait-timeout.\n"
+"See mysqlmemprof(1).\n";
