@@ -69,8 +69,11 @@ struct format {
 
 /* The format of that name, or NULL. */
 const struct format *format_find(const char *name);
-/* "text, csv, json": for messages and --help. */
-const char *format_names(void);
+/*
+ * The names of the formats, last joined by `last`: ", " gives "text, csv,
+ * json" (messages), " or " gives "text, csv or json" (--help).
+ */
+const char *format_names(const char *last);
 
 /* These call the format's callback and flush, so readers see data at once. */
 int output_begin(struct output *o);

@@ -446,6 +446,8 @@ usage_option(FILE *fp, const struct cli_row *r)
 		n += fprintf(fp, r->optional_arg ? "[=%s]" : "=%s", r->arg);
 	/* Text that cannot start at its column starts two spaces on. */
 	fprintf(fp, "%*s", n < HELP_COLUMN ? HELP_COLUMN - n : 2, "");
+	if (r->help_formats)
+		fputs(format_names(" or "), fp);
 	for (const char *t = r->help; *t != '\0'; t++) {
 		fputc(*t, fp);
 		if (*t == '\n')

@@ -369,7 +369,8 @@ cli_set_format(struct cli_parse *ps, const struct cli_row *r,
 	(void)from_file;
 	if ((ps->o->format = format_find(arg)) == NULL) {
 		snprintf(ps->err, ps->errlen, "--%s '%s'%s: unknown format; "
-		    "give one of %s", r->name, arg, ps->where, format_names());
+		    "give one of %s", r->name, arg, ps->where,
+		    format_names(", "));
 		return -1;
 	}
 	return 0;

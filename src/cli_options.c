@@ -143,7 +143,7 @@ const struct cli_row cli_rows[] = {
 	HEADING("Output:"),
 	{ .name = "format", .kind = KIND_SPECIAL, .set = cli_set_format,
 	    .def = "text",
-	    .arg = "FORMAT", .help = "text, csv or json (default text)" },
+	    .arg = "FORMAT", .help_formats = true, .help = " (default text)" },
 	{ .name = "output", .short_name = 'o', .kind = KIND_SPECIAL,
 	    .set = cli_set_output,
 	    .arg = "FILE", .help = "write to FILE instead of standard output" },

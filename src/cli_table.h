@@ -95,6 +95,8 @@ struct cli_row {
 	const char *arg;
 	bool optional_arg;
 	const char *help;
+	/* The text starts with the names of the output formats, from their table. */
+	bool help_formats;
 };
 
 /* The rows, in the order of --help, and the text around them. */

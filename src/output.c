@@ -27,19 +27,19 @@ format_find(const char *name)
 	return NULL;
 }
 
+/* Built from the table, so a new format needs no other change. */
 const char *
-format_names(void)
+format_names(const char *last)
 {
-	/* Built from the table, so a new format needs no other change. */
-	static char names[128];
+	static char names[2][128];
+	char *buf = names[strcmp(last, ", ") != 0];
 	size_t len = 0;
 
-	if (names[0] == '\0')
-		for (size_t i = 0; i < N_FORMATS && len < sizeof(names); i++)
-			len += (size_t)snprintf(names + len,
-			    sizeof(names) - len, "%s%s", i > 0 ? ", " : "",
-			    formats[i]->name);
-	return names;
+	for (size_t i = 0; i < N_FORMATS && len < sizeof(names[0]); i++)
+		len += (size_t)snprintf(buf + len, sizeof(names[0]) - len,
+		    "%s%s", i == 0 ? "" : i + 1 < N_FORMATS ? ", " : last,
+		    formats[i]->name);
+	return buf;
 }
 
 int

@@ -1123,7 +1123,16 @@ test_help_names_every_option(void **state)
 		if (strstr(p, start) != NULL)
 			fail_msg("--help has '%s' twice", start + 1);
 		p += strspn(p, " ");
-		text = r->help + strspn(r->help, " ");
+		/* The names of the formats come from their table. */
+		if (r->help_formats) {
+			const char *names = format_names(" or ");
+
+			if (strncmp(p, names, strlen(names)) != 0)
+				fail_msg("--%s: the format names are not in "
+				    "--help", r->name);
+			p += strlen(names);
+		}
+		text = r->help + (r->help_formats ? 0 : strspn(r->help, " "));
 		if (strncmp(p, text, strcspn(text, "\n")) != 0)
 			fail_msg("--%s: its text is not in --help", r->name);
 	}
