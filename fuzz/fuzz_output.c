@@ -14,6 +14,7 @@
 
 #include "../tests/unit/json_check.h"
 #include "output.h"
+#include "output_table.h"
 #include "ring.h"
 #include "summary.h"
 

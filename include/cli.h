@@ -13,7 +13,8 @@
 #include <stdio.h>
 
 #include "conn.h"
-#include "output.h"
+
+struct format; /* output.h */
 
 enum target_kind {
 	TARGET_NONE,

@@ -67,13 +67,8 @@ struct format {
 	int (*capture)(struct output *o, const struct output_capture *c);
 };
 
-/* The format of that name, or NULL. */
-const struct format *format_find(const char *name);
-/*
- * The names of the formats, last joined by `last`: ", " gives "text, csv,
- * json" (messages), " or " gives "text, csv or json" (--help).
- */
-const char *format_names(const char *last);
+/* 0, or -1 with errno set when a write to fp has failed. */
+int output_status(FILE *fp);
 
 /* These call the format's callback and flush, so readers see data at once. */
 int output_begin(struct output *o);

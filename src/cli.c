@@ -11,6 +11,7 @@
 #include "cli_table.h"
 #include "optfile.h"
 #include "outname.h"
+#include "output_table.h"
 
 /* Groups read from option files, as the issue and mysql(1) do. */
 static const char *const groups[] = { "client", "mysqlmemprof", NULL };

@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "cli_table.h"
+#include "output_table.h"
 
 int
 cli_number(const char *s, uint64_t min, uint64_t max, uint64_t *out,

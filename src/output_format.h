@@ -106,7 +106,5 @@ size_t output_utf8(const char *s, size_t n, uint32_t *cp);
 size_t output_int(char *buf, int64_t v);
 size_t output_uint(char *buf, uint64_t v);
 
-/* 0, or -1 with errno set when a write to fp has failed. */
-int output_status(FILE *fp);
 
 #endif

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "cli.h"
+#include "output_table.h"
 #include "fixtures.h"
 /* The option table itself, so that tests can walk every row. */
 #include "../../src/cli_table.h"

@@ -21,6 +21,7 @@
 #include "fixtures.h"
 #include "json_check.h"
 #include "output.h"
+#include "output_table.h"
 #include "ring.h"
 #include "summary.h"
 #include "threads.h"

@@ -17,6 +17,7 @@
 
 #include "fixtures.h"
 #include "output.h"
+#include "output_table.h"
 #include "recorder.h"
 #include "ring.h"
 
