@@ -39,6 +39,11 @@ enum conn_status {
 	CONN_OK = 0,
 	CONN_LOST,   /* the server went away or cannot be reached */
 	CONN_DENIED, /* access denied: bad credentials or missing privilege */
+	/*
+	 * The statement was stopped (KILL QUERY, a statement time limit, the
+	 * server short of memory for it); the connection is fine.
+	 */
+	CONN_INTERRUPTED,
 	CONN_FAILED, /* any other error */
 };
 

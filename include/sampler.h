@@ -43,6 +43,8 @@ enum sampler_end {
 struct sampler_stats {
 	uint64_t taken;   /* samples taken and handed to the sink */
 	uint64_t skipped; /* ticks whose due time passed before they could start */
+	uint64_t lost;    /* of which the source gave no reading (SOURCE_SKIPPED) */
+	char lost_why[256]; /* the source's word on the last of them */
 	enum sampler_end end;
 };
 

@@ -15,6 +15,7 @@ enum source_status {
 	SOURCE_GONE,    /* the target no longer exists: a normal end */
 	SOURCE_LOST,    /* the connection to the server was lost; err says how */
 	SOURCE_STOPPED, /* a stop was asked for while the source waited */
+	SOURCE_SKIPPED, /* no reading this time, but the source goes on; err says why */
 	SOURCE_ERROR,   /* the source failed; err says why */
 };
 
@@ -38,9 +39,13 @@ struct reading {
 
 struct source {
 	void *ctx;
-	/* Reads every event of the target into *out. */
-	enum source_status (*read)(void *ctx, struct reading *out, char *err,
-	    size_t errlen);
+	/*
+	 * Reads every event of the target into *out. deadline_ns is when the
+	 * run's time is up, on the monotonic clock (0: no limit): a source
+	 * that waits (to reconnect) gives up that reading by then.
+	 */
+	enum source_status (*read)(void *ctx, uint64_t deadline_ns,
+	    struct reading *out, char *err, size_t errlen);
 };
 
 #endif

@@ -315,11 +315,16 @@ finish(struct capture *c, struct ring *ring, const struct sampler_stats *stats,
 	}
 	if (c->found != NULL)
 		note_capture_end(c, stats);
-	if (stats->skipped > 0)
+	if (stats->skipped > stats->lost)
 		diag_note(d, "%" PRIu64 " tick%s skipped: a sample, or a "
 		    "reconnect, took longer than --frequency %" PRIu64 " ms",
-		    stats->skipped, stats->skipped == 1 ? "" : "s",
+		    stats->skipped - stats->lost,
+		    stats->skipped - stats->lost == 1 ? "" : "s",
 		    o->frequency_ms);
+	if (stats->lost > 0)
+		diag_note(d, "%" PRIu64 " sample%s lost, the run going on (the "
+		    "last: %s)", stats->lost, stats->lost == 1 ? "" : "s",
+		    stats->lost_why);
 	if (summary_build(ring, stats->skipped, &sum) != 0) {
 		diag_say("out of memory building the summary");
 		return EXIT_RUNTIME;

@@ -32,6 +32,16 @@ classify(unsigned e)
 #endif
 	case ER_SERVER_SHUTDOWN:
 		return CONN_LOST;
+	case ER_QUERY_INTERRUPTED:
+#ifdef ER_STATEMENT_TIMEOUT
+	case ER_STATEMENT_TIMEOUT:   /* MariaDB's max_statement_time */
+#endif
+#ifdef ER_QUERY_TIMEOUT
+	case ER_QUERY_TIMEOUT:       /* MySQL's max_execution_time */
+#endif
+	case ER_OUT_OF_RESOURCES:
+	case ER_OUTOFMEMORY:
+		return CONN_INTERRUPTED;
 	case ER_ACCESS_DENIED_ERROR:
 	case ER_DBACCESS_DENIED_ERROR:
 	case ER_TABLEACCESS_DENIED_ERROR:

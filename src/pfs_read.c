@@ -108,11 +108,13 @@ event_row(void *ctx, unsigned ncols, char **v, const unsigned long *len)
 }
 
 static enum source_status
-reader_read(void *ctx, struct reading *out, char *err, size_t errlen)
+reader_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
+    size_t errlen)
 {
 	struct pfs_reader *r = ctx;
 	enum conn_status st;
 
+	(void)deadline_ns; /* a query is bounded by --read-timeout */
 	r->n = 0;
 	r->bad_row = 0;
 	r->out_of_memory = false;
@@ -138,6 +140,9 @@ reader_read(void *ctx, struct reading *out, char *err, size_t errlen)
 		else
 			pfs_query_failed(st, r->is_grain ? "reading the summary" :
 			    "reading the thread's memory", err, err, errlen);
+		/* Our query was stopped, the connection is fine: one reading lost. */
+		if (st == CONN_INTERRUPTED)
+			return SOURCE_SKIPPED;
 		return st == CONN_LOST ? SOURCE_LOST : SOURCE_ERROR;
 	}
 	/* The threads table has no row for a thread that ended. */

@@ -83,17 +83,36 @@ try_once(struct reconnect *rc, char *err, size_t errlen)
 	return SOURCE_OK;
 }
 
-enum source_status
-reconnect_now(struct reconnect *rc, char *err, size_t errlen)
+/* --reconnect-timeout has passed: err, the last failure, says so. */
+static enum source_status
+timed_out(const struct reconnect *rc, char *err, size_t errlen)
+{
+	char last[1024];
+
+	snprintf(last, sizeof(last), "%s", err);
+	snprintf(err, errlen, "could not reconnect within --reconnect-timeout "
+	    "%" PRIu64 " s: %s", rc->timeout_ns / 1000000000u, last);
+	return SOURCE_ERROR;
+}
+
+/*
+ * Tries until give_up (the end of --reconnect-timeout since the first
+ * loss) or, sooner, until the run's time is up at run_end (0: none), when
+ * it returns SOURCE_SKIPPED: the reading is lost, the run ends on time.
+ */
+static enum source_status
+reconnect_until(struct reconnect *rc, uint64_t give_up, uint64_t run_end,
+    char *err, size_t errlen)
 {
 	const struct clock *clk = rc->clk;
-	uint64_t start = clk->now_ns(clk->ctx);
-	uint64_t deadline = start + rc->timeout_ns;
+	uint64_t deadline = run_end != 0 && run_end < give_up ? run_end : give_up;
 	uint64_t backoff = FIRST_BACKOFF_NS;
+	uint64_t start = clk->now_ns(clk->ctx);
+	uint64_t left = give_up > start ? give_up - start : 0;
 	char msg[1200];
 
 	snprintf(msg, sizeof(msg), "%s; reconnecting for up to %" PRIu64 " s",
-	    err, rc->timeout_ns / 1000000000u);
+	    err, (left + 500000000u) / 1000000000u);
 	tell(rc, msg);
 	for (;;) {
 		uint64_t now = clk->now_ns(clk->ctx);
@@ -110,34 +129,57 @@ reconnect_now(struct reconnect *rc, char *err, size_t errlen)
 		if (clk->now_ns(clk->ctx) >= deadline) {
 			char last[1024];
 
+			if (deadline == give_up)
+				return timed_out(rc, err, errlen);
 			snprintf(last, sizeof(last), "%s", err);
-			snprintf(err, errlen, "could not reconnect within "
-			    "--reconnect-timeout %" PRIu64 " s: %s",
-			    rc->timeout_ns / 1000000000u, last);
-			return SOURCE_ERROR;
+			snprintf(err, errlen, "the run's time was up while "
+			    "reconnecting: %s", last);
+			return SOURCE_SKIPPED;
 		}
 		backoff = backoff * 2 < MAX_BACKOFF_NS ? backoff * 2 :
 		    MAX_BACKOFF_NS;
 	}
 }
 
+enum source_status
+reconnect_now(struct reconnect *rc, char *err, size_t errlen)
+{
+	return reconnect_until(rc, rc->clk->now_ns(rc->clk->ctx) +
+	    rc->timeout_ns, 0, err, errlen);
+}
+
+/*
+ * A loss right after a reconnect is the same outage: the time to reconnect
+ * counts from the first loss, and the connection is tried again until it
+ * is up or that time has passed.
+ */
 static enum source_status
-reconnect_read(void *ctx, struct reading *out, char *err, size_t errlen)
+reconnect_read(void *ctx, uint64_t deadline_ns, struct reading *out,
+    char *err, size_t errlen)
 {
 	struct reconnect *rc = ctx;
+	const struct clock *clk = rc->clk;
 	struct source inner = rc->inner;
 	enum source_status st;
-	uint64_t lost_at;
+	uint64_t lost_at, again;
 
-	st = inner.read(inner.ctx, out, err, errlen);
+	st = inner.read(inner.ctx, deadline_ns, out, err, errlen);
 	if (st != SOURCE_LOST || rc->timeout_ns == 0)
 		return st;
-	lost_at = rc->clk->now_ns(rc->clk->ctx);
-	if ((st = reconnect_now(rc, err, errlen)) != SOURCE_OK)
-		return st;
-	tell(rc, "reconnected; sampling goes on");
-	uint64_t again = rc->clk->now_ns(rc->clk->ctx);
-	st = inner.read(inner.ctx, out, err, errlen);
+	lost_at = clk->now_ns(clk->ctx);
+	for (;;) {
+		st = reconnect_until(rc, lost_at + rc->timeout_ns, deadline_ns,
+		    err, errlen);
+		if (st != SOURCE_OK)
+			return st;
+		tell(rc, "reconnected; sampling goes on");
+		again = clk->now_ns(clk->ctx);
+		st = inner.read(inner.ctx, deadline_ns, out, err, errlen);
+		if (st != SOURCE_LOST)
+			break;
+		if (clk->now_ns(clk->ctx) >= lost_at + rc->timeout_ns)
+			return timed_out(rc, err, errlen);
+	}
 	if (st == SOURCE_OK) {
 		out->gap_us = (again - lost_at) / 1000;
 		out->started_ns = again; /* the sample is of this read */

@@ -174,7 +174,8 @@ sampler_run(const struct sampler_config *cfg, const struct source *src,
 
 		int64_t wall = clk->wall_ms(clk->ctx);
 		start = clk->now_ns(clk->ctx);
-		enum source_status st = src->read(src->ctx, &rd, err, errlen);
+		enum source_status st = src->read(src->ctx, l.last_tick == 0 ? 0 :
+		    l.t0 + l.last_tick * cfg->interval_ns, &rd, err, errlen);
 		done = clk->now_ns(clk->ctx);
 		/* After a reconnect the reading is of a later query than the first. */
 		if (st == SOURCE_OK && rd.started_ns > start) {
@@ -188,6 +189,16 @@ sampler_run(const struct sampler_config *cfg, const struct source *src,
 		if (st == SOURCE_STOPPED) {
 			end = SAMPLER_END_STOPPED;
 			break;
+		}
+		/* A reading lost, the source still there: a tick skipped. */
+		if (st == SOURCE_SKIPPED) {
+			stats->skipped++;
+			stats->lost++;
+			snprintf(stats->lost_why, sizeof(stats->lost_why), "%s",
+			    err);
+			k = next_tick(&l, k, clk->now_ns(clk->ctx),
+			    &stats->skipped);
+			continue;
 		}
 		if (st != SOURCE_OK) {
 			end = SAMPLER_END_SOURCE_ERROR;

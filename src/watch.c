@@ -113,7 +113,8 @@ watch_captured(struct watch *w, const struct stmt_match *m)
 }
 
 static enum source_status
-follow_read(void *ctx, struct reading *out, char *err, size_t errlen)
+follow_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
+    size_t errlen)
 {
 	struct follow *f = ctx;
 	uint64_t now = f->clk->now_ns(f->clk->ctx);
@@ -144,7 +145,7 @@ follow_read(void *ctx, struct reading *out, char *err, size_t errlen)
 			return SOURCE_ERROR;
 		}
 	}
-	st = f->inner.read(f->inner.ctx, out, err, errlen);
+	st = f->inner.read(f->inner.ctx, deadline_ns, out, err, errlen);
 	if (st == SOURCE_GONE)
 		f->end = FOLLOW_CLOSED;
 	return st;

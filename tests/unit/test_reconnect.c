@@ -182,17 +182,20 @@ test_session_refreshed_in_place(void **state)
 	assert_int_equal(sess.own_thread, 8);
 }
 
-/* A source that loses the connection on its first read only. */
-static size_t inner_reads;
-static struct conn *inner_conns[4];
+/* A source that loses the connection on its first `losses` reads. */
+static size_t inner_reads, losses = 1;
+static struct conn *inner_conns[8];
 
 static enum source_status
-inner_read(void *ctx, struct reading *out, char *err, size_t errlen)
+inner_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
+    size_t errlen)
 {
 	struct session *s = ctx;
 
-	inner_conns[inner_reads] = s->conn;
-	if (inner_reads++ == 0) {
+	(void)deadline_ns;
+	if (inner_reads < 8)
+		inner_conns[inner_reads] = s->conn;
+	if (inner_reads++ < losses) {
 		fake->now += 50 * MS;
 		snprintf(err, errlen, "lost the connection while reading");
 		return SOURCE_LOST;
@@ -212,10 +215,11 @@ test_source_reads_again_through_the_new_connection(void **state)
 
 	(void)state;
 	inner_reads = 0;
+	losses = 1;
 	rc.inner = (struct source){ .ctx = &sess, .read = inner_read };
 	srv.down_until = 1 * SEC;
 	src = reconnect_source(&rc);
-	assert_int_equal(src.read(src.ctx, &r, err, sizeof(err)), SOURCE_OK);
+	assert_int_equal(src.read(src.ctx, 0, &r, err, sizeof(err)), SOURCE_OK);
 	assert_int_equal(inner_reads, 2);
 	assert_ptr_equal(inner_conns[0], &srv.conns[0]);
 	assert_ptr_equal(inner_conns[1], sess.conn);
@@ -236,10 +240,84 @@ test_timeout_zero_does_not_reconnect(void **state)
 
 	(void)state;
 	inner_reads = 0;
+	losses = 1;
 	rc.inner = (struct source){ .ctx = &sess, .read = inner_read };
 	src = reconnect_source(&rc);
-	assert_int_equal(src.read(src.ctx, &r, err, sizeof(err)), SOURCE_LOST);
+	assert_int_equal(src.read(src.ctx, 0, &r, err, sizeof(err)), SOURCE_LOST);
 	assert_int_equal(srv.opens, 1);
+}
+
+/*
+ * Lost again right after reconnecting: the same outage. It reconnects
+ * again, and --reconnect-timeout counts from the first loss.
+ */
+static void
+test_second_loss_reconnects_again(void **state)
+{
+	struct reconnect rc = recon(42, 60);
+	struct source src;
+	struct reading r;
+	char err[1024];
+
+	(void)state;
+	inner_reads = 0;
+	losses = 3;
+	rc.inner = (struct source){ .ctx = &sess, .read = inner_read };
+	src = reconnect_source(&rc);
+	assert_int_equal(src.read(src.ctx, 0, &r, err, sizeof(err)), SOURCE_OK);
+	assert_int_equal(inner_reads, 4);
+	/* Three reconnects, each a new connection. */
+	assert_int_equal(srv.opens, 1 + 3);
+	assert_ptr_equal(inner_conns[3], sess.conn);
+	/* The gap runs from the first loss (50 ms) to the last reconnect. */
+	assert_int_equal(r.gap_us, (srv.now - 50 * MS) / 1000);
+}
+
+/* Lost again and again: it gives up when the time since the first loss is out. */
+static void
+test_losses_give_up_from_the_first(void **state)
+{
+	struct reconnect rc = recon(42, 3);
+	struct source src;
+	struct reading r;
+	char err[1024];
+
+	(void)state;
+	inner_reads = 0;
+	losses = 1000;
+	rc.inner = (struct source){ .ctx = &sess, .read = inner_read };
+	src = reconnect_source(&rc);
+	/* Each reconnect works, and each read loses the connection again. */
+	assert_int_equal(src.read(src.ctx, 0, &r, err, sizeof(err)),
+	    SOURCE_ERROR);
+	assert_non_null(strstr(err, "could not reconnect within "
+	    "--reconnect-timeout 3 s"));
+	/* Lost first at 50 ms: it ends 3 s after that, give or take a read. */
+	assert_true(srv.now >= 3 * SEC + 50 * MS);
+	assert_true(srv.now <= 3 * SEC + 150 * MS);
+	assert_true(srv.opens > 10);
+}
+
+/* The run's time is up while reconnecting: that reading is lost, no more. */
+static void
+test_run_deadline_ends_the_reconnect(void **state)
+{
+	struct reconnect rc = recon(42, 60);
+	struct source src;
+	struct reading r;
+	char err[1024];
+
+	(void)state;
+	inner_reads = 0;
+	losses = 1;
+	rc.inner = (struct source){ .ctx = &sess, .read = inner_read };
+	srv.down_until = UINT64_MAX;
+	src = reconnect_source(&rc);
+	assert_int_equal(src.read(src.ctx, 4 * SEC, &r, err, sizeof(err)),
+	    SOURCE_SKIPPED);
+	assert_int_equal(srv.now, 4 * SEC);
+	assert_non_null(strstr(err, "the run's time was up while "
+	    "reconnecting"));
 }
 
 int
@@ -263,6 +341,11 @@ main(void)
 		cmocka_unit_test_setup(
 		    test_source_reads_again_through_the_new_connection, setup),
 		cmocka_unit_test_setup(test_timeout_zero_does_not_reconnect,
+		    setup),
+		cmocka_unit_test_setup(test_second_loss_reconnects_again, setup),
+		cmocka_unit_test_setup(test_losses_give_up_from_the_first,
+		    setup),
+		cmocka_unit_test_setup(test_run_deadline_ends_the_reconnect,
 		    setup),
 	};
 

@@ -32,6 +32,9 @@ struct fake {
 	size_t reads;
 	size_t gone_at;        /* this read (1-based) finds the thread gone */
 	size_t error_at;
+	size_t skip_at;        /* these reads give no reading, and go on */
+	size_t skip_at2;
+	uint64_t deadlines[64]; /* what each read was told */
 	size_t gap_at;         /* this read reports a 2.5 s gap */
 	struct event_stat events[8];
 	size_t n_events;
@@ -79,14 +82,20 @@ fake_sleep(void *ctx, uint64_t deadline)
 }
 
 static enum source_status
-fake_read(void *ctx, struct reading *out, char *err, size_t errlen)
+fake_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
+    size_t errlen)
 {
 	struct fake *f = ctx;
 	size_t i = f->reads++;
 
+	f->deadlines[i] = deadline_ns;
 	f->now += f->cost[i] != 0 ? f->cost[i] : 1 * MS;
 	if (f->gone_at == i + 1)
 		return SOURCE_GONE;
+	if (f->skip_at == i + 1 || f->skip_at2 == i + 1) {
+		snprintf(err, errlen, "query interrupted");
+		return SOURCE_SKIPPED;
+	}
 	if (f->error_at == i + 1) {
 		snprintf(err, errlen, "lost the connection");
 		return SOURCE_ERROR;
@@ -256,6 +265,80 @@ test_duration_does_not_count_ticks_past_the_end(void **state)
 	run(&f, &cfg, r, &st, err, sizeof(err));
 	assert_int_equal(st.taken, 2);
 	assert_int_equal(st.skipped, 1); /* only the tick at 200 ms */
+	ring_free(r);
+}
+
+/* A source that gives no reading this time loses that tick, not the run. */
+static void
+test_lost_reading_is_a_skipped_tick(void **state)
+{
+	struct fake f = { 0 };
+	struct sampler_config cfg = { .count = 5 };
+	struct sampler_stats st;
+	struct ring *r = ring_create(50, 10);
+	char err[100];
+
+	(void)state;
+	fake_events(&f);
+	f.skip_at = 2;
+	f.skip_at2 = 4;
+	assert_int_equal(run(&f, &cfg, r, &st, err, sizeof(err)),
+	    SAMPLER_END_COUNT);
+	assert_int_equal(st.taken, 5);
+	assert_int_equal(st.skipped, 2);
+	assert_int_equal(st.lost, 2);
+	assert_string_equal(st.lost_why, "query interrupted");
+	/* Ticks 0, 2, 4, 5 and 6 (of 100 ms) have samples, numbered on. */
+	assert_int_equal(f.seen_elapsed[1], 200000);
+	assert_int_equal(f.seen_elapsed[4], 600000);
+	assert_int_equal(f.seen_seq[4], 5);
+	ring_free(r);
+}
+
+/* Each read is told when the run's time is up, so waits end by then. */
+static void
+test_reads_are_told_the_end(void **state)
+{
+	struct fake f = { .now = 7 * MS };
+	struct sampler_config cfg = { .duration_ns = 250 * MS };
+	struct sampler_stats st;
+	struct ring *r = ring_create(50, 10);
+	char err[100];
+
+	(void)state;
+	fake_events(&f);
+	run(&f, &cfg, r, &st, err, sizeof(err));
+	/* Ticks at 0, 100 and 200 ms; the run ends at the tick of 300 ms. */
+	assert_int_equal(f.reads, 3);
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(f.deadlines[i], 7 * MS + 300 * MS);
+
+	f = (struct fake){ 0 };
+	cfg = (struct sampler_config){ .count = 2 };
+	fake_events(&f);
+	run(&f, &cfg, r, &st, err, sizeof(err));
+	assert_int_equal(f.deadlines[0], 0);
+	ring_free(r);
+}
+
+/* The run's time ran out while the source waited: it ends on time. */
+static void
+test_lost_at_the_end_ends_the_run(void **state)
+{
+	struct fake f = { 0 };
+	struct sampler_config cfg = { .duration_ns = 1000 * MS };
+	struct sampler_stats st;
+	struct ring *r = ring_create(50, 10);
+	char err[100];
+
+	(void)state;
+	fake_events(&f);
+	f.cost[2] = 5000 * MS; /* as a reconnect that gave up at the end */
+	f.skip_at = 3;
+	assert_int_equal(run(&f, &cfg, r, &st, err, sizeof(err)),
+	    SAMPLER_END_DURATION);
+	assert_int_equal(st.taken, 2);
+	assert_int_equal(f.reads, 3);
 	ring_free(r);
 }
 
@@ -743,6 +826,9 @@ main(void)
 		cmocka_unit_test(test_lateness_is_recorded),
 		cmocka_unit_test(test_duration_stops_before_the_end),
 		cmocka_unit_test(test_duration_does_not_count_ticks_past_the_end),
+		cmocka_unit_test(test_lost_reading_is_a_skipped_tick),
+		cmocka_unit_test(test_reads_are_told_the_end),
+		cmocka_unit_test(test_lost_at_the_end_ends_the_run),
 		cmocka_unit_test(test_thread_gone_ends_normally),
 		cmocka_unit_test(test_source_error_carries_message),
 		cmocka_unit_test(test_stop_flag_finishes_the_sample),

@@ -170,9 +170,10 @@ test_stop_and_lost(void **state)
 static size_t inner_reads;
 
 static enum source_status
-inner_read(void *ctx, struct reading *out, char *err, size_t errlen)
+inner_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
+    size_t errlen)
 {
-	(void)ctx, (void)err, (void)errlen;
+	(void)ctx, (void)deadline_ns, (void)err, (void)errlen;
 	inner_reads++;
 	*out = (struct reading){ 0 };
 	return SOURCE_OK;
@@ -204,7 +205,7 @@ test_follow_until_the_statement_ends(void **state)
 	/* A read every 100 ms for 1 s: looks at 0, 0.5 and 1 s only. */
 	for (int i = 0; i <= 10; i++) {
 		srv.now_running.time_s = 3 + i / 5;
-		assert_int_equal(src.read(src.ctx, &r, err, sizeof(err)),
+		assert_int_equal(src.read(src.ctx, 0, &r, err, sizeof(err)),
 		    SOURCE_OK);
 		srv.now += 100 * MS;
 	}
@@ -215,7 +216,7 @@ test_follow_until_the_statement_ends(void **state)
 	/* The same text run again is another statement. */
 	srv.now_running.completed++;
 	srv.now += 500 * MS;
-	assert_int_equal(src.read(src.ctx, &r, err, sizeof(err)), SOURCE_GONE);
+	assert_int_equal(src.read(src.ctx, 0, &r, err, sizeof(err)), SOURCE_GONE);
 	assert_int_equal(f.end, FOLLOW_FINISHED);
 	assert_int_equal(inner_reads, 11);
 }
@@ -231,13 +232,13 @@ test_follow_idle_and_closed(void **state)
 
 	(void)state;
 	srv.running = 0;
-	assert_int_equal(src.read(src.ctx, &r, err, sizeof(err)), SOURCE_GONE);
+	assert_int_equal(src.read(src.ctx, 0, &r, err, sizeof(err)), SOURCE_GONE);
 	assert_int_equal(f.end, FOLLOW_FINISHED);
 
 	f = follower(&m);
 	src = follow_source(&f);
 	srv.thread_gone = 1;
-	assert_int_equal(src.read(src.ctx, &r, err, sizeof(err)), SOURCE_GONE);
+	assert_int_equal(src.read(src.ctx, 0, &r, err, sizeof(err)), SOURCE_GONE);
 	assert_int_equal(f.end, FOLLOW_CLOSED);
 }
 
