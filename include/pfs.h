@@ -63,11 +63,15 @@ enum pfs_status pfs_find_thread(struct conn *c, enum pfs_thread_key key,
     size_t errlen);
 
 /*
- * When the server started, in seconds since the epoch: a thread id means
- * the same thread only while this stays the same.
+ * Which run of the server this is: a thread id means the same thread only
+ * while both stay the same.
  */
-enum pfs_status pfs_server_boot(struct conn *c, int64_t *boot_s, char *err,
-    size_t errlen);
+struct pfs_server_id {
+	int64_t boot_s; /* when it started, seconds since the epoch (+-1 s) */
+	uint64_t pid;   /* its process id (thread/sql/main); 0: not known */
+};
+enum pfs_status pfs_server_id(struct conn *c, struct pfs_server_id *id,
+    char *err, size_t errlen);
 
 /* All the server's threads, largest memory first; the caller owns *out. */
 enum pfs_status pfs_list_threads(struct conn *c, struct thread_list *out,

@@ -1,9 +1,10 @@
 /*
  * A sample source that survives the server going away: it wraps another
  * source that reads through a session, and when the connection is lost it
- * reconnects with bounded exponential backoff, refreshes the session in
- * place, checks that the target is still the same thread, and reports how
- * long it could not read.
+ * reconnects with bounded exponential backoff, checks that the server is
+ * still set up for sampling, the same run of it, and the target the same
+ * session, refreshes the session in place, and reports how long it could
+ * not read.
  */
 #ifndef MYSQLMEMPROF_RECONNECT_H
 #define MYSQLMEMPROF_RECONNECT_H
@@ -19,6 +20,7 @@ struct reconnect {
 	struct session *session;   /* refreshed in place on reconnect */
 	struct source inner;       /* reads through session->conn; unused by reconnect_now() */
 	uint64_t thread_id;        /* the target; 0: none (a grain, or waiting) */
+	uint64_t connection_id;    /* the target's; 0: a background thread */
 	uint64_t timeout_ns;       /* give up after this long; 0: never reconnect */
 	const struct clock *clk;
 	volatile sig_atomic_t *stop;

@@ -22,8 +22,10 @@ struct session_ops {
 	enum conn_status (*open)(struct conn **out,
 	    const struct conn_params *p, char *err, size_t errlen);
 	void (*close)(struct conn *c);
-	/* pfs_server_boot(), pfs_own_thread() */
-	enum pfs_status (*server_boot)(struct conn *c, int64_t *boot_s,
+	/* pfs_preflight(), pfs_server_id(), pfs_own_thread() */
+	enum pfs_status (*preflight)(struct conn *c, size_t *enabled,
+	    size_t *total, char *err, size_t errlen);
+	enum pfs_status (*server_id)(struct conn *c, struct pfs_server_id *id,
 	    char *err, size_t errlen);
 	enum pfs_status (*own_thread)(struct conn *c, uint64_t *thread_id,
 	    char *err, size_t errlen);
@@ -49,7 +51,7 @@ struct session {
 	const struct session_ops *ops;
 	struct conn_params params; /* its strings are borrowed */
 	struct conn *conn;         /* owned; NULL while not connected */
-	int64_t server_boot_s;     /* a thread id means one thread while this holds */
+	struct pfs_server_id server; /* a thread id means one thread while it holds */
 	uint64_t own_thread;       /* our own thread: never a target */
 	size_t instruments;        /* memory instruments the server knows */
 	enum session_statements statements;

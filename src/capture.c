@@ -416,7 +416,7 @@ capture_run(const struct capture_env *env, const struct stmt_match *found,
 		pfs_reader_without_statements(reader);
 	recon = (struct reconnect){
 		.session = s, .inner = pfs_reader_source(reader),
-		.thread_id = cfg.thread_id,
+		.thread_id = cfg.thread_id, .connection_id = connection_id,
 		.timeout_ns = o->reconnect_timeout_s * 1000000000u,
 		.clk = &clk, .stop = &env->sig->stop,
 		.notify = diag_note_cb, .notify_ctx = (void *)env->diag,

@@ -180,16 +180,25 @@ pfs_find_thread(struct conn *c, enum pfs_thread_key key, uint64_t id,
 }
 
 enum pfs_status
-pfs_server_boot(struct conn *c, int64_t *boot_s, char *err, size_t errlen)
+pfs_server_id(struct conn *c, struct pfs_server_id *id, char *err,
+    size_t errlen)
 {
 	struct pfs_ints r;
 	enum pfs_status ps;
 
-	if ((ps = query_ints(c, "SELECT UNIX_TIMESTAMP() - VARIABLE_VALUE "
+	/*
+	 * UPTIME counts whole seconds, so a server restarted within a second
+	 * or two has nearly the same boot time; the process id of its main
+	 * thread tells the two runs apart.
+	 */
+	if ((ps = query_ints(c, "SELECT UNIX_TIMESTAMP() - VARIABLE_VALUE, "
+	    "(SELECT THREAD_OS_ID FROM performance_schema.threads "
+	    "WHERE NAME = 'thread/sql/main') "
 	    "FROM performance_schema.global_status "
 	    "WHERE VARIABLE_NAME = 'UPTIME'", "reading the server's uptime", &r,
 	    err, errlen)) != PFS_OK)
 		return ps;
-	*boot_s = r.v[0];
+	id->boot_s = r.v[0];
+	id->pid = r.isnull[1] || r.v[1] < 0 ? 0 : (uint64_t)r.v[1];
 	return PFS_OK;
 }

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "reconnect.h"
@@ -21,6 +22,61 @@ tell(struct reconnect *rc, const char *msg)
 		rc->notify(rc->notify_ctx, msg);
 }
 
+/* Whether id is another run of the server than the one the session knew. */
+static bool
+restarted(const struct session *s, const struct pfs_server_id *id)
+{
+	if (s->server.pid != 0 && id->pid != 0 && s->server.pid != id->pid)
+		return true;
+	return id->boot_s > s->server.boot_s + BOOT_SLACK_S ||
+	    id->boot_s < s->server.boot_s - BOOT_SLACK_S;
+}
+
+/*
+ * What the new connection finds, before it replaces the old one: the
+ * server still set up for sampling, and for a thread, the same run of the
+ * server and the same session on that thread.
+ */
+static enum pfs_status
+check(struct reconnect *rc, struct conn *c, struct pfs_server_id *id,
+    uint64_t *own, char *err, size_t errlen)
+{
+	const struct session_ops *ops = rc->session->ops;
+	size_t enabled, total;
+	uint64_t connection_id;
+	enum pfs_status st;
+
+	if ((st = ops->preflight(c, &enabled, &total, err, errlen)) != PFS_OK ||
+	    (st = ops->server_id(c, id, err, errlen)) != PFS_OK)
+		return st;
+	if (rc->thread_id != 0) {
+		/* A summary over many threads outlives a restart; a thread does not. */
+		if (restarted(rc->session, id)) {
+			snprintf(err, errlen, "the server restarted, so thread %"
+			    PRIu64 " is gone; start a new capture (see --list)",
+			    rc->thread_id);
+			return PFS_NOT_ALLOWED;
+		}
+		st = ops->check_thread(c, rc->thread_id, &connection_id, err,
+		    errlen);
+		if (st == PFS_NOT_FOUND)
+			snprintf(err, errlen, "thread %" PRIu64 " no longer "
+			    "exists after reconnecting; start a new capture "
+			    "(see --list)", rc->thread_id);
+		if (st != PFS_OK)
+			return st;
+		if (connection_id != rc->connection_id) {
+			snprintf(err, errlen, "thread %" PRIu64 " is another "
+			    "session after reconnecting (connection %" PRIu64
+			    ", not %" PRIu64 "); start a new capture (see "
+			    "--list)", rc->thread_id, connection_id,
+			    rc->connection_id);
+			return PFS_NOT_ALLOWED;
+		}
+	}
+	return ops->own_thread(c, own, err, errlen);
+}
+
 /*
  * Tries one connection; returns SOURCE_OK, SOURCE_LOST (retry) or
  * SOURCE_ERROR. On success the session holds the new connection and our
@@ -30,56 +86,29 @@ static enum source_status
 try_once(struct reconnect *rc, char *err, size_t errlen)
 {
 	struct session *s = rc->session;
-	const struct session_ops *ops = s->ops;
+	struct pfs_server_id id;
 	struct conn *c;
-	uint64_t connection_id, own;
-	int64_t boot;
+	uint64_t own;
 	enum pfs_status st;
 
-	if (ops->open(&c, &s->params, err, errlen) != CONN_OK)
+	if (s->ops->open(&c, &s->params, err, errlen) != CONN_OK)
 		return SOURCE_LOST;
-	if (ops->server_boot(c, &boot, err, errlen) != PFS_OK) {
-		ops->close(c);
-		return SOURCE_LOST;
+	if ((st = check(rc, c, &id, &own, err, errlen)) != PFS_OK) {
+		s->ops->close(c);
+		/* What may pass is tried again; a definite answer ends it. */
+		return st == PFS_LOST || st == PFS_ERROR ? SOURCE_LOST :
+		    SOURCE_ERROR;
 	}
-	/* A summary over many threads outlives a restart; a thread does not. */
-	if (rc->thread_id != 0 && (boot > s->server_boot_s + BOOT_SLACK_S ||
-	    boot < s->server_boot_s - BOOT_SLACK_S)) {
-		ops->close(c);
-		snprintf(err, errlen, "the server restarted, so thread %" PRIu64
-		    " is gone; start a new capture (see --list)", rc->thread_id);
-		return SOURCE_ERROR;
-	}
-	st = rc->thread_id == 0 ? PFS_OK : ops->check_thread(c, rc->thread_id,
-	    &connection_id, err, errlen);
-	if (st == PFS_OK)
-		st = ops->own_thread(c, &own, err, errlen);
-	switch (st) {
-	case PFS_OK:
-		break;
-	case PFS_LOST:
-		ops->close(c);
-		return SOURCE_LOST;
-	case PFS_NOT_FOUND:
-		snprintf(err, errlen, "thread %" PRIu64 " no longer exists after "
-		    "reconnecting; start a new capture (see --list)",
-		    rc->thread_id);
-		ops->close(c);
-		return SOURCE_ERROR;
-	default:
-		ops->close(c);
-		return SOURCE_ERROR;
-	}
-	ops->close(s->conn);
+	s->ops->close(s->conn);
 	s->conn = c;
 	s->own_thread = own;
 	/*
 	 * With a thread, the boot time it was found under stays the one to
 	 * compare with, so the slack cannot walk away over many reconnects.
-	 * Without one, the server may have restarted: its new time counts.
+	 * Without one, the server may have restarted: its new run counts.
 	 */
 	if (rc->thread_id == 0)
-		s->server_boot_s = boot;
+		s->server = id;
 	return SOURCE_OK;
 }
 

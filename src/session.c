@@ -15,7 +15,8 @@ check_thread(struct conn *c, uint64_t thread_id, uint64_t *connection_id,
 const struct session_ops session_server = {
 	.open = conn_open,
 	.close = conn_close,
-	.server_boot = pfs_server_boot,
+	.preflight = pfs_preflight,
+	.server_id = pfs_server_id,
 	.own_thread = pfs_own_thread,
 	.check_thread = check_thread,
 	.find_statements = pfs_find_statements,
@@ -29,13 +30,11 @@ session_open(struct session *s, char *err, size_t errlen)
 
 	if (s->ops->open(&s->conn, &s->params, err, errlen) != CONN_OK)
 		return -1;
-	/* Only the first connect checks the setup: not in the table. */
-	if (pfs_preflight(s->conn, &enabled, &s->instruments, err, errlen) !=
-	    PFS_OK ||
+	if (s->ops->preflight(s->conn, &enabled, &s->instruments, err,
+	    errlen) != PFS_OK ||
 	    s->ops->own_thread(s->conn, &s->own_thread, err, errlen) !=
 	    PFS_OK ||
-	    s->ops->server_boot(s->conn, &s->server_boot_s, err, errlen) !=
-	    PFS_OK)
+	    s->ops->server_id(s->conn, &s->server, err, errlen) != PFS_OK)
 		return -1;
 	return 0;
 }

@@ -36,7 +36,10 @@ struct fake_server {
 
 	uint64_t down_until;     /* open() fails with CONN_LOST before this */
 	int refuse;              /* open() fails with CONN_DENIED */
-	int64_t boot_s;          /* what server_boot() says */
+	int64_t boot_s;          /* what server_id() says */
+	uint64_t pid;
+	enum pfs_status preflight; /* what preflight() says */
+	uint64_t target_connection; /* the connection of the target thread */
 	uint64_t target;         /* the one thread check_thread() knows; 0: none */
 	uint64_t next_own;       /* own_thread() of the next connection */
 	uint64_t opens_at[64];   /* when each open() was tried */
@@ -121,11 +124,23 @@ fake_close(struct conn *c)
 }
 
 static enum pfs_status
-fake_boot(struct conn *c, int64_t *boot_s, char *err, size_t errlen)
+fake_preflight(struct conn *c, size_t *enabled, size_t *total, char *err,
+    size_t errlen)
+{
+	assert_true(c->open);
+	*enabled = *total = 100;
+	if (fake->preflight != PFS_OK)
+		snprintf(err, errlen, "performance_schema is off");
+	return fake->preflight;
+}
+
+static enum pfs_status
+fake_server_id(struct conn *c, struct pfs_server_id *id, char *err,
+    size_t errlen)
 {
 	(void)err, (void)errlen;
 	assert_true(c->open);
-	*boot_s = fake->boot_s;
+	*id = (struct pfs_server_id){ .boot_s = fake->boot_s, .pid = fake->pid };
 	return PFS_OK;
 }
 
@@ -147,7 +162,7 @@ fake_check_thread(struct conn *c, uint64_t thread_id, uint64_t *connection_id,
 		snprintf(err, errlen, "no thread %llu", (unsigned long long)thread_id);
 		return PFS_NOT_FOUND;
 	}
-	*connection_id = thread_id + 1000;
+	*connection_id = fake->target_connection;
 	return PFS_OK;
 }
 
@@ -192,7 +207,8 @@ fake_thread_statement(struct conn *c, uint64_t thread_id, bool *running,
 static const struct session_ops fake_ops = {
 	.open = fake_open,
 	.close = fake_close,
-	.server_boot = fake_boot,
+	.preflight = fake_preflight,
+	.server_id = fake_server_id,
 	.own_thread = fake_own,
 	.check_thread = fake_check_thread,
 	.find_statements = fake_find,
@@ -214,7 +230,8 @@ fake_session(struct fake_server *srv, struct session *s)
 	assert_int_equal(fake_open(&s->conn, &s->params, err, sizeof(err)),
 	    CONN_OK);
 	s->own_thread = srv->next_own++;
-	s->server_boot_s = srv->boot_s;
+	s->server = (struct pfs_server_id){ .boot_s = srv->boot_s,
+	    .pid = srv->pid };
 	/* opens_at[0] is this first connect; reconnects follow it. */
 }
 

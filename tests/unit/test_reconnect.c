@@ -16,8 +16,8 @@ static int
 setup(void **state)
 {
 	(void)state;
-	srv = (struct fake_server){ .boot_s = 1700000000, .target = 42,
-	    .next_own = 7 };
+	srv = (struct fake_server){ .boot_s = 1700000000, .pid = 4242,
+	    .target = 42, .target_connection = 1042, .next_own = 7 };
 	fake_session(&srv, &sess);
 	return 0;
 }
@@ -27,6 +27,7 @@ recon(uint64_t thread_id, uint64_t timeout_s)
 {
 	return (struct reconnect){
 		.session = &sess, .thread_id = thread_id,
+		.connection_id = thread_id != 0 ? 1042 : 0,
 		.timeout_ns = timeout_s * SEC, .clk = &fake_clock,
 		.stop = &srv.stop,
 	};
@@ -148,7 +149,7 @@ test_no_target_survives_a_restart(void **state)
 	srv.boot_s += 3600;
 	srv.target = 0;
 	assert_int_equal(reconnect_now(&rc, err, sizeof(err)), SOURCE_OK);
-	assert_int_equal(sess.server_boot_s, srv.boot_s);
+	assert_int_equal(sess.server.boot_s, srv.boot_s);
 }
 
 /* With a thread, the first boot time stays the reference. */
@@ -156,13 +157,13 @@ static void
 test_thread_keeps_the_first_boot_time(void **state)
 {
 	struct reconnect rc = recon(42, 60);
-	int64_t first = sess.server_boot_s;
+	int64_t first = sess.server.boot_s;
 	char err[1024] = "lost";
 
 	(void)state;
 	srv.boot_s += 2;
 	assert_int_equal(reconnect_now(&rc, err, sizeof(err)), SOURCE_OK);
-	assert_int_equal(sess.server_boot_s, first);
+	assert_int_equal(sess.server.boot_s, first);
 }
 
 /* The session holds the new connection, our new thread and boot time. */
@@ -320,6 +321,68 @@ test_run_deadline_ends_the_reconnect(void **state)
 	    "reconnecting"));
 }
 
+/*
+ * Killed and restarted within the boot time's slack, a server is still
+ * another run: its process id says so, and the thread is another's.
+ */
+static void
+test_restart_within_the_slack_is_seen(void **state)
+{
+	struct reconnect rc = recon(42, 60);
+	char err[1024] = "lost";
+
+	(void)state;
+	srv.boot_s += 1;
+	srv.pid = 5151;
+	assert_int_equal(reconnect_now(&rc, err, sizeof(err)), SOURCE_ERROR);
+	assert_string_equal(err, "the server restarted, so thread 42 is gone; "
+	    "start a new capture (see --list)");
+	assert_ptr_equal(sess.conn, &srv.conns[0]);
+}
+
+/* The same thread id on the same server, held by another session. */
+static void
+test_thread_of_another_session(void **state)
+{
+	struct reconnect rc = recon(42, 60);
+	char err[1024] = "lost";
+
+	(void)state;
+	srv.target_connection = 77;
+	assert_int_equal(reconnect_now(&rc, err, sizeof(err)), SOURCE_ERROR);
+	assert_string_equal(err, "thread 42 is another session after "
+	    "reconnecting (connection 77, not 1042); start a new capture (see "
+	    "--list)");
+}
+
+/* Back with performance_schema off: said, not sampled as zeros. */
+static void
+test_setup_checked_again(void **state)
+{
+	struct reconnect rc = recon(0, 60);
+	char err[1024] = "lost";
+
+	(void)state;
+	srv.preflight = PFS_DISABLED;
+	assert_int_equal(reconnect_now(&rc, err, sizeof(err)), SOURCE_ERROR);
+	assert_string_equal(err, "performance_schema is off");
+	assert_int_equal(srv.opens, 2);
+	assert_ptr_equal(sess.conn, &srv.conns[0]);
+}
+
+/* Without a thread, a restarted server is fine, and its new run counts. */
+static void
+test_waiting_takes_the_new_run(void **state)
+{
+	struct reconnect rc = recon(0, 60);
+	char err[1024] = "lost";
+
+	(void)state;
+	srv.pid = 6000;
+	assert_int_equal(reconnect_now(&rc, err, sizeof(err)), SOURCE_OK);
+	assert_int_equal(sess.server.pid, 6000);
+}
+
 int
 main(void)
 {
@@ -347,6 +410,11 @@ main(void)
 		    setup),
 		cmocka_unit_test_setup(test_run_deadline_ends_the_reconnect,
 		    setup),
+		cmocka_unit_test_setup(test_restart_within_the_slack_is_seen,
+		    setup),
+		cmocka_unit_test_setup(test_thread_of_another_session, setup),
+		cmocka_unit_test_setup(test_setup_checked_again, setup),
+		cmocka_unit_test_setup(test_waiting_takes_the_new_run, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
