@@ -83,8 +83,8 @@ pfs_find_statements(struct conn *c, const struct match_filter *f,
 	/*
 	 * Only constant text goes into the SQL; the user's pattern and names
 	 * are parameters. The memory is summed only for the rows that match.
-	 * Other mysqlmemprof sessions are left out: their own queries could
-	 * match the pattern.
+	 * Only our own connection is left out: any client can call itself
+	 * mysqlmemprof in its connection attributes, and must not hide so.
 	 */
 	snprintf(sql, sizeof(sql), "SELECT " STMT_COLUMNS ", "
 	    "(SELECT COALESCE(SUM(m." PFS_BYTES_USED "), 0) "
@@ -93,10 +93,7 @@ pfs_find_statements(struct conn *c, const struct match_filter *f,
 	    "FROM performance_schema.threads t "
 	    "WHERE t.TYPE = 'FOREGROUND' AND t.INSTRUMENTED = 'YES' AND "
 	    STMT_RUNNING " AND t.THREAD_ID <> ? AND t.PROCESSLIST_TIME >= ?"
-	    "%s%s%s AND NOT EXISTS (SELECT 1 FROM "
-	    "performance_schema.session_connect_attrs a "
-	    "WHERE a.PROCESSLIST_ID = t.PROCESSLIST_ID AND "
-	    "a.ATTR_NAME = 'program_name' AND a.ATTR_VALUE = 'mysqlmemprof')",
+	    "%s%s%s",
 	    f->pattern != NULL ? " AND t.PROCESSLIST_INFO LIKE ?" : "",
 	    f->user != NULL ? " AND t.PROCESSLIST_USER = ?" : "",
 	    f->db != NULL ? " AND t.PROCESSLIST_DB = ?" : "");

@@ -7,6 +7,7 @@ import glob
 import os
 import select
 import signal
+import subprocess
 import tempfile
 import time
 import uuid
@@ -75,6 +76,33 @@ class Wait(mmp.TestCase):
             self.assertEqual(s["thread_id"], w.thread_id, desc)
         self.assertIn("found connection %d" % w.connection_id, p.stderr)
         self.assertIn("(the statement finished)", p.stderr, desc)
+
+    def test_a_client_calling_itself_mysqlmemprof_is_found(self):
+        # Any client can set program_name; only our own connection is left
+        # out of the search. Debian's python3 has pymysql (scripts/deps.sh),
+        # which sets connection attributes; the mariadb client cannot.
+        proc = self.spawn(["--wait-for", "%" + self.tok + "%", "--poll",
+                           "100", "--frequency", "100", "--count", "3",
+                           "--wait-timeout", "15"])
+        proc.wait_for_stderr("waiting for")
+        disguised = subprocess.Popen(
+            ["/usr/bin/python3", "-c",
+             "import pymysql, sys\n"
+             "db = pymysql.connect(unix_socket=sys.argv[1], user='loader',"
+             " password='loader-pass', database='demo',"
+             " program_name='mysqlmemprof')\n"
+             "db.cursor().execute(\"SELECT SLEEP(3), '%s'\" % sys.argv[2])\n",
+             mmp.SOCKET, self.tok],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            p = proc.finish()
+        finally:
+            _, err = disguised.communicate(timeout=30)
+        desc = mmp.describe(p) + "\n--- client:\n" + err.decode()
+        self.assertEqual(disguised.returncode, 0, desc)
+        self.assertEqual(p.returncode, 0, desc)
+        self.assertIn("found connection", p.stderr, desc)
+        self.assertIn("(--count reached)", p.stderr, desc)
 
     def test_connection_lost_while_waiting(self):
         proc = self.spawn(["--wait-for", "%" + self.tok + "%", "--poll",
