@@ -19,5 +19,7 @@ void diag_note(const struct diag *d, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* diag_note() as a notify callback of a lower module; ctx is a struct diag. */
 void diag_note_cb(void *ctx, const char *msg);
+/* A warning ("warning: msg"), shown even with --quiet; ctx is unused. */
+void diag_warn_cb(void *ctx, const char *msg);
 
 #endif

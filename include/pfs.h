@@ -73,6 +73,16 @@ struct pfs_server_id {
 enum pfs_status pfs_server_id(struct conn *c, struct pfs_server_id *id,
     char *err, size_t errlen);
 
+/* What the setup of performance_schema is now, for noticing changes. */
+struct pfs_setup {
+	size_t memory_enabled; /* memory instruments enabled, as pfs_preflight() counts */
+	bool statements;       /* events_statements_current records, with those above it */
+	int instrumented;      /* the thread's INSTRUMENTED: 1, 0; -1: no thread asked or found */
+};
+/* One query; thread_id 0 asks for no thread. */
+enum pfs_status pfs_setup(struct conn *c, uint64_t thread_id,
+    struct pfs_setup *out, char *err, size_t errlen);
+
 /* All the server's threads, largest memory first; the caller owns *out. */
 enum pfs_status pfs_list_threads(struct conn *c, struct thread_list *out,
     char *err, size_t errlen);

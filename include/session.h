@@ -32,7 +32,9 @@ struct session_ops {
 	/* Whether a thread exists; its connection id (0: a background thread). */
 	enum pfs_status (*check_thread)(struct conn *c, uint64_t thread_id,
 	    uint64_t *connection_id, char *err, size_t errlen);
-	/* pfs_find_statements(), pfs_thread_statement() */
+	/* pfs_setup(), pfs_find_statements(), pfs_thread_statement() */
+	enum pfs_status (*setup)(struct conn *c, uint64_t thread_id,
+	    struct pfs_setup *out, char *err, size_t errlen);
 	enum pfs_status (*find_statements)(struct conn *c,
 	    const struct match_filter *f, uint64_t own_thread,
 	    struct match_list *out, char *err, size_t errlen);

@@ -12,6 +12,7 @@
 #include "capture.h"
 #include "exitcode.h"
 #include "filter.h"
+#include "guard.h"
 #include "pfs.h"
 #include "pfs_read.h"
 #include "reconnect.h"
@@ -24,6 +25,7 @@
 
 struct capture {
 	const struct capture_env *env;
+	struct pfs_reader *reader;
 	const struct options *opts;
 	const struct stmt_match *found; /* --wait-for's statement, or NULL */
 	uint64_t number;                /* its capture number */
@@ -219,6 +221,16 @@ note_trigger(const struct capture *c, const struct sampler_stats *stats)
 		    c->rec.written);
 }
 
+/* The guard saw the statements consumer switched off. */
+static void
+statements_off(void *ctx)
+{
+	struct capture *c = ctx;
+
+	c->env->session->statements = STATEMENTS_OFF;
+	pfs_reader_without_statements(c->reader);
+}
+
 /* The grain of --global and --for-*; false for a thread. */
 static bool
 target_grain(const struct options *o, enum pfs_grain *g)
@@ -383,6 +395,7 @@ capture_run(const struct capture_env *env, const struct stmt_match *found,
 	struct clock clk = clock_system();
 	struct pfs_reader *reader;
 	struct reconnect recon;
+	struct guard guard;
 	struct source src;
 	struct ring *ring;
 	uint64_t connection_id = 0;
@@ -422,6 +435,13 @@ capture_run(const struct capture_env *env, const struct stmt_match *found,
 		.notify = diag_note_cb, .notify_ctx = (void *)env->diag,
 	};
 	src = reconnect_source(&recon);
+	c.reader = reader;
+	guard = (struct guard){
+		.inner = src, .session = s, .thread_id = cfg.thread_id,
+		.clk = &clk, .notify = diag_warn_cb,
+		.statements_off = statements_off, .statements_off_ctx = &c,
+	};
+	src = guard_source(&guard);
 	if (found != NULL) {
 		c.follow = (struct follow){
 			.inner = src, .session = s, .stmt = *found,

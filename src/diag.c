@@ -50,3 +50,10 @@ diag_note_cb(void *ctx, const char *msg)
 {
 	diag_note(ctx, "%s", msg);
 }
+
+void
+diag_warn_cb(void *ctx, const char *msg)
+{
+	(void)ctx;
+	diag_say("warning: %s", msg);
+}

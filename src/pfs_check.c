@@ -72,6 +72,34 @@ pfs_preflight(struct conn *c, size_t *enabled, size_t *total, char *err,
 	return PFS_OK;
 }
 
+enum pfs_status
+pfs_setup(struct conn *c, uint64_t thread_id, struct pfs_setup *out,
+    char *err, size_t errlen)
+{
+	struct pfs_ints r;
+	enum pfs_status ps;
+	char sql[800];
+
+	/* The counts of pfs_preflight() and pfs_check_statements(), at once. */
+	snprintf(sql, sizeof(sql), "SELECT "
+	    "(SELECT COALESCE(SUM(ENABLED = 'YES' AND NAME NOT LIKE "
+	    "'memory/performance\\_schema/%%'), 0) "
+	    "FROM performance_schema.setup_instruments "
+	    "WHERE NAME LIKE 'memory/%%'), "
+	    "(SELECT COUNT(*) FROM performance_schema.setup_consumers "
+	    "WHERE NAME IN ('global_instrumentation', 'thread_instrumentation', "
+	    "'events_statements_current') AND ENABLED = 'YES'), "
+	    "(SELECT INSTRUMENTED = 'YES' FROM performance_schema.threads "
+	    "WHERE THREAD_ID = %" PRIu64 ")", thread_id);
+	if ((ps = query_ints(c, sql, "reading the setup of performance_schema",
+	    &r, err, errlen)) != PFS_OK)
+		return ps;
+	out->memory_enabled = r.v[0] < 0 ? 0 : (size_t)r.v[0];
+	out->statements = r.v[1] == 3;
+	out->instrumented = thread_id == 0 || r.isnull[2] ? -1 : r.v[2] != 0;
+	return PFS_OK;
+}
+
 /* The names of the consumers given back, comma-separated, in a buffer. */
 struct names {
 	char buf[256];

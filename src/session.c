@@ -19,6 +19,7 @@ const struct session_ops session_server = {
 	.server_id = pfs_server_id,
 	.own_thread = pfs_own_thread,
 	.check_thread = check_thread,
+	.setup = pfs_setup,
 	.find_statements = pfs_find_statements,
 	.thread_statement = pfs_thread_statement,
 };

@@ -189,3 +189,47 @@ class ConsumerOff(mmp.TestCase):
         self.assertNotIn("events_statements_current", p.stderr)
         s = mmp.parse_json_lines(p.stdout)[0]
         self.assertIsInstance(s["statement_id"], int, mmp.describe(p))
+
+
+MEMORY_SQL = ("UPDATE performance_schema.setup_instruments SET ENABLED = '%s' "
+              "WHERE NAME LIKE 'memory/sql/%%'")
+THREAD_SQL = ("UPDATE performance_schema.threads SET INSTRUMENTED = '%s' "
+              "WHERE THREAD_ID = %d")
+
+
+class SetupChanged(mmp.TestCase):
+    """Instrumentation switched off while sampling is said once, as a
+    warning (shown with --quiet too), and later samples name no stale
+    statement."""
+
+    def test_each_switch_said_once(self):
+        w = self.start(mmp.sleeper(6))
+        proc = self.spawn(["--connection", str(w.connection_id), "--quiet",
+                           "--format", "json", "--frequency", "100",
+                           "--duration", "5"])
+        time.sleep(1.5)
+        try:
+            mmp.root_sql(MEMORY_SQL % "NO")
+            mmp.root_sql(CONSUMER % "NO")
+            mmp.root_sql(THREAD_SQL % ("NO", w.thread_id))
+            p = proc.finish()
+        finally:
+            mmp.root_sql(MEMORY_SQL % "YES")
+            mmp.root_sql(CONSUMER % "YES")
+            mmp.root_sql(THREAD_SQL % ("YES", w.thread_id))
+        desc = mmp.describe(p)
+        self.assertEqual(p.returncode, 0, desc)
+        for words in ["memory instruments were switched off",
+                      "a statements consumer of performance_schema was "
+                      "switched off",
+                      "thread %d was switched to INSTRUMENTED = 'NO'"
+                      % w.thread_id]:
+            lines = [l for l in p.stderr.splitlines() if words in l]
+            self.assertEqual(len(lines), 1, words + desc)
+            self.assertTrue(lines[0].startswith("mysqlmemprof: warning: "),
+                            desc)
+        # Once the consumer was seen off, samples carry no statement id.
+        samples = mmp.parse_json_lines(p.stdout)
+        self.assertIsInstance(samples[0]["statement_id"], int, desc)
+        self.assertIsNone(samples[-1]["statement_id"], desc)
+        w.wait()

@@ -55,6 +55,12 @@ struct fake_server {
 	int lose_at_look;        /* this look (1-based) loses the connection */
 	uint64_t own_seen;       /* own_thread as find_statements() was given it */
 
+	/* setup(): what performance_schema's setup is now. */
+	struct pfs_setup setup;
+	enum pfs_status setup_status;
+	size_t setup_looks;
+	uint64_t setup_thread;
+
 	/* thread_statement(): what the followed thread runs now. */
 	int thread_gone;
 	int running;
@@ -189,6 +195,21 @@ fake_find(struct conn *c, const struct match_filter *f, uint64_t own_thread,
 }
 
 static enum pfs_status
+fake_setup(struct conn *c, uint64_t thread_id, struct pfs_setup *out,
+    char *err, size_t errlen)
+{
+	assert_true(c->open);
+	fake->setup_looks++;
+	fake->setup_thread = thread_id;
+	if (fake->setup_status != PFS_OK) {
+		snprintf(err, errlen, "lost");
+		return fake->setup_status;
+	}
+	*out = fake->setup;
+	return PFS_OK;
+}
+
+static enum pfs_status
 fake_thread_statement(struct conn *c, uint64_t thread_id, bool *running,
     struct stmt_match *now, char *err, size_t errlen)
 {
@@ -211,6 +232,7 @@ static const struct session_ops fake_ops = {
 	.server_id = fake_server_id,
 	.own_thread = fake_own,
 	.check_thread = fake_check_thread,
+	.setup = fake_setup,
 	.find_statements = fake_find,
 	.thread_statement = fake_thread_statement,
 };
