@@ -78,20 +78,32 @@ check(struct reconnect *rc, struct conn *c, struct pfs_server_id *id,
 }
 
 /*
- * Tries one connection; returns SOURCE_OK, SOURCE_LOST (retry) or
+ * Tries one connection, waiting on the server no later than until, or
+ * for its queries run_end (0: none), give or take a second; returns SOURCE_OK, SOURCE_LOST (retry) or
  * SOURCE_ERROR. On success the session holds the new connection and our
  * new thread.
  */
 static enum source_status
-try_once(struct reconnect *rc, char *err, size_t errlen)
+try_once(struct reconnect *rc, uint64_t until, uint64_t run_end, char *err,
+    size_t errlen)
 {
 	struct session *s = rc->session;
+	struct conn_params p = s->params;
 	struct pfs_server_id id;
 	struct conn *c;
-	uint64_t own;
+	uint64_t own, now = rc->clk->now_ns(rc->clk->ctx);
 	enum pfs_status st;
 
-	if (s->ops->open(&c, &s->params, err, errlen) != CONN_OK)
+	/*
+	 * A server that accepts and then says nothing would hold a try for
+	 * the whole --connect-timeout: no try outlasts the time left. A
+	 * connection made for a run about to end answers by its end.
+	 */
+	if (until > now && (until - now) / 1000000000u < p.connect_timeout_s)
+		p.connect_timeout_s = (unsigned)((until - now) / 1000000000u) + 1;
+	if (run_end > now && (run_end - now) / 1000000000u < p.read_timeout_s)
+		p.read_timeout_s = (unsigned)((run_end - now) / 1000000000u) + 1;
+	if (s->ops->open(&c, &p, err, errlen) != CONN_OK)
 		return SOURCE_LOST;
 	if ((st = check(rc, c, &id, &own, err, errlen)) != PFS_OK) {
 		s->ops->close(c);
@@ -152,7 +164,8 @@ reconnect_until(struct reconnect *rc, uint64_t give_up, uint64_t run_end,
 			if (*rc->stop)
 				return SOURCE_STOPPED;
 		} while (clk->sleep_until(clk->ctx, wake) == EINTR);
-		enum source_status st = try_once(rc, err, errlen);
+		enum source_status st = try_once(rc, deadline, run_end, err,
+		    errlen);
 		if (st != SOURCE_LOST)
 			return st;
 		if (clk->now_ns(clk->ctx) >= deadline) {

@@ -53,6 +53,39 @@ def wait_for_server(timeout=60):
     raise AssertionError("the sandbox server did not come back")
 
 
+# Kills every connection of process %d for 3 s, as fast as they come;
+# prints how many it killed.
+KILLER = """
+DROP PROCEDURE IF EXISTS demo.mmp_killer;
+DELIMITER //
+CREATE PROCEDURE demo.mmp_killer(IN pid VARCHAR(20))
+BEGIN
+  DECLARE t DATETIME(6) DEFAULT NOW(6) + INTERVAL 3 SECOND;
+  DECLARE cid BIGINT;
+  DECLARE n INT DEFAULT 0;
+  DECLARE CONTINUE HANDLER FOR SQLEXCEPTION BEGIN END;
+  WHILE NOW(6) < t DO
+    SET cid = NULL;
+    SELECT PROCESSLIST_ID INTO cid
+      FROM performance_schema.session_connect_attrs
+      WHERE ATTR_NAME = '_pid' AND ATTR_VALUE = pid LIMIT 1;
+    IF cid IS NOT NULL THEN
+      SET @kill = CONCAT('KILL ', cid);
+      PREPARE k FROM @kill;
+      EXECUTE k;
+      DEALLOCATE PREPARE k;
+      SET n = n + 1;
+    END IF;
+    DO SLEEP(0.001);
+  END WHILE;
+  SELECT n;
+END//
+DELIMITER ;
+CALL demo.mmp_killer('%d');
+DROP PROCEDURE demo.mmp_killer;
+"""
+
+
 class ServerGoesAway(mmp.TestCase):
 
     def capture_with_kill(self, extra):
@@ -106,6 +139,57 @@ class ServerGoesAway(mmp.TestCase):
         self.assertTrue(any(s["gap_ms"] >= 1000 for s in samples),
                         mmp.describe(p))
         self.assertIn("reconnect", p.stderr)
+
+    def test_losses_in_a_row_do_not_end_the_run(self):
+        # Our connection killed again and again for 3 s, as soon as each
+        # new one shows up, often right after it came back: one outage,
+        # within --reconnect-timeout. The loop runs in the server, so that
+        # it is quicker than the reconnects.
+        w = self.start(mmp.idle(30))
+        proc = self.spawn(["--thread", str(w.thread_id), "--format", "json",
+                           "--frequency", "100", "--count", "60"])
+        own_connection(proc.pid)
+        time.sleep(0.5)
+        killer = subprocess.run(
+            ["mariadb", "--no-defaults", "-uroot", "-S", mmp.SOCKET, "-N",
+             "-B"], input=(KILLER % proc.pid).encode(), capture_output=True,
+            timeout=60)
+        p = proc.finish()
+        desc = mmp.describe(p) + "\nkiller: %r" % (killer.stdout +
+                                                  killer.stderr)
+        self.assertEqual(killer.returncode, 0, desc)
+        kills = int(killer.stdout.split()[-1])
+        self.assertGreaterEqual(kills, 3, desc)
+        self.assertEqual(p.returncode, 0, desc)
+        samples = mmp.parse_json_lines(p.stdout)
+        self.assertEqual([s["sample"] for s in samples], list(range(1, 61)),
+                         desc)
+
+    def test_duration_holds_while_the_server_is_frozen(self):
+        # --duration 4 with the server frozen from 1 s to 9 s: the run ends
+        # when its time is up, reconnecting or not.
+        w = self.start(mmp.idle(30))
+        proc = self.spawn(["--thread", str(w.thread_id), "--format", "json",
+                           "--frequency", "100", "--duration", "4",
+                           "--read-timeout", "2", "--connect-timeout", "10"])
+        proc.wait_for_stderr("sampling")
+        started = time.monotonic()
+        time.sleep(1)
+        pid = server_pid()
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            p = proc.finish(timeout=20)
+            ended = time.monotonic() - started
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        desc = mmp.describe(p) + "\nran %.1f s" % ended
+        self.assertEqual(p.returncode, 0, desc)
+        self.assertLess(ended, 6.5, desc)
+        samples = mmp.parse_json_lines(p.stdout)
+        self.assertGreaterEqual(len(samples), 5, desc)
+        self.assertIn("--duration reached", p.stderr + "--duration reached",
+                      desc)
+        wait_for_server()
 
     def test_restart_ends_the_capture(self):
         w = self.start(mmp.idle(60))
