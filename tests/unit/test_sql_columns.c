@@ -102,13 +102,17 @@ struct tok {
 	char next;   /* the first character after it, blanks skipped */
 };
 
-/* Splits sql into words and single characters; strings and @@x are left out. */
+/*
+ * Splits sql into words and single characters; strings and @@x are left
+ * out. The statement must fit in max - 1 of them.
+ */
 static size_t
 tokenize(const char *s, struct tok *t, size_t max)
 {
 	size_t n = 0;
 
-	while (*s != '\0' && n + 1 < max) {
+	while (*s != '\0') {
+		assert_true(n + 1 < max);
 		if (*s == ' ' || *s == '\n' || *s == '\t') {
 			s++;
 		} else if (*s == '\'') {
