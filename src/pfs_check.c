@@ -11,10 +11,7 @@
 #include <string.h>
 
 #include "pfs_rows.h"
-
-static const char enable_instruments[] =
-    "UPDATE performance_schema.setup_instruments SET ENABLED = 'YES' "
-    "WHERE NAME LIKE 'memory/%'";
+#include "pfs_sql.h"
 
 /* Runs a query of one row of integers into *r; what names it in errors. */
 static enum pfs_status
@@ -34,11 +31,15 @@ enum pfs_status
 pfs_preflight(struct conn *c, size_t *enabled, size_t *total, char *err,
     size_t errlen)
 {
+	struct server_kind kind;
 	struct pfs_ints r;
 	enum pfs_status ps;
 
 	*enabled = *total = 0;
-	if ((ps = query_ints(c, "SELECT @@performance_schema",
+	kind = server_kind_parse(conn_server_version(c));
+	if (server_kind_check(&kind, err, errlen) != 0)
+		return PFS_ERROR;
+	if ((ps = query_ints(c, pfs_sql_pfs_enabled,
 	    "checking performance_schema", &r, err, errlen)) != PFS_OK)
 		return ps;
 	if (r.rows == 0 || r.v[0] == 0) {
@@ -48,14 +49,7 @@ pfs_preflight(struct conn *c, size_t *enabled, size_t *total, char *err,
 		    "[mysqld] and restart it");
 		return PFS_DISABLED;
 	}
-	/*
-	 * MySQL always counts its own memory/performance_schema/ events, so
-	 * they do not show that memory instrumentation is on.
-	 */
-	if ((ps = query_ints(c, "SELECT COUNT(*), COALESCE(SUM(ENABLED = 'YES' "
-	    "AND NAME NOT LIKE 'memory/performance\\_schema/%'), 0) "
-	    "FROM performance_schema.setup_instruments "
-	    "WHERE NAME LIKE 'memory/%'",
+	if ((ps = query_ints(c, pfs_sql_memory_instruments,
 	    "reading performance_schema.setup_instruments", &r, err,
 	    errlen)) != PFS_OK)
 		return ps;
@@ -66,7 +60,7 @@ pfs_preflight(struct conn *c, size_t *enabled, size_t *total, char *err,
 		    "enable them with %s (as an account with UPDATE on "
 		    "performance_schema) or start the server with "
 		    "performance-schema-instrument='memory/%%=ON'",
-		    enable_instruments);
+		    pfs_sql_enable_instruments);
 		return PFS_NO_INSTRUMENTS;
 	}
 	return PFS_OK;
@@ -80,17 +74,11 @@ pfs_setup(struct conn *c, uint64_t thread_id, struct pfs_setup *out,
 	enum pfs_status ps;
 	char sql[800];
 
-	/* The counts of pfs_preflight() and pfs_check_statements(), at once. */
-	snprintf(sql, sizeof(sql), "SELECT "
-	    "(SELECT COALESCE(SUM(ENABLED = 'YES' AND NAME NOT LIKE "
-	    "'memory/performance\\_schema/%%'), 0) "
-	    "FROM performance_schema.setup_instruments "
-	    "WHERE NAME LIKE 'memory/%%'), "
-	    "(SELECT COUNT(*) FROM performance_schema.setup_consumers "
-	    "WHERE NAME IN ('global_instrumentation', 'thread_instrumentation', "
-	    "'events_statements_current') AND ENABLED = 'YES'), "
-	    "(SELECT INSTRUMENTED = 'YES' FROM performance_schema.threads "
-	    "WHERE THREAD_ID = %" PRIu64 ")", thread_id);
+	if (pfs_sql_setup(sql, sizeof(sql), thread_id) != 0) {
+		snprintf(err, errlen, "internal error: the setup query does not "
+		    "fit");
+		return PFS_ERROR;
+	}
 	if ((ps = query_ints(c, sql, "reading the setup of performance_schema",
 	    &r, err, errlen)) != PFS_OK)
 		return ps;
@@ -128,12 +116,8 @@ pfs_check_statements(struct conn *c, char *note, size_t notelen)
 	enum conn_status st;
 
 	note[0] = '\0';
-	/* A consumer records only when those above it are enabled too. */
-	st = conn_query(c, "SELECT NAME "
-	    "FROM performance_schema.setup_consumers WHERE NAME IN "
-	    "('global_instrumentation', 'thread_instrumentation', "
-	    "'events_statements_current') AND ENABLED <> 'YES' ORDER BY NAME",
-	    names_row, &off, NULL, note, notelen);
+	st = conn_query(c, pfs_sql_consumers_off, names_row, &off, NULL, note,
+	    notelen);
 	if (st != CONN_OK)
 		return pfs_query_failed(st, "reading "
 		    "performance_schema.setup_consumers", note, note, notelen);
@@ -156,8 +140,7 @@ pfs_own_thread(struct conn *c, uint64_t *thread_id, char *err, size_t errlen)
 	struct pfs_ints r;
 	enum pfs_status ps;
 
-	if ((ps = query_ints(c, "SELECT THREAD_ID FROM performance_schema.threads "
-	    "WHERE PROCESSLIST_ID = CONNECTION_ID()", "finding our own thread",
+	if ((ps = query_ints(c, pfs_sql_own_thread, "finding our own thread",
 	    &r, err, errlen)) != PFS_OK)
 		return ps;
 	*thread_id = r.rows > 0 ? (uint64_t)r.v[0] : 0;
@@ -174,9 +157,7 @@ pfs_find_thread(struct conn *c, enum pfs_thread_key key, uint64_t id,
 	enum pfs_status ps;
 	uint64_t tid;
 
-	snprintf(sql, sizeof(sql), "SELECT THREAD_ID, PROCESSLIST_ID, "
-	    "INSTRUMENTED = 'YES' FROM performance_schema.threads WHERE %s = %"
-	    PRIu64, by_connection ? "PROCESSLIST_ID" : "THREAD_ID", id);
+	pfs_sql_find_thread(sql, sizeof(sql), by_connection, id);
 	if ((ps = query_ints(c, sql, by_connection ? "looking up the "
 	    "connection" : "looking up the thread", &r, err, errlen)) != PFS_OK)
 		return ps;
@@ -214,17 +195,8 @@ pfs_server_id(struct conn *c, struct pfs_server_id *id, char *err,
 	struct pfs_ints r;
 	enum pfs_status ps;
 
-	/*
-	 * UPTIME counts whole seconds, so a server restarted within a second
-	 * or two has nearly the same boot time; the process id of its main
-	 * thread tells the two runs apart.
-	 */
-	if ((ps = query_ints(c, "SELECT UNIX_TIMESTAMP() - VARIABLE_VALUE, "
-	    "(SELECT THREAD_OS_ID FROM performance_schema.threads "
-	    "WHERE NAME = 'thread/sql/main') "
-	    "FROM performance_schema.global_status "
-	    "WHERE VARIABLE_NAME = 'UPTIME'", "reading the server's uptime", &r,
-	    err, errlen)) != PFS_OK)
+	if ((ps = query_ints(c, pfs_sql_server_id,
+	    "reading the server's uptime", &r, err, errlen)) != PFS_OK)
 		return ps;
 	id->boot_s = r.v[0];
 	id->pid = r.isnull[1] || r.v[1] < 0 ? 0 : (uint64_t)r.v[1];

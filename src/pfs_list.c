@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "pfs_rows.h"
+#include "pfs_sql.h"
 
 struct list_ctx {
 	struct thread_list *l;
@@ -72,17 +73,8 @@ pfs_list_threads(struct conn *c, struct thread_list *out, char *err,
 	enum conn_status st;
 
 	memset(out, 0, sizeof(*out));
-	st = conn_query(c,
-	    "SELECT t.THREAD_ID, t.PROCESSLIST_ID, t.TYPE, t.NAME, "
-	    "t.PROCESSLIST_USER, t.PROCESSLIST_HOST, t.PROCESSLIST_COMMAND, "
-	    "t.PROCESSLIST_TIME, t.PROCESSLIST_STATE, COALESCE(m.bytes, 0), "
-	    "LEFT(t.PROCESSLIST_INFO, 200) "
-	    "FROM performance_schema.threads t LEFT JOIN "
-	    "(SELECT THREAD_ID, SUM(" PFS_BYTES_USED ") AS bytes "
-	    "FROM " PFS_THREAD_MEMORY " "
-	    "GROUP BY THREAD_ID) m ON m.THREAD_ID = t.THREAD_ID "
-	    "ORDER BY COALESCE(m.bytes, 0) DESC, t.THREAD_ID",
-	    list_row, &lc, NULL, err, errlen);
+	st = conn_query(c, pfs_sql_list_threads, list_row, &lc, NULL, err,
+	    errlen);
 	if (st != CONN_OK) {
 		thread_list_free(out);
 		if (lc.failed) {

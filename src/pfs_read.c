@@ -13,6 +13,7 @@
 
 #include "pfs_read.h"
 #include "pfs_rows.h"
+#include "pfs_sql.h"
 
 struct pfs_reader {
 	struct session *session;   /* read through its connection of the moment */
@@ -37,19 +38,6 @@ enum {
 };
 #define COL_DIGEST COL_NAME
 #define COL_EVENT_ID COL_ALLOC_COUNT
-
-/*
- * The memory rows of every reader, thread or grain, from the
- * memory_summary_* table whose name follows: the COL_ columns in order,
- * with no text. MEMORY_USED leaves out the never-used events: they are
- * most rows, all zero.
- */
-#define MEMORY_ROWS \
-	"SELECT 'm', EVENT_NAME, " PFS_BYTES_USED ", " \
-	"CURRENT_COUNT_USED, HIGH_NUMBER_OF_BYTES_USED, " \
-	"SUM_NUMBER_OF_BYTES_ALLOC, SUM_NUMBER_OF_BYTES_FREE, " \
-	"COUNT_ALLOC, COUNT_FREE, NULL FROM "
-#define MEMORY_USED "(COUNT_ALLOC > 0 OR COUNT_FREE > 0)"
 
 static int
 thread_row(struct pfs_reader *r, char **v, const unsigned long *len)
@@ -155,39 +143,12 @@ reader_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
 	return SOURCE_OK;
 }
 
-/*
- * One round trip per sample: the memory rows, then one row of the thread
- * with its top-level statement, running or, between statements, the last
- * one (events_statements_current keeps it, and fills its DIGEST in when it
- * ends). Without that consumer the table keeps stale rows, so only
- * threads.PROCESSLIST_INFO, the running statement's text, is read.
- */
+/* The memory rows and the thread's row; pfs_sql.c says what they are. */
 static void
 build_sql(struct pfs_reader *r, int statements)
 {
-	char thread_row_sql[768];
-	uint64_t id = r->thread_id;
-
-	if (statements)
-		snprintf(thread_row_sql, sizeof(thread_row_sql),
-		    "SELECT 't', s.DIGEST, NULL, NULL, NULL, NULL, NULL, "
-		    "s.EVENT_ID, NULL, "
-		    "LEFT(COALESCE(s.SQL_TEXT, t.PROCESSLIST_INFO), %d) "
-		    "FROM performance_schema.threads t "
-		    "LEFT JOIN performance_schema.events_statements_current s "
-		    "ON s.THREAD_ID = t.THREAD_ID "
-		    "AND s.NESTING_EVENT_LEVEL = 0 "
-		    "WHERE t.THREAD_ID = %" PRIu64, STATEMENT_TEXT_CHARS, id);
-	else
-		snprintf(thread_row_sql, sizeof(thread_row_sql),
-		    "SELECT 't', NULL, NULL, NULL, NULL, NULL, NULL, NULL, "
-		    "NULL, LEFT(PROCESSLIST_INFO, %d) "
-		    "FROM performance_schema.threads "
-		    "WHERE THREAD_ID = %" PRIu64,
-		    STATEMENT_TEXT_CHARS, id);
-	snprintf(r->sql, sizeof(r->sql), MEMORY_ROWS PFS_THREAD_MEMORY
-	    " WHERE THREAD_ID = %" PRIu64 " AND " MEMORY_USED " UNION ALL %s",
-	    id, thread_row_sql);
+	pfs_sql_thread_memory(r->sql, sizeof(r->sql), r->thread_id,
+	    statements, STATEMENT_TEXT_CHARS);
 }
 
 struct pfs_reader *
@@ -203,31 +164,17 @@ pfs_reader_create(struct session *s, uint64_t thread_id)
 	return r;
 }
 
-static const char *const grain_tables[] = {
-	[GRAIN_GLOBAL] = "memory_summary_global_by_event_name",
-	[GRAIN_USER] = "memory_summary_by_user_by_event_name",
-	[GRAIN_HOST] = "memory_summary_by_host_by_event_name",
-	[GRAIN_ACCOUNT] = "memory_summary_by_account_by_event_name",
-};
-
-/* The WHERE conditions and parameters of a grain; returns how many. */
+/* The parameters of a grain's SQL, in its order; returns how many. */
 static unsigned
 grain_params(enum pfs_grain grain, const char *user, const char *host,
-    struct conn_param *params, const char **cond)
+    struct conn_param *params)
 {
 	unsigned n = 0;
 
-	*cond = "";
 	if (grain == GRAIN_USER || grain == GRAIN_ACCOUNT)
 		params[n++] = (struct conn_param){ .s = user };
 	if (grain == GRAIN_HOST || grain == GRAIN_ACCOUNT)
 		params[n++] = (struct conn_param){ .s = host };
-	if (grain == GRAIN_USER)
-		*cond = " AND USER = ?";
-	else if (grain == GRAIN_HOST)
-		*cond = " AND HOST = ?";
-	else if (grain == GRAIN_ACCOUNT)
-		*cond = " AND USER = ? AND HOST = ?";
 	return n;
 }
 
@@ -241,15 +188,13 @@ pfs_reader_create_grain(struct session *s, enum pfs_grain grain,
     const char *user, const char *host)
 {
 	struct pfs_reader *r = calloc(1, sizeof(*r));
-	const char *cond;
 
 	if (r == NULL)
 		return NULL;
 	r->session = s;
 	r->is_grain = true;
-	r->n_params = grain_params(grain, user, host, r->params, &cond);
-	snprintf(r->sql, sizeof(r->sql), MEMORY_ROWS "performance_schema.%s "
-	    "WHERE " MEMORY_USED "%s", grain_tables[grain], cond);
+	r->n_params = grain_params(grain, user, host, r->params);
+	pfs_sql_grain_memory(r->sql, sizeof(r->sql), grain);
 	return r;
 }
 
@@ -259,17 +204,14 @@ pfs_check_grain(struct conn *c, enum pfs_grain grain, const char *user,
 {
 	struct conn_param params[2];
 	struct pfs_ints r = { 0 };
-	const char *cond;
 	char sql[300];
 	enum conn_status st;
 	unsigned n;
 
 	if (grain == GRAIN_GLOBAL)
 		return PFS_OK;
-	n = grain_params(grain, user, host, params, &cond);
-	/* "1 = 1" so that cond, which starts with AND, follows. */
-	snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM performance_schema.%s "
-	    "WHERE 1 = 1%s", grain_tables[grain], cond);
+	n = grain_params(grain, user, host, params);
+	pfs_sql_grain_rows(sql, sizeof(sql), grain);
 	st = conn_query_params(c, sql, params, n, pfs_ints_row, &r, NULL, err,
 	    errlen);
 	if (st != CONN_OK)
@@ -286,7 +228,7 @@ pfs_check_grain(struct conn *c, enum pfs_grain grain, const char *user,
 		snprintf(who, sizeof(who), "account '%s'@'%s'", user, host);
 	snprintf(err, errlen, "no rows for %s in performance_schema.%s; an "
 	    "account or host appears there once it has connected (see --list "
-	    "for who is connected)", who, grain_tables[grain]);
+	    "for who is connected)", who, pfs_sql_grain_table(grain));
 	return PFS_NOT_FOUND;
 }
 

@@ -9,29 +9,13 @@
 #include <string.h>
 
 #include "pfs_rows.h"
+#include "pfs_sql.h"
 
 /*
- * What a statement looks like in performance_schema.threads: the columns
- * of stmt_row(), in order. The digest tells two texts apart without
- * sending them whole; the start is the server's clock less the time run;
- * the statements the thread ended so far, other than those inside stored
- * programs, tell apart two runs of one text. A format for snprintf().
+ * The columns of a statement's row, as pfs_sql.c asks for them (its
+ * STMT_COLUMNS), and after them one more: the memory, or whether it runs.
  */
-#define STMT_COLUMNS \
-	"t.THREAD_ID, t.PROCESSLIST_ID, t.PROCESSLIST_TIME, " \
-	"UNIX_TIMESTAMP() - t.PROCESSLIST_TIME, " \
-	"CONCAT(LENGTH(t.PROCESSLIST_INFO), ':', CRC32(t.PROCESSLIST_INFO)), " \
-	"t.PROCESSLIST_USER, t.PROCESSLIST_DB, LEFT(t.PROCESSLIST_INFO, 100), " \
-	"(SELECT COALESCE(SUM(s.COUNT_STAR), 0) FROM " \
-	"performance_schema.events_statements_summary_by_thread_by_event_name s " \
-	"WHERE s.THREAD_ID = t.THREAD_ID AND " \
-	"s.EVENT_NAME NOT LIKE 'statement/sp/%%')"
 #define STMT_NCOLS 9
-/* A statement runs: as the server's own sessions show it. */
-#define STMT_RUNNING \
-	"t.PROCESSLIST_COMMAND IN ('Query', 'Execute') AND " \
-	"t.PROCESSLIST_INFO IS NOT NULL"
-
 /* Fills m from the STMT_COLUMNS of a row; -1 on a value that is not one. */
 static int
 stmt_row(struct stmt_match *m, char **v, const unsigned long *len)
@@ -80,23 +64,8 @@ pfs_find_statements(struct conn *c, const struct match_filter *f,
 	enum conn_status st;
 
 	memset(out, 0, sizeof(*out));
-	/*
-	 * Only constant text goes into the SQL; the user's pattern and names
-	 * are parameters. The memory is summed only for the rows that match.
-	 * Only our own connection is left out: any client can call itself
-	 * mysqlmemprof in its connection attributes, and must not hide so.
-	 */
-	snprintf(sql, sizeof(sql), "SELECT " STMT_COLUMNS ", "
-	    "(SELECT COALESCE(SUM(m." PFS_BYTES_USED "), 0) "
-	    "FROM " PFS_THREAD_MEMORY " m "
-	    "WHERE m.THREAD_ID = t.THREAD_ID) "
-	    "FROM performance_schema.threads t "
-	    "WHERE t.TYPE = 'FOREGROUND' AND t.INSTRUMENTED = 'YES' AND "
-	    STMT_RUNNING " AND t.THREAD_ID <> ? AND t.PROCESSLIST_TIME >= ?"
-	    "%s%s%s",
-	    f->pattern != NULL ? " AND t.PROCESSLIST_INFO LIKE ?" : "",
-	    f->user != NULL ? " AND t.PROCESSLIST_USER = ?" : "",
-	    f->db != NULL ? " AND t.PROCESSLIST_DB = ?" : "");
+	pfs_sql_find_statements(sql, sizeof(sql), f->pattern != NULL,
+	    f->user != NULL, f->db != NULL);
 	p[n++] = (struct conn_param){ .i = (int64_t)own_thread };
 	p[n++] = (struct conn_param){ .i = f->min_time_s };
 	if (f->pattern != NULL)
@@ -144,9 +113,7 @@ pfs_thread_statement(struct conn *c, uint64_t thread_id, bool *running,
 	char sql[1024];
 	enum conn_status st;
 
-	snprintf(sql, sizeof(sql), "SELECT " STMT_COLUMNS ", " STMT_RUNNING
-	    " FROM performance_schema.threads t WHERE t.THREAD_ID = %" PRIu64,
-	    thread_id);
+	pfs_sql_thread_statement(sql, sizeof(sql), thread_id);
 	st = conn_query(c, sql, state_row, &sc, NULL, err, errlen);
 	if (st != CONN_OK)
 		return pfs_query_failed(st, "looking at the statement", err,

@@ -1,0 +1,310 @@
+/*
+ * Every statement mysqlmemprof sends to performance_schema, and the kind
+ * of server it is meant for. The same text serves MariaDB 10.5 and later
+ * and MySQL 8.0 and 8.4: the columns read here have the same names in
+ * each (doc/queries.md says where that was checked); what differs is only
+ * columns this program does not read, and the width of DIGEST, which
+ * STATEMENT_DIGEST_MAX holds either way.
+ */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pfs_rows.h"
+#include "pfs_sql.h"
+
+/* Reads one decimal number of at most 5 digits; NULL when there is none. */
+static const char *
+version_part(const char *s, unsigned *out)
+{
+	unsigned v = 0;
+	int n = 0;
+
+	while (*s >= '0' && *s <= '9' && n < 5) {
+		v = v * 10 + (unsigned)(*s++ - '0');
+		n++;
+	}
+	if (n == 0)
+		return NULL;
+	*out = v;
+	return s;
+}
+
+struct server_kind
+server_kind_parse(const char *version)
+{
+	struct server_kind k = { .flavour = SERVER_UNKNOWN };
+	const char *s = version;
+	bool mariadb;
+
+	if (s == NULL)
+		return k;
+	mariadb = strstr(s, "MariaDB") != NULL;
+	/*
+	 * MariaDB before 11.0 puts "5.5.5-" before its version in the
+	 * handshake, for replicas older than 10.0; Connector/C takes it off,
+	 * Oracle's library does not.
+	 */
+	if (mariadb && strncmp(s, "5.5.5-", 6) == 0)
+		s += 6;
+	if ((s = version_part(s, &k.major)) == NULL || *s++ != '.' ||
+	    (s = version_part(s, &k.minor)) == NULL)
+		return (struct server_kind){ .flavour = SERVER_UNKNOWN };
+	if (*s == '.' && version_part(s + 1, &k.patch) == NULL)
+		k.patch = 0;
+	k.flavour = mariadb ? SERVER_MARIADB : SERVER_MYSQL;
+	return k;
+}
+
+int
+server_kind_check(const struct server_kind *k, char *err, size_t errlen)
+{
+	bool old;
+
+	if (k->flavour == SERVER_MARIADB)
+		old = k->major < 10 || (k->major == 10 && k->minor < 5);
+	else if (k->flavour == SERVER_MYSQL)
+		old = k->major < 5 || (k->major == 5 && k->minor < 7);
+	else
+		return 0;
+	if (!old)
+		return 0;
+	snprintf(err, errlen, "%s %u.%u has no memory instrumentation in "
+	    "performance_schema (no memory_summary_* tables); mysqlmemprof "
+	    "needs MariaDB 10.5 or later, or MySQL 8.0 or later",
+	    k->flavour == SERVER_MARIADB ? "MariaDB" : "MySQL", k->major,
+	    k->minor);
+	return -1;
+}
+
+const char pfs_sql_pfs_enabled[] = "SELECT @@performance_schema";
+
+/*
+ * MySQL always counts its own memory/performance_schema/ events, so
+ * they do not show that memory instrumentation is on.
+ */
+const char pfs_sql_memory_instruments[] =
+    "SELECT COUNT(*), COALESCE(SUM(ENABLED = 'YES' "
+    "AND NAME NOT LIKE 'memory/performance\\_schema/%'), 0) "
+    "FROM performance_schema.setup_instruments "
+    "WHERE NAME LIKE 'memory/%'";
+
+const char pfs_sql_enable_instruments[] =
+    "UPDATE performance_schema.setup_instruments SET ENABLED = 'YES' "
+    "WHERE NAME LIKE 'memory/%'";
+
+/* A consumer records only when those above it are enabled too. */
+const char pfs_sql_consumers_off[] =
+    "SELECT NAME "
+    "FROM performance_schema.setup_consumers WHERE NAME IN "
+    "('global_instrumentation', 'thread_instrumentation', "
+    "'events_statements_current') AND ENABLED <> 'YES' ORDER BY NAME";
+
+const char pfs_sql_own_thread[] =
+    "SELECT THREAD_ID FROM performance_schema.threads "
+    "WHERE PROCESSLIST_ID = CONNECTION_ID()";
+
+/*
+ * performance_schema.global_status, not information_schema: MySQL 8.0
+ * removed information_schema.GLOBAL_STATUS. Both servers compare the
+ * name without case ('Uptime' is how they store it). UPTIME counts whole
+ * seconds, so a server restarted within a second or two has nearly the
+ * same boot time; the process id of its main thread tells the two runs
+ * apart.
+ */
+const char pfs_sql_server_id[] =
+    "SELECT UNIX_TIMESTAMP() - VARIABLE_VALUE, "
+    "(SELECT THREAD_OS_ID FROM performance_schema.threads "
+    "WHERE NAME = 'thread/sql/main') "
+    "FROM performance_schema.global_status "
+    "WHERE VARIABLE_NAME = 'UPTIME'";
+
+const char pfs_sql_list_threads[] =
+    "SELECT t.THREAD_ID, t.PROCESSLIST_ID, t.TYPE, t.NAME, "
+    "t.PROCESSLIST_USER, t.PROCESSLIST_HOST, t.PROCESSLIST_COMMAND, "
+    "t.PROCESSLIST_TIME, t.PROCESSLIST_STATE, COALESCE(m.bytes, 0), "
+    "LEFT(t.PROCESSLIST_INFO, 200) "
+    "FROM performance_schema.threads t LEFT JOIN "
+    "(SELECT THREAD_ID, SUM(" PFS_BYTES_USED ") AS bytes "
+    "FROM " PFS_THREAD_MEMORY " "
+    "GROUP BY THREAD_ID) m ON m.THREAD_ID = t.THREAD_ID "
+    "ORDER BY COALESCE(m.bytes, 0) DESC, t.THREAD_ID";
+
+/* snprintf()'s count as a status: -1 when the text did not fit. */
+static int
+fits(int n, size_t size)
+{
+	return n >= 0 && (size_t)n < size ? 0 : -1;
+}
+
+int
+pfs_sql_find_thread(char *buf, size_t size, bool by_connection, uint64_t id)
+{
+	return fits(snprintf(buf, size, "SELECT THREAD_ID, PROCESSLIST_ID, "
+	    "INSTRUMENTED = 'YES' FROM performance_schema.threads WHERE %s = %"
+	    PRIu64, by_connection ? "PROCESSLIST_ID" : "THREAD_ID", id), size);
+}
+
+/*
+ * What a statement looks like in performance_schema.threads: the columns
+ * of stmt_row() in pfs_watch.c, in order. The digest tells two texts apart
+ * without sending them whole; the start is the server's clock less the
+ * time run; the statements the thread ended so far, other than those
+ * inside stored programs, tell apart two runs of one text. A format for
+ * snprintf().
+ */
+#define STMT_COLUMNS \
+	"t.THREAD_ID, t.PROCESSLIST_ID, t.PROCESSLIST_TIME, " \
+	"UNIX_TIMESTAMP() - t.PROCESSLIST_TIME, " \
+	"CONCAT(LENGTH(t.PROCESSLIST_INFO), ':', CRC32(t.PROCESSLIST_INFO)), " \
+	"t.PROCESSLIST_USER, t.PROCESSLIST_DB, LEFT(t.PROCESSLIST_INFO, 100), " \
+	"(SELECT COALESCE(SUM(s.COUNT_STAR), 0) FROM " \
+	"performance_schema.events_statements_summary_by_thread_by_event_name s " \
+	"WHERE s.THREAD_ID = t.THREAD_ID AND " \
+	"s.EVENT_NAME NOT LIKE 'statement/sp/%%')"
+/* A statement runs: as the server's own sessions show it. */
+#define STMT_RUNNING \
+	"t.PROCESSLIST_COMMAND IN ('Query', 'Execute') AND " \
+	"t.PROCESSLIST_INFO IS NOT NULL"
+
+/*
+ * Only constant text goes into the SQL; the user's pattern and names are
+ * parameters. The memory is summed only for the rows that match. Other
+ * mysqlmemprof sessions are left out: their own queries could match the
+ * pattern.
+ */
+int
+pfs_sql_find_statements(char *buf, size_t size, bool pattern, bool user,
+    bool db)
+{
+	return fits(snprintf(buf, size, "SELECT " STMT_COLUMNS ", "
+	    "(SELECT COALESCE(SUM(m." PFS_BYTES_USED "), 0) "
+	    "FROM " PFS_THREAD_MEMORY " m "
+	    "WHERE m.THREAD_ID = t.THREAD_ID) "
+	    "FROM performance_schema.threads t "
+	    "WHERE t.TYPE = 'FOREGROUND' AND t.INSTRUMENTED = 'YES' AND "
+	    STMT_RUNNING " AND t.THREAD_ID <> ? AND t.PROCESSLIST_TIME >= ?"
+	    "%s%s%s",
+	    pattern ? " AND t.PROCESSLIST_INFO LIKE ?" : "",
+	    user ? " AND t.PROCESSLIST_USER = ?" : "",
+	    db ? " AND t.PROCESSLIST_DB = ?" : ""), size);
+}
+
+int
+pfs_sql_thread_statement(char *buf, size_t size, uint64_t thread_id)
+{
+	return fits(snprintf(buf, size, "SELECT " STMT_COLUMNS ", "
+	    STMT_RUNNING " FROM performance_schema.threads t "
+	    "WHERE t.THREAD_ID = %" PRIu64, thread_id), size);
+}
+
+/*
+ * The memory rows of every reader, thread or grain, from the
+ * memory_summary_* table whose name follows: the COL_ columns of
+ * pfs_read.c in order, with no text. MEMORY_USED leaves out the
+ * never-used events: they are most rows, all zero.
+ */
+#define MEMORY_ROWS \
+	"SELECT 'm', EVENT_NAME, " PFS_BYTES_USED ", " \
+	"CURRENT_COUNT_USED, HIGH_NUMBER_OF_BYTES_USED, " \
+	"SUM_NUMBER_OF_BYTES_ALLOC, SUM_NUMBER_OF_BYTES_FREE, " \
+	"COUNT_ALLOC, COUNT_FREE, NULL FROM "
+#define MEMORY_USED "(COUNT_ALLOC > 0 OR COUNT_FREE > 0)"
+
+/*
+ * One round trip per sample: the memory rows, then one row of the thread
+ * with its top-level statement, running or, between statements, the last
+ * one (events_statements_current keeps it, and fills its DIGEST in when it
+ * ends). Without that consumer the table keeps stale rows, so only
+ * threads.PROCESSLIST_INFO, the running statement's text, is read.
+ */
+int
+pfs_sql_thread_memory(char *buf, size_t size, uint64_t thread_id,
+    bool statements, int text_chars)
+{
+	char thread_row[768];
+	int n;
+
+	if (statements)
+		n = snprintf(thread_row, sizeof(thread_row),
+		    "SELECT 't', s.DIGEST, NULL, NULL, NULL, NULL, NULL, "
+		    "s.EVENT_ID, NULL, "
+		    "LEFT(COALESCE(s.SQL_TEXT, t.PROCESSLIST_INFO), %d) "
+		    "FROM performance_schema.threads t "
+		    "LEFT JOIN performance_schema.events_statements_current s "
+		    "ON s.THREAD_ID = t.THREAD_ID "
+		    "AND s.NESTING_EVENT_LEVEL = 0 "
+		    "WHERE t.THREAD_ID = %" PRIu64, text_chars, thread_id);
+	else
+		n = snprintf(thread_row, sizeof(thread_row),
+		    "SELECT 't', NULL, NULL, NULL, NULL, NULL, NULL, NULL, "
+		    "NULL, LEFT(PROCESSLIST_INFO, %d) "
+		    "FROM performance_schema.threads "
+		    "WHERE THREAD_ID = %" PRIu64, text_chars, thread_id);
+	if (fits(n, sizeof(thread_row)) != 0)
+		return -1;
+	return fits(snprintf(buf, size, MEMORY_ROWS PFS_THREAD_MEMORY
+	    " WHERE THREAD_ID = %" PRIu64 " AND " MEMORY_USED " UNION ALL %s",
+	    thread_id, thread_row), size);
+}
+
+static const char *const grain_tables[] = {
+	[GRAIN_GLOBAL] = "memory_summary_global_by_event_name",
+	[GRAIN_USER] = "memory_summary_by_user_by_event_name",
+	[GRAIN_HOST] = "memory_summary_by_host_by_event_name",
+	[GRAIN_ACCOUNT] = "memory_summary_by_account_by_event_name",
+};
+
+const char *
+pfs_sql_grain_table(enum pfs_grain grain)
+{
+	return grain_tables[grain];
+}
+
+/* The WHERE conditions of a grain, which start with AND. */
+static const char *
+grain_cond(enum pfs_grain grain)
+{
+	switch (grain) {
+	case GRAIN_USER: return " AND USER = ?";
+	case GRAIN_HOST: return " AND HOST = ?";
+	case GRAIN_ACCOUNT: return " AND USER = ? AND HOST = ?";
+	default: return "";
+	}
+}
+
+int
+pfs_sql_grain_memory(char *buf, size_t size, enum pfs_grain grain)
+{
+	return fits(snprintf(buf, size, MEMORY_ROWS "performance_schema.%s "
+	    "WHERE " MEMORY_USED "%s", grain_tables[grain], grain_cond(grain)),
+	    size);
+}
+
+int
+pfs_sql_grain_rows(char *buf, size_t size, enum pfs_grain grain)
+{
+	/* "1 = 1" so that the condition, which starts with AND, follows. */
+	return fits(snprintf(buf, size, "SELECT COUNT(*) FROM "
+	    "performance_schema.%s WHERE 1 = 1%s", grain_tables[grain],
+	    grain_cond(grain)), size);
+}
+
+int
+pfs_sql_setup(char *buf, size_t size, uint64_t thread_id)
+{
+	/* The counts of the preflight and of the consumers' check, at once. */
+	return fits(snprintf(buf, size, "SELECT "
+	    "(SELECT COALESCE(SUM(ENABLED = 'YES' AND NAME NOT LIKE "
+	    "'memory/performance\\_schema/%%'), 0) "
+	    "FROM performance_schema.setup_instruments "
+	    "WHERE NAME LIKE 'memory/%%'), "
+	    "(SELECT COUNT(*) FROM performance_schema.setup_consumers "
+	    "WHERE NAME IN ('global_instrumentation', 'thread_instrumentation', "
+	    "'events_statements_current') AND ENABLED = 'YES'), "
+	    "(SELECT INSTRUMENTED = 'YES' FROM performance_schema.threads "
+	    "WHERE THREAD_ID = %" PRIu64 ")", thread_id), size);
+}

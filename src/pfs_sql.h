@@ -1,0 +1,74 @@
+/*
+ * The text of every statement mysqlmemprof sends, and which servers it is
+ * meant for. The pfs_*.c files send it; tests/unit/test_sql_columns.c
+ * checks it against each server's table definitions without a server, so
+ * the SQL lives here, apart from the code that needs <mysql.h>.
+ * doc/queries.md lists the queries and the sources they were checked on.
+ */
+#ifndef MYSQLMEMPROF_PFS_SQL_H
+#define MYSQLMEMPROF_PFS_SQL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pfs_read.h"
+
+/* Who made the server, as its version string says. */
+enum server_flavour {
+	SERVER_UNKNOWN, /* no version number at the start */
+	SERVER_MARIADB, /* "MariaDB" in the string */
+	SERVER_MYSQL,   /* anything else with a version: Oracle's, Percona's */
+};
+
+struct server_kind {
+	enum server_flavour flavour;
+	unsigned major, minor, patch;
+};
+
+/*
+ * Reads what made the server from its version string, such as
+ * "10.11.6-MariaDB-0+deb12u1", "5.5.5-10.4.32-MariaDB" (what MariaDB
+ * before 11.0 gives Oracle's libmysqlclient) or "8.0.36-0ubuntu0.22.04.1".
+ */
+struct server_kind server_kind_parse(const char *version);
+
+/*
+ * 0 when the server has the tables the SQL below reads; -1 with a
+ * sentence in err when it is too old to: MariaDB before 10.5 and MySQL
+ * before 5.7 have no memory_summary_* tables. An unknown kind passes.
+ */
+int server_kind_check(const struct server_kind *k, char *err, size_t errlen);
+
+/* The statements sent as they are. */
+extern const char pfs_sql_pfs_enabled[];
+extern const char pfs_sql_memory_instruments[];
+extern const char pfs_sql_enable_instruments[]; /* shown, never sent */
+extern const char pfs_sql_consumers_off[];
+extern const char pfs_sql_own_thread[];
+extern const char pfs_sql_server_id[];
+extern const char pfs_sql_list_threads[];
+
+/*
+ * The statements made from parts: each writes one into buf and returns 0,
+ * or -1 when it does not fit. Ids are integers; text a user gave goes as
+ * the parameters (`?`) named in the comment.
+ */
+int pfs_sql_find_thread(char *buf, size_t size, bool by_connection,
+    uint64_t id);
+/* Parameters: own thread, seconds; then pattern, user, db when asked. */
+int pfs_sql_find_statements(char *buf, size_t size, bool pattern, bool user,
+    bool db);
+int pfs_sql_thread_statement(char *buf, size_t size, uint64_t thread_id);
+/* statements: join events_statements_current for the id and digest. */
+int pfs_sql_thread_memory(char *buf, size_t size, uint64_t thread_id,
+    bool statements, int text_chars);
+/* Parameters: user, host, as the grain has them. */
+int pfs_sql_grain_memory(char *buf, size_t size, enum pfs_grain grain);
+int pfs_sql_grain_rows(char *buf, size_t size, enum pfs_grain grain);
+/* The setup of performance_schema now, and thread_id's INSTRUMENTED. */
+int pfs_sql_setup(char *buf, size_t size, uint64_t thread_id);
+/* The summary table of a grain, for messages. */
+const char *pfs_sql_grain_table(enum pfs_grain grain);
+
+#endif
