@@ -20,7 +20,6 @@ struct outfile {
 	char *pattern;       /* --output with a '%': a file per capture. Owned */
 	bool failed;         /* a write failed, and was said */
 	uint64_t captures;   /* captures begun in the file open now */
-	const struct diag *diag;
 	volatile sig_atomic_t *reopen; /* SIGHUP asks to reopen */
 };
 
@@ -30,7 +29,7 @@ struct outfile {
  * or -1 when out of memory (said).
  */
 int outfile_init(struct outfile *f, const char *path, bool pattern,
-    const struct format *fmt, bool exact_bytes, const struct diag *d,
+    const struct format *fmt, bool exact_bytes,
     volatile sig_atomic_t *reopen);
 /* Frees what outfile_init() made; the file must be closed. */
 void outfile_free(struct outfile *f);
@@ -40,6 +39,11 @@ void outfile_free(struct outfile *f);
  * file outfile_name() chose. Returns 0, or -1 having said why.
  */
 int outfile_open(struct outfile *f);
+/*
+ * A capture begins: the first in the file open now writes the format's
+ * header. Returns 0, or -1 with errno set.
+ */
+int outfile_begin_capture(struct outfile *f);
 /*
  * With a pattern: names the file of a capture from the pattern and the
  * local time, never one that exists. Returns 0, or -1 having said why.

@@ -1,8 +1,8 @@
 /*
  * Output formats. Each format is one file (output_text.c, output_csv.c,
- * output_json.c) and one row in the table of output.c; the columns they
- * write are the rows of output_columns.c. The program only talks to the
- * functions below.
+ * output_json.c) and one row in the table of output_table.c; the columns
+ * they write are the rows of output_columns.c. The program writes through
+ * the functions below, and finds a format by name in output_table.h.
  */
 #ifndef MYSQLMEMPROF_OUTPUT_H
 #define MYSQLMEMPROF_OUTPUT_H

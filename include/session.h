@@ -4,8 +4,10 @@
  * reconnecting (reconnect.h) refreshes it in place, so whatever holds a
  * pointer to it reads through the new connection.
  *
- * What the modules in the middle ask the server goes through a small table
- * of operations, so that unit tests drive them with a fake server.
+ * What reconnect.c, watch.c and guard.c ask the server goes through a
+ * small table of operations, so that unit tests drive them with a fake
+ * server; capture.c and app.c, tested against a real server, call pfs_*
+ * directly.
  */
 #ifndef MYSQLMEMPROF_SESSION_H
 #define MYSQLMEMPROF_SESSION_H

@@ -161,7 +161,7 @@ run_mode(struct options *o, struct session *s, struct signal_flags *sig,
 	};
 	int rc;
 
-	if (outfile_init(&f, o->output, pattern, o->format, o->exact_bytes, d,
+	if (outfile_init(&f, o->output, pattern, o->format, o->exact_bytes,
 	    &sig->reopen) != 0)
 		return EXIT_RUNTIME;
 	if (o->target == TARGET_LIST)

@@ -97,7 +97,7 @@ make_ring(const struct capture *c)
 }
 
 /*
- * Writes the format's header once per output. Before each capture of
+ * The format's header, once per output (outfile.c). Before each capture of
  * --wait-for, text gets a heading that says which statement follows; CSV
  * and JSON rows tell captures apart by thread_id and sample.
  */
@@ -107,7 +107,7 @@ begin_capture(struct capture *c)
 	struct outfile *f = c->env->out;
 	const struct stmt_match *m = c->found;
 
-	if (f->captures++ == 0 && output_begin(&f->out) != 0)
+	if (outfile_begin_capture(f) != 0)
 		return -1;
 	if (m == NULL)
 		return 0;

@@ -81,14 +81,14 @@ open_output_file(const char *path, enum open_mode mode, char *err,
 
 int
 outfile_init(struct outfile *f, const char *path, bool pattern,
-    const struct format *fmt, bool exact_bytes, const struct diag *d,
+    const struct format *fmt, bool exact_bytes,
     volatile sig_atomic_t *reopen)
 {
 	char *copy = NULL;
 
 	*f = (struct outfile){
 		.out = { .fmt = fmt, .exact_bytes = exact_bytes },
-		.diag = d, .reopen = reopen,
+		.reopen = reopen,
 	};
 	if (path != NULL && (copy = strdup(path)) == NULL) {
 		diag_say("out of memory");
@@ -126,6 +126,15 @@ outfile_open(struct outfile *f)
 		diag_say("%s", err);
 		return -1;
 	}
+	return 0;
+}
+
+int
+outfile_begin_capture(struct outfile *f)
+{
+	/* --repeat without a pattern: one header, the captures after it. */
+	if (f->captures++ == 0)
+		return output_begin(&f->out);
 	return 0;
 }
 

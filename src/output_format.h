@@ -1,7 +1,8 @@
 /*
- * What output.c shares with the format files, and only with them: each
- * format's row of the table, the column lists (output_columns.c), and the
- * helpers more than one format needs.
+ * What the format files share, and only they and the table: each format's
+ * row (its struct format, listed in output_table.c), the column lists
+ * (output_columns.c), and the helpers more than one format needs
+ * (output_format.c).
  */
 #ifndef MYSQLMEMPROF_OUTPUT_FORMAT_H
 #define MYSQLMEMPROF_OUTPUT_FORMAT_H
