@@ -73,6 +73,14 @@ struct pfs_server_id {
 enum pfs_status pfs_server_id(struct conn *c, struct pfs_server_id *id,
     char *err, size_t errlen);
 
+/* What a reader sums over when it is not one thread. */
+enum pfs_grain {
+	GRAIN_GLOBAL,  /* memory_summary_global_by_event_name */
+	GRAIN_USER,    /* memory_summary_by_user_by_event_name, USER = user */
+	GRAIN_HOST,    /* memory_summary_by_host_by_event_name, HOST = host */
+	GRAIN_ACCOUNT, /* memory_summary_by_account_by_event_name, both */
+};
+
 /* What the setup of performance_schema is now, for noticing changes. */
 struct pfs_setup {
 	size_t memory_enabled; /* memory instruments enabled, as pfs_preflight() counts */

@@ -18,14 +18,6 @@ struct pfs_reader;
 /* A reader of thread_id's memory; s is borrowed. NULL when out of memory. */
 struct pfs_reader *pfs_reader_create(struct session *s, uint64_t thread_id);
 
-/* What a reader sums over when it is not one thread. */
-enum pfs_grain {
-	GRAIN_GLOBAL,  /* memory_summary_global_by_event_name */
-	GRAIN_USER,    /* memory_summary_by_user_by_event_name, USER = user */
-	GRAIN_HOST,    /* memory_summary_by_host_by_event_name, HOST = host */
-	GRAIN_ACCOUNT, /* memory_summary_by_account_by_event_name, both */
-};
-
 /*
  * A reader of a grain's summary table; s, user and host are borrowed, and
  * user and host go to the server as parameters. NULL when out of memory.

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pfs_read.h"
+#include "pfs.h"
 
 /* Who made the server, as its version string says. */
 enum server_flavour {
