@@ -170,3 +170,42 @@ class SharedDirectory(mmp.TestCase):
         p = mmp.run(["--global", "--count", "1", "--format", "csv", "-q",
                      "--output", path])
         self.assertEqual(p.returncode, 0, mmp.describe(p))
+
+
+class OptionFileKinds(mmp.TestCase):
+    """Only regular files are option files: a FIFO would block the start
+    forever. The null device is an empty one."""
+
+    def setUp(self):
+        super().setUp()
+        self.dir = tempfile.mkdtemp(prefix="mmp-cnf-")
+        self.fifo = os.path.join(self.dir, "my.cnf")
+        os.mkfifo(self.fifo, 0o600)
+
+    def tearDown(self):
+        super().tearDown()
+        shutil.rmtree(self.dir, True)
+
+    def test_defaults_file_dev_null(self):
+        p = mmp.run(["--defaults-file=/dev/null", "--global", "--count", "1",
+                     "--format", "json", "-q"])
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        self.assertEqual(len(mmp.parse_json_lines(p.stdout)), 1)
+
+    def test_fifo_refused_at_once(self):
+        inc = os.path.join(self.dir, "inc.cnf")
+        with open(inc, "w") as f:
+            f.write("[client]\n!include %s\n" % self.fifo)
+        for opt in ("--defaults-file=", "--defaults-extra-file="):
+            for path in (self.fifo, inc):
+                with self.subTest(opt=opt, path=path):
+                    p = mmp.run([opt + path, "--global", "--count", "1"],
+                                timeout=10)
+                    self.assertOneErrorLine(p, 2, "not a regular file")
+
+    def test_fifo_as_home_my_cnf_is_skipped(self):
+        os.mkfifo(os.path.join(self.dir, ".my.cnf"), 0o600)
+        p = mmp.run(["--global", "--count", "1", "--format", "json"],
+                    env=mmp.base_env(HOME=self.dir), timeout=10)
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        self.assertIn(".my.cnf: not a regular file", p.stderr)
