@@ -9,18 +9,7 @@
 #include <string.h>
 
 #include "output_clean.h"
-#include "output_format.h"
-
-/*
- * C0 and C1 controls and DEL move the cursor or change modes; the bidi
- * controls and line separators reorder or break what follows them.
- */
-static bool
-is_control(uint32_t cp)
-{
-	return cp < 0x20 || (cp >= 0x7f && cp < 0xa0) ||
-	    (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
-}
+#include "scrub.h"
 
 static bool
 is_space(uint32_t cp)
@@ -38,13 +27,13 @@ clean_put(FILE *fp, const char *s, size_t max, bool oneline)
 	for (size_t i = 0; i < n; i += k) {
 		const char *out = s + i;
 
-		if ((k = output_utf8(s + i, n - i, &cp)) == 0) {
+		if ((k = scrub_utf8(s + i, n - i, &cp)) == 0) {
 			k = 1;
 			out = "?";
 		} else if (oneline && is_space(cp)) {
 			space = cols > 0;
 			continue;
-		} else if (is_control(cp))
+		} else if (!scrub_shown(cp))
 			out = "?";
 		if (cols + space + 1 > max)
 			break;

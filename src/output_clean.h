@@ -1,8 +1,8 @@
 /*
  * Text from the server, written to a terminal one cell per code point:
- * controls, bidi controls, line separators and bytes that are not UTF-8
- * show as '?', so a hostile name can neither move the cursor nor break the
- * alignment of a table. Private to the text format.
+ * what scrub.h refuses (controls, bidi controls, line separators, bytes
+ * that are not UTF-8) shows as '?', so a hostile name can neither move the
+ * cursor nor break the alignment of a table. Private to the text format.
  */
 #ifndef MYSQLMEMPROF_OUTPUT_CLEAN_H
 #define MYSQLMEMPROF_OUTPUT_CLEAN_H

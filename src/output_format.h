@@ -93,12 +93,6 @@ sample_column_get(const struct sample_column *c, const struct sample_row *r,
 }
 
 /*
- * The length (1 to 4) of the well-formed UTF-8 sequence at s, of which n
- * bytes are left, and its code point in *cp; 0 when s[0] starts none.
- */
-size_t output_utf8(const char *s, size_t n, uint32_t *cp);
-
-/*
  * Writes v in decimal at buf, which has room for OUTPUT_INT_MAX bytes, and
  * returns how many it wrote; no NUL, no printf, no locale.
  */

@@ -304,8 +304,11 @@ text_end(struct output *o, const struct summary *s)
 	    s->first_elapsed_us / 1000, s->last_elapsed_us / 1000);
 	if (o->grain == NULL)
 		fprintf(o->fp, "thread %" PRIu64 " ##\n", s->thread_id);
-	else
-		fprintf(o->fp, "%s ##\n", o->grain);
+	else {
+		/* An account's name is anyone's to choose. */
+		clean_put(o->fp, o->grain, SIZE_MAX, true);
+		fputs(" ##\n", o->fp);
+	}
 	for (size_t j = 0; j < SUM_COLS; j++)
 		snprintf(c[j], CELL, "%s", sum_heads[j]);
 	put_sum_row(o->fp, "event", name_width, c, w);

