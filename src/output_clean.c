@@ -18,9 +18,9 @@ is_space(uint32_t cp)
 }
 
 size_t
-clean_put(FILE *fp, const char *s, size_t max, bool oneline)
+clean_put_len(FILE *fp, const char *s, size_t n, size_t max, bool oneline)
 {
-	size_t n = strlen(s), cols = 0, k;
+	size_t cols = 0, k;
 	bool space = false;
 	uint32_t cp;
 
@@ -48,6 +48,12 @@ clean_put(FILE *fp, const char *s, size_t max, bool oneline)
 		cols++;
 	}
 	return cols;
+}
+
+size_t
+clean_put(FILE *fp, const char *s, size_t max, bool oneline)
+{
+	return clean_put_len(fp, s, strlen(s), max, oneline);
 }
 
 size_t
@@ -81,12 +87,18 @@ clean_right(FILE *fp, const char *s, size_t width)
 }
 
 void
-clean_cut(FILE *fp, const char *s, size_t width)
+clean_cut_len(FILE *fp, const char *s, size_t n, size_t width)
 {
-	if (clean_width(s, true) <= width) {
-		clean_put(fp, s, SIZE_MAX, true);
+	if (clean_put_len(NULL, s, n, SIZE_MAX, true) <= width) {
+		clean_put_len(fp, s, n, SIZE_MAX, true);
 		return;
 	}
-	clean_put(fp, s, width - 3, true);
+	clean_put_len(fp, s, n, width - 3, true);
 	fputs("...", fp);
+}
+
+void
+clean_cut(FILE *fp, const char *s, size_t width)
+{
+	clean_cut_len(fp, s, strlen(s), width);
 }

@@ -17,6 +17,9 @@
  * leads or trails.
  */
 size_t clean_put(FILE *fp, const char *s, size_t max, bool oneline);
+/* The same for the n bytes at s, which may hold NULs (shown as '?'). */
+size_t clean_put_len(FILE *fp, const char *s, size_t n, size_t max,
+    bool oneline);
 
 /* The cells s takes. */
 size_t clean_width(const char *s, bool oneline);
@@ -27,5 +30,7 @@ void clean_right(FILE *fp, const char *s, size_t width);
 
 /* s on one line of at most width cells (4 or more), cut with "...". */
 void clean_cut(FILE *fp, const char *s, size_t width);
+/* The same for the n bytes at s, which may hold NULs. */
+void clean_cut_len(FILE *fp, const char *s, size_t n, size_t width);
 
 #endif

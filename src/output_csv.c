@@ -1,5 +1,5 @@
 /*
- * CSV as RFC 4180 has it: CRLF line ends, text fields quoted by libcsv,
+ * CSV as RFC 4180 has it: CRLF line ends, text fields quoted,
  * integers bare so spreadsheets read them as numbers. Names are written
  * byte for byte, as the server gave them.
  */
@@ -8,13 +8,32 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <csv.h>
-
 #include "output.h"
 #include "output_format.h"
 #include "units.h"
 
 #define CRLF "\r\n"
+
+/*
+ * A text field, quoted with its quotes doubled as libcsv's csv_fwrite()
+ * does. A NUL byte is written as \0, as MySQL's SELECT ... INTO OUTFILE
+ * writes it: the statement goes on after it, and a reader of the file
+ * must see that it does.
+ */
+static void
+put_text(FILE *fp, const char *s, size_t n)
+{
+	putc_unlocked('"', fp);
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '"')
+			putc_unlocked('"', fp);
+		if (s[i] == '\0')
+			fputs_unlocked("\\0", fp);
+		else
+			putc_unlocked(s[i], fp);
+	}
+	putc_unlocked('"', fp);
+}
 
 /*
  * One field, after the comma that comes before it unless it is the first:
@@ -38,7 +57,7 @@ put_field(FILE *fp, bool first, enum column_kind kind, bool known,
 		fwrite_unlocked(buf, 1, output_uint(buf, v->u), fp);
 		break;
 	case COLUMN_TEXT:
-		csv_fwrite(fp, v->s, strlen(v->s));
+		put_text(fp, v->s, v->len);
 		break;
 	}
 }

@@ -21,13 +21,16 @@ extern const struct format format_json;
 enum column_kind {
 	COLUMN_INT,	/* int64_t, in v.i */
 	COLUMN_UINT,	/* uint64_t, in v.u */
-	COLUMN_TEXT,	/* a string, in v.s, never NULL */
+	COLUMN_TEXT,	/* v.len bytes at v.s, never NULL */
 };
 
 union column_value {
 	int64_t i;
 	uint64_t u;
-	const char *s;
+	struct {
+		const char *s;
+		size_t len; /* the bytes of s: a statement may hold NULs */
+	};
 };
 
 /*

@@ -54,16 +54,11 @@ put_ascii(FILE *fp, unsigned char c)
  * any client.
  */
 static void
-put_string(FILE *fp, const char *s)
+put_string(FILE *fp, const char *s, size_t n)
 {
-	size_t n, k;
+	size_t k;
 	uint32_t cp;
 
-	if (s == NULL) {
-		fputs("null", fp);
-		return;
-	}
-	n = strlen(s);
 	putc('"', fp);
 	for (size_t i = 0; i < n; i += k) {
 		if ((k = scrub_utf8(s + i, n - i, &cp)) == 0) {
@@ -108,7 +103,7 @@ put_member(FILE *fp, const char *name, enum column_kind kind, bool known,
 	}
 	fwrite_unlocked(buf, 1, n, fp);
 	if (kind == COLUMN_TEXT)
-		put_string(fp, v->s);
+		put_string(fp, v->s, v->len);
 }
 
 /*

@@ -60,8 +60,9 @@ round_mean(double m)
 static void
 put_statement_text(FILE *fp, const struct statement *st)
 {
-	if (st->text[0] != '\0')
-		clean_cut(fp, st->text, STATEMENT_LINE);
+	if (statement_text_len(st) > 0)
+		clean_cut_len(fp, st->text, statement_text_len(st),
+		    STATEMENT_LINE);
 	else if (st->has_id)
 		fprintf(fp, "(statement %" PRIu64 ", no text)", st->id);
 	else

@@ -18,7 +18,11 @@
 #include "output.h"
 #include "output_table.h"
 #include "ring.h"
+#include "statement.h"
 #include "summary.h"
+
+/* A NUL in a comment, and the statement runs on after it. */
+#define NUL_TEXT "SELECT /* harmless \0 */ SLEEP(3) AS really_runs_this"
 
 /*
  * One sample of one event in format, with its statement, then the
@@ -67,11 +71,45 @@ test_text_heading_scrubbed(void **state)
 	free(buf);
 }
 
+/*
+ * Statement text is kept whole past a NUL byte, and each format shows the
+ * NUL: text as '?' like other controls, JSON as \u0000, CSV as \0.
+ */
+static void
+test_nul_in_statement(void **state)
+{
+	static const struct {
+		const char *format, *want;
+	} cases[] = {
+		{ "text", "## statement: SELECT /* harmless ? */ SLEEP(3) AS "
+		    "really_runs_this ##\n" },
+		{ "json", "\"statement\":\"SELECT /* harmless \\u0000 */ "
+		    "SLEEP(3) AS really_runs_this\"" },
+		{ "csv", ",\"SELECT /* harmless \\0 */ SLEEP(3) AS "
+		    "really_runs_this\"," },
+	};
+	struct statement st = { .thread_id = 42, .has_id = true, .id = 7 };
+
+	(void)state;
+	statement_set_text(&st, NUL_TEXT, sizeof(NUL_TEXT) - 1);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t len;
+		char *buf = render(cases[i].format, NULL, &st, &len);
+
+		if (strstr(buf, cases[i].want) == NULL)
+			fail_msg("%s: no %s in %s", cases[i].format,
+			    cases[i].want, buf);
+		assert_null(memchr(buf, '\0', len));
+		free(buf);
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text_heading_scrubbed),
+		cmocka_unit_test(test_nul_in_statement),
 	};
 
 	return cmocka_run_group_tests_name("output_cells", tests, NULL, NULL);
