@@ -1,7 +1,8 @@
 /*
- * CSV as RFC 4180 has it: CRLF line ends, text fields quoted,
- * integers bare so spreadsheets read them as numbers. Names are written
- * byte for byte, as the server gave them.
+ * CSV as RFC 4180 has it: CRLF line ends, text fields quoted, integers
+ * bare so spreadsheets read them as numbers. Names are written byte for
+ * byte, as the server gave them, but for a NUL and a leading formula
+ * character (see put_text()).
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -16,14 +17,22 @@
 
 /*
  * A text field, quoted with its quotes doubled as libcsv's csv_fwrite()
- * does. A NUL byte is written as \0, as MySQL's SELECT ... INTO OUTFILE
- * writes it: the statement goes on after it, and a reader of the file
- * must see that it does.
+ * does, and kept from running as a formula. A NUL byte is written as \0,
+ * as MySQL's SELECT ... INTO OUTFILE writes it: the statement goes on
+ * after it, and a reader of the file must see that it does.
  */
 static void
 put_text(FILE *fp, const char *s, size_t n)
 {
 	putc_unlocked('"', fp);
+	/*
+	 * A spreadsheet runs a cell that begins with one of these as a
+	 * formula, and any client can make its statement text
+	 * =HYPERLINK(...): as OWASP recommends, a single quote before it
+	 * makes it text again.
+	 */
+	if (n > 0 && memchr("=+-@\t\r", s[0], 6) != NULL)
+		putc_unlocked('\'', fp);
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] == '"')
 			putc_unlocked('"', fp);

@@ -1,7 +1,9 @@
 """What reaches a person or a spreadsheet: statement text kept whole past a
-NUL byte in every format."""
+NUL byte in every format, and CSV cells a spreadsheet would run as a
+formula neutralised."""
 
-import json
+import subprocess
+import time
 
 import mmp
 
@@ -35,3 +37,43 @@ class StatementText(mmp.TestCase):
         p = self.run_ok(args)
         self.assertIn("## statement: SELECT /* harmless ? */ SLEEP(20) AS "
                       "really_runs_this ##", p.stdout, mmp.describe(p))
+
+
+class Spreadsheet(mmp.TestCase):
+
+    USER = "=HYPERLINK(\"http://evil/\",\"x\")"
+
+    def setUp(self):
+        super().setUp()
+        mmp.root_sql("CREATE OR REPLACE USER '%s'@'localhost' "
+                     "IDENTIFIED BY 'x'" % self.USER.replace('"', '\\"'))
+        self.proc = subprocess.Popen(
+            ["mariadb", "--no-defaults", "-u" + self.USER, "-px", "-S",
+             mmp.SOCKET, "-N", "-e", "SELECT SLEEP(20)"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+    def tearDown(self):
+        for row in mmp.root_sql("SELECT ID FROM information_schema.PROCESSLIST "
+                                "WHERE USER LIKE '=HYPERLINK%'"):
+            mmp.root_sql("KILL %s" % row[0])
+        self.proc.kill()
+        self.proc.wait()
+        self.proc.stderr.close()
+        mmp.root_sql("DROP USER IF EXISTS '%s'@'localhost'" %
+                     self.USER.replace('"', '\\"'))
+        super().tearDown()
+
+    def test_list_cell_that_looks_like_a_formula(self):
+        # An account name is anyone's to choose, and begins with '='.
+        deadline = time.monotonic() + 10
+        while True:
+            p = self.run_ok(["--list", "--format", "csv"])
+            rows = mmp.parse_csv(p.stdout)
+            col = rows[0].index("user")
+            cells = [r[col] for r in rows[1:] if "HYPERLINK" in r[col]]
+            if cells or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        self.assertTrue(cells, mmp.describe(p))
+        for c in cells:
+            self.assertEqual(c, "'" + self.USER, mmp.describe(p))

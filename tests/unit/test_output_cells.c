@@ -104,12 +104,60 @@ test_nul_in_statement(void **state)
 	}
 }
 
+/*
+ * A CSV text cell that begins with =, +, -, @, tab or CR gets a single
+ * quote before it, as OWASP recommends, so a spreadsheet shows it instead
+ * of running it; other cells, and the other formats, are as they were.
+ */
+static void
+test_csv_formula_neutralised(void **state)
+{
+	static const struct {
+		const char *text, *csv;
+	} cases[] = {
+		{ "=HYPERLINK(\"http://x/\",\"y\")",
+		    ",\"'=HYPERLINK(\"\"http://x/\"\",\"\"y\"\")\"," },
+		{ "+1+cmd|' /C calc'!A0", ",\"'+1+cmd|' /C calc'!A0\"," },
+		{ "-2+3", ",\"'-2+3\"," },
+		{ "@SUM(1)", ",\"'@SUM(1)\"," },
+		{ "\t=1", ",\"'\t=1\"," },
+		{ "\r=1", ",\"'\r=1\"," },
+		{ "SELECT '=1'", ",\"SELECT '=1'\"," },
+		{ " =1", ",\" =1\"," },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct statement st = { .thread_id = 42 };
+		size_t len;
+		char *buf;
+
+		statement_set_text(&st, cases[i].text, strlen(cases[i].text));
+		buf = render("csv", NULL, &st, &len);
+		if (strstr(buf, cases[i].csv) == NULL)
+			fail_msg("no %s in %s", cases[i].csv, buf);
+		free(buf);
+	}
+	/* JSON is for programs: the text as it is. */
+	{
+		struct statement st = { .thread_id = 42 };
+		size_t len;
+		char *buf;
+
+		statement_set_text(&st, "=1+1", 4);
+		buf = render("json", NULL, &st, &len);
+		assert_non_null(strstr(buf, "\"statement\":\"=1+1\""));
+		free(buf);
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text_heading_scrubbed),
 		cmocka_unit_test(test_nul_in_statement),
+		cmocka_unit_test(test_csv_formula_neutralised),
 	};
 
 	return cmocka_run_group_tests_name("output_cells", tests, NULL, NULL);
