@@ -710,6 +710,7 @@ test_fifo_refused_dev_null_read(void **state)
 	    "fifo.cnf", "");
 	read_fails(d, &r, "inc.cnf");
 	contains(r.err, "fifo.cnf is not a regular file");
+	optfile_list_free(&r.list);
 
 	memset(&r.list, 0, sizeof(r.list));
 	read_path(&r, at(d, "fifo.cnf"), false);
