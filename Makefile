@@ -38,7 +38,8 @@ CMOCKA_LIBS  = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 CORE = cli cli_apply cli_options optfile clock ring topn delta filter sampler \
        summary units output output_format output_table output_columns \
        output_clean output_text output_csv output_json threads match outname \
-       statement trigger recorder reconnect watch guard diag pfs_rows pfs_sql
+       statement trigger recorder reconnect watch guard scrub diag pfs_rows \
+       pfs_sql
 # The modules that talk to the server, and the program.
 SERVER = conn pfs_check pfs_list pfs_watch pfs_read session prompt outfile \
          capture wait app signals

@@ -1,6 +1,7 @@
 /*
  * Notes and errors on stderr, one line each, prefixed with the program's
- * name. They quote user input and server text, so control characters are
+ * name. They quote user input and server text, so what scrub.h refuses
+ * (controls, bidi controls, line separators, bytes that are not UTF-8) is
  * shown as '?': a message stays one line and cannot move the cursor.
  */
 #ifndef MYSQLMEMPROF_DIAG_H

@@ -25,8 +25,9 @@ struct outfile {
 
 /*
  * Sets up f for path (NULL: standard output) and the format; a pattern
- * path makes every capture name its own file (outfile_name()). Returns 0,
- * or -1 when out of memory (said).
+ * path makes every capture name its own file (outfile_name()). It checks
+ * at once what can be checked (the pattern expands, the directory takes
+ * files), nothing is opened yet. Returns 0, or -1 having said why.
  */
 int outfile_init(struct outfile *f, const char *path, bool pattern,
     const struct format *fmt, bool exact_bytes,

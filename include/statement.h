@@ -22,7 +22,13 @@ struct statement {
 	bool has_id;
 	uint64_t id; /* EVENT_ID: with the thread, names one statement */
 	char digest[STATEMENT_DIGEST_MAX + 1];
+	/*
+	 * The text may hold NUL bytes: any client can send them, and the
+	 * rest of the statement still runs. text_len counts them; 0 when the
+	 * text was set as a C string, which then ends at its first NUL.
+	 */
 	char text[STATEMENT_TEXT_MAX + 1];
+	size_t text_len;
 };
 
 /*
@@ -31,6 +37,15 @@ struct statement {
  * fit. A NULL v leaves it empty.
  */
 void statement_copy(char *dst, size_t max, const char *v, size_t n);
+
+/*
+ * Sets the text to the n bytes of v, NUL bytes included, cut as
+ * statement_copy() cuts; a NULL v leaves it empty.
+ */
+void statement_set_text(struct statement *s, const char *v, size_t n);
+
+/* The bytes of the text, NUL bytes included. */
+size_t statement_text_len(const struct statement *s);
 
 /*
  * Whether a and b are the same statement: of the same thread, and the same

@@ -4,9 +4,11 @@
  * they need (the signal flags, a way to say notes) and is never called back.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <unistd.h>
 
 #include "app.h"
 #include "capture.h"
@@ -30,6 +32,25 @@ print_warnings(const char *warn)
 		diag_say("warning: %.*s", (int)n, p);
 		p += n + (p[n] == '\n');
 	}
+}
+
+/*
+ * Started with standard input, output or error closed (">&-", a careless
+ * daemon), the next file opened would take its number: the server socket
+ * would become fd 1 and samples would be written into it. Each closed one
+ * is opened on /dev/null first; open() takes the lowest free number, so
+ * going up from 0 fills each in turn. Returns 0, or -1 when one cannot be.
+ */
+static int
+open_standard_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+			continue;
+		if (open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY) != fd)
+			return -1;
+	}
+	return 0;
 }
 
 /* After --help or --version: whether standard output took it. */
@@ -179,11 +200,15 @@ run_mode(struct options *o, struct session *s, struct signal_flags *sig,
 int
 app_run(int argc, char **argv)
 {
-	struct signal_flags *sig = signals_install();
+	struct signal_flags *sig;
 	struct options o;
 	struct session s = { .ops = &session_server };
 	struct diag d;
 	int rc;
+
+	if (open_standard_fds() != 0)
+		return EXIT_RUNTIME; /* nowhere to say it */
+	sig = signals_install();
 
 	/*
 	 * The default 50 us timer slack would show as lateness at short

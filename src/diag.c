@@ -1,11 +1,13 @@
 /*
  * Notes and errors on stderr. Every message of the program goes through
- * here, so the scrubbing of control characters is done once.
+ * here, so the scrubbing of control characters is done once, by the rule
+ * the text format uses too (scrub.h).
  */
 #include <stdarg.h>
 #include <stdio.h>
 
 #include "diag.h"
+#include "scrub.h"
 
 static void
 vsay(const char *fmt, va_list ap)
@@ -13,13 +15,7 @@ vsay(const char *fmt, va_list ap)
 	char line[2048];
 
 	vsnprintf(line, sizeof(line), fmt, ap);
-	for (unsigned char *p = (unsigned char *)line; *p != '\0'; p++) {
-		if (*p < 0x20 || *p == 0x7f)
-			*p = '?';
-		/* C1 controls (U+0080 to U+009F, as UTF-8: C2 80 to C2 9F). */
-		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
-			p[0] = '?', p[1] = '?';
-	}
+	scrub_string(line);
 	fprintf(stderr, "mysqlmemprof: %s\n", line);
 }
 

@@ -6,11 +6,13 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "optfile.h"
 
@@ -225,6 +227,60 @@ parse_line(struct reader *rd, char *s, const char *path, unsigned line,
 	return append(rd, trim(s), value, group, path, line);
 }
 
+/* What open_file() found. */
+enum open_result {
+	OPEN_OK,       /* a regular file, open */
+	OPEN_EMPTY,    /* the null device: read as an empty file */
+	OPEN_FAILED,   /* errno says why */
+	OPEN_NOT_FILE, /* a FIFO, a directory, a device: refused */
+};
+
+/* Whether st is the null device, which --defaults-file=/dev/null means. */
+static bool
+is_null_device(const struct stat *st)
+{
+	struct stat null;
+
+	return S_ISCHR(st->st_mode) && stat("/dev/null", &null) == 0 &&
+	    S_ISCHR(null.st_mode) && st->st_rdev == null.st_rdev;
+}
+
+/*
+ * Opens an option file. Only regular files are read, as the MySQL clients
+ * read them: a FIFO would block the start until someone writes to it, deaf
+ * to signals, and a device may never end. Its kind is checked before
+ * opening, then opened without blocking, and checked again on what was
+ * opened, in case it was swapped in between. The null device reads as an
+ * empty file.
+ */
+static enum open_result
+open_file(const char *path, FILE **fp, struct stat *st)
+{
+	int fd;
+
+	if (stat(path, st) != 0)
+		return OPEN_FAILED;
+	if (is_null_device(st))
+		return OPEN_EMPTY;
+	if (!S_ISREG(st->st_mode))
+		return OPEN_NOT_FILE;
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
+		return OPEN_FAILED;
+	if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
+		close(fd);
+		return OPEN_NOT_FILE;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	if ((*fp = fdopen(fd, "r")) == NULL) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return OPEN_FAILED;
+	}
+	return OPEN_OK;
+}
+
 static int
 read_file(struct reader *rd, const char *path, int must_exist, int depth)
 {
@@ -241,7 +297,12 @@ read_file(struct reader *rd, const char *path, int must_exist, int depth)
 		    "(a loop?); fix the option files", path);
 		return -1;
 	}
-	if ((fp = fopen(path, "r")) == NULL) {
+	switch (open_file(path, &fp, &st)) {
+	case OPEN_OK:
+		break;
+	case OPEN_EMPTY:
+		return 0;
+	case OPEN_FAILED:
 		if (!must_exist && errno == ENOENT)
 			return 0;
 		if (!must_exist) {
@@ -252,11 +313,15 @@ read_file(struct reader *rd, const char *path, int must_exist, int depth)
 		snprintf(rd->err, rd->errlen, "cannot read option file %s: %s; "
 		    "check the path", path, strerror(errno));
 		return -1;
-	}
-	if (fstat(fileno(fp), &st) != 0 || !S_ISREG(st.st_mode)) {
-		fclose(fp);
-		if (!must_exist)
+	case OPEN_NOT_FILE:
+		/* A folder among the defaults or in an !includedir is no file. */
+		if (!must_exist && S_ISDIR(st.st_mode))
 			return 0;
+		if (!must_exist) {
+			add_warning(rd, "ignoring option file %s: %s", path,
+			    "not a regular file");
+			return 0;
+		}
 		snprintf(rd->err, rd->errlen, "option file %s is not a regular "
 		    "file; give the path of a file", path);
 		return -1;

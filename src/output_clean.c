@@ -9,18 +9,7 @@
 #include <string.h>
 
 #include "output_clean.h"
-#include "output_format.h"
-
-/*
- * C0 and C1 controls and DEL move the cursor or change modes; the bidi
- * controls and line separators reorder or break what follows them.
- */
-static bool
-is_control(uint32_t cp)
-{
-	return cp < 0x20 || (cp >= 0x7f && cp < 0xa0) ||
-	    (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
-}
+#include "scrub.h"
 
 static bool
 is_space(uint32_t cp)
@@ -29,22 +18,22 @@ is_space(uint32_t cp)
 }
 
 size_t
-clean_put(FILE *fp, const char *s, size_t max, bool oneline)
+clean_put_len(FILE *fp, const char *s, size_t n, size_t max, bool oneline)
 {
-	size_t n = strlen(s), cols = 0, k;
+	size_t cols = 0, k;
 	bool space = false;
 	uint32_t cp;
 
 	for (size_t i = 0; i < n; i += k) {
 		const char *out = s + i;
 
-		if ((k = output_utf8(s + i, n - i, &cp)) == 0) {
+		if ((k = scrub_utf8(s + i, n - i, &cp)) == 0) {
 			k = 1;
 			out = "?";
 		} else if (oneline && is_space(cp)) {
 			space = cols > 0;
 			continue;
-		} else if (is_control(cp))
+		} else if (!scrub_shown(cp))
 			out = "?";
 		if (cols + space + 1 > max)
 			break;
@@ -59,6 +48,12 @@ clean_put(FILE *fp, const char *s, size_t max, bool oneline)
 		cols++;
 	}
 	return cols;
+}
+
+size_t
+clean_put(FILE *fp, const char *s, size_t max, bool oneline)
+{
+	return clean_put_len(fp, s, strlen(s), max, oneline);
 }
 
 size_t
@@ -92,12 +87,18 @@ clean_right(FILE *fp, const char *s, size_t width)
 }
 
 void
-clean_cut(FILE *fp, const char *s, size_t width)
+clean_cut_len(FILE *fp, const char *s, size_t n, size_t width)
 {
-	if (clean_width(s, true) <= width) {
-		clean_put(fp, s, SIZE_MAX, true);
+	if (clean_put_len(NULL, s, n, SIZE_MAX, true) <= width) {
+		clean_put_len(fp, s, n, SIZE_MAX, true);
 		return;
 	}
-	clean_put(fp, s, width - 3, true);
+	clean_put_len(fp, s, n, width - 3, true);
 	fputs("...", fp);
+}
+
+void
+clean_cut(FILE *fp, const char *s, size_t width)
+{
+	clean_cut_len(fp, s, strlen(s), width);
 }

@@ -1,8 +1,8 @@
 /*
  * Text from the server, written to a terminal one cell per code point:
- * controls, bidi controls, line separators and bytes that are not UTF-8
- * show as '?', so a hostile name can neither move the cursor nor break the
- * alignment of a table. Private to the text format.
+ * what scrub.h refuses (controls, bidi controls, line separators, bytes
+ * that are not UTF-8) shows as '?', so a hostile name can neither move the
+ * cursor nor break the alignment of a table. Private to the text format.
  */
 #ifndef MYSQLMEMPROF_OUTPUT_CLEAN_H
 #define MYSQLMEMPROF_OUTPUT_CLEAN_H
@@ -17,6 +17,9 @@
  * leads or trails.
  */
 size_t clean_put(FILE *fp, const char *s, size_t max, bool oneline);
+/* The same for the n bytes at s, which may hold NULs (shown as '?'). */
+size_t clean_put_len(FILE *fp, const char *s, size_t n, size_t max,
+    bool oneline);
 
 /* The cells s takes. */
 size_t clean_width(const char *s, bool oneline);
@@ -27,5 +30,7 @@ void clean_right(FILE *fp, const char *s, size_t width);
 
 /* s on one line of at most width cells (4 or more), cut with "...". */
 void clean_cut(FILE *fp, const char *s, size_t width);
+/* The same for the n bytes at s, which may hold NULs. */
+void clean_cut_len(FILE *fp, const char *s, size_t n, size_t width);
 
 #endif

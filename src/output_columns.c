@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "output.h"
 #include "output_format.h"
@@ -18,6 +19,7 @@ static bool
 text_or_null(const char *s, union column_value *v)
 {
 	v->s = s;
+	v->len = s != NULL ? strlen(s) : 0;
 	return s != NULL;
 }
 
@@ -25,6 +27,7 @@ static bool
 known_text(const char *s, union column_value *v)
 {
 	v->s = s;
+	v->len = strlen(s);
 	return s[0] != '\0';
 }
 
@@ -47,8 +50,7 @@ sample_elapsed_ms(const struct sample_row *r, union column_value *v)
 static bool
 sample_timestamp(const struct sample_row *r, union column_value *v)
 {
-	v->s = r->timestamp;
-	return true;
+	return text_or_null(r->timestamp, v);
 }
 
 /* A grain other than a thread has no thread id: the grain names it. */
@@ -103,7 +105,10 @@ sample_digest(const struct sample_row *r, union column_value *v)
 static bool
 sample_statement(const struct sample_row *r, union column_value *v)
 {
-	return known_text(r->s->statement.text, v);
+	/* Whole, NUL bytes too: each format escapes them its own way. */
+	v->s = r->s->statement.text;
+	v->len = statement_text_len(&r->s->statement);
+	return v->len > 0;
 }
 
 static bool
@@ -125,8 +130,7 @@ sample_filtered_total(const struct sample_row *r, union column_value *v)
 static bool
 event_name(const struct sample_row *r, union column_value *v)
 {
-	v->s = r->e->name;
-	return true;
+	return text_or_null(r->e->name, v);
 }
 
 static bool

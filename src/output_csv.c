@@ -1,20 +1,48 @@
 /*
- * CSV as RFC 4180 has it: CRLF line ends, text fields quoted by libcsv,
- * integers bare so spreadsheets read them as numbers. Names are written
- * byte for byte, as the server gave them.
+ * CSV as RFC 4180 has it: CRLF line ends, text fields quoted, integers
+ * bare so spreadsheets read them as numbers. Names are written byte for
+ * byte, as the server gave them, but for a NUL and a leading formula
+ * character (see put_text()).
  */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include <csv.h>
-
 #include "output.h"
 #include "output_format.h"
 #include "units.h"
 
 #define CRLF "\r\n"
+
+/*
+ * A text field, quoted with its quotes doubled as libcsv's csv_fwrite()
+ * does, and kept from running as a formula. A NUL byte is written as \0,
+ * as MySQL's SELECT ... INTO OUTFILE writes it: the statement goes on
+ * after it, and a reader of the file must see that it does.
+ */
+static void
+put_text(FILE *fp, const char *s, size_t n)
+{
+	putc_unlocked('"', fp);
+	/*
+	 * A spreadsheet runs a cell that begins with one of these as a
+	 * formula, and any client can make its statement text
+	 * =HYPERLINK(...): as OWASP recommends, a single quote before it
+	 * makes it text again.
+	 */
+	if (n > 0 && memchr("=+-@\t\r", s[0], 6) != NULL)
+		putc_unlocked('\'', fp);
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '"')
+			putc_unlocked('"', fp);
+		if (s[i] == '\0')
+			fputs_unlocked("\\0", fp);
+		else
+			putc_unlocked(s[i], fp);
+	}
+	putc_unlocked('"', fp);
+}
 
 /*
  * One field, after the comma that comes before it unless it is the first:
@@ -38,7 +66,7 @@ put_field(FILE *fp, bool first, enum column_kind kind, bool known,
 		fwrite_unlocked(buf, 1, output_uint(buf, v->u), fp);
 		break;
 	case COLUMN_TEXT:
-		csv_fwrite(fp, v->s, strlen(v->s));
+		put_text(fp, v->s, v->len);
 		break;
 	}
 }

@@ -22,13 +22,16 @@ extern const struct format format_json;
 enum column_kind {
 	COLUMN_INT,	/* int64_t, in v.i */
 	COLUMN_UINT,	/* uint64_t, in v.u */
-	COLUMN_TEXT,	/* a string, in v.s, never NULL */
+	COLUMN_TEXT,	/* v.len bytes at v.s, never NULL */
 };
 
 union column_value {
 	int64_t i;
 	uint64_t u;
-	const char *s;
+	struct {
+		const char *s;
+		size_t len; /* the bytes of s: a statement may hold NULs */
+	};
 };
 
 /*
@@ -92,12 +95,6 @@ sample_column_get(const struct sample_column *c, const struct sample_row *r,
 		return false;
 	return c->get(r, v);
 }
-
-/*
- * The length (1 to 4) of the well-formed UTF-8 sequence at s, of which n
- * bytes are left, and its code point in *cp; 0 when s[0] starts none.
- */
-size_t output_utf8(const char *s, size_t n, uint32_t *cp);
 
 /*
  * Writes v in decimal at buf, which has room for OUTPUT_INT_MAX bytes, and

@@ -9,6 +9,7 @@
 
 #include "output.h"
 #include "output_format.h"
+#include "scrub.h"
 #include "units.h"
 
 static void
@@ -46,31 +47,26 @@ put_ascii(FILE *fp, unsigned char c)
 
 /*
  * Each byte that starts no well-formed UTF-8 sequence becomes U+FFFD, so a
- * name cut inside a character by the server still reads back. DEL, the C1
- * controls, the line separators and the bidi controls need no escape in
- * JSON, but escaped they cannot reach a terminal when someone reads the
- * output with cat: statements come from any client.
+ * name cut inside a character by the server still reads back. What
+ * scrub.h keeps from terminals (DEL, the C1 controls, the line separators,
+ * the bidi controls) needs no escape in JSON, but escaped it cannot reach
+ * a terminal when someone reads the output with cat: statements come from
+ * any client.
  */
 static void
-put_string(FILE *fp, const char *s)
+put_string(FILE *fp, const char *s, size_t n)
 {
-	size_t n, k;
+	size_t k;
 	uint32_t cp;
 
-	if (s == NULL) {
-		fputs("null", fp);
-		return;
-	}
-	n = strlen(s);
 	putc('"', fp);
 	for (size_t i = 0; i < n; i += k) {
-		if ((k = output_utf8(s + i, n - i, &cp)) == 0) {
+		if ((k = scrub_utf8(s + i, n - i, &cp)) == 0) {
 			fputs("\\ufffd", fp);
 			k = 1;
 		} else if (k == 1)
 			put_ascii(fp, (unsigned char)s[i]);
-		else if (cp < 0xa0 || (cp >= 0x2028 && cp <= 0x202e) ||
-		    (cp >= 0x2066 && cp <= 0x2069))
+		else if (!scrub_shown(cp))
 			fprintf(fp, "\\u%04x", (unsigned)cp);
 		else
 			fwrite(s + i, 1, k, fp);
@@ -107,7 +103,7 @@ put_member(FILE *fp, const char *name, enum column_kind kind, bool known,
 	}
 	fwrite_unlocked(buf, 1, n, fp);
 	if (kind == COLUMN_TEXT)
-		put_string(fp, v->s);
+		put_string(fp, v->s, v->len);
 }
 
 /*

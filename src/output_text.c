@@ -60,8 +60,9 @@ round_mean(double m)
 static void
 put_statement_text(FILE *fp, const struct statement *st)
 {
-	if (st->text[0] != '\0')
-		clean_cut(fp, st->text, STATEMENT_LINE);
+	if (statement_text_len(st) > 0)
+		clean_cut_len(fp, st->text, statement_text_len(st),
+		    STATEMENT_LINE);
 	else if (st->has_id)
 		fprintf(fp, "(statement %" PRIu64 ", no text)", st->id);
 	else
@@ -304,8 +305,11 @@ text_end(struct output *o, const struct summary *s)
 	    s->first_elapsed_us / 1000, s->last_elapsed_us / 1000);
 	if (o->grain == NULL)
 		fprintf(o->fp, "thread %" PRIu64 " ##\n", s->thread_id);
-	else
-		fprintf(o->fp, "%s ##\n", o->grain);
+	else {
+		/* An account's name is anyone's to choose. */
+		clean_put(o->fp, o->grain, SIZE_MAX, true);
+		fputs(" ##\n", o->fp);
+	}
 	for (size_t j = 0; j < SUM_COLS; j++)
 		snprintf(c[j], CELL, "%s", sum_heads[j]);
 	put_sum_row(o->fp, "event", name_width, c, w);

@@ -52,8 +52,7 @@ thread_row(struct pfs_reader *r, char **v, const unsigned long *len)
 		return r->bad_row = 1, -1;
 	statement_copy(st->digest, STATEMENT_DIGEST_MAX, v[COL_DIGEST],
 	    len[COL_DIGEST]);
-	statement_copy(st->text, STATEMENT_TEXT_MAX, v[COL_TEXT],
-	    len[COL_TEXT]);
+	statement_set_text(st, v[COL_TEXT], len[COL_TEXT]);
 	return 0;
 }
 

@@ -7,8 +7,9 @@
 
 #include "statement.h"
 
-void
-statement_copy(char *dst, size_t max, const char *v, size_t n)
+/* Copies v as statement_copy() says, and returns the bytes copied. */
+static size_t
+copy_cut(char *dst, size_t max, const char *v, size_t n)
 {
 	if (v == NULL)
 		n = 0;
@@ -26,6 +27,25 @@ statement_copy(char *dst, size_t max, const char *v, size_t n)
 	if (n > 0)
 		memcpy(dst, v, n);
 	dst[n] = '\0';
+	return n;
+}
+
+void
+statement_copy(char *dst, size_t max, const char *v, size_t n)
+{
+	copy_cut(dst, max, v, n);
+}
+
+void
+statement_set_text(struct statement *s, const char *v, size_t n)
+{
+	s->text_len = copy_cut(s->text, STATEMENT_TEXT_MAX, v, n);
+}
+
+size_t
+statement_text_len(const struct statement *s)
+{
+	return s->text_len > 0 ? s->text_len : strlen(s->text);
 }
 
 bool
@@ -36,11 +56,12 @@ statement_same(const struct statement *a, const struct statement *b)
 	if (a->has_id || b->has_id)
 		return a->has_id && b->has_id && a->id == b->id;
 	return strcmp(a->digest, b->digest) == 0 &&
-	    strcmp(a->text, b->text) == 0;
+	    statement_text_len(a) == statement_text_len(b) &&
+	    memcmp(a->text, b->text, statement_text_len(a)) == 0;
 }
 
 bool
 statement_known(const struct statement *s)
 {
-	return s->has_id || s->digest[0] != '\0' || s->text[0] != '\0';
+	return s->has_id || s->digest[0] != '\0' || statement_text_len(s) > 0;
 }

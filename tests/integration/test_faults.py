@@ -247,7 +247,7 @@ class Output(mmp.TestCase):
                 with open(path) as f:
                     self.assertEqual(f.read(), "precious\n")
 
-    def test_symlink_refused_and_mode_0644(self):
+    def test_symlink_refused_and_mode_0600(self):
         d = tempfile.mkdtemp(prefix="mmp-out-")
         target = os.path.join(d, "victim")
         with open(target, "w") as f:
@@ -268,7 +268,8 @@ class Output(mmp.TestCase):
         finally:
             os.umask(old)
         self.assertEqual(p.returncode, 0, mmp.describe(p))
-        self.assertEqual(stat.S_IMODE(os.stat(out).st_mode), 0o644)
+        # Every format holds statement text: the file is private.
+        self.assertEqual(stat.S_IMODE(os.stat(out).st_mode), 0o600)
         self.assertEqual(p.stdout, "")
 
     def test_sighup_reopens_output(self):

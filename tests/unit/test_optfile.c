@@ -689,6 +689,54 @@ test_reads_append(void **state)
 	optfile_list_free(&r.list);
 }
 
+/*
+ * Only regular files are read: a FIFO is refused at once, never opened to
+ * wait for a writer, whether named (--defaults-file), included or found
+ * where the defaults are looked for (~/.my.cnf: a warning). The null
+ * device is an empty file. alarm() turns a blocking open into a failure.
+ */
+static void
+test_fifo_refused_dev_null_read(void **state)
+{
+	struct dir *d = *state;
+	struct read r;
+
+	assert_int_equal(mkfifo(at(d, "fifo.cnf"), 0600), 0);
+	alarm(5);
+	read_fails(d, &r, "fifo.cnf");
+	contains(r.err, "fifo.cnf is not a regular file");
+
+	write_include(d, "inc.cnf", "[client]\nuser = a\n", "include",
+	    "fifo.cnf", "");
+	read_fails(d, &r, "inc.cnf");
+	contains(r.err, "fifo.cnf is not a regular file");
+	optfile_list_free(&r.list);
+
+	memset(&r.list, 0, sizeof(r.list));
+	read_path(&r, at(d, "fifo.cnf"), false);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.list.n, 0);
+	contains(r.warn, "fifo.cnf: not a regular file");
+	alarm(0);
+
+	memset(&r.list, 0, sizeof(r.list));
+	read_path(&r, "/dev/null", true);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.list.n, 0);
+	assert_string_equal(r.warn, "");
+	write_include(d, "null.cnf", "[client]\nuser = a\n", "include",
+	    "null", "port = 3\n");
+	assert_int_equal(symlink("/dev/null", at(d, "null")), 0);
+	read_ok(d, &r, "null.cnf");
+	assert_int_equal(r.list.n, 2);
+	optfile_list_free(&r.list);
+
+	/* Other devices are not what anyone means: /dev/zero never ends. */
+	read_path(&r, "/dev/zero", true);
+	assert_int_equal(r.rc, -1);
+	contains(r.err, "/dev/zero is not a regular file");
+}
+
 #define TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int
@@ -709,6 +757,7 @@ main(void)
 		TEST(test_include_depth),
 		TEST(test_files_skipped_or_refused),
 		TEST(test_reads_append),
+		TEST(test_fifo_refused_dev_null_read),
 	};
 
 	return cmocka_run_group_tests_name("optfile", tests, NULL, NULL);

@@ -109,6 +109,36 @@ test_copy(void **state)
 	copy_is("\x80\x80\x80\x80\x80\x80\x80\x80", 8, "\x80\x80\x80");
 }
 
+/*
+ * A text with a NUL byte is kept whole, with its length; two texts that
+ * differ only after the NUL are two statements.
+ */
+static void
+test_text_with_nul(void **state)
+{
+	static const char a[] = "SELECT /* x \0 */ SLEEP(3)";
+	static const char b[] = "SELECT /* x \0 */ SLEEP(4)";
+	struct statement s = { .thread_id = 1 }, t = { .thread_id = 1 };
+
+	(void)state;
+	statement_set_text(&s, a, sizeof(a) - 1);
+	assert_int_equal(statement_text_len(&s), sizeof(a) - 1);
+	assert_memory_equal(s.text, a, sizeof(a));
+	statement_set_text(&t, b, sizeof(b) - 1);
+	assert_false(statement_same(&s, &t));
+	statement_set_text(&t, a, sizeof(a) - 1);
+	assert_true(statement_same(&s, &t));
+	/* Only a NUL is known still. */
+	statement_set_text(&t, "\0", 1);
+	assert_true(statement_known(&t));
+	/* Set as a C string, the text ends at its NUL. */
+	snprintf(t.text, sizeof(t.text), "SELECT 1");
+	t.text_len = 0;
+	assert_int_equal(statement_text_len(&t), 8);
+	statement_set_text(&t, NULL, 5);
+	assert_int_equal(statement_text_len(&t), 0);
+}
+
 int
 main(void)
 {
@@ -116,6 +146,7 @@ main(void)
 		cmocka_unit_test(test_same),
 		cmocka_unit_test(test_known),
 		cmocka_unit_test(test_copy),
+		cmocka_unit_test(test_text_with_nul),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,143 @@
+/*
+ * The one rule for what may reach a terminal (scrub.c), and that diag's
+ * lines follow it: every code point is tried against the list of those a
+ * terminal acts on, written out here on its own.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "diag.h"
+#include "scrub.h"
+
+/* The code points a terminal acts on, from the issue and ECMA-48. */
+static bool
+refused(uint32_t cp)
+{
+	return cp <= 0x1f || (cp >= 0x7f && cp <= 0x9f) || cp == 0x2028 ||
+	    cp == 0x2029 || (cp >= 0x202a && cp <= 0x202e) ||
+	    (cp >= 0x2066 && cp <= 0x2069);
+}
+
+static size_t
+encode(uint32_t cp, char *out)
+{
+	if (cp < 0x80) {
+		out[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		out[0] = (char)(0xc0 | cp >> 6);
+		out[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		out[0] = (char)(0xe0 | cp >> 12);
+		out[1] = (char)(0x80 | (cp >> 6 & 0x3f));
+		out[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	out[0] = (char)(0xf0 | cp >> 18);
+	out[1] = (char)(0x80 | (cp >> 12 & 0x3f));
+	out[2] = (char)(0x80 | (cp >> 6 & 0x3f));
+	out[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+/* Every code point between two letters: kept, or one '?'. */
+static void
+test_every_code_point(void **state)
+{
+	(void)state;
+	for (uint32_t cp = 1; cp <= 0x10ffff; cp++) {
+		char s[8] = "a", want[8] = "a";
+		size_t n;
+
+		if (cp >= 0xd800 && cp <= 0xdfff)
+			continue; /* surrogates are not UTF-8 */
+		n = encode(cp, s + 1);
+		s[1 + n] = 'b';
+		if (refused(cp))
+			strcpy(want + 1, "?b");
+		else
+			memcpy(want + 1, s + 1, n + 2);
+		assert_int_equal(scrub_shown(cp), !refused(cp));
+		scrub_string(s);
+		if (strcmp(s, want) != 0)
+			fail_msg("U+%04X: got \"%s\"", (unsigned)cp, s);
+	}
+}
+
+/* Bytes that start no UTF-8 sequence are one '?' each. */
+static void
+test_not_utf8(void **state)
+{
+	char s[] = "x\xff" "y\x80" "z\xc0\xaf" "w\xe2\x80" "v\xed\xa0\x80" "u";
+
+	(void)state;
+	scrub_string(s);
+	assert_string_equal(s, "x?y?z??w??v???u");
+}
+
+/* diag's lines, read back from what stderr got. */
+static char *
+said(void (*say)(void), bool quiet)
+{
+	static char buf[4096];
+	FILE *tmp = tmpfile();
+	int saved = dup(2);
+	size_t n;
+
+	assert_non_null(tmp);
+	fflush(stderr);
+	assert_true(dup2(fileno(tmp), 2) == 2);
+	say();
+	if (quiet)
+		diag_note(&(struct diag){ .quiet = true }, "hidden");
+	fflush(stderr);
+	assert_true(dup2(saved, 2) == 2);
+	close(saved);
+	rewind(tmp);
+	n = fread(buf, 1, sizeof(buf) - 1, tmp);
+	buf[n] = '\0';
+	fclose(tmp);
+	return buf;
+}
+
+static void
+say_hostile(void)
+{
+	diag_say("user %s: %s", "\x1b[2Jroot\xe2\x80\xae" "gnp.exe",
+	    "a\xc2\x9b" "31mb\xe2\x81\xa6" "c\xe2\x80\xa8" "d\te\n");
+	diag_note(&(struct diag){ .quiet = false }, "note \xe2\x80\xad%s",
+	    "caf\xc3\xa9");
+}
+
+/* Notes and errors follow the rule: the bidi controls and C1 too. */
+static void
+test_diag_lines(void **state)
+{
+	(void)state;
+	assert_string_equal(said(say_hostile, true),
+	    "mysqlmemprof: user ?[2Jroot?gnp.exe: a?31mb?c?d?e?\n"
+	    "mysqlmemprof: note ?caf\xc3\xa9\n");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_code_point),
+		cmocka_unit_test(test_not_utf8),
+		cmocka_unit_test(test_diag_lines),
+	};
+
+	return cmocka_run_group_tests_name("scrub", tests, NULL, NULL);
+}
