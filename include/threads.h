@@ -20,6 +20,7 @@ struct thread_info {
 	char *state;
 	int64_t current_bytes; /* instrumented memory in use */
 	char *statement; /* start of the statement text, or NULL */
+	size_t statement_len; /* its bytes: a statement may hold NULs */
 };
 
 struct thread_list {

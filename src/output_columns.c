@@ -327,7 +327,12 @@ thread_bytes(const struct thread_info *t, union column_value *v)
 static bool
 thread_statement(const struct thread_info *t, union column_value *v)
 {
-	return text_or_null(t->statement, v);
+	if (!text_or_null(t->statement, v))
+		return false;
+	/* A list made by hand (tests) may leave the length 0: up to the NUL. */
+	if (t->statement_len > 0)
+		v->len = t->statement_len;
+	return true;
 }
 
 /* Text's heads are the ones users of the Python scripts know. */

@@ -360,38 +360,47 @@ list_last(void)
 	return j;
 }
 
-/* The text of one cell: "-" for a null; numbers are formatted into buf. */
+/*
+ * The text of one cell: "-" for a null; numbers are formatted into buf.
+ * *len is its bytes, which may hold a NUL.
+ */
 static const char *
 list_cell(const struct output *o, const struct thread_column *c,
-    const struct thread_info *t, char *buf)
+    const struct thread_info *t, char *buf, size_t *len)
 {
 	union column_value v;
+	const char *s;
 
+	*len = 0;
 	if (!c->get(t, &v))
-		return "-";
+		return *len = 1, "-";
 	switch (c->kind) {
 	case COLUMN_INT:
 		if (c->bytes)
 			fmt_bytes(o, v.i, buf);
 		else
 			snprintf(buf, CELL, "%" PRId64, v.i);
-		return buf;
+		return *len = strlen(buf), buf;
 	case COLUMN_UINT:
 		snprintf(buf, CELL, "%" PRIu64, v.u);
-		return buf;
+		return *len = strlen(buf), buf;
 	case COLUMN_TEXT:
 	default:
 		/* A prefix all values share is noise: "thread/x" shows as "x". */
+		s = v.s;
+		*len = v.len;
 		if (c->prefix != NULL &&
-		    strncmp(v.s, c->prefix, strlen(c->prefix)) == 0)
-			return v.s + strlen(c->prefix);
-		return v.s;
+		    strncmp(v.s, c->prefix, strlen(c->prefix)) == 0) {
+			s += strlen(c->prefix);
+			*len -= strlen(c->prefix);
+		}
+		return s;
 	}
 }
 
 static void
 put_list_row(FILE *fp, const char *const cell[THREAD_COLUMNS],
-    const size_t w[THREAD_COLUMNS])
+    const size_t len[THREAD_COLUMNS], const size_t w[THREAD_COLUMNS])
 {
 	size_t last = list_last();
 	const char *sep = " ";
@@ -402,7 +411,7 @@ put_list_row(FILE *fp, const char *const cell[THREAD_COLUMNS],
 		fputs(sep, fp);
 		sep = "  ";
 		if (j == last)
-			clean_cut(fp, cell[j], STATEMENT_WIDTH);
+			clean_cut_len(fp, cell[j], len[j], STATEMENT_WIDTH);
 		else if (thread_columns[j].kind != COLUMN_TEXT)
 			clean_right(fp, cell[j], w[j]);
 		else
@@ -416,22 +425,26 @@ text_threads(struct output *o, const struct thread_list *l)
 {
 	size_t w[THREAD_COLUMNS];
 	const char *cell[THREAD_COLUMNS];
+	size_t len[THREAD_COLUMNS];
 	char buf[THREAD_COLUMNS][CELL];
 
 	for (size_t j = 0; j < THREAD_COLUMNS; j++) {
 		cell[j] = thread_columns[j].head;
-		w[j] = cell[j] != NULL ? strlen(cell[j]) : 0;
+		len[j] = w[j] = cell[j] != NULL ? strlen(cell[j]) : 0;
 	}
 	for (size_t i = 0; i < l->n; i++)
-		for (size_t j = 0; j < THREAD_COLUMNS; j++)
+		for (size_t j = 0; j < THREAD_COLUMNS; j++) {
+			size_t n;
+
 			w[j] = max_size(w[j], clean_width(list_cell(o,
-			    &thread_columns[j], &l->v[i], buf[j]), true));
-	put_list_row(o->fp, cell, w);
+			    &thread_columns[j], &l->v[i], buf[j], &n), true));
+		}
+	put_list_row(o->fp, cell, len, w);
 	for (size_t i = 0; i < l->n; i++) {
 		for (size_t j = 0; j < THREAD_COLUMNS; j++)
 			cell[j] = list_cell(o, &thread_columns[j], &l->v[i],
-			    buf[j]);
-		put_list_row(o->fp, cell, w);
+			    buf[j], &len[j]);
+		put_list_row(o->fp, cell, len, w);
 	}
 	return output_status(o->fp);
 }

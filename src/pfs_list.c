@@ -61,7 +61,14 @@ list_row(void *ctx, unsigned ncols, char **v, const unsigned long *len)
 	t->state = dup_column(v[8], &lc->failed);
 	if (pfs_column_i64(v[9], &t->current_bytes) != 0)
 		return -1;
-	t->statement = dup_column(v[10], &lc->failed);
+	/* The bytes as they are: a statement may hold a NUL, shown escaped. */
+	if (v[10] != NULL) {
+		if ((t->statement = malloc(len[10] + 1)) == NULL)
+			return lc->failed = 1, -1;
+		memcpy(t->statement, v[10], len[10]);
+		t->statement[len[10]] = '\0';
+		t->statement_len = len[10];
+	}
 	return lc->failed ? -1 : 0;
 }
 

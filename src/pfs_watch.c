@@ -31,6 +31,11 @@ stmt_row(struct stmt_match *m, char **v, const unsigned long *len)
 	pfs_copy_column(m->user, sizeof(m->user), v[5], len[5]);
 	pfs_copy_column(m->db, sizeof(m->db), v[6], len[6]);
 	pfs_copy_column(m->text, sizeof(m->text), v[7], len[7]);
+	/* The text is for notes and headings: a NUL there is shown, not an end. */
+	for (size_t i = 0; v[7] != NULL && i < len[7] && i + 1 < sizeof(m->text);
+	    i++)
+		if (m->text[i] == '\0')
+			m->text[i] = '?';
 	return 0;
 }
 

@@ -37,6 +37,19 @@ class StatementText(mmp.TestCase):
         p = self.run_ok(args)
         self.assertIn("## statement: SELECT /* harmless ? */ SLEEP(20) AS "
                       "really_runs_this ##", p.stdout, mmp.describe(p))
+        # --list keeps the whole text too, and so do --wait-for's notes.
+        p = self.run_ok(["--list", "--format", "json"])
+        mine = [t for t in mmp.parse_json_lines(p.stdout)
+                if t["connection_id"] == w.connection_id]
+        self.assertEqual(mine[0]["statement"], "SELECT /* harmless \0 */ "
+                         "SLEEP(20) AS really_runs_this", mmp.describe(p))
+        p = self.run_ok(["--list"])
+        self.assertIn("SELECT /* harmless ? */ SLEEP(20) AS really_runs_this",
+                      p.stdout, mmp.describe(p))
+        p = self.run_ok(["--wait-for", "%really_runs_this%", "--count", "1",
+                         "--poll", "100"])
+        self.assertIn("SELECT /* harmless ? */ SLEEP(20) AS really_runs_this",
+                      p.stderr, mmp.describe(p))
 
 
 class Spreadsheet(mmp.TestCase):
