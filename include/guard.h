@@ -35,6 +35,7 @@ struct guard {
 	struct pfs_setup first;
 	uint64_t next_ns;
 	bool said_memory, said_statements, said_thread;
+	unsigned off;              /* SETUP_OFF_* at the last look */
 };
 
 /* Reads inner, looking at the setup before a read when it is due. */

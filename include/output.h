@@ -30,6 +30,7 @@ struct output {
 	 */
 	bool has_statement;
 	struct statement statement;
+	unsigned setup_off; /* of the last sample written */
 };
 
 /*

@@ -54,6 +54,16 @@ struct event_stat {
 	struct event_delta delta;
 };
 
+/*
+ * What was switched off while sampling (guard.h), so that a reader of the
+ * output knows the totals leave something out from that sample on.
+ */
+enum {
+	SETUP_OFF_MEMORY = 1,     /* memory instruments */
+	SETUP_OFF_STATEMENTS = 2, /* a statements consumer */
+	SETUP_OFF_THREAD = 4,     /* the thread's INSTRUMENTED */
+};
+
 struct sample {
 	uint64_t seq;        /* 1, 2, ... in the order taken */
 	uint64_t elapsed_us; /* monotonic time since the first sample was due */
@@ -68,6 +78,7 @@ struct sample {
 	size_t n_events;     /* kept events, largest current bytes first */
 	struct event_stat *events; /* storage owned by the ring */
 	struct statement statement; /* what the thread was running */
+	unsigned setup_off;  /* SETUP_OFF_*: switched off while sampling, at the last look */
 };
 
 #endif

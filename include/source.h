@@ -35,6 +35,8 @@ struct reading {
 	uint64_t started_ns;
 	/* The statement the target runs; NULL when the source cannot tell. */
 	const struct statement *statement;
+	/* SETUP_OFF_* (sample.h): what was switched off while sampling. */
+	unsigned setup_off;
 };
 
 struct source {

@@ -22,6 +22,11 @@ compare(struct guard *g, const struct pfs_setup *now)
 {
 	char msg[600];
 
+	g->off = (now->memory_enabled < g->first.memory_enabled ?
+	    SETUP_OFF_MEMORY : 0) |
+	    (g->first.statements && !now->statements ? SETUP_OFF_STATEMENTS : 0) |
+	    (g->first.instrumented == 1 && now->instrumented == 0 ?
+	    SETUP_OFF_THREAD : 0);
 	if (!g->said_memory && now->memory_enabled < g->first.memory_enabled) {
 		g->said_memory = true;
 		snprintf(msg, sizeof(msg), "memory instruments were switched off "
@@ -75,7 +80,12 @@ guard_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
 		}
 		g->next_ns = now + GUARD_EVERY_NS;
 	}
-	return g->inner.read(g->inner.ctx, deadline_ns, out, err, errlen);
+	enum source_status st = g->inner.read(g->inner.ctx, deadline_ns, out,
+	    err, errlen);
+
+	if (st == SOURCE_OK)
+		out->setup_off = g->off;
+	return st;
 }
 
 struct source

@@ -57,6 +57,7 @@ output_sample(struct output *o, const struct sample *s)
 	rc = o->fmt->sample ? o->fmt->sample(o, s) : 0;
 	o->statement = s->statement;
 	o->has_statement = true;
+	o->setup_off = s->setup_off;
 	return finish(o, rc);
 }
 

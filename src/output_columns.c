@@ -125,6 +125,24 @@ sample_filtered_total(const struct sample_row *r, union column_value *v)
 	return r->o->filtered;
 }
 
+/* "memory_instruments,thread_instrumented": what was switched off. */
+static bool
+sample_setup_off(const struct sample_row *r, union column_value *v)
+{
+	static const char *const names[8] = {
+		NULL,
+		"memory_instruments",
+		"statements_consumer",
+		"memory_instruments,statements_consumer",
+		"thread_instrumented",
+		"memory_instruments,thread_instrumented",
+		"statements_consumer,thread_instrumented",
+		"memory_instruments,statements_consumer,thread_instrumented",
+	};
+
+	return text_or_null(names[r->s->setup_off & 7], v);
+}
+
 /* An event's columns: r->e is never NULL here (see sample_column_get). */
 
 static bool
@@ -250,6 +268,7 @@ const struct sample_column sample_columns[] = {
 	{ "statement",         S, COLUMN_TEXT, sample_statement },
 	{ "grain",             S, COLUMN_TEXT, sample_grain },
 	{ "filtered_total_bytes", S, COLUMN_INT, sample_filtered_total },
+	{ "setup_off",         S, COLUMN_TEXT, sample_setup_off },
 };
 _Static_assert(sizeof(sample_columns) / sizeof(sample_columns[0]) ==
     SAMPLE_COLUMNS, "SAMPLE_COLUMNS is the number of rows of sample_columns");

@@ -79,6 +79,26 @@ total_label(const struct output *o, char *buf, size_t len)
 	return buf;
 }
 
+/* "## switched off: the memory instruments ##", where it changes. */
+static void
+put_setup_off(FILE *fp, unsigned off)
+{
+	const char *sep = "";
+
+	if (off == 0) {
+		fputs("## instrumentation as at the start again ##\n", fp);
+		return;
+	}
+	fputs("## switched off, not counted from here: ", fp);
+	if (off & SETUP_OFF_MEMORY)
+		fputs("memory instruments", fp), sep = ", ";
+	if (off & SETUP_OFF_STATEMENTS)
+		fprintf(fp, "%sa statements consumer", sep), sep = ", ";
+	if (off & SETUP_OFF_THREAD)
+		fprintf(fp, "%sthe thread's INSTRUMENTED", sep);
+	fputs(" ##\n", fp);
+}
+
 static int
 text_sample(struct output *o, const struct sample *s)
 {
@@ -93,6 +113,8 @@ text_sample(struct output *o, const struct sample *s)
 	if (s->gap_ms > 0)
 		fprintf(o->fp, "## gap of %" PRIu64 " ms: the connection was "
 		    "lost and re-established ##\n", s->gap_ms);
+	if (s->setup_off != o->setup_off)
+		put_setup_off(o->fp, s->setup_off);
 	/* Only a thread runs statements. */
 	if (o->grain == NULL && (!o->has_statement ||
 	    !statement_same(&o->statement, &s->statement))) {

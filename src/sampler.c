@@ -95,6 +95,7 @@ fill_sample(struct loop *l, struct sample *s, const struct reading *rd,
 	s->n_events = want;
 	s->thread_id = l->cfg->thread_id;
 	s->gap_ms = rd->gap_us / 1000;
+	s->setup_off = rd->setup_off;
 	if (rd->statement != NULL)
 		s->statement = *rd->statement;
 	return 0;

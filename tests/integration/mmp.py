@@ -39,20 +39,24 @@ STATEMENT_KEYS = ["statement_id", "digest", "statement"]
 # Last, what is sampled when it is not a thread (--global, --for-*; then
 # thread_id is empty) and the total of the events --events/--exclude keep.
 GRAIN_KEYS = ["grain", "filtered_total_bytes"]
+# Then what was switched off while sampling: empty (null) unless it was.
+SETUP_KEYS = ["setup_off"]
+SETUP_OFF_RE = r"^((memory_instruments|statements_consumer|thread_instrumented)(,|$))*$"
 CSV_HEADER = ["sample", "elapsed_ms", "timestamp", "thread_id", "event_name",
               "current_bytes", "current_count", "high_bytes", "alloc_bytes",
               "free_bytes", "alloc_count", "free_count", "total_bytes",
               "late_us", "query_us", "gap_ms"] + DELTA_KEYS + \
-    ["unseen_peak_bytes"] + STATEMENT_KEYS + GRAIN_KEYS
+    ["unseen_peak_bytes"] + STATEMENT_KEYS + GRAIN_KEYS + SETUP_KEYS
 CSV_INT_COLUMNS = [c for c in CSV_HEADER if c not in
                    ["timestamp", "event_name", "unseen_peak_bytes",
-                    "thread_id"] + DELTA_KEYS + STATEMENT_KEYS + GRAIN_KEYS]
+                    "thread_id"] + DELTA_KEYS + STATEMENT_KEYS + GRAIN_KEYS +
+                   SETUP_KEYS]
 EVENT_KEYS = ["event_name", "current_bytes", "current_count", "high_bytes",
               "alloc_bytes", "free_bytes", "alloc_count", "free_count"] + \
     DELTA_KEYS + ["unseen_peak_bytes"]
 SAMPLE_KEYS = ["sample", "elapsed_ms", "timestamp", "thread_id",
                "total_bytes", "late_us", "query_us", "gap_ms", "events"] + \
-    STATEMENT_KEYS + GRAIN_KEYS
+    STATEMENT_KEYS + GRAIN_KEYS + SETUP_KEYS
 LIST_HEADER = ["thread_id", "connection_id", "type", "name", "user", "host",
                "command", "time", "state", "current_bytes", "statement"]
 TIMESTAMP_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
@@ -436,6 +440,8 @@ class TestCase(unittest.TestCase):
             self.assertRegex(d["filtered_total_bytes"], r"^(-?\d+)?$", r)
             v = d["filtered_total_bytes"]
             d["filtered_total_bytes"] = int(v) if v else None
+            self.assertRegex(d["setup_off"], SETUP_OFF_RE, r)
+            d["setup_off"] = d["setup_off"] or None
             self.assertRegex(d["timestamp"], TIMESTAMP_RE)
             if not no_event:
                 self.assertTrue(d["event_name"].startswith("memory/"), d)
@@ -456,6 +462,9 @@ class TestCase(unittest.TestCase):
                 self.assertIn(type(s[k]), (int, type(None)), (k, s))
             elif k == "grain":
                 self.assertIn(type(s[k]), (str, type(None)), (k, s))
+            elif k == "setup_off":
+                if s[k] is not None:
+                    self.assertRegex(s[k], SETUP_OFF_RE, s)
             elif k == "thread_id":
                 # A thread has its id; another grain its name instead.
                 self.assertIs(type(s[k]), type(None) if s["grain"] else int,

@@ -228,8 +228,14 @@ class SetupChanged(mmp.TestCase):
             self.assertEqual(len(lines), 1, words + desc)
             self.assertTrue(lines[0].startswith("mysqlmemprof: warning: "),
                             desc)
-        # Once the consumer was seen off, samples carry no statement id.
+        # Once the consumer was seen off, samples carry no statement id,
+        # and each says what was switched off.
         samples = mmp.parse_json_lines(p.stdout)
         self.assertIsInstance(samples[0]["statement_id"], int, desc)
+        self.assertIsNone(samples[0]["setup_off"], desc)
         self.assertIsNone(samples[-1]["statement_id"], desc)
+        self.assertEqual(samples[-1]["setup_off"], "memory_instruments,"
+                         "statements_consumer,thread_instrumented", desc)
+        for s in samples:
+            self.assertJsonSample(s, s is samples[0])
         w.wait()

@@ -55,6 +55,68 @@ render(const char *format, const char *grain, const struct statement *st,
 	return buf;
 }
 
+/* How many times needle stands in s. */
+static size_t
+count(const char *s, const char *needle)
+{
+	size_t n = 0;
+
+	while ((s = strstr(s, needle)) != NULL)
+		n++, s++;
+	return n;
+}
+
+/*
+ * Switched off while sampling: named in CSV and JSON, and in text where it
+ * changes, both ways.
+ */
+static void
+test_setup_off_marked(void **state)
+{
+	struct output o = { .fmt = format_find("text") };
+	struct ring *r = ring_create(3, 1);
+	struct sample p = { .seq = 1, .thread_id = 42, .total_bytes = 1024 };
+	struct event_stat e = ev("memory/test/x", 1024);
+	char *buf = NULL;
+	size_t len;
+
+	(void)state;
+	push(r, &p, &e, 1);
+	p.seq = 2;
+	p.setup_off = SETUP_OFF_MEMORY | SETUP_OFF_THREAD;
+	push(r, &p, &e, 1);
+	p.seq = 3;
+	p.setup_off = 0;
+	push(r, &p, &e, 1);
+	assert_non_null(o.fp = open_memstream(&buf, &len));
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(output_sample(&o, ring_get(r, i)), 0);
+	assert_int_equal(fclose(o.fp), 0);
+	assert_non_null(strstr(buf, "## switched off, not counted from here: "
+	    "memory instruments, the thread's INSTRUMENTED ##\n"));
+	assert_non_null(strstr(buf, "## instrumentation as at the start again "
+	    "##\n"));
+	/* Once each, only where it changes: after sample 1, after sample 2. */
+	assert_int_equal(count(buf, "## switched off"), 1);
+	assert_int_equal(count(buf, "## instrumentation as"), 1);
+	assert_true(strstr(buf, "## switched off") > strstr(buf, "at time 0"));
+	free(buf);
+
+	const char *formats[] = { "csv", "json" };
+	const char *want[] = { ",\"memory_instruments,thread_instrumented\"\r\n",
+	    ",\"setup_off\":\"memory_instruments,thread_instrumented\"}\n" };
+	for (size_t k = 0; k < 2; k++) {
+		o = (struct output){ .fmt = format_find(formats[k]) };
+		buf = NULL;
+		assert_non_null(o.fp = open_memstream(&buf, &len));
+		assert_int_equal(output_sample(&o, ring_get(r, 1)), 0);
+		assert_int_equal(fclose(o.fp), 0);
+		assert_non_null(strstr(buf, want[k]));
+		free(buf);
+	}
+	ring_free(r);
+}
+
 /* An account's name in the text summary's heading goes through the rule. */
 static void
 test_text_heading_scrubbed(void **state)
@@ -155,6 +217,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_setup_off_marked),
 		cmocka_unit_test(test_text_heading_scrubbed),
 		cmocka_unit_test(test_nul_in_statement),
 		cmocka_unit_test(test_csv_formula_neutralised),
