@@ -2,19 +2,42 @@
  * The connection to the server over libmysqlclient or MariaDB
  * Connector/C. The two libraries share the calls used here; where they
  * differ, the difference is behind #if.
+ *
+ * With Connector/C every call that waits on the server goes through its
+ * non-blocking API (the _start/_cont pairs), so that a wait looks at the
+ * stop flag every 100 ms: SIGTERM ends a connect to a silent server or a
+ * query to a frozen one at once, not after --connect-timeout or
+ * --read-timeout. Oracle's libmysqlclient has no such API; there the
+ * calls block until their timeout, as documented in the man page.
  */
 #include <mysql.h>
 #include <errmsg.h>
 #include <mysqld_error.h>
+#include <errno.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <time.h>
 
 #include "conn.h"
 
+/*
+ * The non-blocking API is Connector/C's. CONN_BLOCKING builds the
+ * blocking calls instead, as with Oracle's library, to test that path.
+ */
+#if defined(MARIADB_PACKAGE_VERSION) && !defined(CONN_BLOCKING)
+#define NONBLOCKING 1
+#endif
+
 struct conn {
-	MYSQL *mysql;
+	MYSQL *mysql;                 /* NULL once a stop dropped it */
+	volatile sig_atomic_t *stop;  /* borrowed from conn_params */
+	unsigned timeout_s;           /* the wait the library may not time */
+	bool abandoned;               /* a stop or timeout ended a wait */
+	bool timed_out;               /* and it was timeout_s */
 	char where[300]; /* "via socket /x" or "on host:port", for messages */
 };
 
@@ -31,6 +54,13 @@ classify(unsigned e)
 	case ER_CONNECTION_KILLED:
 #endif
 	case ER_SERVER_SHUTDOWN:
+	/*
+	 * Over TLS, Connector/C reports a connection reset, closed or timed
+	 * out under the TLS layer as this, not as CR_SERVER_LOST. A first
+	 * connect whose certificate fails verification gives it too, but
+	 * conn_open() never reports a loss.
+	 */
+	case CR_SSL_CONNECTION_ERROR:
 		return CONN_LOST;
 	case ER_ACCESS_DENIED_ERROR:
 	case ER_DBACCESS_DENIED_ERROR:
@@ -78,6 +108,215 @@ set_tls(MYSQL *m, const struct conn_params *p)
 #endif
 }
 
+/* How often a wait looks at the stop flag, and how long a stop lets the
+ * operation in flight finish, so that a quick query still ends cleanly. */
+#define SLICE_MS 100
+#define STOP_GRACE_MS 300
+
+#ifdef NONBLOCKING
+static uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/*
+ * Waits for what a _start() or _cont() call asked for (status) and
+ * returns what happened, for the next _cont(). Returns 0 when a stop ended
+ * the wait: the operation is abandoned and the connection with it.
+ */
+static int
+wait_io(struct conn *c, int status)
+{
+	struct pollfd pfd = { .fd = mysql_get_socket(c->mysql) };
+	uint64_t now = now_ms(), grace = UINT64_MAX, deadline = UINT64_MAX;
+
+	/*
+	 * Over TLS, Connector/C's non-blocking reads ask for no timeout, so
+	 * --read-timeout is kept here when the library does not keep it.
+	 */
+	if (status & MYSQL_WAIT_TIMEOUT)
+		deadline = now + mysql_get_timeout_value_ms(c->mysql);
+	else if (c->timeout_s != 0)
+		deadline = now + c->timeout_s * 1000ull;
+	if (status & MYSQL_WAIT_READ)
+		pfd.events |= POLLIN;
+	if (status & MYSQL_WAIT_WRITE)
+		pfd.events |= POLLOUT;
+	if (status & MYSQL_WAIT_EXCEPT)
+		pfd.events |= POLLPRI;
+	for (;;) {
+		if (c->stop != NULL && *c->stop && grace == UINT64_MAX)
+			grace = now + STOP_GRACE_MS;
+		if (now >= grace) {
+			c->abandoned = true;
+			return 0;
+		}
+		if (now >= deadline && !(status & MYSQL_WAIT_TIMEOUT)) {
+			c->abandoned = c->timed_out = true;
+			return 0;
+		}
+		if (now >= deadline)
+			return MYSQL_WAIT_TIMEOUT;
+		uint64_t until = deadline < grace ? deadline : grace;
+		int ms = until - now < SLICE_MS ? (int)(until - now) : SLICE_MS;
+		int r = poll(&pfd, 1, ms);
+		if (r > 0) {
+			int ev = 0;
+
+			if (pfd.revents & (POLLIN | POLLHUP | POLLERR))
+				ev |= MYSQL_WAIT_READ;
+			if (pfd.revents & (POLLOUT | POLLHUP | POLLERR))
+				ev |= MYSQL_WAIT_WRITE;
+			if (pfd.revents & POLLPRI)
+				ev |= MYSQL_WAIT_EXCEPT;
+			/* Only what was asked; the library finds the error. */
+			ev &= status;
+			return ev != 0 ? ev : status & ~MYSQL_WAIT_TIMEOUT;
+		}
+		if (r < 0 && errno != EINTR)
+			return status & ~MYSQL_WAIT_TIMEOUT;
+		now = now_ms();
+	}
+}
+
+/*
+ * Runs one call of the non-blocking API to its end: start is the _start()
+ * call, cont the _cont() call, which is given the events as `ev`. The
+ * result is left where the calls put it; c->abandoned says a stop won.
+ */
+#define DRIVE(c, start, cont) do { \
+	int ev = (start); \
+	while (ev != 0 && (ev = wait_io((c), ev)) != 0) \
+		ev = (cont); \
+} while (0)
+#endif
+
+/*
+ * Drops a connection whose operation a stop or a timeout abandoned. The
+ * socket is shut down first, so that closing sends nothing that could
+ * wait. The connection then answers every query as it ended.
+ */
+static enum conn_status
+drop(struct conn *c, char *err, size_t errlen)
+{
+	if (c->timed_out) {
+		snprintf(err, errlen, "no answer from the server within %u s "
+		    "(--read-timeout)", c->timeout_s);
+		if (c->mysql != NULL) {
+			int fd = (int)mysql_get_socket(c->mysql);
+
+			if (fd >= 0)
+				shutdown(fd, SHUT_RDWR);
+			mysql_close(c->mysql);
+			c->mysql = NULL;
+		}
+		return CONN_LOST;
+	}
+	if (c->mysql != NULL) {
+		int fd = (int)mysql_get_socket(c->mysql);
+
+		if (fd >= 0)
+			shutdown(fd, SHUT_RDWR);
+		mysql_close(c->mysql);
+		c->mysql = NULL;
+	}
+	snprintf(err, errlen, "stopped by a signal");
+	return CONN_STOPPED;
+}
+
+static MYSQL *
+do_connect(struct conn *c, const struct conn_params *p)
+{
+#ifdef NONBLOCKING
+	MYSQL *m = c->mysql, *ret = NULL;
+
+	DRIVE(c, mysql_real_connect_start(&ret, m, p->host, p->user,
+	    p->password, NULL, p->port, p->socket, 0),
+	    mysql_real_connect_cont(&ret, m, ev));
+	return ret;
+#else
+	return mysql_real_connect(c->mysql, p->host, p->user, p->password,
+	    NULL, p->port, p->socket, 0);
+#endif
+}
+
+static int
+do_query(struct conn *c, const char *sql)
+{
+#ifdef NONBLOCKING
+	int ret = 1;
+
+	DRIVE(c, mysql_real_query_start(&ret, c->mysql, sql, strlen(sql)),
+	    mysql_real_query_cont(&ret, c->mysql, ev));
+	return ret;
+#else
+	return mysql_real_query(c->mysql, sql, strlen(sql));
+#endif
+}
+
+static MYSQL_RES *
+do_store(struct conn *c)
+{
+#ifdef NONBLOCKING
+	MYSQL_RES *ret = NULL;
+
+	DRIVE(c, mysql_store_result_start(&ret, c->mysql),
+	    mysql_store_result_cont(&ret, c->mysql, ev));
+	return ret;
+#else
+	return mysql_store_result(c->mysql);
+#endif
+}
+
+static int
+do_prepare(struct conn *c, MYSQL_STMT *st, const char *sql)
+{
+#ifdef NONBLOCKING
+	int ret = 1;
+
+	DRIVE(c, mysql_stmt_prepare_start(&ret, st, sql, strlen(sql)),
+	    mysql_stmt_prepare_cont(&ret, st, ev));
+	return ret;
+#else
+	(void)c;
+	return mysql_stmt_prepare(st, sql, strlen(sql));
+#endif
+}
+
+static int
+do_execute(struct conn *c, MYSQL_STMT *st)
+{
+#ifdef NONBLOCKING
+	int ret = 1;
+
+	DRIVE(c, mysql_stmt_execute_start(&ret, st),
+	    mysql_stmt_execute_cont(&ret, st, ev));
+	return ret;
+#else
+	(void)c;
+	return mysql_stmt_execute(st);
+#endif
+}
+
+static int
+do_stmt_store(struct conn *c, MYSQL_STMT *st)
+{
+#ifdef NONBLOCKING
+	int ret = 1;
+
+	DRIVE(c, mysql_stmt_store_result_start(&ret, st),
+	    mysql_stmt_store_result_cont(&ret, st, ev));
+	return ret;
+#else
+	(void)c;
+	return mysql_stmt_store_result(st);
+#endif
+}
+
 static void
 describe_target(struct conn *c, const struct conn_params *p)
 {
@@ -92,6 +331,31 @@ describe_target(struct conn *c, const struct conn_params *p)
 		    p->port);
 	else
 		snprintf(c->where, sizeof(c->where), "on %s", host);
+}
+
+/* What to check after "cannot connect ...: <the library's message>". */
+static const char *
+connect_hint(unsigned e, const char *msg)
+{
+	switch (e) {
+	case ER_ACCESS_DENIED_ERROR:
+	case ER_DBACCESS_DENIED_ERROR:
+		return "check --user and --password";
+	case ER_CON_COUNT_ERROR:
+	case ER_TOO_MANY_USER_CONNECTIONS:
+		return "the server has no connection to spare; try again "
+		    "later, or raise max_connections";
+	case CR_SSL_CONNECTION_ERROR:
+		if (strstr(msg, "certificate") != NULL ||
+		    strstr(msg, "verif") != NULL)
+			return "the server's certificate did not pass "
+			    "--ssl-mode's check; check --ssl-ca, the host "
+			    "name, or lower --ssl-mode";
+		return "check that the server accepts TLS, or lower --ssl-mode";
+	default:
+		return "check that the server runs and --host, --port or "
+		    "--socket";
+	}
 }
 
 enum conn_status
@@ -109,6 +373,8 @@ conn_open(struct conn **out, const struct conn_params *p, char *err,
 		snprintf(err, errlen, "out of memory");
 		return CONN_FAILED;
 	}
+	c->stop = p->stop;
+	c->timeout_s = p->connect_timeout_s;
 	describe_target(c, p);
 	/*
 	 * No MYSQL_READ_DEFAULT_FILE: cli.c reads the option files itself,
@@ -121,10 +387,17 @@ conn_open(struct conn **out, const struct conn_params *p, char *err,
 	mysql_options4(c->mysql, MYSQL_OPT_CONNECT_ATTR_ADD, "program_name",
 	    "mysqlmemprof");
 	set_tls(c->mysql, p);
+#ifdef NONBLOCKING
+	/* The TLS handshake runs on this stack: more than the 60 KB default. */
+	size_t stack = 256 * 1024;
+	mysql_options(c->mysql, MYSQL_OPT_NONBLOCK, &stack);
+#endif
 
-	if (mysql_real_connect(c->mysql, p->host, p->user, p->password, NULL,
-	    p->port, p->socket, 0) != NULL) {
-		/* Never trust a library default to have refused plain text. */
+	if (do_connect(c, p) != NULL) {
+		/*
+		 * Never trust a library default to have refused plain text;
+		 * reconnecting comes through here too.
+		 */
 		if (p->ssl_mode >= TLS_REQUIRED &&
 		    mysql_get_ssl_cipher(c->mysql) == NULL) {
 			snprintf(err, errlen, "connected %s without TLS, but "
@@ -133,18 +406,26 @@ conn_open(struct conn **out, const struct conn_params *p, char *err,
 			conn_close(c);
 			return CONN_FAILED;
 		}
+		c->timeout_s = p->read_timeout_s;
 		*out = c;
 		return CONN_OK;
 	}
+	if (c->abandoned) {
+		bool timed_out = c->timed_out;
+
+		st = drop(c, err, errlen);
+		if (timed_out)
+			snprintf(err, errlen, "cannot connect %s: no answer "
+			    "within --connect-timeout %u s; check that the "
+			    "server runs and --host, --port or --socket",
+			    c->where, p->connect_timeout_s);
+		conn_close(c);
+		return timed_out ? CONN_FAILED : st;
+	}
 	e = mysql_errno(c->mysql);
+	snprintf(err, errlen, "cannot connect %s: %s; %s", c->where,
+	    mysql_error(c->mysql), connect_hint(e, mysql_error(c->mysql)));
 	st = classify(e);
-	if (st == CONN_DENIED)
-		snprintf(err, errlen, "cannot connect %s: %s; check --user and "
-		    "--password", c->where, mysql_error(c->mysql));
-	else
-		snprintf(err, errlen, "cannot connect %s: %s; check that the "
-		    "server runs and --host, --port or --socket", c->where,
-		    mysql_error(c->mysql));
 	if (st == CONN_LOST)
 		st = CONN_FAILED; /* a first connect that fails is no loss */
 	conn_close(c);
@@ -156,7 +437,8 @@ conn_close(struct conn *c)
 {
 	if (c == NULL)
 		return;
-	mysql_close(c->mysql);
+	if (c->mysql != NULL)
+		mysql_close(c->mysql);
 	free(c);
 }
 
@@ -172,10 +454,14 @@ conn_query(struct conn *c, const char *sql, conn_row_fn fn, void *ctx,
 		*server_errno = 0;
 	if (errlen > 0)
 		err[0] = '\0';
-	if (mysql_real_query(c->mysql, sql, strlen(sql)) != 0)
+	if (c->mysql == NULL)
+		return drop(c, err, errlen);
+	if (do_query(c, sql) != 0)
 		goto fail;
 	/* Whole results are small (a few hundred rows), so store them. */
-	if ((res = mysql_store_result(c->mysql)) == NULL) {
+	if ((res = do_store(c)) == NULL) {
+		if (c->abandoned)
+			goto fail;
 		if (mysql_field_count(c->mysql) == 0)
 			return CONN_OK; /* a statement without a result */
 		goto fail;
@@ -193,6 +479,8 @@ conn_query(struct conn *c, const char *sql, conn_row_fn fn, void *ctx,
 	mysql_free_result(res);
 	return CONN_OK;
 fail:
+	if (c->abandoned)
+		return drop(c, err, errlen);
 	e = mysql_errno(c->mysql);
 	if (server_errno != NULL)
 		*server_errno = e;
@@ -282,6 +570,14 @@ static enum conn_status
 stmt_failed(struct conn *c, MYSQL_STMT *st, unsigned *server_errno,
     char *err, size_t errlen)
 {
+	/* Closed after the connection, so that it sends nothing. */
+	if (c->abandoned) {
+		enum conn_status cs = drop(c, err, errlen);
+
+		if (st != NULL)
+			mysql_stmt_close(st);
+		return cs;
+	}
 	unsigned e = st != NULL ? mysql_stmt_errno(st) : mysql_errno(c->mysql);
 
 	if (server_errno != NULL)
@@ -314,9 +610,11 @@ conn_query_params(struct conn *c, const char *sql,
 		snprintf(err, errlen, "too many parameters");
 		return CONN_FAILED;
 	}
+	if (c->mysql == NULL)
+		return drop(c, err, errlen);
 	if ((st = mysql_stmt_init(c->mysql)) == NULL)
 		return stmt_failed(c, NULL, server_errno, err, errlen);
-	if (mysql_stmt_prepare(st, sql, strlen(sql)) != 0)
+	if (do_prepare(c, st, sql) != 0)
 		return stmt_failed(c, st, server_errno, err, errlen);
 	if (mysql_stmt_param_count(st) != n) {
 		snprintf(err, errlen, "the statement takes %lu parameters, not "
@@ -339,7 +637,7 @@ conn_query_params(struct conn *c, const char *sql,
 		}
 	}
 	if ((n > 0 && mysql_stmt_bind_param(st, pb) != 0) ||
-	    mysql_stmt_execute(st) != 0)
+	    do_execute(c, st) != 0)
 		return stmt_failed(c, st, server_errno, err, errlen);
 	if ((cols.n = mysql_stmt_field_count(st)) == 0) {
 		mysql_stmt_close(st);
@@ -351,7 +649,7 @@ conn_query_params(struct conn *c, const char *sql,
 		return CONN_FAILED;
 	}
 	/* Stored, so that a long column can be fetched again in full. */
-	if (columns_bind(st, &cols) != 0 || mysql_stmt_store_result(st) != 0)
+	if (columns_bind(st, &cols) != 0 || do_stmt_store(c, st) != 0)
 		goto fail;
 	while ((rc = mysql_stmt_fetch(st)) != MYSQL_NO_DATA) {
 		if (rc == 1 || (rc == MYSQL_DATA_TRUNCATED &&
@@ -375,7 +673,7 @@ conn_query_params(struct conn *c, const char *sql,
 	return CONN_OK;
 fail:
 	columns_free(&cols);
-	if (mysql_stmt_errno(st) == 0) {
+	if (!c->abandoned && mysql_stmt_errno(st) == 0) {
 		mysql_stmt_close(st);
 		snprintf(err, errlen, "out of memory");
 		return CONN_FAILED;
@@ -386,11 +684,11 @@ fail:
 const char *
 conn_cipher(struct conn *c)
 {
-	return mysql_get_ssl_cipher(c->mysql);
+	return c->mysql != NULL ? mysql_get_ssl_cipher(c->mysql) : NULL;
 }
 
 const char *
 conn_server_version(struct conn *c)
 {
-	return mysql_get_server_info(c->mysql);
+	return c->mysql != NULL ? mysql_get_server_info(c->mysql) : "";
 }

@@ -138,7 +138,8 @@ reader_read(void *ctx, struct reading *out, char *err, size_t errlen)
 		else
 			pfs_query_failed(st, r->is_grain ? "reading the summary" :
 			    "reading the thread's memory", err, err, errlen);
-		return st == CONN_LOST ? SOURCE_LOST : SOURCE_ERROR;
+		return st == CONN_LOST ? SOURCE_LOST : st == CONN_STOPPED ?
+		    SOURCE_STOPPED : SOURCE_ERROR;
 	}
 	/* The threads table has no row for a thread that ended. */
 	if (!r->is_grain && r->thread_rows == 0)

@@ -5,6 +5,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 
 import mmp
 
@@ -54,6 +55,7 @@ class Tls(mmp.TestCase):
                              capture_output=True, timeout=30).stdout.decode()
         vals = dict(line.split("=", 1) for line in out.split())
         cls.port = vals["MMP_PORT"].strip("'")
+        cls.socket = vals["MMP_SOCKET"].strip("'")
 
     @classmethod
     def tearDownClass(cls):
@@ -68,6 +70,26 @@ class Tls(mmp.TestCase):
 
     def cert(self, name):
         return os.path.join(self.certs, name)
+
+    def root_sql(self, sql):
+        """Runs SQL as root on this test's own server."""
+        out = subprocess.run(
+            ["mariadb", "--no-defaults", "-uroot", "-S", self.socket, "-N",
+             "-B", "-e", sql], check=True, capture_output=True,
+            timeout=60).stdout
+        return [line.split("\t") for line in out.decode().splitlines()]
+
+    def own_connection(self, pid):
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            rows = self.root_sql(
+                "SELECT PROCESSLIST_ID FROM "
+                "performance_schema.session_connect_attrs WHERE ATTR_NAME "
+                "= '_pid' AND ATTR_VALUE = '%d'" % pid)
+            if rows:
+                return int(rows[0][0])
+            time.sleep(0.05)
+        raise AssertionError("process %d has no connection" % pid)
 
     def test_required_refuses_a_server_without_tls(self):
         p = self.tcp(mmp.PORT, "--ssl-mode=REQUIRED")
@@ -107,3 +129,25 @@ class Tls(mmp.TestCase):
     def test_verify_ca_needs_a_ca(self):
         p = self.tcp(self.port, "--ssl-mode=VERIFY_CA")
         self.assertOneErrorLine(p, 2, "--ssl-ca")
+
+    def test_killed_connection_reconnects_over_tls(self):
+        # Connector/C reports a TLS connection cut under it as a TLS/SSL
+        # error (2026), not as a lost server: it must reconnect all the
+        # same, through the same --ssl-mode checks.
+        proc = self.spawn(["-h", "127.0.0.1", "-P", str(self.port), "-u",
+                           "mmp", "--ssl-mode=VERIFY_CA",
+                           "--ssl-ca=" + self.cert("ca.pem"), "--thread", "1",
+                           "--count", "10", "--frequency", "200",
+                           "--format", "json"], conn=False)
+        own = self.own_connection(proc.pid)
+        time.sleep(0.7)
+        self.root_sql("KILL %d" % own)
+        p = proc.finish()
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        samples = mmp.parse_json_lines(p.stdout)
+        self.assertEqual([s["sample"] for s in samples], list(range(1, 11)),
+                         mmp.describe(p))
+        gaps = [s for s in samples if s["gap_ms"] > 0]
+        self.assertEqual(len(gaps), 1, mmp.describe(p))
+        self.assertGreater(gaps[0]["sample"], 1)
+        self.assertIn("reconnected", p.stderr)
