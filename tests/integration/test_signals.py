@@ -2,9 +2,11 @@
 a second wherever the program waits (connecting, a query, a write), with
 the samples taken written and the output closed."""
 
+import fcntl
 import os
 import signal
 import socket
+import subprocess
 import time
 
 import mmp
@@ -78,3 +80,94 @@ class Signals(mmp.TestCase):
         self.assertGreaterEqual(len(samples), 1, mmp.describe(p))
         self.assertEqual([s["sample"] for s in samples],
                          list(range(1, len(samples) + 1)))
+
+
+def wchan(pid):
+    try:
+        with open("/proc/%d/wchan" % pid) as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+class StalledReader(mmp.TestCase):
+    """Standard output is a pipe whose reader stopped reading, as in
+    `mysqlmemprof ... | (sleep 30)`."""
+
+    def spawn_into(self, w, args):
+        proc = subprocess.Popen([mmp.BIN] + mmp.CONN_ARGS + args,
+                                stdin=subprocess.DEVNULL, stdout=w,
+                                stderr=subprocess.PIPE, env=mmp.base_env())
+        self.addCleanup(self.reap, proc)
+        return proc
+
+    @staticmethod
+    def reap(proc):
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate()
+
+    def wait_until(self, ready, what, timeout=20):
+        deadline = time.monotonic() + timeout
+        while not ready():
+            if time.monotonic() > deadline:
+                raise AssertionError("not %s in %s s" % (what, timeout))
+            time.sleep(0.02)
+
+    def ends_promptly(self, proc, limit):
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        try:
+            _, err = proc.communicate(timeout=3 * PROMPT_S)
+        except subprocess.TimeoutExpired:
+            raise AssertionError("still writing %.1f s after SIGTERM (%s)"
+                                 % (time.monotonic() - t0, wchan(proc.pid)))
+        took = time.monotonic() - t0
+        err = err.decode("utf-8", "replace")
+        self.assertLess(took, limit, err)
+        # What the reader did not take is lost, and the run says so.
+        self.assertEqual(proc.returncode, 1, err)
+        self.assertIn("took no more output", err)
+        return err
+
+    def test_sigterm_ends_a_write_nobody_reads(self):
+        r, w = os.pipe()
+        self.addCleanup(os.close, r)
+        proc = self.spawn_into(w, ["--global", "--frequency", "5",
+                                   "--format", "csv"])
+        os.close(w)
+        self.wait_until(lambda: "pipe_write" in wchan(proc.pid),
+                        "blocked writing")
+        # SIGTERM itself interrupts the write, not the SIGALRM a second
+        # later that unblocks what comes after a stop.
+        self.ends_promptly(proc, 0.8)
+
+    def test_sigterm_between_samples_with_the_pipe_full(self):
+        # The program sleeps to its next tick while the pipe is full: the
+        # summary it writes on SIGTERM is the write that blocks.
+        r, w = os.pipe()
+        self.addCleanup(os.close, r)
+        self.addCleanup(os.close, w)
+        fcntl.fcntl(w, fcntl.F_SETPIPE_SZ, 4096)
+        os.set_blocking(r, False)
+        proc = self.spawn_into(w, ["--global", "--frequency", "2000"])
+        # Filled through an open file of its own: O_NONBLOCK on w would be
+        # the program's too.
+        fill = os.open("/proc/self/fd/%d" % w, os.O_WRONLY | os.O_NONBLOCK)
+        self.addCleanup(os.close, fill)
+
+        def drained_and_asleep():
+            try:
+                while os.read(r, 65536):
+                    pass
+            except BlockingIOError:
+                pass
+            return "nanosleep" in wchan(proc.pid)
+        self.wait_until(drained_and_asleep, "asleep between samples")
+        try:
+            while True:
+                os.write(fill, b"x" * 512)
+        except BlockingIOError:
+            pass
+        self.assertIn("nanosleep", wchan(proc.pid))
+        self.ends_promptly(proc, 2 * PROMPT_S)
