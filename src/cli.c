@@ -206,14 +206,48 @@ read_option_files(const struct file_choice *fc, const struct cli_env *env,
 	return 0;
 }
 
+/*
+ * The long options that "--word" (up to any '=') abbreviates, listed into
+ * buf as "--a, --b or --c"; returns how many.
+ */
+static size_t
+abbreviated(const char *word, char *buf, size_t len)
+{
+	size_t n = strcspn(word + 2, "="), found = 0, used = 0;
+
+	if (strncmp(word, "--", 2) != 0 || n == 0)
+		return 0;
+	for (size_t i = 0; i < cli_n_rows; i++) {
+		const char *name = cli_rows[i].name;
+
+		if (name == NULL || strncmp(name, word + 2, n) != 0)
+			continue;
+		if (found++ > 0 && used < len)
+			used += snprintf(buf + used, len - used, ", ");
+		if (used < len)
+			used += snprintf(buf + used, len - used, "--%s", name);
+	}
+	/* The last ", " becomes " or ". */
+	char *last = found > 1 ? strrchr(buf, ',') : NULL;
+	if (last != NULL && used + 2 < len) {
+		memmove(last + 3, last + 1, strlen(last + 1) + 1);
+		memcpy(last, " or", 3);
+	}
+	return found;
+}
+
 static enum cli_status
 unknown_option(struct cli_parse *ps, int argc, char **argv)
 {
 	const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
 	const struct cli_row *r = row_by_val(optopt);
+	char could[256] = "";
 
 	/* getopt_long() sets optopt to a long option given a value it takes none of. */
-	if (r != NULL && has_arg(r) == no_argument)
+	if (optopt == 0 && abbreviated(arg, could, sizeof(could)) > 1)
+		snprintf(ps->err, ps->errlen, "option '%.*s' is ambiguous: it "
+		    "could be %s", (int)strcspn(arg, "="), arg, could);
+	else if (r != NULL && has_arg(r) == no_argument)
 		snprintf(ps->err, ps->errlen, "--%s takes no value; write --%s "
 		    "alone", r->name, r->name);
 	else if (optopt > 0 && optopt < 128)
@@ -238,6 +272,22 @@ missing_argument(struct cli_parse *ps, int argc, char **argv)
 		snprintf(ps->err, ps->errlen, "%s needs a value; see "
 		    "mysqlmemprof --help", arg);
 	return CLI_USAGE;
+}
+
+/*
+ * Whether the separate value of an option is an option itself, as in
+ * "--connection --count 3": then the value was left out.
+ */
+static bool
+value_is_option(const char *value)
+{
+	char could[8];
+
+	if (value[0] != '-' || value[1] == '\0')
+		return false;
+	if (value[1] == '-')
+		return abbreviated(value, could, sizeof(could)) > 0;
+	return value[2] == '\0' && row_by_val((unsigned char)value[1]) != NULL;
 }
 
 /* Second pass: the command line itself, over what the files set. */
@@ -268,6 +318,13 @@ parse_command_line(struct cli_parse *ps, int argc, char **argv,
 			return unknown_option(ps, argc, argv);
 		if (r->kind == KIND_EXIT)
 			return r->status;
+		if (optarg != NULL && optarg == argv[optind - 1] &&
+		    value_is_option(optarg)) {
+			snprintf(ps->err, ps->errlen, "--%s needs a value, and "
+			    "'%s' is an option; write --%s=VALUE", r->name,
+			    optarg, r->name);
+			return CLI_USAGE;
+		}
 		ps->where = "";
 		if (cli_apply(ps, r, optarg, false) != 0)
 			return CLI_USAGE;
