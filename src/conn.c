@@ -342,9 +342,12 @@ connect_hint(unsigned e, const char *msg)
 	case ER_DBACCESS_DENIED_ERROR:
 		return "check --user and --password";
 	case ER_CON_COUNT_ERROR:
-	case ER_TOO_MANY_USER_CONNECTIONS:
 		return "the server has no connection to spare; try again "
 		    "later, or raise max_connections";
+	case ER_TOO_MANY_USER_CONNECTIONS:
+	case ER_USER_LIMIT_REACHED:
+		return "the account has used up its connections; try again "
+		    "later, or raise its limit (max_user_connections)";
 	case CR_SSL_CONNECTION_ERROR:
 		if (strstr(msg, "certificate") != NULL ||
 		    strstr(msg, "verif") != NULL)
