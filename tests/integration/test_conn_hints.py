@@ -1,8 +1,11 @@
-"""A connect the server refuses for want of connections says so, instead of
-sending the user to check that the server runs. (The hint for a TLS
-certificate that fails the check is in test_tls.py.)"""
+"""Messages about the connection: a connect the server refuses for want of
+connections says so, instead of sending the user to check that the server
+runs (the hint for a TLS certificate that fails the check is in
+test_tls.py), and a lost connection counts the samples taken in words that
+read right."""
 
 import subprocess
+import time
 
 import mmp
 
@@ -66,3 +69,19 @@ class ConnectHints(mmp.TestCase):
         self.assertEqual(len(held), 10)
         line = self.assertOneErrorLine(p, 1, "max_connections")
         self.assertNotIn("server runs", line)
+
+
+class LostAfterOneSample(mmp.TestCase):
+
+    def test_one_sample_is_one_sample(self):
+        from test_faults import own_connection
+        proc = self.spawn(["--global", "--format", "json", "--frequency",
+                           "3000", "--reconnect-timeout", "0"])
+        own = own_connection(proc.pid)
+        proc.stdout_line()
+        time.sleep(0.3)
+        mmp.root_sql("KILL %d" % own)
+        p = proc.finish()
+        self.assertEqual(p.returncode, 1, mmp.describe(p))
+        self.assertEqual(len(mmp.parse_json_lines(p.stdout)), 1)
+        self.assertIn("the 1 sample taken is written", p.stderr)
