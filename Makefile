@@ -40,7 +40,7 @@ CORE = cli cli_apply cli_options optfile clock ring topn delta filter sampler \
        output_clean output_text output_csv output_json threads match outname \
        statement trigger recorder reconnect watch diag pfs_rows
 # The modules that talk to the server, and the program.
-SERVER = conn pfs_check pfs_list pfs_watch pfs_read session prompt outfile \
+SERVER = conn conn_io conn_stmt pfs_check pfs_list pfs_watch pfs_read session prompt outfile \
          capture wait app signals
 
 CORE_OBJS   = $(CORE:%=$(BUILD)/%.o)
@@ -62,7 +62,7 @@ $(BUILD)/$(PROG): $(BUILD)/main.o $(SERVER_OBJS) $(BUILD)/libcore.a
 $(BUILD)/libcore.a: $(CORE_OBJS)
 	rm -f $@ && $(AR) rcs $@ $^
 
-$(BUILD)/conn.o: override CPPFLAGS += $(MYSQL_CFLAGS)
+$(BUILD)/conn.o $(BUILD)/conn_io.o $(BUILD)/conn_stmt.o: override CPPFLAGS += $(MYSQL_CFLAGS)
 
 $(BUILD)/%.o: src/%.c | $(BUILD)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
