@@ -3,6 +3,7 @@ own started with certificates made here by openssl."""
 
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -153,3 +154,15 @@ class Tls(mmp.TestCase):
         self.assertEqual(len(gaps), 1, mmp.describe(p))
         self.assertGreater(gaps[0]["sample"], 1)
         self.assertIn("reconnected", p.stderr)
+
+    def test_killed_connection_while_waiting_reconnects_over_tls(self):
+        proc = self.spawn(["-h", "127.0.0.1", "-P", str(self.port), "-u",
+                           "mmp", "--ssl-mode=REQUIRED", "--wait-for",
+                           "%no statement runs this%", "--poll", "200"],
+                          conn=False)
+        proc.wait_for_stderr("waiting for")
+        self.root_sql("KILL %d" % self.own_connection(proc.pid))
+        proc.wait_for_stderr("waiting goes on")
+        p = proc.finish(signal.SIGTERM)
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        self.assertIn("reconnected", p.stderr, mmp.describe(p))
