@@ -35,7 +35,7 @@ MYSQL_LIBS   = $(shell pkg-config --libs mysqlclient 2>/dev/null || mysql_config
 CMOCKA_LIBS  = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
 # The modules that never see the server: unit-tested on their own.
-CORE = cli cli_apply cli_options optfile clock ring topn delta filter sampler \
+CORE = cli cli_apply cli_options cli_usage optfile clock ring topn delta filter sampler \
        summary units output output_format output_table output_columns \
        output_clean output_text output_csv output_json threads match outname \
        statement trigger recorder reconnect watch diag pfs_rows

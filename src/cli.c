@@ -11,7 +11,6 @@
 #include "cli_table.h"
 #include "optfile.h"
 #include "outname.h"
-#include "output_table.h"
 
 /* Groups read from option files, as the issue and mysql(1) do. */
 static const char *const groups[] = { "client", "mysqlmemprof", NULL };
@@ -21,9 +20,6 @@ static const char *const groups[] = { "client", "mysqlmemprof", NULL };
  * comes back as its letter.
  */
 #define LONG_VAL(i) (256 + (int)(i))
-
-/* --help: the column where the text of an option begins. */
-#define HELP_COLUMN 29
 
 static const struct cli_row *
 row_by_val(int val)
@@ -488,48 +484,4 @@ cli_env_system(void)
 		.home = getenv("HOME"),
 		.mysql_pwd = getenv("MYSQL_PWD"),
 	};
-}
-
-/* "  -o, --output=FILE          write to FILE ...", continued below it. */
-static void
-usage_option(FILE *fp, const struct cli_row *r)
-{
-	int n;
-
-	if (r->short_name != 0)
-		n = fprintf(fp, "  -%c, --%s", r->short_name, r->name);
-	else
-		n = fprintf(fp, "      --%s", r->name);
-	if (r->arg != NULL)
-		n += fprintf(fp, r->optional_arg ? "[=%s]" : "=%s", r->arg);
-	/* Text that cannot start at its column starts two spaces on. */
-	fprintf(fp, "%*s", n < HELP_COLUMN ? HELP_COLUMN - n : 2, "");
-	if (r->help_formats)
-		fputs(format_names(" or "), fp);
-	for (const char *t = r->help; *t != '\0'; t++) {
-		fputc(*t, fp);
-		if (*t == '\n')
-			fprintf(fp, "%*s", HELP_COLUMN, "");
-	}
-	fputc('\n', fp);
-}
-
-void
-cli_usage(FILE *fp)
-{
-	fputs(cli_usage_head, fp);
-	for (size_t i = 0; i < cli_n_rows; i++) {
-		const struct cli_row *r = &cli_rows[i];
-
-		if (r->kind == KIND_HEADING) {
-			fputc('\n', fp);
-			if (r->help != NULL)
-				fprintf(fp, "%s\n", r->help);
-		} else if (r->kind == KIND_NOTE) {
-			fprintf(fp, "%s\n", r->help);
-		} else {
-			usage_option(fp, r);
-		}
-	}
-	fputs(cli_usage_tail, fp);
 }
