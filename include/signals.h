@@ -16,10 +16,13 @@ struct signal_flags {
 
 /*
  * Installs the handlers and ignores SIGPIPE (a closed pipe shows up as
- * EPIPE from the next write). SIGINT and SIGTERM interrupt a call that
- * blocks, and after one of them SIGALRM does every second, so no wait
- * outlasts a stop. Returns the flags they set, owned here.
+ * EPIPE from the next write). After SIGINT or SIGTERM, SIGALRM interrupts
+ * every second whatever still blocks, so no wait outlasts a stop by more.
+ * Returns the flags they set, owned here.
  */
 struct signal_flags *signals_install(void);
+
+/* Once nothing can block any more: no SIGALRM after this. */
+void signals_end(void);
 
 #endif

@@ -215,5 +215,6 @@ app_run(int argc, char **argv)
 out:
 	session_close(&s);
 	cli_free(&o);
+	signals_end();
 	return rc;
 }

@@ -217,7 +217,7 @@ outfile_close(struct outfile *f)
 	if (failed && f->failed)
 		return 0; /* said, and its exit status chosen, already */
 	if (failed && errno != EPIPE) {
-		if (errno == EINTR) /* only SIGINT/SIGTERM interrupt a write */
+		if (errno == EINTR) /* a stop gave up a blocked write */
 			diag_say("stopped while %s took no more output; what "
 			    "it did not take is lost", where(f));
 		else
@@ -234,7 +234,7 @@ outfile_failed(struct outfile *f)
 	f->failed = true;
 	if (errno == EPIPE)
 		return EXIT_DONE;
-	if (errno == EINTR) { /* only SIGINT/SIGTERM interrupt a write */
+	if (errno == EINTR) { /* a stop gave up a blocked write */
 		diag_say("stopped while %s took no more output; what it did not "
 		    "take is lost", where(f));
 		return EXIT_RUNTIME;

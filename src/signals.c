@@ -9,8 +9,8 @@ static struct signal_flags flags;
 
 /*
  * After a stop, SIGALRM comes every second until the program ends: a call
- * that still blocks (the last write of the output to a pipe that stopped
- * taking it) fails with EINTR instead of holding the end up for ever.
+ * that still blocks (a write of the output to a pipe whose reader stopped
+ * reading) fails with EINTR instead of holding the end up for ever.
  */
 static void
 on_signal(int sig)
@@ -36,21 +36,26 @@ signals_install(void)
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
 	/*
-	 * A stop interrupts whatever blocks: a write to a pipe nobody reads
-	 * fails with EINTR instead of waiting for ever. Queries do not mind,
-	 * as conn.c waits in poll(), which is never restarted anyway.
-	 */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGALRM, &sa, NULL);
-	/*
-	 * SIGHUP and SIGUSR1 ask for more, not for less: what they interrupt
-	 * goes on. The sleep between samples still wakes up at once, as
-	 * clock_nanosleep is never restarted.
+	 * SA_RESTART lets what a signal interrupts go on: a write to a
+	 * reader that is only slow is not cut short by a stop, and the
+	 * sleep between samples still wakes up at once, as clock_nanosleep
+	 * is never restarted. Queries wait in conn.c's poll(), which is
+	 * never restarted either and looks at the stop flag itself.
 	 */
 	sa.sa_flags = SA_RESTART;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGUSR1, &sa, NULL);
+	/* The second a stop gives a write: after it, the write fails. */
+	sa.sa_flags = 0;
+	sigaction(SIGALRM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	return &flags;
+}
+
+void
+signals_end(void)
+{
+	alarm(0);
 }

@@ -28,10 +28,10 @@ TIMEOUT = mmp.RUN_TIMEOUT
 class Terminal:
     """The binary on a new pseudo-terminal; .out is what it wrote there."""
 
-    def __init__(self, args, prefix=()):
+    def __init__(self, args, prefix=(), **env_extra):
         self.pid, self.fd = pty.fork()
         if self.pid == 0:
-            env = mmp.base_env(MYSQL_PWD=None)
+            env = mmp.base_env(MYSQL_PWD=None, **env_extra)
             argv = list(prefix) + [mmp.BIN] + args
             os.execve(argv[0], argv, env)
         self.out = b""
@@ -128,8 +128,8 @@ class Terminal:
 
 class Prompt(mmp.TestCase):
 
-    def spawn(self, args, prefix=()):
-        t = Terminal(args, prefix)
+    def spawn(self, args, prefix=(), **env_extra):
+        t = Terminal(args, prefix, **env_extra)
         self.addCleanup(t.close)
         return t
 
@@ -150,7 +150,10 @@ class Prompt(mmp.TestCase):
                                  "installs it")
         t = self.spawn(args, [strace, "-f", "-qq", "-o", "/dev/null", "-e",
                               "trace=ioctl", "-e",
-                              "inject=ioctl:delay_exit=500000"])
+                              "inject=ioctl:delay_exit=500000"],
+                       # LeakSanitizer cannot work under ptrace.
+                       ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") +
+                       ":detect_leaks=0")
         deadline = time.monotonic() + TIMEOUT
         while time.monotonic() < deadline:
             # strace may fork a helper first: the tracee is the child that

@@ -138,9 +138,9 @@ class StalledReader(mmp.TestCase):
         os.close(w)
         self.wait_until(lambda: "pipe_write" in wchan(proc.pid),
                         "blocked writing")
-        # SIGTERM itself interrupts the write, not the SIGALRM a second
-        # later that unblocks what comes after a stop.
-        self.ends_promptly(proc, 0.8)
+        # The write is given a second to go on, for a reader that is only
+        # slow, and then given up.
+        self.ends_promptly(proc, 2 * PROMPT_S)
 
     def test_sigterm_between_samples_with_the_pipe_full(self):
         # The program sleeps to its next tick while the pipe is full: the
@@ -171,3 +171,23 @@ class StalledReader(mmp.TestCase):
             pass
         self.assertIn("nanosleep", wchan(proc.pid))
         self.ends_promptly(proc, 2 * PROMPT_S)
+
+    def test_sigterm_keeps_what_a_slow_reader_takes(self):
+        # A reader that only lags behind gets the whole run: the write
+        # blocked when SIGTERM comes goes on once the reader reads again.
+        r, w = os.pipe()
+        proc = self.spawn_into(w, ["--global", "--frequency", "5",
+                                   "--format", "json"])
+        os.close(w)
+        with os.fdopen(r, "rb") as reader:
+            self.wait_until(lambda: "pipe_write" in wchan(proc.pid),
+                            "blocked writing")
+            proc.send_signal(signal.SIGTERM)
+            time.sleep(0.3)
+            out = reader.read()
+        _, err = proc.communicate(timeout=mmp.RUN_TIMEOUT)
+        err = err.decode("utf-8", "replace")
+        self.assertEqual(proc.returncode, 0, err)
+        samples = mmp.parse_json_lines(out.decode())
+        self.assertEqual([s["sample"] for s in samples],
+                         list(range(1, len(samples) + 1)), err)
