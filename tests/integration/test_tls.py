@@ -166,3 +166,25 @@ class Tls(mmp.TestCase):
         p = proc.finish(signal.SIGTERM)
         self.assertEqual(p.returncode, 0, mmp.describe(p))
         self.assertIn("reconnected", p.stderr, mmp.describe(p))
+
+    def test_stalled_server_times_out_over_tls(self):
+        # Connector/C's non-blocking TLS reads ask for no timeout; conn.c
+        # keeps --read-timeout itself, so a frozen server is lost after 1 s
+        # and found again, rather than waited for as long as it is frozen.
+        proc = self.spawn(["-h", "127.0.0.1", "-P", str(self.port), "-u",
+                           "mmp", "--ssl-mode=REQUIRED", "--thread", "1",
+                           "--count", "8", "--frequency", "200",
+                           "--read-timeout", "1", "--connect-timeout", "1",
+                           "--format", "json"], conn=False)
+        proc.stdout_line()
+        with open(os.path.join(self.certs, "sb", "mariadbd.pid")) as f:
+            pid = int(f.read())
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            proc.wait_for_stderr("reconnecting", timeout=4)
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        p = proc.finish()
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        self.assertIn("within 1 s (--read-timeout)", p.stderr)
+        self.assertEqual(len(mmp.parse_json_lines(p.stdout)), 8)
