@@ -35,13 +35,13 @@ MYSQL_LIBS   = $(shell pkg-config --libs mysqlclient 2>/dev/null || mysql_config
 CMOCKA_LIBS  = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
 # The modules that never see the server: unit-tested on their own.
-CORE = cli cli_apply cli_options optfile clock ring topn delta filter sampler \
+CORE = cli cli_apply cli_options cli_usage optfile clock ring topn delta filter sampler \
        summary units output output_format output_table output_columns \
        output_clean output_text output_csv output_json threads match outname \
        statement trigger recorder reconnect watch guard scrub diag pfs_rows \
        pfs_sql
 # The modules that talk to the server, and the program.
-SERVER = conn pfs_check pfs_list pfs_watch pfs_read session prompt outfile \
+SERVER = conn conn_io conn_stmt pfs_check pfs_list pfs_watch pfs_read session prompt outfile \
          capture wait app signals
 
 CORE_OBJS   = $(CORE:%=$(BUILD)/%.o)
@@ -63,7 +63,7 @@ $(BUILD)/$(PROG): $(BUILD)/main.o $(SERVER_OBJS) $(BUILD)/libcore.a
 $(BUILD)/libcore.a: $(CORE_OBJS)
 	rm -f $@ && $(AR) rcs $@ $^
 
-$(BUILD)/conn.o: override CPPFLAGS += $(MYSQL_CFLAGS)
+$(BUILD)/conn.o $(BUILD)/conn_io.o $(BUILD)/conn_stmt.o: override CPPFLAGS += $(MYSQL_CFLAGS)
 
 $(BUILD)/%.o: src/%.c | $(BUILD)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<

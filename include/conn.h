@@ -6,6 +6,7 @@
 #ifndef MYSQLMEMPROF_CONN_H
 #define MYSQLMEMPROF_CONN_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,6 +34,11 @@ struct conn_params {
 	const char *ssl_ca;   /* NULL: none */
 	const char *ssl_cert;
 	const char *ssl_key;
+	/*
+	 * Set by SIGINT/SIGTERM (NULL: never). Connecting and queries look at
+	 * it every 100 ms and give up, whatever the timeouts say.
+	 */
+	volatile sig_atomic_t *stop;
 };
 
 enum conn_status {
@@ -45,11 +51,13 @@ enum conn_status {
 	 */
 	CONN_INTERRUPTED,
 	CONN_FAILED, /* any other error */
+	CONN_STOPPED, /* *stop was set while waiting; the connection is dropped */
 };
 
 /*
  * Connects; on failure *out is NULL and err holds one line naming where it
  * tried to connect and the server's message. The caller owns *out.
+ * A stop gives CONN_STOPPED; any other failure CONN_DENIED or CONN_FAILED.
  */
 enum conn_status conn_open(struct conn **out, const struct conn_params *p,
     char *err, size_t errlen);
@@ -66,6 +74,7 @@ typedef int (*conn_row_fn)(void *ctx, unsigned ncols, char **values,
  * Runs one statement and hands each row to fn (NULL: rows ignored). On
  * failure err holds the server's message and *server_errno (if not NULL)
  * its error number. A non-zero return of fn stops and gives CONN_FAILED.
+ * After CONN_STOPPED every later query gives CONN_STOPPED at once.
  */
 enum conn_status conn_query(struct conn *c, const char *sql, conn_row_fn fn,
     void *ctx, unsigned *server_errno, char *err, size_t errlen);

@@ -16,8 +16,13 @@ struct signal_flags {
 
 /*
  * Installs the handlers and ignores SIGPIPE (a closed pipe shows up as
- * EPIPE from the next write). Returns the flags they set, owned here.
+ * EPIPE from the next write). After SIGINT or SIGTERM, SIGALRM interrupts
+ * every second whatever still blocks, so no wait outlasts a stop by more.
+ * Returns the flags they set, owned here.
  */
 struct signal_flags *signals_install(void);
+
+/* Once nothing can block any more: no SIGALRM after this. */
+void signals_end(void);
 
 #endif

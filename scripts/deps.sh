@@ -5,7 +5,7 @@ set -eu
 
 packages="build-essential pkg-config default-libmysqlclient-dev libcsv-dev
 libcmocka-dev mariadb-server mariadb-client python3 python3-pymysql
-openssl valgrind clang libclang-rt-14-dev"
+openssl strace valgrind clang libclang-rt-14-dev"
 
 missing=""
 for p in $packages; do

@@ -124,8 +124,10 @@ ask_password(struct options *o)
 	return 0;
 }
 
+/* Returns 0, -1 having said why, or 1 when a signal ended the connect. */
 static int
-connect_session(struct session *s, const struct options *o)
+connect_session(struct session *s, const struct options *o,
+    struct signal_flags *sig)
 {
 	char err[1024];
 
@@ -139,9 +141,12 @@ connect_session(struct session *s, const struct options *o)
 			.read_timeout_s = o->read_timeout_s,
 			.ssl_mode = o->ssl_mode, .ssl_ca = o->ssl_ca,
 			.ssl_cert = o->ssl_cert, .ssl_key = o->ssl_key,
+			.stop = &sig->stop,
 		},
 	};
 	if (session_open(s, err, sizeof(err)) != 0) {
+		if (sig->stop)
+			return 1; /* nothing sampled: as Ctrl-C at the prompt */
 		diag_say("%s", err);
 		return -1;
 	}
@@ -228,12 +233,13 @@ app_run(int argc, char **argv)
 		rc = rc > 0 ? EXIT_DONE : EXIT_RUNTIME;
 		goto out;
 	}
-	if (connect_session(&s, &o) != 0)
-		rc = EXIT_RUNTIME;
+	if ((rc = connect_session(&s, &o, sig)) != 0)
+		rc = rc > 0 ? EXIT_DONE : EXIT_RUNTIME;
 	else
 		rc = run_mode(&o, &s, sig, &d);
 out:
 	session_close(&s);
 	cli_free(&o);
+	signals_end();
 	return rc;
 }

@@ -313,8 +313,12 @@ finish(struct capture *c, struct ring *ring, const struct sampler_stats *stats,
 	case SAMPLER_END_SINK_ERROR:
 		return outfile_failed(f);
 	case SAMPLER_END_SOURCE_ERROR:
-		diag_say("%s; the %" PRIu64 " samples taken are written", err,
-		    stats->taken);
+		if (stats->taken == 0)
+			diag_say("%s; no sample was taken", err);
+		else
+			diag_say("%s; the %" PRIu64 " sample%s taken %s written",
+			    err, stats->taken, stats->taken == 1 ? "" : "s",
+			    stats->taken == 1 ? "is" : "are");
 		rc = EXIT_RUNTIME;
 		break;
 	case SAMPLER_END_GONE:

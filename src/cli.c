@@ -11,7 +11,6 @@
 #include "cli_table.h"
 #include "optfile.h"
 #include "outname.h"
-#include "output_table.h"
 
 /* Groups read from option files, as the issue and mysql(1) do. */
 static const char *const groups[] = { "client", "mysqlmemprof", NULL };
@@ -21,9 +20,6 @@ static const char *const groups[] = { "client", "mysqlmemprof", NULL };
  * comes back as its letter.
  */
 #define LONG_VAL(i) (256 + (int)(i))
-
-/* --help: the column where the text of an option begins. */
-#define HELP_COLUMN 29
 
 static const struct cli_row *
 row_by_val(int val)
@@ -206,14 +202,48 @@ read_option_files(const struct file_choice *fc, const struct cli_env *env,
 	return 0;
 }
 
+/*
+ * The long options that "--word" (up to any '=') abbreviates, listed into
+ * buf as "--a, --b or --c"; returns how many.
+ */
+static size_t
+abbreviated(const char *word, char *buf, size_t len)
+{
+	size_t n = strcspn(word + 2, "="), found = 0, used = 0;
+
+	if (strncmp(word, "--", 2) != 0 || n == 0)
+		return 0;
+	for (size_t i = 0; i < cli_n_rows; i++) {
+		const char *name = cli_rows[i].name;
+
+		if (name == NULL || strncmp(name, word + 2, n) != 0)
+			continue;
+		if (found++ > 0 && used < len)
+			used += snprintf(buf + used, len - used, ", ");
+		if (used < len)
+			used += snprintf(buf + used, len - used, "--%s", name);
+	}
+	/* The last ", " becomes " or ". */
+	char *last = found > 1 ? strrchr(buf, ',') : NULL;
+	if (last != NULL && used + 2 < len) {
+		memmove(last + 3, last + 1, strlen(last + 1) + 1);
+		memcpy(last, " or", 3);
+	}
+	return found;
+}
+
 static enum cli_status
 unknown_option(struct cli_parse *ps, int argc, char **argv)
 {
 	const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
 	const struct cli_row *r = row_by_val(optopt);
+	char could[256] = "";
 
 	/* getopt_long() sets optopt to a long option given a value it takes none of. */
-	if (r != NULL && has_arg(r) == no_argument)
+	if (optopt == 0 && abbreviated(arg, could, sizeof(could)) > 1)
+		snprintf(ps->err, ps->errlen, "option '%.*s' is ambiguous: it "
+		    "could be %s", (int)strcspn(arg, "="), arg, could);
+	else if (r != NULL && has_arg(r) == no_argument)
 		snprintf(ps->err, ps->errlen, "--%s takes no value; write --%s "
 		    "alone", r->name, r->name);
 	else if (optopt > 0 && optopt < 128)
@@ -238,6 +268,22 @@ missing_argument(struct cli_parse *ps, int argc, char **argv)
 		snprintf(ps->err, ps->errlen, "%s needs a value; see "
 		    "mysqlmemprof --help", arg);
 	return CLI_USAGE;
+}
+
+/*
+ * Whether the separate value of an option is an option itself, as in
+ * "--connection --count 3": then the value was left out.
+ */
+static bool
+value_is_option(const char *value)
+{
+	char could[8];
+
+	if (value[0] != '-' || value[1] == '\0')
+		return false;
+	if (value[1] == '-')
+		return abbreviated(value, could, sizeof(could)) > 0;
+	return value[2] == '\0' && row_by_val((unsigned char)value[1]) != NULL;
 }
 
 /* Second pass: the command line itself, over what the files set. */
@@ -268,6 +314,13 @@ parse_command_line(struct cli_parse *ps, int argc, char **argv,
 			return unknown_option(ps, argc, argv);
 		if (r->kind == KIND_EXIT)
 			return r->status;
+		if (optarg != NULL && optarg == argv[optind - 1] &&
+		    value_is_option(optarg)) {
+			snprintf(ps->err, ps->errlen, "--%s needs a value, and "
+			    "'%s' is an option; write --%s=VALUE", r->name,
+			    optarg, r->name);
+			return CLI_USAGE;
+		}
 		ps->where = "";
 		if (cli_apply(ps, r, optarg, false) != 0)
 			return CLI_USAGE;
@@ -431,48 +484,4 @@ cli_env_system(void)
 		.home = getenv("HOME"),
 		.mysql_pwd = getenv("MYSQL_PWD"),
 	};
-}
-
-/* "  -o, --output=FILE          write to FILE ...", continued below it. */
-static void
-usage_option(FILE *fp, const struct cli_row *r)
-{
-	int n;
-
-	if (r->short_name != 0)
-		n = fprintf(fp, "  -%c, --%s", r->short_name, r->name);
-	else
-		n = fprintf(fp, "      --%s", r->name);
-	if (r->arg != NULL)
-		n += fprintf(fp, r->optional_arg ? "[=%s]" : "=%s", r->arg);
-	/* Text that cannot start at its column starts two spaces on. */
-	fprintf(fp, "%*s", n < HELP_COLUMN ? HELP_COLUMN - n : 2, "");
-	if (r->help_formats)
-		fputs(format_names(" or "), fp);
-	for (const char *t = r->help; *t != '\0'; t++) {
-		fputc(*t, fp);
-		if (*t == '\n')
-			fprintf(fp, "%*s", HELP_COLUMN, "");
-	}
-	fputc('\n', fp);
-}
-
-void
-cli_usage(FILE *fp)
-{
-	fputs(cli_usage_head, fp);
-	for (size_t i = 0; i < cli_n_rows; i++) {
-		const struct cli_row *r = &cli_rows[i];
-
-		if (r->kind == KIND_HEADING) {
-			fputc('\n', fp);
-			if (r->help != NULL)
-				fprintf(fp, "%s\n", r->help);
-		} else if (r->kind == KIND_NOTE) {
-			fprintf(fp, "%s\n", r->help);
-		} else {
-			usage_option(fp, r);
-		}
-	}
-	fputs(cli_usage_tail, fp);
 }

@@ -1,25 +1,20 @@
 /*
  * The connection to the server over libmysqlclient or MariaDB
  * Connector/C. The two libraries share the calls used here; where they
- * differ, the difference is behind #if.
+ * differ, the difference is behind #if. Waiting on the server is in
+ * conn_io.c, prepared statements in conn_stmt.c.
  */
-#include <mysql.h>
 #include <errmsg.h>
 #include <mysqld_error.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "conn.h"
+#include "conn_impl.h"
 
-struct conn {
-	MYSQL *mysql;
-	char where[300]; /* "via socket /x" or "on host:port", for messages */
-};
 
-static enum conn_status
-classify(unsigned e)
+enum conn_status
+conn_classify(unsigned e)
 {
 	switch (e) {
 	case CR_SERVER_GONE_ERROR:
@@ -31,6 +26,13 @@ classify(unsigned e)
 	case ER_CONNECTION_KILLED:
 #endif
 	case ER_SERVER_SHUTDOWN:
+	/*
+	 * Over TLS, Connector/C reports a connection reset, closed or timed
+	 * out under the TLS layer as this, not as CR_SERVER_LOST. A first
+	 * connect whose certificate fails verification gives it too, but
+	 * conn_open() never reports a loss.
+	 */
+	case CR_SSL_CONNECTION_ERROR:
 		return CONN_LOST;
 	case ER_QUERY_INTERRUPTED:
 #ifdef ER_STATEMENT_TIMEOUT
@@ -104,6 +106,34 @@ describe_target(struct conn *c, const struct conn_params *p)
 		snprintf(c->where, sizeof(c->where), "on %s", host);
 }
 
+/* What to check after "cannot connect ...: <the library's message>". */
+static const char *
+connect_hint(unsigned e, const char *msg)
+{
+	switch (e) {
+	case ER_ACCESS_DENIED_ERROR:
+	case ER_DBACCESS_DENIED_ERROR:
+		return "check --user and --password";
+	case ER_CON_COUNT_ERROR:
+		return "the server has no connection to spare; try again "
+		    "later, or raise max_connections";
+	case ER_TOO_MANY_USER_CONNECTIONS:
+	case ER_USER_LIMIT_REACHED:
+		return "the account has used up its connections; try again "
+		    "later, or raise its limit (max_user_connections)";
+	case CR_SSL_CONNECTION_ERROR:
+		if (strstr(msg, "certificate") != NULL ||
+		    strstr(msg, "verif") != NULL)
+			return "the server's certificate did not pass "
+			    "--ssl-mode's check; check --ssl-ca, the host "
+			    "name, or lower --ssl-mode";
+		return "check that the server accepts TLS, or lower --ssl-mode";
+	default:
+		return "check that the server runs and --host, --port or "
+		    "--socket";
+	}
+}
+
 enum conn_status
 conn_open(struct conn **out, const struct conn_params *p, char *err,
     size_t errlen)
@@ -119,6 +149,8 @@ conn_open(struct conn **out, const struct conn_params *p, char *err,
 		snprintf(err, errlen, "out of memory");
 		return CONN_FAILED;
 	}
+	c->stop = p->stop;
+	c->timeout_s = p->connect_timeout_s;
 	describe_target(c, p);
 	/*
 	 * No MYSQL_READ_DEFAULT_FILE: cli.c reads the option files itself,
@@ -131,10 +163,17 @@ conn_open(struct conn **out, const struct conn_params *p, char *err,
 	mysql_options4(c->mysql, MYSQL_OPT_CONNECT_ATTR_ADD, "program_name",
 	    "mysqlmemprof");
 	set_tls(c->mysql, p);
+#ifdef NONBLOCKING
+	/* The TLS handshake runs on this stack: more than the 60 KB default. */
+	size_t stack = 256 * 1024;
+	mysql_options(c->mysql, MYSQL_OPT_NONBLOCK, &stack);
+#endif
 
-	if (mysql_real_connect(c->mysql, p->host, p->user, p->password, NULL,
-	    p->port, p->socket, 0) != NULL) {
-		/* Never trust a library default to have refused plain text. */
+	if (conn_io_connect(c, p) != NULL) {
+		/*
+		 * Never trust a library default to have refused plain text;
+		 * reconnecting comes through here too.
+		 */
 		if (p->ssl_mode >= TLS_REQUIRED &&
 		    mysql_get_ssl_cipher(c->mysql) == NULL) {
 			snprintf(err, errlen, "connected %s without TLS, but "
@@ -143,18 +182,26 @@ conn_open(struct conn **out, const struct conn_params *p, char *err,
 			conn_close(c);
 			return CONN_FAILED;
 		}
+		c->timeout_s = p->read_timeout_s;
 		*out = c;
 		return CONN_OK;
 	}
+	if (c->abandoned) {
+		bool timed_out = c->timed_out;
+
+		st = conn_drop(c, err, errlen);
+		if (timed_out)
+			snprintf(err, errlen, "cannot connect %s: no answer "
+			    "within --connect-timeout %u s; check that the "
+			    "server runs and --host, --port or --socket",
+			    c->where, p->connect_timeout_s);
+		conn_close(c);
+		return timed_out ? CONN_FAILED : st;
+	}
 	e = mysql_errno(c->mysql);
-	st = classify(e);
-	if (st == CONN_DENIED)
-		snprintf(err, errlen, "cannot connect %s: %s; check --user and "
-		    "--password", c->where, mysql_error(c->mysql));
-	else
-		snprintf(err, errlen, "cannot connect %s: %s; check that the "
-		    "server runs and --host, --port or --socket", c->where,
-		    mysql_error(c->mysql));
+	snprintf(err, errlen, "cannot connect %s: %s; %s", c->where,
+	    mysql_error(c->mysql), connect_hint(e, mysql_error(c->mysql)));
+	st = conn_classify(e);
 	if (st == CONN_LOST)
 		st = CONN_FAILED; /* a first connect that fails is no loss */
 	conn_close(c);
@@ -166,7 +213,8 @@ conn_close(struct conn *c)
 {
 	if (c == NULL)
 		return;
-	mysql_close(c->mysql);
+	if (c->mysql != NULL)
+		mysql_close(c->mysql);
 	free(c);
 }
 
@@ -182,10 +230,14 @@ conn_query(struct conn *c, const char *sql, conn_row_fn fn, void *ctx,
 		*server_errno = 0;
 	if (errlen > 0)
 		err[0] = '\0';
-	if (mysql_real_query(c->mysql, sql, strlen(sql)) != 0)
+	if (c->mysql == NULL)
+		return conn_drop(c, err, errlen);
+	if (conn_io_query(c, sql) != 0)
 		goto fail;
 	/* Whole results are small (a few hundred rows), so store them. */
-	if ((res = mysql_store_result(c->mysql)) == NULL) {
+	if ((res = conn_io_store(c)) == NULL) {
+		if (c->abandoned)
+			goto fail;
 		if (mysql_field_count(c->mysql) == 0)
 			return CONN_OK; /* a statement without a result */
 		goto fail;
@@ -203,204 +255,23 @@ conn_query(struct conn *c, const char *sql, conn_row_fn fn, void *ctx,
 	mysql_free_result(res);
 	return CONN_OK;
 fail:
+	if (c->abandoned)
+		return conn_drop(c, err, errlen);
 	e = mysql_errno(c->mysql);
 	if (server_errno != NULL)
 		*server_errno = e;
 	snprintf(err, errlen, "%s", mysql_error(c->mysql));
-	return classify(e);
-}
-
-/* The most parameters and result columns conn_query_params() takes. */
-#define MAX_PARAMS 16
-#define MAX_COLUMNS 32
-
-/* MYSQL_BIND's flags: my_bool in Connector/C and MySQL 5.7, bool in 8.0. */
-#if defined(MARIADB_PACKAGE_VERSION) || MYSQL_VERSION_ID < 80000
-typedef my_bool bind_flag;
-#else
-typedef bool bind_flag;
-#endif
-
-/* The columns of a prepared statement's result, fetched as strings. */
-struct columns {
-	unsigned n;
-	MYSQL_BIND bind[MAX_COLUMNS];
-	char *buf[MAX_COLUMNS];
-	size_t cap[MAX_COLUMNS]; /* bytes of buf, one kept for the NUL */
-	unsigned long len[MAX_COLUMNS];
-	bind_flag null[MAX_COLUMNS];
-	bind_flag error[MAX_COLUMNS];
-};
-
-static void
-columns_free(struct columns *cols)
-{
-	for (unsigned i = 0; i < cols->n; i++)
-		free(cols->buf[i]);
-}
-
-static int
-columns_bind(MYSQL_STMT *st, struct columns *cols)
-{
-	for (unsigned i = 0; i < cols->n; i++) {
-		MYSQL_BIND *b = &cols->bind[i];
-
-		if (cols->buf[i] == NULL) {
-			cols->cap[i] = 256;
-			if ((cols->buf[i] = malloc(cols->cap[i])) == NULL)
-				return -1;
-		}
-		memset(b, 0, sizeof(*b));
-		b->buffer_type = MYSQL_TYPE_STRING;
-		b->buffer = cols->buf[i];
-		b->buffer_length = cols->cap[i] - 1;
-		b->length = &cols->len[i];
-		b->is_null = &cols->null[i];
-		b->error = &cols->error[i];
-	}
-	return mysql_stmt_bind_result(st, cols->bind) != 0 ? -1 : 0;
-}
-
-/* Fetches in full the columns a row did not fit, growing their buffers. */
-static int
-columns_refetch(MYSQL_STMT *st, struct columns *cols)
-{
-	int grown = 0;
-
-	for (unsigned i = 0; i < cols->n; i++) {
-		MYSQL_BIND b;
-		char *p;
-
-		if (cols->null[i] || cols->len[i] < cols->cap[i])
-			continue;
-		if ((p = realloc(cols->buf[i], cols->len[i] + 1)) == NULL)
-			return -1;
-		cols->buf[i] = p;
-		cols->cap[i] = cols->len[i] + 1;
-		b = cols->bind[i];
-		b.buffer = p;
-		b.buffer_length = cols->len[i];
-		if (mysql_stmt_fetch_column(st, &b, i, 0) != 0)
-			return -1;
-		grown = 1;
-	}
-	/* The next rows go into the grown buffers. */
-	return grown ? columns_bind(st, cols) : 0;
-}
-
-static enum conn_status
-stmt_failed(struct conn *c, MYSQL_STMT *st, unsigned *server_errno,
-    char *err, size_t errlen)
-{
-	unsigned e = st != NULL ? mysql_stmt_errno(st) : mysql_errno(c->mysql);
-
-	if (server_errno != NULL)
-		*server_errno = e;
-	snprintf(err, errlen, "%s", st != NULL ? mysql_stmt_error(st) :
-	    mysql_error(c->mysql));
-	if (st != NULL)
-		mysql_stmt_close(st);
-	return e == 0 ? CONN_FAILED : classify(e);
-}
-
-enum conn_status
-conn_query_params(struct conn *c, const char *sql,
-    const struct conn_param *params, unsigned n, conn_row_fn fn, void *ctx,
-    unsigned *server_errno, char *err, size_t errlen)
-{
-	MYSQL_BIND pb[MAX_PARAMS];
-	unsigned long plen[MAX_PARAMS];
-	long long pint[MAX_PARAMS];
-	struct columns cols = { 0 };
-	char *values[MAX_COLUMNS];
-	MYSQL_STMT *st;
-	int rc;
-
-	if (server_errno != NULL)
-		*server_errno = 0;
-	if (errlen > 0)
-		err[0] = '\0';
-	if (n > MAX_PARAMS) {
-		snprintf(err, errlen, "too many parameters");
-		return CONN_FAILED;
-	}
-	if ((st = mysql_stmt_init(c->mysql)) == NULL)
-		return stmt_failed(c, NULL, server_errno, err, errlen);
-	if (mysql_stmt_prepare(st, sql, strlen(sql)) != 0)
-		return stmt_failed(c, st, server_errno, err, errlen);
-	if (mysql_stmt_param_count(st) != n) {
-		snprintf(err, errlen, "the statement takes %lu parameters, not "
-		    "%u", (unsigned long)mysql_stmt_param_count(st), n);
-		mysql_stmt_close(st);
-		return CONN_FAILED;
-	}
-	memset(pb, 0, sizeof(pb));
-	for (unsigned i = 0; i < n; i++) {
-		if (params[i].s != NULL) {
-			plen[i] = strlen(params[i].s);
-			pb[i].buffer_type = MYSQL_TYPE_STRING;
-			pb[i].buffer = (void *)params[i].s;
-			pb[i].buffer_length = plen[i];
-			pb[i].length = &plen[i];
-		} else {
-			pint[i] = params[i].i;
-			pb[i].buffer_type = MYSQL_TYPE_LONGLONG;
-			pb[i].buffer = &pint[i];
-		}
-	}
-	if ((n > 0 && mysql_stmt_bind_param(st, pb) != 0) ||
-	    mysql_stmt_execute(st) != 0)
-		return stmt_failed(c, st, server_errno, err, errlen);
-	if ((cols.n = mysql_stmt_field_count(st)) == 0) {
-		mysql_stmt_close(st);
-		return CONN_OK;
-	}
-	if (cols.n > MAX_COLUMNS) {
-		mysql_stmt_close(st);
-		snprintf(err, errlen, "too many columns");
-		return CONN_FAILED;
-	}
-	/* Stored, so that a long column can be fetched again in full. */
-	if (columns_bind(st, &cols) != 0 || mysql_stmt_store_result(st) != 0)
-		goto fail;
-	while ((rc = mysql_stmt_fetch(st)) != MYSQL_NO_DATA) {
-		if (rc == 1 || (rc == MYSQL_DATA_TRUNCATED &&
-		    columns_refetch(st, &cols) != 0))
-			goto fail;
-		for (unsigned i = 0; i < cols.n; i++) {
-			values[i] = cols.null[i] ? NULL : cols.buf[i];
-			if (!cols.null[i])
-				cols.buf[i][cols.len[i]] = '\0';
-		}
-		if (fn != NULL && fn(ctx, cols.n, values, cols.len) != 0) {
-			columns_free(&cols);
-			mysql_stmt_close(st);
-			if (err[0] == '\0')
-				snprintf(err, errlen, "unexpected result");
-			return CONN_FAILED;
-		}
-	}
-	columns_free(&cols);
-	mysql_stmt_close(st);
-	return CONN_OK;
-fail:
-	columns_free(&cols);
-	if (mysql_stmt_errno(st) == 0) {
-		mysql_stmt_close(st);
-		snprintf(err, errlen, "out of memory");
-		return CONN_FAILED;
-	}
-	return stmt_failed(c, st, server_errno, err, errlen);
+	return conn_classify(e);
 }
 
 const char *
 conn_cipher(struct conn *c)
 {
-	return mysql_get_ssl_cipher(c->mysql);
+	return c->mysql != NULL ? mysql_get_ssl_cipher(c->mysql) : NULL;
 }
 
 const char *
 conn_server_version(struct conn *c)
 {
-	return mysql_get_server_info(c->mysql);
+	return c->mysql != NULL ? mysql_get_server_info(c->mysql) : "";
 }

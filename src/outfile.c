@@ -433,8 +433,12 @@ outfile_close(struct outfile *f)
 	if (failed && f->failed)
 		return 0; /* said, and its exit status chosen, already */
 	if (failed && errno != EPIPE) {
-		diag_say("cannot write to %s: %s; check the disk and the path",
-		    where(f), strerror(errno));
+		if (errno == EINTR) /* a stop gave up a blocked write */
+			diag_say("stopped while %s took no more output; what "
+			    "it did not take is lost", where(f));
+		else
+			diag_say("cannot write to %s: %s; check the disk and "
+			    "the path", where(f), strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -446,6 +450,11 @@ outfile_failed(struct outfile *f)
 	f->failed = true;
 	if (errno == EPIPE)
 		return EXIT_DONE;
+	if (errno == EINTR) { /* a stop gave up a blocked write */
+		diag_say("stopped while %s took no more output; what it did not "
+		    "take is lost", where(f));
+		return EXIT_RUNTIME;
+	}
 	diag_say("cannot write to %s: %s; check the disk and the path",
 	    where(f), strerror(errno));
 	return EXIT_RUNTIME;

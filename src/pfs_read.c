@@ -130,7 +130,8 @@ reader_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
 		/* Our query was stopped, the connection is fine: one reading lost. */
 		if (st == CONN_INTERRUPTED)
 			return SOURCE_SKIPPED;
-		return st == CONN_LOST ? SOURCE_LOST : SOURCE_ERROR;
+		return st == CONN_LOST ? SOURCE_LOST : st == CONN_STOPPED ?
+		    SOURCE_STOPPED : SOURCE_ERROR;
 	}
 	/* The threads table has no row for a thread that ended. */
 	if (!r->is_grain && r->thread_rows == 0)

@@ -15,7 +15,11 @@ pfs_query_failed(enum conn_status st, const char *what,
 	char msg[512];
 
 	snprintf(msg, sizeof(msg), "%s", server_msg);
-	if (st == CONN_LOST) {
+	/*
+	 * A stop drops the connection: as lost, so that what reconnects
+	 * looks at the stop flag first and ends quietly.
+	 */
+	if (st == CONN_LOST || st == CONN_STOPPED) {
 		snprintf(err, errlen, "lost the connection while %s: %s; check "
 		    "the server", what, msg);
 		return PFS_LOST;

@@ -2,17 +2,19 @@
 Ctrl-C at the prompt ends the run quietly. Driven through a pseudo-terminal,
 as a person at a terminal would.
 
-The program writes its prompt, then turns echo off with TCSAFLUSH, which
-throws away what was typed in between: a person waits for the prompt, but
-a test that typed as soon as the prompt showed lost the password whenever
-the machine was busy, and the program then waited for a line forever. So
-the tests type only once the terminal's echo is off, which is after the
-flush, and press Ctrl-C only once the program is blocked reading. Every
-wait is on such a condition, bounded by a generous deadline."""
+The program turns echo off with TCSAFLUSH, which throws away what was typed
+before, and only then writes its prompt, as getpass(3) does: what is typed
+once the prompt shows is kept. SIGINT and SIGTERM are blocked but while the
+program waits for the line, so one that comes at any moment ends it. The
+tests that check those two orders slow the program's terminal settings
+down under strace(1), which makes the moments that used to race last long
+enough to hit every time. Every wait is on a condition, bounded by a
+generous deadline."""
 
 import os
 import pty
 import select
+import shutil
 import signal
 import termios
 import time
@@ -26,11 +28,12 @@ TIMEOUT = mmp.RUN_TIMEOUT
 class Terminal:
     """The binary on a new pseudo-terminal; .out is what it wrote there."""
 
-    def __init__(self, args):
+    def __init__(self, args, prefix=(), **env_extra):
         self.pid, self.fd = pty.fork()
         if self.pid == 0:
-            env = mmp.base_env(MYSQL_PWD=None)
-            os.execve(mmp.BIN, [mmp.BIN] + args, env)
+            env = mmp.base_env(MYSQL_PWD=None, **env_extra)
+            argv = list(prefix) + [mmp.BIN] + args
+            os.execve(argv[0], argv, env)
         self.out = b""
         self.status = None
         self.eof = False
@@ -125,10 +128,46 @@ class Terminal:
 
 class Prompt(mmp.TestCase):
 
-    def spawn(self, args):
-        t = Terminal(args)
+    def spawn(self, args, prefix=(), **env_extra):
+        t = Terminal(args, prefix, **env_extra)
         self.addCleanup(t.close)
         return t
+
+    @staticmethod
+    def children(pid):
+        try:
+            with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+                return [int(k) for k in f.read().split()]
+        except OSError:
+            return []
+
+    def spawn_slowed(self, args):
+        """The program under strace, each of its ioctl()s (the terminal's
+        settings) taking 0.5 s more to return. .tracee is its pid."""
+        strace = shutil.which("strace")
+        if strace is None:
+            raise AssertionError("strace is missing; scripts/deps.sh "
+                                 "installs it")
+        t = self.spawn(args, [strace, "-f", "-qq", "-o", "/dev/null", "-e",
+                              "trace=ioctl", "-e",
+                              "inject=ioctl:delay_exit=500000"],
+                       # LeakSanitizer cannot work under ptrace.
+                       ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") +
+                       ":detect_leaks=0")
+        deadline = time.monotonic() + TIMEOUT
+        while time.monotonic() < deadline:
+            # strace may fork a helper first: the tracee is the child that
+            # runs the binary.
+            for kid in self.children(t.pid):
+                try:
+                    if os.readlink("/proc/%d/exe" % kid) == \
+                            os.path.realpath(mmp.BIN):
+                        t.tracee = kid
+                        return t
+                except OSError:
+                    pass
+            time.sleep(0.01)
+        raise AssertionError("strace started no program")
 
     def test_password_typed_without_echo(self):
         t = self.spawn(["--socket", mmp.SOCKET, "-u", "mmp", "-p",
@@ -151,3 +190,38 @@ class Prompt(mmp.TestCase):
         self.assertEqual(t.finish(), 0, t.out)
         self.assertNotIn(b"thread_id", t.out)
         self.assertNotIn(b"mysqlmemprof:", t.out)
+
+    def test_typing_once_the_prompt_shows_is_kept(self):
+        # The prompt shows only once echo is off and the flush is done, so
+        # a person may type at once: nothing typed after it is thrown away.
+        t = self.spawn_slowed(["--socket", mmp.SOCKET, "-u", "mmp", "-p",
+                               "--list", "--format", "csv"])
+        t.read_until(b"Enter password:")
+        self.assertFalse(termios.tcgetattr(t.fd)[3] & termios.ECHO,
+                         "echo still on when the prompt showed")
+        t.type(mmp.MMP_PASSWORD.encode() + b"\n")
+        self.assertEqual(t.finish(), 0, t.out)
+        self.assertNotIn(mmp.MMP_PASSWORD.encode(), t.out)
+        self.assertIn(b"thread_id,connection_id", t.out)
+
+    def test_a_signal_before_the_read_is_not_lost(self):
+        # SIGINT and SIGTERM sent while the program sets the terminal up,
+        # before it waits for the line: the run ends, and a password typed
+        # afterwards does not start sampling.
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with self.subTest(sig=sig.name):
+                t = self.spawn_slowed(["--socket", mmp.SOCKET, "-u", "mmp",
+                                       "-p", "--list", "--format", "csv"])
+                # The first ioctl (reading the settings) is slowed too:
+                # the handlers are in place once the prompt shows.
+                t.read_until(b"password:")
+                os.kill(t.tracee, sig)
+                time.sleep(0.7)
+                if t.status is None and not t.closed:
+                    try:
+                        t.type(mmp.MMP_PASSWORD.encode() + b"\n")
+                    except OSError:
+                        pass
+                self.assertEqual(t.finish(timeout=10), 0, t.out)
+                self.assertNotIn(b"thread_id", t.out)
+                self.assertNotIn(b"mysqlmemprof:", t.out)

@@ -306,6 +306,16 @@ static const struct bad {
 	{ { "--list", "--format", "", NULL }, "unknown format" },
 	{ { "--list", "--output", "", NULL }, "empty file name" },
 	{ { "--list", "--bogus", NULL }, "unknown option '--bogus'" },
+	{ { "--list", "--co", "3", NULL }, "option '--co' is ambiguous: it "
+	    "could be --connection, --count or --connect-timeout" },
+	{ { "--list", "--re=1", NULL }, "option '--re' is ambiguous: it "
+	    "could be --repeat, --read-timeout or --reconnect-timeout" },
+	{ { "--connection", "--count", "3", NULL },
+	    "--connection needs a value, and '--count' is an option" },
+	{ { "--list", "-u", "--cou", "3", NULL },
+	    "--user needs a value, and '--cou' is an option" },
+	{ { "--list", "--host", "-P", "3", NULL },
+	    "--host needs a value, and '-P' is an option" },
 	{ { "--list", "-x", NULL }, "unknown option '-x'" },
 	{ { "--list", "--thread", NULL }, "--thread needs a value" },
 	{ { "--list", "--frequency", NULL }, "needs a value" },

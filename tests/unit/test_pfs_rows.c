@@ -159,6 +159,10 @@ test_query_failed(void **state)
 	assert_int_equal(pfs_query_failed(CONN_FAILED, "listing threads",
 	    "syntax", err, sizeof(err)), PFS_ERROR);
 	assert_string_equal(err, "listing threads: syntax");
+	/* A stop dropped the connection: lost, so what reconnects looks at
+	 * the stop flag first and ends quietly. */
+	assert_int_equal(pfs_query_failed(CONN_STOPPED, "listing threads",
+	    "stopped by a signal", err, sizeof(err)), PFS_LOST);
 
 	/* The server's message may be in err already, as conn_query() left it. */
 	strcpy(err, "Unknown table");
