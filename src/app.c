@@ -155,13 +155,15 @@ connect_session(struct session *s, const struct options *o,
 
 /* --list: the server's threads, largest memory first. */
 static int
-run_list(struct session *s, struct outfile *f)
+run_list(struct session *s, struct outfile *f, const struct signal_flags *sig)
 {
 	struct thread_list l;
 	char err[1024];
 	int rc = EXIT_DONE;
 
 	if (pfs_list_threads(s->conn, &l, err, sizeof(err)) != PFS_OK) {
+		if (sig->stop)
+			return EXIT_DONE; /* stopped before the list came: no list */
 		diag_say("%s", err);
 		return EXIT_RUNTIME;
 	}
@@ -191,7 +193,7 @@ run_mode(struct options *o, struct session *s, struct signal_flags *sig,
 	    &sig->reopen) != 0)
 		return EXIT_RUNTIME;
 	if (o->target == TARGET_LIST)
-		rc = run_list(s, &f);
+		rc = run_list(s, &f, sig);
 	else if (o->target == TARGET_WAIT)
 		rc = wait_run(&env);
 	else

@@ -50,6 +50,19 @@ capture_ring_fits(const struct options *o, size_t instruments)
 	return false;
 }
 
+/*
+ * A check before the first sample failed: an error, unless a stop cut the
+ * query short, when the run ends as a count would, with nothing sampled.
+ */
+static int
+failed_start(const struct capture *c, const char *err)
+{
+	if (c->env->sig->stop)
+		return EXIT_DONE;
+	diag_say("%s", err);
+	return EXIT_RUNTIME;
+}
+
 /* Finds the thread to sample; returns 0 or an exit status. */
 static int
 resolve_target(struct capture *c, uint64_t *thread_id,
@@ -69,10 +82,8 @@ resolve_target(struct capture *c, uint64_t *thread_id,
 	st = pfs_find_thread(s->conn, o->target == TARGET_CONNECTION ?
 	    PFS_BY_CONNECTION : PFS_BY_THREAD, o->target_id, thread_id,
 	    connection_id, err, sizeof(err));
-	if (st != PFS_OK) {
-		diag_say("%s", err);
-		return EXIT_RUNTIME;
-	}
+	if (st != PFS_OK)
+		return failed_start(c, err);
 	if (*thread_id == s->own_thread) {
 		diag_say("thread %" PRIu64 " is mysqlmemprof's own connection; "
 		    "give the thread of another session (see --list)",
@@ -195,6 +206,8 @@ check_statements(const struct capture *c)
 	default:
 		/* A failed check: the reader will say what is wrong. */
 		s->statements = STATEMENTS_ON;
+		if (c->env->sig->stop)
+			return;
 		break;
 	}
 	diag_note(c->env->diag, "%s", msg);
@@ -255,10 +268,8 @@ check_grain(struct capture *c, enum pfs_grain g)
 	char err[1024];
 
 	if (pfs_check_grain(c->env->session->conn, g, o->grain_user,
-	    o->grain_host, err, sizeof(err)) != PFS_OK) {
-		diag_say("%s", err);
-		return EXIT_RUNTIME;
-	}
+	    o->grain_host, err, sizeof(err)) != PFS_OK)
+		return failed_start(c, err);
 	if (g == GRAIN_GLOBAL)
 		snprintf(c->grain, sizeof(c->grain), "global");
 	else if (g == GRAIN_USER)

@@ -56,7 +56,8 @@ rejoin(const struct capture_env *env, const struct clock *clk, char *err,
 	};
 
 	if (rc.timeout_ns == 0) {
-		diag_say("%s", err);
+		if (!env->sig->stop)
+			diag_say("%s", err);
 		return -1;
 	}
 	switch (reconnect_now(&rc, err, errlen)) {
@@ -127,6 +128,8 @@ wait_run(const struct capture_env *env)
 				return env->sig->stop ? EXIT_DONE : EXIT_RUNTIME;
 			continue;
 		case WATCH_ERROR:
+			if (env->sig->stop)
+				return EXIT_DONE;
 			diag_say("%s", err);
 			return EXIT_RUNTIME;
 		}

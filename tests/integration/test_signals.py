@@ -81,6 +81,23 @@ class Signals(mmp.TestCase):
         self.assertEqual([s["sample"] for s in samples],
                          list(range(1, len(samples) + 1)))
 
+    def test_sigterm_while_waiting_on_a_frozen_server_is_no_error(self):
+        # A look of --wait-for cut short by the stop is not a lost
+        # connection to report, even with --reconnect-timeout 0.
+        proc = self.spawn(["--wait-for", "%never matches this%", "--poll",
+                           "100", "--reconnect-timeout", "0",
+                           "--read-timeout", "30"])
+        proc.wait_for_stderr("waiting for")
+        pid = server_pid()
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            time.sleep(0.5)
+            p = self.ended_promptly(proc, signal.SIGTERM)
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        self.assertNotIn("lost the connection", p.stderr, mmp.describe(p))
+
 
 def wchan(pid):
     try:
