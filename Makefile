@@ -79,12 +79,17 @@ $(BUILD):
 
 unit: $(UNIT_TESTS)
 
+# What building and the demo need; deps-test adds what only the tests,
+# the fuzzers and the bench use.
 deps:
 	scripts/deps.sh
 
+deps-test:
+	scripts/deps.sh --test
+
 # The README's test command: unit tests, then the real binary against a
 # throwaway MariaDB server.
-check: deps
+check: deps-test
 	$(MAKE) all $(BUILD)/$(PROG) unit
 	BUILD=$(BUILD) MMP_BIN=$(CURDIR)/$(BUILD)/$(PROG) tests/run.sh
 
@@ -94,7 +99,7 @@ demo: deps
 
 # mysqlmemprof against the samplers people use, on a throwaway server of
 # its own: prints the figures and writes bench/RESULTS.md (about 8 minutes).
-bench: deps
+bench: deps-test
 	$(MAKE) all
 	BUILD=$(BUILD) CC='$(CC)' CFLAGS='$(CFLAGS)' MYSQL_CFLAGS='$(MYSQL_CFLAGS)' \
 	    MYSQL_LIBS='$(MYSQL_LIBS)' python3 bench/run.py
@@ -129,4 +134,4 @@ install: $(PROG)
 clean:
 	rm -rf build $(PROG)
 
-.PHONY: all unit deps check demo bench install clean fuzz fuzz-run
+.PHONY: all unit deps deps-test check demo bench install clean fuzz fuzz-run

@@ -1,11 +1,20 @@
 #!/bin/sh
-# Installs the Debian packages that building, testing and the demo need,
-# when any is missing. Safe to run again: it does nothing when all are there.
+# Installs the Debian packages that are missing, and does nothing when all
+# are there. Without an argument: what building and `make demo` need.
+# With --test: that, and what only the tests and fuzzers use (`make check`),
+# so that a user who runs the tool is not given test tools.
 set -eu
 
 packages="build-essential pkg-config default-libmysqlclient-dev libcsv-dev
-libcmocka-dev mariadb-server mariadb-client python3 python3-pymysql
-openssl strace valgrind clang libclang-rt-14-dev"
+mariadb-server mariadb-client python3"
+test_packages="libcmocka-dev python3-pymysql openssl strace valgrind clang
+libclang-rt-14-dev"
+
+case "${1:-}" in
+--test) packages="$packages $test_packages" ;;
+"") ;;
+*) echo "usage: $0 [--test]" >&2; exit 2 ;;
+esac
 
 missing=""
 for p in $packages; do
