@@ -34,8 +34,8 @@ struct guard {
 	bool looked;
 	struct pfs_setup first;
 	uint64_t next_ns;
-	bool said_memory, said_statements, said_thread;
 	unsigned off;              /* SETUP_OFF_* at the last look */
+	unsigned said;             /* SETUP_OFF_* warned about, each once */
 };
 
 /* Reads inner, looking at the setup before a read when it is due. */

@@ -21,14 +21,16 @@ static void
 compare(struct guard *g, const struct pfs_setup *now)
 {
 	char msg[600];
+	unsigned news;
 
 	g->off = (now->memory_enabled < g->first.memory_enabled ?
 	    SETUP_OFF_MEMORY : 0) |
 	    (g->first.statements && !now->statements ? SETUP_OFF_STATEMENTS : 0) |
 	    (g->first.instrumented == 1 && now->instrumented == 0 ?
 	    SETUP_OFF_THREAD : 0);
-	if (!g->said_memory && now->memory_enabled < g->first.memory_enabled) {
-		g->said_memory = true;
+	news = g->off & ~g->said;
+	g->said |= news;
+	if (news & SETUP_OFF_MEMORY) {
 		snprintf(msg, sizeof(msg), "memory instruments were switched off "
 		    "while sampling (%zu of %zu enabled now): later totals leave "
 		    "out what they count; enable them again with UPDATE "
@@ -37,17 +39,14 @@ compare(struct guard *g, const struct pfs_setup *now)
 		    g->first.memory_enabled);
 		tell(g, msg);
 	}
-	if (!g->said_statements && g->first.statements && !now->statements) {
-		g->said_statements = true;
+	if (news & SETUP_OFF_STATEMENTS) {
 		tell(g, "a statements consumer of performance_schema was "
 		    "switched off while sampling: later samples carry only the "
 		    "text of a running statement, with no id or digest");
 		if (g->statements_off != NULL)
 			g->statements_off(g->statements_off_ctx);
 	}
-	if (!g->said_thread && g->first.instrumented == 1 &&
-	    now->instrumented == 0) {
-		g->said_thread = true;
+	if (news & SETUP_OFF_THREAD) {
 		snprintf(msg, sizeof(msg), "thread %" PRIu64 " was switched to "
 		    "INSTRUMENTED = 'NO' while sampling: its memory is no longer "
 		    "counted; UPDATE performance_schema.threads SET INSTRUMENTED "

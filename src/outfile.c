@@ -255,6 +255,24 @@ check_path(const char *path, const char *shown, bool exists_ok, char *err,
 	return 0;
 }
 
+/* The file name a pattern gives now; -1 with err when it gives none. */
+static int
+expand(const char *pattern, uint64_t connection_id, uint64_t thread_id,
+    char *name, size_t size, char *err, size_t errlen)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	localtime_r(&now, &tm);
+	if (outname_expand(pattern, connection_id, thread_id, &tm, name,
+	    size) == 0)
+		return 0;
+	snprintf(err, errlen, "--output '%.100s%s' gives an empty or too long "
+	    "file name; change the pattern", pattern,
+	    strlen(pattern) > 100 ? "..." : "");
+	return -1;
+}
+
 /*
  * What can be known before waiting for a statement, perhaps for hours:
  * that the pattern expands and the file could be written. A pattern whose
@@ -264,19 +282,12 @@ static int
 check_output(const char *path, bool pattern, char *err, size_t errlen)
 {
 	char name[4096];
-	time_t now = time(NULL);
-	struct tm tm;
 	const char *slash = strrchr(path, '/');
 
 	if (!pattern)
 		return check_path(path, path, true, err, errlen);
-	localtime_r(&now, &tm);
-	if (outname_expand(path, 0, 0, &tm, name, sizeof(name)) != 0) {
-		snprintf(err, errlen, "--output '%.100s%s' gives an empty or "
-		    "too long file name; change the pattern", path,
-		    strlen(path) > 100 ? "..." : "");
+	if (expand(path, 0, 0, name, sizeof(name), err, errlen) != 0)
 		return -1;
-	}
 	if (slash != NULL && memchr(path, '%', (size_t)(slash - path)) != NULL)
 		return 0;
 	return check_path(name, path, false, err, errlen);
@@ -352,18 +363,14 @@ outfile_begin_capture(struct outfile *f)
 int
 outfile_name(struct outfile *f, uint64_t connection_id, uint64_t thread_id)
 {
-	char name[4096], alt[4096];
+	char name[4096], alt[4096], err[300];
 	const char *path = name;
 	struct stat st;
-	time_t now = time(NULL);
-	struct tm tm;
 	char *copy;
 
-	localtime_r(&now, &tm);
-	if (outname_expand(f->pattern, connection_id, thread_id, &tm, name,
-	    sizeof(name)) != 0) {
-		diag_say("--output '%s' gives an empty or too long file name; "
-		    "change the pattern", f->pattern);
+	if (expand(f->pattern, connection_id, thread_id, name, sizeof(name),
+	    err, sizeof(err)) != 0) {
+		diag_say("%s", err);
 		return -1;
 	}
 	for (unsigned n = 2; lstat(path, &st) == 0; n++) {

@@ -77,6 +77,14 @@ check(struct reconnect *rc, struct conn *c, struct pfs_server_id *id,
 	return ops->own_thread(c, own, err, errlen);
 }
 
+/* Lowers *timeout_s to the whole seconds from now to until (0: none), and one. */
+static void
+cap_timeout(unsigned *timeout_s, uint64_t now, uint64_t until)
+{
+	if (until > now && (until - now) / 1000000000u < *timeout_s)
+		*timeout_s = (unsigned)((until - now) / 1000000000u) + 1;
+}
+
 /*
  * Tries one connection, waiting on the server no later than until, or
  * for its queries run_end (0: none), give or take a second; returns SOURCE_OK, SOURCE_LOST (retry) or
@@ -99,10 +107,8 @@ try_once(struct reconnect *rc, uint64_t until, uint64_t run_end, char *err,
 	 * the whole --connect-timeout: no try outlasts the time left. A
 	 * connection made for a run about to end answers by its end.
 	 */
-	if (until > now && (until - now) / 1000000000u < p.connect_timeout_s)
-		p.connect_timeout_s = (unsigned)((until - now) / 1000000000u) + 1;
-	if (run_end > now && (run_end - now) / 1000000000u < p.read_timeout_s)
-		p.read_timeout_s = (unsigned)((run_end - now) / 1000000000u) + 1;
+	cap_timeout(&p.connect_timeout_s, now, until);
+	cap_timeout(&p.read_timeout_s, now, run_end);
 	if (s->ops->open(&c, &p, err, errlen) != CONN_OK)
 		return SOURCE_LOST;
 	if ((st = check(rc, c, &id, &own, err, errlen)) != PFS_OK) {

@@ -24,6 +24,7 @@ struct loop {
 	const struct clock *clk;
 	uint64_t t0;
 	uint64_t last_tick; /* first tick not to take (duration); 0: none */
+	uint64_t end_ns;    /* when that tick is due, told to the source; 0: none */
 	const struct event_stat **order; /* top-N scratch, grown to the largest n */
 	size_t order_cap;
 	struct delta_table *deltas; /* the previous reading of every event */
@@ -150,6 +151,8 @@ sampler_run(const struct sampler_config *cfg, const struct source *src,
 		return stats->end;
 	}
 	l.t0 = clk->now_ns(clk->ctx);
+	if (l.last_tick != 0)
+		l.end_ns = l.t0 + l.last_tick * cfg->interval_ns;
 	for (;;) {
 		uint64_t due = l.t0 + k * cfg->interval_ns;
 		uint64_t start, done;
@@ -175,8 +178,8 @@ sampler_run(const struct sampler_config *cfg, const struct source *src,
 
 		int64_t wall = clk->wall_ms(clk->ctx);
 		start = clk->now_ns(clk->ctx);
-		enum source_status st = src->read(src->ctx, l.last_tick == 0 ? 0 :
-		    l.t0 + l.last_tick * cfg->interval_ns, &rd, err, errlen);
+		enum source_status st = src->read(src->ctx, l.end_ns, &rd, err,
+		    errlen);
 		done = clk->now_ns(clk->ctx);
 		/* After a reconnect the reading is of a later query than the first. */
 		if (st == SOURCE_OK && rd.started_ns > start) {

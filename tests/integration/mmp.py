@@ -3,6 +3,7 @@
 run through the mariadb client."""
 
 import atexit
+import contextlib
 import csv
 import io
 import json
@@ -10,6 +11,7 @@ import os
 import re
 import select
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -226,6 +228,24 @@ def root_sql(sql):
         ["mariadb", "--no-defaults", "-uroot", "-S", SOCKET, "-N", "-B",
          "-e", sql], check=True, capture_output=True, timeout=60).stdout
     return [line.split("\t") for line in out.decode().splitlines()]
+
+
+def server_pid(data_dir=None):
+    """The process id of the sandbox server, or of the one in data_dir."""
+    path = os.path.join(data_dir or os.environ["MMP_DIR"], "mariadbd.pid")
+    with open(path) as f:
+        return int(f.read())
+
+
+@contextlib.contextmanager
+def frozen_server(data_dir=None):
+    """The server stopped (SIGSTOP) for the body, and always thawed."""
+    pid = server_pid(data_dir)
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        yield pid
+    finally:
+        os.kill(pid, signal.SIGCONT)
 
 
 def thread_of_connection(conn_id):

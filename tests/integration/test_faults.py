@@ -37,9 +37,7 @@ def wait_for_lines(path, n, timeout=10):
     raise AssertionError("%s did not reach %d lines" % (path, n))
 
 
-def server_pid():
-    with open(os.path.join(os.environ["MMP_DIR"], "mariadbd.pid")) as f:
-        return int(f.read())
+server_pid = mmp.server_pid
 
 
 def wait_for_server(timeout=60):
@@ -126,12 +124,8 @@ class ServerGoesAway(mmp.TestCase):
                            "--frequency", "200", "--count", "8",
                            "--read-timeout", "1", "--connect-timeout", "1"])
         time.sleep(0.5)
-        pid = server_pid()
-        os.kill(pid, signal.SIGSTOP)
-        try:
+        with mmp.frozen_server():
             time.sleep(4)
-        finally:
-            os.kill(pid, signal.SIGCONT)
         p = proc.finish()
         self.assertEqual(p.returncode, 0, mmp.describe(p))
         samples = mmp.parse_json_lines(p.stdout)
@@ -175,13 +169,9 @@ class ServerGoesAway(mmp.TestCase):
         proc.wait_for_stderr("sampling")
         started = time.monotonic()
         time.sleep(1)
-        pid = server_pid()
-        os.kill(pid, signal.SIGSTOP)
-        try:
+        with mmp.frozen_server():
             p = proc.finish(timeout=20)
             ended = time.monotonic() - started
-        finally:
-            os.kill(pid, signal.SIGCONT)
         desc = mmp.describe(p) + "\nran %.1f s" % ended
         self.assertEqual(p.returncode, 0, desc)
         self.assertLess(ended, 6.5, desc)

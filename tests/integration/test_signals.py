@@ -10,7 +10,6 @@ import subprocess
 import time
 
 import mmp
-from test_faults import server_pid
 
 # How long a signalled run may take to end: the waits look at the stop flag
 # every 100 ms and let a query in flight finish for 300 ms; the rest is
@@ -68,13 +67,9 @@ class Signals(mmp.TestCase):
                            "--frequency", "50", "--read-timeout", "30",
                            "--connect-timeout", "30"])
         proc.stdout_line()
-        pid = server_pid()
-        os.kill(pid, signal.SIGSTOP)
-        try:
+        with mmp.frozen_server():
             time.sleep(0.5)
             p = self.ended_promptly(proc, signal.SIGTERM)
-        finally:
-            os.kill(pid, signal.SIGCONT)
         self.assertEqual(p.returncode, 0, mmp.describe(p))
         samples = mmp.parse_json_lines(p.stdout)
         self.assertGreaterEqual(len(samples), 1, mmp.describe(p))
@@ -88,13 +83,9 @@ class Signals(mmp.TestCase):
                            "100", "--reconnect-timeout", "0",
                            "--read-timeout", "30"])
         proc.wait_for_stderr("waiting for")
-        pid = server_pid()
-        os.kill(pid, signal.SIGSTOP)
-        try:
+        with mmp.frozen_server():
             time.sleep(0.5)
             p = self.ended_promptly(proc, signal.SIGTERM)
-        finally:
-            os.kill(pid, signal.SIGCONT)
         self.assertEqual(p.returncode, 0, mmp.describe(p))
         self.assertNotIn("lost the connection", p.stderr, mmp.describe(p))
 

@@ -177,13 +177,8 @@ class Tls(mmp.TestCase):
                            "--read-timeout", "1", "--connect-timeout", "1",
                            "--format", "json"], conn=False)
         proc.stdout_line()
-        with open(os.path.join(self.certs, "sb", "mariadbd.pid")) as f:
-            pid = int(f.read())
-        os.kill(pid, signal.SIGSTOP)
-        try:
+        with mmp.frozen_server(os.path.join(self.certs, "sb")):
             proc.wait_for_stderr("reconnecting", timeout=4)
-        finally:
-            os.kill(pid, signal.SIGCONT)
         p = proc.finish()
         self.assertEqual(p.returncode, 0, mmp.describe(p))
         self.assertIn("within 1 s (--read-timeout)", p.stderr)

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "diag.h"
+#include "json_check.h"
 #include "scrub.h"
 
 /* The code points a terminal acts on, from the issue and ECMA-48. */
@@ -24,31 +25,6 @@ refused(uint32_t cp)
 	return cp <= 0x1f || (cp >= 0x7f && cp <= 0x9f) || cp == 0x2028 ||
 	    cp == 0x2029 || (cp >= 0x202a && cp <= 0x202e) ||
 	    (cp >= 0x2066 && cp <= 0x2069);
-}
-
-static size_t
-encode(uint32_t cp, char *out)
-{
-	if (cp < 0x80) {
-		out[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		out[0] = (char)(0xc0 | cp >> 6);
-		out[1] = (char)(0x80 | (cp & 0x3f));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		out[0] = (char)(0xe0 | cp >> 12);
-		out[1] = (char)(0x80 | (cp >> 6 & 0x3f));
-		out[2] = (char)(0x80 | (cp & 0x3f));
-		return 3;
-	}
-	out[0] = (char)(0xf0 | cp >> 18);
-	out[1] = (char)(0x80 | (cp >> 12 & 0x3f));
-	out[2] = (char)(0x80 | (cp >> 6 & 0x3f));
-	out[3] = (char)(0x80 | (cp & 0x3f));
-	return 4;
 }
 
 /* Every code point between two letters: kept, or one '?'. */
@@ -62,7 +38,7 @@ test_every_code_point(void **state)
 
 		if (cp >= 0xd800 && cp <= 0xdfff)
 			continue; /* surrogates are not UTF-8 */
-		n = encode(cp, s + 1);
+		n = put_utf8(cp, s + 1);
 		s[1 + n] = 'b';
 		if (refused(cp))
 			strcpy(want + 1, "?b");
