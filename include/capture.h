@@ -15,9 +15,37 @@
 #include "diag.h"
 #include "match.h"
 #include "outfile.h"
+#include "sampler.h"
 #include "session.h"
 #include "signals.h"
+#include "summary.h"
 #include "watch.h"
+
+/* What a capture samples, for a watcher. */
+struct capture_target {
+	uint64_t thread_id;     /* 0 for a grain */
+	uint64_t connection_id; /* 0 for a background thread or a grain */
+	const char *grain;      /* "global", "user:NAME", ...; NULL for a thread */
+	const struct stmt_match *found; /* the statement --wait-for found, or NULL */
+	const char *server_version;
+	uint64_t interval_ms;
+};
+
+/*
+ * Sees a capture as it runs, beside the output: a live view, an exporter.
+ * Each callback runs on the sampling thread and may be NULL. sample() sees
+ * every sample as soon as it is taken, before --trigger-bytes can hold it
+ * back, with the run's counts so far; a non-zero return ends the capture as
+ * a failed write does. end() sees the summary before it is written.
+ */
+struct capture_watcher {
+	void *ctx;
+	void (*begin)(void *ctx, const struct capture_target *t);
+	int (*sample)(void *ctx, const struct sample *s,
+	    const struct sampler_stats *so_far);
+	void (*end)(void *ctx, const struct summary *sum,
+	    const struct sampler_stats *stats);
+};
 
 /* What a capture works with; all of it borrowed from the caller. */
 struct capture_env {
@@ -26,6 +54,7 @@ struct capture_env {
 	struct outfile *out;
 	const struct diag *diag;
 	struct signal_flags *sig;
+	const struct capture_watcher *watcher; /* NULL: none */
 };
 
 /*

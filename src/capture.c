@@ -33,6 +33,7 @@ struct capture {
 	struct recorder rec;            /* --trigger-bytes; every sample goes through it */
 	struct event_filter filter;     /* --events, --exclude */
 	char grain[600];                /* "user:app" and such, for --global and --for-* */
+	const struct sampler_stats *stats; /* the run's counts so far, for the watcher */
 };
 
 bool
@@ -180,6 +181,11 @@ sink_sample(void *ctx, const struct sample *s)
 {
 	struct capture *c = ctx;
 
+	const struct capture_watcher *w = c->env->watcher;
+
+	if (w != NULL && w->sample != NULL && w->sample(w->ctx, s, c->stats) !=
+	    0)
+		return -1;
 	if (outfile_reopen_if_asked(c->env->out) != 0)
 		return -1;
 	if (recorder_sample(&c->rec, s) != 0)
@@ -357,6 +363,8 @@ finish(struct capture *c, struct ring *ring, const struct sampler_stats *stats,
 		return EXIT_RUNTIME;
 	}
 	sum.thread_id = thread_id;
+	if (c->env->watcher != NULL && c->env->watcher->end != NULL)
+		c->env->watcher->end(c->env->watcher->ctx, &sum, stats);
 	if (output_end(&f->out, &sum) != 0 && rc == EXIT_DONE)
 		rc = outfile_failed(f);
 	summary_free(&sum);
@@ -368,13 +376,25 @@ static int
 sample(struct capture *c, struct sampler_config *cfg, struct source src,
     struct ring *ring, const struct clock *clk, uint64_t connection_id)
 {
+	const struct capture_watcher *w = c->env->watcher;
 	struct outfile *f = c->env->out;
-	struct sampler_stats stats;
+	struct sampler_stats stats = { 0 };
 	char err[1024] = "";
 
 	if (outfile_open(f) != 0)
 		return EXIT_RUNTIME;
 	note_start(c, cfg->thread_id, connection_id);
+	if (w != NULL && w->begin != NULL)
+		w->begin(w->ctx, &(struct capture_target){
+			.thread_id = cfg->thread_id,
+			.connection_id = connection_id,
+			.grain = c->grain[0] != '\0' ? c->grain : NULL,
+			.found = c->found,
+			.server_version = conn_server_version(
+			    c->env->session->conn),
+			.interval_ms = c->opts->frequency_ms,
+		});
+	c->stats = &stats;
 	if (begin_capture(c) != 0)
 		return outfile_failed(f);
 	note_trigger(c, NULL);
