@@ -69,6 +69,7 @@ struct options {
 	uint64_t frequency_ms;
 	uint64_t count;       /* 0: no limit */
 	uint64_t duration_s;  /* 0: no limit */
+	unsigned max_load_pct; /* --max-load; 0: no bound */
 	size_t window;
 	size_t top;           /* 0: all */
 	uint64_t trigger_bytes;  /* --trigger-bytes; 0: write every sample */

@@ -21,6 +21,12 @@ struct sampler_config {
 	uint64_t duration_ns; /* stop before a tick due this late; 0: no limit */
 	size_t top;           /* events kept per sample; 0: all */
 	uint64_t thread_id;   /* written into each sample */
+	/*
+	 * --max-load: the share of one core, in percent, that the queries may
+	 * take (0: no bound). After a query of q ns, the next one starts no
+	 * sooner than q * 100 / max_load_pct later, at the first tick due then.
+	 */
+	unsigned max_load_pct;
 	/* --events, --exclude: applied before the top N; NULL: keep all. */
 	const struct event_filter *filter;
 	/*
@@ -44,6 +50,9 @@ struct sampler_stats {
 	uint64_t taken;   /* samples taken and handed to the sink */
 	uint64_t skipped; /* ticks whose due time passed before they could start */
 	uint64_t lost;    /* of which the source gave no reading (SOURCE_SKIPPED) */
+	uint64_t load_skipped; /* of which skipped to stay under max_load_pct */
+	uint64_t query_ns;     /* the time every query took, summed */
+	uint64_t slowest_query_ns;
 	char lost_why[256]; /* the source's word on the last of them */
 	enum sampler_end end;
 };

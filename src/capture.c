@@ -20,6 +20,14 @@
 #include "sampler.h"
 #include "summary.h"
 
+/*
+ * When the queries take this share of one core, in percent, at the
+ * --frequency asked for, a note says so (once): see --max-load.
+ */
+#define DUTY_NOTE_PCT 5
+/* Samples whose cost is averaged before the first look at it. */
+#define DUTY_NOTE_AFTER 5
+
 /* The ring may not take more than this: a typo should not eat the host. */
 #define RING_LIMIT_BYTES ((size_t)1 << 30)
 
@@ -33,7 +41,8 @@ struct capture {
 	struct recorder rec;            /* --trigger-bytes; every sample goes through it */
 	struct event_filter filter;     /* --events, --exclude */
 	char grain[600];                /* "user:app" and such, for --global and --for-* */
-	const struct sampler_stats *stats; /* the run's counts so far, for the watcher */
+	const struct sampler_stats *stats; /* the run's counts so far */
+	bool duty_noted;                /* the note on the queries' cost is said */
 };
 
 bool
@@ -176,6 +185,44 @@ answer_dump(void *ctx)
 	return 0;
 }
 
+/*
+ * The share of one core the queries take at the asked --frequency, in
+ * percent: their mean time over the interval.
+ */
+static double
+duty_pct(const struct sampler_stats *st, uint64_t frequency_ms)
+{
+	uint64_t queries = st->taken + st->lost;
+
+	if (queries == 0)
+		return 0;
+	return (double)st->query_ns / (double)queries /
+	    ((double)frequency_ms * 1e6) * 100;
+}
+
+/*
+ * Says once, as soon as a few samples tell, that the queries cost the
+ * server a noticeable share of a core at this --frequency.
+ */
+static void
+note_duty(struct capture *c)
+{
+	const struct sampler_stats *st = c->stats;
+	double pct;
+
+	if (c->duty_noted || st->taken < DUTY_NOTE_AFTER)
+		return;
+	if ((pct = duty_pct(st, c->opts->frequency_ms)) < DUTY_NOTE_PCT)
+		return;
+	c->duty_noted = true;
+	diag_note(c->env->diag, "each sample costs the server about %.1f ms "
+	    "(it grows with the threads connected); at --frequency %" PRIu64
+	    " that is %.0f%% of a core%s; see --frequency or --max-load",
+	    (double)st->query_ns / (double)(st->taken + st->lost) / 1e6,
+	    c->opts->frequency_ms, pct, c->opts->max_load_pct != 0 &&
+	    pct > c->opts->max_load_pct ? ", so --max-load skips ticks" : "");
+}
+
 static int
 sink_sample(void *ctx, const struct sample *s)
 {
@@ -183,6 +230,7 @@ sink_sample(void *ctx, const struct sample *s)
 
 	const struct capture_watcher *w = c->env->watcher;
 
+	note_duty(c);
 	if (w != NULL && w->sample != NULL && w->sample(w->ctx, s, c->stats) !=
 	    0)
 		return -1;
@@ -324,6 +372,7 @@ finish(struct capture *c, struct ring *ring, const struct sampler_stats *stats,
 	const struct diag *d = c->env->diag;
 	struct outfile *f = c->env->out;
 	struct summary sum;
+	uint64_t missed;
 	int rc = EXIT_DONE;
 
 	switch (stats->end) {
@@ -348,12 +397,18 @@ finish(struct capture *c, struct ring *ring, const struct sampler_stats *stats,
 	}
 	if (c->found != NULL)
 		note_capture_end(c, stats);
-	if (stats->skipped > stats->lost)
+	missed = stats->skipped - stats->lost - stats->load_skipped;
+	if (missed > 0)
 		diag_note(d, "%" PRIu64 " tick%s skipped: a sample, or a "
 		    "reconnect, took longer than --frequency %" PRIu64 " ms",
-		    stats->skipped - stats->lost,
-		    stats->skipped - stats->lost == 1 ? "" : "s",
-		    o->frequency_ms);
+		    missed, missed == 1 ? "" : "s", o->frequency_ms);
+	if (stats->load_skipped > 0)
+		diag_note(d, "%" PRIu64 " tick%s skipped to keep the queries "
+		    "under --max-load %u%% of a core (the slowest took %.1f ms; "
+		    "%.0f%% at --frequency %" PRIu64 ")", stats->load_skipped,
+		    stats->load_skipped == 1 ? "" : "s", o->max_load_pct,
+		    (double)stats->slowest_query_ns / 1e6,
+		    duty_pct(stats, o->frequency_ms), o->frequency_ms);
 	if (stats->lost > 0)
 		diag_note(d, "%" PRIu64 " sample%s lost, the run going on (the "
 		    "last: %s)", stats->lost, stats->lost == 1 ? "" : "s",
@@ -424,6 +479,7 @@ capture_run(const struct capture_env *env, const struct stmt_match *found,
 		.count = o->count,
 		.duration_ns = o->duration_s * 1000000000u,
 		.top = o->top,
+		.max_load_pct = o->max_load_pct,
 		.filter = &c.filter,
 		.wake = answer_dump,
 	};

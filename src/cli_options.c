@@ -104,6 +104,13 @@ const struct cli_row cli_rows[] = {
 	    .min = 1, .max = 315360000,
 	    .hint = "give seconds, e.g. --duration 60",
 	    .arg = "SECONDS", .help = "stop after SECONDS" },
+	{ .name = "max-load", .kind = KIND_NUMBER, FIELD(max_load_pct),
+	    .def = "10", .min = 0, .max = 100,
+	    .hint = "give a percentage of one core, or 0 for no bound, e.g. "
+	    "--max-load 10",
+	    .arg = "PERCENT",
+	    .help = "skip ticks to keep the queries under PERCENT\n"
+	    "of one core (default 10; 0: no bound)" },
 	{ .name = "window", .kind = KIND_NUMBER, FIELD(window),
 	    .def = "50", .min = 1, .max = 100000,
 	    .hint = "give a number of samples, e.g. --window 50",

@@ -3,7 +3,9 @@
  * clock, whatever the earlier samples cost, so the schedule never drifts.
  * When a sample ends after the next tick's due time, the ticks that can no
  * longer be met are skipped and counted instead of being taken late in a
- * burst.
+ * burst. With a load bound, the ticks that would put the queries' share of
+ * time over it are skipped the same way: the schedule stretches, but a
+ * sample is never taken late.
  *
  * Each sample also says what every kept event did since the previous one
  * (delta.h), and keeps the events that spiked in between even when their
@@ -111,22 +113,51 @@ sampler_max_events(size_t top, size_t all)
 	    SIZE_MAX;
 }
 
-/* The index of the next tick to take after tick k ended at time now. */
+/* The first tick due at or after time t. */
 static uint64_t
-next_tick(const struct loop *l, uint64_t k, uint64_t now, uint64_t *skipped)
+tick_at(const struct loop *l, uint64_t t)
 {
 	uint64_t interval = l->cfg->interval_ns;
+
+	return t <= l->t0 ? 0 : (t - l->t0 + interval - 1) / interval;
+}
+
+/* How many of the ticks from..to-1 are before the end (--duration). */
+static uint64_t
+ticks_between(const struct loop *l, uint64_t from, uint64_t to)
+{
+	if (l->last_tick != 0 && to > l->last_tick)
+		to = l->last_tick;
+	return to > from ? to - from : 0;
+}
+
+/*
+ * The index of the next tick to take after tick k, whose query started at
+ * start and took query_ns, ended at time now. Ticks already due are skipped
+ * as missed; then, with a load bound, those due before the query's cost is
+ * paid back.
+ */
+static uint64_t
+next_tick(const struct loop *l, uint64_t k, uint64_t start,
+    uint64_t query_ns, uint64_t now, struct sampler_stats *stats)
+{
 	uint64_t next = k + 1;
+	uint64_t open = tick_at(l, now);
+	unsigned pct = l->cfg->max_load_pct;
 
-	if (l->t0 + next * interval < now) {
-		uint64_t first_open = (now - l->t0 + interval - 1) / interval;
-		uint64_t counted = first_open;
+	if (open > next) {
+		stats->skipped += ticks_between(l, next, open);
+		next = open;
+	}
+	if (pct != 0 && pct < 100) {
+		uint64_t paid = tick_at(l, start + query_ns / pct * 100 +
+		    query_ns % pct * 100 / pct);
+		uint64_t n = ticks_between(l, next, paid);
 
-		if (l->last_tick != 0 && counted > l->last_tick)
-			counted = l->last_tick;
-		if (counted > next)
-			*skipped += counted - next;
-		next = first_open;
+		stats->skipped += n;
+		stats->load_skipped += n;
+		if (paid > next)
+			next = paid;
 	}
 	return next;
 }
@@ -200,8 +231,8 @@ sampler_run(const struct sampler_config *cfg, const struct source *src,
 			stats->lost++;
 			snprintf(stats->lost_why, sizeof(stats->lost_why), "%s",
 			    err);
-			k = next_tick(&l, k, clk->now_ns(clk->ctx),
-			    &stats->skipped);
+			k = next_tick(&l, k, start, done - start,
+			    clk->now_ns(clk->ctx), stats);
 			continue;
 		}
 		if (st != SOURCE_OK) {
@@ -219,6 +250,9 @@ sampler_run(const struct sampler_config *cfg, const struct source *src,
 		s->elapsed_us = (start - l.t0) / 1000;
 		s->late_us = start > due ? (start - due) / 1000 : 0;
 		s->query_us = (done - start) / 1000;
+		stats->query_ns += done - start;
+		if (done - start > stats->slowest_query_ns)
+			stats->slowest_query_ns = done - start;
 		s->wall_ms = wall;
 		ring_commit(ring);
 		stats->taken++;
@@ -231,7 +265,8 @@ sampler_run(const struct sampler_config *cfg, const struct source *src,
 			end = SAMPLER_END_COUNT;
 			break;
 		}
-		k = next_tick(&l, k, clk->now_ns(clk->ctx), &stats->skipped);
+		k = next_tick(&l, k, start, done - start, clk->now_ns(clk->ctx),
+		    stats);
 	}
 	free(l.order);
 	delta_table_free(l.deltas);

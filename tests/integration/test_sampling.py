@@ -149,3 +149,41 @@ class Sampling(mmp.TestCase):
         self.assertEqual(len(times), 3, mmp.describe(pt))
         for t in times:
             self.assertLess(abs(t - 250 * round(t / 250)), 100, times)
+
+
+class LoadBound(mmp.TestCase):
+    """--max-load and the note on what the queries cost the server."""
+
+    def test_queries_kept_under_the_load_bound(self):
+        w = self.start(mmp.idle())
+        # At 2 ms, even the cheapest query (0.3 ms or more) is over 10%.
+        p = self.run_ok(["--thread", str(w.thread_id), "--format", "json",
+                         "--frequency", "2", "--count", "8"])
+        samples = mmp.parse_json_lines(p.stdout)
+        self.assertEqual(len(samples), 8, mmp.describe(p))
+        self.assertIn("each sample costs the server about", p.stderr)
+        self.assertIn("so --max-load skips ticks", p.stderr)
+        self.assertRegex(p.stderr, r"\d+ ticks? skipped to keep the queries "
+                         r"under --max-load 10% of a core")
+        # After a query of q us, the next starts no sooner than 10 q later.
+        for prev, cur in zip(samples, samples[1:]):
+            waited_us = (cur["elapsed_ms"] - prev["elapsed_ms"]) * 1000
+            self.assertGreaterEqual(waited_us + 1000, prev["query_us"] * 10,
+                                    (prev, cur))
+
+    def test_no_bound_takes_every_tick_it_can(self):
+        w = self.start(mmp.idle())
+        p = self.run_ok(["--thread", str(w.thread_id), "--format", "json",
+                         "--frequency", "2", "--count", "8",
+                         "--max-load", "0"])
+        self.assertEqual(len(mmp.parse_json_lines(p.stdout)), 8)
+        self.assertIn("each sample costs the server about", p.stderr)
+        self.assertNotIn("so --max-load skips ticks", p.stderr)
+        self.assertNotIn("under --max-load", p.stderr)
+
+    def test_cheap_queries_say_nothing(self):
+        w = self.start(mmp.idle())
+        p = self.run_ok(["--thread", str(w.thread_id), "--format", "json",
+                         "--frequency", "500", "--count", "6"])
+        self.assertNotIn("costs the server", p.stderr)
+        self.assertNotIn("--max-load", p.stderr)

@@ -269,6 +269,107 @@ test_duration_does_not_count_ticks_past_the_end(void **state)
 }
 
 /* A source that gives no reading this time loses that tick, not the run. */
+/*
+ * --max-load 10: a query of 25 ms must be paid back by 250 ms without
+ * queries, so after it the ticks due at 100 and 200 ms are skipped for load
+ * and the one at 300 ms is taken, on time; cheap queries skip nothing.
+ */
+static void
+test_load_bound_stretches_on_the_schedule(void **state)
+{
+	struct fake f = { 0 };
+	struct sampler_config cfg = { .count = 4, .max_load_pct = 10 };
+	struct sampler_stats st;
+	struct ring *r = ring_create(10, 10);
+	char err[100];
+
+	(void)state;
+	fake_events(&f);
+	f.cost[0] = 25 * MS;
+	f.cost[1] = 5 * MS;  /* 50 ms to pay back: the next tick is fine */
+	f.cost[2] = 10 * MS; /* exactly 100 ms: still the next tick */
+	assert_int_equal(run(&f, &cfg, r, &st, err, sizeof(err)),
+	    SAMPLER_END_COUNT);
+	assert_int_equal(st.taken, 4);
+	assert_int_equal(st.skipped, 2);
+	assert_int_equal(st.load_skipped, 2);
+	assert_int_equal(st.query_ns, 25 * MS + 5 * MS + 10 * MS + 1 * MS);
+	assert_int_equal(st.slowest_query_ns, 25 * MS);
+	for (size_t i = 0; i < 4; i++)
+		assert_int_equal(f.seen_late[i], 0); /* never taken late */
+	assert_int_equal(f.seen_elapsed[0], 0);
+	assert_int_equal(f.seen_elapsed[1], 300000);
+	assert_int_equal(f.seen_elapsed[2], 400000);
+	assert_int_equal(f.seen_elapsed[3], 500000);
+	ring_free(r);
+}
+
+/* Without a bound the same costs skip nothing; a late tick is not a load skip. */
+static void
+test_no_load_bound_and_late_ticks(void **state)
+{
+	struct fake f = { 0 };
+	struct sampler_config cfg = { .count = 3 };
+	struct sampler_stats st;
+	struct ring *r = ring_create(10, 10);
+	char err[100];
+
+	(void)state;
+	fake_events(&f);
+	f.cost[0] = 25 * MS;
+	f.cost[1] = 150 * MS; /* ends after the tick at 200 ms was due */
+	assert_int_equal(run(&f, &cfg, r, &st, err, sizeof(err)),
+	    SAMPLER_END_COUNT);
+	assert_int_equal(st.skipped, 1);
+	assert_int_equal(st.load_skipped, 0);
+	assert_int_equal(f.seen_elapsed[1], 100000);
+	assert_int_equal(f.seen_elapsed[2], 300000);
+	ring_free(r);
+}
+
+/* A lost reading's query cost the server too; the bound counts it. */
+static void
+test_load_bound_counts_lost_readings(void **state)
+{
+	struct fake f = { .skip_at = 1 };
+	struct sampler_config cfg = { .count = 2, .max_load_pct = 50 };
+	struct sampler_stats st;
+	struct ring *r = ring_create(10, 10);
+	char err[100];
+
+	(void)state;
+	fake_events(&f);
+	f.cost[0] = 120 * MS; /* 240 ms to pay back: ticks 1 and 2 skipped */
+	assert_int_equal(run(&f, &cfg, r, &st, err, sizeof(err)),
+	    SAMPLER_END_COUNT);
+	assert_int_equal(st.lost, 1);
+	assert_int_equal(st.load_skipped, 1);  /* tick 2; tick 1 was missed */
+	assert_int_equal(st.skipped, 1 + 1 + 1); /* the lost one, missed, load */
+	assert_int_equal(f.seen_elapsed[0], 300000);
+	ring_free(r);
+}
+
+/* Within --duration only the ticks before its end are counted. */
+static void
+test_load_skips_stop_at_the_duration(void **state)
+{
+	struct fake f = { 0 };
+	struct sampler_config cfg = { .duration_ns = 300 * MS,
+	    .max_load_pct = 1 };
+	struct sampler_stats st;
+	struct ring *r = ring_create(10, 10);
+	char err[100];
+
+	(void)state;
+	fake_events(&f);
+	f.cost[0] = 10 * MS; /* a second to pay back; the run ends before */
+	assert_int_equal(run(&f, &cfg, r, &st, err, sizeof(err)),
+	    SAMPLER_END_DURATION);
+	assert_int_equal(st.taken, 1);
+	assert_int_equal(st.load_skipped, 2); /* ticks 1 and 2 of 0..2 */
+	ring_free(r);
+}
+
 static void
 test_lost_reading_is_a_skipped_tick(void **state)
 {
@@ -827,6 +928,10 @@ main(void)
 		cmocka_unit_test(test_duration_stops_before_the_end),
 		cmocka_unit_test(test_duration_does_not_count_ticks_past_the_end),
 		cmocka_unit_test(test_lost_reading_is_a_skipped_tick),
+		cmocka_unit_test(test_load_bound_stretches_on_the_schedule),
+		cmocka_unit_test(test_no_load_bound_and_late_ticks),
+		cmocka_unit_test(test_load_bound_counts_lost_readings),
+		cmocka_unit_test(test_load_skips_stop_at_the_duration),
 		cmocka_unit_test(test_reads_are_told_the_end),
 		cmocka_unit_test(test_lost_at_the_end_ends_the_run),
 		cmocka_unit_test(test_thread_gone_ends_normally),
