@@ -27,12 +27,29 @@ enum pfs_status {
 };
 
 /*
- * Checks that performance_schema is on and memory instruments are enabled.
- * Sets *total to the number of memory instruments (the most rows a thread
- * can have) and *enabled to those enabled, not counting the ones
- * performance_schema always keeps for itself. Errors say how to fix it.
+ * Which run of the server this is: a thread id means the same thread only
+ * while both stay the same.
  */
-enum pfs_status pfs_preflight(struct conn *c, size_t *enabled, size_t *total,
+struct pfs_server_id {
+	int64_t boot_s; /* when it started, seconds since the epoch (+-1 s) */
+	uint64_t pid;   /* its process id (thread/sql/main); 0: not known */
+};
+
+/* What a new connection learns of the server, in one statement. */
+struct pfs_preflight {
+	/* Memory instruments: the most rows a thread can have. */
+	size_t total;
+	/* Those enabled, not counting performance_schema's own (always on). */
+	size_t enabled;
+	uint64_t own_thread; /* the thread id of our own session */
+	struct pfs_server_id server;
+};
+
+/*
+ * Learns all of struct pfs_preflight, and checks that performance_schema
+ * is on and memory instruments are enabled. Errors say how to fix it.
+ */
+enum pfs_status pfs_preflight(struct conn *c, struct pfs_preflight *out,
     char *err, size_t errlen);
 
 /*
@@ -42,10 +59,6 @@ enum pfs_status pfs_preflight(struct conn *c, size_t *enabled, size_t *total,
  */
 enum pfs_status pfs_check_statements(struct conn *c, char *note,
     size_t notelen);
-
-/* The performance_schema thread id of our own session. */
-enum pfs_status pfs_own_thread(struct conn *c, uint64_t *thread_id,
-    char *err, size_t errlen);
 
 /* Which column of performance_schema.threads pfs_find_thread() matches. */
 enum pfs_thread_key {
@@ -62,16 +75,6 @@ enum pfs_status pfs_find_thread(struct conn *c, enum pfs_thread_key key,
     uint64_t id, uint64_t *thread_id, uint64_t *connection_id, char *err,
     size_t errlen);
 
-/*
- * Which run of the server this is: a thread id means the same thread only
- * while both stay the same.
- */
-struct pfs_server_id {
-	int64_t boot_s; /* when it started, seconds since the epoch (+-1 s) */
-	uint64_t pid;   /* its process id (thread/sql/main); 0: not known */
-};
-enum pfs_status pfs_server_id(struct conn *c, struct pfs_server_id *id,
-    char *err, size_t errlen);
 
 /* What a reader sums over when it is not one thread. */
 enum pfs_grain {

@@ -24,12 +24,8 @@ struct session_ops {
 	enum conn_status (*open)(struct conn **out,
 	    const struct conn_params *p, char *err, size_t errlen);
 	void (*close)(struct conn *c);
-	/* pfs_preflight(), pfs_server_id(), pfs_own_thread() */
-	enum pfs_status (*preflight)(struct conn *c, size_t *enabled,
-	    size_t *total, char *err, size_t errlen);
-	enum pfs_status (*server_id)(struct conn *c, struct pfs_server_id *id,
-	    char *err, size_t errlen);
-	enum pfs_status (*own_thread)(struct conn *c, uint64_t *thread_id,
+	/* pfs_preflight() */
+	enum pfs_status (*preflight)(struct conn *c, struct pfs_preflight *out,
 	    char *err, size_t errlen);
 	/* Whether a thread exists; its connection id (0: a background thread). */
 	enum pfs_status (*check_thread)(struct conn *c, uint64_t thread_id,

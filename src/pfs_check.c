@@ -28,19 +28,19 @@ query_ints(struct conn *c, const char *sql, const char *what,
 }
 
 enum pfs_status
-pfs_preflight(struct conn *c, size_t *enabled, size_t *total, char *err,
+pfs_preflight(struct conn *c, struct pfs_preflight *out, char *err,
     size_t errlen)
 {
 	struct server_kind kind;
 	struct pfs_ints r;
 	enum pfs_status ps;
 
-	*enabled = *total = 0;
+	memset(out, 0, sizeof(*out));
 	kind = server_kind_parse(conn_server_version(c));
 	if (server_kind_check(&kind, err, errlen) != 0)
 		return PFS_ERROR;
-	if ((ps = query_ints(c, pfs_sql_pfs_enabled,
-	    "checking performance_schema", &r, err, errlen)) != PFS_OK)
+	if ((ps = query_ints(c, pfs_sql_preflight,
+	    "reading performance_schema", &r, err, errlen)) != PFS_OK)
 		return ps;
 	if (r.rows == 0 || r.v[0] == 0) {
 		snprintf(err, errlen, "performance_schema is disabled on the "
@@ -49,13 +49,9 @@ pfs_preflight(struct conn *c, size_t *enabled, size_t *total, char *err,
 		    "[mysqld] and restart it");
 		return PFS_DISABLED;
 	}
-	if ((ps = query_ints(c, pfs_sql_memory_instruments,
-	    "reading performance_schema.setup_instruments", &r, err,
-	    errlen)) != PFS_OK)
-		return ps;
-	*total = (size_t)r.v[0];
-	*enabled = (size_t)r.v[1];
-	if (*enabled == 0) {
+	out->total = (size_t)r.v[1];
+	out->enabled = (size_t)r.v[2];
+	if (out->enabled == 0) {
 		snprintf(err, errlen, "the memory instruments are disabled; "
 		    "enable them with %s (as an account with UPDATE on "
 		    "performance_schema) or start the server with "
@@ -63,6 +59,9 @@ pfs_preflight(struct conn *c, size_t *enabled, size_t *total, char *err,
 		    pfs_sql_enable_instruments);
 		return PFS_NO_INSTRUMENTS;
 	}
+	out->own_thread = r.isnull[3] ? 0 : (uint64_t)r.v[3];
+	out->server.boot_s = r.v[4];
+	out->server.pid = r.isnull[5] || r.v[5] < 0 ? 0 : (uint64_t)r.v[5];
 	return PFS_OK;
 }
 
@@ -135,19 +134,6 @@ pfs_check_statements(struct conn *c, char *note, size_t notelen)
 }
 
 enum pfs_status
-pfs_own_thread(struct conn *c, uint64_t *thread_id, char *err, size_t errlen)
-{
-	struct pfs_ints r;
-	enum pfs_status ps;
-
-	if ((ps = query_ints(c, pfs_sql_own_thread, "finding our own thread",
-	    &r, err, errlen)) != PFS_OK)
-		return ps;
-	*thread_id = r.rows > 0 ? (uint64_t)r.v[0] : 0;
-	return PFS_OK;
-}
-
-enum pfs_status
 pfs_find_thread(struct conn *c, enum pfs_thread_key key, uint64_t id,
     uint64_t *thread_id, uint64_t *connection_id, char *err, size_t errlen)
 {
@@ -185,20 +171,5 @@ pfs_find_thread(struct conn *c, enum pfs_thread_key key, uint64_t id,
 		    "performance_schema.setup_actors", tid, tid);
 		return PFS_NOT_ALLOWED;
 	}
-	return PFS_OK;
-}
-
-enum pfs_status
-pfs_server_id(struct conn *c, struct pfs_server_id *id, char *err,
-    size_t errlen)
-{
-	struct pfs_ints r;
-	enum pfs_status ps;
-
-	if ((ps = query_ints(c, pfs_sql_server_id,
-	    "reading the server's uptime", &r, err, errlen)) != PFS_OK)
-		return ps;
-	id->boot_s = r.v[0];
-	id->pid = r.isnull[1] || r.v[1] < 0 ? 0 : (uint64_t)r.v[1];
 	return PFS_OK;
 }

@@ -108,7 +108,7 @@ pfs_ints_row(void *ctx, unsigned ncols, char **values,
 	(void)len;
 	if (r->rows++ > 0)
 		return 0; /* only the first row matters */
-	for (unsigned i = 0; i < ncols && i < 4; i++) {
+	for (unsigned i = 0; i < ncols && i < 8; i++) {
 		r->isnull[i] = values[i] == NULL;
 		if (pfs_column_i64(values[i], &r->v[i]) != 0)
 			return -1;

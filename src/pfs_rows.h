@@ -36,8 +36,8 @@ void pfs_copy_column(char *dst, size_t size, const char *v, unsigned long len);
 /* One row of up to four integers, for the small queries. */
 struct pfs_ints {
 	int rows;      /* rows the server gave; only the first is kept */
-	int64_t v[4];
-	int isnull[4];
+	int64_t v[8];
+	int isnull[8];
 };
 
 /* A conn_row_fn filling a struct pfs_ints; -1 on a column not an integer. */

@@ -80,17 +80,34 @@ server_kind_check(const struct server_kind *k, char *err, size_t errlen)
 	return -1;
 }
 
-const char pfs_sql_pfs_enabled[] = "SELECT @@performance_schema";
-
 /*
- * MySQL always counts its own memory/performance_schema/ events, so
- * they do not show that memory instrumentation is on.
+ * All a new connection learns, in one round trip:
+ * 0 @@performance_schema;
+ * 1, 2 the memory instruments, and those enabled: MySQL always counts its
+ *   own memory/performance_schema/ events, so they do not show that memory
+ *   instrumentation is on;
+ * 3 our own thread;
+ * 4, 5 which run of the server this is. performance_schema.global_status,
+ *   not information_schema: MySQL 8.0 removed information_schema.GLOBAL_STATUS.
+ *   Both servers compare the name without case ('Uptime' is how they store
+ *   it). UPTIME counts whole seconds, so a server restarted within a second
+ *   or two has nearly the same boot time; the process id of its main thread
+ *   tells the two runs apart.
+ * With performance_schema off the tables are empty: the subqueries give NULL.
  */
-const char pfs_sql_memory_instruments[] =
-    "SELECT COUNT(*), COALESCE(SUM(ENABLED = 'YES' "
-    "AND NAME NOT LIKE 'memory/performance\\_schema/%'), 0) "
+const char pfs_sql_preflight[] =
+    "SELECT @@performance_schema, i.total, i.enabled, "
+    "(SELECT THREAD_ID FROM performance_schema.threads "
+    "WHERE PROCESSLIST_ID = CONNECTION_ID()), "
+    "(SELECT UNIX_TIMESTAMP() - VARIABLE_VALUE "
+    "FROM performance_schema.global_status "
+    "WHERE VARIABLE_NAME = 'UPTIME'), "
+    "(SELECT THREAD_OS_ID FROM performance_schema.threads "
+    "WHERE NAME = 'thread/sql/main') "
+    "FROM (SELECT COUNT(*) AS total, COALESCE(SUM(ENABLED = 'YES' "
+    "AND NAME NOT LIKE 'memory/performance\\_schema/%'), 0) AS enabled "
     "FROM performance_schema.setup_instruments "
-    "WHERE NAME LIKE 'memory/%'";
+    "WHERE NAME LIKE 'memory/%') AS i";
 
 const char pfs_sql_enable_instruments[] =
     "UPDATE performance_schema.setup_instruments SET ENABLED = 'YES' "
@@ -102,25 +119,6 @@ const char pfs_sql_consumers_off[] =
     "FROM performance_schema.setup_consumers WHERE NAME IN "
     "('global_instrumentation', 'thread_instrumentation', "
     "'events_statements_current') AND ENABLED <> 'YES' ORDER BY NAME";
-
-const char pfs_sql_own_thread[] =
-    "SELECT THREAD_ID FROM performance_schema.threads "
-    "WHERE PROCESSLIST_ID = CONNECTION_ID()";
-
-/*
- * performance_schema.global_status, not information_schema: MySQL 8.0
- * removed information_schema.GLOBAL_STATUS. Both servers compare the
- * name without case ('Uptime' is how they store it). UPTIME counts whole
- * seconds, so a server restarted within a second or two has nearly the
- * same boot time; the process id of its main thread tells the two runs
- * apart.
- */
-const char pfs_sql_server_id[] =
-    "SELECT UNIX_TIMESTAMP() - VARIABLE_VALUE, "
-    "(SELECT THREAD_OS_ID FROM performance_schema.threads "
-    "WHERE NAME = 'thread/sql/main') "
-    "FROM performance_schema.global_status "
-    "WHERE VARIABLE_NAME = 'UPTIME'";
 
 const char pfs_sql_list_threads[] =
     "SELECT t.THREAD_ID, t.PROCESSLIST_ID, t.TYPE, t.NAME, "

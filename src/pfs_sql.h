@@ -41,12 +41,9 @@ struct server_kind server_kind_parse(const char *version);
 int server_kind_check(const struct server_kind *k, char *err, size_t errlen);
 
 /* The statements sent as they are. */
-extern const char pfs_sql_pfs_enabled[];
-extern const char pfs_sql_memory_instruments[];
+extern const char pfs_sql_preflight[];
 extern const char pfs_sql_enable_instruments[]; /* shown, never sent */
 extern const char pfs_sql_consumers_off[];
-extern const char pfs_sql_own_thread[];
-extern const char pfs_sql_server_id[];
 extern const char pfs_sql_list_threads[];
 
 /*

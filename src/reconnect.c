@@ -42,13 +42,14 @@ check(struct reconnect *rc, struct conn *c, struct pfs_server_id *id,
     uint64_t *own, char *err, size_t errlen)
 {
 	const struct session_ops *ops = rc->session->ops;
-	size_t enabled, total;
+	struct pfs_preflight pf;
 	uint64_t connection_id;
 	enum pfs_status st;
 
-	if ((st = ops->preflight(c, &enabled, &total, err, errlen)) != PFS_OK ||
-	    (st = ops->server_id(c, id, err, errlen)) != PFS_OK)
+	if ((st = ops->preflight(c, &pf, err, errlen)) != PFS_OK)
 		return st;
+	*id = pf.server;
+	*own = pf.own_thread;
 	if (rc->thread_id != 0) {
 		/* A summary over many threads outlives a restart; a thread does not. */
 		if (restarted(rc->session, id)) {
@@ -74,7 +75,7 @@ check(struct reconnect *rc, struct conn *c, struct pfs_server_id *id,
 			return PFS_NOT_ALLOWED;
 		}
 	}
-	return ops->own_thread(c, own, err, errlen);
+	return PFS_OK;
 }
 
 /* Lowers *timeout_s to the whole seconds from now to until (0: none), and one. */

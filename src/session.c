@@ -16,8 +16,6 @@ const struct session_ops session_server = {
 	.open = conn_open,
 	.close = conn_close,
 	.preflight = pfs_preflight,
-	.server_id = pfs_server_id,
-	.own_thread = pfs_own_thread,
 	.check_thread = check_thread,
 	.setup = pfs_setup,
 	.find_statements = pfs_find_statements,
@@ -27,16 +25,15 @@ const struct session_ops session_server = {
 int
 session_open(struct session *s, char *err, size_t errlen)
 {
-	size_t enabled;
+	struct pfs_preflight pf;
 
 	if (s->ops->open(&s->conn, &s->params, err, errlen) != CONN_OK)
 		return -1;
-	if (s->ops->preflight(s->conn, &enabled, &s->instruments, err,
-	    errlen) != PFS_OK ||
-	    s->ops->own_thread(s->conn, &s->own_thread, err, errlen) !=
-	    PFS_OK ||
-	    s->ops->server_id(s->conn, &s->server, err, errlen) != PFS_OK)
+	if (s->ops->preflight(s->conn, &pf, err, errlen) != PFS_OK)
 		return -1;
+	s->instruments = pf.total;
+	s->own_thread = pf.own_thread;
+	s->server = pf.server;
 	return 0;
 }
 

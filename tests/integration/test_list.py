@@ -1,6 +1,8 @@
 """--list in the three formats shows the workload's session."""
 
 import json
+import os
+import re
 
 import mmp
 
@@ -68,3 +70,29 @@ class List(mmp.TestCase):
         bg = [t for t in threads if t["type"] == "BACKGROUND"]
         self.assertTrue(bg)
         self.assertTrue(all(t["connection_id"] is None for t in bg), bg[:3])
+
+
+class ListStatements(mmp.TestCase):
+    """--list costs the server two statements: what it learns at connect
+    (one statement) and the list."""
+
+    def test_list_sends_two_statements(self):
+        log = os.path.join(os.environ["MMP_DIR"], "list-general.log")
+        mmp.root_sql("SET GLOBAL general_log_file = '%s', "
+                     "general_log = 1" % log)
+        try:
+            p = self.run_ok(["--list"])
+        finally:
+            mmp.root_sql("SET GLOBAL general_log = 0")
+        with open(log, errors="replace") as f:
+            lines = f.read().splitlines()
+        os.unlink(log)
+        # The session that sent the list: the Query lines of its id.
+        ours = {m.group(1) for m in
+                (re.search(r"\s(\d+) Query\s+SELECT t\.THREAD_ID", l)
+                 for l in lines) if m}
+        self.assertEqual(len(ours), 1, mmp.describe(p))
+        conn = ours.pop()
+        sent = [l for l in lines
+                if re.search(r"\s%s Query\s" % conn, l)]
+        self.assertEqual(len(sent), 2, "\n".join(sent))

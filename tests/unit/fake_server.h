@@ -36,12 +36,12 @@ struct fake_server {
 
 	uint64_t down_until;     /* open() fails with CONN_LOST before this */
 	int refuse;              /* open() fails with CONN_DENIED */
-	int64_t boot_s;          /* what server_id() says */
+	int64_t boot_s;          /* the server's run, as preflight() says */
 	uint64_t pid;
 	enum pfs_status preflight; /* what preflight() says */
 	uint64_t target_connection; /* the connection of the target thread */
 	uint64_t target;         /* the one thread check_thread() knows; 0: none */
-	uint64_t next_own;       /* own_thread() of the next connection */
+	uint64_t next_own;       /* our thread on the next connection */
 	uint64_t opens_at[64];   /* when each open() was tried */
 	size_t opens;
 	struct conn conns[64];
@@ -130,32 +130,18 @@ fake_close(struct conn *c)
 }
 
 static enum pfs_status
-fake_preflight(struct conn *c, size_t *enabled, size_t *total, char *err,
+fake_preflight(struct conn *c, struct pfs_preflight *out, char *err,
     size_t errlen)
 {
 	assert_true(c->open);
-	*enabled = *total = 100;
-	if (fake->preflight != PFS_OK)
+	if (fake->preflight != PFS_OK) {
 		snprintf(err, errlen, "performance_schema is off");
-	return fake->preflight;
-}
-
-static enum pfs_status
-fake_server_id(struct conn *c, struct pfs_server_id *id, char *err,
-    size_t errlen)
-{
-	(void)err, (void)errlen;
-	assert_true(c->open);
-	*id = (struct pfs_server_id){ .boot_s = fake->boot_s, .pid = fake->pid };
-	return PFS_OK;
-}
-
-static enum pfs_status
-fake_own(struct conn *c, uint64_t *thread_id, char *err, size_t errlen)
-{
-	(void)err, (void)errlen;
-	assert_true(c->open);
-	*thread_id = fake->next_own++;
+		return fake->preflight;
+	}
+	*out = (struct pfs_preflight){
+		.enabled = 100, .total = 100, .own_thread = fake->next_own++,
+		.server = { .boot_s = fake->boot_s, .pid = fake->pid },
+	};
 	return PFS_OK;
 }
 
@@ -229,8 +215,6 @@ static const struct session_ops fake_ops = {
 	.open = fake_open,
 	.close = fake_close,
 	.preflight = fake_preflight,
-	.server_id = fake_server_id,
-	.own_thread = fake_own,
 	.check_thread = fake_check_thread,
 	.setup = fake_setup,
 	.find_statements = fake_find,

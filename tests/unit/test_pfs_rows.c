@@ -120,17 +120,19 @@ static void
 test_ints_row(void **state)
 {
 	struct pfs_ints r;
-	char *first[] = { "3", NULL, "-2", "9", "not a number" };
+	char *first[] = { "3", NULL, "-2", "9", "4", "5", "6", "7",
+	    "not a number" };
 	char *second[] = { "8", "8", "8", "8" };
 	char *bad[] = { "1", "x" };
-	unsigned long len[5] = { 0 };
+	unsigned long len[9] = { 0 };
 
 	(void)state;
 	memset(&r, 0, sizeof(r));
-	/* Columns past the fourth are not read. */
-	assert_int_equal(pfs_ints_row(&r, 5, first, len), 0);
+	/* Columns past the eighth are not read. */
+	assert_int_equal(pfs_ints_row(&r, 9, first, len), 0);
 	assert_int_equal(r.rows, 1);
 	assert_true(r.v[0] == 3 && r.v[1] == 0 && r.v[2] == -2 && r.v[3] == 9);
+	assert_true(r.v[4] == 4 && r.v[7] == 7);
 	assert_true(!r.isnull[0] && r.isnull[1] && !r.isnull[2]);
 	/* Only the first row is kept; later ones are counted. */
 	assert_int_equal(pfs_ints_row(&r, 4, second, len), 0);

@@ -49,12 +49,9 @@ make_queries(void)
 	unsigned i;
 
 	n_queries = 0;
-	add("pfs_enabled", pfs_sql_pfs_enabled);
-	add("memory_instruments", pfs_sql_memory_instruments);
+	add("preflight", pfs_sql_preflight);
 	add("enable_instruments", pfs_sql_enable_instruments);
 	add("consumers_off", pfs_sql_consumers_off);
-	add("own_thread", pfs_sql_own_thread);
-	add("server_id", pfs_sql_server_id);
 	add("list_threads", pfs_sql_list_threads);
 	/*
 	 * The sizes of the callers' buffers: pfs_check.c 200, pfs_watch.c
