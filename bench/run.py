@@ -255,7 +255,10 @@ class Bench:
             a = [self.helpers["mysqlmemprof"], "--no-defaults", "-q", "-S",
                  sock, "-u", USER,
                  "--thread", str(self.thread), "--frequency",
-                 str(interval_ms), "--format", "json", "--top", "4"]
+                 str(interval_ms), "--format", "json", "--top", "4",
+                 # The bench measures the sampler at the rate asked for;
+                 # what --max-load saves is measured on its own.
+                 "--max-load", "0"]
             return a + (["--count", str(count)] if count else [])
         if who == "python":
             a = [self.python, os.path.join(BENCH, "python_sampler.py"),
