@@ -141,7 +141,7 @@ class StalledReader(mmp.TestCase):
     def test_sigterm_ends_a_write_nobody_reads(self):
         r, w = os.pipe()
         self.addCleanup(os.close, r)
-        proc = self.spawn_into(w, ["--global", "--frequency", "5",
+        proc = self.spawn_into(w, ["--global", "--frequency", "5", "--max-load", "0",
                                    "--format", "csv"])
         os.close(w)
         self.wait_until(lambda: "pipe_write" in wchan(proc.pid),
@@ -184,7 +184,7 @@ class StalledReader(mmp.TestCase):
         # A reader that only lags behind gets the whole run: the write
         # blocked when SIGTERM comes goes on once the reader reads again.
         r, w = os.pipe()
-        proc = self.spawn_into(w, ["--global", "--frequency", "5",
+        proc = self.spawn_into(w, ["--global", "--frequency", "5", "--max-load", "0",
                                    "--format", "json"])
         os.close(w)
         with os.fdopen(r, "rb") as reader:
