@@ -11,6 +11,7 @@
 #include "cli_table.h"
 #include "optfile.h"
 #include "outname.h"
+#include "output.h"
 
 /* Groups read from option files, as the issue and mysql(1) do. */
 static const char *const groups[] = { "client", "mysqlmemprof", NULL };
@@ -348,6 +349,8 @@ parse_command_line(struct cli_parse *ps, int argc, char **argv,
 	return CLI_OK;
 }
 
+static int check_profile(struct cli_parse *ps);
+
 /*
  * Options that need another, given on the command line without it (those
  * from an option file are left alone: the file may serve other runs too),
@@ -376,6 +379,36 @@ check_needs(struct cli_parse *ps)
 		snprintf(ps->err, ps->errlen, "--%s needs --trigger-bytes: it "
 		    "says how long to go on writing once the total falls below "
 		    "it", ps->needs[NEEDS_TRIGGER_BYTES]);
+		return -1;
+	}
+	return check_profile(ps);
+}
+
+/*
+ * What the profile formats cannot do: they write one profile when a
+ * capture ends, so --list has none, and a binary one cannot share a file
+ * with the next capture.
+ */
+static int
+check_profile(struct cli_parse *ps)
+{
+	const struct options *o = ps->o;
+
+	if (!o->format->profile && ps->needs[NEEDS_PROFILE] != NULL) {
+		snprintf(ps->err, ps->errlen, "--%s applies to profiles; give "
+		    "--format folded or pprof too", ps->needs[NEEDS_PROFILE]);
+		return -1;
+	}
+	if (o->format->profile && o->target == TARGET_LIST) {
+		snprintf(ps->err, ps->errlen, "--list writes no profile; give "
+		    "--format text, csv or json");
+		return -1;
+	}
+	if (o->format->binary && o->repeat &&
+	    (o->output == NULL || !outname_is_pattern(o->output))) {
+		snprintf(ps->err, ps->errlen, "--format %s with --repeat needs "
+		    "a file per capture: give --output a pattern, e.g. "
+		    "-o 'capture-%%c-%%Y%%m%%d-%%H%%M%%S.pb.gz'", o->format->name);
 		return -1;
 	}
 	return 0;

@@ -325,6 +325,7 @@ outfile_free(struct outfile *f)
 	free(f->path);
 	free(f->pattern);
 	f->path = f->pattern = NULL;
+	profile_keep_free(&f->out.keep);
 }
 
 int

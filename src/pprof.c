@@ -22,6 +22,7 @@ typedef Perftools__Profiles__Label Label;
 typedef Perftools__Profiles__Location Location;
 typedef Perftools__Profiles__Line Line;
 typedef Perftools__Profiles__Function Function;
+typedef Perftools__Profiles__Mapping Mapping;
 
 /* The sample types, in the order of every sample's values. */
 enum { V_ALLOC_OBJECTS, V_ALLOC_SPACE, V_INUSE_OBJECTS, V_INUSE_SPACE, N_VALUES };
@@ -134,6 +135,8 @@ struct build {
 	ValueType types[N_VALUES];
 	ValueType *type_ptrs[N_VALUES];
 	ValueType period_type;
+	Mapping mapping;
+	Mapping *mapping_ptr;
 };
 
 static void
@@ -169,7 +172,7 @@ location_of(struct build *b, int64_t name)
 {
 	Function *f;
 	Location *l;
-	Line *line;
+	Line *line, **lines;
 	uint64_t id;
 
 	if (b->str.fn[name] != 0)
@@ -190,11 +193,12 @@ location_of(struct build *b, int64_t name)
 	f = malloc(sizeof(*f));
 	l = malloc(sizeof(*l));
 	line = malloc(sizeof(*line));
-	if (f == NULL || l == NULL || line == NULL ||
-	    (l->line = malloc(sizeof(*l->line))) == NULL) {
+	lines = malloc(sizeof(*lines));
+	if (f == NULL || l == NULL || line == NULL || lines == NULL) {
 		free(f);
 		free(l);
 		free(line);
+		free(lines);
 		return 0;
 	}
 	id = b->p.n_function + 1;
@@ -205,10 +209,13 @@ location_of(struct build *b, int64_t name)
 	line->function_id = id;
 	perftools__profiles__location__init(l);
 	l->id = id;
+	l->mapping_id = b->mapping.id;
+	l->line = lines;
 	l->n_line = 1;
 	l->line[0] = line;
 	b->p.function[b->p.n_function] = f;
 	b->p.location[b->p.n_function++] = l;
+	b->p.n_location = b->p.n_function;
 	b->str.fn[name] = id;
 	return id;
 }
@@ -336,6 +343,18 @@ build_profile(struct build *b, const struct sample *s,
 	b->period_type.unit = b->types[V_INUSE_SPACE].unit;
 	p->period_type = &b->period_type;
 	p->period = 1;
+	/*
+	 * One mapping that says the functions are known, so pprof neither
+	 * looks for a binary to symbolize nor says it has none.
+	 */
+	perftools__profiles__mapping__init(&b->mapping);
+	b->mapping.id = 1;
+	if ((b->mapping.filename = intern_str(&b->str, "performance_schema")) < 0)
+		return -1;
+	b->mapping.has_functions = 1;
+	b->mapping_ptr = &b->mapping;
+	p->n_mapping = 1;
+	p->mapping = &b->mapping_ptr;
 	p->time_nanos = m->time_ns;
 	p->duration_nanos = m->duration_ns;
 	if ((b->labels = calloc(3, sizeof(*b->labels))) == NULL ||
