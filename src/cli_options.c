@@ -156,13 +156,13 @@ const struct cli_row cli_rows[] = {
 	{ .name = "profile-at", .kind = KIND_SPECIAL,
 	    .set = cli_set_profile_at, .def = "last", .needs = NEEDS_PROFILE,
 	    .arg = "WHEN",
-	    .help = "the sample the profile shows: last (default), or\n"
-	    "peak, the one with the largest total" },
+	    .help = "the sample a profile shows: last, or peak (the\n"
+	    "largest total) (default last)" },
 	{ .name = "profile-root", .kind = KIND_SPECIAL,
 	    .set = cli_set_profile_root, .def = "none",
 	    .needs = NEEDS_PROFILE, .arg = "FRAME",
-	    .help = "a frame above the events: none (default),\n"
-	    "thread or statement" },
+	    .help = "a frame above the events: thread, statement\n"
+	    "or none (default none)" },
 
 	HEADING("Connection:"),
 	{ .name = "host", .short_name = 'h', .kind = KIND_STRING, FIELD(host),
