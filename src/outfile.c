@@ -426,6 +426,24 @@ where(const struct outfile *f)
 	return f->path != NULL ? f->path : "standard output";
 }
 
+/*
+ * A binary format's file is whole or absent: a profile cut short is no
+ * profile, and an empty file (nothing sampled) would fail its reader.
+ * Only a regular file --output named is removed, never a descriptor.
+ */
+static void
+remove_unless_whole(const struct outfile *f, bool failed)
+{
+	struct stat st;
+
+	if (!f->out.fmt->binary || f->path == NULL || fd_name(f->path) >= 0 ||
+	    lstat(f->path, &st) != 0 || !S_ISREG(st.st_mode))
+		return;
+	if ((failed || f->failed || st.st_size == 0) && unlink(f->path) == 0 &&
+	    !failed && !f->failed)
+		diag_say("nothing was sampled: %s is not written", f->path);
+}
+
 int
 outfile_close(struct outfile *f)
 {
@@ -438,6 +456,7 @@ outfile_close(struct outfile *f)
 	f->out.fp = NULL;
 	failed = ferror(fp) != 0;
 	failed |= (fp == stdout ? fflush(fp) : fclose(fp)) != 0;
+	remove_unless_whole(f, failed);
 	if (failed && f->failed)
 		return 0; /* said, and its exit status chosen, already */
 	if (failed && errno != EPIPE) {
