@@ -136,11 +136,16 @@ class Pprof(mmp.TestCase):
         self.assertIn("terminal", lines[0])
         self.assertIn("-o FILE", lines[0])
 
-    def test_nothing_sampled_leaves_no_file(self):
+    def test_nothing_written_leaves_no_file(self):
+        # --trigger-bytes holds every sample back: the profile has none.
+        w = self.start(mmp.idle())
         path = os.path.join(self.dir, "none.pb.gz")
-        p = mmp.run(["--thread", "999999999", "--format", "pprof", "-o", path])
-        self.assertEqual(p.returncode, 1, mmp.describe(p))
-        self.assertFalse(os.path.exists(path))
+        with open(path, "wb") as f:
+            f.write(b"old")
+        p = self.run_ok(["--thread", str(w.thread_id), "--format", "pprof",
+                         "--count", "1", "--trigger-bytes", "1G", "-o", path])
+        self.assertFalse(os.path.exists(path), mmp.describe(p))
+        self.assertIn("is not written", p.stderr)
 
 
 class Folded(mmp.TestCase):
