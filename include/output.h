@@ -39,6 +39,14 @@ struct output {
 	 */
 	struct profile_keep keep;
 	enum profile_root profile_root;
+	/*
+	 * --profile-at each: opens the file of the sample about to be
+	 * written (outfile.c); NULL otherwise. Between samples fp is NULL,
+	 * and what is not a sample is written nowhere. Returns 0, or -1 with
+	 * errno set.
+	 */
+	int (*next_file)(void *ctx, const struct sample *s);
+	void *next_file_ctx;
 };
 
 /*

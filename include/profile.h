@@ -17,6 +17,7 @@
 enum profile_at {
 	PROFILE_AT_LAST, /* the last sample taken (default) */
 	PROFILE_AT_PEAK, /* the sample with the largest total */
+	PROFILE_AT_EACH, /* every sample, each into a file of its own (outfile.h) */
 };
 
 /* --profile-root: a frame above every instrument, or none. */

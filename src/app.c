@@ -205,9 +205,13 @@ run_mode(struct options *o, struct session *s, struct signal_flags *sig,
     const struct diag *d)
 {
 	struct outfile f;
-	/* Only waiting captures one statement after another: a file each. */
-	bool pattern = o->target == TARGET_WAIT && o->output != NULL &&
-	    outname_is_pattern(o->output);
+	/*
+	 * Only waiting captures one statement after another: a file each;
+	 * and --profile-at each writes a file per sample.
+	 */
+	bool each = o->format->profile && o->profile_at == PROFILE_AT_EACH;
+	bool pattern = (o->target == TARGET_WAIT || each) &&
+	    o->output != NULL && outname_is_pattern(o->output);
 	struct capture_env env = {
 		.opts = o, .session = s, .out = &f, .diag = d, .sig = sig,
 	};
@@ -221,6 +225,8 @@ run_mode(struct options *o, struct session *s, struct signal_flags *sig,
 	f.out.keep.peak_of_filtered = o->n_include_events > 0 ||
 	    o->n_exclude_events > 0;
 	f.out.profile_root = o->profile_root;
+	if (each)
+		outfile_each_sample(&f);
 	if (o->target == TARGET_LIST)
 		rc = run_list(s, &f, sig);
 	else if (o->target == TARGET_WAIT)

@@ -351,6 +351,18 @@ parse_command_line(struct cli_parse *ps, int argc, char **argv,
 
 static int check_profile(struct cli_parse *ps);
 
+/* Whether an --output pattern holds %N (and not as "%%N"). */
+static bool
+has_sample_number(const char *pattern)
+{
+	for (const char *p = pattern; *p != '\0'; p++)
+		if (*p == '%' && *++p == 'N')
+			return true;
+		else if (*p == '\0')
+			break;
+	return false;
+}
+
 /*
  * Options that need another, given on the command line without it (those
  * from an option file are left alone: the file may serve other runs too),
@@ -393,10 +405,25 @@ static int
 check_profile(struct cli_parse *ps)
 {
 	const struct options *o = ps->o;
+	char why[256];
 
 	if (!o->format->profile && ps->needs[NEEDS_PROFILE] != NULL) {
 		snprintf(ps->err, ps->errlen, "--%s applies to profiles; give "
 		    "--format folded or pprof too", ps->needs[NEEDS_PROFILE]);
+		return -1;
+	}
+	if (o->format->profile && o->profile_at == PROFILE_AT_EACH &&
+	    (o->output == NULL || !has_sample_number(o->output))) {
+		snprintf(ps->err, ps->errlen, "--profile-at each writes a file "
+		    "per sample: give --output a pattern with %%N, the sample "
+		    "number, e.g. -o 'mem-%%N.%s'", o->format->binary ?
+		    "pb.gz" : "folded");
+		return -1;
+	}
+	if (o->format->profile && o->profile_at == PROFILE_AT_EACH &&
+	    outname_check(o->output, why, sizeof(why)) != 0) {
+		snprintf(ps->err, ps->errlen, "--output '%s': %s", o->output,
+		    why);
 		return -1;
 	}
 	if (o->format->profile && o->target == TARGET_LIST) {

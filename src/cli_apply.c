@@ -403,7 +403,7 @@ int
 cli_set_profile_at(struct cli_parse *ps, const struct cli_row *r,
     const char *arg, bool from_file)
 {
-	static const char *const words[] = { "last", "peak" };
+	static const char *const words[] = { "last", "peak", "each" };
 	unsigned v;
 
 	(void)from_file;

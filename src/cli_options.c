@@ -156,8 +156,10 @@ const struct cli_row cli_rows[] = {
 	{ .name = "profile-at", .kind = KIND_SPECIAL,
 	    .set = cli_set_profile_at, .def = "last", .needs = NEEDS_PROFILE,
 	    .arg = "WHEN",
-	    .help = "the sample a profile shows: last, or peak (the\n"
-	    "largest total) (default last)" },
+	    .help = "the sample a profile shows: last, peak (the\n"
+	    "largest total), or each, a file per sample named\n"
+	    "by --output with %N, the sample number\n"
+	    "(default last)" },
 	{ .name = "profile-root", .kind = KIND_SPECIAL,
 	    .set = cli_set_profile_root, .def = "none",
 	    .needs = NEEDS_PROFILE, .arg = "FRAME",

@@ -58,20 +58,14 @@ put_event(FILE *fp, const struct event_stat *e, const char *root)
 	putc_unlocked('\n', fp);
 }
 
+/* The profile of the sample kept, if any; then it is forgotten. */
 static int
-folded_sample(struct output *o, const struct sample *s)
-{
-	return profile_keep_offer(&o->keep, s);
-}
-
-static int
-folded_end(struct output *o, const struct summary *sum)
+write_kept(struct output *o)
 {
 	const struct sample *s = &o->keep.s;
 	char root[STATEMENT_TEXT_MAX * 2 + 4];
 	const char *r;
 
-	(void)sum;
 	if (!o->keep.has)
 		return 0;
 	r = profile_root_frame(o->profile_root, s, o->grain, root,
@@ -80,6 +74,22 @@ folded_end(struct output *o, const struct summary *sum)
 		put_event(o->fp, &s->events[i], r);
 	profile_keep_reset(&o->keep);
 	return output_status(o->fp);
+}
+
+/* With --profile-at each, a sample is a profile in its own file. */
+static int
+folded_sample(struct output *o, const struct sample *s)
+{
+	if (profile_keep_offer(&o->keep, s) != 0)
+		return -1;
+	return o->keep.at == PROFILE_AT_EACH ? write_kept(o) : 0;
+}
+
+static int
+folded_end(struct output *o, const struct summary *sum)
+{
+	(void)sum;
+	return o->keep.at == PROFILE_AT_EACH ? 0 : write_kept(o);
 }
 
 const struct format format_folded = {

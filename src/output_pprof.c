@@ -13,12 +13,6 @@
 #include "pprof.h"
 #include "profile.h"
 
-static int
-pprof_sample(struct output *o, const struct sample *s)
-{
-	return profile_keep_offer(&o->keep, s);
-}
-
 /* The account name of a grain of one user or account, into buf. */
 static const char *
 grain_user(const char *grain, char *buf, size_t size)
@@ -39,8 +33,9 @@ grain_user(const char *grain, char *buf, size_t size)
 	return NULL;
 }
 
+/* The profile of the sample kept, if any; then it is forgotten. */
 static int
-pprof_end(struct output *o, const struct summary *sum)
+write_kept(struct output *o)
 {
 	const struct sample *s = &o->keep.s;
 	char thread[700], user[600], root[STATEMENT_TEXT_MAX * 2 + 4];
@@ -49,7 +44,6 @@ pprof_end(struct output *o, const struct summary *sum)
 	unsigned char *buf;
 	size_t len;
 
-	(void)sum;
 	if (!o->keep.has)
 		return 0;
 	if (o->grain != NULL)
@@ -73,6 +67,22 @@ pprof_end(struct output *o, const struct summary *sum)
 	fwrite_unlocked(buf, 1, len, o->fp);
 	free(buf);
 	return output_status(o->fp);
+}
+
+/* With --profile-at each, a sample is a profile in its own file. */
+static int
+pprof_sample(struct output *o, const struct sample *s)
+{
+	if (profile_keep_offer(&o->keep, s) != 0)
+		return -1;
+	return o->keep.at == PROFILE_AT_EACH ? write_kept(o) : 0;
+}
+
+static int
+pprof_end(struct output *o, const struct summary *sum)
+{
+	(void)sum;
+	return o->keep.at == PROFILE_AT_EACH ? 0 : write_kept(o);
 }
 
 const struct format format_pprof = {

@@ -119,6 +119,22 @@ class Pprof(mmp.TestCase):
             if frames:
                 self.assertEqual(frames[-1], root, block)
 
+    def test_each_sample_a_file(self):
+        w = self.start(mmp.idle())
+        pattern = os.path.join(self.dir, "mem-%t-%N.pb.gz")
+        p = self.run_ok(["--thread", str(w.thread_id), "--format", "pprof",
+                         "--profile-at", "each", "--count", "3",
+                         "--frequency", "50", "--top", "0", "-o", pattern])
+        names = sorted(n for n in os.listdir(self.dir) if n.startswith("mem-"))
+        self.assertEqual(names, ["mem-%d-%d.pb.gz" % (w.thread_id, n)
+                                 for n in (1, 2, 3)], mmp.describe(p))
+        events = self.json_events(w)
+        want = {n: e["current_bytes"] for n, e in events.items()
+                if e["current_bytes"] > 0}
+        for n in names:
+            flat, out = self.top("inuse_space", os.path.join(self.dir, n))
+            self.assertEqual(flat, want, out)
+
     def test_refused_on_a_terminal(self):
         master, slave = pty.openpty()
         try:
@@ -180,6 +196,20 @@ class Folded(mmp.TestCase):
         values = [int(l.rpartition(" ")[2]) for l in lines]
         self.assertEqual(values, sorted(values, reverse=True))
         self.assertTrue(all(l.startswith("memory;") for l in lines), lines)
+
+    def test_each_sample_a_file(self):
+        w = self.start(mmp.idle())
+        with tempfile.TemporaryDirectory() as d:
+            p = self.run_ok(["--thread", str(w.thread_id), "--format",
+                             "folded", "--profile-at", "each", "--count", "2",
+                             "--frequency", "50", "--top", "2",
+                             "-o", os.path.join(d, "f-%N.folded")])
+            self.assertEqual(sorted(os.listdir(d)), ["f-1.folded", "f-2.folded"])
+            for n in os.listdir(d):
+                with open(os.path.join(d, n)) as f:
+                    self.assertEqual(len(f.read().splitlines()), 2, n)
+        p = mmp.run(["--global", "--format", "folded", "--profile-at", "each"])
+        self.assertOneErrorLine(p, 2, "pattern with %N")
 
     def test_profile_option_needs_a_profile_format(self):
         p = mmp.run(["--global", "--profile-at", "peak"])
