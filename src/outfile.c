@@ -450,7 +450,7 @@ remove_unless_whole(const struct outfile *f, bool failed)
 		return;
 	if ((failed || f->failed || st.st_size == 0) && unlink(f->path) == 0 &&
 	    !failed && !f->failed)
-		diag_say("nothing was sampled: %s is not written", f->path);
+		diag_say("no sample was written: %s is left out", f->path);
 }
 
 int

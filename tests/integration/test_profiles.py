@@ -161,7 +161,7 @@ class Pprof(mmp.TestCase):
         p = self.run_ok(["--thread", str(w.thread_id), "--format", "pprof",
                          "--count", "1", "--trigger-bytes", "1G", "-o", path])
         self.assertFalse(os.path.exists(path), mmp.describe(p))
-        self.assertIn("is not written", p.stderr)
+        self.assertIn("no sample was written", p.stderr)
 
 
 class Folded(mmp.TestCase):
