@@ -33,18 +33,21 @@ BUILD   ?= build
 MYSQL_CFLAGS = $(shell pkg-config --cflags mysqlclient 2>/dev/null || mysql_config --cflags)
 MYSQL_LIBS   = $(shell pkg-config --libs mysqlclient 2>/dev/null || mysql_config --libs)
 CMOCKA_LIBS  = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+# The pprof format: protobuf-c for the message, zlib for its gzip.
+PPROF_CFLAGS = $(shell pkg-config --cflags libprotobuf-c zlib 2>/dev/null)
+PPROF_LIBS   = $(shell pkg-config --libs libprotobuf-c zlib 2>/dev/null || echo -lprotobuf-c -lz)
 
 # The modules that never see the server: unit-tested on their own.
 CORE = cli cli_apply cli_options cli_usage optfile clock ring topn delta filter sampler \
        summary units output output_format output_table output_columns \
        output_clean output_text output_csv output_json threads match outname \
        statement trigger recorder reconnect watch guard scrub diag pfs_rows \
-       pfs_sql
+       pfs_sql profile pprof output_folded output_pprof
 # The modules that talk to the server, and the program.
 SERVER = conn conn_io conn_stmt pfs_check pfs_list pfs_watch pfs_read session prompt outfile \
          capture wait app signals
 
-CORE_OBJS   = $(CORE:%=$(BUILD)/%.o)
+CORE_OBJS   = $(CORE:%=$(BUILD)/%.o) $(BUILD)/profile.pb-c.o
 SERVER_OBJS = $(SERVER:%=$(BUILD)/%.o)
 UNIT_TESTS  = $(patsubst tests/unit/%.c,$(BUILD)/%,$(wildcard tests/unit/test_*.c))
 
@@ -58,7 +61,7 @@ $(PROG): $(BUILD)/$(PROG)
 	cp $< $@
 
 $(BUILD)/$(PROG): $(BUILD)/main.o $(SERVER_OBJS) $(BUILD)/libcore.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(MYSQL_LIBS) -lcsv
+	$(CC) $(LDFLAGS) -o $@ $^ $(MYSQL_LIBS) -lcsv $(PPROF_LIBS)
 
 $(BUILD)/libcore.a: $(CORE_OBJS)
 	rm -f $@ && $(AR) rcs $@ $^
@@ -68,11 +71,23 @@ $(BUILD)/conn.o $(BUILD)/conn_io.o $(BUILD)/conn_stmt.o: override CPPFLAGS += $(
 $(BUILD)/%.o: src/%.c | $(BUILD)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
+# The C of proto/profile.proto is generated into the build folder, never
+# committed: protoc-c (protobuf-c-compiler) is a build dependency, so the
+# code always matches the .proto and the library installed.
+$(BUILD)/profile.pb-c.c $(BUILD)/profile.pb-c.h: proto/profile.proto | $(BUILD)
+	protoc-c --proto_path=proto --c_out=$(BUILD) $<
+
+$(BUILD)/profile.pb-c.o: $(BUILD)/profile.pb-c.c
+	$(CC) $(CPPFLAGS) $(PPROF_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/pprof.o: $(BUILD)/profile.pb-c.h
+$(BUILD)/pprof.o: override CPPFLAGS += -I$(BUILD) $(PPROF_CFLAGS)
+
 -include $(wildcard $(BUILD)/*.d)
 
 # -Isrc: a module's test may read its private header.
 $(BUILD)/test_%: tests/unit/test_%.c $(BUILD)/libcore.a | $(BUILD)
-	$(CC) $(CPPFLAGS) -Isrc -Itests/unit $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libcore.a $(CMOCKA_LIBS) -lcsv
+	$(CC) $(CPPFLAGS) -Isrc -Itests/unit -I$(BUILD) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libcore.a $(CMOCKA_LIBS) -lcsv $(PPROF_LIBS)
 
 $(BUILD):
 	mkdir -p $@
@@ -114,9 +129,9 @@ FUZZERS      = $(patsubst fuzz/%.c,build/fuzz/%,$(wildcard fuzz/fuzz_*.c))
 
 fuzz: $(FUZZERS)
 
-build/fuzz/%: fuzz/%.c $(FUZZ_CORE) include/*.h src/*.h
+build/fuzz/%: fuzz/%.c $(FUZZ_CORE) include/*.h src/*.h build/profile.pb-c.c
 	@mkdir -p build/fuzz
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_CORE) -lcsv
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Ibuild -o $@ $< $(FUZZ_CORE) build/profile.pb-c.c -lcsv $(PPROF_LIBS)
 
 fuzz-run: fuzz
 	@for f in $(FUZZERS); do \

@@ -2,8 +2,9 @@
  * libFuzzer harness for the output formats: whatever bytes an event name
  * holds and whatever values the counters have, CSV must parse back (libcsv,
  * strict) to the same fields in every row, every JSON line must be valid
- * JSON that gives the name back when it was valid UTF-8, and text and the
- * summary must not crash.
+ * JSON that gives the name back when it was valid UTF-8, folded must give
+ * one line per event with one frame per part of its name, and text, pprof
+ * and the summary must not crash.
  */
 #include <csv.h>
 #include <stdbool.h>
@@ -88,6 +89,7 @@ render(const char *format, const struct ring *r, const struct summary *sum,
 	if (output_end(&o, sum) != 0)
 		abort();
 	fclose(o.fp);
+	profile_keep_free(&o.keep);
 	return buf;
 }
 
@@ -181,6 +183,34 @@ check_json(const char *buf, size_t len, const struct sample *s)
 			abort();
 }
 
+/* A line per event; as many frames as the name has parts; a count last. */
+static void
+check_folded(const char *buf, size_t len, const struct sample *s)
+{
+	const char *p = buf, *end = buf + len;
+
+	for (size_t i = 0; i < s->n_events; i++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *sp, *q;
+		size_t semis = 0, slashes = 0;
+
+		if (nl == NULL)
+			abort();
+		for (q = p; q < nl; q++)
+			semis += *q == ';';
+		for (q = s->events[i].name; *q != '\0'; q++)
+			slashes += *q == '/';
+		for (sp = nl; sp > p && sp[-1] != ' '; sp--)
+			if (sp[-1] < '0' || sp[-1] > '9')
+				abort();
+		if (semis != slashes || sp == p || sp == nl)
+			abort();
+		p = nl + 1;
+	}
+	if (p != end)
+		abort();
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -232,6 +262,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_json(buf, len, s);
 	free(buf);
 	free(render("text", r, &sum, &len));
+	buf = render("folded", r, &sum, &len);
+	check_folded(buf, len, s);
+	free(buf);
+	free(render("pprof", r, &sum, &len));
 
 	summary_free(&sum);
 	ring_free(r);

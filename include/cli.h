@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "conn.h"
+#include "profile.h"
 
 struct format; /* output.h */
 
@@ -80,6 +81,10 @@ struct options {
 	bool exact_bytes;
 	bool quiet;
 	bool password_on_command_line; /* for the warning mysql gives too */
+
+	/* --format folded or pprof */
+	enum profile_at profile_at;     /* --profile-at */
+	enum profile_root profile_root; /* --profile-root */
 };
 
 enum cli_status {

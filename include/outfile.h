@@ -20,6 +20,13 @@ struct outfile {
 	char *pattern;       /* --output with a '%': a file per capture. Owned */
 	bool failed;         /* a write failed, and was said */
 	uint64_t captures;   /* captures begun in the file open now */
+	/*
+	 * --profile-at each: the pattern names a file per sample, opened as
+	 * the sample is written (%N its number, %c the connection of the
+	 * capture); nothing is open between samples.
+	 */
+	bool each;
+	uint64_t connection_id;
 	volatile sig_atomic_t *reopen; /* SIGHUP asks to reopen */
 };
 
@@ -32,6 +39,11 @@ struct outfile {
 int outfile_init(struct outfile *f, const char *path, bool pattern,
     const struct format *fmt, bool exact_bytes,
     volatile sig_atomic_t *reopen);
+/*
+ * --profile-at each: every sample goes to a file of its own, named by the
+ * pattern f was set up with.
+ */
+void outfile_each_sample(struct outfile *f);
 /* Frees what outfile_init() made; the file must be closed. */
 void outfile_free(struct outfile *f);
 

@@ -15,7 +15,7 @@
 bool outname_is_pattern(const char *name);
 
 /*
- * Checks a pattern: %c, %t, %% and the strftime conversions of
+ * Checks a pattern: %c, %t, %N, %% and the strftime conversions of
  * OUTNAME_STRFTIME only. Returns 0, or -1 with err naming the problem.
  */
 int outname_check(const char *pattern, char *err, size_t errlen);
@@ -30,6 +30,13 @@ int outname_check(const char *pattern, char *err, size_t errlen);
  */
 int outname_expand(const char *pattern, uint64_t connection_id,
     uint64_t thread_id, const struct tm *tm, char *out, size_t outlen);
+/*
+ * The same for one sample of --profile-at each: %N is its number, tm its
+ * local time. outname_expand() gives %N as 0.
+ */
+int outname_expand_sample(const char *pattern, uint64_t connection_id,
+    uint64_t thread_id, uint64_t sample, const struct tm *tm, char *out,
+    size_t outlen);
 
 /*
  * name with -n before its extension (capture.csv, 2: capture-2.csv), for a

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "profile.h"
 #include "sample.h"
 #include "summary.h"
 #include "threads.h"
@@ -31,6 +32,21 @@ struct output {
 	bool has_statement;
 	struct statement statement;
 	unsigned setup_off; /* of the last sample written */
+	/*
+	 * The profile formats (folded, pprof): the sample kept for the
+	 * profile written at the end of a capture (its storage is freed by
+	 * outfile_free()), and the frame above the events.
+	 */
+	struct profile_keep keep;
+	enum profile_root profile_root;
+	/*
+	 * --profile-at each: opens the file of the sample about to be
+	 * written (outfile.c); NULL otherwise. Between samples fp is NULL,
+	 * and what is not a sample is written nowhere. Returns 0, or -1 with
+	 * errno set.
+	 */
+	int (*next_file)(void *ctx, const struct sample *s);
+	void *next_file_ctx;
 };
 
 /*
@@ -60,6 +76,8 @@ struct output_capture {
  */
 struct format {
 	const char *name;
+	bool profile; /* one profile per capture: --profile-at and --profile-root apply */
+	bool binary;  /* never to a terminal */
 	int (*begin)(struct output *o);                         /* header */
 	int (*sample)(struct output *o, const struct sample *s);
 	int (*end)(struct output *o, const struct summary *sum);

@@ -4,6 +4,7 @@
  * they need (the signal flags, a way to say notes) and is never called back.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,23 @@ stdout_written(void)
 	return EXIT_RUNTIME;
 }
 
+/*
+ * A binary format written to a terminal would garble it: standard output,
+ * or the names of it that --output takes (outfile.c).
+ */
+static bool
+binary_to_terminal(const struct options *o)
+{
+	const char *p = o->output;
+
+	if (!o->format->binary || o->target == TARGET_LIST)
+		return false;
+	if (p == NULL || strcmp(p, "/dev/stdout") == 0 ||
+	    strcmp(p, "/dev/fd/1") == 0 || strcmp(p, "/proc/self/fd/1") == 0)
+		return isatty(STDOUT_FILENO);
+	return strcmp(p, "/dev/tty") == 0;
+}
+
 /* Returns an exit status when the run ends here, or -1 to go on. */
 static int
 parse_options(struct options *o, int argc, char **argv)
@@ -88,6 +106,12 @@ parse_options(struct options *o, int argc, char **argv)
 		return EXIT_USAGE;
 	case CLI_OK:
 		break;
+	}
+	if (binary_to_terminal(o)) {
+		diag_say("--format %s is binary and standard output is a "
+		    "terminal; write it to a file with -o FILE, or pipe it",
+		    o->format->name);
+		return EXIT_USAGE;
 	}
 	if (o->password_on_command_line && !o->quiet)
 		diag_say("warning: using a password on the command line can be "
@@ -181,9 +205,13 @@ run_mode(struct options *o, struct session *s, struct signal_flags *sig,
     const struct diag *d)
 {
 	struct outfile f;
-	/* Only waiting captures one statement after another: a file each. */
-	bool pattern = o->target == TARGET_WAIT && o->output != NULL &&
-	    outname_is_pattern(o->output);
+	/*
+	 * Only waiting captures one statement after another: a file each;
+	 * and --profile-at each writes a file per sample.
+	 */
+	bool each = o->format->profile && o->profile_at == PROFILE_AT_EACH;
+	bool pattern = (o->target == TARGET_WAIT || each) &&
+	    o->output != NULL && outname_is_pattern(o->output);
 	struct capture_env env = {
 		.opts = o, .session = s, .out = &f, .diag = d, .sig = sig,
 	};
@@ -192,6 +220,13 @@ run_mode(struct options *o, struct session *s, struct signal_flags *sig,
 	if (outfile_init(&f, o->output, pattern, o->format, o->exact_bytes,
 	    &sig->reopen) != 0)
 		return EXIT_RUNTIME;
+	/* The profile formats: which sample, which frame above the events. */
+	f.out.keep.at = o->profile_at;
+	f.out.keep.peak_of_filtered = o->n_include_events > 0 ||
+	    o->n_exclude_events > 0;
+	f.out.profile_root = o->profile_root;
+	if (each)
+		outfile_each_sample(&f);
 	if (o->target == TARGET_LIST)
 		rc = run_list(s, &f, sig);
 	else if (o->target == TARGET_WAIT)

@@ -11,6 +11,7 @@
 #include "cli_table.h"
 #include "optfile.h"
 #include "outname.h"
+#include "output.h"
 
 /* Groups read from option files, as the issue and mysql(1) do. */
 static const char *const groups[] = { "client", "mysqlmemprof", NULL };
@@ -348,6 +349,20 @@ parse_command_line(struct cli_parse *ps, int argc, char **argv,
 	return CLI_OK;
 }
 
+static int check_profile(struct cli_parse *ps);
+
+/* Whether an --output pattern holds %N (and not as "%%N"). */
+static bool
+has_sample_number(const char *pattern)
+{
+	for (const char *p = pattern; *p != '\0'; p++)
+		if (*p == '%' && *++p == 'N')
+			return true;
+		else if (*p == '\0')
+			break;
+	return false;
+}
+
 /*
  * Options that need another, given on the command line without it (those
  * from an option file are left alone: the file may serve other runs too),
@@ -376,6 +391,51 @@ check_needs(struct cli_parse *ps)
 		snprintf(ps->err, ps->errlen, "--%s needs --trigger-bytes: it "
 		    "says how long to go on writing once the total falls below "
 		    "it", ps->needs[NEEDS_TRIGGER_BYTES]);
+		return -1;
+	}
+	return check_profile(ps);
+}
+
+/*
+ * What the profile formats cannot do: they write one profile when a
+ * capture ends, so --list has none, and a binary one cannot share a file
+ * with the next capture.
+ */
+static int
+check_profile(struct cli_parse *ps)
+{
+	const struct options *o = ps->o;
+	char why[256];
+
+	if (!o->format->profile && ps->needs[NEEDS_PROFILE] != NULL) {
+		snprintf(ps->err, ps->errlen, "--%s applies to profiles; give "
+		    "--format folded or pprof too", ps->needs[NEEDS_PROFILE]);
+		return -1;
+	}
+	if (o->format->profile && o->profile_at == PROFILE_AT_EACH &&
+	    (o->output == NULL || !has_sample_number(o->output))) {
+		snprintf(ps->err, ps->errlen, "--profile-at each writes a file "
+		    "per sample: give --output a pattern with %%N, the sample "
+		    "number, e.g. -o 'mem-%%N.%s'", o->format->binary ?
+		    "pb.gz" : "folded");
+		return -1;
+	}
+	if (o->format->profile && o->profile_at == PROFILE_AT_EACH &&
+	    outname_check(o->output, why, sizeof(why)) != 0) {
+		snprintf(ps->err, ps->errlen, "--output '%s': %s", o->output,
+		    why);
+		return -1;
+	}
+	if (o->format->profile && o->target == TARGET_LIST) {
+		snprintf(ps->err, ps->errlen, "--list writes no profile; give "
+		    "--format text, csv or json");
+		return -1;
+	}
+	if (o->format->binary && o->repeat &&
+	    (o->output == NULL || !outname_is_pattern(o->output))) {
+		snprintf(ps->err, ps->errlen, "--format %s with --repeat needs "
+		    "a file per capture: give --output a pattern, e.g. "
+		    "-o 'capture-%%c-%%Y%%m%%d-%%H%%M%%S.pb.gz'", o->format->name);
 		return -1;
 	}
 	return 0;

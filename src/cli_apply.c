@@ -378,6 +378,58 @@ cli_set_format(struct cli_parse *ps, const struct cli_row *r,
 }
 
 /* Like a string, but its empty value has a message of its own. */
+/* A word of a short list, for the rows whose values are words. */
+static int
+set_word(struct cli_parse *ps, const struct cli_row *r, const char *arg,
+    const char *const *words, size_t n, unsigned *out)
+{
+	char list[256] = "";
+
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(arg, words[i]) == 0) {
+			*out = (unsigned)i;
+			return 0;
+		}
+		snprintf(list + strlen(list), sizeof(list) - strlen(list),
+		    "%s%s", i == 0 ? "" : i + 1 < n ? ", " : " or ", words[i]);
+	}
+	snprintf(ps->err, ps->errlen, "--%s '%s'%s: unknown value; give %s",
+	    r->name, arg, ps->where, list);
+	return -1;
+}
+
+/* In the order of enum profile_at. */
+int
+cli_set_profile_at(struct cli_parse *ps, const struct cli_row *r,
+    const char *arg, bool from_file)
+{
+	static const char *const words[] = { "last", "peak", "each" };
+	unsigned v;
+
+	(void)from_file;
+	if (set_word(ps, r, arg, words, sizeof(words) / sizeof(words[0]),
+	    &v) != 0)
+		return -1;
+	ps->o->profile_at = (enum profile_at)v;
+	return 0;
+}
+
+/* In the order of enum profile_root. */
+int
+cli_set_profile_root(struct cli_parse *ps, const struct cli_row *r,
+    const char *arg, bool from_file)
+{
+	static const char *const words[] = { "none", "thread", "statement" };
+	unsigned v;
+
+	(void)from_file;
+	if (set_word(ps, r, arg, words, sizeof(words) / sizeof(words[0]),
+	    &v) != 0)
+		return -1;
+	ps->o->profile_root = (enum profile_root)v;
+	return 0;
+}
+
 int
 cli_set_output(struct cli_parse *ps, const struct cli_row *r,
     const char *arg, bool from_file)

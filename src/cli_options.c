@@ -159,6 +159,20 @@ const struct cli_row cli_rows[] = {
 	{ .name = "quiet", .short_name = 'q', .kind = KIND_FLAG, FIELD(quiet),
 	    .help = "no notes on standard error" },
 
+	HEADING("Profiles (with --format folded or pprof):"),
+	{ .name = "profile-at", .kind = KIND_SPECIAL,
+	    .set = cli_set_profile_at, .def = "last", .needs = NEEDS_PROFILE,
+	    .arg = "WHEN",
+	    .help = "the sample a profile shows: last, peak (the\n"
+	    "largest total), or each, a file per sample named\n"
+	    "by --output with %N, the sample number\n"
+	    "(default last)" },
+	{ .name = "profile-root", .kind = KIND_SPECIAL,
+	    .set = cli_set_profile_root, .def = "none",
+	    .needs = NEEDS_PROFILE, .arg = "FRAME",
+	    .help = "a frame above the events: thread, statement\n"
+	    "or none (default none)" },
+
 	HEADING("Connection:"),
 	{ .name = "host", .short_name = 'h', .kind = KIND_STRING, FIELD(host),
 	    .arg = "HOST", .help = "server host (default localhost)" },

@@ -325,6 +325,7 @@ outfile_free(struct outfile *f)
 	free(f->path);
 	free(f->pattern);
 	f->path = f->pattern = NULL;
+	profile_keep_free(&f->out.keep);
 }
 
 int
@@ -332,6 +333,9 @@ outfile_open(struct outfile *f)
 {
 	char err[1024];
 
+	/* Each sample opens its own (next_sample()). */
+	if (f->each)
+		return 0;
 	/* --repeat without a pattern: the captures go on in one output. */
 	if (f->out.fp != NULL)
 		return 0;
@@ -368,6 +372,11 @@ outfile_name(struct outfile *f, uint64_t connection_id, uint64_t thread_id)
 	struct stat st;
 	char *copy;
 
+	/* With --profile-at each, the samples name the files. */
+	if (f->each) {
+		f->connection_id = connection_id;
+		return 0;
+	}
 	if (expand(f->pattern, connection_id, thread_id, name, sizeof(name),
 	    err, sizeof(err)) != 0) {
 		diag_say("%s", err);
@@ -400,7 +409,8 @@ outfile_reopen_if_asked(struct outfile *f)
 	if (!*f->reopen)
 		return 0;
 	*f->reopen = 0;
-	if (f->path == NULL || f->out.fp == NULL)
+	/* A file per sample is new each time already. */
+	if (f->path == NULL || f->out.fp == NULL || f->each)
 		return 0;
 	if ((fp = open_output_file(f->path, OPEN_APPEND, err,
 	    sizeof(err))) == NULL) {
@@ -425,6 +435,24 @@ where(const struct outfile *f)
 	return f->path != NULL ? f->path : "standard output";
 }
 
+/*
+ * A binary format's file is whole or absent: a profile cut short is no
+ * profile, and an empty file (nothing sampled) would fail its reader.
+ * Only a regular file --output named is removed, never a descriptor.
+ */
+static void
+remove_unless_whole(const struct outfile *f, bool failed)
+{
+	struct stat st;
+
+	if (!f->out.fmt->binary || f->path == NULL || fd_name(f->path) >= 0 ||
+	    lstat(f->path, &st) != 0 || !S_ISREG(st.st_mode))
+		return;
+	if ((failed || f->failed || st.st_size == 0) && unlink(f->path) == 0 &&
+	    !failed && !f->failed)
+		diag_say("no sample was written: %s is left out", f->path);
+}
+
 int
 outfile_close(struct outfile *f)
 {
@@ -437,6 +465,7 @@ outfile_close(struct outfile *f)
 	f->out.fp = NULL;
 	failed = ferror(fp) != 0;
 	failed |= (fp == stdout ? fflush(fp) : fclose(fp)) != 0;
+	remove_unless_whole(f, failed);
 	if (failed && f->failed)
 		return 0; /* said, and its exit status chosen, already */
 	if (failed && errno != EPIPE) {
@@ -454,6 +483,8 @@ outfile_close(struct outfile *f)
 int
 outfile_failed(struct outfile *f)
 {
+	if (f->failed && f->each)
+		return EXIT_RUNTIME; /* next_sample() said it */
 	f->failed = true;
 	if (errno == EPIPE)
 		return EXIT_DONE;
@@ -465,4 +496,69 @@ outfile_failed(struct outfile *f)
 	diag_say("cannot write to %s: %s; check the disk and the path",
 	    where(f), strerror(errno));
 	return EXIT_RUNTIME;
+}
+
+/*
+ * --profile-at each: before a sample is written, the file of the sample
+ * before is closed (whole: it holds one profile) and the sample's own is
+ * made from the pattern, never over one that exists.
+ */
+static int
+next_sample(void *ctx, const struct sample *s)
+{
+	struct outfile *f = ctx;
+	char name[4096], alt[4096], err[1024];
+	const char *path = name;
+	time_t t = (time_t)(s->wall_ms / 1000);
+	struct stat st;
+	struct tm tm;
+	char *copy;
+	FILE *fp;
+
+	if (outfile_close(f) != 0) {
+		f->failed = true;
+		errno = EIO;
+		return -1;
+	}
+	localtime_r(&t, &tm);
+	if (outname_expand_sample(f->pattern, f->connection_id, s->thread_id,
+	    s->seq, &tm, name, sizeof(name)) != 0) {
+		snprintf(err, sizeof(err), "--output '%.100s' gives an empty "
+		    "or too long file name; change the pattern", f->pattern);
+		goto fail;
+	}
+	for (unsigned n = 2; lstat(path, &st) == 0; n++) {
+		if (n > 1000 || outname_numbered(name, n, alt, sizeof(alt)) != 0) {
+			snprintf(err, sizeof(err), "--output %.900s exists, and "
+			    "so do the numbered names after it; move them away",
+			    name);
+			goto fail;
+		}
+		path = alt;
+	}
+	if ((fp = open_output_file(path, OPEN_NEW, err, sizeof(err))) == NULL)
+		goto fail;
+	if ((copy = strdup(path)) == NULL) {
+		fclose(fp);
+		unlink(path);
+		snprintf(err, sizeof(err), "out of memory");
+		goto fail;
+	}
+	free(f->path);
+	f->path = copy;
+	f->out.fp = fp;
+	return 0;
+fail:
+	diag_say("%s", err);
+	f->failed = true;
+	errno = EIO;
+	return -1;
+}
+
+void
+outfile_each_sample(struct outfile *f)
+{
+	f->each = true;
+	f->out.next_file = next_sample;
+	f->out.next_file_ctx = f;
 }

@@ -2,7 +2,8 @@
  * --output patterns. The strftime conversions allowed are those whose
  * result is the same in every locale or harmless in a file name: no %c,
  * %x or %X (locale-dependent), %D (slashes), %n or %t (whitespace); %c and
- * %t name the connection and the thread instead.
+ * %t name the connection and the thread instead, %N the sample
+ * (--profile-at each).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -28,7 +29,7 @@ outname_check(const char *pattern, char *err, size_t errlen)
 			    "for a percent sign");
 			return -1;
 		}
-		if (*p == 'c' || *p == 't' || *p == '%')
+		if (*p == 'c' || *p == 't' || *p == 'N' || *p == '%')
 			continue;
 		if (strchr(OUTNAME_STRFTIME, *p) == NULL) {
 			if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
@@ -49,6 +50,15 @@ int
 outname_expand(const char *pattern, uint64_t connection_id,
     uint64_t thread_id, const struct tm *tm, char *out, size_t outlen)
 {
+	return outname_expand_sample(pattern, connection_id, thread_id, 0, tm,
+	    out, outlen);
+}
+
+int
+outname_expand_sample(const char *pattern, uint64_t connection_id,
+    uint64_t thread_id, uint64_t sample, const struct tm *tm, char *out,
+    size_t outlen)
+{
 	size_t len = 0;
 
 	if (outlen == 0)
@@ -66,6 +76,9 @@ outname_expand(const char *pattern, uint64_t connection_id,
 		} else if (*p == 't') {
 			n = (size_t)snprintf(piece, sizeof(piece), "%" PRIu64,
 			    thread_id);
+		} else if (*p == 'N') {
+			n = (size_t)snprintf(piece, sizeof(piece), "%" PRIu64,
+			    sample);
 		} else if (*p == '%') {
 			piece[0] = '%';
 			n = 1;

@@ -44,6 +44,8 @@ finish(struct output *o, int rc)
 int
 output_begin(struct output *o)
 {
+	if (o->fp == NULL)
+		return 0; /* --profile-at each, between samples */
 	start(o);
 	return finish(o, o->fmt->begin ? o->fmt->begin(o) : 0);
 }
@@ -53,6 +55,8 @@ output_sample(struct output *o, const struct sample *s)
 {
 	int rc;
 
+	if (o->next_file != NULL && o->next_file(o->next_file_ctx, s) != 0)
+		return -1;
 	start(o);
 	rc = o->fmt->sample ? o->fmt->sample(o, s) : 0;
 	o->statement = s->statement;
@@ -64,6 +68,8 @@ output_sample(struct output *o, const struct sample *s)
 int
 output_end(struct output *o, const struct summary *sum)
 {
+	if (o->fp == NULL)
+		return 0; /* --profile-at each, between samples */
 	start(o);
 	return finish(o, o->fmt->end ? o->fmt->end(o, sum) : 0);
 }
@@ -71,6 +77,8 @@ output_end(struct output *o, const struct summary *sum)
 int
 output_dump(struct output *o, const struct output_dump *d)
 {
+	if (o->fp == NULL)
+		return 0; /* --profile-at each, between samples */
 	o->has_statement = false;
 	start(o);
 	return finish(o, o->fmt->dump ? o->fmt->dump(o, d) : 0);
@@ -79,6 +87,8 @@ output_dump(struct output *o, const struct output_dump *d)
 int
 output_capture(struct output *o, const struct output_capture *c)
 {
+	if (o->fp == NULL)
+		return 0; /* --profile-at each, between samples */
 	start(o);
 	return finish(o, o->fmt->capture ? o->fmt->capture(o, c) : 0);
 }
@@ -86,6 +96,8 @@ output_capture(struct output *o, const struct output_capture *c)
 int
 output_threads(struct output *o, const struct thread_list *l)
 {
+	if (o->fp == NULL)
+		return 0; /* --profile-at each, between samples */
 	start(o);
 	return finish(o, o->fmt->threads ? o->fmt->threads(o, l) : 0);
 }

@@ -17,6 +17,8 @@
 extern const struct format format_text;
 extern const struct format format_csv;
 extern const struct format format_json;
+extern const struct format format_folded;
+extern const struct format format_pprof;
 
 /* What a column holds; each format writes each kind in its own way. */
 enum column_kind {

@@ -298,6 +298,19 @@ static const struct bad {
 	{ { "--list", "--top", "-1", NULL }, "negative" },
 	{ { "--list", "--top", "10001", NULL }, "too large" },
 	{ { "--list", "--port", "0", NULL }, "--port" },
+	{ { "--global", "--format", "folded", "--profile-at", "first" },
+	    "--profile-at 'first': unknown value; give last, peak or each" },
+	{ { "--global", "--format", "pprof", "--profile-root=user", NULL },
+	    "give none, thread or statement" },
+	{ { "--list", "--format", "folded", NULL }, "--list writes no profile" },
+	{ { "--global", "--format=pprof", "--profile-at=each", NULL },
+	    "give --output a pattern with %N" },
+	{ { "--global", "--format=folded", "--profile-at=each", "-o", "a%%N" },
+	    "give --output a pattern with %N" },
+	{ { "--global", "--format=folded", "--profile-at=each", "-o", "%N%q" },
+	    "unknown conversion %q" },
+	{ { "--wait-for", "x", "--repeat", "--format=pprof", NULL },
+	    "give --output a pattern" },
 	{ { "--list", "--port", "65536", NULL }, "too large" },
 	{ { "--list", "-P", "http", NULL }, "not a number" },
 	{ { "--list", "--connect-timeout", "0", NULL }, "--connect-timeout" },
@@ -812,6 +825,12 @@ good_value(const struct cli_row *r, char *buf, size_t len)
 	case KIND_STRING:
 	case KIND_LIST:
 		return "x";
+	case KIND_SPECIAL:
+		if (r->set == cli_set_profile_at)
+			return "peak";
+		if (r->set == cli_set_profile_root)
+			return "thread";
+		/* FALLTHROUGH */
 	default:
 		fail_msg("--%s: no good value for its kind %d; add one here",
 		    r->name, r->kind);
@@ -986,6 +1005,10 @@ test_options_that_need_another(void **state)
 		    "long to go on writing", {
 			{ "--thread", "1", "--trigger-bytes", "1M", NULL },
 			{ "--global", "--trigger-bytes=1", NULL } } },
+		[NEEDS_PROFILE] = { "applies to profiles; give --format folded "
+		    "or pprof too", {
+			{ "--thread", "1", "--format", "folded", NULL },
+			{ "--global", "--format=pprof", NULL } } },
 	};
 	struct options o;
 	char arg[64], text[128], want[160], value[32], err[512];
@@ -1031,6 +1054,7 @@ test_options_that_need_another(void **state)
 	}
 	assert_int_equal(tested[NEEDS_WAIT], 5);
 	assert_int_equal(tested[NEEDS_TRIGGER_BYTES], 1);
+	assert_int_equal(tested[NEEDS_PROFILE], 2);
 }
 
 /* An unsigned integer field of a row, whatever its width. */
@@ -1075,6 +1099,12 @@ test_defaults_of_the_rows(void **state)
 				    r->def);
 		} else if (r->set == cli_set_format) {
 			assert_string_equal(o.format->name, r->def);
+		} else if (r->set == cli_set_profile_at) {
+			assert_string_equal(r->def, "last");
+			assert_int_equal(o.profile_at, PROFILE_AT_LAST);
+		} else if (r->set == cli_set_profile_root) {
+			assert_string_equal(r->def, "none");
+			assert_int_equal(o.profile_root, PROFILE_ROOT_NONE);
 		} else {
 			fail_msg("--%s: a default of kind %d; check it here",
 			    r->name, r->kind);

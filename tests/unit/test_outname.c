@@ -121,6 +121,14 @@ test_too_long_or_empty(void **state)
 	assert_int_equal(outname_expand("cap-%c-%Y", 123456789, 2, &tm, out,
 	    sizeof(out)), -1);
 	assert_int_equal(outname_expand("", 1, 2, &tm, out, sizeof(out)), -1);
+	/* %N, the sample of --profile-at each; 0 for a capture. */
+	assert_int_equal(outname_check("m-%t-%N.pb.gz", out, sizeof(out)), 0);
+	assert_int_equal(outname_expand_sample("m-%t-%N-%%N.pb.gz", 1, 2, 37,
+	    &tm, out, sizeof(out)), 0);
+	assert_string_equal(out, "m-2-37-%N.pb.gz");
+	assert_int_equal(outname_expand("m-%N", 1, 2, &tm, out, sizeof(out)),
+	    0);
+	assert_string_equal(out, "m-0");
 	assert_int_equal(outname_expand("%p", 1, 2, &tm, out, 0), -1);
 }
 

@@ -1,0 +1,36 @@
+/*
+ * One sample as a pprof profile: a gzipped perftools.profiles.Profile
+ * (proto/profile.proto), encoded with protobuf-c and zlib. Pure: the only
+ * output is the buffer. The pprof format and the exporter's /pprof
+ * endpoint both call it.
+ *
+ * Each kept event is one pprof sample whose stack is its name split on
+ * '/', general frames as callers ("memory" calls "memory/innodb" calls
+ * "memory/innodb/row0sel"), so a function names one instrument path and
+ * `pprof -top` lists events by their full names. The values are
+ * alloc_objects, alloc_space, inuse_objects and inuse_space (Go's heap
+ * profile order; inuse_space is the default), negative current counters
+ * as 0 (profile.h).
+ */
+#ifndef MYSQLMEMPROF_PPROF_H
+#define MYSQLMEMPROF_PPROF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sample.h"
+
+struct pprof_meta {
+	int64_t time_ns;        /* wall clock of the sample, ns since the epoch */
+	int64_t duration_ns;    /* the interval the profile covers (0: unknown) */
+	const char *thread;     /* label values; NULL: no label */
+	const char *user;
+	const char *statement;
+	const char *root;       /* a frame above every event; NULL: none */
+};
+
+/* One sample as a gzipped perftools.profiles.Profile in a malloc'd buffer. */
+int pprof_encode(const struct sample *s, const struct pprof_meta *m,
+    unsigned char **buf, size_t *len);   /* 0, or -1 with errno */
+
+#endif

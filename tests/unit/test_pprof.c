@@ -1,0 +1,219 @@
+/*
+ * The pprof encoder: a known sample is encoded, then read back with zlib
+ * and protobuf-c's own unpacking, and every field a reader uses is
+ * checked: the sample types, the values, the stacks, the labels, times.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "fixtures.h"
+#include "pprof.h"
+#include "profile.pb-c.h"
+
+typedef Perftools__Profiles__Profile Profile;
+
+/* Gunzips and unpacks buf; the caller frees it with ..._free_unpacked. */
+static Profile *
+decode(const unsigned char *buf, size_t len)
+{
+	size_t cap = 1 << 20;
+	unsigned char *out = malloc(cap);
+	z_stream z = { 0 };
+	Profile *p;
+
+	assert_non_null(out);
+	/* 16 + 15: gzip only, so a raw or zlib stream fails here. */
+	assert_int_equal(inflateInit2(&z, 16 + 15), Z_OK);
+	z.next_in = (Bytef *)buf;
+	z.avail_in = (uInt)len;
+	z.next_out = out;
+	z.avail_out = (uInt)cap;
+	assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
+	p = perftools__profiles__profile__unpack(NULL, z.total_out, out);
+	inflateEnd(&z);
+	free(out);
+	assert_non_null(p);
+	return p;
+}
+
+static const char *
+str(const Profile *p, int64_t i)
+{
+	assert_true(i >= 0 && (size_t)i < p->n_string_table);
+	return p->string_table[i];
+}
+
+static const char *
+function_name(const Profile *p, uint64_t location_id)
+{
+	for (size_t i = 0; i < p->n_location; i++) {
+		const Perftools__Profiles__Location *l = p->location[i];
+
+		if (l->id != location_id)
+			continue;
+		assert_int_equal(l->n_line, 1);
+		for (size_t j = 0; j < p->n_function; j++)
+			if (p->function[j]->id == l->line[0]->function_id)
+				return str(p, p->function[j]->name);
+	}
+	fail_msg("no location %llu", (unsigned long long)location_id);
+	return NULL;
+}
+
+/* The stack of sample i, leaf first, joined with '|'. */
+static void
+stack_of(const Profile *p, size_t i, char *buf, size_t size)
+{
+	const Perftools__Profiles__Sample *s = p->sample[i];
+
+	buf[0] = '\0';
+	for (size_t j = 0; j < s->n_location_id; j++)
+		snprintf(buf + strlen(buf), size - strlen(buf), "%s%s",
+		    j ? "|" : "", function_name(p, s->location_id[j]));
+}
+
+static const char *
+label(const Profile *p, size_t i, const char *key)
+{
+	const Perftools__Profiles__Sample *s = p->sample[i];
+
+	for (size_t j = 0; j < s->n_label; j++)
+		if (strcmp(str(p, s->label[j]->key), key) == 0)
+			return str(p, s->label[j]->str);
+	return NULL;
+}
+
+static void
+test_encodes_a_sample(void **state)
+{
+	struct event_stat e[] = {
+		ev("memory/innodb/row0sel", 25830),
+		ev("memory/sql/Filesort_buffer::sort_keys", 4096),
+		ev("memory/sql/odd name;with semicolon", 100),
+		ev("memory/sql/caf\xc3\xa9\xff", 7),     /* UTF-8, then a bad byte */
+		ev("memory/sql/freed_elsewhere", -300),  /* negative: 0 */
+	};
+	struct sample s = {
+		.wall_ms = 1700000000123, .elapsed_us = 2500000,
+		.thread_id = 42, .n_events = 5, .events = e,
+	};
+	struct pprof_meta m = {
+		.time_ns = 1700000000123000000, .duration_ns = 2500000000,
+		.thread = "42", .user = "app", .statement = "SELECT 1",
+	};
+	unsigned char *buf;
+	size_t len;
+	char stack[1024];
+	Profile *p;
+
+	(void)state;
+	e[0].alloc_bytes = UINT64_MAX; /* beyond int64: the largest value */
+	assert_int_equal(pprof_encode(&s, &m, &buf, &len), 0);
+	p = decode(buf, len);
+	free(buf);
+
+	assert_string_equal(p->string_table[0], "");
+	assert_int_equal(p->n_sample_type, 4);
+	assert_string_equal(str(p, p->sample_type[0]->type), "alloc_objects");
+	assert_string_equal(str(p, p->sample_type[0]->unit), "count");
+	assert_string_equal(str(p, p->sample_type[1]->type), "alloc_space");
+	assert_string_equal(str(p, p->sample_type[1]->unit), "bytes");
+	assert_string_equal(str(p, p->sample_type[2]->type), "inuse_objects");
+	assert_string_equal(str(p, p->sample_type[3]->type), "inuse_space");
+	assert_string_equal(str(p, p->sample_type[3]->unit), "bytes");
+	assert_string_equal(str(p, p->default_sample_type), "inuse_space");
+	assert_int_equal(p->time_nanos, 1700000000123000000);
+	assert_int_equal(p->duration_nanos, 2500000000);
+
+	assert_int_equal(p->n_sample, 5);
+	for (size_t i = 0; i < 5; i++) {
+		assert_int_equal(p->sample[i]->n_value, 4);
+		assert_string_equal(label(p, i, "thread"), "42");
+		assert_string_equal(label(p, i, "user"), "app");
+		assert_string_equal(label(p, i, "statement"), "SELECT 1");
+	}
+	stack_of(p, 0, stack, sizeof(stack));
+	assert_string_equal(stack, "memory/innodb/row0sel|memory/innodb|memory");
+	assert_int_equal(p->sample[0]->value[3], 25830);
+	assert_int_equal(p->sample[0]->value[2], 25830 / 512);
+	assert_int_equal(p->sample[0]->value[1], INT64_MAX);
+	assert_int_equal(p->sample[0]->value[0], 7);
+	assert_int_equal(p->sample[1]->value[3], 4096);
+	assert_int_equal(p->sample[1]->value[1], 4096 + 8192);
+	/* A name with odd bytes is still one frame, valid UTF-8. */
+	stack_of(p, 2, stack, sizeof(stack));
+	assert_string_equal(stack, "memory/sql/odd name;with semicolon|"
+	    "memory/sql|memory");
+	stack_of(p, 3, stack, sizeof(stack));
+	assert_string_equal(stack, "memory/sql/caf\xc3\xa9\xef\xbf\xbd|"
+	    "memory/sql|memory");
+	/* Memory freed by another thread: 0 in use, never negative. */
+	assert_int_equal(p->sample[4]->value[3], 0);
+	assert_int_equal(p->sample[4]->value[2], 0);
+	/* Shared frames are one function each. */
+	assert_int_equal(p->n_function, 8);
+	assert_int_equal(p->n_location, 8);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+}
+
+static void
+test_root_frame_and_no_labels(void **state)
+{
+	struct event_stat e[] = { ev("memory/sql/THD::main_mem_root", 1000) };
+	struct sample s = { .n_events = 1, .events = e };
+	struct pprof_meta m = { .root = "SELECT\n  *" };
+	unsigned char *buf;
+	size_t len;
+	char stack[1024];
+	Profile *p;
+
+	(void)state;
+	assert_int_equal(pprof_encode(&s, &m, &buf, &len), 0);
+	p = decode(buf, len);
+	free(buf);
+	stack_of(p, 0, stack, sizeof(stack));
+	/* The root is the outermost caller; its newline is a space. */
+	assert_string_equal(stack, "memory/sql/THD::main_mem_root|memory/sql|"
+	    "memory|SELECT   *");
+	assert_int_equal(p->sample[0]->n_label, 0);
+	assert_int_equal(p->time_nanos, 0);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+}
+
+/* A sample that kept no event is an empty profile, still readable. */
+static void
+test_empty_sample(void **state)
+{
+	struct sample s = { 0 };
+	struct pprof_meta m = { .thread = "7" };
+	unsigned char *buf;
+	size_t len;
+	Profile *p;
+
+	(void)state;
+	assert_int_equal(pprof_encode(&s, &m, &buf, &len), 0);
+	p = decode(buf, len);
+	free(buf);
+	assert_int_equal(p->n_sample, 0);
+	assert_int_equal(p->n_sample_type, 4);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_encodes_a_sample),
+		cmocka_unit_test(test_root_frame_and_no_labels),
+		cmocka_unit_test(test_empty_sample),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
