@@ -43,6 +43,21 @@ enum pfs_status pfs_preflight(struct conn *c, size_t *enabled, size_t *total,
 enum pfs_status pfs_check_statements(struct conn *c, char *note,
     size_t notelen);
 
+/*
+ * Whether every memory instrument is on. When only some are, returns
+ * PFS_DISABLED with a note naming how many and how to enable the rest
+ * (their memory is counted nowhere). One query.
+ */
+enum pfs_status pfs_check_memory_instruments(struct conn *c, char *note,
+    size_t notelen);
+
+/*
+ * The instrumented memory of the whole server now, summed over
+ * memory_summary_global_by_event_name. One query.
+ */
+enum pfs_status pfs_global_total(struct conn *c, int64_t *bytes, char *err,
+    size_t errlen);
+
 /* The performance_schema thread id of our own session. */
 enum pfs_status pfs_own_thread(struct conn *c, uint64_t *thread_id,
     char *err, size_t errlen);

@@ -132,5 +132,6 @@ cli_set_fn cli_set_ssl_mode;
 cli_set_fn cli_set_account;
 cli_set_fn cli_set_format;
 cli_set_fn cli_set_output;
+cli_set_fn cli_set_timestamps;
 
 #endif

@@ -347,6 +347,13 @@ outfile_open(struct outfile *f)
 	return 0;
 }
 
+FILE *
+outfile_open_extra(const char *path, bool append, char *err, size_t errlen)
+{
+	return open_output_file(path, append ? OPEN_APPEND : OPEN_TRUNCATE,
+	    err, errlen);
+}
+
 int
 outfile_begin_capture(struct outfile *f)
 {

@@ -137,10 +137,42 @@ csv_threads(struct output *o, const struct thread_list *l)
 	return output_status(o->fp);
 }
 
+/* --statements: a header, then one row per statement, the most growth first. */
+static int
+csv_statements(struct output *o, const struct summary *sum)
+{
+	union column_value v;
+	char first[64], last[64];
+
+	for (size_t j = 0; j < STATEMENT_COLUMNS; j++) {
+		if (j > 0)
+			putc(',', o->fp);
+		fputs(statement_columns[j].name, o->fp);
+	}
+	fputs(CRLF, o->fp);
+	for (size_t i = 0; i < sum->n_run_statements; i++) {
+		const struct run_statement *st = &sum->run_statements[i];
+		struct statement_row r = { .st = st, .rank = i + 1,
+		    .thread_id = sum->thread_id, .first_timestamp = first,
+		    .last_timestamp = last };
+
+		units_timestamp(st->first_wall_ms, first, sizeof(first));
+		units_timestamp(st->last_wall_ms, last, sizeof(last));
+		for (size_t j = 0; j < STATEMENT_COLUMNS; j++) {
+			const struct statement_column *c = &statement_columns[j];
+
+			put_field(o->fp, j == 0, c->kind, c->get(&r, &v), &v);
+		}
+		fputs(CRLF, o->fp);
+	}
+	return output_status(o->fp);
+}
+
 /* CSV has no footer: the summary is for people, who read the text format. */
 const struct format format_csv = {
 	.name = "csv",
 	.begin = csv_begin,
 	.sample = csv_sample,
 	.threads = csv_threads,
+	.statements = csv_statements,
 };

@@ -77,8 +77,20 @@ fill_sample(struct loop *l, struct sample *s, const struct reading *rd,
 		return -1;
 	s->has_deltas = has_deltas;
 	s->total_bytes = 0;
-	for (size_t i = 0; i < n; i++)
+	s->alloc_delta_bytes = 0;
+	for (size_t i = 0; i < n; i++) {
 		s->total_bytes += events[i].current_bytes;
+		s->alloc_delta_bytes += events[i].delta.alloc_bytes;
+	}
+	s->between_peak_total = 0;
+	for (size_t i = 0; has_deltas && i < n; i++) {
+		int64_t peak = event_between_peak(&events[i]);
+		int64_t t = s->total_bytes - events[i].current_bytes + peak;
+
+		if (peak > 0 && (s->between_peak_total == 0 ||
+		    t > s->between_peak_total))
+			s->between_peak_total = t;
+	}
 	/* The total counts every event; the filter only limits what is kept. */
 	if (filter_active(l->cfg->filter))
 		n = keep_filtered(l->cfg->filter, events, n,

@@ -51,6 +51,8 @@ make_queries(void)
 	n_queries = 0;
 	add("pfs_enabled", pfs_sql_pfs_enabled);
 	add("memory_instruments", pfs_sql_memory_instruments);
+	add("memory_disabled", pfs_sql_memory_disabled);
+	add("global_total", pfs_sql_global_total);
 	add("enable_instruments", pfs_sql_enable_instruments);
 	add("consumers_off", pfs_sql_consumers_off);
 	add("own_thread", pfs_sql_own_thread);
