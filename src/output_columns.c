@@ -274,13 +274,13 @@ const struct sample_column sample_columns[] = {
 	{ "alloc_delta_count", E, COLUMN_UINT, event_alloc_delta_count },
 	{ "free_delta_count",  E, COLUMN_UINT, event_free_delta_count },
 	{ "unseen_peak_bytes", E, COLUMN_INT,  event_unseen_peak },
+	{ "spike_lower_bytes", E, COLUMN_INT,  event_spike_lower },
 	{ "statement_id",      S, COLUMN_UINT, sample_statement_id },
 	{ "digest",            S, COLUMN_TEXT, sample_digest },
 	{ "statement",         S, COLUMN_TEXT, sample_statement },
 	{ "grain",             S, COLUMN_TEXT, sample_grain },
 	{ "filtered_total_bytes", S, COLUMN_INT, sample_filtered_total },
 	{ "setup_off",         S, COLUMN_TEXT, sample_setup_off },
-	{ "spike_lower_bytes", E, COLUMN_INT,  event_spike_lower },
 };
 _Static_assert(sizeof(sample_columns) / sizeof(sample_columns[0]) ==
     SAMPLE_COLUMNS, "SAMPLE_COLUMNS is the number of rows of sample_columns");

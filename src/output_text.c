@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -424,13 +425,27 @@ put_run_heading(const struct output *o, const struct summary *s)
 		clean_put(o->fp, o->grain, SIZE_MAX, true);
 		fputs(" ##\n", o->fp);
 	}
-	fprintf(o->fp, " the whole run; the window holds the last %zu (#%"
-	    PRIu64 " to #%" PRIu64 "). high: the high-water mark since the "
-	    "thread started; peak: the most held in the run, peaks between "
-	    "samples included\n", s->n_samples, s->first_seq, s->last_seq);
+	fprintf(o->fp, " over the whole run; the window holds the last %zu "
+	    "(#%" PRIu64 " to #%" PRIu64 ")\n high: the high-water mark since "
+	    "the thread started; peak: the most held in the run, peaks "
+	    "between samples included\n", s->n_samples, s->first_seq,
+	    s->last_seq);
 }
 
 #define RUN_PEAKS_LABEL "peaked between samples"
+
+/* The largest peak between samples first; then by name. */
+static int
+by_between_peak(const void *a, const void *b)
+{
+	const struct run_event *x = *(const struct run_event *const *)a;
+	const struct run_event *y = *(const struct run_event *const *)b;
+
+	if (x->largest_between_peak != y->largest_between_peak)
+		return x->largest_between_peak < y->largest_between_peak ? 1 :
+		    -1;
+	return strcmp(x->name, y->name);
+}
 
 /*
  * The events that peaked between samples: how many samples proved it by
@@ -442,6 +457,8 @@ put_run_peaks(const struct output *o, const struct summary *s,
 {
 	static const char *const heads[3] = { "high-water", "deltas",
 	    "largest" };
+	const struct run_event **peaked;
+	size_t n = 0;
 	char c[3][CELL];
 	size_t w[3];
 
@@ -449,6 +466,14 @@ put_run_peaks(const struct output *o, const struct summary *s,
 		fputs(" peaks between samples: none seen\n", o->fp);
 		return;
 	}
+	/* Out of memory for a few pointers: in the order of the events. */
+	peaked = malloc(s->n_run_events * sizeof(*peaked));
+	for (size_t i = 0; peaked != NULL && i < s->n_run_events; i++)
+		if (s->run_events[i].unseen_peaks +
+		    s->run_events[i].delta_spikes > 0)
+			peaked[n++] = &s->run_events[i];
+	if (peaked != NULL)
+		qsort(peaked, n, sizeof(*peaked), by_between_peak);
 	name_width = max_size(name_width, strlen(RUN_PEAKS_LABEL));
 	for (size_t j = 0; j < 3; j++)
 		w[j] = strlen(heads[j]);
@@ -459,8 +484,9 @@ put_run_peaks(const struct output *o, const struct summary *s,
 	for (size_t j = 0; j < 3; j++)
 		snprintf(c[j], CELL, "%s", heads[j]);
 	put_cells(o->fp, RUN_PEAKS_LABEL, name_width, 3, c, w);
-	for (size_t i = 0; i < s->n_run_events; i++) {
-		const struct run_event *e = &s->run_events[i];
+	for (size_t i = 0; i < (peaked != NULL ? n : s->n_run_events); i++) {
+		const struct run_event *e = peaked != NULL ? peaked[i] :
+		    &s->run_events[i];
 
 		if (e->unseen_peaks + e->delta_spikes == 0)
 			continue;
@@ -469,6 +495,7 @@ put_run_peaks(const struct output *o, const struct summary *s,
 		fmt_bytes(o, e->largest_between_peak, c[2]);
 		put_cells(o->fp, short_name(e->name), name_width, 3, c, w);
 	}
+	free(peaked);
 }
 
 #define STMT_COLS 6

@@ -197,6 +197,10 @@ add_to_statement(struct runstats *r, const struct sample *s)
 	    &s->statement))
 		begin_statement(r, s);
 	st = r->cur;
+	/* MariaDB gives the digest only once the statement has ended. */
+	if (st->statement.digest[0] == '\0')
+		memcpy(st->statement.digest, s->statement.digest,
+		    sizeof(st->statement.digest));
 	st->samples++;
 	st->last_seq = s->seq;
 	st->last_elapsed_us = s->elapsed_us;

@@ -333,6 +333,34 @@ test_deltas_prove_repeated_spikes(void **state)
 	delta_table_free(t);
 }
 
+/*
+ * Allocations and frees that need not have overlapped: a bound no higher
+ * than what a reading shows proves nothing. Frees beyond the allocations
+ * (another thread's memory) prove no more than the allocations allow.
+ */
+static void
+test_deltas_prove_only_what_they_must(void **state)
+{
+	struct delta_table *t = delta_table_create();
+	struct event_stat r1[] = {
+		ev("memory/grow", 1000, 1000, 1000, 0, 1, 0),
+		ev("memory/other", 0, 0, 0, 0, 0, 0),
+	};
+	/* 999,000 came and went in 10 allocations: 99,900 < 9 MB held now. */
+	struct event_stat r2[] = {
+		ev("memory/grow", 9000000, 9000000, 10000000, 1000000, 11, 10),
+		/* 4 MB allocated, 10 MB freed: at most 4 MB came and went. */
+		ev("memory/other", 0, 4000000, 4000000, 10000000, 1, 3),
+	};
+
+	(void)state;
+	assert_int_equal(delta_table_update(t, r1, 2), 0);
+	assert_int_equal(delta_table_update(t, r2, 2), 1);
+	assert_int_equal(r2[0].delta.spike_bytes, 0);
+	assert_int_equal(r2[1].delta.spike_bytes, 4000000);
+	delta_table_free(t);
+}
+
 /* A risen high-water mark is the peak; the delta's bound only adds to it. */
 static void
 test_between_peak_prefers_the_high_water_mark(void **state)
@@ -364,6 +392,7 @@ main(void)
 		cmocka_unit_test(test_memory_does_not_grow),
 		cmocka_unit_test(test_grows_with_the_reading),
 		cmocka_unit_test(test_deltas_prove_repeated_spikes),
+		cmocka_unit_test(test_deltas_prove_only_what_they_must),
 		cmocka_unit_test(test_between_peak_prefers_the_high_water_mark),
 	};
 	return cmocka_run_group_tests_name("delta", tests, NULL, NULL);
