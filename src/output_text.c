@@ -427,9 +427,9 @@ put_run_heading(const struct output *o, const struct summary *s)
 	}
 	fprintf(o->fp, " over the whole run; the window holds the last %zu "
 	    "(#%" PRIu64 " to #%" PRIu64 ")\n high: the high-water mark since "
-	    "the thread started; peak: the most held in the run, peaks "
-	    "between samples included\n", s->n_samples, s->first_seq,
-	    s->last_seq);
+	    "%s; peak: the most held in the run, peaks between samples "
+	    "included\n", s->n_samples, s->first_seq, s->last_seq,
+	    o->grain == NULL ? "the thread started" : "the server started");
 }
 
 #define RUN_PEAKS_LABEL "peaked between samples"
