@@ -73,7 +73,13 @@ struct run_totals {
 	uint64_t delta_spikes;
 	uint64_t events_left_out;     /* names beyond RUNSTATS_MAX_EVENTS */
 	uint64_t statements_dropped;  /* statements pushed out by RUNSTATS_MAX_STATEMENTS */
-	size_t negative_events;       /* events that were below 0 in some sample */
+	size_t negative_events;       /* kept events that were below 0 in some sample */
+	/*
+	 * Over every event read, kept or not: the most that were below 0 in
+	 * one sample, and the lowest sum of their bytes.
+	 */
+	size_t most_negative_events;
+	int64_t lowest_negative_bytes;
 };
 
 struct runstats;

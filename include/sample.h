@@ -102,6 +102,12 @@ struct sample {
 	 */
 	uint64_t alloc_delta_bytes;
 	int64_t between_peak_total;
+	/*
+	 * Over every event read: how many were below 0 bytes, and their sum
+	 * (memory that moved between threads; see runstats.h).
+	 */
+	size_t negative_events;
+	int64_t negative_bytes;
 };
 
 /*

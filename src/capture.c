@@ -364,13 +364,14 @@ note_run(const struct capture *c, const struct summary *sum,
 	char err[256];
 	int64_t global;
 
-	if (low != NULL)
-		diag_note(d, "%zu event%s of %s went below 0 bytes (the lowest: "
-		    "%s at %" PRId64 "): memory allocated by one thread and "
-		    "freed by another; totals then understate what it holds "
-		    "(see MEMORY THAT MOVES in mysqlmemprof(1))",
-		    sum->run.negative_events, sum->run.negative_events == 1 ?
-		    "" : "s", what, low->name, low->min_bytes);
+	if (sum->run.most_negative_events > 0)
+		diag_note(d, "%zu event%s of %s went below 0 bytes (%" PRId64
+		    " bytes in all%s%s): memory one thread allocated and another "
+		    "freed; its totals are not what it holds (see MEMORY THAT "
+		    "MOVES in mysqlmemprof(1))", sum->run.most_negative_events,
+		    sum->run.most_negative_events == 1 ? "" : "s", what,
+		    sum->run.lowest_negative_bytes, low != NULL ? "; the lowest "
+		    "kept: " : "", low != NULL ? low->name : "");
 	if (c->opts->target != TARGET_GLOBAL && sum->run.samples > 0 &&
 	    stats->end != SAMPLER_END_GONE &&
 	    stats->end != SAMPLER_END_SOURCE_ERROR && !c->env->sig->stop &&

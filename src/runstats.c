@@ -242,6 +242,10 @@ runstats_add(struct runstats *r, const struct sample *s)
 		t->between_peak_total = t->max_total;
 	if (s->has_deltas && s->between_peak_total > t->between_peak_total)
 		t->between_peak_total = s->between_peak_total;
+	if (s->negative_events > t->most_negative_events)
+		t->most_negative_events = s->negative_events;
+	if (s->negative_bytes < t->lowest_negative_bytes)
+		t->lowest_negative_bytes = s->negative_bytes;
 	r->total_sum += (double)s->total_bytes;
 	t->mean_total = r->total_sum / (double)t->samples;
 	for (size_t i = 0; i < s->n_events; i++)

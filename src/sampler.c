@@ -78,9 +78,15 @@ fill_sample(struct loop *l, struct sample *s, const struct reading *rd,
 	s->has_deltas = has_deltas;
 	s->total_bytes = 0;
 	s->alloc_delta_bytes = 0;
+	s->negative_events = 0;
+	s->negative_bytes = 0;
 	for (size_t i = 0; i < n; i++) {
 		s->total_bytes += events[i].current_bytes;
 		s->alloc_delta_bytes += events[i].delta.alloc_bytes;
+		if (events[i].current_bytes < 0) {
+			s->negative_events++;
+			s->negative_bytes += events[i].current_bytes;
+		}
 	}
 	s->between_peak_total = 0;
 	for (size_t i = 0; has_deltas && i < n; i++) {

@@ -226,7 +226,8 @@ class SetupChanged(mmp.TestCase):
                       % w.thread_id]:
             lines = [l for l in p.stderr.splitlines() if words in l]
             self.assertEqual(len(lines), 1, words + desc)
-            self.assertTrue(lines[0].startswith("mysqlmemprof: warning: "),
+            self.assertTrue(mmp.unstamped(lines[0]).startswith(
+                "mysqlmemprof: warning: "),
                             desc)
         # Once the consumer was seen off, samples carry no statement id,
         # and each says what was switched off.

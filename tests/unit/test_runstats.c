@@ -226,9 +226,19 @@ test_negative_events_counted_once(void **state)
 	struct event_stat e[2] = { ev("memory/a", -5000), ev("memory/b", 10) };
 
 	(void)state;
+	struct sample s = { .seq = 3, .negative_events = 3,
+	    .negative_bytes = -9000 };
+
 	feed(r, 1, 0, -4990, e, 2);
 	feed(r, 2, 0, -4990, e, 2);
 	assert_int_equal(runstats_totals(r)->negative_events, 1);
+	/* Over every event read, kept or not, as the sampler counts them. */
+	runstats_add(r, &s);
+	s.negative_events = 1;
+	s.negative_bytes = -10;
+	runstats_add(r, &s);
+	assert_int_equal(runstats_totals(r)->most_negative_events, 3);
+	assert_int_equal(runstats_totals(r)->lowest_negative_bytes, -9000);
 	runstats_free(r);
 }
 
