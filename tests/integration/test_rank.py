@@ -299,6 +299,18 @@ class Notes(mmp.TestCase):
     def test_timestamps(self):
         w = self.start(mmp.idle(10))
         args = ["--thread", str(w.thread_id), "--count", "1"]
+        # stderr a file, as cron or a service manager may make it.
+        path = tmp_path(self, "stderr.log")
+        with open(path, "w") as err:
+            rc = subprocess.run([mmp.BIN] + mmp.CONN_ARGS + args,
+                                stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=err,
+                                env=mmp.base_env(), timeout=mmp.RUN_TIMEOUT)
+        self.assertEqual(rc.returncode, 0)
+        with open(path) as f:
+            logged = f.read()
+        self.assertRegex(logged, r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z "
+                         r"mysqlmemprof: sampling thread ", logged)
         # stderr is a pipe here, not a terminal: stamped by default.
         p = self.run_ok(args)
         lines = p.stderr.splitlines()
