@@ -216,8 +216,12 @@ add_to_statement(struct runstats *r, const struct sample *s)
 	if (st->samples > 1 && s->between_peak_total > st->between_peak_bytes)
 		st->between_peak_bytes = s->between_peak_total;
 	st->alloc_bytes += s->alloc_delta_bytes;
-	st->growth_bytes = st->between_peak_bytes > st->start_bytes ?
-	    st->between_peak_bytes - st->start_bytes : 0;
+	/* A start far below zero (memory that moved) cannot overflow it. */
+	if (st->between_peak_bytes <= st->start_bytes)
+		st->growth_bytes = 0;
+	else if (__builtin_sub_overflow(st->between_peak_bytes,
+	    st->start_bytes, &st->growth_bytes))
+		st->growth_bytes = INT64_MAX;
 }
 
 void

@@ -91,7 +91,13 @@ fill_sample(struct loop *l, struct sample *s, const struct reading *rd,
 	s->between_peak_total = 0;
 	for (size_t i = 0; has_deltas && i < n; i++) {
 		int64_t peak = event_between_peak(&events[i]);
-		int64_t t = s->total_bytes - events[i].current_bytes + peak;
+		int64_t t;
+
+		/* Counters are the server's: saturate rather than overflow. */
+		if (__builtin_sub_overflow(s->total_bytes,
+		    events[i].current_bytes, &t) ||
+		    __builtin_add_overflow(t, peak, &t))
+			t = INT64_MAX;
 
 		if (peak > 0 && (s->between_peak_total == 0 ||
 		    t > s->between_peak_total))
