@@ -410,9 +410,9 @@ write_statements(const struct capture *c, const struct summary *sum)
 		return 0;
 	o = (struct output){ .fmt = c->opts->format,
 	    .exact_bytes = c->opts->exact_bytes };
-	if ((o.fp = outfile_open_extra(path, c->number > 1, err,
-	    sizeof(err))) == NULL) {
-		diag_say("--statements: %s", err);
+	if ((o.fp = outfile_open_extra(path, "--statements", c->number > 1,
+	    err, sizeof(err))) == NULL) {
+		diag_say("%s", err);
 		return -1;
 	}
 	rc = output_statements(&o, sum);
@@ -422,6 +422,27 @@ write_statements(const struct capture *c, const struct summary *sum)
 		diag_say("--statements: cannot write %s: %s", path,
 		    strerror(errno));
 	return rc;
+}
+
+/*
+ * --statements is written at the end: a file that cannot be made is said
+ * now, before the run, not after it. The first capture starts the file.
+ */
+static bool
+statements_file_ok(const struct capture *c)
+{
+	char err[1024];
+	FILE *fp;
+
+	if (c->opts->statements_file == NULL || c->number > 1)
+		return true;
+	if ((fp = outfile_open_extra(c->opts->statements_file,
+	    "--statements", false, err, sizeof(err))) == NULL) {
+		diag_say("%s", err);
+		return false;
+	}
+	fclose(fp);
+	return true;
 }
 
 /* What the sampler's end means for the exit status, said on stderr. */
@@ -560,6 +581,8 @@ capture_run(const struct capture_env *env, const struct stmt_match *found,
 		return rc;
 	if (!capture_ring_fits(o, s->instruments))
 		return EXIT_USAGE;
+	if (!statements_file_ok(&c))
+		return EXIT_RUNTIME;
 	if ((ring = make_ring(&c)) == NULL)
 		return EXIT_RUNTIME;
 	if (!is_grain)

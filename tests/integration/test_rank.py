@@ -327,3 +327,14 @@ class Notes(mmp.TestCase):
         self.assertRegex(p.stderr, r"^\d{4}-\d\d-\d\dT", mmp.describe(p))
         p = mmp.run(args + ["--timestamps=sometimes"])
         self.assertOneErrorLine(p, 2, "--timestamps", "on, off or auto")
+
+
+class StatementsFile(mmp.TestCase):
+
+    def test_unwritable_file_said_before_the_run(self):
+        w = self.start(mmp.idle(10))
+        p = mmp.run(["--thread", str(w.thread_id), "--count", "50",
+                     "--statements", "/nonexistent/dir/ranked.csv"])
+        self.assertOneErrorLine(p, 1, "--statements",
+                                "/nonexistent/dir/ranked.csv")
+        self.assertEqual(p.stdout, "", mmp.describe(p))
