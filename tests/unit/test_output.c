@@ -334,6 +334,40 @@ test_golden_csv(void **state)
 	golden("statements_csv.csv", "csv", false, STATEMENTS);
 }
 
+/* --repeat adds the statements of each capture: one CSV header in all. */
+static void
+test_statements_csv_header_once(void **state)
+{
+	struct output o = { .fmt = format_find("csv") };
+	struct ring *r = fixture_ring();
+	struct runstats *run = runstats_create();
+	struct summary sum;
+	char line[4096];
+	size_t headers = 0, rows = 0;
+
+	(void)state;
+	for (size_t i = 0; i < ring_len(r); i++)
+		runstats_add(run, ring_get(r, i));
+	assert_int_equal(summary_build(r, 0, &sum), 0);
+	assert_int_equal(summary_add_run(&sum, run), 0);
+	assert_non_null(o.fp = tmpfile());
+	assert_int_equal(output_statements(&o, &sum), 0);
+	assert_int_equal(output_statements(&o, &sum), 0);
+	rewind(o.fp);
+	while (fgets(line, sizeof(line), o.fp) != NULL) {
+		if (strncmp(line, "rank,", 5) == 0)
+			headers++;
+		else if (line[0] >= '1' && line[0] <= '9')
+			rows++;
+	}
+	assert_int_equal(headers, 1);
+	assert_int_equal(rows, 2 * sum.n_run_statements);
+	fclose(o.fp);
+	summary_free(&sum);
+	runstats_free(run);
+	ring_free(r);
+}
+
 static void
 test_golden_json(void **state)
 {
@@ -1362,6 +1396,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_format_table),
 		cmocka_unit_test(test_golden_text),
+		cmocka_unit_test(test_statements_csv_header_once),
 		cmocka_unit_test(test_golden_csv),
 		cmocka_unit_test(test_golden_json),
 		cmocka_unit_test(test_nothing_written),
