@@ -17,6 +17,7 @@
 #include "output.h"
 #include "output_table.h"
 #include "ring.h"
+#include "runstats.h"
 #include "summary.h"
 
 #define MAX_EVENTS 6
@@ -90,6 +91,21 @@ render(const char *format, const struct ring *r, const struct summary *sum,
 		abort();
 	fclose(o.fp);
 	profile_keep_free(&o.keep);
+	return buf;
+}
+
+/* What --statements writes in the format. */
+static char *
+render_statements(const char *format, const struct summary *sum, size_t *len)
+{
+	struct output o = { .fmt = format_find(format) };
+	char *buf = NULL;
+
+	if ((o.fp = open_memstream(&buf, len)) == NULL)
+		abort();
+	if (output_statements(&o, sum) != 0)
+		abort();
+	fclose(o.fp);
 	return buf;
 }
 
@@ -217,6 +233,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct input in = { data, size };
 	struct ring *r = ring_create(1, MAX_EVENTS);
 	struct summary sum;
+	struct runstats *run;
 	struct sample *s;
 	size_t len;
 	char *buf;
@@ -250,10 +267,22 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		e->delta.alloc_bytes = take_u64(&in);
 		e->delta.free_count = take_u64(&in);
 		e->delta.unseen_peak = e->alloc_count & 1;
+		e->delta.spike_bytes = (int64_t)(e->free_count >> 1);
 	}
+	s->alloc_delta_bytes = take_u64(&in);
+	s->between_peak_total = (int64_t)take_u64(&in);
 	ring_commit(r);
-	if (summary_build(r, take_u64(&in), &sum) != 0)
+	/* The whole run: this sample, twice, as two statements or one. */
+	if ((run = runstats_create()) == NULL)
 		abort();
+	runstats_add(run, s);
+	s->seq++;
+	s->statement.id ^= s->seq & 2;
+	runstats_add(run, s);
+	if (summary_build(r, take_u64(&in), &sum) != 0 ||
+	    summary_add_run(&sum, run) != 0)
+		abort();
+	runstats_free(run);
 
 	buf = render("csv", r, &sum, &len);
 	check_csv(buf, len, s);
@@ -266,6 +295,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_folded(buf, len, s);
 	free(buf);
 	free(render("pprof", r, &sum, &len));
+	free(render_statements("text", &sum, &len));
+	free(render_statements("csv", &sum, &len));
+	free(render_statements("json", &sum, &len));
 
 	summary_free(&sum);
 	ring_free(r);

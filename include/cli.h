@@ -29,6 +29,13 @@ enum target_kind {
 	TARGET_ACCOUNT,    /* --for-account: every session of USER@HOST */
 };
 
+/* When notes on standard error carry a timestamp (--timestamps). */
+enum stamp_when {
+	STAMP_AUTO, /* when standard error is not a terminal: a log */
+	STAMP_ON,
+	STAMP_OFF,
+};
+
 struct options {
 	/* Connection; strings owned by the options. */
 	char *host;
@@ -80,6 +87,8 @@ struct options {
 	char *output;         /* NULL: standard output */
 	bool exact_bytes;
 	bool quiet;
+	char *statements_file; /* --statements: the ranked statements; NULL: none */
+	enum stamp_when timestamps; /* --timestamps: ISO 8601 times on notes */
 	bool password_on_command_line; /* for the warning mysql gives too */
 
 	/* --format folded or pprof */

@@ -13,6 +13,12 @@ struct diag {
 	bool quiet; /* --quiet: notes are not shown; errors and warnings are */
 };
 
+/*
+ * Whether every line starts with an ISO 8601 UTC time
+ * ("2026-11-22T01:02:03.456Z mysqlmemprof: ..."), as a log wants; off
+ * until set. The top level sets it once, from --timestamps.
+ */
+void diag_set_timestamps(bool on);
 /* An error or a warning: always shown. */
 void diag_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A note on progress: shown unless d->quiet. */

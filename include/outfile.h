@@ -53,6 +53,14 @@ void outfile_free(struct outfile *f);
  */
 int outfile_open(struct outfile *f);
 /*
+ * Opens a file of its own beside the output (--statements), as --output
+ * opens its file: private, never through a link; appended to when append
+ * is set. The caller closes it. NULL with err, naming option, when it
+ * cannot.
+ */
+FILE *outfile_open_extra(const char *path, const char *option, bool append,
+    char *err, size_t errlen);
+/*
  * A capture begins: the first in the file open now writes the format's
  * header. Returns 0, or -1 with errno set.
  */

@@ -84,6 +84,11 @@ struct format {
 	int (*threads)(struct output *o, const struct thread_list *l); /* --list */
 	int (*dump)(struct output *o, const struct output_dump *d);
 	int (*capture)(struct output *o, const struct output_capture *c);
+	/*
+	 * --statements: the run's statements ranked by growth (sum->
+	 * run_statements), written to a file of their own at the end.
+	 */
+	int (*statements)(struct output *o, const struct summary *sum);
 };
 
 /* 0, or -1 with errno set when a write to fp has failed. */
@@ -101,5 +106,7 @@ int output_dump(struct output *o, const struct output_dump *d);
  * captures apart by thread_id and sample.
  */
 int output_capture(struct output *o, const struct output_capture *c);
+/* --statements: the run's statements, ranked, in the format's way. */
+int output_statements(struct output *o, const struct summary *sum);
 
 #endif

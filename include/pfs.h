@@ -60,6 +60,21 @@ enum pfs_status pfs_preflight(struct conn *c, struct pfs_preflight *out,
 enum pfs_status pfs_check_statements(struct conn *c, char *note,
     size_t notelen);
 
+/*
+ * Whether every memory instrument is on. When only some are, returns
+ * PFS_DISABLED with a note naming how many and how to enable the rest
+ * (their memory is counted nowhere). One query.
+ */
+enum pfs_status pfs_check_memory_instruments(struct conn *c, char *note,
+    size_t notelen);
+
+/*
+ * The instrumented memory of the whole server now, summed over
+ * memory_summary_global_by_event_name. One query.
+ */
+enum pfs_status pfs_global_total(struct conn *c, int64_t *bytes, char *err,
+    size_t errlen);
+
 /* Which column of performance_schema.threads pfs_find_thread() matches. */
 enum pfs_thread_key {
 	PFS_BY_THREAD,     /* THREAD_ID */

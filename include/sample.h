@@ -33,6 +33,19 @@ struct event_delta {
 	 * event peaked at high_bytes between them, unseen by either.
 	 */
 	bool unseen_peak;
+	/*
+	 * The bytes freed beyond what the previous reading held were
+	 * allocated after it, and the bytes allocated beyond what this reading
+	 * holds were freed before it: memory neither reading shows. The
+	 * largest of those allocations is at least their bytes over the
+	 * allocations made, and the event held it whole at some moment, so
+	 * that is a lower bound of a peak between the readings. spike_bytes is
+	 * that bound when it is above what both readings show (a peak the
+	 * delta proves, on its own, even when the high-water mark, a lifetime
+	 * mark, does not rise); 0 otherwise. It assumes the event's bytes
+	 * stay >= 0, as they do unless another thread frees them.
+	 */
+	int64_t spike_bytes;
 };
 
 /*
@@ -79,6 +92,35 @@ struct sample {
 	struct event_stat *events; /* storage owned by the ring */
 	struct statement statement; /* what the thread was running */
 	unsigned setup_off;  /* SETUP_OFF_*: switched off while sampling, at the last look */
+	/*
+	 * Over every event read, not only the kept ones: the bytes allocated
+	 * since the previous sample (0 without deltas), and the thread total
+	 * at the largest peak between the two samples, estimated as this
+	 * sample's total with that one event at its peak (the unseen
+	 * high-water mark, or the delta's lower bound); 0 when no event
+	 * peaked between them.
+	 */
+	uint64_t alloc_delta_bytes;
+	int64_t between_peak_total;
+	/*
+	 * Over every event read: how many were below 0 bytes, and their sum
+	 * (memory that moved between threads; see runstats.h).
+	 */
+	size_t negative_events;
+	int64_t negative_bytes;
 };
+
+/*
+ * The largest bytes the event is known to have held between the previous
+ * sample and this one, unseen by both: its risen high-water mark, else the
+ * delta's lower bound; 0 when neither proves a peak.
+ */
+static inline int64_t
+event_between_peak(const struct event_stat *e)
+{
+	int64_t p = e->delta.unseen_peak ? e->high_bytes : 0;
+
+	return e->delta.spike_bytes > p ? e->delta.spike_bytes : p;
+}
 
 #endif

@@ -1,4 +1,8 @@
 /*
+ * The summary of a capture. The fields up to `statements` cover the ring
+ * window only (the last --window samples); `run` and the arrays after it
+ * cover the whole run (runstats.h), when has_run is set.
+ *
  * What the ring window says per event: minimum, maximum, mean and last
  * current bytes, and the high-water mark, over the samples that kept it;
  * the peaks that fell between samples; and each statement's share.
@@ -10,6 +14,7 @@
 #include <stdint.h>
 
 #include "ring.h"
+#include "runstats.h"
 #include "sample.h"
 
 struct summary_event {
@@ -58,6 +63,16 @@ struct summary {
 	size_t n_statements;
 	/* The runs of one statement, oldest first; owned by the summary. */
 	struct summary_statement *statements;
+
+	/* The whole run, when summary_add_run() was called. */
+	bool has_run;
+	struct run_totals run; /* totals, counts of peaks, what the caps left out */
+	size_t n_run_events;
+	/* Every event of the run, largest max_bytes first; owned by the summary. */
+	struct run_event *run_events;
+	size_t n_run_statements;
+	/* The statements of the run, largest growth_bytes first; owned by the summary. */
+	struct run_statement *run_statements;
 };
 
 /*
@@ -65,6 +80,8 @@ struct summary {
  * of memory. It points into the ring (see struct summary_statement).
  */
 int summary_build(const struct ring *r, uint64_t skipped, struct summary *out);
+/* Adds the whole run's part; returns 0, or -1 when out of memory. */
+int summary_add_run(struct summary *s, const struct runstats *r);
 void summary_free(struct summary *s);
 
 #endif

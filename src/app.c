@@ -261,6 +261,8 @@ app_run(int argc, char **argv)
 	if ((rc = parse_options(&o, argc, argv)) >= 0)
 		goto out;
 	d = (struct diag){ .quiet = o.quiet };
+	diag_set_timestamps(o.timestamps == STAMP_ON ||
+	    (o.timestamps == STAMP_AUTO && !isatty(STDERR_FILENO)));
 	/* Caught before connecting when it does not depend on the server. */
 	if (o.target != TARGET_LIST && o.top != 0 && !capture_ring_fits(&o, 0)) {
 		rc = EXIT_USAGE;

@@ -3,6 +3,7 @@
  * capture, the context of the callbacks the sampler calls with each sample
  * and on each early wake-up.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "pfs_read.h"
 #include "reconnect.h"
 #include "recorder.h"
+#include "runstats.h"
 #include "sampler.h"
 #include "summary.h"
 
@@ -43,6 +45,7 @@ struct capture {
 	char grain[600];                /* "user:app" and such, for --global and --for-* */
 	const struct sampler_stats *stats; /* the run's counts so far */
 	bool duty_noted;                /* the note on the queries' cost is said */
+	struct runstats *run;           /* the whole run, every sample folded in */
 };
 
 bool
@@ -227,10 +230,11 @@ static int
 sink_sample(void *ctx, const struct sample *s)
 {
 	struct capture *c = ctx;
-
 	const struct capture_watcher *w = c->env->watcher;
 
 	note_duty(c);
+	/* Before --trigger-bytes can hold it back: the run is every sample. */
+	runstats_add(c->run, s);
 	if (w != NULL && w->sample != NULL && w->sample(w->ctx, s, c->stats) !=
 	    0)
 		return -1;
@@ -363,6 +367,131 @@ note_start(const struct capture *c, uint64_t thread_id,
 	    own);
 }
 
+/*
+ * Only some memory instruments on: every total undercounts. Said once at
+ * the start, with how to switch the rest on; a failed look says nothing,
+ * since the checks before sampling passed.
+ */
+static void
+note_partial_instruments(const struct capture *c)
+{
+	char note[1024];
+
+	if (pfs_check_memory_instruments(c->env->session->conn, note,
+	    sizeof(note)) == PFS_DISABLED)
+		diag_note(c->env->diag, "%s", note);
+}
+
+/* The event that went lowest in the run, for the note on negative events. */
+static const struct run_event *
+lowest_event(const struct summary *sum)
+{
+	const struct run_event *low = NULL;
+
+	for (size_t i = 0; i < sum->n_run_events; i++)
+		if (sum->run_events[i].min_bytes < 0 && (low == NULL ||
+		    sum->run_events[i].min_bytes < low->min_bytes))
+			low = &sum->run_events[i];
+	return low;
+}
+
+/*
+ * What the numbers of the run may not mean at face value: memory that
+ * moved between threads (negative events, a total above the server's),
+ * and what the caps of the whole-run statistics left out. The server's
+ * total is read once here, at the end, never per sample.
+ */
+static void
+note_run(const struct capture *c, const struct summary *sum,
+    const struct sampler_stats *stats)
+{
+	const struct diag *d = c->env->diag;
+	const struct run_event *low = lowest_event(sum);
+	const char *what = c->grain[0] != '\0' ? c->grain : "the thread";
+	char err[256];
+	int64_t global;
+
+	if (sum->run.most_negative_events > 0)
+		diag_note(d, "%zu event%s of %s went below 0 bytes (%" PRId64
+		    " bytes in all%s%s): memory one thread allocated and another "
+		    "freed; its totals are not what it holds (see MEMORY THAT "
+		    "MOVES in mysqlmemprof(1))", sum->run.most_negative_events,
+		    sum->run.most_negative_events == 1 ? "" : "s", what,
+		    sum->run.lowest_negative_bytes, low != NULL ? "; the lowest "
+		    "kept: " : "", low != NULL ? low->name : "");
+	if (c->opts->target != TARGET_GLOBAL && sum->run.samples > 0 &&
+	    stats->end != SAMPLER_END_GONE &&
+	    stats->end != SAMPLER_END_SOURCE_ERROR && !c->env->sig->stop &&
+	    pfs_global_total(c->env->session->conn, &global, err,
+	    sizeof(err)) == PFS_OK && sum->run.last_total > global)
+		diag_note(d, "the total of %s, %" PRId64 " bytes, exceeds the "
+		    "whole server's, %" PRId64 " bytes: it counts memory other "
+		    "threads allocated and it freed, or the reverse (see MEMORY "
+		    "THAT MOVES in mysqlmemprof(1))", what, sum->run.last_total,
+		    global);
+	if (sum->run.events_left_out > 0)
+		diag_note(d, "more than %d events in the run: %" PRIu64
+		    " readings of the others are left out of the summary's "
+		    "events", RUNSTATS_MAX_EVENTS, sum->run.events_left_out);
+	if (sum->run.statements_dropped > 0)
+		diag_note(d, "more than %d statements in the run: the %" PRIu64
+		    " with the least growth are left out of the ranking",
+		    RUNSTATS_MAX_STATEMENTS, sum->run.statements_dropped);
+}
+
+/*
+ * --statements: the run's statements ranked by growth, in --format, to a
+ * file of their own. The first capture of a run starts the file; those
+ * --repeat makes after it add theirs (each row names its thread).
+ * Returns 0, or -1 having said why.
+ */
+static int
+write_statements(const struct capture *c, const struct summary *sum)
+{
+	const char *path = c->opts->statements_file;
+	struct output o;
+	char err[1024];
+	int rc;
+
+	if (path == NULL)
+		return 0;
+	o = (struct output){ .fmt = c->opts->format,
+	    .exact_bytes = c->opts->exact_bytes };
+	if ((o.fp = outfile_open_extra(path, "--statements", c->number > 1,
+	    err, sizeof(err))) == NULL) {
+		diag_say("%s", err);
+		return -1;
+	}
+	rc = output_statements(&o, sum);
+	if (fclose(o.fp) != 0)
+		rc = -1;
+	if (rc != 0)
+		diag_say("--statements: cannot write %s: %s", path,
+		    strerror(errno));
+	return rc;
+}
+
+/*
+ * --statements is written at the end: a file that cannot be made is said
+ * now, before the run, not after it. The first capture starts the file.
+ */
+static bool
+statements_file_ok(const struct capture *c)
+{
+	char err[1024];
+	FILE *fp;
+
+	if (c->opts->statements_file == NULL || c->number > 1)
+		return true;
+	if ((fp = outfile_open_extra(c->opts->statements_file,
+	    "--statements", false, err, sizeof(err))) == NULL) {
+		diag_say("%s", err);
+		return false;
+	}
+	fclose(fp);
+	return true;
+}
+
 /* What the sampler's end means for the exit status, said on stderr. */
 static int
 finish(struct capture *c, struct ring *ring, const struct sampler_stats *stats,
@@ -413,15 +542,20 @@ finish(struct capture *c, struct ring *ring, const struct sampler_stats *stats,
 		diag_note(d, "%" PRIu64 " sample%s lost, the run going on (the "
 		    "last: %s)", stats->lost, stats->lost == 1 ? "" : "s",
 		    stats->lost_why);
-	if (summary_build(ring, stats->skipped, &sum) != 0) {
+	if (summary_build(ring, stats->skipped, &sum) != 0 ||
+	    summary_add_run(&sum, c->run) != 0) {
+		summary_free(&sum);
 		diag_say("out of memory building the summary");
 		return EXIT_RUNTIME;
 	}
+	note_run(c, &sum, stats);
 	sum.thread_id = thread_id;
 	if (c->env->watcher != NULL && c->env->watcher->end != NULL)
 		c->env->watcher->end(c->env->watcher->ctx, &sum, stats);
 	if (output_end(&f->out, &sum) != 0 && rc == EXIT_DONE)
 		rc = outfile_failed(f);
+	if (write_statements(c, &sum) != 0 && rc == EXIT_DONE)
+		rc = EXIT_RUNTIME;
 	summary_free(&sum);
 	return rc;
 }
@@ -502,10 +636,18 @@ capture_run(const struct capture_env *env, const struct stmt_match *found,
 		return rc;
 	if (!capture_ring_fits(o, s->instruments))
 		return EXIT_USAGE;
+	if (!statements_file_ok(&c))
+		return EXIT_RUNTIME;
 	if ((ring = make_ring(&c)) == NULL)
 		return EXIT_RUNTIME;
 	if (!is_grain)
 		check_statements(&c);
+	note_partial_instruments(&c);
+	if ((c.run = runstats_create()) == NULL) {
+		diag_say("out of memory");
+		ring_free(ring);
+		return EXIT_RUNTIME;
+	}
 	recorder_init(&c.rec, &env->out->out, ring, (int64_t)o->trigger_bytes,
 	    o->trigger_hold_s * 1000000u);
 	env->sig->dump = 0;
@@ -513,6 +655,7 @@ capture_run(const struct capture_env *env, const struct stmt_match *found,
 	    o->grain_host) : pfs_reader_create(s, cfg.thread_id);
 	if (reader == NULL) {
 		diag_say("out of memory");
+		runstats_free(c.run);
 		ring_free(ring);
 		return EXIT_RUNTIME;
 	}
@@ -547,6 +690,7 @@ capture_run(const struct capture_env *env, const struct stmt_match *found,
 	if (end != NULL)
 		*end = c.follow.end;
 	pfs_reader_free(reader);
+	runstats_free(c.run);
 	ring_free(ring);
 	return rc;
 }

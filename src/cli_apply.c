@@ -337,6 +337,26 @@ cli_set_ssl_mode(struct cli_parse *ps, const struct cli_row *r,
 	return -1;
 }
 
+/* --timestamps alone is on; =on, =off or =auto say it. */
+int
+cli_set_timestamps(struct cli_parse *ps, const struct cli_row *r,
+    const char *arg, bool from_file)
+{
+	(void)from_file;
+	if (arg == NULL || strcasecmp(arg, "on") == 0)
+		ps->o->timestamps = STAMP_ON;
+	else if (strcasecmp(arg, "off") == 0)
+		ps->o->timestamps = STAMP_OFF;
+	else if (strcasecmp(arg, "auto") == 0)
+		ps->o->timestamps = STAMP_AUTO;
+	else {
+		snprintf(ps->err, ps->errlen, "--%s '%s'%s: give on, off or "
+		    "auto, e.g. --%s=off", r->name, arg, ps->where, r->name);
+		return -1;
+	}
+	return 0;
+}
+
 /* --for-account USER@HOST: split at the last '@', as host names have none. */
 int
 cli_set_account(struct cli_parse *ps, const struct cli_row *r,

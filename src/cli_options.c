@@ -158,6 +158,15 @@ const struct cli_row cli_rows[] = {
 	    .help = "text: exact byte counts instead of KiB/MiB" },
 	{ .name = "quiet", .short_name = 'q', .kind = KIND_FLAG, FIELD(quiet),
 	    .help = "no notes on standard error" },
+	{ .name = "statements", .kind = KIND_STRING, FIELD(statements_file),
+	    .hint = "give a file name, e.g. --statements ranked.csv",
+	    .arg = "FILE",
+	    .help = "at the end, write the run's statements ranked by\n"
+	    "memory growth to FILE, in --format" },
+	{ .name = "timestamps", .kind = KIND_SPECIAL,
+	    .set = cli_set_timestamps, .arg = "WHEN", .optional_arg = true,
+	    .help = "ISO 8601 times on notes: on, off or auto\n"
+	    "(default auto: on when stderr is not a terminal)" },
 
 	HEADING("Profiles (with --format folded or pprof):"),
 	{ .name = "profile-at", .kind = KIND_SPECIAL,

@@ -135,5 +135,6 @@ cli_set_fn cli_set_format;
 cli_set_fn cli_set_output;
 cli_set_fn cli_set_profile_at;
 cli_set_fn cli_set_profile_root;
+cli_set_fn cli_set_timestamps;
 
 #endif

@@ -129,6 +129,39 @@ since(uint64_t now, uint64_t then)
 	return now > then ? now - then : 0;
 }
 
+static int64_t
+at_least_zero(int64_t v)
+{
+	return v > 0 ? v : 0;
+}
+
+/*
+ * The lower bound of a peak the byte and count deltas prove (sample.h,
+ * spike_bytes), or 0.
+ */
+static int64_t
+delta_spike(const struct event_delta *d, int64_t then, int64_t now)
+{
+	uint64_t held_then = (uint64_t)at_least_zero(then);
+	uint64_t held_now = (uint64_t)at_least_zero(now);
+	uint64_t came_and_went, largest;
+
+	if (d->free_bytes <= held_then || d->alloc_bytes <= held_now ||
+	    d->alloc_count == 0)
+		return 0;
+	came_and_went = d->free_bytes - held_then;
+	if (d->alloc_bytes - held_now < came_and_went)
+		came_and_went = d->alloc_bytes - held_now;
+	/* One of the allocations was at least the mean, rounded up. */
+	largest = came_and_went / d->alloc_count +
+	    (came_and_went % d->alloc_count != 0);
+	if (largest > INT64_MAX)
+		largest = INT64_MAX;
+	if ((int64_t)largest <= then || (int64_t)largest <= now)
+		return 0;
+	return (int64_t)largest;
+}
+
 static void
 compare(struct event_stat *e, const struct prev_event *p)
 {
@@ -146,6 +179,8 @@ compare(struct event_stat *e, const struct prev_event *p)
 		    e->high_bytes > p->current_bytes &&
 		    e->high_bytes > e->current_bytes,
 	};
+	e->delta.spike_bytes = delta_spike(&e->delta, p->current_bytes,
+	    e->current_bytes);
 }
 
 /* Keeps e's counters in p; its name too, unless p already has it. */

@@ -4,10 +4,39 @@
  * the text format uses too (scrub.h).
  */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "diag.h"
 #include "scrub.h"
+
+/*
+ * Set once by the top level before anything is said, and only read after:
+ * diag_say() is called from everywhere without a struct diag to carry it.
+ */
+static bool stamped;
+
+void
+diag_set_timestamps(bool on)
+{
+	stamped = on;
+}
+
+/* "2026-11-22T01:02:03.456Z ": UTC, so that logs of any zone compare. */
+static void
+put_stamp(void)
+{
+	struct timespec ts;
+	struct tm tm;
+	char when[32];
+
+	if (clock_gettime(CLOCK_REALTIME, &ts) != 0 ||
+	    gmtime_r(&ts.tv_sec, &tm) == NULL ||
+	    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+		return;
+	fprintf(stderr, "%s.%03ldZ ", when, ts.tv_nsec / 1000000);
+}
 
 static void
 vsay(const char *fmt, va_list ap)
@@ -16,6 +45,8 @@ vsay(const char *fmt, va_list ap)
 
 	vsnprintf(line, sizeof(line), fmt, ap);
 	scrub_string(line);
+	if (stamped)
+		put_stamp();
 	fprintf(stderr, "mysqlmemprof: %s\n", line);
 }
 

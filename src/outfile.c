@@ -351,6 +351,23 @@ outfile_open(struct outfile *f)
 	return 0;
 }
 
+FILE *
+outfile_open_extra(const char *path, const char *option, bool append,
+    char *err, size_t errlen)
+{
+	FILE *fp = open_output_file(path, append ? OPEN_APPEND :
+	    OPEN_TRUNCATE, err, errlen);
+	char *at, copy[2048];
+
+	/* The checks name --output; the file is the option's. */
+	if (fp == NULL && (at = strstr(err, "--output")) != NULL) {
+		snprintf(copy, sizeof(copy), "%.*s%s%s", (int)(at - err), err,
+		    option, at + strlen("--output"));
+		snprintf(err, errlen, "%s", copy);
+	}
+	return fp;
+}
+
 int
 outfile_begin_capture(struct outfile *f)
 {

@@ -75,6 +75,13 @@ output_end(struct output *o, const struct summary *sum)
 }
 
 int
+output_statements(struct output *o, const struct summary *sum)
+{
+	start(o);
+	return finish(o, o->fmt->statements ? o->fmt->statements(o, sum) : 0);
+}
+
+int
 output_dump(struct output *o, const struct output_dump *d)
 {
 	if (o->fp == NULL)

@@ -238,6 +238,17 @@ event_unseen_peak(const struct sample_row *r, union column_value *v)
 	return r->s->has_deltas && r->e->delta.unseen_peak;
 }
 
+/*
+ * The lower bound of a peak between samples that the deltas prove even
+ * when the high-water mark does not rise (sample.h); null otherwise.
+ */
+static bool
+event_spike_lower(const struct sample_row *r, union column_value *v)
+{
+	v->i = r->e->delta.spike_bytes;
+	return r->s->has_deltas && r->e->delta.spike_bytes > 0;
+}
+
 #define S COLUMN_SAMPLE
 #define E COLUMN_EVENT
 
@@ -263,6 +274,7 @@ const struct sample_column sample_columns[] = {
 	{ "alloc_delta_count", E, COLUMN_UINT, event_alloc_delta_count },
 	{ "free_delta_count",  E, COLUMN_UINT, event_free_delta_count },
 	{ "unseen_peak_bytes", E, COLUMN_INT,  event_unseen_peak },
+	{ "spike_lower_bytes", E, COLUMN_INT,  event_spike_lower },
 	{ "statement_id",      S, COLUMN_UINT, sample_statement_id },
 	{ "digest",            S, COLUMN_TEXT, sample_digest },
 	{ "statement",         S, COLUMN_TEXT, sample_statement },
@@ -372,3 +384,138 @@ const struct thread_column thread_columns[] = {
 };
 _Static_assert(sizeof(thread_columns) / sizeof(thread_columns[0]) ==
     THREAD_COLUMNS, "THREAD_COLUMNS is the number of rows of thread_columns");
+
+/* The columns of --statements: one row per statement of the run. */
+
+static bool
+stmt_rank(const struct statement_row *r, union column_value *v)
+{
+	v->u = r->rank;
+	return true;
+}
+
+static bool
+stmt_thread_id(const struct statement_row *r, union column_value *v)
+{
+	v->u = r->thread_id;
+	return true;
+}
+
+static bool
+stmt_id(const struct statement_row *r, union column_value *v)
+{
+	v->u = r->st->statement.id;
+	return r->st->statement.has_id;
+}
+
+static bool
+stmt_digest(const struct statement_row *r, union column_value *v)
+{
+	return known_text(r->st->statement.digest, v);
+}
+
+static bool
+stmt_text(const struct statement_row *r, union column_value *v)
+{
+	v->s = r->st->statement.text;
+	v->len = statement_text_len(&r->st->statement);
+	return v->len > 0;
+}
+
+static bool
+stmt_first_sample(const struct statement_row *r, union column_value *v)
+{
+	v->u = r->st->first_seq;
+	return true;
+}
+
+static bool
+stmt_last_sample(const struct statement_row *r, union column_value *v)
+{
+	v->u = r->st->last_seq;
+	return true;
+}
+
+static bool
+stmt_first_timestamp(const struct statement_row *r, union column_value *v)
+{
+	return text_or_null(r->first_timestamp, v);
+}
+
+static bool
+stmt_last_timestamp(const struct statement_row *r, union column_value *v)
+{
+	return text_or_null(r->last_timestamp, v);
+}
+
+/* From its first sample to its last: it ran at least this long. */
+static bool
+stmt_duration_ms(const struct statement_row *r, union column_value *v)
+{
+	v->u = (r->st->last_elapsed_us - r->st->first_elapsed_us) / 1000;
+	return true;
+}
+
+static bool
+stmt_samples(const struct statement_row *r, union column_value *v)
+{
+	v->u = r->st->samples;
+	return true;
+}
+
+static bool
+stmt_start_bytes(const struct statement_row *r, union column_value *v)
+{
+	v->i = r->st->start_bytes;
+	return true;
+}
+
+static bool
+stmt_peak_bytes(const struct statement_row *r, union column_value *v)
+{
+	v->i = r->st->peak_bytes;
+	return true;
+}
+
+static bool
+stmt_between_peak_bytes(const struct statement_row *r, union column_value *v)
+{
+	v->i = r->st->between_peak_bytes;
+	return true;
+}
+
+static bool
+stmt_growth_bytes(const struct statement_row *r, union column_value *v)
+{
+	v->i = r->st->growth_bytes;
+	return true;
+}
+
+static bool
+stmt_alloc_bytes(const struct statement_row *r, union column_value *v)
+{
+	v->u = r->st->alloc_bytes;
+	return true;
+}
+
+const struct statement_column statement_columns[] = {
+	{ "rank",               COLUMN_UINT, stmt_rank },
+	{ "thread_id",          COLUMN_UINT, stmt_thread_id },
+	{ "statement_id",       COLUMN_UINT, stmt_id },
+	{ "digest",             COLUMN_TEXT, stmt_digest },
+	{ "statement",          COLUMN_TEXT, stmt_text },
+	{ "first_sample",       COLUMN_UINT, stmt_first_sample },
+	{ "last_sample",        COLUMN_UINT, stmt_last_sample },
+	{ "first_timestamp",    COLUMN_TEXT, stmt_first_timestamp },
+	{ "last_timestamp",     COLUMN_TEXT, stmt_last_timestamp },
+	{ "duration_ms",        COLUMN_UINT, stmt_duration_ms },
+	{ "samples",            COLUMN_UINT, stmt_samples },
+	{ "start_bytes",        COLUMN_INT,  stmt_start_bytes },
+	{ "peak_bytes",         COLUMN_INT,  stmt_peak_bytes },
+	{ "between_peak_bytes", COLUMN_INT,  stmt_between_peak_bytes },
+	{ "growth_bytes",       COLUMN_INT,  stmt_growth_bytes },
+	{ "alloc_bytes",        COLUMN_UINT, stmt_alloc_bytes },
+};
+_Static_assert(sizeof(statement_columns) / sizeof(statement_columns[0]) ==
+    STATEMENT_COLUMNS,
+    "STATEMENT_COLUMNS is the number of rows of statement_columns");

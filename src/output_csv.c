@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "output.h"
 #include "output_format.h"
@@ -137,10 +138,52 @@ csv_threads(struct output *o, const struct thread_list *l)
 	return output_status(o->fp);
 }
 
+/*
+ * --statements: a header, then one row per statement, the most growth
+ * first. A later capture of --repeat adds its rows to a file that has
+ * them already: no second header then.
+ */
+static int
+csv_statements(struct output *o, const struct summary *sum)
+{
+	union column_value v;
+	char first[64], last[64];
+	struct stat st;
+	int fd = fileno(o->fp);
+
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size > 0)
+		goto rows;
+	for (size_t j = 0; j < STATEMENT_COLUMNS; j++) {
+		if (j > 0)
+			putc(',', o->fp);
+		fputs(statement_columns[j].name, o->fp);
+	}
+	fputs(CRLF, o->fp);
+rows:
+	for (size_t i = 0; i < sum->n_run_statements; i++) {
+		const struct run_statement *rs = &sum->run_statements[i];
+		struct statement_row r = { .st = rs, .rank = i + 1,
+		    .thread_id = sum->thread_id, .first_timestamp = first,
+		    .last_timestamp = last };
+
+		units_timestamp(rs->first_wall_ms, first, sizeof(first));
+		units_timestamp(rs->last_wall_ms, last, sizeof(last));
+		for (size_t j = 0; j < STATEMENT_COLUMNS; j++) {
+			const struct statement_column *c = &statement_columns[j];
+
+			put_field(o->fp, j == 0, c->kind, c->get(&r, &v), &v);
+		}
+		fputs(CRLF, o->fp);
+	}
+	return output_status(o->fp);
+}
+
 /* CSV has no footer: the summary is for people, who read the text format. */
 const struct format format_csv = {
 	.name = "csv",
 	.begin = csv_begin,
 	.sample = csv_sample,
 	.threads = csv_threads,
+	.statements = csv_statements,
 };

@@ -78,12 +78,32 @@ struct thread_column {
 	bool bytes;         /* text writes it in KiB/MiB unless --bytes */
 };
 
+/*
+ * What the getter of a column of --statements reads: one statement of the
+ * run, its rank by growth (1 first) and its thread.
+ */
+struct statement_row {
+	const struct run_statement *st;
+	size_t rank;
+	uint64_t thread_id;
+	const char *first_timestamp, *last_timestamp; /* formatted once a row */
+};
+
+/* The columns of --statements: CSV's header, JSON's keys. */
+struct statement_column {
+	const char *name;
+	enum column_kind kind;
+	bool (*get)(const struct statement_row *r, union column_value *v);
+};
+
 /* The rows of each list; output_columns.c checks them at compile time. */
-#define SAMPLE_COLUMNS 27
+#define SAMPLE_COLUMNS 28
 #define THREAD_COLUMNS 11
+#define STATEMENT_COLUMNS 16
 
 extern const struct sample_column sample_columns[];
 extern const struct thread_column thread_columns[];
+extern const struct statement_column statement_columns[];
 
 /*
  * Column c of row r, as its getter says; a sample that kept no event still

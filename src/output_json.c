@@ -194,9 +194,40 @@ json_threads(struct output *o, const struct thread_list *l)
 	return output_status(o->fp);
 }
 
+/*
+ * --statements: one line per statement, the most growth first, each
+ * marked "type":"statement" so that it is never read as a sample.
+ */
+static int
+json_statements(struct output *o, const struct summary *sum)
+{
+	union column_value v;
+	char first[64], last[64];
+
+	for (size_t i = 0; i < sum->n_run_statements; i++) {
+		const struct run_statement *st = &sum->run_statements[i];
+		struct statement_row r = { .st = st, .rank = i + 1,
+		    .thread_id = sum->thread_id, .first_timestamp = first,
+		    .last_timestamp = last };
+
+		units_timestamp(st->first_wall_ms, first, sizeof(first));
+		units_timestamp(st->last_wall_ms, last, sizeof(last));
+		fputs("{\"type\":\"statement\"", o->fp);
+		for (size_t j = 0; j < STATEMENT_COLUMNS; j++) {
+			const struct statement_column *c = &statement_columns[j];
+
+			putc(',', o->fp);
+			put_member(o->fp, c->name, c->kind, c->get(&r, &v), &v);
+		}
+		fputs("}\n", o->fp);
+	}
+	return output_status(o->fp);
+}
+
 /* No header and no footer: every line stands alone, even after a crash. */
 const struct format format_json = {
 	.name = "json",
 	.sample = json_sample,
 	.threads = json_threads,
+	.statements = json_statements,
 };

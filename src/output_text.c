@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -99,13 +100,74 @@ put_setup_off(FILE *fp, unsigned off)
 	fputs(" ##\n", fp);
 }
 
+/* The width of the widest value of a sample, so that values line up. */
+static size_t
+sample_value_width(const struct output *o, const struct sample *s)
+{
+	char v[CELL];
+	size_t w;
+
+	fmt_bytes(o, s->total_bytes, v);
+	w = strlen(v);
+	fmt_bytes(o, s->filtered_total_bytes, v);
+	if (o->filtered)
+		w = max_size(w, strlen(v));
+	for (size_t i = 0; i < s->n_events; i++) {
+		fmt_bytes(o, s->events[i].current_bytes, v);
+		w = max_size(w, strlen(v));
+	}
+	return w;
+}
+
+static void
+put_value_row(const struct output *o, const char *name, size_t width,
+    int64_t bytes, size_t value_width)
+{
+	char v[CELL];
+
+	putc(' ', o->fp);
+	clean_left(o->fp, name, width, false);
+	fmt_bytes(o, bytes, v);
+	fputs(" -> ", o->fp);
+	clean_right(o->fp, v, value_width);
+	putc('\n', o->fp);
+}
+
+/*
+ * After the total, so the table above stays one aligned block: the events
+ * that peaked between samples, by their high-water mark or, when only the
+ * deltas prove it, at least at the delta's lower bound.
+ */
+static void
+put_sample_peaks(const struct output *o, const struct sample *s)
+{
+	char v[CELL];
+
+	for (size_t i = 0; s->has_deltas && i < s->n_events; i++) {
+		const struct event_stat *e = &s->events[i];
+
+		if (!e->delta.unseen_peak && e->delta.spike_bytes == 0)
+			continue;
+		fputs(" ! ", o->fp);
+		clean_put(o->fp, short_name(e->name), SIZE_MAX, false);
+		if (e->delta.unseen_peak) {
+			fmt_bytes(o, e->high_bytes, v);
+			fprintf(o->fp, " peaked at %s between samples\n", v);
+		} else {
+			fmt_bytes(o, e->delta.spike_bytes, v);
+			fprintf(o->fp, " peaked at %s or more between samples "
+			    "(allocated and freed between them)\n", v);
+		}
+	}
+}
+
 static int
 text_sample(struct output *o, const struct sample *s)
 {
 	char label_buf[EVENT_NAME_MAX + 16];
 	const char *label = total_label(o, label_buf, sizeof(label_buf));
 	size_t width = max_size(NAME_WIDTH, clean_width(label, false));
-	char v[CELL];
+	size_t vw = sample_value_width(o, s);
 
 	for (size_t i = 0; i < s->n_events; i++)
 		width = max_size(width,
@@ -124,31 +186,14 @@ text_sample(struct output *o, const struct sample *s)
 	}
 	fprintf(o->fp, "## Memory usage at time %" PRIu64 " ##\n",
 	    s->elapsed_us / 1000);
-	for (size_t i = 0; i < s->n_events; i++) {
-		putc(' ', o->fp);
-		clean_left(o->fp, short_name(s->events[i].name), width, false);
-		fmt_bytes(o, s->events[i].current_bytes, v);
-		fprintf(o->fp, " -> %s\n", v);
-	}
-	putc(' ', o->fp);
-	clean_left(o->fp, label, width, false);
-	fmt_bytes(o, s->total_bytes, v);
-	fprintf(o->fp, " -> %s\n", v);
-	if (o->filtered) {
-		putc(' ', o->fp);
-		clean_left(o->fp, FILTERED_LABEL, width, false);
-		fmt_bytes(o, s->filtered_total_bytes, v);
-		fprintf(o->fp, " -> %s\n", v);
-	}
-	/* After the total, so the table above stays one aligned block. */
-	for (size_t i = 0; s->has_deltas && i < s->n_events; i++) {
-		if (!s->events[i].delta.unseen_peak)
-			continue;
-		fputs(" ! ", o->fp);
-		clean_put(o->fp, short_name(s->events[i].name), SIZE_MAX, false);
-		fmt_bytes(o, s->events[i].high_bytes, v);
-		fprintf(o->fp, " peaked at %s between samples\n", v);
-	}
+	for (size_t i = 0; i < s->n_events; i++)
+		put_value_row(o, short_name(s->events[i].name), width,
+		    s->events[i].current_bytes, vw);
+	put_value_row(o, label, width, s->total_bytes, vw);
+	if (o->filtered)
+		put_value_row(o, FILTERED_LABEL, width,
+		    s->filtered_total_bytes, vw);
+	put_sample_peaks(o, s);
 	putc('\n', o->fp);
 	return output_status(o->fp);
 }
@@ -306,6 +351,257 @@ put_statements(const struct output *o, const struct summary *s)
 	}
 }
 
+/*
+ * The whole run (summary.h, has_run): each event over every sample that
+ * kept it, with the peak that includes peaks between samples; the peaks
+ * between samples of both kinds; the statements ranked by growth.
+ */
+#define RUN_COLS 7
+static const char *const run_heads[RUN_COLS] = {
+	"samples", "min", "max", "mean", "last", "high", "peak"
+};
+
+static void
+run_event_cells(const struct output *o, const struct run_event *e,
+    char c[RUN_COLS][CELL])
+{
+	snprintf(c[0], CELL, "%" PRIu64, e->samples);
+	fmt_bytes(o, e->min_bytes, c[1]);
+	fmt_bytes(o, e->max_bytes, c[2]);
+	fmt_bytes(o, round_mean(e->mean_bytes), c[3]);
+	fmt_bytes(o, e->last_bytes, c[4]);
+	fmt_bytes(o, e->high_bytes, c[5]);
+	fmt_bytes(o, e->peak_bytes, c[6]);
+}
+
+/* The total has no high-water mark of its own. */
+static void
+run_total_cells(const struct output *o, const struct run_totals *t,
+    char c[RUN_COLS][CELL])
+{
+	snprintf(c[0], CELL, "%" PRIu64, t->samples);
+	fmt_bytes(o, t->min_total, c[1]);
+	fmt_bytes(o, t->max_total, c[2]);
+	fmt_bytes(o, round_mean(t->mean_total), c[3]);
+	fmt_bytes(o, t->last_total, c[4]);
+	snprintf(c[5], CELL, "-");
+	fmt_bytes(o, t->between_peak_total, c[6]);
+}
+
+static void
+put_cells(FILE *fp, const char *name, size_t name_width, size_t n,
+    char c[][CELL], const size_t *w)
+{
+	putc(' ', fp);
+	clean_left(fp, name, name_width, false);
+	for (size_t j = 0; j < n; j++) {
+		fputs("  ", fp);
+		clean_right(fp, c[j], w[j]);
+	}
+	putc('\n', fp);
+}
+
+static void
+widen(size_t n, char c[][CELL], size_t *w)
+{
+	for (size_t j = 0; j < n; j++)
+		w[j] = max_size(w[j], strlen(c[j]));
+}
+
+/* "## Summary of ... ##" and the line that says what it covers. */
+static void
+put_run_heading(const struct output *o, const struct summary *s)
+{
+	const struct run_totals *t = &s->run;
+
+	fprintf(o->fp, "## Summary of %" PRIu64 " sample%s (#%" PRIu64 " to #%"
+	    PRIu64 ", %" PRIu64 " ms to %" PRIu64 " ms), ", t->samples,
+	    t->samples == 1 ? "" : "s", t->first_seq, t->last_seq,
+	    t->first_elapsed_us / 1000, t->last_elapsed_us / 1000);
+	if (o->grain == NULL)
+		fprintf(o->fp, "thread %" PRIu64 " ##\n", s->thread_id);
+	else {
+		/* An account's name is anyone's to choose. */
+		clean_put(o->fp, o->grain, SIZE_MAX, true);
+		fputs(" ##\n", o->fp);
+	}
+	fprintf(o->fp, " over the whole run; the window holds the last %zu "
+	    "(#%" PRIu64 " to #%" PRIu64 ")\n high: the high-water mark since "
+	    "%s; peak: the most held in the run, peaks between samples "
+	    "included\n", s->n_samples, s->first_seq, s->last_seq,
+	    o->grain == NULL ? "the thread started" : "the server started");
+}
+
+#define RUN_PEAKS_LABEL "peaked between samples"
+
+/* The largest peak between samples first; then by name. */
+static int
+by_between_peak(const void *a, const void *b)
+{
+	const struct run_event *x = *(const struct run_event *const *)a;
+	const struct run_event *y = *(const struct run_event *const *)b;
+
+	if (x->largest_between_peak != y->largest_between_peak)
+		return x->largest_between_peak < y->largest_between_peak ? 1 :
+		    -1;
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * The events that peaked between samples: how many samples proved it by
+ * the high-water mark, how many by the deltas alone, and the largest.
+ */
+static void
+put_run_peaks(const struct output *o, const struct summary *s,
+    size_t name_width)
+{
+	static const char *const heads[3] = { "high-water", "deltas",
+	    "largest" };
+	const struct run_event **peaked;
+	size_t n = 0;
+	char c[3][CELL];
+	size_t w[3];
+
+	if (s->run.unseen_peaks + s->run.delta_spikes == 0) {
+		fputs(" peaks between samples: none seen\n", o->fp);
+		return;
+	}
+	/* Out of memory for a few pointers: in the order of the events. */
+	peaked = malloc(s->n_run_events * sizeof(*peaked));
+	for (size_t i = 0; peaked != NULL && i < s->n_run_events; i++)
+		if (s->run_events[i].unseen_peaks +
+		    s->run_events[i].delta_spikes > 0)
+			peaked[n++] = &s->run_events[i];
+	if (peaked != NULL)
+		qsort(peaked, n, sizeof(*peaked), by_between_peak);
+	name_width = max_size(name_width, strlen(RUN_PEAKS_LABEL));
+	for (size_t j = 0; j < 3; j++)
+		w[j] = strlen(heads[j]);
+	for (size_t i = 0; i < s->n_run_events; i++) {
+		fmt_bytes(o, s->run_events[i].largest_between_peak, c[2]);
+		w[2] = max_size(w[2], strlen(c[2]));
+	}
+	for (size_t j = 0; j < 3; j++)
+		snprintf(c[j], CELL, "%s", heads[j]);
+	put_cells(o->fp, RUN_PEAKS_LABEL, name_width, 3, c, w);
+	for (size_t i = 0; i < (peaked != NULL ? n : s->n_run_events); i++) {
+		const struct run_event *e = peaked != NULL ? peaked[i] :
+		    &s->run_events[i];
+
+		if (e->unseen_peaks + e->delta_spikes == 0)
+			continue;
+		snprintf(c[0], CELL, "%" PRIu64, e->unseen_peaks);
+		snprintf(c[1], CELL, "%" PRIu64, e->delta_spikes);
+		fmt_bytes(o, e->largest_between_peak, c[2]);
+		put_cells(o->fp, short_name(e->name), name_width, 3, c, w);
+	}
+	free(peaked);
+}
+
+#define STMT_COLS 6
+static const char *const stmt_heads[STMT_COLS] = {
+	"growth", "start", "peak", "allocated", "samples", "ran"
+};
+
+static void
+stmt_cells(const struct output *o, const struct run_statement *st,
+    char c[STMT_COLS][CELL])
+{
+	fmt_bytes(o, st->growth_bytes, c[0]);
+	fmt_bytes(o, st->start_bytes, c[1]);
+	fmt_bytes(o, st->between_peak_bytes, c[2]);
+	fmt_bytes(o, st->alloc_bytes > INT64_MAX ? INT64_MAX :
+	    (int64_t)st->alloc_bytes, c[3]);
+	if (st->first_seq == st->last_seq)
+		snprintf(c[4], CELL, "#%" PRIu64, st->first_seq);
+	else
+		snprintf(c[4], CELL, "#%" PRIu64 "-#%" PRIu64, st->first_seq,
+		    st->last_seq);
+	snprintf(c[5], CELL, "%" PRIu64 " ms",
+	    (st->last_elapsed_us - st->first_elapsed_us) / 1000);
+}
+
+/*
+ * The statements of the run, the most growth first: the memory each took,
+ * rather than the memory the thread held when it began.
+ */
+static void
+put_run_statements(const struct output *o, const struct summary *s)
+{
+	char c[STMT_COLS][CELL];
+	size_t w[STMT_COLS];
+
+	if (s->n_run_statements == 0)
+		return;
+	fprintf(o->fp, "## Statements by growth: %zu in the run%s ##\n",
+	    s->n_run_statements, s->run.statements_dropped > 0 ?
+	    ", the least grown left out" : "");
+	for (size_t j = 0; j < STMT_COLS; j++)
+		w[j] = strlen(stmt_heads[j]);
+	for (size_t i = 0; i < s->n_run_statements; i++) {
+		stmt_cells(o, &s->run_statements[i], c);
+		widen(STMT_COLS, c, w);
+	}
+	for (size_t j = 0; j < STMT_COLS; j++)
+		snprintf(c[j], CELL, "%s", stmt_heads[j]);
+	put_cells(o->fp, "rank", 4, STMT_COLS, c, w);
+	/* Under its numbers, a statement of any length stays readable. */
+	for (size_t i = 0; i < s->n_run_statements; i++) {
+		char rank[CELL];
+
+		snprintf(rank, CELL, "%zu", i + 1);
+		stmt_cells(o, &s->run_statements[i], c);
+		put_cells(o->fp, rank, 4, STMT_COLS, c, w);
+		fputs("      statement: ", o->fp);
+		put_statement_text(o->fp, &s->run_statements[i].statement);
+		putc('\n', o->fp);
+	}
+}
+
+/* --statements in text: the ranking the summary shows. */
+static int
+text_statements(struct output *o, const struct summary *s)
+{
+	put_run_statements(o, s);
+	return output_status(o->fp);
+}
+
+static int
+text_end_run(struct output *o, const struct summary *s)
+{
+	char label_buf[EVENT_NAME_MAX + 16];
+	const char *label = total_label(o, label_buf, sizeof(label_buf));
+	size_t name_width = max_size(NAME_WIDTH, clean_width(label, false));
+	char c[RUN_COLS][CELL];
+	size_t w[RUN_COLS];
+
+	for (size_t j = 0; j < RUN_COLS; j++)
+		w[j] = strlen(run_heads[j]);
+	run_total_cells(o, &s->run, c);
+	widen(RUN_COLS, c, w);
+	for (size_t i = 0; i < s->n_run_events; i++) {
+		name_width = max_size(name_width,
+		    clean_width(short_name(s->run_events[i].name), false));
+		run_event_cells(o, &s->run_events[i], c);
+		widen(RUN_COLS, c, w);
+	}
+	put_run_heading(o, s);
+	for (size_t j = 0; j < RUN_COLS; j++)
+		snprintf(c[j], CELL, "%s", run_heads[j]);
+	put_cells(o->fp, "event", name_width, RUN_COLS, c, w);
+	for (size_t i = 0; i < s->n_run_events; i++) {
+		run_event_cells(o, &s->run_events[i], c);
+		put_cells(o->fp, short_name(s->run_events[i].name), name_width,
+		    RUN_COLS, c, w);
+	}
+	run_total_cells(o, &s->run, c);
+	put_cells(o->fp, label, name_width, RUN_COLS, c, w);
+	put_run_peaks(o, s, name_width);
+	fprintf(o->fp, " skipped ticks: %" PRIu64 "\n", s->skipped);
+	put_run_statements(o, s);
+	return output_status(o->fp);
+}
+
 static int
 text_end(struct output *o, const struct summary *s)
 {
@@ -313,6 +609,8 @@ text_end(struct output *o, const struct summary *s)
 	size_t w[SUM_COLS], name_width;
 	char c[SUM_COLS][CELL];
 
+	if (s != NULL && s->has_run && s->run.samples > 0)
+		return text_end_run(o, s);
 	if (s == NULL)
 		return 0;
 	if (s->n_samples == 0) {
@@ -497,4 +795,5 @@ const struct format format_text = {
 	.threads = text_threads,
 	.dump = text_dump,
 	.capture = text_capture,
+	.statements = text_statements,
 };

@@ -66,6 +66,43 @@ pfs_preflight(struct conn *c, struct pfs_preflight *out, char *err,
 }
 
 enum pfs_status
+pfs_check_memory_instruments(struct conn *c, char *note, size_t notelen)
+{
+	struct pfs_ints r;
+	enum pfs_status ps;
+	int64_t total, off;
+
+	if ((ps = query_ints(c, pfs_sql_memory_disabled,
+	    "reading performance_schema.setup_instruments", &r, note,
+	    notelen)) != PFS_OK)
+		return ps;
+	total = r.v[0];
+	off = r.v[1];
+	if (off <= 0)
+		return PFS_OK;
+	snprintf(note, notelen, "only %" PRId64 " of the %" PRId64 " memory "
+	    "instruments are enabled: the memory of the other %" PRId64 " is "
+	    "counted nowhere, so every total undercounts; enable them with %s",
+	    total - off, total, off, pfs_sql_enable_instruments);
+	return PFS_DISABLED;
+}
+
+enum pfs_status
+pfs_global_total(struct conn *c, int64_t *bytes, char *err, size_t errlen)
+{
+	struct pfs_ints r;
+	enum pfs_status ps;
+
+	*bytes = 0;
+	if ((ps = query_ints(c, pfs_sql_global_total,
+	    "reading performance_schema.memory_summary_global_by_event_name",
+	    &r, err, errlen)) != PFS_OK)
+		return ps;
+	*bytes = r.v[0];
+	return PFS_OK;
+}
+
+enum pfs_status
 pfs_setup(struct conn *c, uint64_t thread_id, struct pfs_setup *out,
     char *err, size_t errlen)
 {

@@ -109,6 +109,20 @@ const char pfs_sql_preflight[] =
     "FROM performance_schema.setup_instruments "
     "WHERE NAME LIKE 'memory/%') AS i";
 
+/*
+ * How many memory instruments there are and how many are off. MySQL's
+ * memory/performance_schema/ ones are always on, so they count as on.
+ */
+const char pfs_sql_memory_disabled[] =
+    "SELECT COUNT(*), COALESCE(SUM(ENABLED <> 'YES'), 0) "
+    "FROM performance_schema.setup_instruments "
+    "WHERE NAME LIKE 'memory/%'";
+
+/* The whole server's instrumented memory, to compare a thread's with. */
+const char pfs_sql_global_total[] =
+    "SELECT COALESCE(SUM(CURRENT_NUMBER_OF_BYTES_USED), 0) "
+    "FROM performance_schema.memory_summary_global_by_event_name";
+
 const char pfs_sql_enable_instruments[] =
     "UPDATE performance_schema.setup_instruments SET ENABLED = 'YES' "
     "WHERE NAME LIKE 'memory/%'";

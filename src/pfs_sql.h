@@ -42,6 +42,8 @@ int server_kind_check(const struct server_kind *k, char *err, size_t errlen);
 
 /* The statements sent as they are. */
 extern const char pfs_sql_preflight[];
+extern const char pfs_sql_memory_disabled[];
+extern const char pfs_sql_global_total[];
 extern const char pfs_sql_enable_instruments[]; /* shown, never sent */
 extern const char pfs_sql_consumers_off[];
 extern const char pfs_sql_list_threads[];

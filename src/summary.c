@@ -301,9 +301,27 @@ summary_build(const struct ring *r, uint64_t skipped, struct summary *out)
 	return list_peaks(out);
 }
 
+int
+summary_add_run(struct summary *s, const struct runstats *r)
+{
+	s->run = *runstats_totals(r);
+	if (runstats_events(r, &s->run_events, &s->n_run_events) != 0 ||
+	    runstats_statements(r, &s->run_statements,
+	    &s->n_run_statements) != 0)
+		return -1;
+	s->has_run = true;
+	return 0;
+}
+
 void
 summary_free(struct summary *s)
 {
+	free(s->run_events);
+	free(s->run_statements);
+	s->run_events = NULL;
+	s->run_statements = NULL;
+	s->n_run_events = s->n_run_statements = 0;
+	s->has_run = false;
 	free(s->events);
 	free(s->peaks);
 	free(s->statements);

@@ -48,20 +48,30 @@ CSV_HEADER = ["sample", "elapsed_ms", "timestamp", "thread_id", "event_name",
               "current_bytes", "current_count", "high_bytes", "alloc_bytes",
               "free_bytes", "alloc_count", "free_count", "total_bytes",
               "late_us", "query_us", "gap_ms"] + DELTA_KEYS + \
-    ["unseen_peak_bytes"] + STATEMENT_KEYS + GRAIN_KEYS + SETUP_KEYS
+    ["unseen_peak_bytes", "spike_lower_bytes"] + STATEMENT_KEYS + \
+    GRAIN_KEYS + SETUP_KEYS
 CSV_INT_COLUMNS = [c for c in CSV_HEADER if c not in
                    ["timestamp", "event_name", "unseen_peak_bytes",
+                    "spike_lower_bytes",
                     "thread_id"] + DELTA_KEYS + STATEMENT_KEYS + GRAIN_KEYS +
                    SETUP_KEYS]
 EVENT_KEYS = ["event_name", "current_bytes", "current_count", "high_bytes",
               "alloc_bytes", "free_bytes", "alloc_count", "free_count"] + \
-    DELTA_KEYS + ["unseen_peak_bytes"]
+    DELTA_KEYS + ["unseen_peak_bytes", "spike_lower_bytes"]
 SAMPLE_KEYS = ["sample", "elapsed_ms", "timestamp", "thread_id",
                "total_bytes", "late_us", "query_us", "gap_ms", "events"] + \
     STATEMENT_KEYS + GRAIN_KEYS + SETUP_KEYS
 LIST_HEADER = ["thread_id", "connection_id", "type", "name", "user", "host",
                "command", "time", "state", "current_bytes", "statement"]
 TIMESTAMP_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
+# What --timestamps (on by default when stderr is not a terminal, as in
+# these tests) puts before "mysqlmemprof: " on a line of stderr.
+STAMP_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z ")
+
+
+def unstamped(line):
+    """A line of stderr without its timestamp, if it has one."""
+    return STAMP_RE.sub("", line, count=1)
 
 # No test may wait on the binary longer than this.
 RUN_TIMEOUT = 30
@@ -448,6 +458,9 @@ class TestCase(unittest.TestCase):
             self.assertRegex(d["unseen_peak_bytes"], r"^(\d+)?$", r)
             v = d["unseen_peak_bytes"]
             d["unseen_peak_bytes"] = int(v) if v else None
+            self.assertRegex(d["spike_lower_bytes"], r"^(\d+)?$", r)
+            v = d["spike_lower_bytes"]
+            d["spike_lower_bytes"] = int(v) if v else None
             self.assertRegex(d["statement_id"], r"^(\d+)?$", r)
             v = d["statement_id"]
             d["statement_id"] = int(v) if v else None
@@ -497,7 +510,8 @@ class TestCase(unittest.TestCase):
             for k in EVENT_KEYS[1:]:
                 if k in DELTA_KEYS and first:
                     self.assertIsNone(e[k], (k, e))
-                elif k == "unseen_peak_bytes" and e[k] is None:
+                elif k in ("unseen_peak_bytes", "spike_lower_bytes") and \
+                        e[k] is None:
                     pass
                 else:
                     self.assertIs(type(e[k]), int, (k, e))
@@ -508,7 +522,8 @@ class TestCase(unittest.TestCase):
         self.assertEqual(p.returncode, status, describe(p))
         lines = p.stderr.splitlines()
         self.assertEqual(len(lines), 1, "want one line on stderr" + describe(p))
-        self.assertTrue(lines[0].startswith("mysqlmemprof: "), describe(p))
+        self.assertTrue(unstamped(lines[0]).startswith("mysqlmemprof: "),
+                        describe(p))
         for w in words:
             self.assertIn(w.lower(), lines[0].lower(), describe(p))
         return lines[0]

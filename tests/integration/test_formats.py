@@ -103,7 +103,8 @@ class Text(mmp.TestCase):
         for line in block.splitlines()[2:]:
             if not line.strip():
                 continue
-            m = mmp.re.match(r"^ (\S.*?)\s+-> (-?\d+)$", line)
+            # Values right-aligned: spaces may follow the arrow.
+            m = mmp.re.match(r"^ (\S.*?)\s+-> +(-?\d+)$", line)
             self.assertTrue(m, "not ' name -> integer': %r%s" % (line, mmp.describe(pt)))
             if m.group(1) == "(thread total)":
                 total = int(m.group(2))
@@ -113,5 +114,5 @@ class Text(mmp.TestCase):
         self.assertEqual(total, sample["total_bytes"], mmp.describe(pt))
         # Without --bytes, units for people.
         ph = self.run_ok(["--thread", str(w.thread_id), "--count", "1"])
-        self.assertRegex(ph.stdout, r"(?m)^ \(thread total\)\s+-> \d+\.\d\d [KM]iB$",
+        self.assertRegex(ph.stdout, r"(?m)^ \(thread total\)\s+-> +\d+\.\d\d [KM]iB$",
                          mmp.describe(ph))

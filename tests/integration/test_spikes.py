@@ -169,11 +169,11 @@ class Spikes(mmp.TestCase):
         text, _ = trial("text", ["--top", "1"])
         self.assertRegex(text, r"(?m)^ ! sql/user_var_entry::value peaked at "
                                r"14\.31 MiB between samples$", text)
-        # In the summary: one sample found the peak.
-        self.assertRegex(text, r"(?m)^ peaked between samples +samples +largest$",
-                         text)
-        self.assertRegex(text, r"(?m)^ sql/user_var_entry::value +1 +14\.31 MiB$",
-                         text)
+        # In the summary: one sample found the peak, by the high-water mark.
+        self.assertRegex(text, r"(?m)^ peaked between samples +high-water +"
+                               r"deltas +largest$", text)
+        self.assertRegex(text, r"(?m)^ sql/user_var_entry::value +1 +0 +"
+                               r"14\.31 MiB$", text)
 
     def test_spike_in_csv(self):
         text, _ = trial("csv", ["--top", "1"])

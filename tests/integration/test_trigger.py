@@ -115,7 +115,10 @@ class Trigger(mmp.TestCase):
                               r"held ##\n## statement: SELECT SLEEP\(20\) ##\n"
                               r"## Memory usage at time \d+ ##\n", desc)
         self.assertEqual(len(re.findall(r"(?m)^## Memory usage", out)), 3, desc)
-        self.assertRegex(out, r"(?m)^## Summary of 3 samples", desc)
+        # The summary covers the whole run, the window its last 3.
+        self.assertRegex(out, r"(?m)^## Summary of \d+ samples", desc)
+        self.assertRegex(out, r"(?m)^ over the whole run; the window holds "
+                              r"the last 3 ", desc)
 
 
 class Usage(mmp.TestCase):

@@ -30,7 +30,7 @@ ev(const char *name, int64_t cur, int64_t high, uint64_t alloc,
 	e.alloc_count = nalloc;
 	e.free_count = nfree;
 	/* What a stale delta would look like: the table must overwrite it. */
-	e.delta = (struct event_delta){ 7, 7, 7, 7, true };
+	e.delta = (struct event_delta){ 7, 7, 7, 7, true, 7 };
 	return e;
 }
 
@@ -282,6 +282,104 @@ test_grows_with_the_reading(void **state)
 	delta_table_free(t);
 }
 
+/*
+ * A pooled connection spikes again and again to the same size: the
+ * high-water mark, a lifetime mark, rose once, but the deltas prove each
+ * later spike, at a lower bound of the largest allocation.
+ */
+static void
+test_deltas_prove_repeated_spikes(void **state)
+{
+	struct delta_table *t = delta_table_create();
+	/* An earlier spike of 15 MB already set the high-water mark. */
+	struct event_stat r1[] = {
+		ev("memory/v", 1000, 15001000, 15001000, 15000000, 2, 1),
+		ev("memory/big", 20000000, 20000000, 20000000, 0, 1, 0),
+	};
+	/*
+	 * One more 15 MB in one allocation, freed: proven, less the 1000
+	 * bytes held at both readings, which the frees may have taken.
+	 */
+	struct event_stat r2[] = {
+		ev("memory/v", 1000, 15001000, 30001000, 30000000, 3, 2),
+		/* 1 MB came and went, below the 20 MB held: nothing proven. */
+		ev("memory/big", 20000000, 20000000, 21000000, 1000000, 2, 1),
+	};
+	/* 15 MB in 3 allocations: one was at least a third, rounded up. */
+	struct event_stat r3[] = {
+		ev("memory/v", 1000, 15001000, 45001000, 45000000, 6, 5),
+		ev("memory/big", 20000000, 20000000, 21000000, 1000000, 2, 1),
+	};
+	/* Growth only, nothing freed: no spike, whatever was allocated. */
+	struct event_stat r4[] = {
+		ev("memory/v", 9000000, 15001000, 53999000, 45000000, 7, 5),
+		ev("memory/big", 20000000, 20000000, 21000000, 1000000, 2, 1),
+	};
+
+	(void)state;
+	assert_int_equal(delta_table_update(t, r1, 2), 0);
+	assert_int_equal(r1[0].delta.spike_bytes, 0);
+	assert_int_equal(delta_table_update(t, r2, 2), 1);
+	delta_is(&r2[0], 15000000, 15000000, 1, 1, false);
+	assert_int_equal(r2[0].delta.spike_bytes, 14999000);
+	assert_int_equal(event_between_peak(&r2[0]), 14999000);
+	assert_int_equal(r2[1].delta.spike_bytes, 0);
+	assert_int_equal(delta_table_update(t, r3, 2), 1);
+	assert_int_equal(r3[0].delta.spike_bytes, 4999667);
+	assert_int_equal(r3[1].delta.spike_bytes, 0);
+	assert_int_equal(delta_table_update(t, r4, 2), 1);
+	assert_int_equal(r4[0].delta.spike_bytes, 0);
+	assert_int_equal(event_between_peak(&r4[0]), 0);
+	delta_table_free(t);
+}
+
+/*
+ * Allocations and frees that need not have overlapped: a bound no higher
+ * than what a reading shows proves nothing. Frees beyond the allocations
+ * (another thread's memory) prove no more than the allocations allow.
+ */
+static void
+test_deltas_prove_only_what_they_must(void **state)
+{
+	struct delta_table *t = delta_table_create();
+	struct event_stat r1[] = {
+		ev("memory/grow", 1000, 1000, 1000, 0, 1, 0),
+		ev("memory/other", 0, 0, 0, 0, 0, 0),
+	};
+	/* 999,000 came and went in 10 allocations: 99,900 < 9 MB held now. */
+	struct event_stat r2[] = {
+		ev("memory/grow", 9000000, 9000000, 10000000, 1000000, 11, 10),
+		/* 4 MB allocated, 10 MB freed: at most 4 MB came and went. */
+		ev("memory/other", 0, 4000000, 4000000, 10000000, 1, 3),
+	};
+
+	(void)state;
+	assert_int_equal(delta_table_update(t, r1, 2), 0);
+	assert_int_equal(delta_table_update(t, r2, 2), 1);
+	assert_int_equal(r2[0].delta.spike_bytes, 0);
+	assert_int_equal(r2[1].delta.spike_bytes, 4000000);
+	delta_table_free(t);
+}
+
+/* A risen high-water mark is the peak; the delta's bound only adds to it. */
+static void
+test_between_peak_prefers_the_high_water_mark(void **state)
+{
+	struct delta_table *t = delta_table_create();
+	struct event_stat r1[] = { ev("memory/v", 0, 0, 0, 0, 0, 0) };
+	struct event_stat r2[] = {
+		ev("memory/v", 0, 8000000, 8000000, 8000000, 4, 4),
+	};
+
+	(void)state;
+	assert_int_equal(delta_table_update(t, r1, 1), 0);
+	assert_int_equal(delta_table_update(t, r2, 1), 1);
+	assert_true(r2[0].delta.unseen_peak);
+	assert_int_equal(r2[0].delta.spike_bytes, 2000000);
+	assert_int_equal(event_between_peak(&r2[0]), 8000000);
+	delta_table_free(t);
+}
+
 int
 main(void)
 {
@@ -293,6 +391,9 @@ main(void)
 		cmocka_unit_test(test_peak_the_previous_reading_saw),
 		cmocka_unit_test(test_memory_does_not_grow),
 		cmocka_unit_test(test_grows_with_the_reading),
+		cmocka_unit_test(test_deltas_prove_repeated_spikes),
+		cmocka_unit_test(test_deltas_prove_only_what_they_must),
+		cmocka_unit_test(test_between_peak_prefers_the_high_water_mark),
 	};
 	return cmocka_run_group_tests_name("delta", tests, NULL, NULL);
 }

@@ -23,6 +23,7 @@
 #include "output.h"
 #include "output_table.h"
 #include "ring.h"
+#include "runstats.h"
 #include "summary.h"
 #include "threads.h"
 #include "units.h"
@@ -65,7 +66,17 @@ with_delta(struct event_stat e, uint64_t alloc, uint64_t freed,
     uint64_t nalloc, uint64_t nfree, bool unseen_peak)
 {
 	e.delta = (struct event_delta){ alloc, freed, nalloc, nfree,
-	    unseen_peak };
+	    unseen_peak, 0 };
+	return e;
+}
+
+/* e with a peak between samples that only the deltas prove. */
+static struct event_stat
+with_spike(struct event_stat e, int64_t lower_bound)
+{
+	e.delta = (struct event_delta){ .alloc_bytes = (uint64_t)lower_bound,
+	    .free_bytes = (uint64_t)lower_bound, .alloc_count = 1,
+	    .free_count = 1, .spike_bytes = lower_bound };
 	return e;
 }
 
@@ -130,7 +141,8 @@ fixture_ring(void)
 		with_delta(ev("memory/test/esc\x1b[2J\xc2\x9b" "1A", 2048),
 		    4096, 2048, 2, 1, true),
 		ev(bad_names[2].name, 1000),
-		ev("memory/test/emoji\xf0\x9f\x98\x80\ttab", 900),
+		with_spike(ev("memory/test/emoji\xf0\x9f\x98\x80\ttab", 900),
+		    3000000),
 		with_delta(ev_all("memory/sql/user_var_entry::value", 0, 0,
 		    30000016, 45000024, 45000024, 3, 3), 30000016, 30000016, 2,
 		    2, true),
@@ -142,7 +154,8 @@ fixture_ring(void)
 	    .total_bytes = 1258291 };
 	struct sample p2 = { .seq = 2, .elapsed_us = 250000,
 	    .wall_ms = WALL + 250, .late_us = 15, .query_us = 380,
-	    .has_deltas = true, .thread_id = 42, .total_bytes = 1300000 };
+	    .has_deltas = true, .thread_id = 42, .total_bytes = 1300000,
+	    .alloc_delta_bytes = 15004902, .between_peak_total = 16300000 };
 	struct sample p3 = { .seq = 3, .elapsed_us = 3000999,
 	    .wall_ms = WALL + 3000, .late_us = 0, .query_us = 350,
 	    .gap_ms = 2500, .has_deltas = true, .thread_id = 42,
@@ -230,8 +243,11 @@ fixture_threads(struct thread_list *l)
 	    "SELECT 'caf\xc3\xa9' /* \x1b]0;pwned\x07 */");
 }
 
-/* GRAIN: the samples as if of --for-user app with --events given. */
-enum what { SAMPLES, LIST, GRAIN };
+/*
+ * GRAIN: the samples as if of --for-user app with --events given;
+ * STATEMENTS: what --statements writes of the samples.
+ */
+enum what { SAMPLES, LIST, GRAIN, STATEMENTS };
 
 /* The whole output of a run in that format, as one string. */
 static char *
@@ -248,18 +264,33 @@ render(const char *format, bool exact, enum what what, size_t *len)
 	}
 	if (what != LIST) {
 		struct ring *r = fixture_ring();
+		struct runstats *run = runstats_create();
 		struct summary sum;
+		FILE *samples_fp = o.fp;
 
+		/* --statements writes only the statements. */
+		if (what == STATEMENTS)
+			assert_non_null(o.fp = fopen("/dev/null", "w"));
+		assert_non_null(run);
 		assert_int_equal(output_begin(&o), 0);
 		for (size_t i = 0; i < ring_len(r); i++) {
 			struct sample copy = *ring_get(r, i);
 
 			copy.filtered_total_bytes = copy.total_bytes / 2;
+			runstats_add(run, &copy);
 			assert_int_equal(output_sample(&o, &copy), 0);
 		}
 		assert_int_equal(summary_build(r, SKIPPED, &sum), 0);
-		assert_int_equal(output_end(&o, &sum), 0);
+		assert_int_equal(summary_add_run(&sum, run), 0);
+		sum.thread_id = 42;
+		if (what == STATEMENTS) {
+			assert_int_equal(fclose(o.fp), 0);
+			o.fp = samples_fp;
+			assert_int_equal(output_statements(&o, &sum), 0);
+		} else
+			assert_int_equal(output_end(&o, &sum), 0);
 		summary_free(&sum);
+		runstats_free(run);
 		ring_free(r);
 	} else {
 		struct thread_list l;
@@ -290,6 +321,7 @@ test_golden_text(void **state)
 	golden("text_bytes.txt", "text", true, SAMPLES);
 	golden("list_text.txt", "text", false, LIST);
 	golden("grain_text.txt", "text", false, GRAIN);
+	golden("statements_text.txt", "text", false, STATEMENTS);
 }
 
 static void
@@ -299,6 +331,41 @@ test_golden_csv(void **state)
 	golden("csv.csv", "csv", false, SAMPLES);
 	golden("list_csv.csv", "csv", false, LIST);
 	golden("grain_csv.csv", "csv", false, GRAIN);
+	golden("statements_csv.csv", "csv", false, STATEMENTS);
+}
+
+/* --repeat adds the statements of each capture: one CSV header in all. */
+static void
+test_statements_csv_header_once(void **state)
+{
+	struct output o = { .fmt = format_find("csv") };
+	struct ring *r = fixture_ring();
+	struct runstats *run = runstats_create();
+	struct summary sum;
+	char line[4096];
+	size_t headers = 0, rows = 0;
+
+	(void)state;
+	for (size_t i = 0; i < ring_len(r); i++)
+		runstats_add(run, ring_get(r, i));
+	assert_int_equal(summary_build(r, 0, &sum), 0);
+	assert_int_equal(summary_add_run(&sum, run), 0);
+	assert_non_null(o.fp = tmpfile());
+	assert_int_equal(output_statements(&o, &sum), 0);
+	assert_int_equal(output_statements(&o, &sum), 0);
+	rewind(o.fp);
+	while (fgets(line, sizeof(line), o.fp) != NULL) {
+		if (strncmp(line, "rank,", 5) == 0)
+			headers++;
+		else if (line[0] >= '1' && line[0] <= '9')
+			rows++;
+	}
+	assert_int_equal(headers, 1);
+	assert_int_equal(rows, 2 * sum.n_run_statements);
+	fclose(o.fp);
+	summary_free(&sum);
+	runstats_free(run);
+	ring_free(r);
 }
 
 static void
@@ -308,6 +375,7 @@ test_golden_json(void **state)
 	golden("json.jsonl", "json", false, SAMPLES);
 	golden("list_json.jsonl", "json", false, LIST);
 	golden("grain_json.jsonl", "json", false, GRAIN);
+	golden("statements_json.jsonl", "json", false, STATEMENTS);
 }
 
 static void
@@ -589,19 +657,20 @@ static void
 test_csv_roundtrip(void **state)
 {
 	struct ring *r = fixture_ring();
-	size_t len, row = 1, peaks = 0, texts = 0;
+	size_t len, row = 1, peaks = 0, spikes = 0, texts = 0;
 	char *buf = render("csv", false, SAMPLES, &len);
 	struct table *t;
 
 	(void)state;
 	check_crlf(buf, len);
 	t = parse_csv(buf, len);
-	assert_int_equal(t->n_fields[0], 27);
-	header_is(t->f[0], 27, "sample,elapsed_ms,timestamp,thread_id,"
+	assert_int_equal(t->n_fields[0], 28);
+	header_is(t->f[0], 28, "sample,elapsed_ms,timestamp,thread_id,"
 	    "event_name,current_bytes,current_count,high_bytes,alloc_bytes,"
 	    "free_bytes,alloc_count,free_count,total_bytes,late_us,query_us,"
 	    "gap_ms,alloc_delta_bytes,free_delta_bytes,alloc_delta_count,"
-	    "free_delta_count,unseen_peak_bytes,statement_id,digest,"
+	    "free_delta_count,unseen_peak_bytes,spike_lower_bytes,"
+	    "statement_id,digest,"
 	    "statement,grain,filtered_total_bytes,setup_off");
 	for (size_t i = 0; i < ring_len(r); i++) {
 		const struct sample *s = ring_get(r, i);
@@ -614,7 +683,7 @@ test_csv_roundtrip(void **state)
 			    s->n_events ? &s->events[j] : NULL;
 
 			assert_true(row < t->n_rows);
-			assert_int_equal(t->n_fields[row], 27);
+			assert_int_equal(t->n_fields[row], 28);
 			field_u64(&f[0], s->seq);
 			field_u64(&f[1], s->elapsed_us / 1000);
 			field_is(&f[2], ts);
@@ -649,25 +718,32 @@ test_csv_roundtrip(void **state)
 			else
 				field_is(&f[20], NULL);
 			peaks += f[20].s != NULL;
-			/* The statement, byte for byte; empty when unknown. */
-			if (s->statement.has_id)
-				field_u64(&f[21], s->statement.id);
+			if (e != NULL && s->has_deltas &&
+			    e->delta.spike_bytes > 0)
+				field_i64(&f[21], e->delta.spike_bytes);
 			else
 				field_is(&f[21], NULL);
-			field_is(&f[22], s->statement.digest[0] != '\0' ?
+			spikes += f[21].s != NULL;
+			/* The statement, byte for byte; empty when unknown. */
+			if (s->statement.has_id)
+				field_u64(&f[22], s->statement.id);
+			else
+				field_is(&f[22], NULL);
+			field_is(&f[23], s->statement.digest[0] != '\0' ?
 			    s->statement.digest : NULL);
-			field_is(&f[23], s->statement.text[0] != '\0' ?
+			field_is(&f[24], s->statement.text[0] != '\0' ?
 			    s->statement.text : NULL);
-			texts += f[23].s != NULL &&
-			    strcmp(f[23].s, HOSTILE_STATEMENT) == 0;
+			texts += f[24].s != NULL &&
+			    strcmp(f[24].s, HOSTILE_STATEMENT) == 0;
 			/* A thread, without --events: both empty. */
-			field_is(&f[24], NULL);
 			field_is(&f[25], NULL);
+			field_is(&f[26], NULL);
 		}
 	}
 	assert_int_equal(t->n_rows, row);
 	/* The fixture's first sample carries a delta that must not show. */
 	assert_int_equal(peaks, 3);
+	assert_int_equal(spikes, 1);
 	/* The 7 rows of sample 4 give the hostile statement back whole. */
 	assert_int_equal(texts, 7);
 	free_table(t);
@@ -787,7 +863,7 @@ json_deltas(const char *buf)
 	assert_non_null(strstr(buf, "\"free_count\":3,"
 	    "\"alloc_delta_bytes\":null,\"free_delta_bytes\":null,"
 	    "\"alloc_delta_count\":null,\"free_delta_count\":null,"
-	    "\"unseen_peak_bytes\":null}"));
+	    "\"unseen_peak_bytes\":null,\"spike_lower_bytes\":null}"));
 	assert_true(strstr(buf, "\"alloc_delta_bytes\":null") < second);
 	assert_int_equal(count(buf, "\"alloc_delta_bytes\":null"), 4);
 	/* The user variable set and freed between samples 1 and 2. */
@@ -798,7 +874,7 @@ json_deltas(const char *buf)
 	    "\"alloc_count\":1,\"free_count\":1,"
 	    "\"alloc_delta_bytes\":15000008,\"free_delta_bytes\":15000008,"
 	    "\"alloc_delta_count\":1,\"free_delta_count\":1,"
-	    "\"unseen_peak_bytes\":15000008}"));
+	    "\"unseen_peak_bytes\":15000008,\"spike_lower_bytes\":null}"));
 	assert_non_null(strstr(buf, "\"gap_ms\":2500,\"events\":[],"
 	    "\"statement_id\":null,\"digest\":null,\"statement\":null,"
 	    "\"grain\":null,\"filtered_total_bytes\":null,"
@@ -809,7 +885,7 @@ json_deltas(const char *buf)
 	    "18446744073709551615,\"free_delta_bytes\":18446744073709551615,"
 	    "\"alloc_delta_count\":18446744073709551615,"
 	    "\"free_delta_count\":18446744073709551615,"
-	    "\"unseen_peak_bytes\":null}"));
+	    "\"unseen_peak_bytes\":null,\"spike_lower_bytes\":null}"));
 	assert_int_equal(count(buf, "\"unseen_peak_bytes\":null"),
 	    4 + 8 + 7 - 3);
 	assert_int_equal(count(buf, "\"unseen_peak_bytes\":"), 4 + 8 + 7);
@@ -849,8 +925,8 @@ test_json_valid(void **state)
 	assert_non_null(strstr(buf, "\"alloc_bytes\":18446744073709551615"));
 	json_deltas(buf);
 	/* The statement keys, then the grain's; null where nothing is known. */
-	assert_non_null(strstr(buf, "\"unseen_peak_bytes\":null}],"
-	    "\"statement_id\":101,\"digest\":null,"
+	assert_non_null(strstr(buf, "\"unseen_peak_bytes\":null,"
+	    "\"spike_lower_bytes\":null}],\"statement_id\":101,\"digest\":null,"
 	    "\"statement\":\"SELECT a, COUNT(*) FROM t GROUP BY a\","
 	    "\"grain\":null,\"filtered_total_bytes\":null,"
 	    "\"setup_off\":null}\n"));
@@ -1089,29 +1165,30 @@ check_summary_table(const char *buf, size_t len)
 
 /*
  * Under the summary, the events that peaked between samples, largest
- * first, their counts right-aligned under the summary's "samples".
+ * first, with how many samples proved it by the high-water mark and how
+ * many by the deltas alone.
  */
 static void
 check_peaks_table(const char *buf, bool exact)
 {
-	const char *head = strstr(buf, "\n event "), *peaks;
-	const char *samples_end = strstr(head, "samples") + 7;
-	size_t col = cols(head + 1, (size_t)(samples_end - head - 1));
+	const char *peaks;
 
-	assert_non_null(peaks = strstr(buf, "\n peaked between samples "));
-	samples_end = strstr(peaks + 24, "samples") + 7;
-	assert_int_equal(cols(peaks + 1, (size_t)(samples_end - peaks - 1)),
-	    col);
+	assert_non_null(peaks = strstr(buf, "\n peaked between samples "
+	    "                high-water  deltas  "));
 	assert_non_null(strstr(peaks, exact ?
-	    "\n sql/user_var_entry::value                    2"
-	    "              30000016\n"
-	    " test/esc?[2J?1A                              1"
-	    "                  6144\n"
+	    "\n sql/user_var_entry::value                       2       0"
+	    "  30000016\n"
+	    " test/emoji\xf0\x9f\x98\x80?tab                                 0"
+	    "       1   3000000\n"
+	    " test/esc?[2J?1A                                 1       0"
+	    "      6144\n"
 	    " skipped ticks: 2\n" :
-	    "\n sql/user_var_entry::value                    2"
-	    "        28.61 MiB\n"
-	    " test/esc?[2J?1A                              1"
-	    "         6.00 KiB\n"
+	    "\n sql/user_var_entry::value                       2       0"
+	    "  28.61 MiB\n"
+	    " test/emoji\xf0\x9f\x98\x80?tab                                 0"
+	    "       1   2.86 MiB\n"
+	    " test/esc?[2J?1A                                 1       0"
+	    "   6.00 KiB\n"
 	    " skipped ticks: 2\n"));
 }
 
@@ -1141,13 +1218,14 @@ check_statement_lines(const char *buf, size_t len)
 	assert_int_equal(cols(line, (size_t)(nl - line)), 100 + 3);
 	assert_memory_equal(nl - 6, "... ##", 6);
 	assert_true(line < summary);
-	/* Under the summary, oldest first. */
-	assert_non_null(line = strstr(summary, "\n## By statement: 3 in the "
-	    "window ##\n #1 to #2: SELECT a, COUNT(*) FROM t GROUP BY a\n"
-	    "   peak "));
-	assert_non_null(line = strstr(line, "\n #3: (none)\n   peak 0"));
-	assert_non_null(line = strstr(line, "\n #4: SELECT 'a,"));
-	assert_non_null(strstr(line, "\n   test/max "));
+	/* Under the summary, the most growth first; no text, no statement. */
+	assert_non_null(line = strstr(summary, "\n## Statements by growth: 2 "
+	    "in the run ##\n rank "));
+	assert_non_null(line = strstr(line, "\n 1 "));
+	assert_non_null(line = strstr(line, "\n      statement: SELECT 'a,"));
+	assert_non_null(line = strstr(line, "\n 2 "));
+	assert_non_null(strstr(line, "\n      statement: SELECT a, COUNT(*) "
+	    "FROM t GROUP BY a\n"));
 }
 
 #define PAD23 "                       "
@@ -1168,7 +1246,7 @@ test_text_layout(void **state)
 		check_peaks_table(buf, exact[i]);
 		/* Padded to the longest name of the sample, 37 code points. */
 		assert_non_null(strstr(buf, exact[i] ?
-		    "\n innodb/row0sel" PAD23 " -> 25826\n" :
+		    "\n innodb/row0sel" PAD23 " ->   25826\n" :
 		    "\n innodb/row0sel" PAD23 " -> 25.22 KiB\n"));
 		assert_non_null(strstr(buf, "\n sql/caf\xc3\xa9"
 		    "                             " " -> "));
@@ -1178,9 +1256,16 @@ test_text_layout(void **state)
 		assert_non_null(strstr(buf, exact[i] ?
 		    " -> 1300000\n ! sql/user_var_entry::value peaked at "
 		    "15000008 between samples\n\n" :
-		    " -> 1.24 MiB\n ! sql/user_var_entry::value peaked at "
+		    " ->  1.24 MiB\n ! sql/user_var_entry::value peaked at "
 		    "14.31 MiB between samples\n\n"));
 		assert_int_equal(count(buf, " between samples\n"), 3);
+		/* Proven by the deltas alone: at least its lower bound. */
+		assert_int_equal(count(buf, " or more between samples "
+		    "(allocated and freed between them)\n"), 1);
+		/* Values right-aligned: 0 B ends where 30.00 KiB ends. */
+		assert_non_null(strstr(buf, exact[i] ?
+		    "\n sql/user_var_entry::value   ->       0\n" :
+		    "\n sql/user_var_entry::value   ->       0 B\n"));
 		assert_non_null(strstr(buf, "\n\n## gap of 2500 ms: the "
 		    "connection was lost and re-established ##\n"
 		    "## statement: (none) ##\n"
@@ -1315,6 +1400,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_format_table),
 		cmocka_unit_test(test_golden_text),
+		cmocka_unit_test(test_statements_csv_header_once),
 		cmocka_unit_test(test_golden_csv),
 		cmocka_unit_test(test_golden_json),
 		cmocka_unit_test(test_nothing_written),

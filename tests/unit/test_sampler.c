@@ -843,6 +843,49 @@ test_spikes_kept_beyond_the_top(void **state)
 }
 
 /*
+ * What a sample sums over every event read, kept or not (top 1): the
+ * bytes allocated since the previous sample, the total at the largest
+ * peak between samples, and the events below zero.
+ */
+static void
+test_sample_sums_over_every_event(void **state)
+{
+	struct event_stat r1[] = {
+		evs("memory/a", 4000000, 4000000, 4000000, 0),
+		evs("memory/var", 0, 0, 0, 0),
+		evs("memory/neg", -500, 0, 0, 500),
+	};
+	struct event_stat r2[] = {
+		evs("memory/a", 4000000, 4000000, 4001000, 1000),
+		evs("memory/var", 0, 15000008, 15000008, 15000008),
+		evs("memory/neg", -700, 0, 0, 700),
+	};
+	const struct reading script[] = { READING(r1), READING(r2) };
+	struct fake f = { .script = script, .n_script = 2 };
+	struct sampler_config cfg = { .count = 2, .top = 1 };
+	struct sampler_stats st;
+	struct ring *r = ring_create(5, 1);
+	const struct sample *s;
+	char err[100];
+
+	(void)state;
+	run(&f, &cfg, r, &st, err, sizeof(err));
+	s = ring_get(r, 0);
+	assert_int_equal(s->alloc_delta_bytes, 0);
+	assert_int_equal(s->between_peak_total, 0);
+	assert_int_equal(s->negative_events, 1);
+	assert_int_equal(s->negative_bytes, -500);
+	s = ring_get(r, 1);
+	assert_int_equal(s->n_events, 1);
+	assert_int_equal(s->alloc_delta_bytes, 1000 + 15000008);
+	assert_int_equal(s->total_bytes, 4000000 - 700);
+	assert_int_equal(s->between_peak_total, 4000000 - 700 + 15000008);
+	assert_int_equal(s->negative_events, 1);
+	assert_int_equal(s->negative_bytes, -700);
+	ring_free(r);
+}
+
+/*
  * Every event kept (top 0): which ones peaked unseen, and a counter that
  * went backwards, which must give 0 and not a wrapped 2^64 - 100.
  */
@@ -923,6 +966,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_deadlines_are_absolute),
+		cmocka_unit_test(test_sample_sums_over_every_event),
 		cmocka_unit_test(test_slow_sample_skips_ticks),
 		cmocka_unit_test(test_lateness_is_recorded),
 		cmocka_unit_test(test_duration_stops_before_the_end),

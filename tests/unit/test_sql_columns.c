@@ -50,6 +50,8 @@ make_queries(void)
 
 	n_queries = 0;
 	add("preflight", pfs_sql_preflight);
+	add("memory_disabled", pfs_sql_memory_disabled);
+	add("global_total", pfs_sql_global_total);
 	add("enable_instruments", pfs_sql_enable_instruments);
 	add("consumers_off", pfs_sql_consumers_off);
 	add("list_threads", pfs_sql_list_threads);

@@ -1,0 +1,106 @@
+/*
+ * What the whole run says, kept as each sample comes, whatever the length
+ * of the run: the ring holds only the last --window samples, this holds
+ * every sample folded in. Per event: min, max, mean, last current bytes,
+ * the high-water mark and the peak including peaks between samples. Per
+ * statement: when it ran, the thread's bytes when it started, its peak and
+ * its growth (the memory it took, rather than the memory the thread
+ * already held), and the bytes allocated while it ran.
+ *
+ * Memory is bounded: at most RUNSTATS_MAX_EVENTS events and
+ * RUNSTATS_MAX_STATEMENTS statements are kept. An event beyond the cap is
+ * left out of the per-event lines (the totals still count it); a statement
+ * beyond the cap takes the place of the finished one with the least
+ * growth, so the ranking by growth stays right at its top. Either is
+ * counted, and the summary says so.
+ */
+#ifndef MYSQLMEMPROF_RUNSTATS_H
+#define MYSQLMEMPROF_RUNSTATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sample.h"
+#include "statement.h"
+
+#define RUNSTATS_MAX_EVENTS 1024
+#define RUNSTATS_MAX_STATEMENTS 1000
+
+/* One event over the whole run, over the samples that kept it. */
+struct run_event {
+	char name[EVENT_NAME_MAX + 1];
+	uint64_t samples;    /* samples that kept it */
+	int64_t min_bytes;   /* current bytes: the least ... */
+	int64_t max_bytes;   /* ... and the most a sample saw */
+	double mean_bytes;   /* over the samples that kept it */
+	int64_t last_bytes;  /* in the last sample that kept it */
+	int64_t high_bytes;  /* the largest high-water mark: since the thread started */
+	/* The most it is known to have held in the run, peaks between samples included. */
+	int64_t peak_bytes;
+	uint64_t unseen_peaks;  /* samples whose high-water mark proved a peak between samples */
+	uint64_t delta_spikes;  /* samples where only the deltas proved one (a lower bound) */
+	int64_t largest_between_peak; /* the largest peak between samples, of either kind */
+};
+
+/* One statement of the run; ids, digest and text as the samples had them. */
+struct run_statement {
+	struct statement statement;
+	uint64_t samples;
+	uint64_t first_seq, last_seq;
+	uint64_t first_elapsed_us, last_elapsed_us;
+	int64_t first_wall_ms, last_wall_ms;
+	/*
+	 * The thread's bytes when it started: the lower of the sample before
+	 * its first and its first, since it began somewhere between them.
+	 */
+	int64_t start_bytes;
+	int64_t peak_bytes;         /* the largest total a sample of it saw */
+	int64_t between_peak_bytes; /* the peak, peaks between samples included */
+	int64_t growth_bytes;       /* between_peak_bytes - start_bytes, at least 0 */
+	uint64_t alloc_bytes;       /* allocated while it ran, over every event */
+};
+
+/* The run's totals, and what the caps left out. */
+struct run_totals {
+	uint64_t samples;
+	uint64_t first_seq, last_seq;
+	uint64_t first_elapsed_us, last_elapsed_us;
+	int64_t min_total, max_total, last_total;
+	double mean_total;
+	int64_t between_peak_total; /* the max, peaks between samples included */
+	uint64_t unseen_peaks;  /* (event, sample) pairs of each kind */
+	uint64_t delta_spikes;
+	uint64_t events_left_out;     /* names beyond RUNSTATS_MAX_EVENTS */
+	uint64_t statements_dropped;  /* statements pushed out by RUNSTATS_MAX_STATEMENTS */
+	size_t negative_events;       /* kept events that were below 0 in some sample */
+	/*
+	 * Over every event read, kept or not: the most that were below 0 in
+	 * one sample, and the lowest sum of their bytes.
+	 */
+	size_t most_negative_events;
+	int64_t lowest_negative_bytes;
+};
+
+struct runstats;
+
+/* An empty record; NULL when out of memory. The caller owns it. */
+struct runstats *runstats_create(void);
+void runstats_free(struct runstats *r);
+
+/* Folds one sample in; O(events of the sample). */
+void runstats_add(struct runstats *r, const struct sample *s);
+
+const struct run_totals *runstats_totals(const struct runstats *r);
+
+/*
+ * The events, largest max_bytes first, and the statements, largest growth
+ * first, as arrays the caller frees; NULL with *n 0 when there are none.
+ * Return 0, or -1 when out of memory.
+ */
+int runstats_events(const struct runstats *r, struct run_event **out,
+    size_t *n);
+int runstats_statements(const struct runstats *r, struct run_statement **out,
+    size_t *n);
+
+#endif

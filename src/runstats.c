@@ -1,0 +1,316 @@
+/*
+ * The whole run, folded in sample by sample. Events are found by name in
+ * an open-addressing hash of fixed size (twice the cap), so a sample costs
+ * one lookup per kept event and the memory never grows after creation.
+ * Statements follow one another: only the newest one changes, so each
+ * sample touches one entry.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "runstats.h"
+
+#define SLOTS (2 * RUNSTATS_MAX_EVENTS) /* a power of two */
+
+struct event_acc {
+	struct run_event e;
+	double sum; /* of current bytes: a double cannot overflow here */
+};
+
+struct runstats {
+	struct run_totals t;
+	double total_sum;
+	struct event_acc *events; /* [RUNSTATS_MAX_EVENTS] */
+	size_t n_events;
+	uint16_t slots[SLOTS];    /* index + 1 into events, 0 for empty */
+	struct run_statement *stmts; /* [RUNSTATS_MAX_STATEMENTS] */
+	size_t n_stmts;
+	struct run_statement *cur; /* the statement of the last sample, or NULL */
+	bool has_prev;
+	int64_t prev_total;        /* the total of the last sample */
+};
+
+_Static_assert(RUNSTATS_MAX_EVENTS < UINT16_MAX,
+    "the slots hold an index + 1 in 16 bits");
+_Static_assert((SLOTS & (SLOTS - 1)) == 0, "SLOTS is a power of two");
+
+struct runstats *
+runstats_create(void)
+{
+	struct runstats *r = calloc(1, sizeof(*r));
+
+	if (r == NULL)
+		return NULL;
+	r->events = calloc(RUNSTATS_MAX_EVENTS, sizeof(*r->events));
+	r->stmts = calloc(RUNSTATS_MAX_STATEMENTS, sizeof(*r->stmts));
+	if (r->events == NULL || r->stmts == NULL) {
+		runstats_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void
+runstats_free(struct runstats *r)
+{
+	if (r == NULL)
+		return;
+	free(r->events);
+	free(r->stmts);
+	free(r);
+}
+
+const struct run_totals *
+runstats_totals(const struct runstats *r)
+{
+	return &r->t;
+}
+
+/* FNV-1a, as delta.c: names share long prefixes. */
+static size_t
+hash(const char *s)
+{
+	uint64_t h = 14695981039346656037u;
+
+	for (; *s != '\0'; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return (size_t)h;
+}
+
+/* The event's accumulator, a new one if there is room, or NULL. */
+static struct event_acc *
+find_event(struct runstats *r, const char *name, bool *is_new)
+{
+	size_t i = hash(name) & (SLOTS - 1);
+
+	*is_new = false;
+	/* At most half the slots are used: an empty one is always met. */
+	for (;; i = (i + 1) & (SLOTS - 1)) {
+		uint16_t k = r->slots[i];
+
+		if (k == 0)
+			break;
+		if (strcmp(r->events[k - 1].e.name, name) == 0)
+			return &r->events[k - 1];
+	}
+	if (r->n_events == RUNSTATS_MAX_EVENTS)
+		return NULL;
+	r->slots[i] = (uint16_t)(++r->n_events);
+	*is_new = true;
+	return &r->events[r->n_events - 1];
+}
+
+static void
+add_event(struct runstats *r, const struct event_stat *e, bool has_deltas)
+{
+	bool is_new;
+	struct event_acc *a = find_event(r, e->name, &is_new);
+	struct run_event *x;
+	int64_t between = has_deltas ? event_between_peak(e) : 0;
+
+	if (a == NULL) {
+		r->t.events_left_out++;
+		return;
+	}
+	x = &a->e;
+	if (is_new) {
+		memcpy(x->name, e->name, sizeof(x->name));
+		x->min_bytes = x->max_bytes = x->peak_bytes = e->current_bytes;
+		x->high_bytes = e->high_bytes;
+	}
+	if (e->current_bytes < 0 && (is_new || x->min_bytes >= 0))
+		r->t.negative_events++;
+	x->samples++;
+	a->sum += (double)e->current_bytes;
+	if (e->current_bytes < x->min_bytes)
+		x->min_bytes = e->current_bytes;
+	if (e->current_bytes > x->max_bytes)
+		x->max_bytes = e->current_bytes;
+	if (e->high_bytes > x->high_bytes)
+		x->high_bytes = e->high_bytes;
+	x->last_bytes = e->current_bytes;
+	if (x->max_bytes > x->peak_bytes)
+		x->peak_bytes = x->max_bytes;
+	if (between > 0) {
+		if (has_deltas && e->delta.unseen_peak) {
+			x->unseen_peaks++;
+			r->t.unseen_peaks++;
+		} else {
+			x->delta_spikes++;
+			r->t.delta_spikes++;
+		}
+		if (between > x->largest_between_peak)
+			x->largest_between_peak = between;
+		if (between > x->peak_bytes)
+			x->peak_bytes = between;
+	}
+}
+
+/* The finished statement with the least growth, to make room. */
+static struct run_statement *
+least_growth(struct runstats *r)
+{
+	struct run_statement *min = &r->stmts[0];
+
+	for (size_t i = 1; i < r->n_stmts; i++)
+		if (r->stmts[i].growth_bytes < min->growth_bytes)
+			min = &r->stmts[i];
+	return min;
+}
+
+static void
+begin_statement(struct runstats *r, const struct sample *s)
+{
+	struct run_statement *st;
+
+	if (r->n_stmts < RUNSTATS_MAX_STATEMENTS)
+		st = &r->stmts[r->n_stmts++];
+	else {
+		st = least_growth(r);
+		r->t.statements_dropped++;
+	}
+	*st = (struct run_statement){
+		.statement = s->statement,
+		.first_seq = s->seq,
+		.first_elapsed_us = s->elapsed_us,
+		.first_wall_ms = s->wall_ms,
+		.start_bytes = s->total_bytes,
+		.peak_bytes = s->total_bytes,
+		.between_peak_bytes = s->total_bytes,
+	};
+	/* It began after the sample before; it may have grown since. */
+	if (r->has_prev && r->prev_total < st->start_bytes)
+		st->start_bytes = r->prev_total;
+	r->cur = st;
+}
+
+static void
+add_to_statement(struct runstats *r, const struct sample *s)
+{
+	struct run_statement *st;
+
+	if (!statement_known(&s->statement)) {
+		r->cur = NULL;
+		return;
+	}
+	if (r->cur == NULL || !statement_same(&r->cur->statement,
+	    &s->statement))
+		begin_statement(r, s);
+	st = r->cur;
+	/* MariaDB gives the digest only once the statement has ended. */
+	if (st->statement.digest[0] == '\0')
+		memcpy(st->statement.digest, s->statement.digest,
+		    sizeof(st->statement.digest));
+	st->samples++;
+	st->last_seq = s->seq;
+	st->last_elapsed_us = s->elapsed_us;
+	st->last_wall_ms = s->wall_ms;
+	if (s->total_bytes > st->peak_bytes)
+		st->peak_bytes = s->total_bytes;
+	if (st->peak_bytes > st->between_peak_bytes)
+		st->between_peak_bytes = st->peak_bytes;
+	/*
+	 * A peak between the first sample and the one before is not the
+	 * statement's for sure: it may be its predecessor's.
+	 */
+	if (st->samples > 1 && s->between_peak_total > st->between_peak_bytes)
+		st->between_peak_bytes = s->between_peak_total;
+	st->alloc_bytes += s->alloc_delta_bytes;
+	/* A start far below zero (memory that moved) cannot overflow it. */
+	if (st->between_peak_bytes <= st->start_bytes)
+		st->growth_bytes = 0;
+	else if (__builtin_sub_overflow(st->between_peak_bytes,
+	    st->start_bytes, &st->growth_bytes))
+		st->growth_bytes = INT64_MAX;
+}
+
+void
+runstats_add(struct runstats *r, const struct sample *s)
+{
+	struct run_totals *t = &r->t;
+
+	if (t->samples++ == 0) {
+		t->first_seq = s->seq;
+		t->first_elapsed_us = s->elapsed_us;
+		t->min_total = t->max_total = t->between_peak_total =
+		    s->total_bytes;
+	}
+	t->last_seq = s->seq;
+	t->last_elapsed_us = s->elapsed_us;
+	t->last_total = s->total_bytes;
+	if (s->total_bytes < t->min_total)
+		t->min_total = s->total_bytes;
+	if (s->total_bytes > t->max_total)
+		t->max_total = s->total_bytes;
+	if (t->max_total > t->between_peak_total)
+		t->between_peak_total = t->max_total;
+	if (s->has_deltas && s->between_peak_total > t->between_peak_total)
+		t->between_peak_total = s->between_peak_total;
+	if (s->negative_events > t->most_negative_events)
+		t->most_negative_events = s->negative_events;
+	if (s->negative_bytes < t->lowest_negative_bytes)
+		t->lowest_negative_bytes = s->negative_bytes;
+	r->total_sum += (double)s->total_bytes;
+	t->mean_total = r->total_sum / (double)t->samples;
+	for (size_t i = 0; i < s->n_events; i++)
+		add_event(r, &s->events[i], s->has_deltas);
+	add_to_statement(r, s);
+	r->has_prev = true;
+	r->prev_total = s->total_bytes;
+}
+
+static int
+by_max_bytes(const void *a, const void *b)
+{
+	const struct run_event *x = a, *y = b;
+
+	if (x->max_bytes != y->max_bytes)
+		return x->max_bytes < y->max_bytes ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+/* Largest growth first; then the earlier statement. */
+static int
+by_growth(const void *a, const void *b)
+{
+	const struct run_statement *x = a, *y = b;
+
+	if (x->growth_bytes != y->growth_bytes)
+		return x->growth_bytes < y->growth_bytes ? 1 : -1;
+	return (x->first_seq > y->first_seq) - (x->first_seq < y->first_seq);
+}
+
+int
+runstats_events(const struct runstats *r, struct run_event **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	if (r->n_events == 0)
+		return 0;
+	if ((*out = calloc(r->n_events, sizeof(**out))) == NULL)
+		return -1;
+	for (size_t i = 0; i < r->n_events; i++) {
+		(*out)[i] = r->events[i].e;
+		(*out)[i].mean_bytes = r->events[i].sum /
+		    (double)r->events[i].e.samples;
+	}
+	*n = r->n_events;
+	qsort(*out, *n, sizeof(**out), by_max_bytes);
+	return 0;
+}
+
+int
+runstats_statements(const struct runstats *r, struct run_statement **out,
+    size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	if (r->n_stmts == 0)
+		return 0;
+	if ((*out = malloc(r->n_stmts * sizeof(**out))) == NULL)
+		return -1;
+	memcpy(*out, r->stmts, r->n_stmts * sizeof(**out));
+	*n = r->n_stmts;
+	qsort(*out, *n, sizeof(**out), by_growth);
+	return 0;
+}

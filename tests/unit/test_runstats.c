@@ -1,0 +1,313 @@
+/*
+ * The whole run's statistics: totals over more samples than any window,
+ * events over every sample that kept them, statements ranked by the memory
+ * they took rather than the memory the thread held, and the caps.
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "fixtures.h"
+#include "runstats.h"
+
+#define MiB (INT64_C(1) << 20)
+
+/* Feeds one sample of thread 42 with events e[0..n) and statement id. */
+static void
+feed(struct runstats *r, uint64_t seq, uint64_t stmt_id, int64_t total,
+    struct event_stat *e, size_t n)
+{
+	struct sample s = {
+		.seq = seq, .elapsed_us = (seq - 1) * 100000,
+		.wall_ms = 1700000000000 + (int64_t)(seq - 1) * 100,
+		.has_deltas = seq > 1, .thread_id = 42, .total_bytes = total,
+		.n_events = n, .events = e,
+	};
+
+	if (stmt_id != 0) {
+		s.statement.thread_id = 42;
+		s.statement.has_id = true;
+		s.statement.id = stmt_id;
+		snprintf(s.statement.text, sizeof(s.statement.text),
+		    "statement %ju", (uintmax_t)stmt_id);
+	}
+	for (size_t i = 0; s.has_deltas && i < n; i++)
+		s.alloc_delta_bytes += e[i].delta.alloc_bytes;
+	runstats_add(r, &s);
+}
+
+/* A sample of only a total, as one event "memory/x". */
+static void
+feed_total(struct runstats *r, uint64_t seq, uint64_t stmt_id, int64_t total)
+{
+	struct event_stat e = ev("memory/x", total);
+
+	feed(r, seq, stmt_id, total, &e, 1);
+}
+
+/* Far more samples than a window: the max is the largest of all of them. */
+static void
+test_whole_run_totals(void **state)
+{
+	struct runstats *r = runstats_create();
+	const struct run_totals *t;
+	struct run_event *ev_out;
+	size_t n;
+
+	(void)state;
+	assert_non_null(r);
+	for (uint64_t i = 1; i <= 500; i++)
+		feed_total(r, i, 0, i == 37 ? 99 * MiB : (int64_t)i * 1000);
+	t = runstats_totals(r);
+	assert_int_equal(t->samples, 500);
+	assert_int_equal(t->first_seq, 1);
+	assert_int_equal(t->last_seq, 500);
+	assert_int_equal(t->max_total, 99 * MiB);
+	assert_int_equal(t->min_total, 1000);
+	assert_int_equal(t->last_total, 500000);
+	assert_int_equal(runstats_events(r, &ev_out, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(ev_out[0].name, "memory/x");
+	assert_int_equal(ev_out[0].samples, 500);
+	assert_int_equal(ev_out[0].max_bytes, 99 * MiB);
+	assert_int_equal(ev_out[0].min_bytes, 1000);
+	assert_int_equal(ev_out[0].last_bytes, 500000);
+	free(ev_out);
+	runstats_free(r);
+}
+
+/*
+ * Statement 2 takes 49 MiB; statement 3 starts while the thread still holds
+ * 100 MiB it did not take, and adds 1 MiB: 2 ranks first, though 3's peak
+ * is higher.
+ */
+static void
+test_growth_not_inherited_memory(void **state)
+{
+	struct runstats *r = runstats_create();
+	struct run_statement *st;
+	size_t n;
+
+	(void)state;
+	feed_total(r, 1, 1, 1 * MiB);
+	feed_total(r, 2, 2, 1 * MiB);
+	feed_total(r, 3, 2, 30 * MiB);
+	feed_total(r, 4, 2, 50 * MiB);
+	feed_total(r, 5, 0, 100 * MiB);
+	feed_total(r, 6, 3, 100 * MiB);
+	feed_total(r, 7, 3, 101 * MiB);
+	assert_int_equal(runstats_statements(r, &st, &n), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(st[0].statement.id, 2);
+	assert_int_equal(st[0].start_bytes, 1 * MiB);
+	assert_int_equal(st[0].peak_bytes, 50 * MiB);
+	assert_int_equal(st[0].growth_bytes, 49 * MiB);
+	assert_int_equal(st[0].first_seq, 2);
+	assert_int_equal(st[0].last_seq, 4);
+	assert_int_equal(st[0].samples, 3);
+	assert_int_equal(st[0].last_elapsed_us - st[0].first_elapsed_us,
+	    200000);
+	assert_int_equal(st[1].statement.id, 3);
+	assert_int_equal(st[1].growth_bytes, 1 * MiB);
+	assert_int_equal(st[2].statement.id, 1);
+	assert_int_equal(st[2].growth_bytes, 0);
+	free(st);
+	runstats_free(r);
+}
+
+/*
+ * A statement begins somewhere between the sample before it and its first:
+ * its start is the lower of the two, so neither what it took before its
+ * first sample nor what its predecessor freed counts against it.
+ */
+static void
+test_start_is_the_lower_neighbour(void **state)
+{
+	struct runstats *r = runstats_create();
+	struct run_statement *st;
+	size_t n;
+
+	(void)state;
+	feed_total(r, 1, 1, 80 * MiB); /* the predecessor, at its peak */
+	feed_total(r, 2, 2, 2 * MiB);  /* it freed; 2 began */
+	feed_total(r, 3, 2, 3 * MiB);
+	feed_total(r, 4, 3, 40 * MiB); /* 3 took 30 MiB before its first sample */
+	assert_int_equal(runstats_statements(r, &st, &n), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(st[0].statement.id, 3);
+	assert_int_equal(st[0].start_bytes, 3 * MiB);
+	assert_int_equal(st[0].growth_bytes, 37 * MiB);
+	assert_int_equal(st[1].statement.id, 2);
+	assert_int_equal(st[1].start_bytes, 2 * MiB);
+	assert_int_equal(st[1].growth_bytes, 1 * MiB);
+	free(st);
+	runstats_free(r);
+}
+
+/*
+ * Peaks between samples: of an event (either kind counted apart) and of
+ * the statement, whose growth includes them; the bytes it allocated.
+ */
+static void
+test_peaks_between_samples(void **state)
+{
+	struct runstats *r = runstats_create();
+	struct event_stat e1 = ev("memory/v", 1000), e2 = ev("memory/v", 1000),
+	    e3 = ev("memory/v", 1000);
+	struct run_event *evs;
+	struct run_statement *st;
+	size_t n;
+
+	(void)state;
+	e2.delta = (struct event_delta){ .alloc_bytes = 15 * MiB,
+	    .free_bytes = 15 * MiB, .alloc_count = 1, .free_count = 1,
+	    .unseen_peak = true };
+	e2.high_bytes = 15 * MiB;
+	e3.delta = (struct event_delta){ .alloc_bytes = 15 * MiB,
+	    .free_bytes = 15 * MiB, .alloc_count = 1, .free_count = 1,
+	    .spike_bytes = 15 * MiB - 1000 };
+	e3.high_bytes = 15 * MiB;
+	feed(r, 1, 7, 1000, &e1, 1);
+	feed(r, 2, 7, 1000, &e2, 1);
+	feed(r, 3, 7, 1000, &e3, 1);
+	assert_int_equal(runstats_totals(r)->unseen_peaks, 1);
+	assert_int_equal(runstats_totals(r)->delta_spikes, 1);
+	assert_int_equal(runstats_events(r, &evs, &n), 0);
+	assert_int_equal(evs[0].unseen_peaks, 1);
+	assert_int_equal(evs[0].delta_spikes, 1);
+	assert_int_equal(evs[0].largest_between_peak, 15 * MiB);
+	assert_int_equal(evs[0].peak_bytes, 15 * MiB);
+	assert_int_equal(evs[0].max_bytes, 1000);
+	free(evs);
+	assert_int_equal(runstats_statements(r, &st, &n), 0);
+	assert_int_equal(st[0].peak_bytes, 1000);
+	assert_int_equal(st[0].alloc_bytes, 30 * MiB);
+	free(st);
+	runstats_free(r);
+}
+
+/* The statement's between-samples peak comes from the sample's estimate. */
+static void
+test_statement_between_peak(void **state)
+{
+	struct runstats *r = runstats_create();
+	struct sample s = { .seq = 1, .thread_id = 42, .total_bytes = MiB };
+	struct run_statement *st;
+	size_t n;
+
+	(void)state;
+	s.statement = (struct statement){ .thread_id = 42, .has_id = true,
+	    .id = 9 };
+	runstats_add(r, &s);
+	s.seq = 2;
+	s.has_deltas = true;
+	s.between_peak_total = 20 * MiB;
+	runstats_add(r, &s);
+	assert_int_equal(runstats_statements(r, &st, &n), 0);
+	assert_int_equal(st[0].peak_bytes, MiB);
+	assert_int_equal(st[0].between_peak_bytes, 20 * MiB);
+	assert_int_equal(st[0].growth_bytes, 19 * MiB);
+	assert_int_equal(runstats_totals(r)->between_peak_total, 20 * MiB);
+	free(st);
+	runstats_free(r);
+}
+
+static void
+test_negative_events_counted_once(void **state)
+{
+	struct runstats *r = runstats_create();
+	struct event_stat e[2] = { ev("memory/a", -5000), ev("memory/b", 10) };
+
+	(void)state;
+	struct sample s = { .seq = 3, .negative_events = 3,
+	    .negative_bytes = -9000 };
+
+	feed(r, 1, 0, -4990, e, 2);
+	feed(r, 2, 0, -4990, e, 2);
+	assert_int_equal(runstats_totals(r)->negative_events, 1);
+	/* Over every event read, kept or not, as the sampler counts them. */
+	runstats_add(r, &s);
+	s.negative_events = 1;
+	s.negative_bytes = -10;
+	runstats_add(r, &s);
+	assert_int_equal(runstats_totals(r)->most_negative_events, 3);
+	assert_int_equal(runstats_totals(r)->lowest_negative_bytes, -9000);
+	runstats_free(r);
+}
+
+/*
+ * More statements than the cap: those with the least growth make room,
+ * and are counted; the largest is kept whatever its place in the run.
+ */
+static void
+test_statement_cap(void **state)
+{
+	struct runstats *r = runstats_create();
+	struct run_statement *st;
+	uint64_t seq = 1;
+	size_t n;
+
+	(void)state;
+	/* The big one first, then many that grow by 1 KiB each. */
+	feed_total(r, seq++, 1, 0);
+	feed_total(r, seq++, 1, 500 * MiB);
+	for (uint64_t id = 2; id <= RUNSTATS_MAX_STATEMENTS + 10; id++) {
+		feed_total(r, seq++, 0, 0);
+		feed_total(r, seq++, id, 0);
+		feed_total(r, seq++, id, 1024);
+	}
+	assert_int_equal(runstats_totals(r)->statements_dropped, 10);
+	assert_int_equal(runstats_statements(r, &st, &n), 0);
+	assert_int_equal(n, RUNSTATS_MAX_STATEMENTS);
+	assert_int_equal(st[0].statement.id, 1);
+	assert_int_equal(st[0].growth_bytes, 500 * MiB);
+	free(st);
+	runstats_free(r);
+}
+
+/* More event names than the cap: the rest are counted, not kept. */
+static void
+test_event_cap(void **state)
+{
+	struct runstats *r = runstats_create();
+	struct run_event *evs;
+	struct event_stat e;
+	char name[64];
+	size_t n;
+
+	(void)state;
+	for (int i = 0; i < RUNSTATS_MAX_EVENTS + 3; i++) {
+		snprintf(name, sizeof(name), "memory/e%d", i);
+		e = ev(name, i);
+		feed(r, (uint64_t)i + 1, 0, i, &e, 1);
+	}
+	assert_int_equal(runstats_totals(r)->events_left_out, 3);
+	assert_int_equal(runstats_events(r, &evs, &n), 0);
+	assert_int_equal(n, RUNSTATS_MAX_EVENTS);
+	free(evs);
+	runstats_free(r);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_whole_run_totals),
+		cmocka_unit_test(test_growth_not_inherited_memory),
+		cmocka_unit_test(test_start_is_the_lower_neighbour),
+		cmocka_unit_test(test_peaks_between_samples),
+		cmocka_unit_test(test_statement_between_peak),
+		cmocka_unit_test(test_negative_events_counted_once),
+		cmocka_unit_test(test_statement_cap),
+		cmocka_unit_test(test_event_cap),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
