@@ -33,16 +33,19 @@ BUILD   ?= build
 MYSQL_CFLAGS = $(shell pkg-config --cflags mysqlclient 2>/dev/null || mysql_config --cflags)
 MYSQL_LIBS   = $(shell pkg-config --libs mysqlclient 2>/dev/null || mysql_config --libs)
 CMOCKA_LIBS  = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+# The live view: ncurses, the wide-character build.
+CURSES_CFLAGS = $(shell pkg-config --cflags ncursesw 2>/dev/null)
+CURSES_LIBS   = $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
 
 # The modules that never see the server: unit-tested on their own.
 CORE = cli cli_apply cli_options cli_usage optfile clock ring topn delta filter sampler \
        summary units output output_format output_table output_columns \
        output_clean output_text output_csv output_json threads match outname \
        statement trigger recorder reconnect watch guard scrub diag pfs_rows \
-       pfs_sql
+       pfs_sql live_model live_draw
 # The modules that talk to the server, and the program.
 SERVER = conn conn_io conn_stmt pfs_check pfs_list pfs_watch pfs_read session prompt outfile \
-         capture wait app signals
+         capture wait app signals live
 
 CORE_OBJS   = $(CORE:%=$(BUILD)/%.o)
 SERVER_OBJS = $(SERVER:%=$(BUILD)/%.o)
@@ -58,12 +61,13 @@ $(PROG): $(BUILD)/$(PROG)
 	cp $< $@
 
 $(BUILD)/$(PROG): $(BUILD)/main.o $(SERVER_OBJS) $(BUILD)/libcore.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(MYSQL_LIBS) -lcsv
+	$(CC) $(LDFLAGS) -o $@ $^ $(MYSQL_LIBS) $(CURSES_LIBS) -lpthread -lcsv
 
 $(BUILD)/libcore.a: $(CORE_OBJS)
 	rm -f $@ && $(AR) rcs $@ $^
 
 $(BUILD)/conn.o $(BUILD)/conn_io.o $(BUILD)/conn_stmt.o: override CPPFLAGS += $(MYSQL_CFLAGS)
+$(BUILD)/live.o: override CPPFLAGS += $(CURSES_CFLAGS)
 
 $(BUILD)/%.o: src/%.c | $(BUILD)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<

@@ -78,6 +78,7 @@ struct options {
 	char *output;         /* NULL: standard output */
 	bool exact_bytes;
 	bool quiet;
+	bool live;            /* --live: the full-screen view */
 	bool password_on_command_line; /* for the warning mysql gives too */
 };
 

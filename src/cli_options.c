@@ -151,6 +151,10 @@ const struct cli_row cli_rows[] = {
 	    .help = "text: exact byte counts instead of KiB/MiB" },
 	{ .name = "quiet", .short_name = 'q', .kind = KIND_FLAG, FIELD(quiet),
 	    .help = "no notes on standard error" },
+	{ .name = "live", .kind = KIND_FLAG, FIELD(live),
+	    .help = "a full-screen view in the terminal, redrawn at\n"
+	    "each sample (keys: q p + - s b ?); with --list,\n"
+	    "the threads by memory, Enter opens one" },
 
 	HEADING("Connection:"),
 	{ .name = "host", .short_name = 'h', .kind = KIND_STRING, FIELD(host),
