@@ -59,6 +59,7 @@ struct live_view {
 	bool paused;          /* p: drawing stops, sampling goes on */
 	bool help;            /* ?: the keys */
 	bool mono;            /* no colours: a glyph per band instead */
+	bool ascii;           /* no UTF-8: ASCII glyphs and lines */
 	size_t selected;      /* --list: the thread under the cursor */
 	bool from_list;       /* opened from --list: Esc goes back */
 };

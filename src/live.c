@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <langinfo.h>
 #include <locale.h>
 #include <poll.h>
 #include <pthread.h>
@@ -55,6 +56,7 @@ struct live {
 	bool back;                    /* Esc: from a thread's view to the list */
 	uint64_t open_thread;         /* Enter on the list; 0: none */
 	char open_who[300];           /* its user@host, for the header */
+	int64_t open_running_s;       /* how long its statement had run */
 	bool ui_stop;                 /* the UI thread should end */
 	/* A view opened from the list ends alone on Esc: its own flags. */
 	struct signal_flags view_flags;
@@ -104,7 +106,8 @@ watch_begin(void *ctx, const struct capture_target *t)
 		snprintf(target + n, sizeof(target) - (size_t)n, "  %s",
 		    l->open_who);
 	live_model_begin(&l->model, t->server_version, target, t->interval_ms,
-	    t->found != NULL ? t->found->time_s : 0);
+	    t->found != NULL ? t->found->time_s :
+	    l->in_view ? l->open_running_s : 0);
 	l->dirty = true;
 	pthread_mutex_unlock(&l->mu);
 }
@@ -117,8 +120,7 @@ watch_sample(void *ctx, const struct sample *s,
 	int rc;
 
 	pthread_mutex_lock(&l->mu);
-	/* The sampler counts the sample once the sink took it: this is one more. */
-	rc = live_model_add(&l->model, s, so_far->taken + 1, so_far->skipped);
+	rc = live_model_add(&l->model, s, so_far->taken, so_far->skipped);
 	l->dirty = true;
 	pthread_mutex_unlock(&l->mu);
 	if (rc != 0)
@@ -328,8 +330,11 @@ list_key(struct live *l, wint_t ch)
 
 			l->open_thread = t->thread_id;
 			snprintf(l->open_who, sizeof(l->open_who),
-			    "user %s@%s", t->user ? t->user : "-",
+			    "user %.100s@%.100s", t->user ? t->user : "-",
 			    t->host ? t->host : "-");
+			/* The list's time is of the statement when one runs. */
+			l->open_running_s = t->has_time && t->statement ?
+			    t->time_s : 0;
 		}
 		break;
 	}
@@ -399,6 +404,9 @@ read_keys(struct live *l, bool *redraw)
 			*redraw = true;
 			continue;
 		}
+		/* A character beyond the key codes is no key of ours. */
+		if (r == OK && ch >= KEY_MIN)
+			ch = 0;
 		pthread_mutex_lock(&l->mu);
 		end |= key(l, ch);
 		pthread_mutex_unlock(&l->mu);
@@ -460,7 +468,9 @@ start_ui(struct live *l)
 	sigset_t ui_mask, main_mask;
 	int rc;
 
+	/* Only LC_CTYPE: numbers stay in the C locale's form. */
 	setlocale(LC_CTYPE, "");
+	l->view.ascii = strcmp(nl_langinfo(CODESET), "UTF-8") != 0;
 	if (initscr() == NULL)
 		return -1;
 	cbreak();
@@ -559,6 +569,7 @@ open_view(struct live *l, uint64_t thread_id)
 	l->model.state = LIVE_WAITING;
 	l->model.len = 0;
 	l->list_mode = false;
+	l->view.from_list = true;
 	l->in_view = true;
 	l->back = false;
 	l->last_note[0] = '\0';
@@ -574,6 +585,21 @@ open_view(struct live *l, uint64_t thread_id)
 	l->dirty = true;
 	pthread_mutex_unlock(&l->mu);
 	return rc;
+}
+
+/* The cursor stays on its thread when the order changes. */
+static void
+keep_selection(const struct live_model *m, struct live_view *v,
+    const struct thread_list *next)
+{
+	uint64_t id;
+
+	if (v->selected >= m->threads.n)
+		return;
+	id = m->threads.v[v->selected].thread_id;
+	for (size_t i = 0; i < next->n; i++)
+		if (next->v[i].thread_id == id)
+			v->selected = i;
 }
 
 /*
@@ -610,6 +636,7 @@ run_top(struct live *l)
 			break;
 		}
 		pthread_mutex_lock(&l->mu);
+		keep_selection(&l->model, &l->view, &tl);
 		live_model_set_threads(&l->model, &tl);
 		if (l->view.selected >= l->model.threads.n)
 			l->view.selected = l->model.threads.n ?

@@ -279,12 +279,25 @@ short_name(const char *name)
 	return strncmp(name, "memory/", 7) == 0 ? name + 7 : name;
 }
 
+/* "sql/main" for "thread/sql/main": a background thread's command. */
+static const char *
+thread_name(const char *name)
+{
+	return strncmp(name, "thread/", 7) == 0 ? name + 7 : name;
+}
+
 static uint32_t
 band_glyph(const struct live_view *v, size_t band)
 {
-	if (v->mono)
+	if (v->mono || v->ascii)
 		return (uint32_t)(band < LIVE_BANDS ? mono_glyphs[band] : '.');
 	return full_block;
+}
+
+static uint32_t
+other_glyph(const struct live_view *v)
+{
+	return v->mono || v->ascii ? '.' : full_block;
 }
 
 static int
@@ -386,7 +399,8 @@ draw_chart(const struct live_model *m, const struct live_view *v,
 			max = live_model_column(m, i)->total;
 	top = live_scale_top(max);
 	for (int r = 0; r < h; r++)
-		put(g, top_y + r, LABEL_W - 1, 0x2502, LIVE_C_AXIS, 0);
+		put(g, top_y + r, LABEL_W - 1, v->ascii ? '|' : 0x2502,
+		    LIVE_C_AXIS, 0);
 	/* Labels at the top, the middle and the bottom of the scale. */
 	live_scale_label(top, label, sizeof(label));
 	text_right(g, top_y, LABEL_W - 1, label, LIVE_C_AXIS, 0);
@@ -423,8 +437,7 @@ draw_chart(const struct live_model *m, const struct live_view *v,
 				upto = h;
 			for (; below < upto; below++)
 				put(g, top_y + h - 1 - below, LABEL_W + j,
-				    b < n_rows ? band_glyph(v, b) :
-				    (v->mono ? '.' : full_block),
+				    b < n_rows ? band_glyph(v, b) : other_glyph(v),
 				    band_color(b < n_rows ? b : SIZE_MAX), 0);
 		}
 		if (peak)
@@ -440,7 +453,8 @@ draw_chart(const struct live_model *m, const struct live_view *v,
 
 /* Seconds since the capture began under the first, middle and last column. */
 static void
-draw_time_axis(const struct live_model *m, struct live_grid *g, int y)
+draw_time_axis(const struct live_model *m, const struct live_view *v,
+    struct live_grid *g, int y)
 {
 	int w = g->w - LABEL_W;
 	int at[3] = { 0, w / 2, w - 1 }, free_from = LABEL_W;
@@ -464,7 +478,10 @@ draw_time_axis(const struct live_model *m, struct live_grid *g, int y)
 		if (x < free_from + (k > 0 ? 2 : 0))
 			continue;
 		live_grid_text(g, y, x, len, label, LIVE_C_AXIS, 0);
-		put(g, y - 1, LABEL_W + j, 0x2575, LIVE_C_AXIS, 0);
+		/* A tick, unless a mark is there. */
+		if (g->c[(y - 1) * g->w + LABEL_W + j].ch == ' ')
+			put(g, y - 1, LABEL_W + j, v->ascii ? '\'' : 0x2575,
+			    LIVE_C_AXIS, 0);
 		free_from = x + len;
 	}
 }
@@ -522,9 +539,12 @@ draw_table(const struct live_model *m, const struct live_view *v,
 			put(g, ry, 1, band_glyph(v, r), band_color(r), 0);
 			put(g, ry, 2, band_glyph(v, r), band_color(r), 0);
 			/* Long names keep their end, which tells them apart. */
-			if ((int)strlen(name) > name_w)
-				name += strlen(name) - (size_t)name_w;
-			live_grid_text(g, ry, 4, name_w, name, 0, 0);
+			if ((int)strlen(name) > name_w && name_w > 1) {
+				name += strlen(name) - (size_t)(name_w - 1);
+				put(g, ry, 4, v->ascii ? '~' : 0x2026, 0, 0);
+				live_grid_text(g, ry, 5, name_w - 1, name, 0, 0);
+			} else
+				live_grid_text(g, ry, 4, name_w, name, 0, 0);
 			if (rows[r].has_change) {
 				bytes_cell(v, (int64_t)rows[r].change, cell,
 				    sizeof(cell));
@@ -540,12 +560,9 @@ draw_table(const struct live_model *m, const struct live_view *v,
 			}
 		} else {
 			b = c->total - kept;
-			put(g, ry, 1, v->mono ? '.' : full_block, LIVE_C_OTHER,
-			    0);
-			put(g, ry, 2, v->mono ? '.' : full_block, LIVE_C_OTHER,
-			    0);
-			live_grid_text(g, ry, 4, name_w, "other (the rest of "
-			    "the total)", 0, 0);
+			put(g, ry, 1, other_glyph(v), LIVE_C_OTHER, 0);
+			put(g, ry, 2, other_glyph(v), LIVE_C_OTHER, 0);
+			live_grid_text(g, ry, 4, name_w, "other", 0, 0);
 		}
 		bytes_cell(v, b, cell, sizeof(cell));
 		text_right(g, ry, ends[0] - 2, cell, 0, 0);
@@ -652,7 +669,7 @@ live_draw(const struct live_model *m, const struct live_view *v,
 	draw_header(m, &vv, g, c ? c->total : 0);
 	chart_h = g->h - FIXED_ROWS - (int)want;
 	draw_chart(m, &vv, g, rows, n_rows, HEADER_ROWS, chart_h);
-	draw_time_axis(m, g, HEADER_ROWS + chart_h + 1);
+	draw_time_axis(m, &vv, g, HEADER_ROWS + chart_h + 1);
 	draw_table(m, &vv, g, rows, n_rows, HEADER_ROWS + chart_h + 2);
 	draw_status(m, &vv, g);
 	if (v->help)
@@ -668,7 +685,7 @@ live_draw_list(const struct live_model *m, const struct live_view *v,
 {
 	static const char *const heads[] = { "thread", "conn", "user", "host",
 	    "command", "time", "state", "memory" };
-	static const int widths[] = { 7, 7, 9, 10, 8, 6, 11, 11 };
+	static const int widths[] = { 7, 7, 9, 10, 9, 6, 11, 11 };
 	int n_cols = (int)(sizeof(widths) / sizeof(widths[0]));
 	const struct thread_list *l = &m->threads;
 	int rows = g->h - 3, first = 0, x;
@@ -682,7 +699,7 @@ live_draw_list(const struct live_model *m, const struct live_view *v,
 	    "memory, every %" PRIu64 " ms%s", m->server, l->n, m->interval_ms,
 	    v->paused ? "  [PAUSED]" : "");
 	live_grid_text(g, 0, 0, g->w, line, LIVE_C_TITLE, LIVE_A_REVERSE);
-	x = 0;
+	x = 2;
 	for (int k = 0; k < n_cols; k++) {
 		live_grid_text(g, 1, x, widths[k] - 1, heads[k], LIVE_C_AXIS,
 		    LIVE_A_BOLD);
@@ -708,14 +725,17 @@ live_draw_list(const struct live_model *m, const struct live_view *v,
 		snprintf(cell[2], 64, "%s", t->user ? t->user : "-");
 		snprintf(cell[3], 64, "%s", t->host ? t->host : "-");
 		snprintf(cell[4], 64, "%s", t->command ? t->command :
-		    (t->name ? short_name(t->name) : "-"));
+		    (t->name ? thread_name(t->name) : "-"));
 		if (t->has_time)
 			snprintf(cell[5], 64, "%" PRId64, t->time_s);
 		else
 			snprintf(cell[5], 64, "-");
 		snprintf(cell[6], 64, "%s", t->state ? t->state : "");
 		bytes_cell(v, t->current_bytes, cell[7], 64);
-		x = 0;
+		/* The cursor shows without colours and in a copy of the screen. */
+		if (sel)
+			put(g, y, 0, '>', 0, attr);
+		x = 2;
 		for (int k = 0; k < n_cols; k++) {
 			if (k == 7)
 				text_right(g, y, x + widths[k] - 1, cell[k], 0,
