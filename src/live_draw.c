@@ -325,6 +325,10 @@ draw_header(const struct live_model *m, const struct live_view *v,
 	snprintf(line, sizeof(line), " mysqlmemprof  %s  %s", m->server,
 	    m->target);
 	live_grid_text(g, 0, 0, g->w, line, LIVE_C_TITLE, LIVE_A_REVERSE);
+	/* In the title bar, where it is seen first. */
+	if (v->paused)
+		text_right(g, 0, g->w - 1, " [PAUSED]", LIVE_C_TITLE,
+		    LIVE_A_REVERSE | LIVE_A_BOLD);
 	if (m->state == LIVE_WAITING) {
 		live_grid_text(g, 1, 0, g->w, "waiting for a statement to "
 		    "capture...", 0, 0);
@@ -333,8 +337,9 @@ draw_header(const struct live_model *m, const struct live_view *v,
 	if (m->len > 0) {
 		const struct live_column *c = live_model_column(m, m->len - 1);
 
-		secs = (double)(c->elapsed_us - m->statement_since_us) / 1e6 +
-		    (double)m->statement_base_s;
+		/* Whole seconds gone, as PROCESSLIST_TIME counts them. */
+		secs = (double)((c->elapsed_us - m->statement_since_us) /
+		    1000000u) + (double)m->statement_base_s;
 		if (m->statement[0] == '\0')
 			snprintf(when, sizeof(when), "no statement seen");
 		else if (m->running)
@@ -347,9 +352,9 @@ draw_header(const struct live_model *m, const struct live_view *v,
 	    m->statement[0] != '\0' ? m->statement : "-", 0, 0);
 	bytes_cell(v, total, tot, sizeof(tot));
 	snprintf(line, sizeof(line), "every %" PRIu64 " ms  samples %" PRIu64
-	    "  skipped %" PRIu64 "  our cost %.2f ms/sample  total %s%s",
+	    "  skipped %" PRIu64 "  our cost %.2f ms/sample  total %s",
 	    m->interval_ms, m->taken, m->skipped, (double)m->query_us / 1000.0,
-	    tot, v->paused ? "  [PAUSED]" : "");
+	    tot);
 	live_grid_text(g, 2, 0, g->w, line, 0, 0);
 }
 
