@@ -633,10 +633,15 @@ draw_status(const struct live_model *m, const struct live_view *v,
 	int y = g->h - 1;
 
 	if (m->state == LIVE_ENDED && m->end_note[0] != '\0') {
+		int keys;
+
 		fill_row(g, y, LIVE_C_PEAK, LIVE_A_REVERSE);
-		snprintf(line, sizeof(line), " %s; press q to quit%s",
-		    m->end_note, v->from_list ? ", Esc for the list" : "");
-		live_grid_text(g, y, 0, g->w, line, LIVE_C_PEAK,
+		/* The keys always show; a long note is cut before them. */
+		keys = snprintf(line, sizeof(line), "; press q to quit%s ",
+		    v->from_list ? ", Esc for the list" : "");
+		text_right(g, y, g->w, line, LIVE_C_PEAK, LIVE_A_REVERSE);
+		snprintf(line, sizeof(line), " %s", m->end_note);
+		live_grid_text(g, y, 0, g->w - keys, line, LIVE_C_PEAK,
 		    LIVE_A_REVERSE);
 		return;
 	}

@@ -238,6 +238,22 @@ class Live(mmp.TestCase):
         self.assertEqual(status_of(s), 0, s)
         self.assertIn("thread %d ended after" % w.thread_id, s)
 
+    def test_lost_server_waits_for_q(self):
+        w = self.start(mmp.idle(30))
+        t = self.view(w, "--reconnect-timeout", "0")
+        # Our own session killed: the connection is lost, not retried.
+        rows = mmp.root_sql("SELECT ID FROM information_schema.PROCESSLIST "
+                            "WHERE USER = 'mmp'")
+        self.assertEqual(len(rows), 1, rows)
+        mmp.root_sql("KILL %s" % rows[0][0])
+        s = t.wait_for("press q")
+        self.assertFalse(exited(s))
+        self.assertRegex(s, r"(?i)lost|gone|closed|kill", s)
+        t.keys("q")
+        s = t.wait_for(exited)
+        self.assertRestored(s)
+        self.assertEqual(status_of(s), 1, s)
+
     def test_output_file_while_drawing(self):
         w = self.start(mmp.idle(30))
         path = os.path.join(tempfile.mkdtemp(prefix="mmp-live-out-"),
