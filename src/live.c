@@ -61,6 +61,7 @@ struct live {
 	/* A view opened from the list ends alone on Esc: its own flags. */
 	struct signal_flags view_flags;
 	bool in_view;                 /* a capture runs under view_flags */
+	bool following;               /* the capture follows a statement found */
 
 	/* The summaries written, as text, for after the screen. */
 	FILE *summary;
@@ -97,6 +98,7 @@ watch_begin(void *ctx, const struct capture_target *t)
 		n = snprintf(target, sizeof(target), "thread %" PRIu64
 		    " (background)", t->thread_id);
 	pthread_mutex_lock(&l->mu);
+	l->following = t->found != NULL;
 	if (t->found != NULL && n > 0 && (size_t)n < sizeof(target))
 		snprintf(target + n, sizeof(target) - (size_t)n,
 		    "  user %.100s  db %.100s", t->found->user[0] ? t->found->user :
@@ -129,8 +131,10 @@ watch_sample(void *ctx, const struct sample *s,
 }
 
 static const char *
-end_words(enum sampler_end e)
+end_words(enum sampler_end e, bool following)
 {
+	if (e == SAMPLER_END_GONE && following)
+		return "the statement ended";
 	switch (e) {
 	case SAMPLER_END_COUNT: return "--count reached";
 	case SAMPLER_END_DURATION: return "--duration reached";
@@ -158,7 +162,8 @@ watch_end(void *ctx, const struct summary *sum,
 	pthread_mutex_lock(&l->mu);
 	l->model.state = LIVE_ENDED;
 	snprintf(l->model.end_note, sizeof(l->model.end_note), "%s after %"
-	    PRIu64 " samples", end_words(stats->end), stats->taken);
+	    PRIu64 " samples", end_words(stats->end, l->following),
+	    stats->taken);
 	l->dirty = true;
 	pthread_mutex_unlock(&l->mu);
 }

@@ -637,7 +637,7 @@ draw_status(const struct live_model *m, const struct live_view *v,
 
 		fill_row(g, y, LIVE_C_PEAK, LIVE_A_REVERSE);
 		/* The keys always show; a long note is cut before them. */
-		keys = snprintf(line, sizeof(line), "; press q to quit%s ",
+		keys = snprintf(line, sizeof(line), "  press q to quit%s ",
 		    v->from_list ? ", Esc for the list" : "");
 		text_right(g, y, g->w, line, LIVE_C_PEAK, LIVE_A_REVERSE);
 		snprintf(line, sizeof(line), " %s", m->end_note);

@@ -254,6 +254,21 @@ class Live(mmp.TestCase):
         self.assertRestored(s)
         self.assertEqual(status_of(s), 1, s)
 
+    def test_wait_for_then_the_statement(self):
+        t = self.term(["--live", "--wait-for", "%SLEEP(2.5)%", "--match-user",
+                       "loader", "--poll", "100", "--frequency", "100"])
+        t.wait_for("waiting for a statement")
+        w = self.start(mmp.sleeper(2.5))
+        s = t.wait_for(lambda x: "thread %d (connection %d)  user loader" % (
+            w.thread_id, w.connection_id) in x and table_rows(x))
+        self.assertIn("SLEEP(2.5)", s)
+        t.wait_for("the statement ended")
+        t.keys("q")
+        s = t.wait_for(exited)
+        self.assertRestored(s)
+        self.assertEqual(status_of(s), 0, s)
+        self.assertIn("## Summary of", s)
+
     def test_output_file_while_drawing(self):
         w = self.start(mmp.idle(30))
         path = os.path.join(tempfile.mkdtemp(prefix="mmp-live-out-"),

@@ -381,13 +381,13 @@ test_small_screen_and_ended(void **state)
 	live_draw(&m, &v, &g);
 	read_grid(&g);
 	assert_non_null(strstr(screen[23], " the thread ended"));
-	assert_non_null(strstr(screen[23], "; press q to quit"));
+	assert_non_null(strstr(screen[23], "  press q to quit"));
 	/* A note too long for the line is cut; the keys stay. */
 	memset(m.end_note, 'x', sizeof(m.end_note) - 1);
 	m.end_note[sizeof(m.end_note) - 1] = '\0';
 	live_draw(&m, &v, &g);
 	read_grid(&g);
-	assert_non_null(strstr(screen[23], "xxx; press q to quit"));
+	assert_non_null(strstr(screen[23], "xxx  press q to quit"));
 	/* Without UTF-8, ASCII only. */
 	for (int i = 0; i < g.w * g.h; i++)
 		assert_true(g.c[i].ch < 0x80);
