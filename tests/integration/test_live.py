@@ -6,6 +6,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -79,6 +80,18 @@ class Tmux:
     def close(self):
         subprocess.run(["tmux", "-L", self.socket, "kill-server"],
                        capture_output=True, timeout=10)
+        # The hang-up ends the program; one that a bug keeps running
+        # would hold a connection of the sandbox for the tests after.
+        try:
+            with open(self.pidfile) as f:
+                pid = int(f.read())
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:
+                os.kill(pid, 0)
+                time.sleep(0.1)
+            os.kill(pid, signal.SIGKILL)
+        except (OSError, ValueError):
+            pass
         shutil.rmtree(self.dir, True)
 
 
