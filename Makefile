@@ -36,18 +36,21 @@ CMOCKA_LIBS  = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 # The pprof format: protobuf-c for the message, zlib for its gzip.
 PPROF_CFLAGS = $(shell pkg-config --cflags libprotobuf-c zlib 2>/dev/null)
 PPROF_LIBS   = $(shell pkg-config --libs libprotobuf-c zlib 2>/dev/null || echo -lprotobuf-c -lz)
+# The live view: ncurses, the wide-character build.
+CURSES_CFLAGS = $(shell pkg-config --cflags ncursesw 2>/dev/null)
+CURSES_LIBS   = $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
 
 # The modules that never see the server: unit-tested on their own.
 CORE = cli cli_apply cli_options cli_usage optfile clock ring topn delta filter sampler \
        summary units output output_format output_table output_columns \
        output_clean output_text output_csv output_json threads match outname \
        statement trigger recorder reconnect watch guard scrub diag pfs_rows \
-       pfs_sql profile pprof output_folded output_pprof
+       pfs_sql profile pprof output_folded output_pprof live_model live_draw
 # The whole run's statistics, beside the ring's summary.
 CORE += runstats
 # The modules that talk to the server, and the program.
 SERVER = conn conn_io conn_stmt pfs_check pfs_list pfs_watch pfs_read session prompt outfile \
-         capture wait app signals
+         capture wait app signals live
 
 CORE_OBJS   = $(CORE:%=$(BUILD)/%.o) $(BUILD)/profile.pb-c.o
 SERVER_OBJS = $(SERVER:%=$(BUILD)/%.o)
@@ -63,12 +66,13 @@ $(PROG): $(BUILD)/$(PROG)
 	cp $< $@
 
 $(BUILD)/$(PROG): $(BUILD)/main.o $(SERVER_OBJS) $(BUILD)/libcore.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(MYSQL_LIBS) -lcsv $(PPROF_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(MYSQL_LIBS) $(CURSES_LIBS) -lpthread -lcsv $(PPROF_LIBS)
 
 $(BUILD)/libcore.a: $(CORE_OBJS)
 	rm -f $@ && $(AR) rcs $@ $^
 
 $(BUILD)/conn.o $(BUILD)/conn_io.o $(BUILD)/conn_stmt.o: override CPPFLAGS += $(MYSQL_CFLAGS)
+$(BUILD)/live.o: override CPPFLAGS += $(CURSES_CFLAGS)
 
 $(BUILD)/%.o: src/%.c | $(BUILD)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<

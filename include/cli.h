@@ -89,6 +89,7 @@ struct options {
 	bool quiet;
 	char *statements_file; /* --statements: the ranked statements; NULL: none */
 	enum stamp_when timestamps; /* --timestamps: ISO 8601 times on notes */
+	bool live;            /* --live: the full-screen view */
 	bool password_on_command_line; /* for the warning mysql gives too */
 
 	/* --format folded or pprof */

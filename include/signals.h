@@ -12,6 +12,8 @@ struct signal_flags {
 	volatile sig_atomic_t stop;   /* SIGINT, SIGTERM: end the run */
 	volatile sig_atomic_t reopen; /* SIGHUP: reopen --output (logrotate) */
 	volatile sig_atomic_t dump;   /* SIGUSR1: write the samples held */
+	/* SIGHUP too: --live ends, as its terminal hung up. */
+	volatile sig_atomic_t hangup;
 };
 
 /*

@@ -15,6 +15,7 @@
 #include "capture.h"
 #include "diag.h"
 #include "exitcode.h"
+#include "live.h"
 #include "outfile.h"
 #include "outname.h"
 #include "pfs.h"
@@ -215,9 +216,16 @@ run_mode(struct options *o, struct session *s, struct signal_flags *sig,
 	struct capture_env env = {
 		.opts = o, .session = s, .out = &f, .diag = d, .sig = sig,
 	};
+
+	/*
+	 * The live view has the terminal: its samples go only to --output,
+	 * and without one nowhere; its summary follows the screen.
+	 */
+	const char *path = o->live && o->output == NULL ? "/dev/null" :
+	    o->output;
 	int rc;
 
-	if (outfile_init(&f, o->output, pattern, o->format, o->exact_bytes,
+	if (outfile_init(&f, path, pattern, o->format, o->exact_bytes,
 	    &sig->reopen) != 0)
 		return EXIT_RUNTIME;
 	/* The profile formats: which sample, which frame above the events. */
@@ -227,7 +235,9 @@ run_mode(struct options *o, struct session *s, struct signal_flags *sig,
 	f.out.profile_root = o->profile_root;
 	if (each)
 		outfile_each_sample(&f);
-	if (o->target == TARGET_LIST)
+	if (o->live)
+		rc = live_run(&env);
+	else if (o->target == TARGET_LIST)
 		rc = run_list(s, &f, sig);
 	else if (o->target == TARGET_WAIT)
 		rc = wait_run(&env);
@@ -263,6 +273,11 @@ app_run(int argc, char **argv)
 	d = (struct diag){ .quiet = o.quiet };
 	diag_set_timestamps(o.timestamps == STAMP_ON ||
 	    (o.timestamps == STAMP_AUTO && !isatty(STDERR_FILENO)));
+	/* Before the password prompt and the connection: nothing to draw on. */
+	if (o.live && live_check_terminal() != 0) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
 	/* Caught before connecting when it does not depend on the server. */
 	if (o.target != TARGET_LIST && o.top != 0 && !capture_ring_fits(&o, 0)) {
 		rc = EXIT_USAGE;

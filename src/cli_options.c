@@ -167,6 +167,10 @@ const struct cli_row cli_rows[] = {
 	    .set = cli_set_timestamps, .arg = "WHEN", .optional_arg = true,
 	    .help = "ISO 8601 times on notes: on, off or auto\n"
 	    "(default auto: on when stderr is not a terminal)" },
+	{ .name = "live", .kind = KIND_FLAG, FIELD(live),
+	    .help = "a full-screen view in the terminal, redrawn at\n"
+	    "each sample (keys: q p + - s b ?); with --list,\n"
+	    "the threads by memory, Enter opens one" },
 
 	HEADING("Profiles (with --format folded or pprof):"),
 	{ .name = "profile-at", .kind = KIND_SPECIAL,

@@ -15,9 +15,10 @@ static struct signal_flags flags;
 static void
 on_signal(int sig)
 {
-	if (sig == SIGHUP)
+	if (sig == SIGHUP) {
 		flags.reopen = 1;
-	else if (sig == SIGUSR1)
+		flags.hangup = 1;
+	} else if (sig == SIGUSR1)
 		flags.dump = 1;
 	else if (sig == SIGALRM)
 		alarm(1);

@@ -1,0 +1,100 @@
+/*
+ * The live view's screens drawn into a grid of cells (a code point, a
+ * colour, an attribute), with no terminal: live.c copies the grid to
+ * ncurses, and the unit tests read it as text. Layout, scales, the
+ * stackplot and the tables are all decided here.
+ */
+#ifndef MYSQLMEMPROF_LIVE_DRAW_H
+#define MYSQLMEMPROF_LIVE_DRAW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "live_model.h"
+
+/* The smallest screen drawn; a smaller one gets a line saying so. */
+#define LIVE_MIN_W 80
+#define LIVE_MIN_H 24
+
+/* Colours: 0 is the terminal's; the bands, then the rest. */
+#define LIVE_BANDS 8
+enum live_color {
+	LIVE_C_DEFAULT = 0,
+	LIVE_C_BAND = 1,                   /* 1 .. LIVE_BANDS, cycled */
+	LIVE_C_OTHER = LIVE_C_BAND + LIVE_BANDS,
+	LIVE_C_AXIS,
+	LIVE_C_PEAK,
+	LIVE_C_STATEMENT,
+	LIVE_C_TITLE,
+	LIVE_N_COLORS,
+};
+#define LIVE_A_BOLD 1
+#define LIVE_A_REVERSE 2
+
+struct live_cell {
+	uint32_t ch;
+	uint8_t color;
+	uint8_t attr;
+};
+
+struct live_grid {
+	int w, h;
+	struct live_cell *c; /* w * h, row by row; owned */
+};
+
+/* What the keys change. */
+enum live_sort {
+	LIVE_SORT_CURRENT,
+	LIVE_SORT_CHANGE,
+	LIVE_SORT_HIGH,
+	LIVE_SORT_ALLOC,
+	LIVE_N_SORTS,
+};
+
+struct live_view {
+	size_t rows;          /* events in the table and bands in the chart */
+	enum live_sort sort;
+	bool exact;           /* b: exact bytes */
+	bool paused;          /* p: drawing stops, sampling goes on */
+	bool help;            /* ?: the keys */
+	bool mono;            /* no colours: a glyph per band instead */
+	bool ascii;           /* no UTF-8: ASCII glyphs and lines */
+	size_t selected;      /* --list: the thread under the cursor */
+	bool from_list;       /* opened from --list: Esc goes back */
+};
+
+/* The most event rows the table can have at height h. */
+size_t live_max_rows(int h);
+
+int live_grid_init(struct live_grid *g, int w, int h);
+void live_grid_free(struct live_grid *g);
+/* Blanks every cell. */
+void live_grid_clear(struct live_grid *g);
+/*
+ * Writes UTF-8 text at (y, x), at most maxw cells; a character that is not
+ * one cell wide on a terminal, or that scrub.h refuses, becomes '?'.
+ * Returns the cells written.
+ */
+int live_grid_text(struct live_grid *g, int y, int x, int maxw,
+    const char *s, int color, int attr);
+/* Row y as UTF-8 (for tests and the README), trailing blanks cut. */
+void live_grid_row(const struct live_grid *g, int y, char *buf, size_t len);
+
+/*
+ * The top of the y scale for a largest value max: the smallest 2^k or
+ * 3 * 2^k bytes not below it (1 KiB at least), so that halves and
+ * quarters read well in binary units.
+ */
+int64_t live_scale_top(int64_t max);
+/* "0 B", "512 KiB", "1.5 MiB": a scale label, at most 9 characters. */
+void live_scale_label(int64_t v, char *buf, size_t len);
+
+/* The capture screen: header, stackplot, table, status line. */
+void live_draw(const struct live_model *m, const struct live_view *v,
+    struct live_grid *g);
+/* The --list screen: the threads by memory, the selected one marked. */
+void live_draw_list(const struct live_model *m, const struct live_view *v,
+    struct live_grid *g);
+
+#endif

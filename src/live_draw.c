@@ -1,0 +1,770 @@
+/*
+ * The live view's screens, drawn into a grid. From the top:
+ *
+ *   title bar        server, target
+ *   statement        running for N s / ended N s ago
+ *   counts           interval, samples, skipped, our cost, total
+ *   stackplot        y labels on the left, newest sample on the right
+ *   marks            ^ an event peaked between samples, * a new statement
+ *   time axis        seconds since the capture began
+ *   table            the events of the bands, then "other"
+ *   status line      the keys, or why the capture ended
+ *
+ * The bands of the chart are the rows of the table, in the same colours,
+ * so the table is the legend.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "live_draw.h"
+#include "scrub.h"
+#include "units.h"
+
+#define HEADER_ROWS 3
+#define LABEL_W 10            /* y labels, then the axis line */
+#define MIN_CHART_ROWS 4
+/* Below the chart: marks, time axis, table heading, "other", status. */
+#define FIXED_ROWS (HEADER_ROWS + 5)
+
+static const uint32_t full_block = 0x2588;
+/* Without colours, each band has a glyph of its own. */
+static const char mono_glyphs[LIVE_BANDS] = { '#', '@', '%', '*', '+', '=',
+    '~', ':' };
+
+size_t
+live_max_rows(int h)
+{
+	int n = h - FIXED_ROWS - MIN_CHART_ROWS;
+
+	return n > 0 ? (size_t)n : 1;
+}
+
+int
+live_grid_init(struct live_grid *g, int w, int h)
+{
+	g->w = w > 0 ? w : 1;
+	g->h = h > 0 ? h : 1;
+	g->c = calloc((size_t)g->w * (size_t)g->h, sizeof(*g->c));
+	if (g->c == NULL)
+		return -1;
+	live_grid_clear(g);
+	return 0;
+}
+
+void
+live_grid_free(struct live_grid *g)
+{
+	free(g->c);
+	g->c = NULL;
+}
+
+void
+live_grid_clear(struct live_grid *g)
+{
+	for (int i = 0; i < g->w * g->h; i++)
+		g->c[i] = (struct live_cell){ .ch = ' ' };
+}
+
+static void
+put(struct live_grid *g, int y, int x, uint32_t ch, int color, int attr)
+{
+	if (y < 0 || y >= g->h || x < 0 || x >= g->w)
+		return;
+	g->c[y * g->w + x] = (struct live_cell){ .ch = ch,
+	    .color = (uint8_t)color, .attr = (uint8_t)attr };
+}
+
+int
+live_grid_text(struct live_grid *g, int y, int x, int maxw, const char *s,
+    int color, int attr)
+{
+	size_t n = strlen(s);
+	int w = 0;
+
+	while (n > 0 && w < maxw && x + w < g->w) {
+		uint32_t cp;
+		size_t k = scrub_utf8(s, n, &cp);
+
+		if (k == 0 || !scrub_shown(cp) || wcwidth((wchar_t)cp) != 1) {
+			/* wcwidth() is -1 for all but ASCII in the C locale. */
+			if (k == 0 || cp >= 0x80 || !scrub_shown(cp))
+				cp = '?';
+			if (k == 0)
+				k = 1;
+		}
+		put(g, y, x + w, cp, color, attr);
+		w++;
+		s += k;
+		n -= k;
+	}
+	return w;
+}
+
+/* Text right-aligned so that it ends before column end. */
+static void
+text_right(struct live_grid *g, int y, int end, const char *s, int color,
+    int attr)
+{
+	int len = (int)strlen(s);
+
+	live_grid_text(g, y, end - len, len, s, color, attr);
+}
+
+void
+live_grid_row(const struct live_grid *g, int y, char *buf, size_t len)
+{
+	size_t at = 0, keep = 0;
+
+	if (len == 0)
+		return;
+	for (int x = 0; x < g->w && y >= 0 && y < g->h; x++) {
+		uint32_t cp = g->c[y * g->w + x].ch;
+		char u[4];
+		size_t k;
+
+		if (cp < 0x80) {
+			u[0] = (char)cp;
+			k = 1;
+		} else if (cp < 0x800) {
+			u[0] = (char)(0xc0 | cp >> 6);
+			u[1] = (char)(0x80 | (cp & 0x3f));
+			k = 2;
+		} else if (cp < 0x10000) {
+			u[0] = (char)(0xe0 | cp >> 12);
+			u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+			u[2] = (char)(0x80 | (cp & 0x3f));
+			k = 3;
+		} else {
+			u[0] = (char)(0xf0 | cp >> 18);
+			u[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+			u[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+			u[3] = (char)(0x80 | (cp & 0x3f));
+			k = 4;
+		}
+		if (at + k >= len)
+			break;
+		memcpy(buf + at, u, k);
+		at += k;
+		if (cp != ' ')
+			keep = at;
+	}
+	buf[keep] = '\0';
+}
+
+int64_t
+live_scale_top(int64_t max)
+{
+	int64_t p = 1024;
+
+	for (;;) {
+		if (p >= max)
+			return p;
+		/* 3 * 2^(k-1) lies between 2^k and 2^(k+1). */
+		if (p + p / 2 >= max)
+			return p + p / 2;
+		if (p > INT64_MAX / 2)
+			return INT64_MAX;
+		p *= 2;
+	}
+}
+
+void
+live_scale_label(int64_t v, char *buf, size_t len)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	uint64_t mag = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	unsigned u = 0;
+	uint64_t tenths;
+
+	while (u < 4 && mag >= (uint64_t)1024 << (10 * u))
+		u++;
+	/* Tenths of the unit, rounded: the scale's values are round anyway. */
+	tenths = u == 0 ? mag * 10 :
+	    (mag * 10 + ((uint64_t)1 << (10 * u - 1))) >> (10 * u);
+	if (tenths % 10 == 0)
+		snprintf(buf, len, "%s%" PRIu64 " %s", v < 0 ? "-" : "",
+		    tenths / 10, unit[u]);
+	else
+		snprintf(buf, len, "%s%" PRIu64 ".%" PRIu64 " %s",
+		    v < 0 ? "-" : "", tenths / 10, tenths % 10, unit[u]);
+}
+
+static void
+bytes_cell(const struct live_view *v, int64_t b, char *buf, size_t len)
+{
+	if (v->exact)
+		snprintf(buf, len, "%" PRId64, b);
+	else
+		units_bytes(b, buf, len);
+}
+
+/* The bytes of event id in column c, or 0 when it was not kept there. */
+static const struct live_event *
+find_event(const struct live_column *c, uint32_t id)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->ev[i].id == id)
+			return &c->ev[i];
+	return NULL;
+}
+
+/* A table row: an event of the newest sample with what it is sorted by. */
+struct row {
+	const struct live_event *e;
+	bool has_change;
+	double change;    /* bytes per second since the previous sample */
+	bool peaked;      /* peaked between samples anywhere in the window */
+	int64_t key;
+};
+
+static int
+row_cmp(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? 1 : -1;
+	return x->e->id < y->e->id ? -1 : x->e->id > y->e->id;
+}
+
+/*
+ * The rows of the table, sorted as v asks, at most v->rows of them in
+ * out (room for the newest column's events). Returns how many.
+ */
+static size_t
+pick_rows(const struct live_model *m, const struct live_view *v,
+    struct row *out)
+{
+	const struct live_column *c, *prev = NULL;
+	size_t n;
+
+	if (m->len == 0)
+		return 0;
+	c = live_model_column(m, m->len - 1);
+	if (m->len > 1)
+		prev = live_model_column(m, m->len - 2);
+	for (n = 0; n < c->n; n++) {
+		const struct live_event *e = &c->ev[n], *p;
+		struct row *r = &out[n];
+
+		*r = (struct row){ .e = e };
+		if (prev != NULL && c->elapsed_us > prev->elapsed_us) {
+			p = find_event(prev, e->id);
+			r->has_change = true;
+			r->change = (double)(e->bytes - (p ? p->bytes : 0)) *
+			    1e6 / (double)(c->elapsed_us - prev->elapsed_us);
+		}
+		for (size_t i = 0; i < m->len && !r->peaked; i++) {
+			const struct live_event *q = find_event(
+			    live_model_column(m, i), e->id);
+			r->peaked = q != NULL && q->peak;
+		}
+		switch (v->sort) {
+		case LIVE_SORT_CHANGE: r->key = (int64_t)r->change; break;
+		case LIVE_SORT_HIGH: r->key = e->high; break;
+		case LIVE_SORT_ALLOC: r->key = (int64_t)e->alloc; break;
+		default: r->key = e->bytes; break;
+		}
+	}
+	qsort(out, n, sizeof(*out), row_cmp);
+	return n < v->rows ? n : v->rows;
+}
+
+static const char *
+short_name(const char *name)
+{
+	return strncmp(name, "memory/", 7) == 0 ? name + 7 : name;
+}
+
+/* "sql/main" for "thread/sql/main": a background thread's command. */
+static const char *
+thread_name(const char *name)
+{
+	return strncmp(name, "thread/", 7) == 0 ? name + 7 : name;
+}
+
+static uint32_t
+band_glyph(const struct live_view *v, size_t band)
+{
+	if (v->mono || v->ascii)
+		return (uint32_t)(band < LIVE_BANDS ? mono_glyphs[band] : '.');
+	return full_block;
+}
+
+static uint32_t
+other_glyph(const struct live_view *v)
+{
+	return v->mono || v->ascii ? '.' : full_block;
+}
+
+static int
+band_color(size_t band)
+{
+	return band == SIZE_MAX ? LIVE_C_OTHER :
+	    LIVE_C_BAND + (int)(band % LIVE_BANDS);
+}
+
+static void
+fill_row(struct live_grid *g, int y, int color, int attr)
+{
+	for (int x = 0; x < g->w; x++)
+		put(g, y, x, ' ', color, attr);
+}
+
+static void
+draw_header(const struct live_model *m, const struct live_view *v,
+    struct live_grid *g, int64_t total)
+{
+	char line[1024], tot[32], when[64] = "";
+	double secs;
+
+	fill_row(g, 0, LIVE_C_TITLE, LIVE_A_REVERSE);
+	snprintf(line, sizeof(line), " mysqlmemprof  %s  %s", m->server,
+	    m->target);
+	live_grid_text(g, 0, 0, g->w, line, LIVE_C_TITLE, LIVE_A_REVERSE);
+	/* In the title bar, where it is seen first. */
+	if (v->paused)
+		text_right(g, 0, g->w - 1, " [PAUSED]", LIVE_C_TITLE,
+		    LIVE_A_REVERSE | LIVE_A_BOLD);
+	if (m->state == LIVE_WAITING) {
+		live_grid_text(g, 1, 0, g->w, "waiting for a statement to "
+		    "capture...", 0, 0);
+		return;
+	}
+	if (m->len > 0) {
+		const struct live_column *c = live_model_column(m, m->len - 1);
+
+		/* Whole seconds gone, as PROCESSLIST_TIME counts them. */
+		secs = (double)((c->elapsed_us - m->statement_since_us) /
+		    1000000u) + (double)m->statement_base_s;
+		if (m->statement[0] == '\0')
+			snprintf(when, sizeof(when), "no statement seen");
+		else if (m->running)
+			snprintf(when, sizeof(when), "running for %.0f s", secs);
+		else
+			snprintf(when, sizeof(when), "idle since %.0f s", secs);
+	}
+	text_right(g, 1, g->w, when, 0, LIVE_A_BOLD);
+	live_grid_text(g, 1, 0, g->w - (int)strlen(when) - 1,
+	    m->statement[0] != '\0' ? m->statement : "-", 0, 0);
+	bytes_cell(v, total, tot, sizeof(tot));
+	snprintf(line, sizeof(line), "every %" PRIu64 " ms  samples %" PRIu64
+	    "  skipped %" PRIu64 "  our cost %.2f ms/sample  total %s",
+	    m->interval_ms, m->taken, m->skipped, (double)m->query_us / 1000.0,
+	    tot);
+	live_grid_text(g, 2, 0, g->w, line, 0, 0);
+}
+
+/*
+ * The sample drawn in chart column j of w, of n held: one each while they
+ * fit, the newest on the right; when more are held than there are
+ * columns, the one with the largest total of each column's share, so that
+ * no peak disappears. *first is the first of the share, for the marks.
+ */
+static size_t
+column_sample(const struct live_model *m, int j, int w, size_t *first,
+    size_t *last)
+{
+	size_t n = m->len, best;
+
+	if (n <= (size_t)w) {
+		size_t pad = (size_t)w - n;
+
+		if ((size_t)j < pad)
+			return SIZE_MAX;
+		*first = *last = (size_t)j - pad;
+		return *first;
+	}
+	*first = (size_t)j * n / (size_t)w;
+	*last = ((size_t)j + 1) * n / (size_t)w - 1;
+	best = *first;
+	for (size_t i = *first + 1; i <= *last; i++)
+		if (live_model_column(m, i)->total >
+		    live_model_column(m, best)->total)
+			best = i;
+	return best;
+}
+
+static void
+draw_chart(const struct live_model *m, const struct live_view *v,
+    struct live_grid *g, const struct row *rows, size_t n_rows, int top_y,
+    int h)
+{
+	int w = g->w - LABEL_W;
+	int64_t max = 0, top;
+	char label[32];
+	size_t first, last, i;
+
+	for (int j = 0; j < w; j++)
+		if ((i = column_sample(m, j, w, &first, &last)) != SIZE_MAX &&
+		    live_model_column(m, i)->total > max)
+			max = live_model_column(m, i)->total;
+	top = live_scale_top(max);
+	for (int r = 0; r < h; r++)
+		put(g, top_y + r, LABEL_W - 1, v->ascii ? '|' : 0x2502,
+		    LIVE_C_AXIS, 0);
+	/* Labels at the top, the middle and the bottom of the scale. */
+	live_scale_label(top, label, sizeof(label));
+	text_right(g, top_y, LABEL_W - 1, label, LIVE_C_AXIS, 0);
+	live_scale_label(top / 2, label, sizeof(label));
+	text_right(g, top_y + h / 2, LABEL_W - 1, label, LIVE_C_AXIS, 0);
+	text_right(g, top_y + h - 1, LABEL_W - 1, "0 B", LIVE_C_AXIS, 0);
+
+	for (int j = 0; j < w; j++) {
+		const struct live_column *c;
+		int64_t sum = 0;
+		int below = 0;
+		bool peak = false, stmt = false;
+
+		if ((i = column_sample(m, j, w, &first, &last)) == SIZE_MAX)
+			continue;
+		c = live_model_column(m, i);
+		for (size_t k = first; k <= last; k++) {
+			peak |= live_model_column(m, k)->peak;
+			stmt |= live_model_column(m, k)->new_statement;
+		}
+		/* Stacked from the bottom: the table's rows, then "other". */
+		for (size_t b = 0; b <= n_rows; b++) {
+			const struct live_event *e = b < n_rows ?
+			    find_event(c, rows[b].e->id) : NULL;
+			int64_t add = b < n_rows ? (e && e->bytes > 0 ?
+			    e->bytes : 0) : c->total - sum;
+			int upto;
+
+			if (add < 0)
+				add = 0;
+			sum += add;
+			upto = (int)((double)sum * h / (double)top + 0.5);
+			if (upto > h)
+				upto = h;
+			for (; below < upto; below++)
+				put(g, top_y + h - 1 - below, LABEL_W + j,
+				    b < n_rows ? band_glyph(v, b) : other_glyph(v),
+				    band_color(b < n_rows ? b : SIZE_MAX), 0);
+		}
+		if (peak)
+			put(g, top_y + h, LABEL_W + j, '^', LIVE_C_PEAK,
+			    LIVE_A_BOLD);
+		else if (stmt)
+			put(g, top_y + h, LABEL_W + j, '*', LIVE_C_STATEMENT,
+			    LIVE_A_BOLD);
+	}
+	live_grid_text(g, top_y + h, 0, LABEL_W - 1, "^pk *stmt",
+	    LIVE_C_AXIS, 0);
+}
+
+/* Seconds since the capture began under the first, middle and last column. */
+static void
+draw_time_axis(const struct live_model *m, const struct live_view *v,
+    struct live_grid *g, int y)
+{
+	int w = g->w - LABEL_W;
+	int at[3] = { 0, w / 2, w - 1 }, free_from = LABEL_W;
+	size_t first, last, i;
+	char label[32];
+
+	live_grid_text(g, y, 0, LABEL_W, "  seconds", LIVE_C_AXIS, 0);
+	for (int k = 0; k < 3; k++) {
+		int j = at[k], x, len;
+
+		while (j < w && column_sample(m, j, w, &first, &last) ==
+		    SIZE_MAX)
+			j++;
+		if (j >= w)
+			continue;
+		i = column_sample(m, j, w, &first, &last);
+		len = snprintf(label, sizeof(label), "%.1f",
+		    (double)live_model_column(m, i)->elapsed_us / 1e6);
+		x = LABEL_W + j - (k == 2 ? len - 1 : k == 1 ? len / 2 : 0);
+		/* Labels that would touch the one before are left out. */
+		if (x < free_from + (k > 0 ? 2 : 0))
+			continue;
+		live_grid_text(g, y, x, len, label, LIVE_C_AXIS, 0);
+		/* A tick, unless a mark is there. */
+		if (g->c[(y - 1) * g->w + LABEL_W + j].ch == ' ')
+			put(g, y - 1, LABEL_W + j, v->ascii ? '\'' : 0x2575,
+			    LIVE_C_AXIS, 0);
+		free_from = x + len;
+	}
+}
+
+static const char *const sort_names[LIVE_N_SORTS] = {
+	"current", "change/s", "high", "alloc",
+};
+
+/* Column positions of the table, from the right edge. */
+#define COL_W 12
+#define PCT_W 7
+
+static void
+draw_table(const struct live_model *m, const struct live_view *v,
+    struct live_grid *g, const struct row *rows, size_t n_rows, int y)
+{
+	/* The value columns, right-aligned, and the sort each one is. */
+	static const int sorts[5] = { LIVE_SORT_CURRENT, LIVE_SORT_CHANGE, -1,
+	    LIVE_SORT_HIGH, LIVE_SORT_ALLOC };
+	static const char *const heads[5] = { "current", "change/s", "%",
+	    "high", "alloc" };
+	int ends[5], name_w;
+	const struct live_column *c = m->len ? live_model_column(m,
+	    m->len - 1) : NULL;
+	int64_t kept = 0;
+	char cell[64];
+
+	ends[4] = g->w;
+	ends[3] = ends[4] - COL_W;
+	ends[2] = ends[3] - COL_W;
+	ends[1] = ends[2] - PCT_W;
+	ends[0] = ends[1] - COL_W - 2; /* "/s" */
+	name_w = ends[0] - COL_W - 4;
+	live_grid_text(g, y, 4, name_w, "event", LIVE_C_AXIS, LIVE_A_BOLD);
+	for (int k = 0; k < 5; k++) {
+		bool sorted = sorts[k] == (int)v->sort;
+
+		text_right(g, y, ends[k], heads[k], LIVE_C_AXIS,
+		    LIVE_A_BOLD | (sorted ? LIVE_A_REVERSE : 0));
+	}
+	for (size_t r = 0; r <= n_rows && c != NULL; r++) {
+		int ry = y + 1 + (int)r;
+		const char *name;
+		int64_t b;
+
+		if (r < n_rows) {
+			const struct live_event *e = rows[r].e;
+			const char *full = m->names[e->id];
+
+			name = short_name(full);
+			b = e->bytes;
+			kept += b;
+			if (rows[r].peaked)
+				put(g, ry, 0, '^', LIVE_C_PEAK, LIVE_A_BOLD);
+			put(g, ry, 1, band_glyph(v, r), band_color(r), 0);
+			put(g, ry, 2, band_glyph(v, r), band_color(r), 0);
+			/* Long names keep their end, which tells them apart. */
+			if ((int)strlen(name) > name_w && name_w > 1) {
+				name += strlen(name) - (size_t)(name_w - 1);
+				put(g, ry, 4, v->ascii ? '~' : 0x2026, 0, 0);
+				live_grid_text(g, ry, 5, name_w - 1, name, 0, 0);
+			} else
+				live_grid_text(g, ry, 4, name_w, name, 0, 0);
+			if (rows[r].has_change) {
+				bytes_cell(v, (int64_t)rows[r].change, cell,
+				    sizeof(cell));
+				strcat(cell, "/s");
+				text_right(g, ry, ends[1], cell, 0, 0);
+			}
+			bytes_cell(v, e->high, cell, sizeof(cell));
+			text_right(g, ry, ends[3], cell, 0, 0);
+			if (c->has_deltas) {
+				bytes_cell(v, (int64_t)e->alloc, cell,
+				    sizeof(cell));
+				text_right(g, ry, ends[4], cell, 0, 0);
+			}
+		} else {
+			b = c->total - kept;
+			put(g, ry, 1, other_glyph(v), LIVE_C_OTHER, 0);
+			put(g, ry, 2, other_glyph(v), LIVE_C_OTHER, 0);
+			live_grid_text(g, ry, 4, name_w, "other", 0, 0);
+		}
+		bytes_cell(v, b, cell, sizeof(cell));
+		text_right(g, ry, ends[0] - 2, cell, 0, 0);
+		if (c->total > 0) {
+			snprintf(cell, sizeof(cell), "%.1f%%",
+			    (double)b * 100.0 / (double)c->total);
+			text_right(g, ry, ends[2], cell, 0, 0);
+		}
+	}
+}
+
+static void
+draw_help(const struct live_view *v, struct live_grid *g)
+{
+	static const char *const lines[] = {
+		"Keys",
+		"",
+		"q      quit: the summary follows",
+		"p      pause or resume drawing",
+		"       (sampling goes on)",
+		"+ -    more or fewer events",
+		"s      sort by the next column",
+		"b      exact bytes or KiB/MiB",
+		"Esc    back to the list (--list)",
+		"?      this help; any key closes it",
+		"",
+		"^ an event peaked between samples",
+		"* the statement changed",
+	};
+	int n = (int)(sizeof(lines) / sizeof(lines[0]));
+	int w = 40, y0 = (g->h - n - 2) / 2, x0 = (g->w - w) / 2;
+
+	(void)v;
+	for (int y = 0; y < n + 2; y++)
+		for (int x = 0; x < w; x++)
+			put(g, y0 + y, x0 + x, ' ', LIVE_C_TITLE,
+			    LIVE_A_REVERSE);
+	for (int i = 0; i < n; i++)
+		live_grid_text(g, y0 + 1 + i, x0 + 2, w - 4, lines[i],
+		    LIVE_C_TITLE, LIVE_A_REVERSE);
+}
+
+/* The screen is smaller than the view needs: one line says so. */
+static bool
+too_small(struct live_grid *g)
+{
+	char line[96];
+
+	if (g->w >= LIVE_MIN_W && g->h >= LIVE_MIN_H)
+		return false;
+	snprintf(line, sizeof(line), "terminal %dx%d: the live view needs "
+	    "%dx%d; enlarge it, or press q", g->w, g->h, LIVE_MIN_W,
+	    LIVE_MIN_H);
+	live_grid_text(g, 0, 0, g->w, line, 0, 0);
+	return true;
+}
+
+static void
+draw_status(const struct live_model *m, const struct live_view *v,
+    struct live_grid *g)
+{
+	char line[512];
+	int y = g->h - 1;
+
+	if (m->state == LIVE_ENDED && m->end_note[0] != '\0') {
+		int keys;
+
+		fill_row(g, y, LIVE_C_PEAK, LIVE_A_REVERSE);
+		/* The keys always show; a long note is cut before them. */
+		keys = snprintf(line, sizeof(line), "  press q to quit%s ",
+		    v->from_list ? ", Esc for the list" : "");
+		text_right(g, y, g->w, line, LIVE_C_PEAK, LIVE_A_REVERSE);
+		snprintf(line, sizeof(line), " %s", m->end_note);
+		live_grid_text(g, y, 0, g->w - keys, line, LIVE_C_PEAK,
+		    LIVE_A_REVERSE);
+		return;
+	}
+	snprintf(line, sizeof(line), " q quit  p %s  +/- events  s sort: %s  "
+	    "b %s  %s? help", v->paused ? "resume" : "pause",
+	    sort_names[v->sort], v->exact ? "KiB/MiB" : "bytes",
+	    v->from_list ? "Esc list  " : "");
+	live_grid_text(g, y, 0, g->w, line, LIVE_C_AXIS, 0);
+}
+
+void
+live_draw(const struct live_model *m, const struct live_view *v,
+    struct live_grid *g)
+{
+	struct row stack_rows[64], *rows = stack_rows;
+	const struct live_column *c = NULL;
+	size_t n_rows = 0, want = v->rows;
+	struct live_view vv = *v;
+	int chart_h;
+
+	live_grid_clear(g);
+	if (too_small(g))
+		return;
+	if (want > live_max_rows(g->h))
+		want = live_max_rows(g->h);
+	vv.rows = want;
+	if (m->len > 0) {
+		c = live_model_column(m, m->len - 1);
+		if (c->n > sizeof(stack_rows) / sizeof(stack_rows[0]) &&
+		    (rows = malloc(c->n * sizeof(*rows))) == NULL)
+			rows = stack_rows, c = NULL;
+	}
+	if (c != NULL)
+		n_rows = pick_rows(m, &vv, rows);
+	draw_header(m, &vv, g, c ? c->total : 0);
+	chart_h = g->h - FIXED_ROWS - (int)want;
+	draw_chart(m, &vv, g, rows, n_rows, HEADER_ROWS, chart_h);
+	draw_time_axis(m, &vv, g, HEADER_ROWS + chart_h + 1);
+	draw_table(m, &vv, g, rows, n_rows, HEADER_ROWS + chart_h + 2);
+	draw_status(m, &vv, g);
+	if (v->help)
+		draw_help(v, g);
+	if (rows != stack_rows)
+		free(rows);
+}
+
+/* --list: the columns, their widths at 80 columns; the statement gets the rest. */
+void
+live_draw_list(const struct live_model *m, const struct live_view *v,
+    struct live_grid *g)
+{
+	static const char *const heads[] = { "thread", "conn", "user", "host",
+	    "command", "time", "state", "memory" };
+	static const int widths[] = { 7, 7, 9, 10, 9, 6, 11, 11 };
+	int n_cols = (int)(sizeof(widths) / sizeof(widths[0]));
+	const struct thread_list *l = &m->threads;
+	int rows = g->h - 3, first = 0, x;
+	char line[512];
+
+	live_grid_clear(g);
+	if (too_small(g))
+		return;
+	fill_row(g, 0, LIVE_C_TITLE, LIVE_A_REVERSE);
+	snprintf(line, sizeof(line), " mysqlmemprof  %s  %zu threads by "
+	    "memory, every %" PRIu64 " ms%s", m->server, l->n, m->interval_ms,
+	    v->paused ? "  [PAUSED]" : "");
+	live_grid_text(g, 0, 0, g->w, line, LIVE_C_TITLE, LIVE_A_REVERSE);
+	x = 2;
+	for (int k = 0; k < n_cols; k++) {
+		live_grid_text(g, 1, x, widths[k] - 1, heads[k], LIVE_C_AXIS,
+		    LIVE_A_BOLD);
+		x += widths[k];
+	}
+	live_grid_text(g, 1, x, g->w - x, "statement", LIVE_C_AXIS,
+	    LIVE_A_BOLD);
+	if (v->selected >= (size_t)rows)
+		first = (int)(v->selected - (size_t)rows + 1);
+	for (int r = 0; r < rows && (size_t)(first + r) < l->n; r++) {
+		const struct thread_info *t = &l->v[first + r];
+		bool sel = (size_t)(first + r) == v->selected;
+		int attr = sel ? LIVE_A_REVERSE : 0, y = 2 + r;
+		char cell[8][64], stmt[256];
+
+		if (sel)
+			fill_row(g, y, 0, attr);
+		snprintf(cell[0], 64, "%" PRIu64, t->thread_id);
+		if (t->has_connection)
+			snprintf(cell[1], 64, "%" PRIu64, t->connection_id);
+		else
+			snprintf(cell[1], 64, "-");
+		snprintf(cell[2], 64, "%s", t->user ? t->user : "-");
+		snprintf(cell[3], 64, "%s", t->host ? t->host : "-");
+		snprintf(cell[4], 64, "%s", t->command ? t->command :
+		    (t->name ? thread_name(t->name) : "-"));
+		if (t->has_time)
+			snprintf(cell[5], 64, "%" PRId64, t->time_s);
+		else
+			snprintf(cell[5], 64, "-");
+		snprintf(cell[6], 64, "%s", t->state ? t->state : "");
+		bytes_cell(v, t->current_bytes, cell[7], 64);
+		/* The cursor shows without colours and in a copy of the screen. */
+		if (sel)
+			put(g, y, 0, '>', 0, attr);
+		x = 2;
+		for (int k = 0; k < n_cols; k++) {
+			if (k == 7)
+				text_right(g, y, x + widths[k] - 1, cell[k], 0,
+				    attr);
+			else
+				live_grid_text(g, y, x, widths[k] - 1, cell[k],
+				    0, attr);
+			x += widths[k];
+		}
+		snprintf(stmt, sizeof(stmt), "%.*s", (int)(t->statement_len <
+		    sizeof(stmt) - 1 ? t->statement_len : sizeof(stmt) - 1),
+		    t->statement ? t->statement : "");
+		for (char *p = stmt; *p != '\0'; p++)
+			if (*p == '\n' || *p == '\t' || *p == '\r')
+				*p = ' ';
+		live_grid_text(g, y, x, g->w - x, stmt, 0, attr);
+	}
+	snprintf(line, sizeof(line), " q quit  Up/Down move  Enter open the "
+	    "thread's live view  p %s  b %s", v->paused ? "resume" : "pause",
+	    v->exact ? "KiB/MiB" : "bytes");
+	live_grid_text(g, g->h - 1, 0, g->w, line, LIVE_C_AXIS, 0);
+}
