@@ -50,6 +50,10 @@ class Tmux:
     def screen(self):
         return self.tmux("capture-pane", "-p")
 
+    def scrollback(self):
+        """The screen and every line that scrolled off it."""
+        return self.tmux("capture-pane", "-p", "-S", "-")
+
     def keys(self, *keys):
         self.tmux("send-keys", *keys)
 
@@ -201,7 +205,7 @@ class Live(mmp.TestCase):
         s = t.wait_for(exited)
         self.assertRestored(s)
         self.assertEqual(status_of(s), 0, s)
-        self.assertIn("## Summary of", s)
+        self.assertIn("## Summary of", t.scrollback())
         self.assertIn("user_var_entry::value", s)
 
     def test_resize_redraws(self):
@@ -229,7 +233,7 @@ class Live(mmp.TestCase):
         s = t.wait_for(exited)
         self.assertRestored(s)
         self.assertEqual(status_of(s), 0, s)
-        self.assertIn("## Summary of", s)
+        self.assertIn("## Summary of", t.scrollback())
 
     def test_sighup_restores_the_terminal(self):
         w = self.start(mmp.idle(30))
