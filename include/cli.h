@@ -79,6 +79,11 @@ struct options {
 	bool exact_bytes;
 	bool quiet;
 	bool password_on_command_line; /* for the warning mysql gives too */
+
+	/* --listen: the exporter (exporter.h); port 0: not an exporter. */
+	char *listen_addr;    /* owned; NULL: 127.0.0.1 */
+	unsigned listen_port;
+	uint64_t max_series;  /* --max-series: labelled series per scrape */
 };
 
 enum cli_status {

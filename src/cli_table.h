@@ -37,6 +37,7 @@ enum cli_needs {
 	NEEDS_NOTHING,
 	NEEDS_WAIT,          /* --wait-for or --longer-than */
 	NEEDS_TRIGGER_BYTES, /* --trigger-bytes */
+	NEEDS_LISTEN,        /* --listen */
 	N_NEEDS,
 };
 
@@ -132,5 +133,6 @@ cli_set_fn cli_set_ssl_mode;
 cli_set_fn cli_set_account;
 cli_set_fn cli_set_format;
 cli_set_fn cli_set_output;
+cli_set_fn cli_set_listen;
 
 #endif
