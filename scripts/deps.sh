@@ -7,8 +7,12 @@ set -eu
 
 packages="build-essential pkg-config default-libmysqlclient-dev libcsv-dev
 mariadb-server mariadb-client python3"
+# --listen: the exporter's HTTP server.
+packages="$packages libmicrohttpd-dev"
 test_packages="libcmocka-dev python3-pymysql openssl strace valgrind clang
 libclang-rt-14-dev"
+# --listen's tests: a real Prometheus and promtool, curl.
+test_packages="$test_packages prometheus curl"
 
 case "${1:-}" in
 --test) packages="$packages $test_packages" ;;
