@@ -311,8 +311,11 @@ class Exporter(mmp.TestCase):
                         c.send(b"a")
                     except OSError:
                         pass
-            # Sampling went on all the while.
+            # Sampling went on all the while, and the exporter held no
+            # more than its 64 connections (and a few files of its own).
             self.assertGreater(len(self.samples_in(out)), lines0 + 5)
+            fds = len(os.listdir("/proc/%d/fd" % b.pid))
+            self.assertLess(fds, 64 + 16, "open files while flooded")
         finally:
             for c in held:
                 c.close()
