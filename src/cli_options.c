@@ -155,7 +155,7 @@ const struct cli_row cli_rows[] = {
 	HEADING("Exporter:"),
 	{ .name = "listen", .kind = KIND_SPECIAL, .set = cli_set_listen,
 	    .arg = "[ADDR:]PORT",
-	    .help = "serve the latest sample on http://ADDR:PORT/metrics\n"
+	    .help = "serve the latest sample on ADDR:PORT/metrics\n"
 	    "for Prometheus until stopped (ADDR default\n"
 	    "127.0.0.1; target default --global)" },
 	{ .name = "max-series", .kind = KIND_NUMBER, FIELD(max_series),
