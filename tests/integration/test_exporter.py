@@ -366,3 +366,14 @@ class Exporter(mmp.TestCase):
         self.assertOneErrorLine(p, 2, "--max-series needs --listen")
         p = mmp.run(["--listen", "19199", "--list"], conn=False)
         self.assertOneErrorLine(p, 2, "--listen", "--list")
+
+
+class Examples(mmp.TestCase):
+
+    def test_prometheus_accepts_the_examples(self):
+        ex = os.path.join(mmp.REPO, "examples")
+        for args in (["check", "rules", "mysqlmemprof.rules.yml"],
+                     ["check", "config", "prometheus.yml"]):
+            p = subprocess.run(["promtool"] + args, cwd=ex, text=True,
+                               capture_output=True, timeout=30)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
