@@ -11,8 +11,8 @@ mariadb-server mariadb-client python3"
 packages="$packages libmicrohttpd-dev"
 test_packages="libcmocka-dev python3-pymysql openssl strace valgrind clang
 libclang-rt-14-dev"
-# --listen's tests: a real Prometheus and promtool, curl.
-test_packages="$test_packages prometheus curl"
+# --listen's tests: a real Prometheus, and its promtool.
+test_packages="$test_packages prometheus"
 
 case "${1:-}" in
 --test) packages="$packages $test_packages" ;;
