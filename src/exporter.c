@@ -177,7 +177,7 @@ serve_metrics(struct exporter *x, struct MHD_Connection *c, unsigned *status)
 {
 	enum metrics_format f = metrics_format_for(MHD_lookup_connection_value(
 	    c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
-	uint64_t now = x->clk.now_ns(x->clk.ctx), age_ms = 0;
+	uint64_t now, age_ms = 0;
 	struct MHD_Response *r;
 	char *buf = NULL;
 	size_t len = 0;
@@ -187,7 +187,9 @@ serve_metrics(struct exporter *x, struct MHD_Connection *c, unsigned *status)
 	if ((fp = open_memstream(&buf, &len)) == NULL)
 		return NULL;
 	pthread_mutex_lock(&x->lock);
-	if (x->have_sample)
+	/* Read under the lock: a sample that came just before is not newer. */
+	now = x->clk.now_ns(x->clk.ctx);
+	if (x->have_sample && now > x->latest_ns)
 		age_ms = (now - x->latest_ns) / 1000000u;
 	rc = metrics_render(fp, &(struct metrics_view){
 		.up = x->capturing && x->have_sample &&
