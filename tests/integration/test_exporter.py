@@ -191,14 +191,19 @@ class Exporter(mmp.TestCase):
                 prom.wait()
         self.addCleanup(stop_prometheus)
 
-        def query(q):
+        def api(path):
+            """The data of an API answer; None while Prometheus starts
+            (it answers 503, not JSON, until its storage is ready)."""
             try:
-                body = get(prom_port, "/api/v1/query?q=".replace("q=", "query=")
-                           + urllib.request.quote(q))[2]
-            except OSError:
+                status, _, body = get(prom_port, path)
+                return json.loads(body)["data"] if status == 200 else None
+            except (OSError, ValueError, KeyError):
                 return None
-            r = json.loads(body)["data"]["result"]
-            return r[0]["value"][1] if r else None
+
+        def query(q):
+            data = api("/api/v1/query?query=" + urllib.request.quote(q))
+            return data["result"][0]["value"][1] if data and \
+                data["result"] else None
 
         total = wait_until("a total in Prometheus", lambda: query(
             'mysqlmemprof_memory_total_bytes{job="mmp"}'), timeout=30)
@@ -207,8 +212,7 @@ class Exporter(mmp.TestCase):
         self.assertEqual(query('up{job="mmp"}'), "1")
         self.assertEqual(query('mysqlmemprof_up{job="mmp"}'), "1")
         # Prometheus asked for OpenMetrics, and the scrape had no error.
-        targets = json.loads(get(prom_port, "/api/v1/targets")[2])
-        t = targets["data"]["activeTargets"][0]
+        t = api("/api/v1/targets")["activeTargets"][0]
         self.assertEqual(t["lastError"], "", t)
         self.finish_ok(b, sig=signal.SIGTERM)
 
