@@ -39,6 +39,9 @@ PPROF_LIBS   = $(shell pkg-config --libs libprotobuf-c zlib 2>/dev/null || echo 
 # The live view: ncurses, the wide-character build.
 CURSES_CFLAGS = $(shell pkg-config --cflags ncursesw 2>/dev/null)
 CURSES_LIBS   = $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
+# --listen's HTTP server.
+MHD_CFLAGS   = $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
+MHD_LIBS     = $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
 
 # The modules that never see the server: unit-tested on their own.
 CORE = cli cli_apply cli_options cli_usage optfile clock ring topn delta filter sampler \
@@ -48,9 +51,12 @@ CORE = cli cli_apply cli_options cli_usage optfile clock ring topn delta filter 
        pfs_sql profile pprof output_folded output_pprof live_model live_draw
 # The whole run's statistics, beside the ring's summary.
 CORE += runstats
+# --listen: the page of the exporter (metrics), and the exporter.
+CORE   += metrics
 # The modules that talk to the server, and the program.
 SERVER = conn conn_io conn_stmt pfs_check pfs_list pfs_watch pfs_read session prompt outfile \
          capture wait app signals live
+SERVER += exporter
 
 CORE_OBJS   = $(CORE:%=$(BUILD)/%.o) $(BUILD)/profile.pb-c.o
 SERVER_OBJS = $(SERVER:%=$(BUILD)/%.o)
@@ -66,13 +72,14 @@ $(PROG): $(BUILD)/$(PROG)
 	cp $< $@
 
 $(BUILD)/$(PROG): $(BUILD)/main.o $(SERVER_OBJS) $(BUILD)/libcore.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(MYSQL_LIBS) $(CURSES_LIBS) -lpthread -lcsv $(PPROF_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(MYSQL_LIBS) $(CURSES_LIBS) $(MHD_LIBS) -lpthread -lcsv $(PPROF_LIBS)
 
 $(BUILD)/libcore.a: $(CORE_OBJS)
 	rm -f $@ && $(AR) rcs $@ $^
 
 $(BUILD)/conn.o $(BUILD)/conn_io.o $(BUILD)/conn_stmt.o: override CPPFLAGS += $(MYSQL_CFLAGS)
 $(BUILD)/live.o: override CPPFLAGS += $(CURSES_CFLAGS)
+$(BUILD)/exporter.o: override CPPFLAGS += $(MHD_CFLAGS)
 
 $(BUILD)/%.o: src/%.c | $(BUILD)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<

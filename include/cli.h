@@ -95,6 +95,10 @@ struct options {
 	/* --format folded or pprof */
 	enum profile_at profile_at;     /* --profile-at */
 	enum profile_root profile_root; /* --profile-root */
+	/* --listen: the exporter (exporter.h); port 0: not an exporter. */
+	char *listen_addr;    /* owned; NULL: 127.0.0.1 */
+	unsigned listen_port;
+	uint64_t max_series;  /* --max-series: labelled series per scrape */
 };
 
 enum cli_status {

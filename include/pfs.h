@@ -109,6 +109,13 @@ struct pfs_setup {
 enum pfs_status pfs_setup(struct conn *c, uint64_t thread_id,
     struct pfs_setup *out, char *err, size_t errlen);
 
+/*
+ * The up to max threads with the most memory, largest first, into out
+ * (room for max), their number in *n. One query.
+ */
+enum pfs_status pfs_top_threads(struct conn *c, size_t max,
+    struct thread_total *out, size_t *n, char *err, size_t errlen);
+
 /* All the server's threads, largest memory first; the caller owns *out. */
 enum pfs_status pfs_list_threads(struct conn *c, struct thread_list *out,
     char *err, size_t errlen);

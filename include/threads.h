@@ -30,4 +30,18 @@ struct thread_list {
 
 void thread_list_free(struct thread_list *l);
 
+/*
+ * One of the threads with the most memory, for the exporter's series of
+ * the whole server. Fixed sizes, so that the exporter copies them without
+ * allocating; longer text is cut. An empty string: the server gave none.
+ */
+struct thread_total {
+	uint64_t thread_id;
+	char name[129];   /* thread/sql/one_connection, ... */
+	char user[129];
+	char host[256];
+	char digest[65];  /* the top-level statement's, running or last */
+	int64_t current_bytes;
+};
+
 #endif

@@ -13,6 +13,10 @@ test_packages="libcmocka-dev python3-pymysql openssl strace valgrind clang
 libclang-rt-14-dev tmux"
 # `go tool pprof` reads the pprof files the tests write.
 test_packages="$test_packages golang-go"
+# --listen: the exporter's HTTP server.
+packages="$packages libmicrohttpd-dev"
+# --listen's tests: a real Prometheus, and its promtool.
+test_packages="$test_packages prometheus"
 
 case "${1:-}" in
 --test) packages="$packages $test_packages" ;;

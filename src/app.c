@@ -15,6 +15,7 @@
 #include "capture.h"
 #include "diag.h"
 #include "exitcode.h"
+#include "exporter.h"
 #include "live.h"
 #include "outfile.h"
 #include "outname.h"
@@ -149,13 +150,11 @@ ask_password(struct options *o)
 	return 0;
 }
 
-/* Returns 0, -1 having said why, or 1 when a signal ended the connect. */
-static int
-connect_session(struct session *s, const struct options *o,
+/* What the session connects with, from the options. */
+static void
+session_setup(struct session *s, const struct options *o,
     struct signal_flags *sig)
 {
-	char err[1024];
-
 	*s = (struct session){
 		.ops = &session_server,
 		.params = {
@@ -169,6 +168,16 @@ connect_session(struct session *s, const struct options *o,
 			.stop = &sig->stop,
 		},
 	};
+}
+
+/* Returns 0, -1 having said why, or 1 when a signal ended the connect. */
+static int
+connect_session(struct session *s, const struct options *o,
+    struct signal_flags *sig)
+{
+	char err[1024];
+
+	session_setup(s, o, sig);
 	if (session_open(s, err, sizeof(err)) != 0) {
 		if (sig->stop)
 			return 1; /* nothing sampled: as Ctrl-C at the prompt */
@@ -249,6 +258,32 @@ run_mode(struct options *o, struct session *s, struct signal_flags *sig,
 	return rc;
 }
 
+/*
+ * --listen: the exporter connects by itself, and again whenever the server
+ * comes back, so that its endpoint serves from the start. What captures
+ * write goes to --output, or nowhere.
+ */
+static int
+run_exporter(struct options *o, struct session *s, struct signal_flags *sig,
+    const struct diag *d)
+{
+	struct outfile f;
+	struct capture_env env = {
+		.opts = o, .session = s, .out = &f, .diag = d, .sig = sig,
+	};
+	int rc;
+
+	session_setup(s, o, sig);
+	if (outfile_init(&f, o->output != NULL ? o->output : "/dev/null",
+	    false, o->format, o->exact_bytes, &sig->reopen) != 0)
+		return EXIT_RUNTIME;
+	rc = exporter_run(&env);
+	if (outfile_close(&f) != 0 && rc == EXIT_DONE)
+		rc = EXIT_RUNTIME;
+	outfile_free(&f);
+	return rc;
+}
+
 int
 app_run(int argc, char **argv)
 {
@@ -287,7 +322,9 @@ app_run(int argc, char **argv)
 		rc = rc > 0 ? EXIT_DONE : EXIT_RUNTIME;
 		goto out;
 	}
-	if ((rc = connect_session(&s, &o, sig)) != 0)
+	if (o.listen_port != 0)
+		rc = run_exporter(&o, &s, sig, &d);
+	else if ((rc = connect_session(&s, &o, sig)) != 0)
 		rc = rc > 0 ? EXIT_DONE : EXIT_RUNTIME;
 	else
 		rc = run_mode(&o, &s, sig, &d);

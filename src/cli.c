@@ -387,6 +387,20 @@ check_needs(struct cli_parse *ps)
 		    why);
 		return -1;
 	}
+	if (ps->needs[NEEDS_LISTEN] != NULL && o->listen_port == 0) {
+		snprintf(ps->err, ps->errlen, "--%s needs --listen: it bounds "
+		    "what the exporter serves", ps->needs[NEEDS_LISTEN]);
+		return -1;
+	}
+	if (o->listen_port != 0 && (o->target == TARGET_LIST ||
+	    o->target == TARGET_WAIT)) {
+		snprintf(ps->err, ps->errlen, "--listen serves one target for as "
+		    "long as it runs; give --global, --for-user, --for-host, "
+		    "--for-account, --thread or --connection, not %s",
+		    o->target == TARGET_LIST ? "--list" :
+		    "--wait-for or --longer-than");
+		return -1;
+	}
 	if (ps->needs[NEEDS_TRIGGER_BYTES] != NULL && o->trigger_bytes == 0) {
 		snprintf(ps->err, ps->errlen, "--%s needs --trigger-bytes: it "
 		    "says how long to go on writing once the total falls below "
@@ -494,6 +508,9 @@ cli_parse(int argc, char **argv, const struct cli_env *env,
 		    "VERIFY_IDENTITY");
 		return CLI_USAGE;
 	}
+	/* An exporter watches the whole server unless told otherwise. */
+	if (o->target == TARGET_NONE && o->listen_port != 0)
+		o->target = TARGET_GLOBAL;
 	if (o->target == TARGET_NONE) {
 		snprintf(err, errlen, "no target; give --thread ID, "
 		    "--connection ID, --wait-for PATTERN, --longer-than SECONDS, "
@@ -526,6 +543,7 @@ cli_free(struct options *o)
 	 * --for-account sets the fields of --for-user and --for-host.
 	 */
 	free(o->output);
+	free(o->listen_addr);
 	for (size_t i = 0; i < cli_n_rows; i++)
 		cli_free_field(o, &cli_rows[i]);
 	memset(o, 0, sizeof(*o));

@@ -463,3 +463,48 @@ cli_set_output(struct cli_parse *ps, const struct cli_row *r,
 	}
 	return store_string(ps, &ps->o->output, arg);
 }
+
+/*
+ * --listen [ADDR:]PORT; an IPv6 address goes in brackets, as in URLs:
+ * [::1]:9100. The address is looked up when the exporter starts.
+ */
+int
+cli_set_listen(struct cli_parse *ps, const struct cli_row *r,
+    const char *arg, bool from_file)
+{
+	const char *colon = strrchr(arg, ':'), *port = arg, *errstr;
+	struct options *o = ps->o;
+	size_t alen = 0, skip = 0;
+	uint64_t n;
+
+	(void)from_file;
+	if (colon != NULL) {
+		port = colon + 1;
+		alen = (size_t)(colon - arg);
+		if (arg[0] == '[' && alen >= 2 && arg[alen - 1] == ']') {
+			skip = 1;
+			alen -= 2;
+		}
+		if (alen == 0 || (skip == 0 && memchr(arg, ':', alen) != NULL)) {
+			snprintf(ps->err, ps->errlen, "--%s '%s'%s: not "
+			    "[ADDR:]PORT; give e.g. --%s 9104, --%s "
+			    "0.0.0.0:9104 or --%s '[::1]:9104'", r->name, arg,
+			    ps->where, r->name, r->name, r->name);
+			return -1;
+		}
+	}
+	if (cli_number(port, 1, 65535, &n, &errstr) != 0) {
+		snprintf(ps->err, ps->errlen, "--%s '%s'%s: port %s; give a TCP "
+		    "port from 1 to 65535, e.g. --%s 9104", r->name, arg,
+		    ps->where, errstr, r->name);
+		return -1;
+	}
+	free(o->listen_addr);
+	o->listen_addr = NULL;
+	if (alen > 0 && (o->listen_addr = strndup(arg + skip, alen)) == NULL) {
+		snprintf(ps->err, ps->errlen, "out of memory");
+		return -1;
+	}
+	o->listen_port = (unsigned)n;
+	return 0;
+}

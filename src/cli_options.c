@@ -186,6 +186,19 @@ const struct cli_row cli_rows[] = {
 	    .help = "a frame above the events: thread, statement\n"
 	    "or none (default none)" },
 
+	HEADING("Exporter:"),
+	{ .name = "listen", .kind = KIND_SPECIAL, .set = cli_set_listen,
+	    .arg = "[ADDR:]PORT",
+	    .help = "serve the latest sample on ADDR:PORT/metrics\n"
+	    "for Prometheus until stopped (ADDR default\n"
+	    "127.0.0.1; target default --global)" },
+	{ .name = "max-series", .kind = KIND_NUMBER, FIELD(max_series),
+	    .needs = NEEDS_LISTEN, .def = "1000", .min = 1, .max = 1000000,
+	    .hint = "give a number of series, e.g. --max-series 1000",
+	    .arg = "N",
+	    .help = "labelled series per scrape at most, events\n"
+	    "first, then --top threads (default 1000)" },
+
 	HEADING("Connection:"),
 	{ .name = "host", .short_name = 'h', .kind = KIND_STRING, FIELD(host),
 	    .arg = "HOST", .help = "server host (default localhost)" },

@@ -38,6 +38,7 @@ enum cli_needs {
 	NEEDS_WAIT,          /* --wait-for or --longer-than */
 	NEEDS_TRIGGER_BYTES, /* --trigger-bytes */
 	NEEDS_PROFILE,       /* --format folded or pprof */
+	NEEDS_LISTEN,        /* --listen */
 	N_NEEDS,
 };
 
@@ -136,5 +137,6 @@ cli_set_fn cli_set_output;
 cli_set_fn cli_set_profile_at;
 cli_set_fn cli_set_profile_root;
 cli_set_fn cli_set_timestamps;
+cli_set_fn cli_set_listen;
 
 #endif

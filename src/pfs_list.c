@@ -93,3 +93,53 @@ pfs_list_threads(struct conn *c, struct thread_list *out, char *err,
 	}
 	return PFS_OK;
 }
+
+struct top_ctx {
+	struct thread_total *v;
+	size_t max, n;
+};
+
+static int
+top_row(void *ctx, unsigned ncols, char **v, const unsigned long *len)
+{
+	struct top_ctx *tc = ctx;
+	struct thread_total *t;
+
+	if (ncols < 6)
+		return -1;
+	if (tc->n == tc->max)
+		return 0; /* LIMIT said so already; a join could add a row */
+	t = &tc->v[tc->n];
+	memset(t, 0, sizeof(*t));
+	if (pfs_column_u64(v[0], &t->thread_id) != 0 ||
+	    pfs_column_i64(v[5], &t->current_bytes) != 0)
+		return -1;
+	pfs_copy_column(t->name, sizeof(t->name), v[1], len[1]);
+	pfs_copy_column(t->user, sizeof(t->user), v[2], len[2]);
+	pfs_copy_column(t->host, sizeof(t->host), v[3], len[3]);
+	pfs_copy_column(t->digest, sizeof(t->digest), v[4], len[4]);
+	tc->n++;
+	return 0;
+}
+
+enum pfs_status
+pfs_top_threads(struct conn *c, size_t max, struct thread_total *out,
+    size_t *n, char *err, size_t errlen)
+{
+	struct top_ctx tc = { .v = out, .max = max };
+	enum conn_status st;
+	char sql[1024];
+
+	*n = 0;
+	if (pfs_sql_top_threads(sql, sizeof(sql), max) != 0) {
+		snprintf(err, errlen, "internal error: the top threads query "
+		    "does not fit");
+		return PFS_ERROR;
+	}
+	st = conn_query(c, sql, top_row, &tc, NULL, err, errlen);
+	if (st != CONN_OK)
+		return pfs_query_failed(st, "reading the top threads", err, err,
+		    errlen);
+	*n = tc.n;
+	return PFS_OK;
+}

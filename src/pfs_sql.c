@@ -320,3 +320,22 @@ pfs_sql_setup(char *buf, size_t size, uint64_t thread_id)
 	    "(SELECT INSTRUMENTED = 'YES' FROM performance_schema.threads "
 	    "WHERE THREAD_ID = %" PRIu64 ")", thread_id), size);
 }
+
+/*
+ * The exporter's threads of the whole server: the totals are summed and
+ * cut to the limit before the join, so the server joins only those; the
+ * digest is of the top-level statement, running or last.
+ */
+int
+pfs_sql_top_threads(char *buf, size_t size, size_t limit)
+{
+	return fits(snprintf(buf, size, "SELECT t.THREAD_ID, t.NAME, "
+	    "t.PROCESSLIST_USER, t.PROCESSLIST_HOST, s.DIGEST, m.bytes "
+	    "FROM (SELECT THREAD_ID, SUM(" PFS_BYTES_USED ") AS bytes "
+	    "FROM " PFS_THREAD_MEMORY " GROUP BY THREAD_ID "
+	    "ORDER BY bytes DESC LIMIT %zu) m "
+	    "JOIN performance_schema.threads t ON t.THREAD_ID = m.THREAD_ID "
+	    "LEFT JOIN performance_schema.events_statements_current s "
+	    "ON s.THREAD_ID = m.THREAD_ID AND s.NESTING_EVENT_LEVEL = 0 "
+	    "ORDER BY m.bytes DESC, t.THREAD_ID", limit), size);
+}

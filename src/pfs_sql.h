@@ -67,6 +67,8 @@ int pfs_sql_grain_memory(char *buf, size_t size, enum pfs_grain grain);
 int pfs_sql_grain_rows(char *buf, size_t size, enum pfs_grain grain);
 /* The setup of performance_schema now, and thread_id's INSTRUMENTED. */
 int pfs_sql_setup(char *buf, size_t size, uint64_t thread_id);
+/* The limit threads with the most memory, with user, host and digest. */
+int pfs_sql_top_threads(char *buf, size_t size, size_t limit);
 /* The summary table of a grain, for messages. */
 const char *pfs_sql_grain_table(enum pfs_grain grain);
 

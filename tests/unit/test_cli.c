@@ -1009,6 +1009,10 @@ test_options_that_need_another(void **state)
 		    "or pprof too", {
 			{ "--thread", "1", "--format", "folded", NULL },
 			{ "--global", "--format=pprof", NULL } } },
+		[NEEDS_LISTEN] = { "needs --listen: it bounds what the "
+		    "exporter serves", {
+			{ "--listen", "19199", NULL },
+			{ "--listen=127.0.0.1:19199", NULL } } },
 	};
 	struct options o;
 	char arg[64], text[128], want[160], value[32], err[512];

@@ -74,6 +74,9 @@ make_queries(void)
 	add("thread_statement", sql);
 	assert_int_equal(pfs_sql_setup(sql, 800, 42), 0);
 	add("setup", sql);
+	/* pfs_list.c's buffer is 1024. */
+	assert_int_equal(pfs_sql_top_threads(sql, 1024, 10000), 0);
+	add("top_threads", sql);
 	assert_int_equal(pfs_sql_thread_memory(sql, 2048, 42, true,
 	    STATEMENT_TEXT_CHARS), 0);
 	add("thread_memory with statements", sql);
@@ -157,7 +160,7 @@ is_keyword(const char *w)
 	static const char *const kw[] = { "SELECT", "FROM", "WHERE", "AND",
 	    "OR", "NOT", "IN", "LIKE", "IS", "NULL", "AS", "ON", "LEFT", "JOIN",
 	    "GROUP", "BY", "ORDER", "DESC", "ASC", "UNION", "ALL", "EXISTS",
-	    "UPDATE", "SET", NULL };
+	    "UPDATE", "SET", "LIMIT", NULL };
 
 	for (size_t i = 0; kw[i] != NULL; i++)
 		if (strcmp(w, kw[i]) == 0)

@@ -1,0 +1,492 @@
+/*
+ * The exporter: an HTTP server over the latest sample. The sampling
+ * thread (the caller's) runs captures and, as their watcher, copies each
+ * sample under a mutex; libmicrohttpd's thread renders a scrape from that
+ * copy (metrics.h). The server is bounded against slow and hostile
+ * clients by libmicrohttpd's own limits, below, and its thread blocks
+ * every signal, so SIGTERM wakes the sampling thread's waits.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "exitcode.h"
+#include "exporter.h"
+#include "metrics.h"
+#include "pfs.h"
+
+/*
+ * What a client may take. A scrape is one small request: 64 connections
+ * at once, 32 KiB of memory each (request line and headers; more is
+ * refused with 431), and 5 s without progress close one. Beyond the 64,
+ * connections are refused at once: a flood may refuse a scrape, but it
+ * cannot grow the process or reach the sampling thread.
+ */
+#define HTTP_CONNECTIONS 64
+#define HTTP_MEMORY (32 * 1024)
+#define HTTP_TIMEOUT_S 5
+/* A sample older than twice --frequency and this is stale: up is 0. */
+#define STALE_SLACK_MS 2000
+/* The waits between captures that could not start or were cut: 1 s to 30 s. */
+#define RETRY_FIRST_S 1
+#define RETRY_MAX_S 30
+/* The whole server's top threads are read at most this often. */
+#define THREADS_EVERY_MS 1000
+
+struct exporter {
+	const struct capture_env *env;
+	struct clock clk;
+	pthread_mutex_t lock; /* guards all below */
+	bool capturing;       /* a capture runs: samples may come */
+	char target[700];
+	char server_version[128];
+	uint64_t interval_ms;
+	struct sample latest; /* its events are the array below */
+	bool have_sample;
+	uint64_t latest_ns;   /* when it came, on the monotonic clock */
+	struct event_stat *events;
+	size_t events_cap;
+	uint64_t samples, skipped, lost; /* over every capture */
+	uint64_t skipped_before, lost_before; /* of the captures ended */
+	enum sampler_end end; /* how the last capture ended */
+	/* --global: the server's top threads; the sampling thread's alone: */
+	struct thread_total *threads, *scratch;
+	size_t n_threads, threads_max;
+	uint64_t threads_ns;  /* when they were last read; 0: never */
+	char index[1024];     /* the page of "/", read-only once serving */
+};
+
+/* --- The watcher: on the sampling thread. --- */
+
+static void
+watch_begin(void *ctx, const struct capture_target *t)
+{
+	struct exporter *x = ctx;
+
+	pthread_mutex_lock(&x->lock);
+	if (t->grain != NULL)
+		snprintf(x->target, sizeof(x->target), "%s", t->grain);
+	else
+		snprintf(x->target, sizeof(x->target), "thread:%" PRIu64,
+		    t->thread_id);
+	snprintf(x->server_version, sizeof(x->server_version), "%s",
+	    t->server_version != NULL ? t->server_version : "");
+	x->interval_ms = t->interval_ms;
+	x->capturing = true;
+	pthread_mutex_unlock(&x->lock);
+}
+
+/* Reads the top threads now and then; a failure leaves none shown. */
+static void
+read_threads(struct exporter *x, uint64_t now)
+{
+	struct session *s = x->env->session;
+	char err[1024];
+	size_t n = 0;
+
+	if (x->threads_max == 0 || (x->threads_ns != 0 &&
+	    now - x->threads_ns < THREADS_EVERY_MS * 1000000ull))
+		return;
+	x->threads_ns = now;
+	if (pfs_top_threads(s->conn, x->threads_max, x->scratch, &n, err,
+	    sizeof(err)) != PFS_OK)
+		n = 0; /* the next sample's reader says what is wrong */
+	pthread_mutex_lock(&x->lock);
+	memcpy(x->threads, x->scratch, n * sizeof(*x->threads));
+	x->n_threads = n;
+	pthread_mutex_unlock(&x->lock);
+}
+
+static int
+watch_sample(void *ctx, const struct sample *s,
+    const struct sampler_stats *so_far)
+{
+	struct exporter *x = ctx;
+	uint64_t now = x->clk.now_ns(x->clk.ctx);
+	int rc = 0;
+
+	pthread_mutex_lock(&x->lock);
+	if (s->n_events > x->events_cap) {
+		struct event_stat *e = realloc(x->events, s->n_events *
+		    sizeof(*e));
+		if (e != NULL) {
+			x->events = e;
+			x->events_cap = s->n_events;
+		}
+	}
+	if (s->n_events <= x->events_cap) {
+		x->latest = *s;
+		x->latest.events = x->events;
+		if (s->n_events > 0)
+			memcpy(x->events, s->events, s->n_events *
+			    sizeof(*x->events));
+		x->have_sample = true;
+		x->latest_ns = now;
+		x->samples++;
+		x->skipped = x->skipped_before + so_far->skipped;
+		x->lost = x->lost_before + so_far->lost;
+	} else {
+		rc = -1; /* out of memory: the capture ends, and is retried */
+	}
+	pthread_mutex_unlock(&x->lock);
+	if (rc == 0)
+		read_threads(x, now);
+	return rc;
+}
+
+static void
+watch_end(void *ctx, const struct summary *sum,
+    const struct sampler_stats *stats)
+{
+	struct exporter *x = ctx;
+
+	(void)sum;
+	pthread_mutex_lock(&x->lock);
+	x->skipped_before += stats->skipped;
+	x->lost_before += stats->lost;
+	x->end = stats->end;
+	pthread_mutex_unlock(&x->lock);
+}
+
+/* --- The endpoints: on libmicrohttpd's thread; none queries the server. --- */
+
+static struct MHD_Response *
+text_response(const char *text, const char *type)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(strlen(text),
+	    (void *)text, MHD_RESPMEM_PERSISTENT);
+
+	if (r != NULL)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	return r;
+}
+
+/* The page of the latest sample, rendered under the lock from the copy. */
+static struct MHD_Response *
+serve_metrics(struct exporter *x, struct MHD_Connection *c, unsigned *status)
+{
+	enum metrics_format f = metrics_format_for(MHD_lookup_connection_value(
+	    c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
+	uint64_t now, age_ms = 0;
+	struct MHD_Response *r;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp;
+	int rc;
+
+	if ((fp = open_memstream(&buf, &len)) == NULL)
+		return NULL;
+	pthread_mutex_lock(&x->lock);
+	/* Read under the lock: a sample that came just before is not newer. */
+	now = x->clk.now_ns(x->clk.ctx);
+	if (x->have_sample && now > x->latest_ns)
+		age_ms = (now - x->latest_ns) / 1000000u;
+	rc = metrics_render(fp, &(struct metrics_view){
+		.up = x->capturing && x->have_sample &&
+		    age_ms <= 2 * x->interval_ms + STALE_SLACK_MS,
+		.sample = x->have_sample ? &x->latest : NULL,
+		.sample_age_ms = age_ms,
+		.target = x->target,
+		.server_version = x->server_version[0] != '\0' ?
+		    x->server_version : NULL,
+		.samples = x->samples, .skipped = x->skipped, .lost = x->lost,
+		.threads = x->threads, .n_threads = x->n_threads,
+		.max_series = x->env->opts->max_series,
+	}, f);
+	pthread_mutex_unlock(&x->lock);
+	if (fclose(fp) != 0 || rc != 0) {
+		free(buf);
+		return NULL;
+	}
+	r = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
+	if (r == NULL) {
+		free(buf);
+		return NULL;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+	    metrics_content_type(f));
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	*status = MHD_HTTP_OK;
+	return r;
+}
+
+static struct MHD_Response *serve_index(struct exporter *x,
+    struct MHD_Connection *c, unsigned *status);
+
+/*
+ * The paths served, one row each. "/pprof/memory", the latest sample as a
+ * gzipped pprof profile (pprof.h, pprof_encode()), is one more row.
+ */
+static const struct endpoint {
+	const char *path;
+	const char *what; /* for the index */
+	struct MHD_Response *(*serve)(struct exporter *x,
+	    struct MHD_Connection *c, unsigned *status);
+} endpoints[] = {
+	{ "/metrics", "the latest sample, Prometheus text or OpenMetrics",
+	    serve_metrics },
+	{ "/", "this list", serve_index },
+};
+#define N_ENDPOINTS (sizeof(endpoints) / sizeof(endpoints[0]))
+
+static struct MHD_Response *
+serve_index(struct exporter *x, struct MHD_Connection *c, unsigned *status)
+{
+	(void)c;
+	*status = MHD_HTTP_OK;
+	return text_response(x->index, "text/plain; charset=utf-8");
+}
+
+/* The page of "/", made once before the server starts. */
+static void
+make_index(struct exporter *x)
+{
+	size_t n = (size_t)snprintf(x->index, sizeof(x->index),
+	    "mysqlmemprof %s exporter\n\n", MYSQLMEMPROF_VERSION);
+
+	for (size_t i = 0; i < N_ENDPOINTS && n < sizeof(x->index); i++)
+		n += (size_t)snprintf(x->index + n, sizeof(x->index) - n,
+		    "%-16s %s\n", endpoints[i].path, endpoints[i].what);
+}
+
+static enum MHD_Result
+answer(void *cls, struct MHD_Connection *c, const char *url,
+    const char *method, const char *version, const char *upload,
+    size_t *upload_size, void **con_cls)
+{
+	struct exporter *x = cls;
+	struct MHD_Response *r = NULL;
+	unsigned status = MHD_HTTP_NOT_FOUND;
+	enum MHD_Result ret;
+
+	(void)version;
+	(void)upload;
+	(void)upload_size;
+	(void)con_cls;
+	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
+	    strcmp(method, MHD_HTTP_METHOD_HEAD) != 0) {
+		status = MHD_HTTP_METHOD_NOT_ALLOWED;
+		r = text_response("only GET and HEAD\n",
+		    "text/plain; charset=utf-8");
+		if (r != NULL)
+			MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW,
+			    "GET, HEAD");
+	} else {
+		size_t i;
+
+		for (i = 0; i < N_ENDPOINTS; i++)
+			if (strcmp(url, endpoints[i].path) == 0)
+				break;
+		if (i < N_ENDPOINTS)
+			r = endpoints[i].serve(x, c, &status);
+		else
+			r = text_response("not found; see /\n",
+			    "text/plain; charset=utf-8");
+	}
+	if (r == NULL)
+		return MHD_NO; /* out of memory: the connection is closed */
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/* --- Listening, and the captures. --- */
+
+/*
+ * The listening socket, made here rather than by libmicrohttpd so that a
+ * busy port or a bad address is said in one line. Returns the socket, or
+ * -1 with *rc the exit status having said why.
+ */
+static int
+listen_on(const struct options *o, int *rc)
+{
+	const char *addr = o->listen_addr != NULL ? o->listen_addr :
+	    "127.0.0.1";
+	struct addrinfo hints = { .ai_family = AF_UNSPEC,
+	    .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE |
+	    AI_NUMERICSERV };
+	struct addrinfo *ai;
+	char port[16];
+	int fd, one = 1, e;
+
+	snprintf(port, sizeof(port), "%u", o->listen_port);
+	if ((e = getaddrinfo(addr, port, &hints, &ai)) != 0) {
+		diag_say("--listen %s:%s: %s; give an address of this host, "
+		    "e.g. 127.0.0.1 or 0.0.0.0", addr, port, gai_strerror(e));
+		*rc = EXIT_USAGE;
+		return -1;
+	}
+	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	/* SO_REUSEADDR: a restart need not wait out TIME_WAIT; a listener
+	 * on the port still makes bind() fail. */
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
+	    sizeof(one)) != 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 ||
+	    listen(fd, HTTP_CONNECTIONS) != 0) {
+		e = errno;
+		diag_say("cannot listen on %s port %s: %s; %s", addr, port,
+		    strerror(e), e == EADDRINUSE ? "another program uses it: "
+		    "stop it, or give --listen another port" : e == EACCES ?
+		    "ports below 1024 need privileges: give --listen a port "
+		    "above 1023" : "give --listen an address of this host");
+		if (fd >= 0)
+			close(fd);
+		freeaddrinfo(ai);
+		*rc = EXIT_RUNTIME;
+		return -1;
+	}
+	freeaddrinfo(ai);
+	return fd;
+}
+
+/*
+ * The HTTP server on its own thread, which blocks every signal so that
+ * SIGINT, SIGTERM and SIGALRM reach the sampling thread and end its waits.
+ */
+static struct MHD_Daemon *
+start_http(struct exporter *x, int fd)
+{
+	sigset_t all, old;
+	struct MHD_Daemon *d;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	d = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL,
+	    answer, x,
+	    MHD_OPTION_LISTEN_SOCKET, fd,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_CONNECTIONS,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_MEMORY,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_TIMEOUT_S,
+	    MHD_OPTION_END);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return d;
+}
+
+/* Waits s seconds, or less when a stop comes; returns whether it did. */
+static bool
+wait_or_stop(struct exporter *x, unsigned s)
+{
+	uint64_t until = x->clk.now_ns(x->clk.ctx) + s * 1000000000ull;
+	volatile sig_atomic_t *stop = &x->env->sig->stop;
+
+	while (!*stop && x->clk.now_ns(x->clk.ctx) < until)
+		x->clk.sleep_until(x->clk.ctx, until);
+	return *stop;
+}
+
+/* Says a failure once, not again while it repeats. */
+static void
+say_once(char *last, size_t size, const char *msg, unsigned retry_s)
+{
+	if (strcmp(last, msg) == 0)
+		return;
+	snprintf(last, size, "%s", msg);
+	diag_say("%s; serving mysqlmemprof_up 0, trying again every %u s at "
+	    "most", msg, retry_s);
+}
+
+/*
+ * Connects and captures until a stop, again after each capture the
+ * server's going cut short. Returns the exit status.
+ */
+static int
+serve(struct exporter *x)
+{
+	const struct capture_env *env = x->env;
+	struct capture_watcher w = { .ctx = x, .begin = watch_begin,
+	    .sample = watch_sample, .end = watch_end };
+	struct capture_env cenv = *env;
+	unsigned retry = RETRY_FIRST_S;
+	char err[1024], last[1024] = "";
+	int rc = EXIT_DONE;
+
+	cenv.watcher = &w;
+	while (!env->sig->stop) {
+		uint64_t before = x->samples;
+
+		if (session_open(env->session, err, sizeof(err)) != 0) {
+			if (env->sig->stop)
+				break;
+			say_once(last, sizeof(last), err, RETRY_MAX_S);
+		} else {
+			x->end = SAMPLER_END_SOURCE_ERROR;
+			x->threads_ns = 0;
+			rc = capture_run(&cenv, NULL, 0, NULL);
+			pthread_mutex_lock(&x->lock);
+			x->capturing = false;
+			x->n_threads = 0;
+			pthread_mutex_unlock(&x->lock);
+			session_close(env->session);
+			if (env->sig->stop || rc == EXIT_USAGE ||
+			    x->end == SAMPLER_END_COUNT ||
+			    x->end == SAMPLER_END_DURATION)
+				break;
+			if (x->samples > before) {
+				retry = RETRY_FIRST_S; /* it ran: a new outage */
+				last[0] = '\0';
+			}
+			say_once(last, sizeof(last), x->end == SAMPLER_END_GONE ?
+			    "the target is gone" : "the capture ended",
+			    RETRY_MAX_S);
+		}
+		if (wait_or_stop(x, retry))
+			break;
+		retry = retry * 2 < RETRY_MAX_S ? retry * 2 : RETRY_MAX_S;
+	}
+	return env->sig->stop ? EXIT_DONE : rc;
+}
+
+int
+exporter_run(const struct capture_env *env)
+{
+	const struct options *o = env->opts;
+	struct exporter x = { .env = env, .clk = clock_system() };
+	struct MHD_Daemon *d;
+	int fd, rc;
+
+	if ((fd = listen_on(o, &rc)) < 0)
+		return rc;
+	/* Only --global has threads of its own to show. */
+	if (o->target == TARGET_GLOBAL) {
+		x.threads_max = o->top > 0 ? o->top : 10;
+		x.threads = calloc(x.threads_max, sizeof(*x.threads));
+		x.scratch = calloc(x.threads_max, sizeof(*x.scratch));
+		if (x.threads == NULL || x.scratch == NULL) {
+			diag_say("out of memory");
+			rc = EXIT_RUNTIME;
+			goto out;
+		}
+	}
+	pthread_mutex_init(&x.lock, NULL);
+	make_index(&x);
+	if ((d = start_http(&x, fd)) == NULL) {
+		diag_say("cannot start the HTTP server on --listen port %u",
+		    o->listen_port);
+		pthread_mutex_destroy(&x.lock);
+		rc = EXIT_RUNTIME;
+		goto out;
+	}
+	diag_note(env->diag, "serving http://%s%s%s:%u/metrics",
+	    o->listen_addr != NULL && strchr(o->listen_addr, ':') ? "[" : "",
+	    o->listen_addr != NULL ? o->listen_addr : "127.0.0.1",
+	    o->listen_addr != NULL && strchr(o->listen_addr, ':') ? "]" : "",
+	    o->listen_port);
+	rc = serve(&x);
+	MHD_stop_daemon(d);
+	pthread_mutex_destroy(&x.lock);
+out:
+	close(fd);
+	free(x.events);
+	free(x.threads);
+	free(x.scratch);
+	return rc;
+}

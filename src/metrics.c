@@ -1,0 +1,284 @@
+/*
+ * The Prometheus and OpenMetrics text of one view. Each metric family is
+ * one row of a table (name, type, help, and how to write its samples), so
+ * the two formats differ only where their specifications do: OpenMetrics
+ * names a counter family without _total and an info family without
+ * _info, and ends with "# EOF".
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "metrics.h"
+#include "scrub.h"
+
+#define PREFIX "mysqlmemprof_"
+
+/* INFO: a gauge of 1 whose labels are the point, ending in _info. */
+enum family_type { GAUGE, COUNTER, INFO };
+
+struct family;
+
+/* Writes the samples of family f. */
+typedef void family_fn(FILE *fp, const struct family *f,
+    const struct metrics_view *v);
+
+struct family {
+	const char *name; /* without the prefix; a counter's ends in _total */
+	enum family_type type;
+	const char *help;
+	family_fn *write;
+	int event_field;  /* for the per-event families: which counter */
+};
+
+enum metrics_format
+metrics_format_for(const char *accept)
+{
+	/* Prometheus asks for both, OpenMetrics first, when it can read it. */
+	if (accept != NULL && strstr(accept, "application/openmetrics-text") !=
+	    NULL)
+		return METRICS_OPENMETRICS;
+	return METRICS_PROMETHEUS;
+}
+
+const char *
+metrics_content_type(enum metrics_format f)
+{
+	return f == METRICS_OPENMETRICS ?
+	    "application/openmetrics-text; version=1.0.0; charset=utf-8" :
+	    "text/plain; version=0.0.4; charset=utf-8";
+}
+
+void
+metrics_label_value(FILE *fp, const char *s)
+{
+	size_t n = strlen(s);
+	uint32_t cp;
+
+	putc('"', fp);
+	while (n > 0) {
+		size_t len = scrub_utf8(s, n, &cp);
+
+		if (len == 0) {
+			fputs("\xef\xbf\xbd", fp); /* U+FFFD */
+			len = 1;
+		} else if (*s == '\\') {
+			fputs("\\\\", fp);
+		} else if (*s == '"') {
+			fputs("\\\"", fp);
+		} else if (*s == '\n') {
+			fputs("\\n", fp);
+		} else {
+			fwrite(s, 1, len, fp);
+		}
+		s += len;
+		n -= len;
+	}
+	putc('"', fp);
+}
+
+/* Milliseconds as seconds with three decimals, without the locale. */
+static void
+write_seconds(FILE *fp, uint64_t ms)
+{
+	fprintf(fp, "%" PRIu64 ".%03u", ms / 1000, (unsigned)(ms % 1000));
+}
+
+static void
+write_up(FILE *fp, const struct family *f, const struct metrics_view *v)
+{
+	fprintf(fp, PREFIX "%s %d\n", f->name, v->up ? 1 : 0);
+}
+
+static void
+write_info(FILE *fp, const struct family *f, const struct metrics_view *v)
+{
+	fprintf(fp, PREFIX "%s{target=", f->name);
+	metrics_label_value(fp, v->target != NULL ? v->target : "");
+	fputs(",server_version=", fp);
+	metrics_label_value(fp, v->server_version != NULL ?
+	    v->server_version : "");
+	fputs("} 1\n", fp);
+}
+
+static void
+write_samples(FILE *fp, const struct family *f, const struct metrics_view *v)
+{
+	uint64_t n = strcmp(f->name, "samples_total") == 0 ? v->samples :
+	    strcmp(f->name, "samples_skipped_total") == 0 ? v->skipped :
+	    v->lost;
+
+	fprintf(fp, PREFIX "%s %" PRIu64 "\n", f->name, n);
+}
+
+static void
+write_age(FILE *fp, const struct family *f, const struct metrics_view *v)
+{
+	if (v->sample == NULL)
+		return;
+	fprintf(fp, PREFIX "%s ", f->name);
+	write_seconds(fp, v->sample_age_ms);
+	putc('\n', fp);
+}
+
+static void
+write_query(FILE *fp, const struct family *f, const struct metrics_view *v)
+{
+	if (v->sample == NULL)
+		return;
+	fprintf(fp, PREFIX "%s ", f->name);
+	/* query_us in milliseconds, rounded up so that a query shows. */
+	write_seconds(fp, (v->sample->query_us + 999) / 1000);
+	putc('\n', fp);
+}
+
+static void
+write_total(FILE *fp, const struct family *f, const struct metrics_view *v)
+{
+	if (v->sample != NULL)
+		fprintf(fp, PREFIX "%s %" PRId64 "\n", f->name,
+		    v->sample->total_bytes);
+}
+
+/*
+ * How many of the sample's events fit --max-series, the events taking
+ * their series first, largest first: the same for each event family.
+ */
+static size_t
+events_kept(const struct metrics_view *v)
+{
+	size_t n = v->sample != NULL ? v->sample->n_events : 0;
+	size_t fit = v->max_series / METRICS_SERIES_PER_EVENT;
+
+	return n < fit ? n : fit;
+}
+
+enum { EV_USED, EV_HIGH, EV_COUNT, EV_ALLOC, EV_FREE, EV_ALLOCS, EV_FREES };
+
+static void
+write_event(FILE *fp, const struct family *f, const struct metrics_view *v)
+{
+	size_t n = events_kept(v);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct event_stat *e = &v->sample->events[i];
+
+		fprintf(fp, PREFIX "%s{event=", f->name);
+		metrics_label_value(fp, e->name);
+		fputs("} ", fp);
+		switch (f->event_field) {
+		case EV_USED: fprintf(fp, "%" PRId64, e->current_bytes); break;
+		case EV_HIGH: fprintf(fp, "%" PRId64, e->high_bytes); break;
+		case EV_COUNT: fprintf(fp, "%" PRId64, e->current_count); break;
+		case EV_ALLOC: fprintf(fp, "%" PRIu64, e->alloc_bytes); break;
+		case EV_FREE: fprintf(fp, "%" PRIu64, e->free_bytes); break;
+		case EV_ALLOCS: fprintf(fp, "%" PRIu64, e->alloc_count); break;
+		default: fprintf(fp, "%" PRIu64, e->free_count); break;
+		}
+		putc('\n', fp);
+	}
+}
+
+/* The threads take what the events left of --max-series. */
+static size_t
+threads_kept(const struct metrics_view *v)
+{
+	size_t used = events_kept(v) * METRICS_SERIES_PER_EVENT;
+	size_t left = v->max_series > used ? v->max_series - used : 0;
+
+	return v->n_threads < left ? v->n_threads : left;
+}
+
+static void
+write_threads(FILE *fp, const struct family *f, const struct metrics_view *v)
+{
+	size_t n = threads_kept(v);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct thread_total *t = &v->threads[i];
+
+		fprintf(fp, PREFIX "%s{thread_id=\"%" PRIu64 "\",name=",
+		    f->name, t->thread_id);
+		metrics_label_value(fp, t->name);
+		fputs(",user=", fp);
+		metrics_label_value(fp, t->user);
+		fputs(",host=", fp);
+		metrics_label_value(fp, t->host);
+		fputs(",digest=", fp);
+		metrics_label_value(fp, t->digest);
+		fprintf(fp, "} %" PRId64 "\n", t->current_bytes);
+	}
+}
+
+static void
+write_dropped(FILE *fp, const struct family *f, const struct metrics_view *v)
+{
+	size_t events = v->sample != NULL ? v->sample->n_events : 0;
+	size_t dropped = (events - events_kept(v)) * METRICS_SERIES_PER_EVENT +
+	    (v->n_threads - threads_kept(v));
+
+	fprintf(fp, PREFIX "%s %zu\n", f->name, dropped);
+}
+
+/* The page, in this order. */
+static const struct family families[] = {
+	{ "up", GAUGE, "1 while samples arrive on time, 0 while the server "
+	    "is gone or too slow to answer.", write_up, 0 },
+	{ "target_info", INFO, "What is sampled, and the server's version.",
+	    write_info, 0 },
+	{ "samples_total", COUNTER, "Samples taken since the exporter "
+	    "started.", write_samples, 0 },
+	{ "samples_skipped_total", COUNTER, "Ticks skipped: a sample or a "
+	    "reconnect took longer than --frequency.", write_samples, 0 },
+	{ "samples_lost_total", COUNTER, "Ticks whose reading the source "
+	    "could not give.", write_samples, 0 },
+	{ "sample_age_seconds", GAUGE, "How long ago the latest sample was "
+	    "taken.", write_age, 0 },
+	{ "sample_query_seconds", GAUGE, "How long the latest sample's query "
+	    "took.", write_query, 0 },
+	{ "memory_total_bytes", GAUGE, "Bytes in use over every event of the "
+	    "target.", write_total, 0 },
+	{ "memory_used_bytes", GAUGE, "Bytes in use by event "
+	    "(CURRENT_NUMBER_OF_BYTES_USED).", write_event, EV_USED },
+	{ "memory_high_bytes", GAUGE, "High-water mark of bytes in use by "
+	    "event (HIGH_NUMBER_OF_BYTES_USED).", write_event, EV_HIGH },
+	{ "memory_used_allocations", GAUGE, "Allocations in use by event "
+	    "(CURRENT_COUNT_USED).", write_event, EV_COUNT },
+	{ "memory_allocated_bytes_total", COUNTER, "Bytes allocated by event "
+	    "(SUM_NUMBER_OF_BYTES_ALLOC).", write_event, EV_ALLOC },
+	{ "memory_freed_bytes_total", COUNTER, "Bytes freed by event "
+	    "(SUM_NUMBER_OF_BYTES_FREE).", write_event, EV_FREE },
+	{ "memory_allocations_total", COUNTER, "Allocations by event "
+	    "(COUNT_ALLOC).", write_event, EV_ALLOCS },
+	{ "memory_frees_total", COUNTER, "Frees by event (COUNT_FREE).",
+	    write_event, EV_FREES },
+	{ "thread_memory_bytes", GAUGE, "Bytes in use by the --top threads of "
+	    "the whole server (--global only).", write_threads, 0 },
+	{ "series_dropped", GAUGE, "Labelled series left out by "
+	    "--max-series.", write_dropped, 0 },
+};
+
+int
+metrics_render(FILE *fp, const struct metrics_view *v, enum metrics_format f)
+{
+	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
+		const struct family *m = &families[i];
+		int len = (int)strlen(m->name);
+
+		const char *type = m->type == COUNTER ? "counter" : "gauge";
+
+		/* OpenMetrics names the family without the sample's suffix. */
+		if (f == METRICS_OPENMETRICS && m->type == COUNTER)
+			len -= (int)strlen("_total");
+		if (f == METRICS_OPENMETRICS && m->type == INFO) {
+			len -= (int)strlen("_info");
+			type = "info";
+		}
+		fprintf(fp, "# HELP " PREFIX "%.*s %s\n", len, m->name, m->help);
+		fprintf(fp, "# TYPE " PREFIX "%.*s %s\n", len, m->name, type);
+		m->write(fp, m, v);
+	}
+	if (f == METRICS_OPENMETRICS)
+		fputs("# EOF\n", fp);
+	return fflush(fp) == 0 && !ferror(fp) ? 0 : -1;
+}

@@ -1,0 +1,262 @@
+/*
+ * The exporter's page: every family in both formats, label values escaped
+ * (quote, backslash, line feed, bytes not UTF-8), --max-series cutting
+ * events first and threads after, and the format an Accept header asks for.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "metrics.h"
+
+static struct event_stat events[3];
+static struct sample sample;
+static struct thread_total threads[2];
+
+static struct metrics_view
+view(void)
+{
+	memset(events, 0, sizeof(events));
+	snprintf(events[0].name, sizeof(events[0].name),
+	    "memory/sql/THD::main_mem_root");
+	events[0].current_bytes = 25830;
+	events[0].current_count = 3;
+	events[0].high_bytes = 40000;
+	events[0].alloc_bytes = 90000;
+	events[0].free_bytes = 64170;
+	events[0].alloc_count = 12;
+	events[0].free_count = 9;
+	/* A name no server gives, with all that must be escaped. */
+	snprintf(events[1].name, sizeof(events[1].name),
+	    "memory/x/a\"b\\c\nd\xff" "e");
+	events[1].current_bytes = -8;
+	snprintf(events[2].name, sizeof(events[2].name), "memory/innodb/row0sel");
+	events[2].current_bytes = 7;
+	sample = (struct sample){ .seq = 4, .total_bytes = 123456,
+	    .query_us = 1500, .n_events = 3, .events = events };
+	memset(threads, 0, sizeof(threads));
+	threads[0] = (struct thread_total){ .thread_id = 42,
+	    .current_bytes = 5000 };
+	snprintf(threads[0].name, sizeof(threads[0].name),
+	    "thread/sql/one_connection");
+	snprintf(threads[0].user, sizeof(threads[0].user), "app");
+	snprintf(threads[0].host, sizeof(threads[0].host), "localhost");
+	snprintf(threads[0].digest, sizeof(threads[0].digest), "abc123");
+	threads[1] = (struct thread_total){ .thread_id = 1,
+	    .current_bytes = 100 };
+	return (struct metrics_view){ .up = true, .sample = &sample,
+	    .sample_age_ms = 1250, .target = "global",
+	    .server_version = "10.11.6-MariaDB", .samples = 4, .skipped = 1,
+	    .lost = 0, .threads = threads, .n_threads = 2,
+	    .max_series = 1000 };
+}
+
+/* The page of v as a string, freed by the caller. */
+static char *
+render(const struct metrics_view *v, enum metrics_format f)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+
+	assert_non_null(fp);
+	assert_int_equal(metrics_render(fp, v, f), 0);
+	fclose(fp);
+	return buf;
+}
+
+static void
+has(const char *page, const char *line)
+{
+	if (strstr(page, line) == NULL)
+		fail_msg("no \"%s\" in:\n%s", line, page);
+}
+
+static void
+has_not(const char *page, const char *text)
+{
+	if (strstr(page, text) != NULL)
+		fail_msg("\"%s\" should not be in:\n%s", text, page);
+}
+
+static void
+test_prometheus_page(void **state)
+{
+	struct metrics_view v = view();
+	char *p = render(&v, METRICS_PROMETHEUS);
+
+	(void)state;
+	has(p, "# TYPE mysqlmemprof_up gauge\nmysqlmemprof_up 1\n");
+	has(p, "mysqlmemprof_target_info{target=\"global\","
+	    "server_version=\"10.11.6-MariaDB\"} 1\n");
+	has(p, "# TYPE mysqlmemprof_samples_total counter\n"
+	    "mysqlmemprof_samples_total 4\n");
+	has(p, "mysqlmemprof_samples_skipped_total 1\n");
+	has(p, "mysqlmemprof_sample_age_seconds 1.250\n");
+	has(p, "mysqlmemprof_sample_query_seconds 0.002\n");
+	has(p, "mysqlmemprof_memory_total_bytes 123456\n");
+	has(p, "mysqlmemprof_memory_used_bytes{event=\"memory/sql/"
+	    "THD::main_mem_root\"} 25830\n");
+	has(p, "mysqlmemprof_memory_high_bytes{event=\"memory/sql/"
+	    "THD::main_mem_root\"} 40000\n");
+	has(p, "mysqlmemprof_memory_used_allocations{event=\"memory/sql/"
+	    "THD::main_mem_root\"} 3\n");
+	has(p, "# TYPE mysqlmemprof_memory_allocated_bytes_total counter\n");
+	has(p, "mysqlmemprof_memory_allocated_bytes_total{event=\"memory/sql/"
+	    "THD::main_mem_root\"} 90000\n");
+	has(p, "mysqlmemprof_memory_freed_bytes_total{event=\"memory/sql/"
+	    "THD::main_mem_root\"} 64170\n");
+	has(p, "mysqlmemprof_memory_allocations_total{event=\"memory/sql/"
+	    "THD::main_mem_root\"} 12\n");
+	has(p, "mysqlmemprof_memory_frees_total{event=\"memory/sql/"
+	    "THD::main_mem_root\"} 9\n");
+	has(p, "mysqlmemprof_memory_used_bytes{event=\"memory/innodb/"
+	    "row0sel\"} 7\n");
+	has(p, "mysqlmemprof_thread_memory_bytes{thread_id=\"42\","
+	    "name=\"thread/sql/one_connection\",user=\"app\","
+	    "host=\"localhost\",digest=\"abc123\"} 5000\n");
+	has(p, "mysqlmemprof_thread_memory_bytes{thread_id=\"1\",name=\"\","
+	    "user=\"\",host=\"\",digest=\"\"} 100\n");
+	has(p, "mysqlmemprof_series_dropped 0\n");
+	has_not(p, "# EOF");
+	free(p);
+}
+
+static void
+test_label_escaping(void **state)
+{
+	struct metrics_view v = view();
+	char *p = render(&v, METRICS_PROMETHEUS);
+
+	(void)state;
+	has(p, "mysqlmemprof_memory_used_bytes{event=\"memory/x/a\\\"b\\\\c"
+	    "\\nd\xef\xbf\xbd" "e\"} -8\n");
+	free(p);
+}
+
+static void
+test_openmetrics_page(void **state)
+{
+	struct metrics_view v = view();
+	char *p = render(&v, METRICS_OPENMETRICS);
+	size_t n = strlen(p);
+
+	(void)state;
+	has(p, "# TYPE mysqlmemprof_samples counter\n"
+	    "mysqlmemprof_samples_total 4\n");
+	has(p, "# TYPE mysqlmemprof_memory_allocated_bytes counter\n");
+	has(p, "# TYPE mysqlmemprof_target info\n"
+	    "mysqlmemprof_target_info{target=\"global\"");
+	has_not(p, "# TYPE mysqlmemprof_samples_total");
+	assert_true(n > 6 && strcmp(p + n - 6, "# EOF\n") == 0);
+	free(p);
+}
+
+/* Not up, no sample yet: the page still says so, with no sample's series. */
+static void
+test_no_sample(void **state)
+{
+	struct metrics_view v = view();
+	char *p;
+
+	(void)state;
+	v.up = false;
+	v.sample = NULL;
+	v.n_threads = 0;
+	v.server_version = NULL;
+	p = render(&v, METRICS_PROMETHEUS);
+	has(p, "mysqlmemprof_up 0\n");
+	has(p, "server_version=\"\"} 1\n");
+	has_not(p, "\nmysqlmemprof_sample_age_seconds ");
+	has_not(p, "\nmysqlmemprof_memory_total_bytes ");
+	has_not(p, "{event=");
+	free(p);
+}
+
+static size_t
+count(const char *p, const char *what)
+{
+	size_t n = 0;
+
+	for (const char *q = p; (q = strstr(q, what)) != NULL; q++)
+		n++;
+	return n;
+}
+
+/* Events take their series first, largest first; threads the rest. */
+static void
+test_max_series(void **state)
+{
+	struct metrics_view v = view();
+	char *p;
+
+	(void)state;
+	v.max_series = 2 * METRICS_SERIES_PER_EVENT + 1;
+	p = render(&v, METRICS_PROMETHEUS);
+	assert_int_equal(count(p, "{event="), 2 * METRICS_SERIES_PER_EVENT);
+	has_not(p, "row0sel");
+	assert_int_equal(count(p, "mysqlmemprof_thread_memory_bytes{"), 1);
+	has(p, "thread_id=\"42\"");
+	has(p, "mysqlmemprof_series_dropped 8\n");
+	free(p);
+
+	v.max_series = 3;
+	p = render(&v, METRICS_PROMETHEUS);
+	assert_int_equal(count(p, "{event="), 0);
+	assert_int_equal(count(p, "mysqlmemprof_thread_memory_bytes{"), 2);
+	has(p, "mysqlmemprof_series_dropped 21\n");
+	free(p);
+}
+
+static void
+test_format_for(void **state)
+{
+	(void)state;
+	assert_int_equal(metrics_format_for(NULL), METRICS_PROMETHEUS);
+	assert_int_equal(metrics_format_for("*/*"), METRICS_PROMETHEUS);
+	assert_int_equal(metrics_format_for("text/plain;version=0.0.4"),
+	    METRICS_PROMETHEUS);
+	/* What Prometheus 2 sends. */
+	assert_int_equal(metrics_format_for("application/openmetrics-text;"
+	    "version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,"
+	    "text/plain;version=0.0.4;q=0.5,*/*;q=0.1"), METRICS_OPENMETRICS);
+	assert_non_null(strstr(metrics_content_type(METRICS_OPENMETRICS),
+	    "application/openmetrics-text; version=1.0.0"));
+	assert_non_null(strstr(metrics_content_type(METRICS_PROMETHEUS),
+	    "text/plain; version=0.0.4"));
+}
+
+/* A page that cannot be written says so. */
+static void
+test_write_error(void **state)
+{
+	struct metrics_view v = view();
+	FILE *fp = fopen("/dev/full", "w");
+
+	(void)state;
+	assert_non_null(fp);
+	assert_int_equal(metrics_render(fp, &v, METRICS_PROMETHEUS), -1);
+	fclose(fp);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_prometheus_page),
+		cmocka_unit_test(test_label_escaping),
+		cmocka_unit_test(test_openmetrics_page),
+		cmocka_unit_test(test_no_sample),
+		cmocka_unit_test(test_max_series),
+		cmocka_unit_test(test_format_for),
+		cmocka_unit_test(test_write_error),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
