@@ -29,6 +29,24 @@ struct pprof_meta {
 	const char *root;       /* a frame above every event; NULL: none */
 };
 
+/* The text of a profile's labels, with the room it needs. */
+struct pprof_labels {
+	char thread[700];
+	char user[600];
+	char statement[STATEMENT_TEXT_MAX + 1];
+};
+
+/*
+ * The labels of sample s of a thread, or of a grain ("global",
+ * "user:NAME", "host:NAME", "account:USER@HOST"; NULL for a thread), into
+ * m, their text in l: thread is the thread id or the grain, user the
+ * account name of a user or account grain, statement the text of the
+ * statement (to a NUL it may hold). The times and the root are the
+ * caller's to set.
+ */
+void pprof_meta_of(const struct sample *s, const char *grain,
+    struct pprof_labels *l, struct pprof_meta *m);
+
 /* One sample as a gzipped perftools.profiles.Profile in a malloc'd buffer. */
 int pprof_encode(const struct sample *s, const struct pprof_meta *m,
     unsigned char **buf, size_t *len);   /* 0, or -1 with errno */

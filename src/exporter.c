@@ -24,6 +24,7 @@
 #include "exporter.h"
 #include "metrics.h"
 #include "pfs.h"
+#include "pprof.h"
 
 /*
  * What a client may take. A scrape is one small request: 64 connections
@@ -49,6 +50,7 @@ struct exporter {
 	pthread_mutex_t lock; /* guards all below */
 	bool capturing;       /* a capture runs: samples may come */
 	char target[700];
+	char grain[700];      /* the capture's grain; "" for a thread */
 	char server_version[128];
 	uint64_t interval_ms;
 	struct sample latest; /* its events are the array below */
@@ -74,6 +76,8 @@ watch_begin(void *ctx, const struct capture_target *t)
 	struct exporter *x = ctx;
 
 	pthread_mutex_lock(&x->lock);
+	snprintf(x->grain, sizeof(x->grain), "%s", t->grain != NULL ?
+	    t->grain : "");
 	if (t->grain != NULL)
 		snprintf(x->target, sizeof(x->target), "%s", t->grain);
 	else
@@ -220,13 +224,52 @@ serve_metrics(struct exporter *x, struct MHD_Connection *c, unsigned *status)
 	return r;
 }
 
+/*
+ * The latest sample as a gzipped pprof profile (pprof.h), for
+ * `go tool pprof http://HOST:PORT/pprof/memory` or a continuous profiler;
+ * it covers one --frequency. 503 until the first sample.
+ */
+static struct MHD_Response *
+serve_pprof(struct exporter *x, struct MHD_Connection *c, unsigned *status)
+{
+	struct MHD_Response *r;
+	struct pprof_labels l;
+	struct pprof_meta m;
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	int rc;
+
+	(void)c;
+	pthread_mutex_lock(&x->lock);
+	if (!x->have_sample) {
+		pthread_mutex_unlock(&x->lock);
+		*status = MHD_HTTP_SERVICE_UNAVAILABLE;
+		return text_response("no sample yet\n",
+		    "text/plain; charset=utf-8");
+	}
+	pprof_meta_of(&x->latest, x->grain[0] != '\0' ? x->grain : NULL, &l,
+	    &m);
+	m.duration_ns = (int64_t)x->interval_ms * 1000000;
+	rc = pprof_encode(&x->latest, &m, &buf, &len);
+	pthread_mutex_unlock(&x->lock);
+	if (rc != 0)
+		return NULL;
+	r = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
+	if (r == NULL) {
+		free(buf);
+		return NULL;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+	    "application/octet-stream");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	*status = MHD_HTTP_OK;
+	return r;
+}
+
 static struct MHD_Response *serve_index(struct exporter *x,
     struct MHD_Connection *c, unsigned *status);
 
-/*
- * The paths served, one row each. "/pprof/memory", the latest sample as a
- * gzipped pprof profile (pprof.h, pprof_encode()), is one more row.
- */
+/* The paths served, one row each. */
 static const struct endpoint {
 	const char *path;
 	const char *what; /* for the index */
@@ -235,6 +278,8 @@ static const struct endpoint {
 } endpoints[] = {
 	{ "/metrics", "the latest sample, Prometheus text or OpenMetrics",
 	    serve_metrics },
+	{ "/pprof/memory", "the latest sample as a pprof profile (gzipped)",
+	    serve_pprof },
 	{ "/", "this list", serve_index },
 };
 #define N_ENDPOINTS (sizeof(endpoints) / sizeof(endpoints[0]))

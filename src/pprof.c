@@ -5,8 +5,10 @@
  * format.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -402,6 +404,45 @@ gzip(const uint8_t *in, size_t n, unsigned char **buf, size_t *len)
 	*buf = out;
 	deflateEnd(&z);
 	return 0;
+}
+
+/* The account name of a grain of one user or account, into buf. */
+static const char *
+grain_user(const char *grain, char *buf, size_t size)
+{
+	const char *at;
+
+	if (grain == NULL)
+		return NULL;
+	if (strncmp(grain, "user:", 5) == 0) {
+		snprintf(buf, size, "%s", grain + 5);
+		return buf;
+	}
+	if (strncmp(grain, "account:", 8) == 0 &&
+	    (at = strrchr(grain, '@')) != NULL) {
+		snprintf(buf, size, "%.*s", (int)(at - grain - 8), grain + 8);
+		return buf;
+	}
+	return NULL;
+}
+
+void
+pprof_meta_of(const struct sample *s, const char *grain,
+    struct pprof_labels *l, struct pprof_meta *m)
+{
+	if (grain != NULL)
+		snprintf(l->thread, sizeof(l->thread), "%s", grain);
+	else
+		snprintf(l->thread, sizeof(l->thread), "%" PRIu64,
+		    s->thread_id);
+	/* A C string: the label stops at a NUL the text may hold. */
+	snprintf(l->statement, sizeof(l->statement), "%s", s->statement.text);
+	*m = (struct pprof_meta){
+		.time_ns = s->wall_ms * 1000000,
+		.thread = l->thread,
+		.user = grain_user(grain, l->user, sizeof(l->user)),
+		.statement = l->statement[0] != '\0' ? l->statement : NULL,
+	};
 }
 
 int

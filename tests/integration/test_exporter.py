@@ -15,10 +15,12 @@ import socket
 import subprocess
 import tempfile
 import time
+import unittest
 import urllib.error
 import urllib.request
 
 import mmp
+import test_profiles
 
 FREQ = "200"
 SERIES_RE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{.*\})? (\S+)$')
@@ -340,6 +342,42 @@ class Exporter(mmp.TestCase):
             return series(get(port, timeout=2)[2])
         except OSError:
             return None
+
+    @unittest.skipIf(test_profiles.GO is None, "golang-go is not installed")
+    def test_pprof_endpoint_read_by_go_tool_pprof(self):
+        # An idle session's memory holds still: the profile served and a
+        # JSON capture of the same thread have the same bytes.
+        w = self.start(mmp.idle(30))
+        b, port = self.serve("--thread", str(w.thread_id), "--top", "0")
+        req = urllib.request.urlopen(
+            "http://127.0.0.1:%d/pprof/memory" % port, timeout=5)
+        status, headers, body = req.status, req.headers, req.read()
+        self.assertEqual(status, 200)
+        self.assertEqual(body[:2], b"\x1f\x8b")  # gzip
+        self.assertEqual(headers["Content-Type"], "application/octet-stream")
+        home = self.tmp("go")
+        os.makedirs(home)
+        env = test_profiles.go_env(home)
+        p = subprocess.run(
+            [test_profiles.GO, "tool", "pprof", "-top", "-unit=B",
+             "-nodefraction=0", "-nodecount=100000",
+             "-sample_index=inuse_space",
+             "http://127.0.0.1:%d/pprof/memory" % port],
+            capture_output=True, text=True, env=env, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        flat = {}
+        for line in p.stdout.splitlines():
+            m = test_profiles.TOP_LINE.match(line)
+            if m and int(m.group(1)) != 0:
+                flat[m.group(3)] = int(m.group(1))
+        j = self.run_ok(["--thread", str(w.thread_id), "--format", "json",
+                         "--count", "1", "--top", "0"])
+        [s] = mmp.parse_json_lines(j.stdout)
+        want = {e["event_name"]: e["current_bytes"] for e in s["events"]
+                if e["current_bytes"] > 0}
+        self.assertEqual(flat, want, p.stdout)
+        self.assertIn("Type: inuse_space", p.stdout)
+        self.finish_ok(b, sig=signal.SIGTERM)
 
     def test_sigterm_ends_it_promptly(self):
         b, port = self.serve()
