@@ -101,6 +101,7 @@ struct match_filter {
 	const char *user;    /* PROCESSLIST_USER */
 	const char *db;      /* PROCESSLIST_DB */
 	int64_t min_time_s;  /* running at least this long */
+	int64_t min_bytes;   /* its thread holding at least this; 0: any */
 };
 
 /*

@@ -49,6 +49,15 @@ const struct cli_row cli_rows[] = {
 	    .arg = "SECONDS",
 	    .help = "the same for a statement running this long;\n"
 	    "with --wait-for, both must hold" },
+	/* At most the largest total a thread can have, as --trigger-bytes. */
+	{ .name = "bigger-than", .kind = KIND_BYTES, FIELD(bigger_than_bytes),
+	    .target = TARGET_WAIT, .min = 1, .max = INT64_MAX,
+	    .hint = "give bytes, with K, M or G for KiB, MiB or GiB, e.g. "
+	    "--bigger-than 1G",
+	    .arg = "SIZE",
+	    .help = "the same for a connection whose statement runs\n"
+	    "while it holds SIZE bytes (K, M, G) or more;\n"
+	    "with the two above, all must hold" },
 	{ .name = "global", .kind = KIND_FLAG, .target = TARGET_GLOBAL,
 	    .help = "sample the whole server's memory" },
 	{ .name = "for-user", .kind = KIND_STRING, FIELD(grain_user),

@@ -172,25 +172,48 @@ pfs_sql_find_thread(char *buf, size_t size, bool by_connection, uint64_t id)
 
 /*
  * Only constant text goes into the SQL; the user's pattern and names are
- * parameters. The memory is summed only for the rows that match. Other
- * mysqlmemprof sessions are left out: their own queries could match the
- * pattern.
+ * parameters. Other mysqlmemprof sessions are left out: their own queries
+ * could match the pattern.
+ *
+ * The thread's memory, how it is summed, depends on the server (see
+ * bench/RESULTS.md, "What a look costs"). MariaDB's memory tables have no
+ * index: each correlated sum is a scan of every thread's rows, so one
+ * GROUP BY over all of them, joined, costs one scan whatever runs. MySQL 8
+ * keys memory_summary_by_thread_by_event_name by THREAD_ID, so a sum for
+ * each running statement reads only that thread's rows, and HAVING keeps
+ * the threshold after it. Either way the bytes parameter comes last.
  */
 int
 pfs_sql_find_statements(char *buf, size_t size, bool pattern, bool user,
-    bool db)
+    bool db, bool bytes, bool indexed)
 {
-	return fits(snprintf(buf, size, "SELECT " STMT_COLUMNS ", "
-	    "(SELECT COALESCE(SUM(m." PFS_BYTES_USED "), 0) "
-	    "FROM " PFS_THREAD_MEMORY " m "
-	    "WHERE m.THREAD_ID = t.THREAD_ID) "
-	    "FROM performance_schema.threads t "
-	    "WHERE t.TYPE = 'FOREGROUND' AND t.INSTRUMENTED = 'YES' AND "
-	    STMT_RUNNING " AND t.THREAD_ID <> ? AND t.PROCESSLIST_TIME >= ?"
-	    "%s%s%s",
+	const char *filters_fmt = "%s%s%s%s";
+	char filters[256];
+
+	if (fits(snprintf(filters, sizeof(filters), filters_fmt,
 	    pattern ? " AND t.PROCESSLIST_INFO LIKE ?" : "",
 	    user ? " AND t.PROCESSLIST_USER = ?" : "",
-	    db ? " AND t.PROCESSLIST_DB = ?" : ""), size);
+	    db ? " AND t.PROCESSLIST_DB = ?" : "",
+	    bytes && !indexed ? " AND m.bytes >= ?" : ""), sizeof(filters)) != 0)
+		return -1;
+	if (indexed)
+		return fits(snprintf(buf, size, "SELECT " STMT_COLUMNS ", "
+		    "(SELECT COALESCE(SUM(m." PFS_BYTES_USED "), 0) "
+		    "FROM " PFS_THREAD_MEMORY " m "
+		    "WHERE m.THREAD_ID = t.THREAD_ID) AS bytes "
+		    "FROM performance_schema.threads t "
+		    "WHERE t.TYPE = 'FOREGROUND' AND t.INSTRUMENTED = 'YES' AND "
+		    STMT_RUNNING " AND t.THREAD_ID <> ? AND "
+		    "t.PROCESSLIST_TIME >= ?%s%s", filters,
+		    bytes ? " HAVING bytes >= ?" : ""), size);
+	return fits(snprintf(buf, size, "SELECT " STMT_COLUMNS ", m.bytes "
+	    "FROM performance_schema.threads t JOIN "
+	    "(SELECT THREAD_ID, SUM(" PFS_BYTES_USED ") AS bytes "
+	    "FROM " PFS_THREAD_MEMORY " GROUP BY THREAD_ID) m "
+	    "ON m.THREAD_ID = t.THREAD_ID "
+	    "WHERE t.TYPE = 'FOREGROUND' AND t.INSTRUMENTED = 'YES' AND "
+	    STMT_RUNNING " AND t.THREAD_ID <> ? AND t.PROCESSLIST_TIME >= ?%s",
+	    filters), size);
 }
 
 int

@@ -56,9 +56,12 @@ extern const char pfs_sql_list_threads[];
  */
 int pfs_sql_find_thread(char *buf, size_t size, bool by_connection,
     uint64_t id);
-/* Parameters: own thread, seconds; then pattern, user, db when asked. */
+/*
+ * Parameters: own thread, seconds; then pattern, user, db, bytes when
+ * asked. indexed: the server keys the memory tables by thread (MySQL 8).
+ */
 int pfs_sql_find_statements(char *buf, size_t size, bool pattern, bool user,
-    bool db);
+    bool db, bool bytes, bool indexed);
 int pfs_sql_thread_statement(char *buf, size_t size, uint64_t thread_id);
 /* statements: join events_statements_current for the id and digest. */
 int pfs_sql_thread_memory(char *buf, size_t size, uint64_t thread_id,

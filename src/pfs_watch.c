@@ -62,15 +62,18 @@ enum pfs_status
 pfs_find_statements(struct conn *c, const struct match_filter *f,
     uint64_t own_thread, struct match_list *out, char *err, size_t errlen)
 {
-	struct conn_param p[5];
+	struct conn_param p[6];
 	struct find_ctx fc = { .l = out };
+	struct server_kind k = server_kind_parse(conn_server_version(c));
 	char sql[2048];
 	unsigned n = 0;
 	enum conn_status st;
 
 	memset(out, 0, sizeof(*out));
+	/* MySQL keys its memory tables by thread; MariaDB has no index. */
 	pfs_sql_find_statements(sql, sizeof(sql), f->pattern != NULL,
-	    f->user != NULL, f->db != NULL);
+	    f->user != NULL, f->db != NULL, f->min_bytes > 0,
+	    k.flavour == SERVER_MYSQL);
 	p[n++] = (struct conn_param){ .i = (int64_t)own_thread };
 	p[n++] = (struct conn_param){ .i = f->min_time_s };
 	if (f->pattern != NULL)
@@ -79,6 +82,8 @@ pfs_find_statements(struct conn *c, const struct match_filter *f,
 		p[n++] = (struct conn_param){ .s = f->user };
 	if (f->db != NULL)
 		p[n++] = (struct conn_param){ .s = f->db };
+	if (f->min_bytes > 0)
+		p[n++] = (struct conn_param){ .i = f->min_bytes };
 	st = conn_query_params(c, sql, p, n, find_row, &fc, NULL, err, errlen);
 	if (st != CONN_OK) {
 		match_list_free(out);

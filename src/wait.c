@@ -10,6 +10,7 @@
 #include "clock.h"
 #include "exitcode.h"
 #include "reconnect.h"
+#include "units.h"
 #include "wait.h"
 #include "watch.h"
 
@@ -17,6 +18,7 @@
 static void
 describe_wait(const struct options *o, char *buf, size_t size)
 {
+	char size_buf[32];
 	size_t len;
 
 	snprintf(buf, size, "statement");
@@ -28,6 +30,13 @@ describe_wait(const struct options *o, char *buf, size_t size)
 		len = strlen(buf);
 		snprintf(buf + len, size - len, " running at least %" PRIu64
 		    " s", o->longer_than_s);
+	}
+	if (o->bigger_than_bytes > 0) {
+		units_bytes((int64_t)o->bigger_than_bytes, size_buf,
+		    sizeof(size_buf));
+		len = strlen(buf);
+		snprintf(buf + len, size - len, " of a connection holding at "
+		    "least %s", size_buf);
 	}
 	if (o->match_user != NULL) {
 		len = strlen(buf);
@@ -90,7 +99,8 @@ wait_run(const struct capture_env *env)
 	struct watch w = {
 		.session = env->session,
 		.filter = { .pattern = o->wait_pattern, .user = o->match_user,
-		    .db = o->match_db, .min_time_s = (int64_t)o->longer_than_s },
+		    .db = o->match_db, .min_time_s = (int64_t)o->longer_than_s,
+		    .min_bytes = (int64_t)o->bigger_than_bytes },
 		.poll_ns = o->poll_ms * 1000000u,
 		.timeout_ns = o->wait_timeout_s * 1000000000u,
 		.clk = &clk, .stop = &env->sig->stop,

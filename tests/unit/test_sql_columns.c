@@ -65,9 +65,9 @@ make_queries(void)
 	assert_int_equal(pfs_sql_find_thread(sql, 200, false, 42), 0);
 	add("find_thread by thread", sql);
 	/* Every combination of the filters of --wait-for. */
-	for (i = 0; i < 8; i++) {
+	for (i = 0; i < 32; i++) {
 		assert_int_equal(pfs_sql_find_statements(sql, 2048, i & 1,
-		    i & 2, i & 4), 0);
+		    i & 2, i & 4, i & 8, i & 16), 0);
 		snprintf(name, sizeof(name), "find_statements %u", i);
 		add(name, sql);
 	}
@@ -157,7 +157,7 @@ is_keyword(const char *w)
 {
 	static const char *const kw[] = { "SELECT", "FROM", "WHERE", "AND",
 	    "OR", "NOT", "IN", "LIKE", "IS", "NULL", "AS", "ON", "LEFT", "JOIN",
-	    "GROUP", "BY", "ORDER", "DESC", "ASC", "UNION", "ALL", "EXISTS",
+	    "GROUP", "BY", "HAVING", "ORDER", "DESC", "ASC", "UNION", "ALL", "EXISTS",
 	    "UPDATE", "SET", NULL };
 
 	for (size_t i = 0; kw[i] != NULL; i++)
@@ -460,7 +460,7 @@ test_too_small(void **state)
 	assert_int_equal(pfs_sql_thread_memory(small, sizeof(small), 1, true,
 	    200), -1);
 	assert_int_equal(pfs_sql_find_statements(small, sizeof(small), true,
-	    true, true), -1);
+	    true, true, true, false), -1);
 	assert_int_equal(pfs_sql_grain_memory(small, sizeof(small),
 	    GRAIN_ACCOUNT), -1);
 	assert_string_equal(pfs_sql_grain_table(GRAIN_HOST),
