@@ -39,7 +39,7 @@ CORE = cli cli_apply cli_options cli_usage optfile clock ring topn delta filter 
        summary units output output_format output_table output_columns \
        output_clean output_text output_csv output_json threads match outname \
        statement trigger recorder reconnect watch guard scrub diag pfs_rows \
-       pfs_sql
+       pfs_sql history
 # The modules that talk to the server, and the program.
 SERVER = conn conn_io conn_stmt pfs_check pfs_list pfs_watch pfs_read session prompt outfile \
          capture wait app signals
