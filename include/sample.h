@@ -79,6 +79,11 @@ struct sample {
 	struct event_stat *events; /* storage owned by the ring */
 	struct statement statement; /* what the thread was running */
 	unsigned setup_off;  /* SETUP_OFF_*: switched off while sampling, at the last look */
+	/*
+	 * Taken while waiting, before the thread was found (history.h): one
+	 * every --poll, not every --frequency, at its own time.
+	 */
+	bool waiting;
 };
 
 #endif

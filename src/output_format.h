@@ -77,7 +77,7 @@ struct thread_column {
 };
 
 /* The rows of each list; output_columns.c checks them at compile time. */
-#define SAMPLE_COLUMNS 27
+#define SAMPLE_COLUMNS 28
 #define THREAD_COLUMNS 11
 
 extern const struct sample_column sample_columns[];

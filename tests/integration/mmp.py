@@ -44,11 +44,15 @@ GRAIN_KEYS = ["grain", "filtered_total_bytes"]
 # Then what was switched off while sampling: empty (null) unless it was.
 SETUP_KEYS = ["setup_off"]
 SETUP_OFF_RE = r"^((memory_instruments|statements_consumer|thread_instrumented)(,|$))*$"
+# Then 1 for a reading taken while waiting, before the capture began
+# (--wait-for, --longer-than, --bigger-than), else 0.
+WAITING_KEYS = ["waiting"]
 CSV_HEADER = ["sample", "elapsed_ms", "timestamp", "thread_id", "event_name",
               "current_bytes", "current_count", "high_bytes", "alloc_bytes",
               "free_bytes", "alloc_count", "free_count", "total_bytes",
               "late_us", "query_us", "gap_ms"] + DELTA_KEYS + \
-    ["unseen_peak_bytes"] + STATEMENT_KEYS + GRAIN_KEYS + SETUP_KEYS
+    ["unseen_peak_bytes"] + STATEMENT_KEYS + GRAIN_KEYS + SETUP_KEYS + \
+    WAITING_KEYS
 CSV_INT_COLUMNS = [c for c in CSV_HEADER if c not in
                    ["timestamp", "event_name", "unseen_peak_bytes",
                     "thread_id"] + DELTA_KEYS + STATEMENT_KEYS + GRAIN_KEYS +
@@ -58,7 +62,7 @@ EVENT_KEYS = ["event_name", "current_bytes", "current_count", "high_bytes",
     DELTA_KEYS + ["unseen_peak_bytes"]
 SAMPLE_KEYS = ["sample", "elapsed_ms", "timestamp", "thread_id",
                "total_bytes", "late_us", "query_us", "gap_ms", "events"] + \
-    STATEMENT_KEYS + GRAIN_KEYS + SETUP_KEYS
+    STATEMENT_KEYS + GRAIN_KEYS + SETUP_KEYS + WAITING_KEYS
 LIST_HEADER = ["thread_id", "connection_id", "type", "name", "user", "host",
                "command", "time", "state", "current_bytes", "statement"]
 TIMESTAMP_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
