@@ -331,3 +331,47 @@ pfs_sql_setup(char *buf, size_t size, uint64_t thread_id)
 	    "(SELECT INSTRUMENTED = 'YES' FROM performance_schema.threads "
 	    "WHERE THREAD_ID = %" PRIu64 ")", thread_id), size);
 }
+
+/*
+ * The history of --wait-for and its kin: the memory rows of a few
+ * threads and their top-level statements, as pfs_sql_thread_memory()
+ * reads one thread's, with THREAD_ID after the kind. One round trip a
+ * look; on MariaDB, one scan of every thread's rows, as the look itself.
+ */
+int
+pfs_sql_threads_memory(char *buf, size_t size, const uint64_t *ids,
+    size_t n, bool statements, int text_chars)
+{
+	char list[HISTORY_SQL_IDS * 21 + 1] = "";
+	size_t len = 0;
+
+	if (n == 0 || n > HISTORY_SQL_IDS)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%"
+		    PRIu64, i > 0 ? "," : "", ids[i]);
+	if (statements)
+		return fits(snprintf(buf, size, "SELECT 'm', THREAD_ID, "
+		    "EVENT_NAME, " PFS_BYTES_USED ", CURRENT_COUNT_USED, "
+		    "HIGH_NUMBER_OF_BYTES_USED, SUM_NUMBER_OF_BYTES_ALLOC, "
+		    "SUM_NUMBER_OF_BYTES_FREE, COUNT_ALLOC, COUNT_FREE, NULL "
+		    "FROM " PFS_THREAD_MEMORY " WHERE THREAD_ID IN (%s) AND "
+		    MEMORY_USED " UNION ALL "
+		    "SELECT 't', t.THREAD_ID, s.DIGEST, NULL, NULL, NULL, NULL, "
+		    "NULL, s.EVENT_ID, NULL, "
+		    "LEFT(COALESCE(s.SQL_TEXT, t.PROCESSLIST_INFO), %d) "
+		    "FROM performance_schema.threads t "
+		    "LEFT JOIN performance_schema.events_statements_current s "
+		    "ON s.THREAD_ID = t.THREAD_ID AND s.NESTING_EVENT_LEVEL = 0 "
+		    "WHERE t.THREAD_ID IN (%s)", list, text_chars, list), size);
+	return fits(snprintf(buf, size, "SELECT 'm', THREAD_ID, "
+	    "EVENT_NAME, " PFS_BYTES_USED ", CURRENT_COUNT_USED, "
+	    "HIGH_NUMBER_OF_BYTES_USED, SUM_NUMBER_OF_BYTES_ALLOC, "
+	    "SUM_NUMBER_OF_BYTES_FREE, COUNT_ALLOC, COUNT_FREE, NULL "
+	    "FROM " PFS_THREAD_MEMORY " WHERE THREAD_ID IN (%s) AND "
+	    MEMORY_USED " UNION ALL "
+	    "SELECT 't', THREAD_ID, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "
+	    "NULL, LEFT(PROCESSLIST_INFO, %d) "
+	    "FROM performance_schema.threads WHERE THREAD_ID IN (%s)", list,
+	    text_chars, list), size);
+}

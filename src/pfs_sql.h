@@ -71,6 +71,11 @@ int pfs_sql_grain_memory(char *buf, size_t size, enum pfs_grain grain);
 int pfs_sql_grain_rows(char *buf, size_t size, enum pfs_grain grain);
 /* The setup of performance_schema now, and thread_id's INSTRUMENTED. */
 int pfs_sql_setup(char *buf, size_t size, uint64_t thread_id);
+/* The most threads pfs_sql_threads_memory() takes: HISTORY_THREADS. */
+#define HISTORY_SQL_IDS 8
+/* The memory rows and statements of the n threads of ids (1 to HISTORY_SQL_IDS). */
+int pfs_sql_threads_memory(char *buf, size_t size, const uint64_t *ids,
+    size_t n, bool statements, int text_chars);
 /* The summary table of a grain, for messages. */
 const char *pfs_sql_grain_table(enum pfs_grain grain);
 

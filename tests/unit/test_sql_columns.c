@@ -71,6 +71,18 @@ make_queries(void)
 		snprintf(name, sizeof(name), "find_statements %u", i);
 		add(name, sql);
 	}
+	{
+		static const uint64_t ids[HISTORY_SQL_IDS] = { 1, 2, 3, 4, 5,
+		    6, 7, UINT64_MAX };
+
+		/* pfs_watch.c's buffer: 4096. */
+		assert_int_equal(pfs_sql_threads_memory(sql, 4096, ids,
+		    HISTORY_SQL_IDS, true, STATEMENT_TEXT_CHARS), 0);
+		add("threads_memory with statements", sql);
+		assert_int_equal(pfs_sql_threads_memory(sql, 4096, ids,
+		    HISTORY_SQL_IDS, false, STATEMENT_TEXT_CHARS), 0);
+		add("threads_memory without statements", sql);
+	}
 	assert_int_equal(pfs_sql_thread_statement(sql, 1024, 42), 0);
 	add("thread_statement", sql);
 	assert_int_equal(pfs_sql_setup(sql, 800, 42), 0);
