@@ -407,13 +407,17 @@ class TestCase(unittest.TestCase):
         return p
 
     def assertSampled(self, p, thread_id, count=1):
-        """A run with --format json took count samples of thread_id."""
+        """A run with --format json took count samples of thread_id (and,
+        waiting for it, perhaps readings from before: those of any count,
+        all first)."""
         self.assertEqual(p.returncode, 0, describe(p))
         try:
             samples = parse_json_lines(p.stdout)
         except ValueError as e:
             self.fail("not JSON Lines: %s%s" % (e, describe(p)))
-        self.assertEqual(len(samples), count, describe(p))
+        marks = [s["waiting"] for s in samples]
+        self.assertEqual(marks, sorted(marks, reverse=True), describe(p))
+        self.assertEqual(marks.count(0), count, describe(p))
         for s in samples:
             self.assertEqual(s["thread_id"], thread_id, describe(p))
 
