@@ -39,28 +39,44 @@ RUNNING = ("t.PROCESSLIST_COMMAND IN ('Query', 'Execute') AND "
 FG = "t.TYPE = 'FOREGROUND' AND t.INSTRUMENTED = 'YES'"
 
 QUERIES = {
-    # What --wait-for sent before: one sum per running statement, as a
-    # correlated subquery (MariaDB has no index: each is a scan of all
-    # threads' rows).
-    "correlated sum, per running statement":
+    # The look as MySQL 8 gets it: a sum per running statement, correlated
+    # (MySQL reads it by its THREAD_ID index; MariaDB has no index, so here
+    # each sum is a scan of every thread's rows). What --wait-for sent
+    # before, on every server.
+    "look, per-statement sums (MySQL's)":
         "SELECT " + STMT + ", (SELECT COALESCE(SUM(m.CURRENT_NUMBER_OF_BYTES_USED), 0) "
         "FROM " + MEM + " m WHERE m.THREAD_ID = t.THREAD_ID) AS bytes "
         "FROM performance_schema.threads t WHERE " + FG + " AND " + RUNNING +
-        " AND t.THREAD_ID <> 0 AND t.PROCESSLIST_TIME >= 0 HAVING bytes >= 1",
-    # One GROUP BY over every thread's rows, joined.
-    "derived GROUP BY, one scan":
+        " AND t.THREAD_ID <> 0 AND t.PROCESSLIST_TIME >= 0",
+    # The look as MariaDB gets it: one GROUP BY over every thread's rows.
+    "look, one GROUP BY (MariaDB's)":
         "SELECT " + STMT + ", m.bytes FROM performance_schema.threads t "
         "JOIN (SELECT THREAD_ID, SUM(CURRENT_NUMBER_OF_BYTES_USED) AS bytes "
         "FROM " + MEM + " GROUP BY THREAD_ID) m ON m.THREAD_ID = t.THREAD_ID "
         "WHERE " + FG + " AND " + RUNNING +
-        " AND t.THREAD_ID <> 0 AND t.PROCESSLIST_TIME >= 0 AND m.bytes >= 1",
-    # The history's read: the used rows of the candidates (here 2).
-    "history rows of 2 threads":
-        "SELECT THREAD_ID, EVENT_NAME, CURRENT_NUMBER_OF_BYTES_USED, "
+        " AND t.THREAD_ID <> 0 AND t.PROCESSLIST_TIME >= 0",
+    # The history's read after each look: the memory rows and statements
+    # of the candidates (here the 2 running), pfs_sql_threads_memory().
+    "history read, 2 threads":
+        "SELECT 'm', THREAD_ID, EVENT_NAME, CURRENT_NUMBER_OF_BYTES_USED, "
         "CURRENT_COUNT_USED, HIGH_NUMBER_OF_BYTES_USED, "
         "SUM_NUMBER_OF_BYTES_ALLOC, SUM_NUMBER_OF_BYTES_FREE, COUNT_ALLOC, "
-        "COUNT_FREE FROM " + MEM + " WHERE THREAD_ID IN (%s) AND "
-        "(COUNT_ALLOC > 0 OR COUNT_FREE > 0)",
+        "COUNT_FREE, NULL FROM " + MEM + " WHERE THREAD_ID IN (%s) AND "
+        "(COUNT_ALLOC > 0 OR COUNT_FREE > 0) UNION ALL "
+        "SELECT 't', t.THREAD_ID, s.DIGEST, NULL, NULL, NULL, NULL, NULL, "
+        "s.EVENT_ID, NULL, LEFT(COALESCE(s.SQL_TEXT, t.PROCESSLIST_INFO), 200) "
+        "FROM performance_schema.threads t "
+        "LEFT JOIN performance_schema.events_statements_current s "
+        "ON s.THREAD_ID = t.THREAD_ID AND s.NESTING_EVENT_LEVEL = 0 "
+        "WHERE t.THREAD_ID IN (%s)",
+    # The parts of a look: the memory sums alone, and the threads with the
+    # statement columns (the ended-statement counts) alone.
+    "part: memory GROUP BY alone":
+        "SELECT THREAD_ID, SUM(CURRENT_NUMBER_OF_BYTES_USED) FROM " + MEM +
+        " GROUP BY THREAD_ID",
+    "part: threads and statement columns alone":
+        "SELECT " + STMT + " FROM performance_schema.threads t WHERE " + FG +
+        " AND " + RUNNING,
     # For scale: what one sample of one thread reads.
     "one thread's sample (for scale)":
         "SELECT EVENT_NAME, CURRENT_NUMBER_OF_BYTES_USED FROM " + MEM +
@@ -138,9 +154,11 @@ def main():
             nthreads = cur.fetchone()[0]
             row = {}
             for name, sql in QUERIES.items():
-                if "%s" in sql:
-                    sql = sql % ", ".join(str(t) for t in runners) \
-                        if "IN (" in sql else sql % runners[0]
+                ids = ", ".join(str(t) for t in runners)
+                if "IN (%s)" in sql:
+                    sql = sql.replace("%s", ids)
+                elif "%s" in sql:
+                    sql = sql % runners[0]
                 row[name] = time_query(cur, sql, a.runs)
             results[n] = (nthreads, row)
             print("%5d idle connections (%d threads): %s" % (

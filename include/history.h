@@ -61,8 +61,10 @@ int history_add(struct history *h, const struct history_reading *r);
 void history_end_look(struct history *h);
 
 /*
- * The readings of m's statement (match_same()), oldest first: the newest
- * run of readings of its thread that show that statement. Fills out with
+ * The readings of m's statement, oldest first: the newest run of readings
+ * of its thread that show that statement (match_same() but for the count
+ * of ended statements, which the readings need not have; their statement
+ * ids, when known, must be the newest one's). Fills out with
  * up to max pointers, valid until the next history_add() or
  * history_begin_look(); returns how many.
  */

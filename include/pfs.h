@@ -104,6 +104,11 @@ struct match_filter {
 	const char *db;      /* PROCESSLIST_DB */
 	int64_t min_time_s;  /* running at least this long */
 	int64_t min_bytes;   /* its thread holding at least this; 0: any */
+	/*
+	 * Leave stmt_match.completed 0, the dearest part of the query: for
+	 * a caller that asks pfs_thread_statement() of the few it takes.
+	 */
+	bool no_completed;
 };
 
 /*

@@ -164,11 +164,31 @@ history_add(struct history *h, const struct history_reading *r)
 	return 0;
 }
 
+/*
+ * match_same() but for the count of ended statements, which a look for
+ * the history leaves 0; the statement ids, when the server gives them,
+ * tell apart two runs of one text within a second instead.
+ */
+static bool
+same_run(const struct history_reading *r, const struct stmt_match *m,
+    const struct history_reading *newest)
+{
+	struct stmt_match a = r->stmt;
+
+	a.completed = m->completed;
+	if (!match_same(&a, m))
+		return false;
+	if (r->statement.has_id && newest->statement.has_id)
+		return r->statement.id == newest->statement.id;
+	return true;
+}
+
 size_t
 history_take(const struct history *h, const struct stmt_match *m,
     const struct history_reading **out, size_t max)
 {
 	const struct slot *s = NULL;
+	const struct history_reading *newest;
 	size_t run = 0, first;
 
 	for (size_t i = 0; i < HISTORY_THREADS && s == NULL; i++)
@@ -176,9 +196,12 @@ history_take(const struct history *h, const struct stmt_match *m,
 			s = &h->slots[i];
 	if (s == NULL)
 		return 0;
+	if (s->len == 0)
+		return 0;
+	newest = &s->r[(s->start + s->len - 1) % h->depth];
 	/* The newest run of the statement, counted back from the end. */
-	while (run < s->len && match_same(&s->r[(s->start + s->len - 1 -
-	    run) % h->depth].stmt, m))
+	while (run < s->len && same_run(&s->r[(s->start + s->len - 1 -
+	    run) % h->depth], m, newest))
 		run++;
 	if (run > max)
 		run = max;

@@ -56,12 +56,14 @@ extern const char pfs_sql_list_threads[];
  */
 int pfs_sql_find_thread(char *buf, size_t size, bool by_connection,
     uint64_t id);
-/*
- * Parameters: own thread, seconds; then pattern, user, db, bytes when
- * asked. indexed: the server keys the memory tables by thread (MySQL 8).
- */
-int pfs_sql_find_statements(char *buf, size_t size, bool pattern, bool user,
-    bool db, bool bytes, bool indexed);
+/* What pfs_sql_find_statements() asks for. */
+struct find_sql {
+	bool pattern, user, db, bytes; /* the filters given: one parameter each */
+	bool indexed;   /* the memory tables are keyed by thread (MySQL 8) */
+	bool completed; /* count the thread's ended statements; else 0 */
+};
+/* Parameters: own thread, seconds; then pattern, user, db, bytes when asked. */
+int pfs_sql_find_statements(char *buf, size_t size, const struct find_sql *q);
 int pfs_sql_thread_statement(char *buf, size_t size, uint64_t thread_id);
 /* statements: join events_statements_current for the id and digest. */
 int pfs_sql_thread_memory(char *buf, size_t size, uint64_t thread_id,

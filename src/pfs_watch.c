@@ -73,9 +73,12 @@ pfs_find_statements(struct conn *c, const struct match_filter *f,
 
 	memset(out, 0, sizeof(*out));
 	/* MySQL keys its memory tables by thread; MariaDB has no index. */
-	pfs_sql_find_statements(sql, sizeof(sql), f->pattern != NULL,
-	    f->user != NULL, f->db != NULL, f->min_bytes > 0,
-	    k.flavour == SERVER_MYSQL);
+	pfs_sql_find_statements(sql, sizeof(sql), &(struct find_sql){
+		.pattern = f->pattern != NULL, .user = f->user != NULL,
+		.db = f->db != NULL, .bytes = f->min_bytes > 0,
+		.indexed = k.flavour == SERVER_MYSQL,
+		.completed = !f->no_completed,
+	});
 	p[n++] = (struct conn_param){ .i = (int64_t)own_thread };
 	p[n++] = (struct conn_param){ .i = f->min_time_s };
 	if (f->pattern != NULL)

@@ -141,6 +141,31 @@ keep_history(struct watch *w, const struct match_list *l, char *err,
 }
 
 /*
+ * Fills in m->completed, which a look for the history leaves 0, from one
+ * look at its thread: PFS_NOT_FOUND when it no longer runs that statement.
+ */
+static enum pfs_status
+completed(struct watch *w, struct stmt_match *m, char *err, size_t errlen)
+{
+	struct session *s = w->session;
+	struct stmt_match now;
+	uint64_t count;
+	bool running;
+	enum pfs_status ps;
+
+	ps = s->ops->thread_statement(s->conn, m->thread_id, &running, &now,
+	    err, errlen);
+	if (ps != PFS_OK)
+		return ps;
+	count = now.completed;
+	now.completed = m->completed;
+	if (!running || !match_same(m, &now))
+		return PFS_NOT_FOUND;
+	m->completed = count;
+	return PFS_OK;
+}
+
+/*
  * One look. With a history, the server is asked for every candidate
  * (no time nor size), and the thresholds are applied here.
  */
@@ -153,8 +178,10 @@ look(struct watch *w, struct match_list *l, char *err, size_t errlen)
 	enum pfs_status ps;
 	size_t kept = 0;
 
-	if (keep)
+	if (keep) {
 		f.min_time_s = f.min_bytes = 0;
+		f.no_completed = true;
+	}
 	ps = s->ops->find_statements(s->conn, &f, s->own_thread, l, err,
 	    errlen);
 	if (ps != PFS_OK || !keep)
@@ -163,10 +190,21 @@ look(struct watch *w, struct match_list *l, char *err, size_t errlen)
 		match_list_free(l);
 		return ps;
 	}
-	for (size_t i = 0; i < l->n; i++)
-		if (l->v[i].time_s >= w->filter.min_time_s &&
-		    l->v[i].current_bytes >= w->filter.min_bytes)
-			l->v[kept++] = l->v[i];
+	for (size_t i = 0; i < l->n; i++) {
+		struct stmt_match *m = &l->v[i];
+
+		if (m->time_s < w->filter.min_time_s ||
+		    m->current_bytes < w->filter.min_bytes)
+			continue;
+		/* Only a match is worth its count of ended statements. */
+		if ((ps = completed(w, m, err, errlen)) == PFS_NOT_FOUND)
+			continue;
+		if (ps != PFS_OK) {
+			match_list_free(l);
+			return ps;
+		}
+		l->v[kept++] = *m;
+	}
 	l->n = kept;
 	return PFS_OK;
 }

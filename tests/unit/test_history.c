@@ -136,6 +136,37 @@ test_takes_only_the_statement(void **state)
 	history_free(h);
 }
 
+/*
+ * Two runs of one text within a second, as a look that leaves the count of
+ * ended statements 0 sees them: the statement ids tell them apart.
+ */
+static void
+test_statement_ids_split_runs(void **state)
+{
+	struct history *h = history_create(10, 10);
+	const struct history_reading *got[10];
+	struct event_stat ev[2];
+	struct stmt_match m;
+
+	(void)state;
+	for (uint64_t t = 1; t <= 4; t++) {
+		struct history_reading r = reading(5, t, 0, 10, ev);
+
+		r.stmt.start_s = 1000;
+		r.statement.has_id = true;
+		r.statement.id = t <= 2 ? 70 : 71;
+		history_begin_look(h);
+		assert_int_equal(history_add(h, &r), 0);
+		history_end_look(h);
+	}
+	m = reading(5, 4, 0, 0, ev).stmt;
+	m.start_s = 1000;
+	m.completed = 33; /* as pfs_thread_statement() gives it */
+	assert_int_equal(history_take(h, &m, got, 10), 2);
+	assert_int_equal(got[0]->statement.id, 71);
+	history_free(h);
+}
+
 /* The depth is lowered so that the worst case stays under the cap. */
 static void
 test_memory_cap(void **state)
@@ -169,6 +200,7 @@ main(void)
 		cmocka_unit_test(test_depth_bounds_and_order),
 		cmocka_unit_test(test_evicts_threads_left_out),
 		cmocka_unit_test(test_takes_only_the_statement),
+		cmocka_unit_test(test_statement_ids_split_runs),
 		cmocka_unit_test(test_memory_cap),
 	};
 

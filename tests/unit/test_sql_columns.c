@@ -27,7 +27,7 @@ struct query {
 	char sql[4096];
 };
 
-static struct query queries[64];
+static struct query queries[128];
 static size_t n_queries;
 
 static void
@@ -65,9 +65,11 @@ make_queries(void)
 	assert_int_equal(pfs_sql_find_thread(sql, 200, false, 42), 0);
 	add("find_thread by thread", sql);
 	/* Every combination of the filters of --wait-for. */
-	for (i = 0; i < 32; i++) {
-		assert_int_equal(pfs_sql_find_statements(sql, 2048, i & 1,
-		    i & 2, i & 4, i & 8, i & 16), 0);
+	for (i = 0; i < 64; i++) {
+		assert_int_equal(pfs_sql_find_statements(sql, 2048,
+		    &(struct find_sql){ .pattern = i & 1, .user = i & 2,
+		    .db = i & 4, .bytes = i & 8, .indexed = i & 16,
+		    .completed = !(i & 32) }), 0);
 		snprintf(name, sizeof(name), "find_statements %u", i);
 		add(name, sql);
 	}
@@ -471,8 +473,9 @@ test_too_small(void **state)
 	(void)state;
 	assert_int_equal(pfs_sql_thread_memory(small, sizeof(small), 1, true,
 	    200), -1);
-	assert_int_equal(pfs_sql_find_statements(small, sizeof(small), true,
-	    true, true, true, false), -1);
+	assert_int_equal(pfs_sql_find_statements(small, sizeof(small),
+	    &(struct find_sql){ .pattern = true, .user = true, .db = true,
+	    .completed = true }), -1);
 	assert_int_equal(pfs_sql_grain_memory(small, sizeof(small),
 	    GRAIN_ACCOUNT), -1);
 	assert_string_equal(pfs_sql_grain_table(GRAIN_HOST),
