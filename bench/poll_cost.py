@@ -25,36 +25,43 @@ import pymysql
 
 MEM = "performance_schema.memory_summary_by_thread_by_event_name"
 
-# The columns every look reads of a statement (STMT_COLUMNS of pfs_sql.c).
-STMT = ("t.THREAD_ID, t.PROCESSLIST_ID, t.PROCESSLIST_TIME, "
-        "UNIX_TIMESTAMP() - t.PROCESSLIST_TIME, "
-        "CONCAT(LENGTH(t.PROCESSLIST_INFO), ':', CRC32(t.PROCESSLIST_INFO)), "
-        "t.PROCESSLIST_USER, t.PROCESSLIST_DB, LEFT(t.PROCESSLIST_INFO, 100), "
-        "(SELECT COALESCE(SUM(s.COUNT_STAR), 0) FROM "
-        "performance_schema.events_statements_summary_by_thread_by_event_name s "
-        "WHERE s.THREAD_ID = t.THREAD_ID AND "
-        "s.EVENT_NAME NOT LIKE 'statement/sp/%')")
+# The columns every look reads of a statement (STMT_HEAD of pfs_sql.c),
+# and the count of its thread's ended statements (STMT_COMPLETED).
+STMT_HEAD = ("t.THREAD_ID, t.PROCESSLIST_ID, t.PROCESSLIST_TIME, "
+             "UNIX_TIMESTAMP() - t.PROCESSLIST_TIME, "
+             "CONCAT(LENGTH(t.PROCESSLIST_INFO), ':', CRC32(t.PROCESSLIST_INFO)), "
+             "t.PROCESSLIST_USER, t.PROCESSLIST_DB, LEFT(t.PROCESSLIST_INFO, 100), ")
+COMPLETED = ("(SELECT COALESCE(SUM(s.COUNT_STAR), 0) FROM "
+             "performance_schema.events_statements_summary_by_thread_by_event_name s "
+             "WHERE s.THREAD_ID = t.THREAD_ID AND "
+             "s.EVENT_NAME NOT LIKE 'statement/sp/%')")
 RUNNING = ("t.PROCESSLIST_COMMAND IN ('Query', 'Execute') AND "
            "t.PROCESSLIST_INFO IS NOT NULL")
 FG = "t.TYPE = 'FOREGROUND' AND t.INSTRUMENTED = 'YES'"
+GROUPED = ("JOIN (SELECT THREAD_ID, SUM(CURRENT_NUMBER_OF_BYTES_USED) AS bytes "
+           "FROM " + MEM + " GROUP BY THREAD_ID) m ON m.THREAD_ID = t.THREAD_ID ")
+WHERE = ("WHERE " + FG + " AND " + RUNNING +
+         " AND t.THREAD_ID <> 0 AND t.PROCESSLIST_TIME >= 0")
 
 QUERIES = {
-    # The look as MySQL 8 gets it: a sum per running statement, correlated
-    # (MySQL reads it by its THREAD_ID index; MariaDB has no index, so here
-    # each sum is a scan of every thread's rows). What --wait-for sent
-    # before, on every server.
-    "look, per-statement sums (MySQL's)":
-        "SELECT " + STMT + ", (SELECT COALESCE(SUM(m.CURRENT_NUMBER_OF_BYTES_USED), 0) "
-        "FROM " + MEM + " m WHERE m.THREAD_ID = t.THREAD_ID) AS bytes "
-        "FROM performance_schema.threads t WHERE " + FG + " AND " + RUNNING +
-        " AND t.THREAD_ID <> 0 AND t.PROCESSLIST_TIME >= 0",
-    # The look as MariaDB gets it: one GROUP BY over every thread's rows.
-    "look, one GROUP BY (MariaDB's)":
-        "SELECT " + STMT + ", m.bytes FROM performance_schema.threads t "
-        "JOIN (SELECT THREAD_ID, SUM(CURRENT_NUMBER_OF_BYTES_USED) AS bytes "
-        "FROM " + MEM + " GROUP BY THREAD_ID) m ON m.THREAD_ID = t.THREAD_ID "
-        "WHERE " + FG + " AND " + RUNNING +
-        " AND t.THREAD_ID <> 0 AND t.PROCESSLIST_TIME >= 0",
+    # The look mysqlmemprof sends MariaDB while waiting: one GROUP BY over
+    # every thread's memory rows, joined; no counts (pfs_sql_find_statements
+    # with completed false).
+    "look (MariaDB's: one GROUP BY)":
+        "SELECT " + STMT_HEAD + "0, m.bytes FROM performance_schema.threads t "
+        + GROUPED + WHERE,
+    # The look MySQL 8 gets: a sum per running statement, read there by the
+    # THREAD_ID index; here, without one, each sum is a scan.
+    "look (MySQL's: a sum per statement)":
+        "SELECT " + STMT_HEAD + "0, (SELECT COALESCE(SUM("
+        "m.CURRENT_NUMBER_OF_BYTES_USED), 0) FROM " + MEM + " m "
+        "WHERE m.THREAD_ID = t.THREAD_ID) AS bytes "
+        "FROM performance_schema.threads t " + WHERE,
+    # The look with the count of ended statements for every candidate: not
+    # sent; it shows why the count is asked only of the matches.
+    "look with counts (not sent)":
+        "SELECT " + STMT_HEAD + COMPLETED + ", m.bytes "
+        "FROM performance_schema.threads t " + GROUPED + WHERE,
     # The history's read after each look: the memory rows and statements
     # of the candidates (here the 2 running), pfs_sql_threads_memory().
     "history read, 2 threads":
@@ -69,14 +76,11 @@ QUERIES = {
         "LEFT JOIN performance_schema.events_statements_current s "
         "ON s.THREAD_ID = t.THREAD_ID AND s.NESTING_EVENT_LEVEL = 0 "
         "WHERE t.THREAD_ID IN (%s)",
-    # The parts of a look: the memory sums alone, and the threads with the
-    # statement columns (the ended-statement counts) alone.
-    "part: memory GROUP BY alone":
-        "SELECT THREAD_ID, SUM(CURRENT_NUMBER_OF_BYTES_USED) FROM " + MEM +
-        " GROUP BY THREAD_ID",
-    "part: threads and statement columns alone":
-        "SELECT " + STMT + " FROM performance_schema.threads t WHERE " + FG +
-        " AND " + RUNNING,
+    # Per match, and every --poll while a capture follows its statement:
+    # one thread's statement with its count (pfs_sql_thread_statement).
+    "one thread's statement and count":
+        "SELECT " + STMT_HEAD + COMPLETED + ", " + RUNNING +
+        " FROM performance_schema.threads t WHERE t.THREAD_ID = %s",
     # For scale: what one sample of one thread reads.
     "one thread's sample (for scale)":
         "SELECT EVENT_NAME, CURRENT_NUMBER_OF_BYTES_USED FROM " + MEM +
@@ -155,10 +159,8 @@ def main():
             row = {}
             for name, sql in QUERIES.items():
                 ids = ", ".join(str(t) for t in runners)
-                if "IN (%s)" in sql:
-                    sql = sql.replace("%s", ids)
-                elif "%s" in sql:
-                    sql = sql % runners[0]
+                sql = sql.replace("%s", ids if "IN (%s)" in sql
+                                  else str(runners[0]))
                 row[name] = time_query(cur, sql, a.runs)
             results[n] = (nthreads, row)
             print("%5d idle connections (%d threads): %s" % (
