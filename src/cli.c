@@ -360,8 +360,9 @@ check_needs(struct cli_parse *ps)
 	char why[256];
 
 	if (o->target != TARGET_WAIT && ps->needs[NEEDS_WAIT] != NULL) {
-		snprintf(ps->err, ps->errlen, "--%s needs --wait-for or "
-		    "--longer-than: it applies to statements waited for",
+		snprintf(ps->err, ps->errlen, "--%s needs --wait-for, "
+		    "--longer-than or --bigger-than: it applies to statements "
+		    "waited for",
 		    ps->needs[NEEDS_WAIT]);
 		return -1;
 	}
