@@ -74,7 +74,7 @@ const struct cli_row cli_rows[] = {
 	    .target = TARGET_ACCOUNT,
 	    .arg = "USER@HOST", .help = "sample every session of USER@HOST" },
 
-	HEADING("Waiting (with --wait-for or --longer-than):"),
+	HEADING("Waiting (with --wait-for, --longer-than or --bigger-than):"),
 	{ .name = "match-user", .kind = KIND_STRING, FIELD(match_user),
 	    .needs = NEEDS_WAIT,
 	    .hint = "give an account name as SHOW PROCESSLIST shows it",
