@@ -438,7 +438,7 @@ cli_parse(int argc, char **argv, const struct cli_env *env,
 	if (o->target == TARGET_NONE) {
 		snprintf(err, errlen, "no target; give --thread ID, "
 		    "--connection ID, --wait-for PATTERN, --longer-than SECONDS, "
-		    "or --list to see the threads");
+		    "--bigger-than SIZE, or --list to see the threads");
 		return CLI_USAGE;
 	}
 	if (check_needs(&ps) != 0)

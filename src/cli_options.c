@@ -18,7 +18,8 @@
 
 const char cli_usage_head[] =
 "Usage: mysqlmemprof [OPTIONS] --thread ID | --connection ID | --list\n"
-"       mysqlmemprof [OPTIONS] --wait-for PATTERN | --longer-than SECONDS\n"
+"       mysqlmemprof [OPTIONS] --wait-for PATTERN | --longer-than SECONDS |\n"
+"                    --bigger-than SIZE\n"
 "       mysqlmemprof [OPTIONS] --global | --for-user NAME | --for-host HOST |\n"
 "                    --for-account USER@HOST\n"
 "Samples the memory of a MySQL or MariaDB thread, account or server from\n"
