@@ -3,6 +3,7 @@ captured from before it was found (the history kept while waiting), and
 when several are past SIZE the largest is taken and the others named."""
 
 import calendar
+import os
 import subprocess
 import time
 
@@ -148,3 +149,32 @@ class Hunt(mmp.TestCase):
         self.assertEqual(p.returncode, 3, desc)
         self.assertIn("holding at least 1.00 GiB within --wait-timeout",
                       p.stderr, desc)
+
+    def test_longer_than_shows_the_first_seconds_too(self):
+        tok = "mmp-hunt-%d" % os.getpid()
+        proc = self.spawn(["--longer-than", "2", "--wait-for", "%" + tok + "%",
+                           "--poll", "200", "--count", "1", "--format",
+                           "json"])
+        proc.wait_for_stderr("waiting for")
+        started = time.time()
+        w = self.start(mmp.Workload("", "SELECT SLEEP(4), '%s';" % tok))
+        thread = w.thread_id
+        p = proc.finish()
+        desc = mmp.describe(p)
+        self.assertEqual(p.returncode, 0, desc)
+        samples = mmp.parse_json_lines(p.stdout)
+        waiting = [s for s in samples if s["waiting"] == 1]
+        # Found once PROCESSLIST_TIME says 2 (whole seconds of the clock:
+        # 1 to 3 s after its start), with a look every 200 ms since then.
+        self.assertGreaterEqual(len(waiting), 5, desc)
+        self.assertLessEqual(len(waiting), 17, desc)
+        self.assertEqual(len(samples) - len(waiting), 1, desc)
+        self.assertGreaterEqual(waiting[-1]["elapsed_ms"], 800, desc)
+        # The first from the look after it began (the client's start and a
+        # look of slack).
+        ts = waiting[0]["timestamp"]
+        first = calendar.timegm(time.strptime(ts[:19], "%Y-%m-%dT%H:%M:%S")) \
+            + int(ts[20:23]) / 1000
+        self.assertLess(first - started, 1.0, desc)
+        for s in samples:
+            self.assertEqual(s["thread_id"], thread, desc)
