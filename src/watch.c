@@ -98,8 +98,9 @@ keep_reading(void *ctx, uint64_t thread_id, const struct statement *st,
 }
 
 /*
- * Reads the memory of the largest candidates of l, not captured yet, into
- * the history; the others are forgotten.
+ * Reads the memory of the HISTORY_THREADS largest candidates of l into the
+ * history; the others are forgotten. (A statement captured already may
+ * hold a place: l has no counts of ended statements to tell it by.)
  */
 static enum pfs_status
 keep_history(struct watch *w, const struct match_list *l, char *err,
@@ -121,7 +122,7 @@ keep_history(struct watch *w, const struct match_list *l, char *err,
 
 			for (size_t j = 0; j < n; j++)
 				taken |= ids[j] == l->v[i].thread_id;
-			if (taken || match_seen_has(&w->seen, &l->v[i]))
+			if (taken)
 				continue;
 			if (best < 0 || l->v[i].current_bytes >
 			    l->v[best].current_bytes)
