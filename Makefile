@@ -48,7 +48,7 @@ CORE = cli cli_apply cli_options cli_usage optfile clock ring topn delta filter 
        summary units output output_format output_table output_columns \
        output_clean output_text output_csv output_json threads match outname \
        statement trigger recorder reconnect watch guard scrub diag pfs_rows \
-       pfs_sql profile pprof output_folded output_pprof live_model live_draw
+       pfs_sql profile pprof output_folded output_pprof live_model live_draw history
 # The whole run's statistics, beside the ring's summary.
 CORE += runstats
 # --listen: the page of the exporter (metrics), and the exporter.

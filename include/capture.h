@@ -72,4 +72,12 @@ bool capture_ring_fits(const struct options *o, size_t instruments);
 int capture_run(const struct capture_env *env, const struct stmt_match *found,
     uint64_t number, enum follow_end *end);
 
+/*
+ * capture_run() of a statement found by waiting, whose first samples are
+ * the n readings of before, taken while waiting (oldest first; borrowed).
+ */
+int capture_run_from(const struct capture_env *env,
+    const struct stmt_match *found, const struct sampler_before *before,
+    size_t n, uint64_t number, enum follow_end *end);
+
 #endif

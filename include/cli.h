@@ -58,6 +58,7 @@ struct options {
 	/* TARGET_WAIT; strings owned by the options, NULL: any. */
 	char *wait_pattern;      /* --wait-for: SQL LIKE on the statement text */
 	uint64_t longer_than_s;  /* --longer-than */
+	uint64_t bigger_than_bytes; /* --bigger-than; 0: any size */
 	char *match_user;
 	char *match_db;
 	uint64_t poll_ms;        /* --poll */

@@ -13,6 +13,8 @@
 
 #include "conn.h"
 #include "match.h"
+#include "sample.h"
+#include "statement.h"
 #include "threads.h"
 
 enum pfs_status {
@@ -126,6 +128,12 @@ struct match_filter {
 	const char *user;    /* PROCESSLIST_USER */
 	const char *db;      /* PROCESSLIST_DB */
 	int64_t min_time_s;  /* running at least this long */
+	int64_t min_bytes;   /* its thread holding at least this; 0: any */
+	/*
+	 * Leave stmt_match.completed 0, the dearest part of the query: for
+	 * a caller that asks pfs_thread_statement() of the few it takes.
+	 */
+	bool no_completed;
 };
 
 /*
@@ -136,6 +144,23 @@ struct match_filter {
 enum pfs_status pfs_find_statements(struct conn *c,
     const struct match_filter *f, uint64_t own_thread,
     struct match_list *out, char *err, size_t errlen);
+
+/*
+ * One thread's memory rows and top-level statement, as
+ * pfs_threads_memory() read them; events is the caller's until it returns.
+ * A non-zero return stops the calls.
+ */
+typedef int (*pfs_thread_memory_fn)(void *ctx, uint64_t thread_id,
+    const struct statement *st, struct event_stat *events, size_t n);
+
+/*
+ * Reads the memory of the n threads of ids (at most 8) in one query, and
+ * calls fn for each that still exists. statements: read the statement from
+ * events_statements_current, else only the running text.
+ */
+enum pfs_status pfs_threads_memory(struct conn *c, const uint64_t *ids,
+    size_t n, bool statements, pfs_thread_memory_fn fn, void *ctx,
+    char *err, size_t errlen);
 
 /*
  * What thread_id runs now, in *now (current_bytes not filled in):

@@ -108,6 +108,11 @@ struct sample {
 	 */
 	size_t negative_events;
 	int64_t negative_bytes;
+	/*
+	 * Taken while waiting, before the thread was found (history.h): one
+	 * every --poll, not every --frequency, at its own time.
+	 */
+	bool waiting;
 };
 
 /*

@@ -15,6 +15,17 @@
 #include "ring.h"
 #include "source.h"
 
+/*
+ * A reading taken before the run, while waiting for the target (wait.c
+ * gives them from history.h): the sampler hands these to the sink first,
+ * as samples marked waiting, at the times they were taken.
+ */
+struct sampler_before {
+	struct reading rd;   /* its events may be reordered */
+	uint64_t mono_ns;    /* when it was taken, on the same clock */
+	int64_t wall_ms;
+};
+
 struct sampler_config {
 	uint64_t interval_ns;
 	uint64_t count;       /* stop after this many samples; 0: no limit */
@@ -35,6 +46,13 @@ struct sampler_config {
 	 * non-zero return ends the run as a sink error does.
 	 */
 	int (*wake)(void *sink_ctx);
+	/*
+	 * Readings from before the run, oldest first (NULL: none); elapsed
+	 * time then counts from the first of them, and --count counts only
+	 * the samples of the run.
+	 */
+	const struct sampler_before *before;
+	size_t n_before;
 };
 
 enum sampler_end {
@@ -48,6 +66,7 @@ enum sampler_end {
 
 struct sampler_stats {
 	uint64_t taken;   /* samples taken and handed to the sink */
+	uint64_t before;  /* of which readings from before the run */
 	uint64_t skipped; /* ticks whose due time passed before they could start */
 	uint64_t lost;    /* of which the source gave no reading (SOURCE_SKIPPED) */
 	uint64_t load_skipped; /* of which skipped to stay under max_load_pct */

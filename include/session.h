@@ -38,6 +38,10 @@ struct session_ops {
 	    struct match_list *out, char *err, size_t errlen);
 	enum pfs_status (*thread_statement)(struct conn *c, uint64_t thread_id,
 	    bool *running, struct stmt_match *now, char *err, size_t errlen);
+	/* pfs_threads_memory(), for the history kept while waiting; may be NULL. */
+	enum pfs_status (*threads_memory)(struct conn *c, const uint64_t *ids,
+	    size_t n, bool statements, pfs_thread_memory_fn fn, void *ctx,
+	    char *err, size_t errlen);
 };
 
 /* Whether events_statements_current records statements, once asked. */

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "clock.h"
+#include "history.h"
 #include "match.h"
 #include "pfs.h"
 #include "session.h"
@@ -27,6 +28,12 @@ struct watch {
 	void (*notify)(void *ctx, const char *msg);
 	void *notify_ctx;
 	struct match_seen seen;    /* the statements captured: zero at first */
+	/*
+	 * Borrowed; NULL: none. Each look then also reads the memory of the
+	 * largest threads that run a statement the filter's pattern, user
+	 * and database match, whatever its time and size, into the history.
+	 */
+	struct history *history;
 };
 
 enum watch_status {
@@ -39,7 +46,8 @@ enum watch_status {
 
 /*
  * Looks every poll_ns, the first time at once, until a statement that was
- * not captured yet matches. When several do, *m is the one whose thread
+ * not captured yet matches (with a history, its readings up to that look
+ * are in it). When several do, *m is the one whose thread
  * holds the most memory, and a note names the others.
  */
 enum watch_status watch_wait(struct watch *w, struct stmt_match *m,

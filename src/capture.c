@@ -597,6 +597,14 @@ int
 capture_run(const struct capture_env *env, const struct stmt_match *found,
     uint64_t number, enum follow_end *end)
 {
+	return capture_run_from(env, found, NULL, 0, number, end);
+}
+
+int
+capture_run_from(const struct capture_env *env,
+    const struct stmt_match *found, const struct sampler_before *before,
+    size_t n_before, uint64_t number, enum follow_end *end)
+{
 	const struct options *o = env->opts;
 	struct session *s = env->session;
 	struct capture c = {
@@ -616,6 +624,7 @@ capture_run(const struct capture_env *env, const struct stmt_match *found,
 		.max_load_pct = o->max_load_pct,
 		.filter = &c.filter,
 		.wake = answer_dump,
+		.before = before, .n_before = n_before,
 	};
 	struct clock clk = clock_system();
 	struct pfs_reader *reader;

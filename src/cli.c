@@ -375,8 +375,9 @@ check_needs(struct cli_parse *ps)
 	char why[256];
 
 	if (o->target != TARGET_WAIT && ps->needs[NEEDS_WAIT] != NULL) {
-		snprintf(ps->err, ps->errlen, "--%s needs --wait-for or "
-		    "--longer-than: it applies to statements waited for",
+		snprintf(ps->err, ps->errlen, "--%s needs --wait-for, "
+		    "--longer-than or --bigger-than: it applies to statements "
+		    "waited for",
 		    ps->needs[NEEDS_WAIT]);
 		return -1;
 	}
@@ -514,7 +515,7 @@ cli_parse(int argc, char **argv, const struct cli_env *env,
 	if (o->target == TARGET_NONE) {
 		snprintf(err, errlen, "no target; give --thread ID, "
 		    "--connection ID, --wait-for PATTERN, --longer-than SECONDS, "
-		    "or --list to see the threads");
+		    "--bigger-than SIZE, or --list to see the threads");
 		return CLI_USAGE;
 	}
 	if (check_needs(&ps) != 0)

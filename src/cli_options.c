@@ -18,7 +18,8 @@
 
 const char cli_usage_head[] =
 "Usage: mysqlmemprof [OPTIONS] --thread ID | --connection ID | --list\n"
-"       mysqlmemprof [OPTIONS] --wait-for PATTERN | --longer-than SECONDS\n"
+"       mysqlmemprof [OPTIONS] --wait-for PATTERN | --longer-than SECONDS |\n"
+"                    --bigger-than SIZE\n"
 "       mysqlmemprof [OPTIONS] --global | --for-user NAME | --for-host HOST |\n"
 "                    --for-account USER@HOST\n"
 "Samples the memory of a MySQL or MariaDB thread, account or server from\n"
@@ -49,6 +50,15 @@ const struct cli_row cli_rows[] = {
 	    .arg = "SECONDS",
 	    .help = "the same for a statement running this long;\n"
 	    "with --wait-for, both must hold" },
+	/* At most the largest total a thread can have, as --trigger-bytes. */
+	{ .name = "bigger-than", .kind = KIND_BYTES, FIELD(bigger_than_bytes),
+	    .target = TARGET_WAIT, .min = 1, .max = INT64_MAX,
+	    .hint = "give bytes, with K, M or G for KiB, MiB or GiB, e.g. "
+	    "--bigger-than 1G",
+	    .arg = "SIZE",
+	    .help = "the same for a connection whose statement runs\n"
+	    "while it holds SIZE bytes (K, M, G) or more;\n"
+	    "with the two above, all must hold" },
 	{ .name = "global", .kind = KIND_FLAG, .target = TARGET_GLOBAL,
 	    .help = "sample the whole server's memory" },
 	{ .name = "for-user", .kind = KIND_STRING, FIELD(grain_user),
@@ -65,7 +75,7 @@ const struct cli_row cli_rows[] = {
 	    .target = TARGET_ACCOUNT,
 	    .arg = "USER@HOST", .help = "sample every session of USER@HOST" },
 
-	HEADING("Waiting (with --wait-for or --longer-than):"),
+	HEADING("Waiting (with --wait-for, --longer-than or --bigger-than):"),
 	{ .name = "match-user", .kind = KIND_STRING, FIELD(match_user),
 	    .needs = NEEDS_WAIT,
 	    .hint = "give an account name as SHOW PROCESSLIST shows it",

@@ -143,6 +143,14 @@ sample_setup_off(const struct sample_row *r, union column_value *v)
 	return text_or_null(names[r->s->setup_off & 7], v);
 }
 
+/* 1 for a reading taken while waiting, before the capture began. */
+static bool
+sample_waiting(const struct sample_row *r, union column_value *v)
+{
+	v->u = r->s->waiting ? 1 : 0;
+	return true;
+}
+
 /* An event's columns: r->e is never NULL here (see sample_column_get). */
 
 static bool
@@ -281,6 +289,7 @@ const struct sample_column sample_columns[] = {
 	{ "grain",             S, COLUMN_TEXT, sample_grain },
 	{ "filtered_total_bytes", S, COLUMN_INT, sample_filtered_total },
 	{ "setup_off",         S, COLUMN_TEXT, sample_setup_off },
+	{ "waiting",           S, COLUMN_UINT, sample_waiting },
 };
 _Static_assert(sizeof(sample_columns) / sizeof(sample_columns[0]) ==
     SAMPLE_COLUMNS, "SAMPLE_COLUMNS is the number of rows of sample_columns");

@@ -184,8 +184,9 @@ text_sample(struct output *o, const struct sample *s)
 		put_statement_text(o->fp, &s->statement);
 		fputs(" ##\n", o->fp);
 	}
-	fprintf(o->fp, "## Memory usage at time %" PRIu64 " ##\n",
-	    s->elapsed_us / 1000);
+	/* A reading from before the capture began: taken every --poll. */
+	fprintf(o->fp, "## Memory usage at time %" PRIu64 "%s ##\n",
+	    s->elapsed_us / 1000, s->waiting ? " (taken while waiting)" : "");
 	for (size_t i = 0; i < s->n_events; i++)
 		put_value_row(o, short_name(s->events[i].name), width,
 		    s->events[i].current_bytes, vw);

@@ -168,15 +168,22 @@ pfs_sql_find_thread(char *buf, size_t size, bool by_connection, uint64_t id)
  * inside stored programs, tell apart two runs of one text. A format for
  * snprintf().
  */
-#define STMT_COLUMNS \
+#define STMT_HEAD \
 	"t.THREAD_ID, t.PROCESSLIST_ID, t.PROCESSLIST_TIME, " \
 	"UNIX_TIMESTAMP() - t.PROCESSLIST_TIME, " \
 	"CONCAT(LENGTH(t.PROCESSLIST_INFO), ':', CRC32(t.PROCESSLIST_INFO)), " \
-	"t.PROCESSLIST_USER, t.PROCESSLIST_DB, LEFT(t.PROCESSLIST_INFO, 100), " \
+	"t.PROCESSLIST_USER, t.PROCESSLIST_DB, LEFT(t.PROCESSLIST_INFO, 100), "
+/*
+ * The count of ended statements is a scan of every thread's statement
+ * summary rows on MariaDB, the dearest part of a look (bench/RESULTS.md):
+ * a look for the history asks it only of the matches, one at a time.
+ */
+#define STMT_COMPLETED \
 	"(SELECT COALESCE(SUM(s.COUNT_STAR), 0) FROM " \
 	"performance_schema.events_statements_summary_by_thread_by_event_name s " \
 	"WHERE s.THREAD_ID = t.THREAD_ID AND " \
 	"s.EVENT_NAME NOT LIKE 'statement/sp/%%')"
+#define STMT_COLUMNS STMT_HEAD STMT_COMPLETED
 /* A statement runs: as the server's own sessions show it. */
 #define STMT_RUNNING \
 	"t.PROCESSLIST_COMMAND IN ('Query', 'Execute') AND " \
@@ -184,25 +191,48 @@ pfs_sql_find_thread(char *buf, size_t size, bool by_connection, uint64_t id)
 
 /*
  * Only constant text goes into the SQL; the user's pattern and names are
- * parameters. The memory is summed only for the rows that match. Other
- * mysqlmemprof sessions are left out: their own queries could match the
- * pattern.
+ * parameters. Other mysqlmemprof sessions are left out: their own queries
+ * could match the pattern.
+ *
+ * The thread's memory, how it is summed, depends on the server (see
+ * bench/RESULTS.md, "What a look costs"). MariaDB's memory tables have no
+ * index: each correlated sum is a scan of every thread's rows, so one
+ * GROUP BY over all of them, joined, costs one scan whatever runs. MySQL 8
+ * keys memory_summary_by_thread_by_event_name by THREAD_ID, so a sum for
+ * each running statement reads only that thread's rows, and HAVING keeps
+ * the threshold after it. Either way the bytes parameter comes last.
  */
 int
-pfs_sql_find_statements(char *buf, size_t size, bool pattern, bool user,
-    bool db)
+pfs_sql_find_statements(char *buf, size_t size, const struct find_sql *q)
 {
-	return fits(snprintf(buf, size, "SELECT " STMT_COLUMNS ", "
-	    "(SELECT COALESCE(SUM(m." PFS_BYTES_USED "), 0) "
-	    "FROM " PFS_THREAD_MEMORY " m "
-	    "WHERE m.THREAD_ID = t.THREAD_ID) "
-	    "FROM performance_schema.threads t "
+	char filters[256];
+
+	if (fits(snprintf(filters, sizeof(filters), "%s%s%s%s",
+	    q->pattern ? " AND t.PROCESSLIST_INFO LIKE ?" : "",
+	    q->user ? " AND t.PROCESSLIST_USER = ?" : "",
+	    q->db ? " AND t.PROCESSLIST_DB = ?" : "",
+	    q->bytes && !q->indexed ? " AND m.bytes >= ?" : ""),
+	    sizeof(filters)) != 0)
+		return -1;
+	if (q->indexed)
+		return fits(snprintf(buf, size, "SELECT " STMT_HEAD "%s, "
+		    "(SELECT COALESCE(SUM(m." PFS_BYTES_USED "), 0) "
+		    "FROM " PFS_THREAD_MEMORY " m "
+		    "WHERE m.THREAD_ID = t.THREAD_ID) AS bytes "
+		    "FROM performance_schema.threads t "
+		    "WHERE t.TYPE = 'FOREGROUND' AND t.INSTRUMENTED = 'YES' AND "
+		    STMT_RUNNING " AND t.THREAD_ID <> ? AND "
+		    "t.PROCESSLIST_TIME >= ?%s%s",
+		    q->completed ? STMT_COMPLETED : "0", filters,
+		    q->bytes ? " HAVING bytes >= ?" : ""), size);
+	return fits(snprintf(buf, size, "SELECT " STMT_HEAD "%s, m.bytes "
+	    "FROM performance_schema.threads t JOIN "
+	    "(SELECT THREAD_ID, SUM(" PFS_BYTES_USED ") AS bytes "
+	    "FROM " PFS_THREAD_MEMORY " GROUP BY THREAD_ID) m "
+	    "ON m.THREAD_ID = t.THREAD_ID "
 	    "WHERE t.TYPE = 'FOREGROUND' AND t.INSTRUMENTED = 'YES' AND "
-	    STMT_RUNNING " AND t.THREAD_ID <> ? AND t.PROCESSLIST_TIME >= ?"
-	    "%s%s%s",
-	    pattern ? " AND t.PROCESSLIST_INFO LIKE ?" : "",
-	    user ? " AND t.PROCESSLIST_USER = ?" : "",
-	    db ? " AND t.PROCESSLIST_DB = ?" : ""), size);
+	    STMT_RUNNING " AND t.THREAD_ID <> ? AND t.PROCESSLIST_TIME >= ?%s",
+	    q->completed ? STMT_COMPLETED : "0", filters), size);
 }
 
 int
@@ -338,4 +368,48 @@ pfs_sql_top_threads(char *buf, size_t size, size_t limit)
 	    "LEFT JOIN performance_schema.events_statements_current s "
 	    "ON s.THREAD_ID = m.THREAD_ID AND s.NESTING_EVENT_LEVEL = 0 "
 	    "ORDER BY m.bytes DESC, t.THREAD_ID", limit), size);
+}
+
+/*
+ * The history of --wait-for and its kin: the memory rows of a few
+ * threads and their top-level statements, as pfs_sql_thread_memory()
+ * reads one thread's, with THREAD_ID after the kind. One round trip a
+ * look; on MariaDB, one scan of every thread's rows, as the look itself.
+ */
+int
+pfs_sql_threads_memory(char *buf, size_t size, const uint64_t *ids,
+    size_t n, bool statements, int text_chars)
+{
+	char list[HISTORY_SQL_IDS * 21 + 1] = "";
+	size_t len = 0;
+
+	if (n == 0 || n > HISTORY_SQL_IDS)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%"
+		    PRIu64, i > 0 ? "," : "", ids[i]);
+	if (statements)
+		return fits(snprintf(buf, size, "SELECT 'm', THREAD_ID, "
+		    "EVENT_NAME, " PFS_BYTES_USED ", CURRENT_COUNT_USED, "
+		    "HIGH_NUMBER_OF_BYTES_USED, SUM_NUMBER_OF_BYTES_ALLOC, "
+		    "SUM_NUMBER_OF_BYTES_FREE, COUNT_ALLOC, COUNT_FREE, NULL "
+		    "FROM " PFS_THREAD_MEMORY " WHERE THREAD_ID IN (%s) AND "
+		    MEMORY_USED " UNION ALL "
+		    "SELECT 't', t.THREAD_ID, s.DIGEST, NULL, NULL, NULL, NULL, "
+		    "NULL, s.EVENT_ID, NULL, "
+		    "LEFT(COALESCE(s.SQL_TEXT, t.PROCESSLIST_INFO), %d) "
+		    "FROM performance_schema.threads t "
+		    "LEFT JOIN performance_schema.events_statements_current s "
+		    "ON s.THREAD_ID = t.THREAD_ID AND s.NESTING_EVENT_LEVEL = 0 "
+		    "WHERE t.THREAD_ID IN (%s)", list, text_chars, list), size);
+	return fits(snprintf(buf, size, "SELECT 'm', THREAD_ID, "
+	    "EVENT_NAME, " PFS_BYTES_USED ", CURRENT_COUNT_USED, "
+	    "HIGH_NUMBER_OF_BYTES_USED, SUM_NUMBER_OF_BYTES_ALLOC, "
+	    "SUM_NUMBER_OF_BYTES_FREE, COUNT_ALLOC, COUNT_FREE, NULL "
+	    "FROM " PFS_THREAD_MEMORY " WHERE THREAD_ID IN (%s) AND "
+	    MEMORY_USED " UNION ALL "
+	    "SELECT 't', THREAD_ID, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "
+	    "NULL, LEFT(PROCESSLIST_INFO, %d) "
+	    "FROM performance_schema.threads WHERE THREAD_ID IN (%s)", list,
+	    text_chars, list), size);
 }

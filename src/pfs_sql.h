@@ -55,9 +55,14 @@ extern const char pfs_sql_list_threads[];
  */
 int pfs_sql_find_thread(char *buf, size_t size, bool by_connection,
     uint64_t id);
-/* Parameters: own thread, seconds; then pattern, user, db when asked. */
-int pfs_sql_find_statements(char *buf, size_t size, bool pattern, bool user,
-    bool db);
+/* What pfs_sql_find_statements() asks for. */
+struct find_sql {
+	bool pattern, user, db, bytes; /* the filters given: one parameter each */
+	bool indexed;   /* the memory tables are keyed by thread (MySQL 8) */
+	bool completed; /* count the thread's ended statements; else 0 */
+};
+/* Parameters: own thread, seconds; then pattern, user, db, bytes when asked. */
+int pfs_sql_find_statements(char *buf, size_t size, const struct find_sql *q);
 int pfs_sql_thread_statement(char *buf, size_t size, uint64_t thread_id);
 /* statements: join events_statements_current for the id and digest. */
 int pfs_sql_thread_memory(char *buf, size_t size, uint64_t thread_id,
@@ -69,6 +74,11 @@ int pfs_sql_grain_rows(char *buf, size_t size, enum pfs_grain grain);
 int pfs_sql_setup(char *buf, size_t size, uint64_t thread_id);
 /* The limit threads with the most memory, with user, host and digest. */
 int pfs_sql_top_threads(char *buf, size_t size, size_t limit);
+/* The most threads pfs_sql_threads_memory() takes: HISTORY_THREADS. */
+#define HISTORY_SQL_IDS 8
+/* The memory rows and statements of the n threads of ids (1 to HISTORY_SQL_IDS). */
+int pfs_sql_threads_memory(char *buf, size_t size, const uint64_t *ids,
+    size_t n, bool statements, int text_chars);
 /* The summary table of a grain, for messages. */
 const char *pfs_sql_grain_table(enum pfs_grain grain);
 

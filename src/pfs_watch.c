@@ -3,6 +3,8 @@
  * statements that match a filter, and what one thread runs now.
  */
 #include <inttypes.h>
+#include <stddef.h>
+#include <stdlib.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -62,15 +64,21 @@ enum pfs_status
 pfs_find_statements(struct conn *c, const struct match_filter *f,
     uint64_t own_thread, struct match_list *out, char *err, size_t errlen)
 {
-	struct conn_param p[5];
+	struct conn_param p[6];
 	struct find_ctx fc = { .l = out };
+	struct server_kind k = server_kind_parse(conn_server_version(c));
 	char sql[2048];
 	unsigned n = 0;
 	enum conn_status st;
 
 	memset(out, 0, sizeof(*out));
-	pfs_sql_find_statements(sql, sizeof(sql), f->pattern != NULL,
-	    f->user != NULL, f->db != NULL);
+	/* MySQL keys its memory tables by thread; MariaDB has no index. */
+	pfs_sql_find_statements(sql, sizeof(sql), &(struct find_sql){
+		.pattern = f->pattern != NULL, .user = f->user != NULL,
+		.db = f->db != NULL, .bytes = f->min_bytes > 0,
+		.indexed = k.flavour == SERVER_MYSQL,
+		.completed = !f->no_completed,
+	});
 	p[n++] = (struct conn_param){ .i = (int64_t)own_thread };
 	p[n++] = (struct conn_param){ .i = f->min_time_s };
 	if (f->pattern != NULL)
@@ -79,6 +87,8 @@ pfs_find_statements(struct conn *c, const struct match_filter *f,
 		p[n++] = (struct conn_param){ .s = f->user };
 	if (f->db != NULL)
 		p[n++] = (struct conn_param){ .s = f->db };
+	if (f->min_bytes > 0)
+		p[n++] = (struct conn_param){ .i = f->min_bytes };
 	st = conn_query_params(c, sql, p, n, find_row, &fc, NULL, err, errlen);
 	if (st != CONN_OK) {
 		match_list_free(out);
@@ -129,4 +139,160 @@ pfs_thread_statement(struct conn *c, uint64_t thread_id, bool *running,
 	}
 	*running = sc.running;
 	return PFS_OK;
+}
+
+/* The columns of pfs_sql_threads_memory(): a memory row's, a thread row's. */
+enum {
+	TM_KIND, TM_THREAD, TM_NAME, TM_CURRENT_BYTES, TM_CURRENT_COUNT,
+	TM_HIGH_BYTES, TM_ALLOC_BYTES, TM_FREE_BYTES, TM_ALLOC_COUNT,
+	TM_FREE_COUNT, TM_TEXT, TM_NCOLS
+};
+#define TM_DIGEST TM_NAME
+#define TM_EVENT_ID TM_ALLOC_COUNT
+
+struct tm_ctx {
+	const uint64_t *ids;
+	size_t n_ids;
+	struct statement st[HISTORY_SQL_IDS];
+	bool has_row[HISTORY_SQL_IDS]; /* the thread still exists */
+	struct event_stat *ev;         /* every memory row, in order */
+	uint64_t *ev_thread;           /* whose each one is */
+	size_t n, cap;
+	int failed;                    /* 1: a bad value, 2: out of memory */
+};
+
+static ptrdiff_t
+tm_index(const struct tm_ctx *t, uint64_t id)
+{
+	for (size_t i = 0; i < t->n_ids; i++)
+		if (t->ids[i] == id)
+			return (ptrdiff_t)i;
+	return -1;
+}
+
+static int
+tm_row(void *ctx, unsigned ncols, char **v, const unsigned long *len)
+{
+	struct tm_ctx *t = ctx;
+	struct event_stat *e;
+	uint64_t id;
+	ptrdiff_t i;
+
+	if (ncols < TM_NCOLS || v[TM_KIND] == NULL ||
+	    pfs_column_u64(v[TM_THREAD], &id) != 0 ||
+	    (i = tm_index(t, id)) < 0)
+		return t->failed = 1, -1;
+	if (v[TM_KIND][0] == 't') {
+		struct statement *st = &t->st[i];
+
+		t->has_row[i] = true;
+		st->thread_id = id;
+		st->has_id = v[TM_EVENT_ID] != NULL;
+		if (pfs_column_u64(v[TM_EVENT_ID], &st->id) != 0)
+			return t->failed = 1, -1;
+		statement_copy(st->digest, STATEMENT_DIGEST_MAX, v[TM_DIGEST],
+		    len[TM_DIGEST]);
+		statement_set_text(st, v[TM_TEXT], len[TM_TEXT]);
+		return 0;
+	}
+	if (v[TM_NAME] == NULL)
+		return t->failed = 1, -1;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 128;
+		struct event_stat *p = realloc(t->ev, cap * sizeof(*p));
+		uint64_t *q;
+
+		if (p == NULL)
+			return t->failed = 2, -1;
+		t->ev = p;
+		if ((q = realloc(t->ev_thread, cap * sizeof(*q))) == NULL)
+			return t->failed = 2, -1;
+		t->ev_thread = q;
+		t->cap = cap;
+	}
+	e = &t->ev[t->n];
+	memset(e, 0, sizeof(*e));
+	pfs_copy_column(e->name, sizeof(e->name), v[TM_NAME], len[TM_NAME]);
+	if (pfs_column_i64(v[TM_CURRENT_BYTES], &e->current_bytes) != 0 ||
+	    pfs_column_i64(v[TM_CURRENT_COUNT], &e->current_count) != 0 ||
+	    pfs_column_i64(v[TM_HIGH_BYTES], &e->high_bytes) != 0 ||
+	    pfs_column_u64(v[TM_ALLOC_BYTES], &e->alloc_bytes) != 0 ||
+	    pfs_column_u64(v[TM_FREE_BYTES], &e->free_bytes) != 0 ||
+	    pfs_column_u64(v[TM_ALLOC_COUNT], &e->alloc_count) != 0 ||
+	    pfs_column_u64(v[TM_FREE_COUNT], &e->free_count) != 0)
+		return t->failed = 1, -1;
+	t->ev_thread[t->n++] = id;
+	return 0;
+}
+
+/* Gathers each thread's rows in front of the array and hands them to fn. */
+static int
+tm_deliver(struct tm_ctx *t, pfs_thread_memory_fn fn, void *ctx)
+{
+	size_t done = 0;
+
+	for (size_t i = 0; i < t->n_ids; i++) {
+		size_t k = done;
+
+		for (size_t j = done; j < t->n; j++) {
+			if (t->ev_thread[j] != t->ids[i])
+				continue;
+			struct event_stat e = t->ev[j];
+			uint64_t id = t->ev_thread[j];
+
+			t->ev[j] = t->ev[k];
+			t->ev_thread[j] = t->ev_thread[k];
+			t->ev[k] = e;
+			t->ev_thread[k++] = id;
+		}
+		if (t->has_row[i] && fn(ctx, t->ids[i], &t->st[i],
+		    t->ev + done, k - done) != 0)
+			return -1;
+		done = k;
+	}
+	return 0;
+}
+
+enum pfs_status
+pfs_threads_memory(struct conn *c, const uint64_t *ids, size_t n,
+    bool statements, pfs_thread_memory_fn fn, void *ctx, char *err,
+    size_t errlen)
+{
+	struct tm_ctx *t;
+	char sql[4096];
+	enum conn_status st;
+	enum pfs_status ps = PFS_OK;
+
+	if (n == 0)
+		return PFS_OK;
+	if (pfs_sql_threads_memory(sql, sizeof(sql), ids, n, statements,
+	    STATEMENT_TEXT_CHARS) != 0) {
+		snprintf(err, errlen, "too many threads to keep a history of");
+		return PFS_ERROR;
+	}
+	/* Two statements of up to 800 bytes each thread: not for the stack. */
+	if ((t = calloc(1, sizeof(*t))) == NULL) {
+		snprintf(err, errlen, "out of memory keeping a history");
+		return PFS_ERROR;
+	}
+	t->ids = ids;
+	t->n_ids = n;
+	st = conn_query(c, sql, tm_row, t, NULL, err, errlen);
+	if (st != CONN_OK) {
+		if (t->failed == 2)
+			snprintf(err, errlen, "out of memory keeping a history");
+		else if (t->failed == 1)
+			snprintf(err, errlen, "unexpected value in "
+			    "memory_summary_by_thread_by_event_name while "
+			    "keeping a history");
+		ps = t->failed ? PFS_ERROR : pfs_query_failed(st,
+		    "keeping a history", err, err, errlen);
+	} else if (tm_deliver(t, fn, ctx) != 0) {
+		snprintf(err, errlen, "out of memory keeping a history");
+		ps = PFS_ERROR;
+	}
+	free(t->ev);
+	free(t->ev_thread);
+	free(t);
+	return ps;
 }

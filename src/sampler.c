@@ -25,6 +25,7 @@ struct loop {
 	const struct sampler_config *cfg;
 	const struct clock *clk;
 	uint64_t t0;
+	uint64_t origin;    /* elapsed time counts from here: t0, or the first reading before */
 	uint64_t last_tick; /* first tick not to take (duration); 0: none */
 	uint64_t end_ns;    /* when that tick is due, told to the source; 0: none */
 	const struct event_stat **order; /* top-N scratch, grown to the largest n */
@@ -123,6 +124,7 @@ fill_sample(struct loop *l, struct sample *s, const struct reading *rd,
 	s->thread_id = l->cfg->thread_id;
 	s->gap_ms = rd->gap_us / 1000;
 	s->setup_off = rd->setup_off;
+	s->waiting = false;
 	if (rd->statement != NULL)
 		s->statement = *rd->statement;
 	return 0;
@@ -186,6 +188,45 @@ next_tick(const struct loop *l, uint64_t k, uint64_t start,
 	return next;
 }
 
+/*
+ * Hands the readings from before the run to the sink, through the ring
+ * and the deltas as any sample, so the first sample of the run has its
+ * deltas since the last of them. Returns 0, or the end it met.
+ */
+static int
+feed_before(struct loop *l, struct ring *ring, sampler_sink sink,
+    void *sink_ctx, struct sampler_stats *stats, enum sampler_end *end,
+    char *err, size_t errlen)
+{
+	const struct sampler_config *cfg = l->cfg;
+
+	for (size_t i = 0; i < cfg->n_before; i++) {
+		const struct sampler_before *b = &cfg->before[i];
+		struct sample *s = ring_slot(ring);
+
+		if (fill_sample(l, s, &b->rd, ring_max_events(ring)) != 0) {
+			snprintf(err, errlen, "out of memory");
+			*end = SAMPLER_END_SOURCE_ERROR;
+			return -1;
+		}
+		s->seq = stats->taken + 1;
+		s->elapsed_us = b->mono_ns > l->origin ?
+		    (b->mono_ns - l->origin) / 1000 : 0;
+		s->late_us = 0;
+		s->query_us = 0;
+		s->wall_ms = b->wall_ms;
+		s->waiting = true;
+		ring_commit(ring);
+		stats->taken++;
+		stats->before++;
+		if (sink(sink_ctx, s) != 0) {
+			*end = SAMPLER_END_SINK_ERROR;
+			return -1;
+		}
+	}
+	return 0;
+}
+
 enum sampler_end
 sampler_run(const struct sampler_config *cfg, const struct source *src,
     const struct clock *clk, struct ring *ring, sampler_sink sink,
@@ -206,8 +247,13 @@ sampler_run(const struct sampler_config *cfg, const struct source *src,
 		return stats->end;
 	}
 	l.t0 = clk->now_ns(clk->ctx);
+	l.origin = cfg->n_before > 0 && cfg->before[0].mono_ns < l.t0 ?
+	    cfg->before[0].mono_ns : l.t0;
 	if (l.last_tick != 0)
 		l.end_ns = l.t0 + l.last_tick * cfg->interval_ns;
+	if (feed_before(&l, ring, sink, sink_ctx, stats, &end, err,
+	    errlen) != 0)
+		goto out;
 	for (;;) {
 		uint64_t due = l.t0 + k * cfg->interval_ns;
 		uint64_t start, done;
@@ -271,7 +317,7 @@ sampler_run(const struct sampler_config *cfg, const struct source *src,
 			break;
 		}
 		s->seq = stats->taken + 1;
-		s->elapsed_us = (start - l.t0) / 1000;
+		s->elapsed_us = (start - l.origin) / 1000;
 		s->late_us = start > due ? (start - due) / 1000 : 0;
 		s->query_us = (done - start) / 1000;
 		stats->query_ns += done - start;
@@ -285,13 +331,15 @@ sampler_run(const struct sampler_config *cfg, const struct source *src,
 			end = SAMPLER_END_SINK_ERROR;
 			break;
 		}
-		if (cfg->count != 0 && stats->taken >= cfg->count) {
+		if (cfg->count != 0 && stats->taken - stats->before >=
+		    cfg->count) {
 			end = SAMPLER_END_COUNT;
 			break;
 		}
 		k = next_tick(&l, k, start, done - start, clk->now_ns(clk->ctx),
 		    stats);
 	}
+out:
 	free(l.order);
 	delta_table_free(l.deltas);
 	stats->end = end;

@@ -20,6 +20,7 @@ const struct session_ops session_server = {
 	.setup = pfs_setup,
 	.find_statements = pfs_find_statements,
 	.thread_statement = pfs_thread_statement,
+	.threads_memory = pfs_threads_memory,
 };
 
 int

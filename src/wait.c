@@ -5,11 +5,14 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
 #include "exitcode.h"
+#include "history.h"
 #include "reconnect.h"
+#include "units.h"
 #include "wait.h"
 #include "watch.h"
 
@@ -17,6 +20,7 @@
 static void
 describe_wait(const struct options *o, char *buf, size_t size)
 {
+	char size_buf[32];
 	size_t len;
 
 	snprintf(buf, size, "statement");
@@ -28,6 +32,13 @@ describe_wait(const struct options *o, char *buf, size_t size)
 		len = strlen(buf);
 		snprintf(buf + len, size - len, " running at least %" PRIu64
 		    " s", o->longer_than_s);
+	}
+	if (o->bigger_than_bytes > 0) {
+		units_bytes((int64_t)o->bigger_than_bytes, size_buf,
+		    sizeof(size_buf));
+		len = strlen(buf);
+		snprintf(buf + len, size - len, " of a connection holding at "
+		    "least %s", size_buf);
 	}
 	if (o->match_user != NULL) {
 		len = strlen(buf);
@@ -72,6 +83,37 @@ rejoin(const struct capture_env *env, const struct clock *clk, char *err,
 	}
 }
 
+/*
+ * The readings of m's statement the history holds, as the first samples
+ * of its capture; *out is the caller's to free. Returns how many.
+ */
+static size_t
+readings_before(struct history *h, const struct stmt_match *m,
+    struct sampler_before **out)
+{
+	size_t depth = history_depth(h), n;
+	const struct history_reading **r = calloc(depth, sizeof(*r));
+	struct sampler_before *b;
+
+	*out = NULL;
+	if (r == NULL)
+		return 0;
+	n = history_take(h, m, r, depth);
+	if (n == 0 || (b = calloc(n, sizeof(*b))) == NULL) {
+		free(r);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		b[i] = (struct sampler_before){
+			.rd = { .events = r[i]->events, .n = r[i]->n,
+			    .statement = &r[i]->statement },
+			.mono_ns = r[i]->mono_ns, .wall_ms = r[i]->wall_ms,
+		};
+	free(r);
+	*out = b;
+	return n;
+}
+
 /* After a capture: whether to wait for another. */
 static bool
 wait_again(const struct capture_env *env, int rc)
@@ -80,8 +122,9 @@ wait_again(const struct capture_env *env, int rc)
 	    env->opts->repeat;
 }
 
-int
-wait_run(const struct capture_env *env)
+/* wait_run() with the history h, or NULL. */
+static int
+wait_with(const struct capture_env *env, struct history *h)
 {
 	const struct options *o = env->opts;
 	const struct diag *d = env->diag;
@@ -90,18 +133,22 @@ wait_run(const struct capture_env *env)
 	struct watch w = {
 		.session = env->session,
 		.filter = { .pattern = o->wait_pattern, .user = o->match_user,
-		    .db = o->match_db, .min_time_s = (int64_t)o->longer_than_s },
+		    .db = o->match_db, .min_time_s = (int64_t)o->longer_than_s,
+		    .min_bytes = (int64_t)o->bigger_than_bytes },
 		.poll_ns = o->poll_ms * 1000000u,
 		.timeout_ns = o->wait_timeout_s * 1000000000u,
 		.clk = &clk, .stop = &env->sig->stop,
 		.notify = diag_note_cb, .notify_ctx = (void *)d,
 	};
 	struct stmt_match m;
+	struct sampler_before *before;
+	size_t n_before;
 	enum follow_end end;
 	uint64_t captures = 0;
 	char what[1024], err[1024];
 	int rc;
 
+	w.history = h;
 	describe_wait(o, what, sizeof(what));
 	for (;;) {
 		diag_note(d, "waiting for a %s, looking every %" PRIu64 " ms; "
@@ -139,7 +186,17 @@ wait_run(const struct capture_env *env)
 		if (f->pattern != NULL && outfile_name(f, m.connection_id,
 		    m.thread_id) != 0)
 			return EXIT_RUNTIME;
-		rc = capture_run(env, &m, ++captures, &end);
+		before = NULL;
+		n_before = h != NULL ? readings_before(h, &m, &before) : 0;
+		if (n_before > 0)
+			diag_note(d, "the capture begins with %zu reading%s "
+			    "taken while waiting, the first %.1f s before it "
+			    "was found", n_before, n_before == 1 ? "" : "s",
+			    (double)(before[n_before - 1].mono_ns -
+			    before[0].mono_ns) / 1e9);
+		rc = capture_run_from(env, &m, before, n_before, ++captures,
+		    &end);
+		free(before);
 		/* Still running (--count, --duration): not to be taken again. */
 		if (end == FOLLOW_RUNNING)
 			watch_captured(&w, &m);
@@ -152,4 +209,20 @@ wait_run(const struct capture_env *env)
 		diag_note(d, "%" PRIu64 " capture%s so far", captures,
 		    captures == 1 ? "" : "s");
 	}
+}
+
+int
+wait_run(const struct capture_env *env)
+{
+	struct history *h;
+	int rc;
+
+	/* --window readings of each candidate, within HISTORY_MAX_BYTES. */
+	if ((h = history_create(env->opts->window,
+	    env->session->instruments)) == NULL)
+		diag_note(env->diag, "out of memory for the history kept while "
+		    "waiting; captures begin when found");
+	rc = wait_with(env, h);
+	history_free(h);
+	return rc;
 }

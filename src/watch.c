@@ -68,6 +68,148 @@ tell_others(struct watch *w, const struct match_list *l, ptrdiff_t chosen)
 	tell(w, msg);
 }
 
+/* What a look hands the history, for each thread read. */
+struct keep_ctx {
+	struct history *h;
+	const struct match_list *l;
+	uint64_t mono_ns;
+	int64_t wall_ms;
+	struct history_reading r; /* filled for each thread in turn */
+};
+
+static int
+keep_reading(void *ctx, uint64_t thread_id, const struct statement *st,
+    struct event_stat *events, size_t n)
+{
+	struct keep_ctx *k = ctx;
+
+	for (size_t i = 0; i < k->l->n; i++) {
+		if (k->l->v[i].thread_id != thread_id)
+			continue;
+		k->r.stmt = k->l->v[i];
+		k->r.statement = *st;
+		k->r.mono_ns = k->mono_ns;
+		k->r.wall_ms = k->wall_ms;
+		k->r.events = events;
+		k->r.n = n;
+		return history_add(k->h, &k->r);
+	}
+	return 0;
+}
+
+/*
+ * Reads the memory of the HISTORY_THREADS largest candidates of l into the
+ * history; the others are forgotten. (A statement captured already may
+ * hold a place: l has no counts of ended statements to tell it by.)
+ */
+static enum pfs_status
+keep_history(struct watch *w, const struct match_list *l, char *err,
+    size_t errlen)
+{
+	struct session *s = w->session;
+	const struct clock *clk = w->clk;
+	uint64_t ids[HISTORY_THREADS];
+	size_t n = 0;
+	struct keep_ctx k;
+	enum pfs_status ps;
+
+	/* The largest first: a plain selection, the lists are short. */
+	for (size_t pick = 0; pick < HISTORY_THREADS; pick++) {
+		ptrdiff_t best = -1;
+
+		for (size_t i = 0; i < l->n; i++) {
+			bool taken = false;
+
+			for (size_t j = 0; j < n; j++)
+				taken |= ids[j] == l->v[i].thread_id;
+			if (taken)
+				continue;
+			if (best < 0 || l->v[i].current_bytes >
+			    l->v[best].current_bytes)
+				best = (ptrdiff_t)i;
+		}
+		if (best < 0)
+			break;
+		ids[n++] = l->v[best].thread_id;
+	}
+	history_begin_look(w->history);
+	k = (struct keep_ctx){ .h = w->history, .l = l,
+	    .mono_ns = clk->now_ns(clk->ctx), .wall_ms = clk->wall_ms(clk->ctx) };
+	ps = n == 0 ? PFS_OK : s->ops->threads_memory(s->conn, ids, n,
+	    s->statements != STATEMENTS_OFF, keep_reading, &k, err, errlen);
+	history_end_look(w->history);
+	return ps;
+}
+
+/*
+ * Fills in m->completed, which a look for the history leaves 0, from one
+ * look at its thread: PFS_NOT_FOUND when it no longer runs that statement.
+ */
+static enum pfs_status
+completed(struct watch *w, struct stmt_match *m, char *err, size_t errlen)
+{
+	struct session *s = w->session;
+	struct stmt_match now;
+	uint64_t count;
+	bool running;
+	enum pfs_status ps;
+
+	ps = s->ops->thread_statement(s->conn, m->thread_id, &running, &now,
+	    err, errlen);
+	if (ps != PFS_OK)
+		return ps;
+	count = now.completed;
+	now.completed = m->completed;
+	if (!running || !match_same(m, &now))
+		return PFS_NOT_FOUND;
+	m->completed = count;
+	return PFS_OK;
+}
+
+/*
+ * One look. With a history, the server is asked for every candidate
+ * (no time nor size), and the thresholds are applied here.
+ */
+static enum pfs_status
+look(struct watch *w, struct match_list *l, char *err, size_t errlen)
+{
+	struct session *s = w->session;
+	struct match_filter f = w->filter;
+	bool keep = w->history != NULL && s->ops->threads_memory != NULL;
+	enum pfs_status ps;
+	size_t kept = 0;
+
+	if (keep) {
+		f.min_time_s = f.min_bytes = 0;
+		f.no_completed = true;
+	}
+	ps = s->ops->find_statements(s->conn, &f, s->own_thread, l, err,
+	    errlen);
+	if (ps != PFS_OK || !keep)
+		return ps;
+	if ((ps = keep_history(w, l, err, errlen)) != PFS_OK) {
+		match_list_free(l);
+		return ps;
+	}
+	for (size_t i = 0; i < l->n; i++) {
+		struct stmt_match *m = &l->v[i];
+
+		if (m->time_s < w->filter.min_time_s ||
+		    m->current_bytes < w->filter.min_bytes)
+			continue;
+		/* Only a match is worth its count of ended statements. */
+		if ((ps = completed(w, m, err, errlen)) == PFS_NOT_FOUND)
+			continue;
+		if (ps != PFS_OK) {
+			match_list_free(l);
+			return ps;
+		}
+		l->v[kept++] = *m;
+	}
+	l->n = kept;
+	return PFS_OK;
+}
+
 enum watch_status
 watch_wait(struct watch *w, struct stmt_match *m, char *err, size_t errlen)
 {
@@ -86,9 +228,7 @@ watch_wait(struct watch *w, struct stmt_match *m, char *err, size_t errlen)
 			return WATCH_TIMEOUT;
 		if (clk->sleep_until(clk->ctx, due) == EINTR)
 			continue; /* a signal: look at *stop, then sleep again */
-		struct session *s = w->session;
-		enum pfs_status ps = s->ops->find_statements(s->conn,
-		    &w->filter, s->own_thread, &l, err, errlen);
+		enum pfs_status ps = look(w, &l, err, errlen);
 		if (ps == PFS_LOST)
 			return WATCH_LOST;
 		if (ps != PFS_OK)

@@ -44,12 +44,16 @@ GRAIN_KEYS = ["grain", "filtered_total_bytes"]
 # Then what was switched off while sampling: empty (null) unless it was.
 SETUP_KEYS = ["setup_off"]
 SETUP_OFF_RE = r"^((memory_instruments|statements_consumer|thread_instrumented)(,|$))*$"
+# Then 1 for a reading taken while waiting, before the capture began
+# (--wait-for, --longer-than, --bigger-than), else 0.
+WAITING_KEYS = ["waiting"]
 CSV_HEADER = ["sample", "elapsed_ms", "timestamp", "thread_id", "event_name",
               "current_bytes", "current_count", "high_bytes", "alloc_bytes",
               "free_bytes", "alloc_count", "free_count", "total_bytes",
               "late_us", "query_us", "gap_ms"] + DELTA_KEYS + \
     ["unseen_peak_bytes", "spike_lower_bytes"] + STATEMENT_KEYS + \
-    GRAIN_KEYS + SETUP_KEYS
+    GRAIN_KEYS + SETUP_KEYS + \
+    WAITING_KEYS
 CSV_INT_COLUMNS = [c for c in CSV_HEADER if c not in
                    ["timestamp", "event_name", "unseen_peak_bytes",
                     "spike_lower_bytes",
@@ -60,7 +64,7 @@ EVENT_KEYS = ["event_name", "current_bytes", "current_count", "high_bytes",
     DELTA_KEYS + ["unseen_peak_bytes", "spike_lower_bytes"]
 SAMPLE_KEYS = ["sample", "elapsed_ms", "timestamp", "thread_id",
                "total_bytes", "late_us", "query_us", "gap_ms", "events"] + \
-    STATEMENT_KEYS + GRAIN_KEYS + SETUP_KEYS
+    STATEMENT_KEYS + GRAIN_KEYS + SETUP_KEYS + WAITING_KEYS
 LIST_HEADER = ["thread_id", "connection_id", "type", "name", "user", "host",
                "command", "time", "state", "current_bytes", "statement"]
 TIMESTAMP_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
@@ -413,13 +417,17 @@ class TestCase(unittest.TestCase):
         return p
 
     def assertSampled(self, p, thread_id, count=1):
-        """A run with --format json took count samples of thread_id."""
+        """A run with --format json took count samples of thread_id (and,
+        waiting for it, perhaps readings from before: those of any count,
+        all first)."""
         self.assertEqual(p.returncode, 0, describe(p))
         try:
             samples = parse_json_lines(p.stdout)
         except ValueError as e:
             self.fail("not JSON Lines: %s%s" % (e, describe(p)))
-        self.assertEqual(len(samples), count, describe(p))
+        marks = [s["waiting"] for s in samples]
+        self.assertEqual(marks, sorted(marks, reverse=True), describe(p))
+        self.assertEqual(marks.count(0), count, describe(p))
         for s in samples:
             self.assertEqual(s["thread_id"], thread_id, describe(p))
 

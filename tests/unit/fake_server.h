@@ -66,6 +66,13 @@ struct fake_server {
 	int running;
 	struct stmt_match now_running;
 	size_t statement_looks;
+
+	/*
+	 * threads_memory(): each thread asked for has one event holding the
+	 * bytes the latest look gave it, and statement id 1.
+	 */
+	size_t memory_reads;
+	size_t memory_threads; /* asked for in the latest read */
 };
 
 /* The operations have no context: the test's server is this one. */
@@ -211,6 +218,36 @@ fake_thread_statement(struct conn *c, uint64_t thread_id, bool *running,
 	return PFS_OK;
 }
 
+static enum pfs_status
+fake_threads_memory(struct conn *c, const uint64_t *ids, size_t n,
+    bool statements, pfs_thread_memory_fn fn, void *ctx, char *err,
+    size_t errlen)
+{
+	size_t look = fake->looks_done - 1;
+
+	(void)statements;
+	(void)err;
+	(void)errlen;
+	assert_true(c->open);
+	if (look >= fake->n_looks)
+		look = fake->n_looks - 1;
+	fake->memory_reads++;
+	fake->memory_threads = n;
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < fake->look_n[look]; k++) {
+			const struct stmt_match *m = &fake->looks[look][k];
+			struct statement st = { .thread_id = m->thread_id,
+			    .has_id = true, .id = 1 };
+			struct event_stat e = { .name = "memory/sql/fake",
+			    .current_bytes = m->current_bytes };
+
+			if (m->thread_id == ids[i] && fn(ctx, ids[i], &st, &e,
+			    1) != 0)
+				return PFS_ERROR;
+		}
+	return PFS_OK;
+}
+
 static const struct session_ops fake_ops = {
 	.open = fake_open,
 	.close = fake_close,
@@ -219,6 +256,7 @@ static const struct session_ops fake_ops = {
 	.setup = fake_setup,
 	.find_statements = fake_find,
 	.thread_statement = fake_thread_statement,
+	.threads_memory = fake_threads_memory,
 };
 
 static const struct clock fake_clock = {

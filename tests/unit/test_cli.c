@@ -357,7 +357,7 @@ static const struct bad {
 	{ { "--repeat", NULL }, "no target" },
 	{ { "--match-user", "batch", NULL }, "no target" },
 	{ { "--thread", "1", "--repeat", NULL },
-	    "--repeat needs --wait-for or --longer-than" },
+	    "--repeat needs --wait-for, --longer-than or --bigger-than" },
 	{ { "--list", "--poll", "100", NULL }, "--poll needs --wait-for" },
 	{ { "--connection", "1", "--wait-timeout", "5", NULL },
 	    "--wait-timeout needs --wait-for" },
@@ -493,6 +493,41 @@ test_bytes(void **state)
 	assert_int_equal(cli_bytes("0", 1, 1024, &v, &errstr), -1);
 	assert_string_equal(errstr, "must be at least 1");
 	assert_int_equal(cli_bytes("0K", 1, 1024, &v, &errstr), -1);
+}
+
+/* --bigger-than: a size as --trigger-bytes takes it, and a waiting target. */
+static void
+test_bigger_than(void **state)
+{
+	struct cli_env env = bare_env();
+	struct options o;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "--bigger-than", "1G", "--match-user",
+	    "batch", "--repeat"), CLI_OK);
+	assert_int_equal(o.target, TARGET_WAIT);
+	assert_int_equal(o.bigger_than_bytes, (uint64_t)1 << 30);
+	assert_int_equal(o.longer_than_s, 0);
+	assert_null(o.wait_pattern);
+	cli_free(&o);
+	/* With the other conditions: one target, all of them kept. */
+	assert_int_equal(PARSE(&o, err, "--wait-for", "%x%", "--longer-than",
+	    "30", "--bigger-than=512M"), CLI_OK);
+	assert_int_equal(o.bigger_than_bytes, (uint64_t)512 << 20);
+	assert_int_equal(o.longer_than_s, 30);
+	assert_string_equal(o.wait_pattern, "%x%");
+	cli_free(&o);
+	assert_int_equal(PARSE(&o, err, "--bigger-than", "0"), CLI_USAGE);
+	assert_non_null(strstr(err, "must be at least 1"));
+	cli_free(&o);
+	assert_int_equal(PARSE(&o, err, "--bigger-than", "1T"), CLI_USAGE);
+	assert_non_null(strstr(err, "e.g. --bigger-than 1G"));
+	cli_free(&o);
+	assert_int_equal(PARSE(&o, err, "--bigger-than", "1G", "--thread",
+	    "3"), CLI_USAGE);
+	assert_non_null(strstr(err, "only one"));
+	cli_free(&o);
 }
 
 static void
@@ -997,8 +1032,8 @@ test_options_that_need_another(void **state)
 		const char *message;
 		const char *with[2][5]; /* ways to give what they need */
 	} needs[N_NEEDS] = {
-		[NEEDS_WAIT] = { "needs --wait-for or --longer-than: it "
-		    "applies to statements waited for", {
+		[NEEDS_WAIT] = { "needs --wait-for, --longer-than or "
+		    "--bigger-than: it applies to statements waited for", {
 			{ "--wait-for", "x", NULL },
 			{ "--longer-than", "0", NULL } } },
 		[NEEDS_TRIGGER_BYTES] = { "needs --trigger-bytes: it says how "
@@ -1404,6 +1439,7 @@ main(void)
 		cmocka_unit_test(test_bad_command_lines),
 		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_bytes),
+		cmocka_unit_test(test_bigger_than),
 		cmocka_unit_test(test_trigger_options),
 		cmocka_unit_test(test_option_files_in_order),
 		cmocka_unit_test(test_option_file_problems),

@@ -664,14 +664,14 @@ test_csv_roundtrip(void **state)
 	(void)state;
 	check_crlf(buf, len);
 	t = parse_csv(buf, len);
-	assert_int_equal(t->n_fields[0], 28);
-	header_is(t->f[0], 28, "sample,elapsed_ms,timestamp,thread_id,"
+	assert_int_equal(t->n_fields[0], 29);
+	header_is(t->f[0], 29, "sample,elapsed_ms,timestamp,thread_id,"
 	    "event_name,current_bytes,current_count,high_bytes,alloc_bytes,"
 	    "free_bytes,alloc_count,free_count,total_bytes,late_us,query_us,"
 	    "gap_ms,alloc_delta_bytes,free_delta_bytes,alloc_delta_count,"
 	    "free_delta_count,unseen_peak_bytes,spike_lower_bytes,"
 	    "statement_id,digest,"
-	    "statement,grain,filtered_total_bytes,setup_off");
+	    "statement,grain,filtered_total_bytes,setup_off,waiting");
 	for (size_t i = 0; i < ring_len(r); i++) {
 		const struct sample *s = ring_get(r, i);
 		char ts[64];
@@ -683,7 +683,7 @@ test_csv_roundtrip(void **state)
 			    s->n_events ? &s->events[j] : NULL;
 
 			assert_true(row < t->n_rows);
-			assert_int_equal(t->n_fields[row], 28);
+			assert_int_equal(t->n_fields[row], 29);
 			field_u64(&f[0], s->seq);
 			field_u64(&f[1], s->elapsed_us / 1000);
 			field_is(&f[2], ts);
@@ -878,7 +878,7 @@ json_deltas(const char *buf)
 	assert_non_null(strstr(buf, "\"gap_ms\":2500,\"events\":[],"
 	    "\"statement_id\":null,\"digest\":null,\"statement\":null,"
 	    "\"grain\":null,\"filtered_total_bytes\":null,"
-	    "\"setup_off\":null}\n"));
+	    "\"setup_off\":null,\"waiting\":0}\n"));
 	assert_non_null(strstr(buf, "\"query_us\":18446744073709551615,"
 	    "\"gap_ms\":18446744073709551615,"));
 	assert_non_null(strstr(buf, "\"alloc_delta_bytes\":"
@@ -929,7 +929,7 @@ test_json_valid(void **state)
 	    "\"spike_lower_bytes\":null}],\"statement_id\":101,\"digest\":null,"
 	    "\"statement\":\"SELECT a, COUNT(*) FROM t GROUP BY a\","
 	    "\"grain\":null,\"filtered_total_bytes\":null,"
-	    "\"setup_off\":null}\n"));
+	    "\"setup_off\":null,\"waiting\":0}\n"));
 	assert_non_null(strstr(buf, "],\"statement_id\":101,"
 	    "\"digest\":\"3f1c8e0e8b2f2a4c9a0d1e6b7c5d4e3f\","));
 	assert_non_null(strstr(buf, "],\"statement_id\":18446744073709551615,"

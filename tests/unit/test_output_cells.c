@@ -103,8 +103,9 @@ test_setup_off_marked(void **state)
 	free(buf);
 
 	const char *formats[] = { "csv", "json" };
-	const char *want[] = { ",\"memory_instruments,thread_instrumented\"\r\n",
-	    ",\"setup_off\":\"memory_instruments,thread_instrumented\"}\n" };
+	const char *want[] = { ",\"memory_instruments,thread_instrumented\",0\r\n",
+	    ",\"setup_off\":\"memory_instruments,thread_instrumented\","
+	    "\"waiting\":0}\n" };
 	for (size_t k = 0; k < 2; k++) {
 		o = (struct output){ .fmt = format_find(formats[k]) };
 		buf = NULL;

@@ -27,7 +27,7 @@ struct query {
 	char sql[4096];
 };
 
-static struct query queries[64];
+static struct query queries[128];
 static size_t n_queries;
 
 static void
@@ -64,11 +64,25 @@ make_queries(void)
 	assert_int_equal(pfs_sql_find_thread(sql, 200, false, 42), 0);
 	add("find_thread by thread", sql);
 	/* Every combination of the filters of --wait-for. */
-	for (i = 0; i < 8; i++) {
-		assert_int_equal(pfs_sql_find_statements(sql, 2048, i & 1,
-		    i & 2, i & 4), 0);
+	for (i = 0; i < 64; i++) {
+		assert_int_equal(pfs_sql_find_statements(sql, 2048,
+		    &(struct find_sql){ .pattern = i & 1, .user = i & 2,
+		    .db = i & 4, .bytes = i & 8, .indexed = i & 16,
+		    .completed = !(i & 32) }), 0);
 		snprintf(name, sizeof(name), "find_statements %u", i);
 		add(name, sql);
+	}
+	{
+		static const uint64_t ids[HISTORY_SQL_IDS] = { 1, 2, 3, 4, 5,
+		    6, 7, UINT64_MAX };
+
+		/* pfs_watch.c's buffer: 4096. */
+		assert_int_equal(pfs_sql_threads_memory(sql, 4096, ids,
+		    HISTORY_SQL_IDS, true, STATEMENT_TEXT_CHARS), 0);
+		add("threads_memory with statements", sql);
+		assert_int_equal(pfs_sql_threads_memory(sql, 4096, ids,
+		    HISTORY_SQL_IDS, false, STATEMENT_TEXT_CHARS), 0);
+		add("threads_memory without statements", sql);
 	}
 	assert_int_equal(pfs_sql_thread_statement(sql, 1024, 42), 0);
 	add("thread_statement", sql);
@@ -159,7 +173,7 @@ is_keyword(const char *w)
 {
 	static const char *const kw[] = { "SELECT", "FROM", "WHERE", "AND",
 	    "OR", "NOT", "IN", "LIKE", "IS", "NULL", "AS", "ON", "LEFT", "JOIN",
-	    "GROUP", "BY", "ORDER", "DESC", "ASC", "UNION", "ALL", "EXISTS",
+	    "GROUP", "BY", "HAVING", "ORDER", "DESC", "ASC", "UNION", "ALL", "EXISTS",
 	    "UPDATE", "SET", "LIMIT", NULL };
 
 	for (size_t i = 0; kw[i] != NULL; i++)
@@ -461,8 +475,9 @@ test_too_small(void **state)
 	(void)state;
 	assert_int_equal(pfs_sql_thread_memory(small, sizeof(small), 1, true,
 	    200), -1);
-	assert_int_equal(pfs_sql_find_statements(small, sizeof(small), true,
-	    true, true), -1);
+	assert_int_equal(pfs_sql_find_statements(small, sizeof(small),
+	    &(struct find_sql){ .pattern = true, .user = true, .db = true,
+	    .completed = true }), -1);
 	assert_int_equal(pfs_sql_grain_memory(small, sizeof(small),
 	    GRAIN_ACCOUNT), -1);
 	assert_string_equal(pfs_sql_grain_table(GRAIN_HOST),

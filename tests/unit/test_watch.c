@@ -110,6 +110,59 @@ test_largest_of_several_others_named(void **state)
 	    "middle"));
 }
 
+/*
+ * With a history: every look reads the candidates below the thresholds
+ * too, which the program applies, and the statement found has its
+ * readings from before, in order, with the count asked of it alone.
+ */
+static void
+test_history_of_the_one_found(void **state)
+{
+	struct history *h = history_create(10, 4);
+	struct watch w = watcher(0);
+	const struct history_reading *got[10];
+	struct stmt_match look1[2], look2[2], look3[2], m;
+	char err[256];
+
+	(void)state;
+	assert_non_null(h);
+	look1[0] = stmt(60, 10 << 20, "SELECT grows");
+	look1[1] = stmt(61, 1 << 20, "SELECT small");
+	look2[0] = look1[0];
+	look2[0].current_bytes = 20 << 20;
+	look2[1] = look1[1];
+	look3[0] = look1[0];
+	look3[0].current_bytes = 40 << 20;
+	look3[1] = look1[1];
+	srv.n_looks = 3;
+	srv.looks[0] = look1;
+	srv.looks[1] = look2;
+	srv.looks[2] = look3;
+	srv.look_n[0] = srv.look_n[1] = srv.look_n[2] = 2;
+	srv.running = 1;
+	srv.now_running = look3[0];
+	srv.now_running.completed = 17;
+	w.history = h;
+	w.filter.min_bytes = 30 << 20;
+	assert_int_equal(watch_wait(&w, &m, err, sizeof(err)), WATCH_FOUND);
+	assert_int_equal(m.thread_id, 60);
+	assert_int_equal(srv.looks_done, 3);
+	assert_int_equal(srv.memory_reads, 3);
+	assert_int_equal(srv.memory_threads, 2);
+	/* The count of ended statements, for the match alone. */
+	assert_int_equal(srv.statement_looks, 1);
+	assert_int_equal(m.completed, 17);
+	assert_int_equal(history_take(h, &m, got, 10), 3);
+	for (size_t i = 0; i < 3; i++) {
+		assert_int_equal(got[i]->mono_ns, i * 500 * MS);
+		assert_int_equal(got[i]->events[0].current_bytes,
+		    (int64_t)(10 << i) << 20);
+		assert_int_equal(got[i]->wall_ms, 1700000000000 +
+		    (int64_t)i * 500);
+	}
+	history_free(h);
+}
+
 /* A statement captured is not taken again; the next largest is. */
 static void
 test_captured_statement_not_taken_again(void **state)
@@ -252,6 +305,7 @@ main(void)
 		    setup),
 		cmocka_unit_test_setup(test_captured_statement_not_taken_again,
 		    setup),
+		cmocka_unit_test_setup(test_history_of_the_one_found, setup),
 		cmocka_unit_test_setup(test_timeout, setup),
 		cmocka_unit_test_setup(test_stop_and_lost, setup),
 		cmocka_unit_test_setup(test_follow_until_the_statement_ends,

@@ -1,0 +1,196 @@
+#!/usr/bin/python3
+"""What one look of --bigger-than costs the server, with 0, 100 and 1,000
+idle connections open (and two connections running a statement, so that
+the per-thread sums have candidates to be computed for).
+
+Run against the sandbox (tests/sandbox.sh start; eval "$(tests/sandbox.sh
+env)"), with Debian's python3 and python3-pymysql:
+
+    /usr/bin/python3 bench/poll_cost.py [--counts 0,100,1000] [--runs 40]
+
+Each query is the text src/pfs_sql.c builds (copied here: keep the two in
+step), sent --runs times back to back over the unix socket; the figure is
+the median wall time of one query, which on the socket is the server's
+time plus a round trip of some 50 us. max_connections is raised for the
+run with SET GLOBAL and put back at the end."""
+
+import argparse
+import os
+import statistics
+import sys
+import threading
+import time
+
+import pymysql
+
+MEM = "performance_schema.memory_summary_by_thread_by_event_name"
+
+# The columns every look reads of a statement (STMT_HEAD of pfs_sql.c),
+# and the count of its thread's ended statements (STMT_COMPLETED).
+STMT_HEAD = ("t.THREAD_ID, t.PROCESSLIST_ID, t.PROCESSLIST_TIME, "
+             "UNIX_TIMESTAMP() - t.PROCESSLIST_TIME, "
+             "CONCAT(LENGTH(t.PROCESSLIST_INFO), ':', CRC32(t.PROCESSLIST_INFO)), "
+             "t.PROCESSLIST_USER, t.PROCESSLIST_DB, LEFT(t.PROCESSLIST_INFO, 100), ")
+COMPLETED = ("(SELECT COALESCE(SUM(s.COUNT_STAR), 0) FROM "
+             "performance_schema.events_statements_summary_by_thread_by_event_name s "
+             "WHERE s.THREAD_ID = t.THREAD_ID AND "
+             "s.EVENT_NAME NOT LIKE 'statement/sp/%')")
+RUNNING = ("t.PROCESSLIST_COMMAND IN ('Query', 'Execute') AND "
+           "t.PROCESSLIST_INFO IS NOT NULL")
+FG = "t.TYPE = 'FOREGROUND' AND t.INSTRUMENTED = 'YES'"
+GROUPED = ("JOIN (SELECT THREAD_ID, SUM(CURRENT_NUMBER_OF_BYTES_USED) AS bytes "
+           "FROM " + MEM + " GROUP BY THREAD_ID) m ON m.THREAD_ID = t.THREAD_ID ")
+WHERE = ("WHERE " + FG + " AND " + RUNNING +
+         " AND t.THREAD_ID <> 0 AND t.PROCESSLIST_TIME >= 0")
+
+QUERIES = {
+    # The look mysqlmemprof sends MariaDB while waiting: one GROUP BY over
+    # every thread's memory rows, joined; no counts (pfs_sql_find_statements
+    # with completed false).
+    "look (MariaDB's: one GROUP BY)":
+        "SELECT " + STMT_HEAD + "0, m.bytes FROM performance_schema.threads t "
+        + GROUPED + WHERE,
+    # The look MySQL 8 gets: a sum per running statement, read there by the
+    # THREAD_ID index; here, without one, each sum is a scan.
+    "look (MySQL's: a sum per statement)":
+        "SELECT " + STMT_HEAD + "0, (SELECT COALESCE(SUM("
+        "m.CURRENT_NUMBER_OF_BYTES_USED), 0) FROM " + MEM + " m "
+        "WHERE m.THREAD_ID = t.THREAD_ID) AS bytes "
+        "FROM performance_schema.threads t " + WHERE,
+    # The look with the count of ended statements for every candidate: not
+    # sent; it shows why the count is asked only of the matches.
+    "look with counts (not sent)":
+        "SELECT " + STMT_HEAD + COMPLETED + ", m.bytes "
+        "FROM performance_schema.threads t " + GROUPED + WHERE,
+    # The history's read after each look: the memory rows and statements
+    # of the candidates (here the 2 running), pfs_sql_threads_memory().
+    "history read, 2 threads":
+        "SELECT 'm', THREAD_ID, EVENT_NAME, CURRENT_NUMBER_OF_BYTES_USED, "
+        "CURRENT_COUNT_USED, HIGH_NUMBER_OF_BYTES_USED, "
+        "SUM_NUMBER_OF_BYTES_ALLOC, SUM_NUMBER_OF_BYTES_FREE, COUNT_ALLOC, "
+        "COUNT_FREE, NULL FROM " + MEM + " WHERE THREAD_ID IN (%s) AND "
+        "(COUNT_ALLOC > 0 OR COUNT_FREE > 0) UNION ALL "
+        "SELECT 't', t.THREAD_ID, s.DIGEST, NULL, NULL, NULL, NULL, NULL, "
+        "s.EVENT_ID, NULL, LEFT(COALESCE(s.SQL_TEXT, t.PROCESSLIST_INFO), 200) "
+        "FROM performance_schema.threads t "
+        "LEFT JOIN performance_schema.events_statements_current s "
+        "ON s.THREAD_ID = t.THREAD_ID AND s.NESTING_EVENT_LEVEL = 0 "
+        "WHERE t.THREAD_ID IN (%s)",
+    # Per match, and every --poll while a capture follows its statement:
+    # one thread's statement with its count (pfs_sql_thread_statement).
+    "one thread's statement and count":
+        "SELECT " + STMT_HEAD + COMPLETED + ", " + RUNNING +
+        " FROM performance_schema.threads t WHERE t.THREAD_ID = %s",
+    # For scale: what one sample of one thread reads.
+    "one thread's sample (for scale)":
+        "SELECT EVENT_NAME, CURRENT_NUMBER_OF_BYTES_USED FROM " + MEM +
+        " WHERE THREAD_ID = %s AND (COUNT_ALLOC > 0 OR COUNT_FREE > 0)",
+}
+
+
+def connect(a):
+    return pymysql.connect(unix_socket=a.socket, user=a.user,
+                           password=a.password, autocommit=True)
+
+
+def sleeper(a, ready, out):
+    c = connect(a)
+    cur = c.cursor()
+    cur.execute("SELECT THREAD_ID FROM performance_schema.threads "
+                "WHERE PROCESSLIST_ID = CONNECTION_ID()")
+    out.append(cur.fetchone()[0])
+    ready.release()
+    try:
+        cur.execute("SELECT SLEEP(%d)" % a.sleep)
+    except pymysql.MySQLError:
+        pass
+    c.close()
+
+
+def time_query(cur, sql, runs):
+    cur.execute(sql)
+    cur.fetchall()
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        cur.execute(sql)
+        cur.fetchall()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1e6
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--socket", default=os.environ.get("MMP_SOCKET"))
+    p.add_argument("--user", default="root")
+    p.add_argument("--password", default="")
+    p.add_argument("--counts", default="0,100,1000")
+    p.add_argument("--runs", type=int, default=40)
+    p.add_argument("--sleep", type=int, default=600)
+    a = p.parse_args()
+    if not a.socket:
+        sys.exit("poll_cost: no --socket and no MMP_SOCKET; eval "
+                 "\"$(tests/sandbox.sh env)\" first")
+    admin = connect(a)
+    cur = admin.cursor()
+    cur.execute("SELECT @@max_connections, VERSION()")
+    old_max, version = cur.fetchone()
+    counts = [int(x) for x in a.counts.split(",")]
+    cur.execute("SET GLOBAL max_connections = %d" % (max(counts) + 50))
+    ready = threading.Semaphore(0)
+    runners = []
+    threads = []
+    for _ in range(2):
+        th = threading.Thread(target=sleeper, args=(a, ready, runners),
+                              daemon=True)
+        th.start()
+        threads.append(th)
+    for _ in threads:
+        ready.acquire()
+    time.sleep(0.3)
+    idle = []
+    results = {}
+    try:
+        for n in counts:
+            while len(idle) < n:
+                idle.append(connect(a))
+            cur.execute("SELECT COUNT(*) FROM performance_schema.threads")
+            nthreads = cur.fetchone()[0]
+            row = {}
+            for name, sql in QUERIES.items():
+                ids = ", ".join(str(t) for t in runners)
+                sql = sql.replace("%s", ids if "IN (%s)" in sql
+                                  else str(runners[0]))
+                row[name] = time_query(cur, sql, a.runs)
+            results[n] = (nthreads, row)
+            print("%5d idle connections (%d threads): %s" % (
+                n, nthreads, ", ".join("%s %.0f us" % kv for kv in row.items())),
+                file=sys.stderr)
+    finally:
+        for c in idle:
+            c.close()
+        cur.execute("SET GLOBAL max_connections = %d" % old_max)
+        for t in runners:
+            try:
+                cur.execute("KILL QUERY (SELECT PROCESSLIST_ID FROM "
+                            "performance_schema.threads WHERE THREAD_ID = %d)"
+                            % t)
+            except pymysql.MySQLError:
+                cur.execute("SELECT PROCESSLIST_ID FROM performance_schema."
+                            "threads WHERE THREAD_ID = %d" % t)
+                r = cur.fetchone()
+                if r:
+                    cur.execute("KILL QUERY %d" % r[0])
+    print("Server: %s; median of %d queries over the unix socket, "
+          "microseconds; two connections run SELECT SLEEP meanwhile.\n"
+          % (version, a.runs))
+    names = list(QUERIES)
+    print("| idle connections | threads | " + " | ".join(names) + " |")
+    print("|---|---|" + "---|" * len(names))
+    for n, (nthreads, row) in results.items():
+        print("| %d | %d | " % (n, nthreads) +
+              " | ".join("%.0f" % row[k] for k in names) + " |")
+
+
+if __name__ == "__main__":
+    main()
