@@ -33,6 +33,7 @@ BUILD   ?= build
 MYSQL_CFLAGS = $(shell pkg-config --cflags mysqlclient 2>/dev/null || mysql_config --cflags)
 MYSQL_LIBS   = $(shell pkg-config --libs mysqlclient 2>/dev/null || mysql_config --libs)
 CMOCKA_LIBS  = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+JANSSON_LIBS = $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 
 # The modules that never see the server: unit-tested on their own.
 CORE = cli cli_apply cli_options cli_usage optfile clock ring topn delta filter sampler \
@@ -43,6 +44,9 @@ CORE = cli cli_apply cli_options cli_usage optfile clock ring topn delta filter 
 # The modules that talk to the server, and the program.
 SERVER = conn conn_io conn_stmt pfs_check pfs_list pfs_watch pfs_read session prompt outfile \
          capture wait app signals
+# The picture of a run (--format html, svg) and the reader of captures (--read).
+CORE   += chart picture output_html output_svg jsonl
+SERVER += replay
 
 CORE_OBJS   = $(CORE:%=$(BUILD)/%.o)
 SERVER_OBJS = $(SERVER:%=$(BUILD)/%.o)
@@ -58,7 +62,7 @@ $(PROG): $(BUILD)/$(PROG)
 	cp $< $@
 
 $(BUILD)/$(PROG): $(BUILD)/main.o $(SERVER_OBJS) $(BUILD)/libcore.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(MYSQL_LIBS) -lcsv
+	$(CC) $(LDFLAGS) -o $@ $^ $(MYSQL_LIBS) -lcsv $(JANSSON_LIBS)
 
 $(BUILD)/libcore.a: $(CORE_OBJS)
 	rm -f $@ && $(AR) rcs $@ $^
@@ -72,7 +76,7 @@ $(BUILD)/%.o: src/%.c | $(BUILD)
 
 # -Isrc: a module's test may read its private header.
 $(BUILD)/test_%: tests/unit/test_%.c $(BUILD)/libcore.a | $(BUILD)
-	$(CC) $(CPPFLAGS) -Isrc -Itests/unit $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libcore.a $(CMOCKA_LIBS) -lcsv
+	$(CC) $(CPPFLAGS) -Isrc -Itests/unit $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libcore.a $(CMOCKA_LIBS) -lcsv $(JANSSON_LIBS)
 
 $(BUILD):
 	mkdir -p $@
@@ -116,7 +120,7 @@ fuzz: $(FUZZERS)
 
 build/fuzz/%: fuzz/%.c $(FUZZ_CORE) include/*.h src/*.h
 	@mkdir -p build/fuzz
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_CORE) -lcsv
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_CORE) -lcsv $(JANSSON_LIBS)
 
 fuzz-run: fuzz
 	@for f in $(FUZZERS); do \

@@ -26,6 +26,7 @@ enum target_kind {
 	TARGET_USER,       /* --for-user: every session of an account name */
 	TARGET_HOST,       /* --for-host: every session from a host */
 	TARGET_ACCOUNT,    /* --for-account: every session of USER@HOST */
+	TARGET_READ,       /* --read: a capture replayed, no server */
 };
 
 struct options {
@@ -76,6 +77,7 @@ struct options {
 
 	const struct format *format;
 	char *output;         /* NULL: standard output */
+	char *read_path;      /* --read: a --format json capture; "-": stdin */
 	bool exact_bytes;
 	bool quiet;
 	bool password_on_command_line; /* for the warning mysql gives too */

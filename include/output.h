@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "chart.h"
 #include "sample.h"
 #include "summary.h"
 #include "threads.h"
@@ -31,6 +32,11 @@ struct output {
 	bool has_statement;
 	struct statement statement;
 	unsigned setup_off; /* of the last sample written */
+	/*
+	 * html, svg: the picture of the run so far, made at its first sample
+	 * and drawn and freed at the end; output_release() frees one left.
+	 */
+	struct chart *chart;
 };
 
 /*
@@ -83,5 +89,7 @@ int output_dump(struct output *o, const struct output_dump *d);
  * captures apart by thread_id and sample.
  */
 int output_capture(struct output *o, const struct output_capture *c);
+/* Frees what a format kept between samples, when no end came to draw it. */
+void output_release(struct output *o);
 
 #endif

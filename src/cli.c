@@ -372,6 +372,12 @@ check_needs(struct cli_parse *ps)
 		    why);
 		return -1;
 	}
+	if (o->target == TARGET_READ && ps->needs[NEEDS_SERVER] != NULL) {
+		snprintf(ps->err, ps->errlen, "--%s is for a server, and --read "
+		    "replays a file without one; leave out --%s",
+		    ps->needs[NEEDS_SERVER], ps->needs[NEEDS_SERVER]);
+		return -1;
+	}
 	if (ps->needs[NEEDS_TRIGGER_BYTES] != NULL && o->trigger_bytes == 0) {
 		snprintf(ps->err, ps->errlen, "--%s needs --trigger-bytes: it "
 		    "says how long to go on writing once the total falls below "
@@ -437,7 +443,7 @@ cli_parse(int argc, char **argv, const struct cli_env *env,
 	if (o->target == TARGET_NONE) {
 		snprintf(err, errlen, "no target; give --thread ID, "
 		    "--connection ID, --wait-for PATTERN, --longer-than SECONDS, "
-		    "or --list to see the threads");
+		    "--read FILE, or --list to see the threads");
 		return CLI_USAGE;
 	}
 	if (check_needs(&ps) != 0)

@@ -37,6 +37,7 @@ enum cli_needs {
 	NEEDS_NOTHING,
 	NEEDS_WAIT,          /* --wait-for or --longer-than */
 	NEEDS_TRIGGER_BYTES, /* --trigger-bytes */
+	NEEDS_SERVER,        /* a server: anything but --read */
 	N_NEEDS,
 };
 

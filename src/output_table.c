@@ -12,6 +12,8 @@ static const struct format *const formats[] = {
 	&format_text,
 	&format_csv,
 	&format_json,
+	&format_html,
+	&format_svg,
 };
 #define N_FORMATS (sizeof(formats) / sizeof(formats[0]))
 
