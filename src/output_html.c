@@ -23,7 +23,8 @@ static const char style[] =
 "figure{margin:0;overflow-x:auto}\n"
 "table{border-collapse:collapse;font-size:.9em}\n"
 "th,td{border:1px solid #ddd;padding:.25em .6em;text-align:right;"
-"vertical-align:top}\n"
+"vertical-align:top;white-space:nowrap}\n"
+"th.text{text-align:left}\n"
 "th{background:#f3f3f3}td.text{text-align:left;font-family:monospace;"
 "white-space:pre-wrap;word-break:break-all;max-width:60em}\n"
 "tr:nth-child(even) td{background:#fafafa}\n"
@@ -48,8 +49,9 @@ cell_text(FILE *fp, const char *s, size_t n)
 
 /*
  * How much memory a statement took on: its peak total less the total at
- * its first sample, which the chart kept; 0 when it did not keep the run.
- * The one place that ranks statements by growth.
+ * the first sample of its run, which the chart kept (the summary may hold
+ * only the end of the run); 0 when the chart did not keep it. The one
+ * place that ranks statements by growth.
  */
 static int64_t
 statement_growth(const struct summary_statement *st, const struct chart *c)
@@ -102,7 +104,7 @@ statements_table(FILE *fp, const struct summary *sum, const struct chart *c)
 	qsort(r, n, sizeof(*r), by_growth);
 	fputs("<table class=\"statements\"><thead><tr><th>#</th><th>growth"
 	    "</th><th>peak total</th><th>total at start</th><th>final total"
-	    "</th><th>samples</th><th>statement</th></tr></thead><tbody>\n", fp);
+	    "</th><th>samples</th><th class=\"text\">statement</th></tr></thead><tbody>\n", fp);
 	for (size_t i = 0; i < n; i++) {
 		const struct statement *s = r[i].st->statement;
 		size_t len = statement_text_len(s);
@@ -126,7 +128,7 @@ statements_table(FILE *fp, const struct summary *sum, const struct chart *c)
 static void
 events_table(FILE *fp, const struct summary *sum)
 {
-	fputs("<h2>Events</h2>\n<table class=\"events\"><thead><tr><th>event"
+	fputs("<h2>Events</h2>\n<table class=\"events\"><thead><tr><th class=\"text\">event"
 	    "</th><th>samples</th><th>min</th><th>max</th><th>mean</th>"
 	    "<th>high-water mark</th><th>peaks between samples</th>"
 	    "<th>largest peak between samples</th></tr></thead><tbody>\n", fp);

@@ -212,7 +212,7 @@ axes(FILE *fp, const struct scale *sc)
 		num(fp, x);
 		fputs("\" y=\"", fp); num(fp, PLOT_Y1 + 18);
 		fputs("\">", fp);
-		put_hms(fp, w, step < 1000);
+		put_hms(fp, w, step < 1000 || w % 1000 != 0);
 		fputs("</text>\n", fp);
 	}
 	fprintf(fp, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" "
