@@ -260,9 +260,9 @@ jsonl_sample(const char *line, size_t len, struct sample *s,
 	memset(s, 0, sizeof(*s));
 	s->events = events;
 	if (!json_is_object(root)) {
-		snprintf(err, errlen, "not a mysqlmemprof sample: a JSON %s, "
-		    "not an object; --read takes what --format json wrote",
-		    json_is_array(root) ? "array" : "value");
+		snprintf(err, errlen, "not a mysqlmemprof sample: %s, not an "
+		    "object; --read takes what --format json wrote",
+		    json_is_array(root) ? "an array" : "a bare value");
 		rc = -1;
 	} else
 		rc = parse_sample(&c, root, s, max_events, meta);

@@ -41,7 +41,8 @@ test_bounded_and_peak_kept(void **state)
 	(void)state;
 	assert_non_null(c);
 	for (uint64_t i = 1; i <= n; i++) {
-		struct sample s = at(i, i == spike ? 9000000 : 1000, 500, e);
+		struct sample s = at(i, i == spike ? 9000000 : i == 1 ?
+		    8000000 : 1000, 500, e);
 
 		chart_add(c, &s);
 		assert_true(c->n_columns <= CHART_MAX_COLUMNS);
@@ -65,6 +66,8 @@ test_bounded_and_peak_kept(void **state)
 			}
 		}
 		assert_int_equal(best, 9000000);
+		/* The first sample is always the left one of a merged pair. */
+		assert_int_equal(chart_value(c, 0, 0), 8000000);
 		assert_int_equal(covered, n);
 	}
 	assert_int_equal(c->max_total, 9001500);
