@@ -91,7 +91,10 @@ parse_timestamp(struct ctx *c, const char *t, int64_t *wall_ms)
 
 	if (t == NULL || sscanf(t, "%4d-%2d-%2dT%2d:%2d:%2d.%3dZ%n", &tm.tm_year,
 	    &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &ms,
-	    &n) != 7 || n != 24 || t[n] != '\0')
+	    &n) != 7 || n != 24 || t[n] != '\0' || tm.tm_year < 1970 ||
+	    tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 ||
+	    tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 ||
+	    tm.tm_sec > 59 || ms < 0)
 		return fail(c, "not a timestamp like 2026-01-31T12:00:00.000Z:",
 		    "timestamp");
 	tm.tm_year -= 1900;

@@ -210,8 +210,8 @@ html_end(struct output *o, const struct summary *sum)
 	events_table(fp, sum);
 	fprintf(fp, "<p class=\"note\">The picture covers the whole run; the "
 	    "tables cover the last %zu sample%s (--window). Made by "
-	    "mysqlmemprof %s.</p>\n</body>\n</html>\n", sum->n_samples,
-	    sum->n_samples == 1 ? "" : "s", MYSQLMEMPROF_VERSION);
+	    "mysqlmemprof.</p>\n</body>\n</html>\n", sum->n_samples,
+	    sum->n_samples == 1 ? "" : "s");
 	chart_free(c);
 	o->chart = NULL;
 	return output_status(fp);
