@@ -6,9 +6,9 @@
 set -eu
 
 packages="build-essential pkg-config default-libmysqlclient-dev libcsv-dev
-mariadb-server mariadb-client python3"
+mariadb-server mariadb-client python3 libjansson-dev"
 test_packages="libcmocka-dev python3-pymysql openssl strace valgrind clang
-libclang-rt-14-dev"
+libclang-rt-14-dev chromium libxml2-utils"
 
 case "${1:-}" in
 --test) packages="$packages $test_packages" ;;

@@ -15,7 +15,7 @@
 
 /* The drawing's geometry, in SVG user units (pixels at 100%). */
 enum {
-	WIDTH = 1120, HEIGHT = 470,
+	WIDTH = 1160, HEIGHT = 470,
 	PLOT_X0 = 80, PLOT_X1 = 800, PLOT_Y0 = 64, PLOT_Y1 = 404,
 	LANE_Y0 = 34, LANE_Y1 = 56,  /* statement bands, above the plot */
 	LEGEND_X = 820, LEGEND_Y = 64, LEGEND_ROW = 19,
@@ -452,15 +452,23 @@ statements(FILE *fp, const struct chart *c, const struct scale *sc)
 	fputs("</g>\n", fp);
 }
 
+static void put_bytes(FILE *fp, int64_t b);
+
+/* A row of the legend; max >= 0 adds the band's largest bytes, in grey. */
 static void
 legend_row(FILE *fp, size_t row, const char *swatch, const char *name,
-    size_t len)
+    size_t len, int64_t max)
 {
 	int y = LEGEND_Y + (int)row * LEGEND_ROW;
 
 	fprintf(fp, "<g class=\"legend-row\">%s", swatch);
 	fprintf(fp, "<text x=\"%d\" y=\"%d\">", LEGEND_X + 18, y + 10);
-	picture_text(fp, name, len, 46);
+	picture_text(fp, name, len, max >= 0 ? 36 : 46);
+	if (max >= 0) {
+		fputs(" <tspan fill=\"#777\">", fp);
+		put_bytes(fp, max);
+		fputs("</tspan>", fp);
+	}
 	fprintf(fp, "</text><title>");
 	picture_text(fp, name, len, 0);
 	fputs("</title></g>\n", fp);
@@ -483,26 +491,27 @@ legend(FILE *fp, const struct chart *c, const size_t *top, size_t n_top)
 		snprintf(sw, sizeof(sw), "<rect x=\"%d\" y=\"%d\" width=\"12\" "
 		    "height=\"12\" fill=\"%s\"/>", LEGEND_X, y,
 		    b < n_top ? colours[b] : OTHER_COLOUR);
-		legend_row(fp, row, sw, name, strlen(name));
+		legend_row(fp, row, sw, name, strlen(name),
+		    b < n_top ? c->events[top[b]].max_bytes : -1);
 	}
 	y = LEGEND_Y + (int)row * LEGEND_ROW;
 	snprintf(sw, sizeof(sw), "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" "
 	    "stroke=\"#111\" stroke-width=\"1.5\"/>", LEGEND_X, LEGEND_X + 12,
 	    y + 6, y + 6);
-	legend_row(fp, row++, sw, "thread total", 12);
+	legend_row(fp, row++, sw, "thread total", 12, c->max_total);
 	y = LEGEND_Y + (int)row * LEGEND_ROW;
 	snprintf(sw, sizeof(sw), "<path d=\"M%d,%dL%d,%dL%d,%dZ\" "
 	    "fill=\"#d62728\"/>", LEGEND_X + 1, y + 1, LEGEND_X + 11, y + 1,
 	    LEGEND_X + 6, y + 10);
-	legend_row(fp, row++, sw, "peak between samples", 20);
+	legend_row(fp, row++, sw, "peak between samples", 20, -1);
 	y = LEGEND_Y + (int)row * LEGEND_ROW;
 	snprintf(sw, sizeof(sw), "<rect x=\"%d\" y=\"%d\" width=\"12\" "
 	    "height=\"12\" fill=\"url(#hatch)\" stroke=\"#999\"/>", LEGEND_X, y);
-	legend_row(fp, row++, sw, "no samples (gap)", 16);
+	legend_row(fp, row++, sw, "no samples (gap)", 16, -1);
 	y = LEGEND_Y + (int)row * LEGEND_ROW;
 	snprintf(sw, sizeof(sw), "<rect x=\"%d\" y=\"%d\" width=\"12\" "
 	    "height=\"12\" fill=\"#dce8f5\" stroke=\"#8c8c8c\"/>", LEGEND_X, y);
-	legend_row(fp, row++, sw, "statement (band above)", 22);
+	legend_row(fp, row++, sw, "statement (band above)", 22, -1);
 	fputs("</g>\n", fp);
 }
 
