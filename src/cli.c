@@ -10,6 +10,7 @@
 
 #include "cli_table.h"
 #include "optfile.h"
+#include "output.h"
 #include "outname.h"
 
 /* Groups read from option files, as the issue and mysql(1) do. */
@@ -370,6 +371,14 @@ check_needs(struct cli_parse *ps)
 	    outname_check(o->output, why, sizeof(why)) != 0) {
 		snprintf(ps->err, ps->errlen, "--output '%s': %s", o->output,
 		    why);
+		return -1;
+	}
+	/* html and svg draw a run: a list of threads has nothing to draw. */
+	if (o->target == TARGET_LIST && o->format != NULL &&
+	    o->format->threads == NULL) {
+		snprintf(ps->err, ps->errlen, "--format %s draws a run, and "
+		    "--list lists threads; give --format text, csv or json",
+		    o->format->name);
 		return -1;
 	}
 	if (o->target == TARGET_READ && ps->needs[NEEDS_SERVER] != NULL) {

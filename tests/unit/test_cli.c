@@ -303,6 +303,8 @@ static const struct bad {
 	{ { "--list", "--connect-timeout", "0", NULL }, "--connect-timeout" },
 	{ { "--list", "--read-timeout", "x", NULL }, "--read-timeout" },
 	{ { "--list", "--format", "xml", NULL }, "text, csv, json" },
+	{ { "--list", "--format", "html", NULL }, "--format html draws a run, "
+	    "and --list lists threads" },
 	{ { "--list", "--format", "", NULL }, "unknown format" },
 	{ { "--list", "--output", "", NULL }, "empty file name" },
 	{ { "--list", "--bogus", NULL }, "unknown option '--bogus'" },

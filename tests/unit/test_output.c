@@ -314,15 +314,17 @@ static void
 test_format_table(void **state)
 {
 	(void)state;
-	assert_string_equal(format_names(", "), "text, csv, json");
-	assert_string_equal(format_names(" or "), "text, csv or json");
+	assert_string_equal(format_names(", "), "text, csv, json, html, svg");
+	assert_string_equal(format_names(" or "), "text, csv, json, html or svg");
 	/* Each joining keeps its own buffer: the first is not overwritten. */
 	const char *a = format_names(", ");
 	format_names(" or ");
-	assert_string_equal(a, "text, csv, json");
+	assert_string_equal(a, "text, csv, json, html, svg");
 	assert_string_equal(format_find("text")->name, "text");
 	assert_string_equal(format_find("csv")->name, "csv");
 	assert_string_equal(format_find("json")->name, "json");
+	assert_string_equal(format_find("html")->name, "html");
+	assert_string_equal(format_find("svg")->name, "svg");
 	assert_null(format_find("xml"));
 	assert_null(format_find("JSON"));
 	assert_null(format_find(""));
