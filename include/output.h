@@ -72,6 +72,11 @@ struct format {
 	int (*threads)(struct output *o, const struct thread_list *l); /* --list */
 	int (*dump)(struct output *o, const struct output_dump *d);
 	int (*capture)(struct output *o, const struct output_capture *c);
+	/*
+	 * It writes a whole document at the end of a run (html, svg): one
+	 * run per file, and no list of threads.
+	 */
+	bool one_run;
 };
 
 /* 0, or -1 with errno set when a write to fp has failed. */

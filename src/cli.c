@@ -375,10 +375,19 @@ check_needs(struct cli_parse *ps)
 	}
 	/* html and svg draw a run: a list of threads has nothing to draw. */
 	if (o->target == TARGET_LIST && o->format != NULL &&
-	    o->format->threads == NULL) {
+	    o->format->one_run) {
 		snprintf(ps->err, ps->errlen, "--format %s draws a run, and "
 		    "--list lists threads; give --format text, csv or json",
 		    o->format->name);
+		return -1;
+	}
+	if (o->repeat && o->target == TARGET_WAIT && o->format != NULL &&
+	    o->format->one_run && (o->output == NULL ||
+	    !outname_is_pattern(o->output))) {
+		snprintf(ps->err, ps->errlen, "--format %s writes one document "
+		    "per capture; with --repeat, give --output a pattern such as "
+		    "--output 'capture-%%Y%%m%%d-%%H%%M%%S-%%c.%s'",
+		    o->format->name, o->format->name);
 		return -1;
 	}
 	if (o->target == TARGET_READ && ps->needs[NEEDS_SERVER] != NULL) {

@@ -221,4 +221,5 @@ const struct format format_html = {
 	.name = "html",
 	.sample = html_sample,
 	.end = html_end,
+	.one_run = true,
 };

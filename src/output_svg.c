@@ -36,4 +36,5 @@ const struct format format_svg = {
 	.name = "svg",
 	.sample = svg_sample,
 	.end = svg_end,
+	.one_run = true,
 };

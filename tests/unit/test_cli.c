@@ -305,6 +305,9 @@ static const struct bad {
 	{ { "--list", "--format", "xml", NULL }, "text, csv, json" },
 	{ { "--list", "--format", "html", NULL }, "--format html draws a run, "
 	    "and --list lists threads" },
+	{ { "--wait-for", "x", "--repeat", "--format", "svg", NULL },
+	    "--format svg writes one document per capture; with --repeat, give "
+	    "--output a pattern" },
 	{ { "--list", "--format", "", NULL }, "unknown format" },
 	{ { "--list", "--output", "", NULL }, "empty file name" },
 	{ { "--list", "--bogus", NULL }, "unknown option '--bogus'" },
