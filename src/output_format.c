@@ -58,3 +58,10 @@ output_chart_what(const struct output *o, uint64_t thread_id, char *buf,
 		snprintf(buf, len, "thread %" PRIu64, thread_id);
 	return buf;
 }
+
+const char *
+output_chart_total(const struct output *o, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s total", o->grain != NULL ? o->grain : "thread");
+	return buf;
+}

@@ -114,6 +114,9 @@ int output_chart_sample(struct output *o, const struct sample *s);
 /* What the picture is of: "thread 42", "global"...; in buf. */
 const char *output_chart_what(const struct output *o, uint64_t thread_id,
     char *buf, size_t len);
+/* Its total, as text names it: "thread total", "global total"...; in buf. */
+const char *output_chart_total(const struct output *o, char *buf,
+    size_t len);
 
 
 #endif

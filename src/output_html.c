@@ -153,7 +153,8 @@ events_table(FILE *fp, const struct summary *sum)
 }
 
 static void
-facts(FILE *fp, const struct summary *sum, const struct chart *c)
+facts(FILE *fp, const struct summary *sum, const struct chart *c,
+    const char *total)
 {
 	char a[64], b[64];
 
@@ -166,7 +167,9 @@ facts(FILE *fp, const struct summary *sum, const struct chart *c)
 		    c->columns[c->n_columns - 1].first_us) / 1000, b, sizeof(b));
 		fprintf(fp, " from %s to %s", a, b);
 		units_bytes(c->max_total, a, sizeof(a));
-		fprintf(fp, "; peak thread total %s", a);
+		fputs("; peak ", fp);
+		picture_text(fp, total, strlen(total), 0);
+		fprintf(fp, " %s", a);
 	}
 	fprintf(fp, "; %" PRIu64 " gap%s without samples; %" PRIu64
 	    " tick%s skipped", c->gaps, c->gaps == 1 ? "" : "s", sum->skipped,
@@ -188,7 +191,7 @@ html_end(struct output *o, const struct summary *sum)
 {
 	struct chart *c = o->chart;
 	FILE *fp = o->fp;
-	char what[700];
+	char what[700], total[720];
 
 	if (c == NULL && (c = chart_create()) == NULL)
 		return -1;
@@ -202,9 +205,9 @@ html_end(struct output *o, const struct summary *sum)
 	    "Memory of ", style);
 	picture_text(fp, what, strlen(what), 0);
 	fputs("</h1>\n", fp);
-	facts(fp, sum, c);
+	facts(fp, sum, c, output_chart_total(o, total, sizeof(total)));
 	fputs("<figure>\n", fp);
-	picture_svg(fp, c, what);
+	picture_svg(fp, c, what, output_chart_total(o, total, sizeof(total)));
 	fputs("</figure>\n", fp);
 	statements_table(fp, sum, c);
 	events_table(fp, sum);

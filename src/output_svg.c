@@ -18,14 +18,14 @@ static int
 svg_end(struct output *o, const struct summary *sum)
 {
 	struct chart *c = o->chart;
-	char what[700];
+	char what[700], total[720];
 
 	/* No sample: the picture says so, and is still a whole document. */
 	if (c == NULL && (c = chart_create()) == NULL)
 		return -1;
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", o->fp);
 	picture_svg(o->fp, c, output_chart_what(o, sum->thread_id, what,
-	    sizeof(what)));
+	    sizeof(what)), output_chart_total(o, total, sizeof(total)));
 	/* The next capture of --repeat starts a picture of its own. */
 	chart_free(c);
 	o->chart = NULL;

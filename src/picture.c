@@ -293,7 +293,7 @@ band_polygon(FILE *fp, const struct chart *c, const struct scale *sc,
 
 static void
 bands(FILE *fp, const struct chart *c, const struct scale *sc,
-    const size_t *top, size_t n_top)
+    const size_t *top, size_t n_top, const char *total)
 {
 	for (size_t b = 0; b <= n_top; b++) {
 		const char *name = b < n_top ? c->events[top[b]].name : "other";
@@ -313,7 +313,9 @@ bands(FILE *fp, const struct chart *c, const struct scale *sc,
 		fputs("</g>\n", fp);
 	}
 	fputs("<g class=\"total\" fill=\"none\" stroke=\"#111\" "
-	    "stroke-width=\"1.5\"><title>thread total</title>\n", fp);
+	    "stroke-width=\"1.5\"><title>", fp);
+	picture_text(fp, total, strlen(total), 0);
+	fputs("</title>\n", fp);
 	for (size_t from = 0, to; from < c->n_columns; from = to) {
 		for (to = from + 1; to < c->n_columns && !starts_after_gap(c, to);
 		    to++)
@@ -475,7 +477,8 @@ legend_row(FILE *fp, size_t row, const char *swatch, const char *name,
 }
 
 static void
-legend(FILE *fp, const struct chart *c, const size_t *top, size_t n_top)
+legend(FILE *fp, const struct chart *c, const size_t *top, size_t n_top,
+    const char *total)
 {
 	char sw[300];
 	size_t row = 0;
@@ -498,7 +501,7 @@ legend(FILE *fp, const struct chart *c, const size_t *top, size_t n_top)
 	snprintf(sw, sizeof(sw), "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" "
 	    "stroke=\"#111\" stroke-width=\"1.5\"/>", LEGEND_X, LEGEND_X + 12,
 	    y + 6, y + 6);
-	legend_row(fp, row++, sw, "thread total", 12, c->max_total);
+	legend_row(fp, row++, sw, total, strlen(total), c->max_total);
 	y = LEGEND_Y + (int)row * LEGEND_ROW;
 	snprintf(sw, sizeof(sw), "<path d=\"M%d,%dL%d,%dL%d,%dZ\" "
 	    "fill=\"#d62728\"/>", LEGEND_X + 1, y + 1, LEGEND_X + 11, y + 1,
@@ -516,7 +519,8 @@ legend(FILE *fp, const struct chart *c, const size_t *top, size_t n_top)
 }
 
 void
-picture_svg(FILE *fp, const struct chart *c, const char *what)
+picture_svg(FILE *fp, const struct chart *c, const char *what,
+    const char *total)
 {
 	size_t top[PICTURE_BANDS], n_top = chart_top(c, top, PICTURE_BANDS);
 	struct scale sc = { 0 };
@@ -566,11 +570,11 @@ picture_svg(FILE *fp, const struct chart *c, const char *what)
 		    "font-size=\"14\">no samples</text>\n",
 		    (PLOT_X0 + PLOT_X1) / 2, (PLOT_Y0 + PLOT_Y1) / 2);
 	else {
-		bands(fp, c, &sc, top, n_top);
+		bands(fp, c, &sc, top, n_top, total);
 		gaps(fp, c, &sc);
 		peaks(fp, c, &sc, top, n_top);
 		statements(fp, c, &sc);
 	}
-	legend(fp, c, top, n_top);
+	legend(fp, c, top, n_top, total);
 	fputs("</svg>\n", fp);
 }

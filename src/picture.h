@@ -28,8 +28,10 @@ size_t picture_text(FILE *fp, const char *s, size_t n, size_t max);
  * Writes the chart as one <svg> element: the stackplot of the top events
  * and "other", the thread total, statement bands with their text, unseen
  * peaks, gaps, axes in binary units and UTC wall-clock time, a legend.
- * what names the target ("thread 42", "global"); it is escaped.
+ * what names the target ("thread 42", "global") and total its total's line
+ * ("thread total", "global total"); both are escaped.
  */
-void picture_svg(FILE *fp, const struct chart *c, const char *what);
+void picture_svg(FILE *fp, const struct chart *c, const char *what,
+    const char *total);
 
 #endif

@@ -196,7 +196,7 @@ test_svg_bands(void **state)
 		chart_add(c, &s);
 	}
 	fp = open_memstream(&buf, &len);
-	picture_svg(fp, c, "thread <7>");
+	picture_svg(fp, c, "thread <7>", "thread total");
 	fclose(fp);
 	for (const char *p = buf; (p = strstr(p, "class=\"band\"")); p++)
 		groups++;
