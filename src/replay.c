@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -270,6 +271,17 @@ replay_lines(struct replay *p, struct reader *r)
 	return EXIT_DONE;
 }
 
+/* --output naming the file replayed would empty it before it is read. */
+static bool
+same_file(int fd, const char *output)
+{
+	struct stat in, out;
+
+	return output != NULL && fstat(fd, &in) == 0 &&
+	    stat(output, &out) == 0 && in.st_dev == out.st_dev &&
+	    in.st_ino == out.st_ino;
+}
+
 int
 replay_run(const struct options *o, struct signal_flags *sig,
     const struct diag *d)
@@ -284,6 +296,13 @@ replay_run(const struct options *o, struct signal_flags *sig,
 
 	if (open_input(o->read_path, &r.fd) != 0)
 		return EXIT_RUNTIME;
+	if (same_file(r.fd, o->output)) {
+		diag_say("--output %s is the file --read replays; write to "
+		    "another file", o->output);
+		if (r.fd != 0)
+			close(r.fd);
+		return EXIT_USAGE;
+	}
 	if (outfile_init(&p.f, o->output, false, o->format, o->exact_bytes,
 	    &sig->reopen) != 0) {
 		if (r.fd != 0)

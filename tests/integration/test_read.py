@@ -112,6 +112,13 @@ class Read(mmp.TestCase):
         self.assertRefused(os.path.join(self.dir, "missing.jsonl"),
                            "missing.jsonl")
 
+    def test_output_is_not_the_input(self):
+        copy = self.file("copy.jsonl", self.raw)
+        p = self.replay("--format", "html", "-o", copy, path=copy)
+        self.assertOneErrorLine(p, 2, "is the file --read replays")
+        with open(copy) as f:
+            self.assertEqual(f.read(), self.raw)
+
     def test_server_options_refused(self):
         for extra in (["--host", "db1"], ["--thread", "5"],
                       ["--socket", "/tmp/x"], ["--user", "u"]):
