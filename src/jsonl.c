@@ -86,8 +86,9 @@ get_text(struct ctx *c, json_t *o, const char *key, const char **s,
 static int
 parse_timestamp(struct ctx *c, const char *t, int64_t *wall_ms)
 {
-	struct tm tm = { 0 };
-	int ms, n = 0;
+	struct tm tm = { 0 }, back;
+	time_t secs;
+	int ms, mday, n = 0;
 
 	if (t == NULL || sscanf(t, "%4d-%2d-%2dT%2d:%2d:%2d.%3dZ%n", &tm.tm_year,
 	    &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &ms,
@@ -99,7 +100,13 @@ parse_timestamp(struct ctx *c, const char *t, int64_t *wall_ms)
 		    "timestamp");
 	tm.tm_year -= 1900;
 	tm.tm_mon -= 1;
-	*wall_ms = (int64_t)timegm(&tm) * 1000 + ms;
+	mday = tm.tm_mday;
+	secs = timegm(&tm); /* which moves February 31 to March */
+	/* A day the month does not have is no timestamp either. */
+	if (gmtime_r(&secs, &back) == NULL || back.tm_mday != mday)
+		return fail(c, "not a timestamp like 2026-01-31T12:00:00.000Z:",
+		    "timestamp");
+	*wall_ms = (int64_t)secs * 1000 + ms;
 	return 0;
 }
 

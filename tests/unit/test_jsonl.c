@@ -129,6 +129,8 @@ test_refused(void **state)
 	free(line);
 	refused("{\"sample\":1,\"elapsed_ms\":0,\"timestamp\":\"yesterday\"}",
 	    "timestamp");
+	refused("{\"sample\":1,\"elapsed_ms\":0,\"timestamp\":"
+	    "\"2026-02-31T00:00:00.000Z\"}", "timestamp");
 }
 
 int
