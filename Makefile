@@ -42,6 +42,7 @@ CURSES_LIBS   = $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncurses
 # --listen's HTTP server.
 MHD_CFLAGS   = $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
 MHD_LIBS     = $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
+JANSSON_LIBS = $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 
 # The modules that never see the server: unit-tested on their own.
 CORE = cli cli_apply cli_options cli_usage optfile clock ring topn delta filter sampler \
@@ -57,6 +58,9 @@ CORE   += metrics
 SERVER = conn conn_io conn_stmt pfs_check pfs_list pfs_watch pfs_read session prompt outfile \
          capture wait app signals live
 SERVER += exporter
+# The picture of a run (--format html, svg) and the reader of captures (--read).
+CORE   += chart picture output_html output_svg jsonl
+SERVER += replay
 
 CORE_OBJS   = $(CORE:%=$(BUILD)/%.o) $(BUILD)/profile.pb-c.o
 SERVER_OBJS = $(SERVER:%=$(BUILD)/%.o)
@@ -72,7 +76,7 @@ $(PROG): $(BUILD)/$(PROG)
 	cp $< $@
 
 $(BUILD)/$(PROG): $(BUILD)/main.o $(SERVER_OBJS) $(BUILD)/libcore.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(MYSQL_LIBS) $(CURSES_LIBS) $(MHD_LIBS) -lpthread -lcsv $(PPROF_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(MYSQL_LIBS) $(CURSES_LIBS) $(MHD_LIBS) -lpthread -lcsv $(PPROF_LIBS) $(JANSSON_LIBS)
 
 $(BUILD)/libcore.a: $(CORE_OBJS)
 	rm -f $@ && $(AR) rcs $@ $^
@@ -100,7 +104,7 @@ $(BUILD)/pprof.o: override CPPFLAGS += -I$(BUILD) $(PPROF_CFLAGS)
 
 # -Isrc: a module's test may read its private header.
 $(BUILD)/test_%: tests/unit/test_%.c $(BUILD)/libcore.a | $(BUILD)
-	$(CC) $(CPPFLAGS) -Isrc -Itests/unit -I$(BUILD) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libcore.a $(CMOCKA_LIBS) -lcsv $(PPROF_LIBS)
+	$(CC) $(CPPFLAGS) -Isrc -Itests/unit -I$(BUILD) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libcore.a $(CMOCKA_LIBS) -lcsv $(PPROF_LIBS) $(JANSSON_LIBS)
 
 $(BUILD):
 	mkdir -p $@
@@ -144,7 +148,7 @@ fuzz: $(FUZZERS)
 
 build/fuzz/%: fuzz/%.c $(FUZZ_CORE) include/*.h src/*.h build/profile.pb-c.c
 	@mkdir -p build/fuzz
-	$(FUZZ_CC) $(FUZZ_FLAGS) -Ibuild -o $@ $< $(FUZZ_CORE) build/profile.pb-c.c -lcsv $(PPROF_LIBS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Ibuild -o $@ $< $(FUZZ_CORE) build/profile.pb-c.c -lcsv $(PPROF_LIBS) $(JANSSON_LIBS)
 
 fuzz-run: fuzz
 	@for f in $(FUZZERS); do \

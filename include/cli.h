@@ -27,6 +27,7 @@ enum target_kind {
 	TARGET_USER,       /* --for-user: every session of an account name */
 	TARGET_HOST,       /* --for-host: every session from a host */
 	TARGET_ACCOUNT,    /* --for-account: every session of USER@HOST */
+	TARGET_READ,       /* --read: a capture replayed, no server */
 };
 
 /* When notes on standard error carry a timestamp (--timestamps). */
@@ -86,6 +87,7 @@ struct options {
 
 	const struct format *format;
 	char *output;         /* NULL: standard output */
+	char *read_path;      /* --read: a --format json capture; "-": stdin */
 	bool exact_bytes;
 	bool quiet;
 	char *statements_file; /* --statements: the ranked statements; NULL: none */

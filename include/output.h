@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "profile.h"
+#include "chart.h"
 #include "sample.h"
 #include "summary.h"
 #include "threads.h"
@@ -47,6 +48,11 @@ struct output {
 	 */
 	int (*next_file)(void *ctx, const struct sample *s);
 	void *next_file_ctx;
+	/*
+	 * html, svg: the picture of the run so far, made at its first sample
+	 * and drawn and freed at the end; output_release() frees one left.
+	 */
+	struct chart *chart;
 };
 
 /*
@@ -89,6 +95,11 @@ struct format {
 	 * run_statements), written to a file of their own at the end.
 	 */
 	int (*statements)(struct output *o, const struct summary *sum);
+	/*
+	 * It writes a whole document at the end of a run (html, svg): one
+	 * run per file, and no list of threads.
+	 */
+	bool one_run;
 };
 
 /* 0, or -1 with errno set when a write to fp has failed. */
@@ -108,5 +119,7 @@ int output_dump(struct output *o, const struct output_dump *d);
 int output_capture(struct output *o, const struct output_capture *c);
 /* --statements: the run's statements, ranked, in the format's way. */
 int output_statements(struct output *o, const struct summary *sum);
+/* Frees what a format kept between samples, when no end came to draw it. */
+void output_release(struct output *o);
 
 #endif

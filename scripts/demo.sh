@@ -37,14 +37,27 @@ workload_load
 echo "== Running tests/sql/hungry.sql: a GROUP BY into a large in-memory temporary table"
 workload_hungry_start
 echo "== Profiling its connection ($WORKLOAD_CONNECTION) as \`mmp\`, who may only SELECT from performance_schema"
-echo "\$ MYSQL_PWD=... ./mysqlmemprof --connection $WORKLOAD_CONNECTION --socket $MMP_SOCKET --user mmp --frequency 250 --top 5"
+# The run is kept as JSON (build/demo/run.jsonl) and shown as text by a
+# second mysqlmemprof that replays it from the pipe as it comes, so that
+# the report at the end is of the very run shown.
+mkdir -p build/demo
+echo "\$ MYSQL_PWD=... ./mysqlmemprof --connection $WORKLOAD_CONNECTION --socket $MMP_SOCKET --user mmp --frequency 250 --top 5 --format json |"
+echo "    tee build/demo/run.jsonl | ./mysqlmemprof --read -"
 echo
 # The password goes through MYSQL_PWD, not the command line, where ps(1)
 # could see it before the program scrubs it.
 MYSQL_PWD=mmp-pass ./mysqlmemprof --connection "$WORKLOAD_CONNECTION" \
-	--socket "$MMP_SOCKET" --user mmp --frequency 250 --top 5
+	--socket "$MMP_SOCKET" --user mmp --frequency 250 --top 5 \
+	--format json | tee build/demo/run.jsonl | ./mysqlmemprof --read - -q
 workload_wait
 WORKLOAD_PID=
+
+echo
+echo "== The picture of the run: an HTML report and its chart as SVG"
+echo "\$ ./mysqlmemprof --read build/demo/run.jsonl --format html -o build/demo/report.html"
+./mysqlmemprof --read build/demo/run.jsonl --format html -o build/demo/report.html
+./mysqlmemprof --read build/demo/run.jsonl --format svg -o build/demo/chart.svg -q
+echo "Open file://$PWD/build/demo/report.html in a browser."
 
 cat <<'EOF'
 
@@ -56,6 +69,6 @@ a step every few samples while the table fills. When the statement ended the
 client disconnected, and mysqlmemprof stopped by itself and summed up.
 
 Next: ./mysqlmemprof --list shows every thread, largest first;
---format csv or json writes samples for a spreadsheet or jq; see
-man/mysqlmemprof.1.
+--format csv or json writes samples for a spreadsheet or jq, --format html
+a report like build/demo/report.html; see man/mysqlmemprof.1.
 EOF

@@ -21,6 +21,7 @@
 #include "outname.h"
 #include "pfs.h"
 #include "prompt.h"
+#include "replay.h"
 #include "session.h"
 #include "signals.h"
 #include "wait.h"
@@ -316,6 +317,11 @@ app_run(int argc, char **argv)
 	/* Caught before connecting when it does not depend on the server. */
 	if (o.target != TARGET_LIST && o.top != 0 && !capture_ring_fits(&o, 0)) {
 		rc = EXIT_USAGE;
+		goto out;
+	}
+	/* A capture replayed needs no server. */
+	if (o.target == TARGET_READ) {
+		rc = replay_run(&o, sig, &d);
 		goto out;
 	}
 	if ((rc = ask_password(&o)) != 0) {

@@ -10,6 +10,7 @@
 
 #include "cli_table.h"
 #include "optfile.h"
+#include "output.h"
 #include "outname.h"
 #include "output.h"
 
@@ -402,6 +403,29 @@ check_needs(struct cli_parse *ps)
 		    "--wait-for or --longer-than");
 		return -1;
 	}
+	/* html and svg draw a run: a list of threads has nothing to draw. */
+	if (o->target == TARGET_LIST && o->format != NULL &&
+	    o->format->one_run) {
+		snprintf(ps->err, ps->errlen, "--format %s draws a run, and "
+		    "--list lists threads; give --format text, csv or json",
+		    o->format->name);
+		return -1;
+	}
+	if (o->repeat && o->target == TARGET_WAIT && o->format != NULL &&
+	    o->format->one_run && (o->output == NULL ||
+	    !outname_is_pattern(o->output))) {
+		snprintf(ps->err, ps->errlen, "--format %s writes one document "
+		    "per capture; with --repeat, give --output a pattern such as "
+		    "--output 'capture-%%Y%%m%%d-%%H%%M%%S-%%c.%s'",
+		    o->format->name, o->format->name);
+		return -1;
+	}
+	if (o->target == TARGET_READ && ps->needs[NEEDS_SERVER] != NULL) {
+		snprintf(ps->err, ps->errlen, "--%s is for a server, and --read "
+		    "replays a file without one; leave out --%s",
+		    ps->needs[NEEDS_SERVER], ps->needs[NEEDS_SERVER]);
+		return -1;
+	}
 	if (ps->needs[NEEDS_TRIGGER_BYTES] != NULL && o->trigger_bytes == 0) {
 		snprintf(ps->err, ps->errlen, "--%s needs --trigger-bytes: it "
 		    "says how long to go on writing once the total falls below "
@@ -515,7 +539,7 @@ cli_parse(int argc, char **argv, const struct cli_env *env,
 	if (o->target == TARGET_NONE) {
 		snprintf(err, errlen, "no target; give --thread ID, "
 		    "--connection ID, --wait-for PATTERN, --longer-than SECONDS, "
-		    "--bigger-than SIZE, or --list to see the threads");
+		    "--bigger-than SIZE, --read FILE, or --list to see the threads");
 		return CLI_USAGE;
 	}
 	if (check_needs(&ps) != 0)

@@ -22,6 +22,7 @@ const char cli_usage_head[] =
 "                    --bigger-than SIZE\n"
 "       mysqlmemprof [OPTIONS] --global | --for-user NAME | --for-host HOST |\n"
 "                    --for-account USER@HOST\n"
+"       mysqlmemprof [OPTIONS] --read FILE\n"
 "Samples the memory of a MySQL or MariaDB thread, account or server from\n"
 "performance_schema.\n";
 
@@ -74,6 +75,13 @@ const struct cli_row cli_rows[] = {
 	{ .name = "for-account", .kind = KIND_SPECIAL, .set = cli_set_account,
 	    .target = TARGET_ACCOUNT,
 	    .arg = "USER@HOST", .help = "sample every session of USER@HOST" },
+	{ .name = "read", .kind = KIND_STRING, FIELD(read_path),
+	    .target = TARGET_READ,
+	    .hint = "give a file written by --format json, or - for standard "
+	    "input",
+	    .arg = "FILE",
+	    .help = "replay FILE, written by --format json (-: standard\n"
+	    "input), instead of sampling a server" },
 
 	HEADING("Waiting (with --wait-for, --longer-than or --bigger-than):"),
 	{ .name = "match-user", .kind = KIND_STRING, FIELD(match_user),
@@ -160,7 +168,7 @@ const struct cli_row cli_rows[] = {
 	HEADING("Output:"),
 	{ .name = "format", .kind = KIND_SPECIAL, .set = cli_set_format,
 	    .def = "text",
-	    .arg = "FORMAT", .help_formats = true, .help = " (default text)" },
+	    .arg = "FORMAT", .help_formats = true, .help = "\n(default text)" },
 	{ .name = "output", .short_name = 'o', .kind = KIND_SPECIAL,
 	    .set = cli_set_output,
 	    .arg = "FILE", .help = "write to FILE instead of standard output" },
@@ -210,45 +218,45 @@ const struct cli_row cli_rows[] = {
 	    "first, then --top threads (default 1000)" },
 
 	HEADING("Connection:"),
-	{ .name = "host", .short_name = 'h', .kind = KIND_STRING, FIELD(host),
+	{ .name = "host", .needs = NEEDS_SERVER, .short_name = 'h', .kind = KIND_STRING, FIELD(host),
 	    .arg = "HOST", .help = "server host (default localhost)" },
-	{ .name = "port", .short_name = 'P', .kind = KIND_NUMBER, FIELD(port),
+	{ .name = "port", .needs = NEEDS_SERVER, .short_name = 'P', .kind = KIND_NUMBER, FIELD(port),
 	    .min = 1, .max = 65535, .hint = "give a TCP port, e.g. --port 3306",
 	    .arg = "PORT", .help = "TCP port" },
-	{ .name = "socket", .short_name = 'S', .kind = KIND_STRING,
+	{ .name = "socket", .needs = NEEDS_SERVER, .short_name = 'S', .kind = KIND_STRING,
 	    FIELD(socket), .arg = "PATH", .help = "unix socket" },
-	{ .name = "user", .short_name = 'u', .kind = KIND_STRING, FIELD(user),
+	{ .name = "user", .needs = NEEDS_SERVER, .short_name = 'u', .kind = KIND_STRING, FIELD(user),
 	    .arg = "USER", .help = "account to connect as" },
-	{ .name = "password", .short_name = 'p', .kind = KIND_SPECIAL,
+	{ .name = "password", .needs = NEEDS_SERVER, .short_name = 'p', .kind = KIND_SPECIAL,
 	    .set = cli_set_password, .secret = true,
 	    .arg = "PASSWORD", .optional_arg = true,
 	    .help = "password; without a value, prompt for it" },
-	{ .name = "connect-timeout", .kind = KIND_NUMBER,
+	{ .name = "connect-timeout", .needs = NEEDS_SERVER, .kind = KIND_NUMBER,
 	    FIELD(connect_timeout_s), .def = "10", .min = 1, .max = 3600,
 	    .hint = "give seconds, e.g. --connect-timeout 10",
 	    .arg = "SECONDS", .help = "(default 10)" },
 	/* Its text lines up with that of --connect-timeout, just above. */
-	{ .name = "read-timeout", .kind = KIND_NUMBER, FIELD(read_timeout_s),
+	{ .name = "read-timeout", .needs = NEEDS_SERVER, .kind = KIND_NUMBER, FIELD(read_timeout_s),
 	    .def = "30", .min = 1, .max = 3600,
 	    .hint = "give seconds, e.g. --read-timeout 30",
 	    .arg = "SECONDS", .help = "    (default 30)" },
-	{ .name = "reconnect-timeout", .kind = KIND_NUMBER,
+	{ .name = "reconnect-timeout", .needs = NEEDS_SERVER, .kind = KIND_NUMBER,
 	    FIELD(reconnect_timeout_s), .def = "30", .min = 0, .max = 86400,
 	    .hint = "give seconds, or 0 not to reconnect, e.g. "
 	    "--reconnect-timeout 30",
 	    .arg = "SECONDS",
 	    .help = "keep reconnecting this long (default 30;\n"
 	    "0: do not reconnect)" },
-	{ .name = "ssl-mode", .kind = KIND_SPECIAL, .set = cli_set_ssl_mode,
+	{ .name = "ssl-mode", .needs = NEEDS_SERVER, .kind = KIND_SPECIAL, .set = cli_set_ssl_mode,
 	    .arg = "MODE",
 	    .help = "DISABLED, PREFERRED, REQUIRED, VERIFY_CA or\n"
 	    "VERIFY_IDENTITY" },
-	{ .name = "ssl-ca", .kind = KIND_STRING, FIELD(ssl_ca),
+	{ .name = "ssl-ca", .needs = NEEDS_SERVER, .kind = KIND_STRING, FIELD(ssl_ca),
 	    .arg = "FILE",
 	    .help = "CA certificate to check the server's against" },
-	{ .name = "ssl-cert", .kind = KIND_STRING, FIELD(ssl_cert),
+	{ .name = "ssl-cert", .needs = NEEDS_SERVER, .kind = KIND_STRING, FIELD(ssl_cert),
 	    .arg = "FILE", .help = "client certificate" },
-	{ .name = "ssl-key", .kind = KIND_STRING, FIELD(ssl_key),
+	{ .name = "ssl-key", .needs = NEEDS_SERVER, .kind = KIND_STRING, FIELD(ssl_key),
 	    .arg = "FILE", .help = "client certificate's key" },
 	{ .name = "defaults-file", .kind = KIND_FILES, FILES(defaults_file),
 	    .command_line_only = true,

@@ -39,6 +39,7 @@ enum cli_needs {
 	NEEDS_TRIGGER_BYTES, /* --trigger-bytes */
 	NEEDS_PROFILE,       /* --format folded or pprof */
 	NEEDS_LISTEN,        /* --listen */
+	NEEDS_SERVER,        /* a server: anything but --read */
 	N_NEEDS,
 };
 

@@ -477,6 +477,7 @@ outfile_close(struct outfile *f)
 	int failed;
 
 	f->captures = 0;
+	output_release(&f->out);
 	if (fp == NULL)
 		return 0;
 	f->out.fp = NULL;

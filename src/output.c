@@ -108,3 +108,10 @@ output_threads(struct output *o, const struct thread_list *l)
 	start(o);
 	return finish(o, o->fmt->threads ? o->fmt->threads(o, l) : 0);
 }
+
+void
+output_release(struct output *o)
+{
+	chart_free(o->chart);
+	o->chart = NULL;
+}

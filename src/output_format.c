@@ -2,7 +2,10 @@
  * The writing helpers the formats share: integers without printf. UTF-8
  * is read by scrub.c, below diag and the formats alike.
  */
+#include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "output_format.h"
@@ -32,4 +35,33 @@ output_int(char *buf, int64_t v)
 		return output_uint(buf, (uint64_t)v);
 	buf[0] = '-';
 	return 1 + output_uint(buf + 1, -(uint64_t)v); /* INT64_MIN too */
+}
+
+int
+output_chart_sample(struct output *o, const struct sample *s)
+{
+	if (o->chart == NULL && (o->chart = chart_create()) == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	chart_add(o->chart, s);
+	return 0;
+}
+
+const char *
+output_chart_what(const struct output *o, uint64_t thread_id, char *buf,
+    size_t len)
+{
+	if (o->grain != NULL)
+		snprintf(buf, len, "%s", o->grain);
+	else
+		snprintf(buf, len, "thread %" PRIu64, thread_id);
+	return buf;
+}
+
+const char *
+output_chart_total(const struct output *o, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s total", o->grain != NULL ? o->grain : "thread");
+	return buf;
 }

@@ -19,6 +19,8 @@ extern const struct format format_csv;
 extern const struct format format_json;
 extern const struct format format_folded;
 extern const struct format format_pprof;
+extern const struct format format_html;
+extern const struct format format_svg;
 
 /* What a column holds; each format writes each kind in its own way. */
 enum column_kind {
@@ -125,6 +127,18 @@ sample_column_get(const struct sample_column *c, const struct sample_row *r,
 #define OUTPUT_INT_MAX 20 /* UINT64_MAX, or INT64_MIN with its sign */
 size_t output_int(char *buf, int64_t v);
 size_t output_uint(char *buf, uint64_t v);
+
+/*
+ * html, svg: adds s to the picture of the run, made at the first sample.
+ * Returns 0, or -1 with errno set when out of memory.
+ */
+int output_chart_sample(struct output *o, const struct sample *s);
+/* What the picture is of: "thread 42", "global"...; in buf. */
+const char *output_chart_what(const struct output *o, uint64_t thread_id,
+    char *buf, size_t len);
+/* Its total, as text names it: "thread total", "global total"...; in buf. */
+const char *output_chart_total(const struct output *o, char *buf,
+    size_t len);
 
 
 #endif

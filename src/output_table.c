@@ -14,6 +14,8 @@ static const struct format *const formats[] = {
 	&format_json,
 	&format_folded,
 	&format_pprof,
+	&format_html,
+	&format_svg,
 };
 #define N_FORMATS (sizeof(formats) / sizeof(formats[0]))
 

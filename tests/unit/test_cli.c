@@ -316,13 +316,18 @@ static const struct bad {
 	{ { "--list", "--connect-timeout", "0", NULL }, "--connect-timeout" },
 	{ { "--list", "--read-timeout", "x", NULL }, "--read-timeout" },
 	{ { "--list", "--format", "xml", NULL }, "text, csv, json" },
+	{ { "--list", "--format", "html", NULL }, "--format html draws a run, "
+	    "and --list lists threads" },
+	{ { "--wait-for", "x", "--repeat", "--format", "svg", NULL },
+	    "--format svg writes one document per capture; with --repeat, give "
+	    "--output a pattern" },
 	{ { "--list", "--format", "", NULL }, "unknown format" },
 	{ { "--list", "--output", "", NULL }, "empty file name" },
 	{ { "--list", "--bogus", NULL }, "unknown option '--bogus'" },
 	{ { "--list", "--co", "3", NULL }, "option '--co' is ambiguous: it "
 	    "could be --connection, --count or --connect-timeout" },
 	{ { "--list", "--re=1", NULL }, "option '--re' is ambiguous: it "
-	    "could be --repeat, --read-timeout or --reconnect-timeout" },
+	    "could be --read, --repeat, --read-timeout or --reconnect-timeout" },
 	{ { "--connection", "--count", "3", NULL },
 	    "--connection needs a value, and '--count' is an option" },
 	{ { "--list", "-u", "--cou", "3", NULL },
@@ -1059,7 +1064,8 @@ test_options_that_need_another(void **state)
 		const char *words[8] = { "--thread", "1", arg, NULL };
 		const char *v;
 
-		if (r->needs == NEEDS_NOTHING)
+		/* The options of a server: test_server_options_and_read. */
+		if (r->needs == NEEDS_NOTHING || r->needs == NEEDS_SERVER)
 			continue;
 		option_arg(r, arg, sizeof(arg));
 		assert_int_equal(parse_words(&o, err, sizeof(err), words),
@@ -1094,6 +1100,61 @@ test_options_that_need_another(void **state)
 	assert_int_equal(tested[NEEDS_WAIT], 5);
 	assert_int_equal(tested[NEEDS_TRIGGER_BYTES], 1);
 	assert_int_equal(tested[NEEDS_PROFILE], 2);
+}
+
+/*
+ * The options of a connection make no sense with --read, which replays a
+ * file: on the command line with it, an error naming them; with a server
+ * target, or from an option file ([client] often holds host and user),
+ * accepted.
+ */
+static void
+test_server_options_and_read(void **state)
+{
+	struct options o;
+	char arg[64], text[128], want[160], value[32], err[512];
+	size_t tested = 0;
+
+	(void)state;
+	for (size_t i = 0; i < cli_n_rows; i++) {
+		const struct cli_row *r = &cli_rows[i];
+		const char *words[8] = { "--read", "cap.jsonl", arg, NULL };
+		const char *v;
+
+		if (r->needs != NEEDS_SERVER)
+			continue;
+		/* --password and --ssl-mode take values of their own. */
+		if (r->kind == KIND_SPECIAL)
+			snprintf(arg, sizeof(arg), "--%s=%s", r->name,
+			    strcmp(r->name, "ssl-mode") == 0 ? "REQUIRED" : "pw");
+		else
+			option_arg(r, arg, sizeof(arg));
+		assert_int_equal(parse_words(&o, err, sizeof(err), words),
+		    CLI_USAGE);
+		snprintf(want, sizeof(want), "--%s is for a server, and --read "
+		    "replays a file", r->name);
+		if (strstr(err, want) == NULL)
+			fail_msg("%s: '%s', wanted '%s'", arg, err, want);
+		cli_free(&o);
+		words[0] = "--thread";
+		words[1] = "1";
+		if (parse_words(&o, err, sizeof(err), words) != CLI_OK)
+			fail_msg("%s with --thread: %s", arg, err);
+		cli_free(&o);
+		tested++;
+		if (r->kind == KIND_SPECIAL)
+			continue;
+		v = good_value(r, value, sizeof(value));
+		snprintf(text, sizeof(text), "[mysqlmemprof]\n%s%s%s\n",
+		    r->name, v != NULL ? "=" : "", v != NULL ? v : "");
+		if (PARSE_FILE(text, &o, err, "--read", "x") != CLI_OK)
+			fail_msg("%s in an option file, with --read: %s",
+			    r->name, err);
+		assert_int_equal(o.target, TARGET_READ);
+		cli_free(&o);
+	}
+	/* host port socket user password, three timeouts, four of TLS. */
+	assert_int_equal(tested, 12);
 }
 
 /* An unsigned integer field of a row, whatever its width. */
@@ -1449,6 +1510,7 @@ main(void)
 		cmocka_unit_test(test_target_flags_off_in_option_files),
 		cmocka_unit_test(test_loose_prefix),
 		cmocka_unit_test(test_options_that_need_another),
+		cmocka_unit_test(test_server_options_and_read),
 		cmocka_unit_test(test_defaults_of_the_rows),
 		cmocka_unit_test(test_help_names_every_option),
 		cmocka_unit_test(test_help_is_the_readme_s),

@@ -383,18 +383,20 @@ test_format_table(void **state)
 {
 	(void)state;
 	assert_string_equal(format_names(", "),
-	    "text, csv, json, folded, pprof");
+	    "text, csv, json, folded, pprof, html, svg");
 	assert_string_equal(format_names(" or "),
-	    "text, csv, json, folded or pprof");
+	    "text, csv, json, folded, pprof, html or svg");
 	/* Each joining keeps its own buffer: the first is not overwritten. */
 	const char *a = format_names(", ");
 	format_names(" or ");
-	assert_string_equal(a, "text, csv, json, folded, pprof");
+	assert_string_equal(a, "text, csv, json, folded, pprof, html, svg");
 	assert_string_equal(format_find("text")->name, "text");
 	assert_string_equal(format_find("csv")->name, "csv");
 	assert_string_equal(format_find("json")->name, "json");
 	assert_string_equal(format_find("folded")->name, "folded");
 	assert_string_equal(format_find("pprof")->name, "pprof");
+	assert_string_equal(format_find("html")->name, "html");
+	assert_string_equal(format_find("svg")->name, "svg");
 	assert_null(format_find("xml"));
 	assert_null(format_find("JSON"));
 	assert_null(format_find(""));

@@ -1,0 +1,67 @@
+/*
+ * libFuzzer harness for the capture reader (jsonl.h) and the picture drawn
+ * from what it reads: any bytes as a line must be refused with a message
+ * or give a sample; a sample read back is written by --format json and
+ * read again to the same line, and the HTML and SVG of it must not crash.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonl.h"
+#include "output.h"
+#include "output_table.h"
+#include "summary.h"
+
+#define MAX_EVENTS 16
+
+static char *
+write_as(const char *format, const struct sample *s, const char *grain,
+    bool filtered, bool end)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	struct output o = {
+		.fmt = format_find(format), .grain = grain, .filtered = filtered,
+	};
+	struct summary sum = { .thread_id = s->thread_id };
+
+	o.fp = open_memstream(&buf, &len);
+	if (output_sample(&o, s) != 0 || (end && output_end(&o, &sum) != 0))
+		abort();
+	output_release(&o);
+	fclose(o.fp);
+	return buf;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct event_stat ev[MAX_EVENTS], ev2[MAX_EVENTS];
+	struct sample s = { .events = ev }, again = { .events = ev2 };
+	struct jsonl_meta meta, meta2;
+	char err[512], *line, *line2;
+
+	err[0] = '\0';
+	if (jsonl_sample((const char *)data, size, &s, MAX_EVENTS, &meta, err,
+	    sizeof(err)) != 0) {
+		if (err[0] == '\0')
+			abort(); /* refused without a word */
+		return 0;
+	}
+	line = write_as("json", &s, meta.has_grain ? meta.grain : NULL,
+	    meta.filtered, false);
+	if (jsonl_sample(line, strlen(line) - 1, &again, MAX_EVENTS, &meta2,
+	    err, sizeof(err)) != 0)
+		abort(); /* what we wrote, we must read */
+	line2 = write_as("json", &again, meta2.has_grain ? meta2.grain : NULL,
+	    meta2.filtered, false);
+	if (strcmp(line, line2) != 0)
+		abort();
+	free(line);
+	free(line2);
+	free(write_as("svg", &s, NULL, false, true));
+	free(write_as("html", &s, NULL, false, true));
+	return 0;
+}

@@ -1,0 +1,32 @@
+/*
+ * The lines of a capture written by --format json, read back: each line
+ * becomes the struct sample it was written from, so that --read replays a
+ * capture through every format and the summary. Pure: it reads a line
+ * given in memory (jansson parses it) and never a file.
+ */
+#ifndef MYSQLMEMPROF_JSONL_H
+#define MYSQLMEMPROF_JSONL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "sample.h"
+
+/* What a line says of the run rather than of the sample. */
+struct jsonl_meta {
+	bool has_grain;  /* "grain" is not null: --global, --for-* */
+	char grain[600]; /* "global", "user:app", ... */
+	bool filtered;   /* "filtered_total_bytes" is not null: --events, --exclude */
+};
+
+/*
+ * Parses the len bytes at line (its newline left out) into *s, whose
+ * events array has room for max_events; the other fields of *s are
+ * overwritten. Returns 0, or -1 with err saying what is wrong, in words
+ * that follow "line N: ", e.g. "not JSON (...)" or "not a mysqlmemprof
+ * sample: no \"events\"".
+ */
+int jsonl_sample(const char *line, size_t len, struct sample *s,
+    size_t max_events, struct jsonl_meta *meta, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,302 @@
+/*
+ * A line of --format json back into a struct sample (see jsonl.h). The keys
+ * are the columns of output_columns.c: what a getter writes as null comes
+ * back as the state that made it null (no deltas in the first sample, no
+ * statement id, no grain). The sample-level keys a sample always has are
+ * required, so that another program's JSON is told apart at once.
+ */
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "jsonl.h"
+#include "statement.h"
+
+struct ctx {
+	char *err;
+	size_t errlen;
+};
+
+static int
+fail(struct ctx *c, const char *what, const char *key)
+{
+	snprintf(c->err, c->errlen, "not a mysqlmemprof sample: %s \"%s\"; "
+	    "--read takes what --format json wrote", what, key);
+	return -1;
+}
+
+/* An integer key; null allowed only when known is not NULL. */
+static int
+get_int(struct ctx *c, json_t *o, const char *key, int64_t *v, bool *known)
+{
+	json_t *x = json_object_get(o, key);
+
+	if (x == NULL)
+		return fail(c, "no key", key);
+	if (json_is_null(x) && known != NULL) {
+		*known = false;
+		*v = 0;
+		return 0;
+	}
+	if (!json_is_integer(x))
+		return fail(c, "not an integer:", key);
+	*v = (int64_t)json_integer_value(x);
+	if (known != NULL)
+		*known = true;
+	return 0;
+}
+
+/*
+ * A key later versions added: a capture written before it has none, read
+ * as null.
+ */
+static int
+get_int_added(struct ctx *c, json_t *o, const char *key, int64_t *v,
+    bool *known)
+{
+	if (json_object_get(o, key) == NULL) {
+		*known = false;
+		*v = 0;
+		return 0;
+	}
+	return get_int(c, o, key, v, known);
+}
+
+static int
+get_uint(struct ctx *c, json_t *o, const char *key, uint64_t *v, bool *known)
+{
+	int64_t i;
+
+	if (get_int(c, o, key, &i, known) != 0)
+		return -1;
+	if (i < 0)
+		return fail(c, "a negative count:", key);
+	*v = (uint64_t)i;
+	return 0;
+}
+
+/* A string key or null: *s NULL for null. */
+static int
+get_text(struct ctx *c, json_t *o, const char *key, const char **s,
+    size_t *len)
+{
+	json_t *x = json_object_get(o, key);
+
+	if (x == NULL)
+		return fail(c, "no key", key);
+	if (json_is_null(x)) {
+		*s = NULL;
+		*len = 0;
+		return 0;
+	}
+	if (!json_is_string(x))
+		return fail(c, "not a string:", key);
+	*s = json_string_value(x);
+	*len = json_string_length(x);
+	return 0;
+}
+
+/* "2026-11-21T23:49:56.123Z", as units_timestamp() writes it. */
+static int
+parse_timestamp(struct ctx *c, const char *t, int64_t *wall_ms)
+{
+	struct tm tm = { 0 }, back;
+	time_t secs;
+	int ms, mday, n = 0;
+
+	if (t == NULL || sscanf(t, "%4d-%2d-%2dT%2d:%2d:%2d.%3dZ%n", &tm.tm_year,
+	    &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &ms,
+	    &n) != 7 || n != 24 || t[n] != '\0' || tm.tm_year < 1970 ||
+	    tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 ||
+	    tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 ||
+	    tm.tm_sec > 59 || ms < 0)
+		return fail(c, "not a timestamp like 2026-01-31T12:00:00.000Z:",
+		    "timestamp");
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	mday = tm.tm_mday;
+	secs = timegm(&tm); /* which moves February 31 to March */
+	/* A day the month does not have is no timestamp either. */
+	if (gmtime_r(&secs, &back) == NULL || back.tm_mday != mday)
+		return fail(c, "not a timestamp like 2026-01-31T12:00:00.000Z:",
+		    "timestamp");
+	*wall_ms = (int64_t)secs * 1000 + ms;
+	return 0;
+}
+
+static int
+parse_setup_off(struct ctx *c, const char *v, unsigned *off)
+{
+	static const struct { const char *name; unsigned bit; } names[] = {
+		{ "memory_instruments", SETUP_OFF_MEMORY },
+		{ "statements_consumer", SETUP_OFF_STATEMENTS },
+		{ "thread_instrumented", SETUP_OFF_THREAD },
+	};
+
+	*off = 0;
+	while (v != NULL && *v != '\0') {
+		size_t n = strcspn(v, ","), i;
+
+		for (i = 0; i < 3; i++)
+			if (strlen(names[i].name) == n &&
+			    strncmp(v, names[i].name, n) == 0)
+				break;
+		if (i == 3)
+			return fail(c, "an unknown name in", "setup_off");
+		*off |= names[i].bit;
+		v += n + (v[n] == ',');
+	}
+	return 0;
+}
+
+static int
+parse_event(struct ctx *c, json_t *o, struct event_stat *e, bool *deltas)
+{
+	const char *name;
+	size_t len;
+	bool known[6];
+	int64_t peak;
+
+	if (!json_is_object(o))
+		return fail(c, "an event that is not an object in", "events");
+	if (get_text(c, o, "event_name", &name, &len) != 0 ||
+	    get_int(c, o, "current_bytes", &e->current_bytes, NULL) != 0 ||
+	    get_int(c, o, "current_count", &e->current_count, NULL) != 0 ||
+	    get_int(c, o, "high_bytes", &e->high_bytes, NULL) != 0 ||
+	    get_uint(c, o, "alloc_bytes", &e->alloc_bytes, NULL) != 0 ||
+	    get_uint(c, o, "free_bytes", &e->free_bytes, NULL) != 0 ||
+	    get_uint(c, o, "alloc_count", &e->alloc_count, NULL) != 0 ||
+	    get_uint(c, o, "free_count", &e->free_count, NULL) != 0 ||
+	    get_uint(c, o, "alloc_delta_bytes", &e->delta.alloc_bytes,
+	    &known[0]) != 0 ||
+	    get_uint(c, o, "free_delta_bytes", &e->delta.free_bytes,
+	    &known[1]) != 0 ||
+	    get_uint(c, o, "alloc_delta_count", &e->delta.alloc_count,
+	    &known[2]) != 0 ||
+	    get_uint(c, o, "free_delta_count", &e->delta.free_count,
+	    &known[3]) != 0 ||
+	    get_int(c, o, "unseen_peak_bytes", &peak, &known[4]) != 0 ||
+	    get_int_added(c, o, "spike_lower_bytes", &e->delta.spike_bytes,
+	    &known[5]) != 0)
+		return -1;
+	statement_copy(e->name, EVENT_NAME_MAX, name, name != NULL ? len : 0);
+	e->delta.unseen_peak = known[4];
+	*deltas = known[0];
+	return 0;
+}
+
+static int
+parse_events(struct ctx *c, json_t *root, struct sample *s, size_t max)
+{
+	json_t *a = json_object_get(root, "events");
+	bool deltas = s->seq > 1;
+
+	if (a == NULL)
+		return fail(c, "no key", "events");
+	if (!json_is_array(a))
+		return fail(c, "not an array:", "events");
+	if (json_array_size(a) > max) {
+		snprintf(c->err, c->errlen, "%zu events in one sample, more "
+		    "than the %zu --read takes", json_array_size(a), max);
+		return -1;
+	}
+	s->n_events = json_array_size(a);
+	for (size_t i = 0; i < s->n_events; i++) {
+		memset(&s->events[i], 0, sizeof(s->events[i]));
+		if (parse_event(c, json_array_get(a, i), &s->events[i],
+		    &deltas) != 0)
+			return -1;
+	}
+	s->has_deltas = deltas;
+	return 0;
+}
+
+static int
+parse_statement(struct ctx *c, json_t *root, struct sample *s)
+{
+	const char *digest, *text;
+	size_t dlen, tlen;
+	bool has_id;
+
+	if (get_uint(c, root, "statement_id", &s->statement.id, &has_id) != 0 ||
+	    get_text(c, root, "digest", &digest, &dlen) != 0 ||
+	    get_text(c, root, "statement", &text, &tlen) != 0)
+		return -1;
+	s->statement.has_id = has_id;
+	s->statement.thread_id = s->thread_id;
+	statement_copy(s->statement.digest, STATEMENT_DIGEST_MAX, digest, dlen);
+	statement_set_text(&s->statement, text, tlen);
+	return 0;
+}
+
+static int
+parse_sample(struct ctx *c, json_t *root, struct sample *s, size_t max,
+    struct jsonl_meta *meta)
+{
+	const char *ts, *grain, *off;
+	size_t len;
+	bool known;
+	uint64_t elapsed_ms;
+	int64_t waiting;
+
+	if (get_uint(c, root, "sample", &s->seq, NULL) != 0 ||
+	    get_uint(c, root, "elapsed_ms", &elapsed_ms, NULL) != 0 ||
+	    get_text(c, root, "timestamp", &ts, &len) != 0 ||
+	    parse_timestamp(c, ts, &s->wall_ms) != 0 ||
+	    get_uint(c, root, "thread_id", &s->thread_id, &known) != 0 ||
+	    get_int(c, root, "total_bytes", &s->total_bytes, NULL) != 0 ||
+	    get_uint(c, root, "late_us", &s->late_us, NULL) != 0 ||
+	    get_uint(c, root, "query_us", &s->query_us, NULL) != 0 ||
+	    get_uint(c, root, "gap_ms", &s->gap_ms, NULL) != 0 ||
+	    parse_events(c, root, s, max) != 0 ||
+	    parse_statement(c, root, s) != 0 ||
+	    get_text(c, root, "grain", &grain, &len) != 0 ||
+	    get_int(c, root, "filtered_total_bytes", &s->filtered_total_bytes,
+	    &meta->filtered) != 0 ||
+	    get_text(c, root, "setup_off", &off, &len) != 0 ||
+	    parse_setup_off(c, off, &s->setup_off) != 0 ||
+	    get_int_added(c, root, "waiting", &waiting, &known) != 0)
+		return -1;
+	s->waiting = waiting != 0;
+	if (s->seq == 0)
+		return fail(c, "sample 0 in", "sample");
+	s->elapsed_us = elapsed_ms * 1000;
+	if (!meta->filtered)
+		s->filtered_total_bytes = s->total_bytes;
+	meta->has_grain = grain != NULL;
+	snprintf(meta->grain, sizeof(meta->grain), "%s",
+	    grain != NULL ? grain : "");
+	return 0;
+}
+
+int
+jsonl_sample(const char *line, size_t len, struct sample *s,
+    size_t max_events, struct jsonl_meta *meta, char *err, size_t errlen)
+{
+	struct ctx c = { .err = err, .errlen = errlen };
+	struct event_stat *events = s->events;
+	json_error_t je;
+	json_t *root;
+	int rc;
+
+	root = json_loadb(line, len, JSON_ALLOW_NUL | JSON_REJECT_DUPLICATES,
+	    &je);
+	if (root == NULL) {
+		snprintf(err, errlen, "not JSON (%s, at character %d); --read "
+		    "takes what --format json wrote", je.text, je.position);
+		return -1;
+	}
+	memset(s, 0, sizeof(*s));
+	s->events = events;
+	if (!json_is_object(root)) {
+		snprintf(err, errlen, "not a mysqlmemprof sample: %s, not an "
+		    "object; --read takes what --format json wrote",
+		    json_is_array(root) ? "an array" : "a bare value");
+		rc = -1;
+	} else
+		rc = parse_sample(&c, root, s, max_events, meta);
+	json_decref(root);
+	return rc;
+}

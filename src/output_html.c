@@ -1,0 +1,228 @@
+/*
+ * HTML: one self-contained report of the whole run, written at the end: the
+ * picture (picture.h) inline as SVG, then the statements ranked by how much
+ * memory they took on and the events with their minimum, maximum, mean and
+ * peaks. Nothing is fetched: no script, no font, no style sheet from
+ * elsewhere; hover details are SVG <title>s. Samples only feed the chart.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+#include "output_format.h"
+#include "picture.h"
+#include "units.h"
+
+static const char style[] =
+"body{font-family:'DejaVu Sans',Helvetica,Arial,sans-serif;margin:1.5em;"
+"color:#222;max-width:1200px}\n"
+"h1{font-size:1.4em;margin:0 0 .3em}h2{font-size:1.1em;margin:1.6em 0 .4em}\n"
+"p.facts{margin:.2em 0 1em;color:#444}\n"
+"figure{margin:0;overflow-x:auto}\n"
+"table{border-collapse:collapse;font-size:.9em}\n"
+"th,td{border:1px solid #ddd;padding:.25em .6em;text-align:right;"
+"vertical-align:top;white-space:nowrap}\n"
+"th.text{text-align:left}\n"
+"th{background:#f3f3f3}td.text{text-align:left;font-family:monospace;"
+"white-space:pre-wrap;word-break:break-all;max-width:60em}\n"
+"tr:nth-child(even) td{background:#fafafa}\n"
+"p.note{color:#666;font-size:.85em}\n";
+
+static void
+cell_bytes(FILE *fp, int64_t b)
+{
+	char buf[64];
+
+	units_bytes(b, buf, sizeof(buf));
+	fprintf(fp, "<td title=\"%" PRId64 " bytes\">%s</td>", b, buf);
+}
+
+static void
+cell_text(FILE *fp, const char *s, size_t n)
+{
+	fputs("<td class=\"text\">", fp);
+	picture_text(fp, s, n, 0);
+	fputs("</td>", fp);
+}
+
+/*
+ * How much memory a statement took on: its peak total less the total at
+ * the first sample of its run, which the chart kept (the summary may hold
+ * only the end of the run); 0 when the chart did not keep it. The one
+ * place that ranks statements by growth.
+ */
+static int64_t
+statement_growth(const struct summary_statement *st, const struct chart *c)
+{
+	const struct chart_statement *cs = chart_statement_at(c, st->first_seq);
+
+	return cs != NULL ? st->peak_total - cs->first_total : 0;
+}
+
+struct ranked {
+	const struct summary_statement *st;
+	int64_t growth;
+	int64_t first_total;
+};
+
+static int
+by_growth(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+
+	if (x->growth != y->growth)
+		return x->growth > y->growth ? -1 : 1;
+	return x->st->first_seq < y->st->first_seq ? -1 : 1;
+}
+
+static void
+statements_table(FILE *fp, const struct summary *sum, const struct chart *c)
+{
+	struct ranked *r;
+	size_t n = 0;
+
+	fputs("<h2>Statements ranked by memory growth</h2>\n", fp);
+	if (sum->n_statements == 0 ||
+	    (r = calloc(sum->n_statements, sizeof(*r))) == NULL) {
+		fputs("<p class=\"note\">No statement was seen.</p>\n", fp);
+		return;
+	}
+	for (size_t i = 0; i < sum->n_statements; i++) {
+		const struct summary_statement *st = &sum->statements[i];
+		const struct chart_statement *cs;
+
+		if (!statement_known(st->statement))
+			continue;
+		cs = chart_statement_at(c, st->first_seq);
+		r[n].st = st;
+		r[n].growth = statement_growth(st, c);
+		r[n].first_total = cs != NULL ? cs->first_total : 0;
+		n++;
+	}
+	qsort(r, n, sizeof(*r), by_growth);
+	fputs("<table class=\"statements\"><thead><tr><th>#</th><th>growth"
+	    "</th><th>peak total</th><th>total at start</th><th>final total"
+	    "</th><th>samples</th><th class=\"text\">statement</th></tr></thead><tbody>\n", fp);
+	for (size_t i = 0; i < n; i++) {
+		const struct statement *s = r[i].st->statement;
+		size_t len = statement_text_len(s);
+
+		fprintf(fp, "<tr><td>%zu</td>", i + 1);
+		cell_bytes(fp, r[i].growth);
+		cell_bytes(fp, r[i].st->peak_total);
+		cell_bytes(fp, r[i].first_total);
+		cell_bytes(fp, r[i].st->final_total);
+		fprintf(fp, "<td>%zu</td>", r[i].st->samples);
+		if (len > 0)
+			cell_text(fp, s->text, len);
+		else
+			cell_text(fp, s->digest, strlen(s->digest));
+		fputs("</tr>\n", fp);
+	}
+	fputs("</tbody></table>\n", fp);
+	free(r);
+}
+
+static void
+events_table(FILE *fp, const struct summary *sum)
+{
+	fputs("<h2>Events</h2>\n<table class=\"events\"><thead><tr><th class=\"text\">event"
+	    "</th><th>samples</th><th>min</th><th>max</th><th>mean</th>"
+	    "<th>high-water mark</th><th>peaks between samples</th>"
+	    "<th>largest peak between samples</th></tr></thead><tbody>\n", fp);
+	for (size_t i = 0; i < sum->n_events; i++) {
+		const struct summary_event *e = &sum->events[i];
+
+		fputs("<tr>", fp);
+		cell_text(fp, e->name, strlen(e->name));
+		fprintf(fp, "<td>%" PRIu64 "</td>", e->samples);
+		cell_bytes(fp, e->min_bytes);
+		cell_bytes(fp, e->max_bytes);
+		cell_bytes(fp, (int64_t)(e->mean_bytes + 0.5));
+		cell_bytes(fp, e->high_bytes);
+		fprintf(fp, "<td>%" PRIu64 "</td>", e->unseen_peaks);
+		if (e->unseen_peaks > 0)
+			cell_bytes(fp, e->largest_unseen_peak);
+		else
+			fputs("<td></td>", fp);
+		fputs("</tr>\n", fp);
+	}
+	fputs("</tbody></table>\n", fp);
+}
+
+static void
+facts(FILE *fp, const struct summary *sum, const struct chart *c,
+    const char *total)
+{
+	char a[64], b[64];
+
+	fprintf(fp, "<p class=\"facts\">%" PRIu64 " sample%s", c->samples,
+	    c->samples == 1 ? "" : "s");
+	if (c->n_columns > 0) {
+		units_timestamp(c->columns[0].first_wall_ms, a, sizeof(a));
+		units_timestamp(c->columns[c->n_columns - 1].first_wall_ms +
+		    (int64_t)(c->columns[c->n_columns - 1].last_us -
+		    c->columns[c->n_columns - 1].first_us) / 1000, b, sizeof(b));
+		fprintf(fp, " from %s to %s", a, b);
+		units_bytes(c->max_total, a, sizeof(a));
+		fputs("; peak ", fp);
+		picture_text(fp, total, strlen(total), 0);
+		fprintf(fp, " %s", a);
+	}
+	fprintf(fp, "; %" PRIu64 " gap%s without samples; %" PRIu64
+	    " tick%s skipped", c->gaps, c->gaps == 1 ? "" : "s", sum->skipped,
+	    sum->skipped == 1 ? "" : "s");
+	if (c->per_column > 1)
+		fprintf(fp, "; each column of the picture is the largest of %"
+		    PRIu64 " samples", c->per_column);
+	fputs(".</p>\n", fp);
+}
+
+static int
+html_sample(struct output *o, const struct sample *s)
+{
+	return output_chart_sample(o, s);
+}
+
+static int
+html_end(struct output *o, const struct summary *sum)
+{
+	struct chart *c = o->chart;
+	FILE *fp = o->fp;
+	char what[700], total[720];
+
+	if (c == NULL && (c = chart_create()) == NULL)
+		return -1;
+	output_chart_what(o, sum->thread_id, what, sizeof(what));
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\""
+	    "utf-8\">\n<meta http-equiv=\"Content-Security-Policy\" content=\""
+	    "default-src 'none'; style-src 'unsafe-inline'\">\n<title>"
+	    "mysqlmemprof: ", fp);
+	picture_text(fp, what, strlen(what), 0);
+	fprintf(fp, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>"
+	    "Memory of ", style);
+	picture_text(fp, what, strlen(what), 0);
+	fputs("</h1>\n", fp);
+	facts(fp, sum, c, output_chart_total(o, total, sizeof(total)));
+	fputs("<figure>\n", fp);
+	picture_svg(fp, c, what, output_chart_total(o, total, sizeof(total)));
+	fputs("</figure>\n", fp);
+	statements_table(fp, sum, c);
+	events_table(fp, sum);
+	fprintf(fp, "<p class=\"note\">The picture covers the whole run; the "
+	    "tables cover the last %zu sample%s (--window). Made by "
+	    "mysqlmemprof.</p>\n</body>\n</html>\n", sum->n_samples,
+	    sum->n_samples == 1 ? "" : "s");
+	chart_free(c);
+	o->chart = NULL;
+	return output_status(fp);
+}
+
+const struct format format_html = {
+	.name = "html",
+	.sample = html_sample,
+	.end = html_end,
+	.one_run = true,
+};

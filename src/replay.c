@@ -1,0 +1,346 @@
+/*
+ * --read (see replay.h). Lines are read with poll() in between, so that a
+ * stop answers at once even while a pipe is silent (the signal handlers
+ * restart reads). Each capture in the file (the sample numbers start again
+ * at 1 after --repeat) gets its own summary, as it did when it was taken.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "exitcode.h"
+#include "jsonl.h"
+#include "outfile.h"
+#include "replay.h"
+#include "ring.h"
+#include "runstats.h"
+#include "summary.h"
+
+/*
+ * More events than any server has memory instruments, unless --window
+ * asks for so many samples that the ring would pass 1 GiB, as capture.c
+ * keeps it.
+ */
+#define REPLAY_MAX_EVENTS 2048
+#define REPLAY_RING_LIMIT ((size_t)1 << 30)
+/* A line longer than this is not one --format json wrote. */
+#define REPLAY_MAX_LINE ((size_t)64 << 20)
+
+struct reader {
+	int fd;
+	const char *name;   /* for messages: the path, or "standard input" */
+	char *buf;
+	size_t len, cap;    /* bytes held, and room */
+	size_t start;       /* where the next line begins */
+	bool eof;
+	volatile sig_atomic_t *stop;
+};
+
+/*
+ * The next line, without its newline, in *line and *n. Returns 1 for a
+ * line, 2 for a last line with no newline (cut short), 0 at the end, -1
+ * on a read error or a stop (errno EINTR), -2 for a line too long.
+ */
+static int
+next_line(struct reader *r, char **line, size_t *n)
+{
+	for (;;) {
+		char *nl = memchr(r->buf + r->start, '\n', r->len - r->start);
+		struct pollfd p = { .fd = r->fd, .events = POLLIN };
+		ssize_t got;
+
+		if (nl != NULL) {
+			*line = r->buf + r->start;
+			*n = (size_t)(nl - *line);
+			r->start += *n + 1;
+			return 1;
+		}
+		if (r->eof) {
+			if (r->start == r->len)
+				return 0;
+			*line = r->buf + r->start;
+			*n = r->len - r->start;
+			r->start = r->len;
+			return 2;
+		}
+		if (r->start > 0) {
+			memmove(r->buf, r->buf + r->start, r->len - r->start);
+			r->len -= r->start;
+			r->start = 0;
+		}
+		if (r->len == r->cap) {
+			size_t cap = r->cap == 0 ? 65536 : r->cap * 2;
+			char *b;
+
+			if (r->cap >= REPLAY_MAX_LINE)
+				return -2;
+			if ((b = realloc(r->buf, cap)) == NULL)
+				return -1;
+			r->buf = b;
+			r->cap = cap;
+		}
+		if (*r->stop) {
+			errno = EINTR;
+			return -1;
+		}
+		if (poll(&p, 1, 200) == 0 || (p.revents == 0))
+			continue;
+		got = read(r->fd, r->buf + r->len, r->cap - r->len);
+		if (got < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (got < 0)
+			return -1;
+		if (got == 0)
+			r->eof = true;
+		r->len += (size_t)got;
+	}
+}
+
+static struct ring *
+make_ring(size_t window)
+{
+	size_t per_sample = REPLAY_RING_LIMIT / window, events = 0;
+
+	if (per_sample > sizeof(struct sample))
+		events = (per_sample - sizeof(struct sample)) /
+		    sizeof(struct event_stat);
+	if (events > REPLAY_MAX_EVENTS)
+		events = REPLAY_MAX_EVENTS;
+	return ring_create(window, events > 0 ? events : 1);
+}
+
+struct replay {
+	const struct options *o;
+	const struct diag *d;
+	struct outfile f;
+	struct ring *ring;
+	struct runstats *run; /* the whole capture, as capture.c keeps it */
+	struct jsonl_meta meta;
+	uint64_t thread_id;
+	uint64_t samples;  /* replayed, over every capture */
+	bool begun;        /* a capture is open: its summary is still to come */
+	bool failed;       /* a write failed, and was said */
+};
+
+/* The ring and the whole run's statistics of a capture to come. */
+static int
+fresh_capture(struct replay *p)
+{
+	p->ring = make_ring(p->o->window);
+	p->run = runstats_create();
+	if (p->ring != NULL && p->run != NULL)
+		return 0;
+	diag_say("out of memory for a window of %zu samples", p->o->window);
+	return -1;
+}
+
+/* The summary of the capture replayed so far, then a fresh ring. */
+static int
+end_capture(struct replay *p)
+{
+	struct summary sum;
+	int rc = 0;
+
+	if (!p->begun)
+		return 0;
+	p->begun = false;
+	if (summary_build(p->ring, 0, &sum) != 0 ||
+	    summary_add_run(&sum, p->run) != 0) {
+		summary_free(&sum);
+		diag_say("out of memory building the summary");
+		return -1;
+	}
+	sum.thread_id = p->thread_id;
+	if (output_end(&p->f.out, &sum) != 0) {
+		outfile_failed(&p->f);
+		p->failed = true;
+		rc = -1;
+	}
+	summary_free(&sum);
+	ring_free(p->ring);
+	runstats_free(p->run);
+	if (fresh_capture(p) != 0)
+		rc = -1;
+	return rc;
+}
+
+/* One line: a sample into the ring and out in the format. */
+static int
+replay_line(struct replay *p, const char *line, size_t n, uint64_t lineno)
+{
+	struct sample *s = ring_slot(p->ring);
+	char err[512];
+	uint64_t last_seq = p->begun ? ring_get(p->ring,
+	    ring_len(p->ring) - 1)->seq : 0;
+
+	if (jsonl_sample(line, n, s, ring_max_events(p->ring), &p->meta, err,
+	    sizeof(err)) != 0) {
+		diag_say("%s: line %" PRIu64 ": %s", p->o->read_path, lineno,
+		    err);
+		return -1;
+	}
+	/* Numbers starting again: the next capture of --repeat. */
+	if (p->begun && (s->seq <= last_seq || s->thread_id != p->thread_id)) {
+		struct sample keep = *s;
+		size_t bytes = keep.n_events * sizeof(*keep.events);
+		struct event_stat *ev = malloc(bytes > 0 ? bytes : 1);
+
+		if (ev == NULL) {
+			diag_say("out of memory");
+			return -1;
+		}
+		memcpy(ev, s->events, bytes);
+		if (end_capture(p) != 0) {
+			free(ev);
+			return -1;
+		}
+		s = ring_slot(p->ring);
+		keep.events = s->events;
+		memcpy(s->events, ev, bytes);
+		*s = keep;
+		free(ev);
+	}
+	if (!p->begun) {
+		p->thread_id = s->thread_id;
+		p->f.out.grain = p->meta.has_grain ? p->meta.grain : NULL;
+		p->f.out.filtered = p->meta.filtered;
+		if (outfile_open(&p->f) != 0)
+			return -1;
+		if (outfile_begin_capture(&p->f) != 0)
+			goto failed;
+		p->begun = true;
+	}
+	ring_commit(p->ring);
+	runstats_add(p->run, s);
+	p->samples++;
+	if (output_sample(&p->f.out, s) != 0)
+		goto failed;
+	return 0;
+failed:
+	outfile_failed(&p->f);
+	p->failed = true;
+	return -1;
+}
+
+static int
+open_input(const char *path, int *fd)
+{
+	if (strcmp(path, "-") == 0) {
+		*fd = 0;
+		return 0;
+	}
+	if ((*fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		diag_say("--read %s: %s; give a file written by --format json",
+		    path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Reads every line; returns the exit status. */
+static int
+replay_lines(struct replay *p, struct reader *r)
+{
+	uint64_t lineno = 0;
+	char *line;
+	size_t n;
+	int got;
+
+	while ((got = next_line(r, &line, &n)) > 0) {
+		lineno++;
+		if (got == 2) {
+			diag_say("%s: cut short: line %" PRIu64 " has no end; "
+			    "the %" PRIu64 " sample%s before it %s replayed",
+			    r->name, lineno, p->samples,
+			    p->samples == 1 ? "" : "s",
+			    p->samples == 1 ? "is" : "are");
+			return EXIT_RUNTIME;
+		}
+		if (replay_line(p, line, n, lineno) != 0)
+			return p->failed && errno == EPIPE ? EXIT_DONE :
+			    EXIT_RUNTIME;
+	}
+	if (got == -1 && errno == EINTR)
+		return EXIT_DONE; /* stopped: the end is written as for a count */
+	if (got == -1) {
+		diag_say("--read %s: %s", r->name, strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	if (got == -2) {
+		diag_say("%s: line %" PRIu64 " is longer than %zu MiB: not a "
+		    "capture written by --format json", r->name, lineno + 1,
+		    REPLAY_MAX_LINE >> 20);
+		return EXIT_RUNTIME;
+	}
+	if (lineno == 0) {
+		diag_say("%s: empty: no sample to replay; give a file written "
+		    "by --format json", r->name);
+		return EXIT_RUNTIME;
+	}
+	return EXIT_DONE;
+}
+
+/* --output naming the file replayed would empty it before it is read. */
+static bool
+same_file(int fd, const char *output)
+{
+	struct stat in, out;
+
+	return output != NULL && fstat(fd, &in) == 0 &&
+	    stat(output, &out) == 0 && in.st_dev == out.st_dev &&
+	    in.st_ino == out.st_ino;
+}
+
+int
+replay_run(const struct options *o, struct signal_flags *sig,
+    const struct diag *d)
+{
+	struct replay p = { .o = o, .d = d };
+	struct reader r = {
+		.name = strcmp(o->read_path, "-") == 0 ? "standard input" :
+		    o->read_path,
+		.stop = &sig->stop,
+	};
+	int rc;
+
+	if (open_input(o->read_path, &r.fd) != 0)
+		return EXIT_RUNTIME;
+	if (same_file(r.fd, o->output)) {
+		diag_say("--output %s is the file --read replays; write to "
+		    "another file", o->output);
+		if (r.fd != 0)
+			close(r.fd);
+		return EXIT_USAGE;
+	}
+	if (outfile_init(&p.f, o->output, false, o->format, o->exact_bytes,
+	    &sig->reopen) != 0) {
+		if (r.fd != 0)
+			close(r.fd);
+		return EXIT_RUNTIME;
+	}
+	if (fresh_capture(&p) != 0) {
+		rc = EXIT_RUNTIME;
+	} else {
+		rc = replay_lines(&p, &r);
+		/* Whatever stopped the reading, what was replayed is whole. */
+		if (!p.failed && end_capture(&p) != 0 && rc == EXIT_DONE)
+			rc = EXIT_RUNTIME;
+		if (rc == EXIT_DONE)
+			diag_note(d, "replayed %" PRIu64 " sample%s from %s",
+			    p.samples, p.samples == 1 ? "" : "s", r.name);
+	}
+	if (outfile_close(&p.f) != 0 && rc == EXIT_DONE)
+		rc = EXIT_RUNTIME;
+	outfile_free(&p.f);
+	ring_free(p.ring);
+	runstats_free(p.run);
+	free(r.buf);
+	if (r.fd != 0)
+		close(r.fd);
+	return rc;
+}

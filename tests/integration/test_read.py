@@ -1,0 +1,152 @@
+"""--read: a JSON capture replayed without a server gives back the same
+JSON, the CSV of the same samples and a summary of them; what is not a
+capture is refused with one line naming the line; a stop ends a replay
+from a pipe at once, its output whole."""
+
+import csv
+import io
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+
+import mmp
+
+
+class Read(mmp.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="mmp-read-")
+        w = mmp.idle()
+        try:
+            cls.path = os.path.join(cls.dir, "cap.jsonl")
+            p = mmp.run(["--thread", str(w.thread_id), "--format", "json",
+                         "--count", "5", "--frequency", "100", "--top", "6",
+                         "-o", cls.path])
+            assert p.returncode == 0, mmp.describe(p)
+        finally:
+            w.kill()
+        with open(cls.path, encoding="utf-8") as f:
+            cls.raw = f.read()
+        cls.samples = [json.loads(l) for l in cls.raw.splitlines()]
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def replay(self, *args, path=None):
+        return mmp.run(["--read", path or self.path] + list(args),
+                       conn=False)
+
+    def file(self, name, content):
+        path = os.path.join(self.dir, name)
+        with open(path, "wb") as f:
+            f.write(content.encode("utf-8") if isinstance(content, str)
+                    else content)
+        return path
+
+    def test_json_is_the_capture(self):
+        p = self.replay("--format", "json")
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        self.assertEqual(p.stdout, self.raw)
+        self.assertIn("replayed 5 samples", p.stderr)
+        # From standard input too.
+        q = subprocess.run([mmp.BIN, "--read", "-", "--format", "json"],
+                           input=self.raw.encode(), capture_output=True,
+                           env=mmp.base_env(), timeout=mmp.RUN_TIMEOUT)
+        self.assertEqual(q.returncode, 0, q.stderr)
+        self.assertEqual(q.stdout.decode(), self.raw)
+
+    def test_csv_is_the_capture(self):
+        p = self.replay("--format", "csv")
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        rows = list(csv.reader(io.StringIO(p.stdout, newline="")))
+        self.assertEqual(rows[0], mmp.CSV_HEADER)
+
+        def cell(v):
+            return "" if v is None else str(v)
+        want = []
+        for s in self.samples:
+            for e in s["events"] or [{}]:
+                want.append([cell(e.get(k) if k in mmp.EVENT_KEYS else s[k])
+                             for k in mmp.CSV_HEADER])
+        self.assertEqual(rows[1:], want)
+
+    def test_summary_of_the_capture(self):
+        p = self.replay("--format", "text")
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        first, last = self.samples[0], self.samples[-1]
+        self.assertIn("## Summary of 5 samples (#1 to #5, %d ms to %d ms), "
+                      "thread %d ##" % (first["elapsed_ms"],
+                                        last["elapsed_ms"],
+                                        first["thread_id"]), p.stdout)
+        self.assertEqual(p.stdout.count("## Memory usage at time"), 5)
+
+    def assertRefused(self, path, *words):
+        p = self.replay("--format", "csv", path=path)
+        self.assertOneErrorLine(p, 1, *words)
+        return p
+
+    def test_refused(self):
+        self.assertRefused(self.file("empty.jsonl", ""), "empty")
+        self.assertRefused(self.file("text.txt", "## Memory usage at time 0 "
+                                     "##\n memory/x -> 1 B\n"),
+                           "line 1", "not JSON")
+        self.assertRefused(self.file("foreign.json",
+                                     '{"name": "x", "value": 1}\n'),
+                           "line 1", "not a mysqlmemprof sample")
+        lines = self.raw.splitlines(True)
+        bad = self.file("bad3.jsonl", "".join(lines[:2]) + "[1]\n" +
+                        "".join(lines[3:]))
+        p = self.assertRefused(bad, "line 3")
+        # The samples before it are written, whole.
+        self.assertEqual(p.stdout.count("\n"), 1 + sum(
+            max(1, len(s["events"])) for s in self.samples[:2]))
+        cut = self.raw[:len(self.raw) - len(lines[-1]) // 2]
+        self.assertRefused(self.file("cut.jsonl", cut), "cut short",
+                           "line 5", "4 samples")
+        self.assertRefused(os.path.join(self.dir, "missing.jsonl"),
+                           "missing.jsonl")
+
+    def test_output_is_not_the_input(self):
+        copy = self.file("copy.jsonl", self.raw)
+        p = self.replay("--format", "html", "-o", copy, path=copy)
+        self.assertOneErrorLine(p, 2, "is the file --read replays")
+        with open(copy) as f:
+            self.assertEqual(f.read(), self.raw)
+
+    def test_server_options_refused(self):
+        for extra in (["--host", "db1"], ["--thread", "5"],
+                      ["--socket", "/tmp/x"], ["--user", "u"]):
+            p = mmp.run(["--read", self.path] + extra, conn=False)
+            self.assertOneErrorLine(p, 2, extra[0])
+
+    def test_stop_ends_a_replay_from_a_pipe(self):
+        out = os.path.join(self.dir, "piped.html")
+        proc = subprocess.Popen([mmp.BIN, "--read", "-", "--format", "html",
+                                 "-o", out], stdin=subprocess.PIPE,
+                                stderr=subprocess.PIPE, env=mmp.base_env())
+        try:
+            proc.stdin.write(self.raw.splitlines(True)[0].encode())
+            proc.stdin.flush()
+            time.sleep(0.5)
+            self.assertIsNone(proc.poll())
+            t0 = time.monotonic()
+            proc.send_signal(signal.SIGTERM)
+            rc = proc.wait(timeout=10)
+            self.assertLess(time.monotonic() - t0, 5)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.stdin.close()
+            err = proc.stderr.read().decode()
+            proc.stderr.close()
+        self.assertEqual(rc, 0, err)
+        with open(out) as f:
+            doc = f.read()
+        self.assertTrue(doc.rstrip().endswith("</html>"), doc[-200:])
+        self.assertIn("1 sample", doc)

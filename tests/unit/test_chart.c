@@ -1,0 +1,222 @@
+/*
+ * The chart of a run (chart.h): bounded however long the run, no peak lost
+ * when columns merge, gaps, statement runs and the top events; and the
+ * escaping of text into the picture (picture.h).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "chart.h"
+#include "fixtures.h"
+#include "picture.h"
+
+/* Sample seq, 100 ms apart from the first, with one or two events. */
+static struct sample
+at(uint64_t seq, int64_t a, int64_t b, struct event_stat *ev2)
+{
+	ev2[0] = ev("memory/a", a);
+	ev2[1] = ev("memory/b", b);
+	return (struct sample){
+		.seq = seq, .elapsed_us = (seq - 1) * 100000,
+		.wall_ms = 1700000000000 + (int64_t)(seq - 1) * 100,
+		.has_deltas = seq > 1, .thread_id = 7,
+		.total_bytes = a + b + 1000, .n_events = 2, .events = ev2,
+	};
+}
+
+static void
+test_bounded_and_peak_kept(void **state)
+{
+	struct chart *c = chart_create();
+	struct event_stat e[2];
+	uint64_t n = 100000, spike = 77777;
+
+	(void)state;
+	assert_non_null(c);
+	for (uint64_t i = 1; i <= n; i++) {
+		struct sample s = at(i, i == spike ? 9000000 : i == 1 ?
+		    8000000 : 1000, 500, e);
+
+		chart_add(c, &s);
+		assert_true(c->n_columns <= CHART_MAX_COLUMNS);
+	}
+	assert_int_equal(c->samples, n);
+	assert_true(c->n_columns > CHART_MAX_COLUMNS / 2);
+	assert_true(c->per_column >= n / CHART_MAX_COLUMNS);
+	/* The spike of one sample is still the maximum of its column. */
+	{
+		int64_t best = 0;
+		uint64_t covered = 0;
+
+		for (size_t i = 0; i < c->n_columns; i++) {
+			covered += c->columns[i].samples;
+			if (chart_value(c, i, 0) > best)
+				best = chart_value(c, i, 0);
+			if (c->columns[i].first_us <= (spike - 1) * 100000 &&
+			    (spike - 1) * 100000 <= c->columns[i].last_us) {
+				assert_int_equal(chart_value(c, i, 0), 9000000);
+				assert_int_equal(c->columns[i].total, 9001500);
+			}
+		}
+		assert_int_equal(best, 9000000);
+		/* The first sample is always the left one of a merged pair. */
+		assert_int_equal(chart_value(c, 0, 0), 8000000);
+		assert_int_equal(covered, n);
+	}
+	assert_int_equal(c->max_total, 9001500);
+	assert_int_equal(c->gaps, 0);
+	chart_free(c);
+}
+
+static void
+test_gaps(void **state)
+{
+	struct chart *c = chart_create();
+	struct event_stat e[2];
+
+	(void)state;
+	for (uint64_t i = 1; i <= 10; i++) {
+		struct sample s = at(i, 100, 100, e);
+
+		/* Ticks 6 and 7 skipped: sample 6 is due at tick 8. */
+		if (i >= 6)
+			s.elapsed_us += 200000;
+		if (i == 9)
+			s.gap_ms = 5000, s.elapsed_us += 5000000;
+		if (i == 10)
+			s.elapsed_us += 5000000;
+		chart_add(c, &s);
+	}
+	assert_int_equal(c->gaps, 2);
+	assert_int_equal(c->n_columns, 10);
+	assert_int_equal(c->columns[5].gap_from_us, 400000);
+	assert_int_equal(c->columns[5].gap_to_us, 700000);
+	assert_int_equal(c->columns[8].gap_to_us, c->columns[8].first_us);
+	assert_int_equal(c->columns[6].gap_to_us, 0);
+	chart_free(c);
+}
+
+static void
+test_statements_and_top(void **state)
+{
+	struct chart *c = chart_create();
+	struct event_stat e[2];
+
+	(void)state;
+	for (uint64_t i = 1; i <= 9; i++) {
+		struct sample s = at(i, (int64_t)i * 10, 5000, e);
+
+		if (i >= 3 && i <= 5) {
+			s.statement.has_id = true;
+			s.statement.id = 1;
+			statement_set_text(&s.statement, "SELECT 1", 8);
+		} else if (i >= 7) {
+			s.statement.has_id = true;
+			s.statement.id = 2;
+			statement_set_text(&s.statement, "SELECT 2", 8);
+		}
+		s.statement.thread_id = 7;
+		if (i == 8)
+			s.events[0].delta.unseen_peak = true;
+		chart_add(c, &s);
+	}
+	assert_int_equal(c->n_statements, 2);
+	assert_int_equal(c->statements[0].first_seq, 3);
+	assert_int_equal(c->statements[0].last_seq, 5);
+	assert_int_equal(c->statements[0].first_total, 30 + 5000 + 1000);
+	assert_int_equal(c->statements[0].peak_total, 50 + 5000 + 1000);
+	assert_int_equal(c->statements[1].first_seq, 7);
+	assert_ptr_equal(chart_statement_at(c, 4), &c->statements[0]);
+	assert_null(chart_statement_at(c, 6));
+	assert_true(c->columns[7].unseen_peak);
+	assert_string_equal(c->columns[7].unseen_peak_event, "memory/a");
+	{
+		size_t top[2];
+
+		assert_int_equal(chart_top(c, top, 2), 2);
+		assert_string_equal(c->events[top[0]].name, "memory/b");
+		assert_int_equal(chart_top(c, top, 1), 1);
+		assert_string_equal(c->events[top[0]].name, "memory/b");
+	}
+	chart_free(c);
+}
+
+static char *
+text_of(const char *s, size_t n, size_t max)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+
+	picture_text(fp, s, n, max);
+	fclose(fp);
+	return buf;
+}
+
+static void
+test_text_escaped(void **state)
+{
+	static const char hostile[] = "a\"b'<script>x</script>&\n\tc\xff"
+	    "\xe2\x80\xae" "d\0e";
+	char *t = text_of(hostile, sizeof(hostile) - 1, 0);
+
+	(void)state;
+	assert_string_equal(t, "a&quot;b&#39;&lt;script&gt;x&lt;/script&gt;"
+	    "&amp; c??d?e");
+	free(t);
+	t = text_of("SELECT something long", 21, 10);
+	assert_string_equal(t, "SELECT...");
+	free(t);
+	t = text_of("\xc3\xa9t\xc3\xa9", 5, 0);
+	assert_string_equal(t, "\xc3\xa9t\xc3\xa9");
+	free(t);
+}
+
+/* The SVG of a chart holds one band group per top event and "other". */
+static void
+test_svg_bands(void **state)
+{
+	struct chart *c = chart_create();
+	struct event_stat e[2];
+	char *buf = NULL;
+	size_t len = 0, groups = 0;
+	FILE *fp;
+
+	(void)state;
+	for (uint64_t i = 1; i <= 5; i++) {
+		struct sample s = at(i, 100, 200, e);
+
+		chart_add(c, &s);
+	}
+	fp = open_memstream(&buf, &len);
+	picture_svg(fp, c, "thread <7>", "thread total");
+	fclose(fp);
+	for (const char *p = buf; (p = strstr(p, "class=\"band\"")); p++)
+		groups++;
+	assert_int_equal(groups, 3);
+	assert_non_null(strstr(buf, "thread &lt;7&gt;"));
+	assert_null(strstr(buf, "thread <7>"));
+	free(buf);
+	chart_free(c);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bounded_and_peak_kept),
+		cmocka_unit_test(test_gaps),
+		cmocka_unit_test(test_statements_and_top),
+		cmocka_unit_test(test_text_escaped),
+		cmocka_unit_test(test_svg_bands),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

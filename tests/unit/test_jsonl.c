@@ -1,0 +1,146 @@
+/*
+ * Reading back what --format json wrote (jsonl.h): a sample written and
+ * read back is written again byte for byte; what is not a capture line is
+ * refused with words that say so.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "fixtures.h"
+#include "jsonl.h"
+#include "output.h"
+#include "output_table.h"
+
+/* The JSON line of s, as --format json writes it. */
+static char *
+json_of(const struct sample *s, const char *grain, bool filtered)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	struct output o = {
+		.fmt = format_find("json"), .grain = grain, .filtered = filtered,
+	};
+
+	o.fp = open_memstream(&buf, &len);
+	assert_int_equal(output_sample(&o, s), 0);
+	fclose(o.fp);
+	return buf;
+}
+
+static struct sample
+sample_of(struct event_stat *e, size_t n, uint64_t seq)
+{
+	struct sample s = {
+		.seq = seq, .elapsed_us = 1500000, .wall_ms = 1763855396123,
+		.late_us = 12, .query_us = 345, .gap_ms = 0,
+		.has_deltas = seq > 1, .thread_id = 42, .total_bytes = 123456,
+		.filtered_total_bytes = 100000, .n_events = n, .events = e,
+		.setup_off = SETUP_OFF_STATEMENTS | SETUP_OFF_THREAD,
+	};
+
+	return s;
+}
+
+static void
+round_trip(const struct sample *s, const char *grain, bool filtered)
+{
+	char *line = json_of(s, grain, filtered), *again;
+	struct event_stat back_ev[8];
+	struct sample back = { .events = back_ev };
+	struct jsonl_meta meta;
+	char err[512];
+
+	assert_int_equal(jsonl_sample(line, strlen(line) - 1, &back, 8, &meta,
+	    err, sizeof(err)), 0);
+	assert_int_equal(meta.has_grain, grain != NULL);
+	assert_int_equal(meta.filtered, filtered);
+	assert_int_equal(back.has_deltas, s->has_deltas);
+	again = json_of(&back, meta.has_grain ? meta.grain : NULL,
+	    meta.filtered);
+	assert_string_equal(again, line);
+	free(again);
+	free(line);
+}
+
+static void
+test_round_trip(void **state)
+{
+	struct event_stat e[3] = { ev("memory/sql/a", 5000),
+	    ev("memory/innodb/b", 300), ev("memory/x", 0) };
+	struct sample s = sample_of(e, 3, 2);
+
+	(void)state;
+	e[1].delta = (struct event_delta){ 10, 20, 1, 2, true, 0 };
+	e[0].delta = (struct event_delta){ 100, 0, 3, 0, false, 97 };
+	s.waiting = true;
+	s.statement.has_id = true;
+	s.statement.id = 99;
+	s.statement.thread_id = 42;
+	strcpy(s.statement.digest, "abcdef0123");
+	statement_set_text(&s.statement, "SELECT \"q\" '<script>'\n\0x", 25);
+	round_trip(&s, NULL, true);
+	/* The first sample: no deltas, no statement, a grain. */
+	s = sample_of(e, 3, 1);
+	round_trip(&s, "user:app", false);
+	/* No event at all. */
+	s = sample_of(e, 0, 3);
+	round_trip(&s, NULL, false);
+}
+
+static void
+refused(const char *line, const char *words)
+{
+	struct event_stat e[2];
+	struct sample s = { .events = e };
+	struct jsonl_meta meta;
+	char err[512];
+
+	assert_int_equal(jsonl_sample(line, strlen(line), &s, 2, &meta, err,
+	    sizeof(err)), -1);
+	if (strstr(err, words) == NULL)
+		fail_msg("\"%s\": \"%s\" does not say \"%s\"", line, err, words);
+}
+
+static void
+test_refused(void **state)
+{
+	struct event_stat e[3] = { ev("a", 1), ev("b", 2), ev("c", 3) };
+	struct sample s = sample_of(e, 3, 2);
+	char *line = json_of(&s, NULL, false);
+
+	(void)state;
+	refused("", "not JSON");
+	refused("hello", "not JSON");
+	refused("{\"sample\": 1,", "not JSON");
+	refused("[1, 2]", "an array");
+	refused("{\"name\": \"x\", \"value\": 3}", "no key \"sample\"");
+	/* A --list line is JSON from mysqlmemprof, but not a sample. */
+	refused("{\"thread_id\":1,\"connection_id\":2,\"type\":\"F\"}",
+	    "no key \"sample\"");
+	/* Three events, room for two. */
+	line[strlen(line) - 1] = '\0';
+	refused(line, "3 events");
+	free(line);
+	refused("{\"sample\":1,\"elapsed_ms\":0,\"timestamp\":\"yesterday\"}",
+	    "timestamp");
+	refused("{\"sample\":1,\"elapsed_ms\":0,\"timestamp\":"
+	    "\"2026-02-31T00:00:00.000Z\"}", "timestamp");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_refused),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
