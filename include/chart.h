@@ -93,11 +93,5 @@ int64_t chart_value(const struct chart *c, size_t i, size_t e);
  */
 size_t chart_top(const struct chart *c, size_t *out, size_t k);
 
-/*
- * The statement run that holds sample seq, or NULL when the chart did not
- * keep it.
- */
-const struct chart_statement *chart_statement_at(const struct chart *c,
-    uint64_t seq);
 
 #endif

@@ -270,14 +270,3 @@ chart_top(const struct chart *c, size_t *out, size_t k)
 	}
 	return n;
 }
-
-const struct chart_statement *
-chart_statement_at(const struct chart *c, uint64_t seq)
-{
-	/* The newest first: seq restarts with each capture of --repeat. */
-	for (size_t i = c->n_statements; i-- > 0;)
-		if (c->statements[i].first_seq <= seq &&
-		    seq <= c->statements[i].last_seq)
-			return &c->statements[i];
-	return NULL;
-}

@@ -48,73 +48,35 @@ cell_text(FILE *fp, const char *s, size_t n)
 }
 
 /*
- * How much memory a statement took on: its peak total less the total at
- * the first sample of its run, which the chart kept (the summary may hold
- * only the end of the run); 0 when the chart did not keep it. The one
- * place that ranks statements by growth.
+ * The run's statements, ranked by how much memory each took on (runstats.h:
+ * its peak, peaks between samples included, less the thread's total when
+ * it began), as the text summary ranks them.
  */
-static int64_t
-statement_growth(const struct summary_statement *st, const struct chart *c)
-{
-	const struct chart_statement *cs = chart_statement_at(c, st->first_seq);
-
-	return cs != NULL ? st->peak_total - cs->first_total : 0;
-}
-
-struct ranked {
-	const struct summary_statement *st;
-	int64_t growth;
-	int64_t first_total;
-};
-
-static int
-by_growth(const void *a, const void *b)
-{
-	const struct ranked *x = a, *y = b;
-
-	if (x->growth != y->growth)
-		return x->growth > y->growth ? -1 : 1;
-	return x->st->first_seq < y->st->first_seq ? -1 : 1;
-}
-
 static void
-statements_table(FILE *fp, const struct summary *sum, const struct chart *c)
+statements_table(FILE *fp, const struct summary *sum)
 {
-	struct ranked *r;
-	size_t n = 0;
-
 	fputs("<h2>Statements ranked by memory growth</h2>\n", fp);
-	if (sum->n_statements == 0 ||
-	    (r = calloc(sum->n_statements, sizeof(*r))) == NULL) {
+	if (sum->n_run_statements == 0) {
 		fputs("<p class=\"note\">No statement was seen.</p>\n", fp);
 		return;
 	}
-	for (size_t i = 0; i < sum->n_statements; i++) {
-		const struct summary_statement *st = &sum->statements[i];
-		const struct chart_statement *cs;
-
-		if (!statement_known(st->statement))
-			continue;
-		cs = chart_statement_at(c, st->first_seq);
-		r[n].st = st;
-		r[n].growth = statement_growth(st, c);
-		r[n].first_total = cs != NULL ? cs->first_total : 0;
-		n++;
-	}
-	qsort(r, n, sizeof(*r), by_growth);
 	fputs("<table class=\"statements\"><thead><tr><th>#</th><th>growth"
-	    "</th><th>peak total</th><th>total at start</th><th>final total"
-	    "</th><th>samples</th><th class=\"text\">statement</th></tr></thead><tbody>\n", fp);
-	for (size_t i = 0; i < n; i++) {
-		const struct statement *s = r[i].st->statement;
+	    "</th><th>peak total</th><th>total at start</th><th>allocated"
+	    "</th><th>samples</th><th>ran</th><th class=\"text\">statement"
+	    "</th></tr></thead><tbody>\n", fp);
+	for (size_t i = 0; i < sum->n_run_statements; i++) {
+		const struct run_statement *r = &sum->run_statements[i];
+		const struct statement *s = &r->statement;
 		size_t len = statement_text_len(s);
 
 		fprintf(fp, "<tr><td>%zu</td>", i + 1);
-		cell_bytes(fp, r[i].growth);
-		cell_bytes(fp, r[i].st->peak_total);
-		cell_bytes(fp, r[i].first_total);
-		cell_bytes(fp, r[i].st->final_total);
-		fprintf(fp, "<td>%zu</td>", r[i].st->samples);
+		cell_bytes(fp, r->growth_bytes);
+		cell_bytes(fp, r->between_peak_bytes);
+		cell_bytes(fp, r->start_bytes);
+		cell_bytes(fp, (int64_t)r->alloc_bytes);
+		fprintf(fp, "<td>%" PRIu64 "</td><td>%" PRIu64 " ms</td>",
+		    r->samples, (r->last_elapsed_us - r->first_elapsed_us) /
+		    1000);
 		if (len > 0)
 			cell_text(fp, s->text, len);
 		else
@@ -122,18 +84,18 @@ statements_table(FILE *fp, const struct summary *sum, const struct chart *c)
 		fputs("</tr>\n", fp);
 	}
 	fputs("</tbody></table>\n", fp);
-	free(r);
 }
 
+/* The run's events, largest first, with both kinds of peak between samples. */
 static void
 events_table(FILE *fp, const struct summary *sum)
 {
 	fputs("<h2>Events</h2>\n<table class=\"events\"><thead><tr><th class=\"text\">event"
 	    "</th><th>samples</th><th>min</th><th>max</th><th>mean</th>"
-	    "<th>high-water mark</th><th>peaks between samples</th>"
-	    "<th>largest peak between samples</th></tr></thead><tbody>\n", fp);
-	for (size_t i = 0; i < sum->n_events; i++) {
-		const struct summary_event *e = &sum->events[i];
+	    "<th>peak</th><th>high-water mark (since the thread began)</th>"
+	    "<th>peaks between samples</th></tr></thead><tbody>\n", fp);
+	for (size_t i = 0; i < sum->n_run_events; i++) {
+		const struct run_event *e = &sum->run_events[i];
 
 		fputs("<tr>", fp);
 		cell_text(fp, e->name, strlen(e->name));
@@ -141,12 +103,10 @@ events_table(FILE *fp, const struct summary *sum)
 		cell_bytes(fp, e->min_bytes);
 		cell_bytes(fp, e->max_bytes);
 		cell_bytes(fp, (int64_t)(e->mean_bytes + 0.5));
+		cell_bytes(fp, e->peak_bytes);
 		cell_bytes(fp, e->high_bytes);
-		fprintf(fp, "<td>%" PRIu64 "</td>", e->unseen_peaks);
-		if (e->unseen_peaks > 0)
-			cell_bytes(fp, e->largest_unseen_peak);
-		else
-			fputs("<td></td>", fp);
+		fprintf(fp, "<td>%" PRIu64 "</td>", e->unseen_peaks +
+		    e->delta_spikes);
 		fputs("</tr>\n", fp);
 	}
 	fputs("</tbody></table>\n", fp);
@@ -209,12 +169,10 @@ html_end(struct output *o, const struct summary *sum)
 	fputs("<figure>\n", fp);
 	picture_svg(fp, c, what, output_chart_total(o, total, sizeof(total)));
 	fputs("</figure>\n", fp);
-	statements_table(fp, sum, c);
+	statements_table(fp, sum);
 	events_table(fp, sum);
-	fprintf(fp, "<p class=\"note\">The picture covers the whole run; the "
-	    "tables cover the last %zu sample%s (--window). Made by "
-	    "mysqlmemprof.</p>\n</body>\n</html>\n", sum->n_samples,
-	    sum->n_samples == 1 ? "" : "s");
+	fputs("<p class=\"note\">The picture and the tables cover the whole "
+	    "run. Made by mysqlmemprof.</p>\n</body>\n</html>\n", fp);
 	chart_free(c);
 	o->chart = NULL;
 	return output_status(fp);
