@@ -230,16 +230,19 @@ chart_add(struct chart *c, const struct sample *s)
 	for (size_t k = 0; k < s->n_events; k++) {
 		const struct event_stat *e = &s->events[k];
 		int x = event_index(c, e->name);
+		int64_t peak;
 
 		if (x < 0)
 			continue;
 		v[x] = max64(v[x], e->current_bytes);
 		c->events[x].max_bytes = max64(c->events[x].max_bytes,
 		    e->current_bytes);
-		if (s->has_deltas && e->delta.unseen_peak &&
-		    (!col->unseen_peak || e->high_bytes > col->unseen_peak_bytes)) {
+		/* Either kind: a risen high-water mark, or a spike the deltas prove. */
+		peak = s->has_deltas ? event_between_peak(e) : 0;
+		if (peak > 0 && (!col->unseen_peak ||
+		    peak > col->unseen_peak_bytes)) {
 			col->unseen_peak = true;
-			col->unseen_peak_bytes = e->high_bytes;
+			col->unseen_peak_bytes = peak;
 			col->unseen_peak_event = c->events[x].name;
 		}
 	}

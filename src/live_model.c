@@ -142,7 +142,8 @@ live_model_add(struct live_model *m, const struct sample *s, uint64_t taken,
 		c->ev[c->n++] = (struct live_event){
 			.id = (uint32_t)id, .bytes = e->current_bytes,
 			.high = e->high_bytes, .alloc = e->delta.alloc_bytes,
-			.peak = s->has_deltas && e->delta.unseen_peak,
+			/* Either kind of peak between samples. */
+			.peak = s->has_deltas && event_between_peak(e) > 0,
 		};
 		c->peak |= c->ev[c->n - 1].peak;
 	}

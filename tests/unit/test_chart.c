@@ -31,6 +31,39 @@ at(uint64_t seq, int64_t a, int64_t b, struct event_stat *ev2)
 	};
 }
 
+/* Both kinds of peak between samples mark the column, the larger wins. */
+static void
+test_both_kinds_of_peak(void **state)
+{
+	struct chart *c = chart_create();
+	struct event_stat e[2];
+	struct sample s;
+
+	(void)state;
+	assert_non_null(c);
+	s = at(1, 1000, 500, e);
+	chart_add(c, &s);
+	/* Only the deltas prove this one: a lower bound of 64 KiB. */
+	s = at(2, 1000, 500, e);
+	e[1].delta.spike_bytes = 65536;
+	chart_add(c, &s);
+	assert_true(c->columns[1].unseen_peak);
+	assert_int_equal(c->columns[1].unseen_peak_bytes, 65536);
+	assert_string_equal(c->columns[1].unseen_peak_event, "memory/b");
+	/* The high-water mark proves a larger one in the next. */
+	s = at(3, 1000, 500, e);
+	e[0].high_bytes = 90000;
+	e[0].delta.unseen_peak = true;
+	e[1].delta.spike_bytes = 100;
+	chart_add(c, &s);
+	assert_int_equal(c->columns[2].unseen_peak_bytes, 90000);
+	assert_string_equal(c->columns[2].unseen_peak_event, "memory/a");
+	s = at(4, 1000, 500, e);
+	chart_add(c, &s);
+	assert_false(c->columns[3].unseen_peak);
+	chart_free(c);
+}
+
 static void
 test_bounded_and_peak_kept(void **state)
 {
@@ -210,6 +243,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bounded_and_peak_kept),
+		cmocka_unit_test(test_both_kinds_of_peak),
 		cmocka_unit_test(test_gaps),
 		cmocka_unit_test(test_statements_and_top),
 		cmocka_unit_test(test_text_escaped),

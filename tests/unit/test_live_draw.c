@@ -173,6 +173,20 @@ test_model_marks_and_statement(void **state)
 	assert_true(live_model_column(&m, 1)->ev[0].peak);
 	assert_int_equal(m.statement_base_s, 5);
 
+	/* A spike only the deltas prove is marked too. */
+	make(&f, 3, KIB, 1, "memory/sql/a", (int64_t)KIB);
+	f.ev[0].delta.spike_bytes = 4 * (int64_t)KIB;
+	add(&m, &f);
+	assert_true(live_model_column(&m, 2)->ev[0].peak);
+	live_model_free(&m);
+	assert_int_equal(live_model_init(&m, 10, 0), 0);
+	live_model_begin(&m, "v", "t", 100, 5);
+	make(&f, 1, KIB, 1, "memory/sql/a", (int64_t)KIB);
+	add(&m, &f);
+	make(&f, 2, KIB, 1, "memory/sql/a", (int64_t)KIB);
+	f.ev[0].delta.unseen_peak = true;
+	add(&m, &f);
+
 	/* The digest filled in: the statement ended, idle from here. */
 	make(&f, 3, KIB, 1, "memory/sql/a", (int64_t)KIB);
 	strcpy(f.s.statement.digest, "abc");
