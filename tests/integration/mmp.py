@@ -251,6 +251,51 @@ def server_pid(data_dir=None):
         return int(f.read())
 
 
+def _gone(pid):
+    """Whether process pid has ended: no longer there, or a zombie."""
+    try:
+        # A server an earlier kill_server() started is our child: reap it.
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        pass
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+@contextlib.contextmanager
+def killed_server():
+    """The sandbox server killed (SIGKILL) for the body, then started again
+    as it was and waited for; the new server outlives the test process."""
+    pid = server_pid()
+    with open("/proc/%d/cmdline" % pid, "rb") as f:
+        argv = [a.decode() for a in f.read().split(b"\0") if a]
+    os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 30
+    while not _gone(pid):
+        if time.monotonic() > deadline:
+            raise AssertionError("the killed server %d did not end" % pid)
+        time.sleep(0.05)
+    try:
+        yield
+    finally:
+        subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, start_new_session=True)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                root_sql("SELECT 1")
+                break
+            except subprocess.CalledProcessError:
+                if time.monotonic() > deadline:
+                    raise AssertionError("the sandbox server did not "
+                                         "come back")
+                time.sleep(0.2)
+
+
 @contextlib.contextmanager
 def frozen_server(data_dir=None):
     """The server stopped (SIGSTOP) for the body, and always thawed."""

@@ -231,33 +231,14 @@ class Exporter(mmp.TestCase):
             return m["mysqlmemprof_up"], m["mysqlmemprof_samples_total"]
 
         before = up()[1]
-        pid = mmp.server_pid()
-        with open("/proc/%d/cmdline" % pid, "rb") as f:
-            argv = [a.decode() for a in f.read().split(b"\0") if a]
-        os.kill(pid, signal.SIGKILL)
-        try:
+        with mmp.killed_server():
             wait_until("up 0", lambda: up()[0] == 0, timeout=15)
             # The endpoint lives on while the server is gone.
             self.assertEqual(get(port)[0], 200)
-        finally:
-            while os.path.exists("/proc/%d" % pid):
-                time.sleep(0.05)
-            subprocess.Popen(argv, stdin=subprocess.DEVNULL,
-                             stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL,
-                             start_new_session=True)
-            wait_until("the server back", self._server_answers, timeout=60)
         wait_until("up 1", lambda: up()[0] == 1, timeout=40)
         self.assertGreater(up()[1], before)
         p = self.finish_ok(b, sig=signal.SIGTERM)
         self.assertIn("trying again", p.stderr)
-
-    def _server_answers(self):
-        try:
-            mmp.root_sql("SELECT 1")
-            return True
-        except subprocess.CalledProcessError:
-            return False
 
     def test_killed_connection_keeps_sampling(self):
         b, port = self.serve()

@@ -186,15 +186,8 @@ class ServerGoesAway(mmp.TestCase):
         proc = self.spawn(["--thread", str(w.thread_id), "--format", "csv",
                            "--frequency", "100", "--reconnect-timeout", "60"])
         time.sleep(0.6)
-        pid = server_pid()
-        with open("/proc/%d/cmdline" % pid, "rb") as f:
-            argv = [a.decode() for a in f.read().split(b"\0") if a]
-        os.kill(pid, signal.SIGKILL)
-        while os.path.exists("/proc/%d" % pid):
-            time.sleep(0.05)
-        subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL, start_new_session=True)
-        wait_for_server()
+        with mmp.killed_server():
+            pass
         p = proc.finish(timeout=90)
         self.assertEqual(p.returncode, 1, mmp.describe(p))
         self.assertIn("restarted", p.stderr)
