@@ -450,3 +450,43 @@ def spread_of(runs, key):
     return "%s (%s–%s)" % (fmt(median(v)), fmt(min(v)), fmt(max(v)))
 
 
+
+
+# Each script owns a part of RESULTS.md; a script that writes the whole file
+# carries over the parts of the others, marked by these lines.
+SECTION_BEGIN = "<!-- begin: %s -->"
+SECTION_END = "<!-- end: %s -->"
+OVERHEAD_SECTION = "overhead"
+
+
+def read_section(path, name):
+    """The marked part name of path, markers included, or ''."""
+    try:
+        with open(path) as f:
+            text = f.read()
+    except FileNotFoundError:
+        return ""
+    begin, end = SECTION_BEGIN % name, SECTION_END % name
+    i = text.find(begin)
+    j = text.find(end, i)
+    if i < 0 or j < 0:
+        return ""
+    return text[i:j + len(end)] + "\n"
+
+
+def write_section(path, name, body):
+    """Puts body between the markers of name in path, in place of what was
+    there, or at the end; the rest of the file is left as it is."""
+    try:
+        with open(path) as f:
+            text = f.read()
+    except FileNotFoundError:
+        text = ""
+    old = read_section(path, name)
+    new = "%s\n%s%s\n" % (SECTION_BEGIN % name, body, SECTION_END % name)
+    if old:
+        text = text.replace(old, new)
+    else:
+        text = text.rstrip("\n") + ("\n\n" if text else "") + new
+    with open(path, "w") as f:
+        f.write(text)

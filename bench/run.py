@@ -25,13 +25,13 @@ import tempfile
 import time
 
 import benchlib
-from benchlib import (BUILT, MMP, QUICK, RESULTS, SANDBOX_DIR, TARGET_DB,
-                      TARGET_PASSWORD, TARGET_USER, TARGET_WORK, Holder,
-                      Server, build_helpers, child_env, count_headers,
-                      cpu_model, fmt, log, median, met, paired, parse_done,
-                      percentile, rounds_text, read_floats,
-                      read_json, ratio, reap, scaled, spread_of, table,
-                      tool_versions)
+from benchlib import (BUILT, MMP, OVERHEAD_SECTION, QUICK, RESULTS,
+                      SANDBOX_DIR, TARGET_DB, TARGET_PASSWORD, TARGET_USER,
+                      TARGET_WORK, Holder, Server, build_helpers, child_env,
+                      count_headers, cpu_model, fmt, log, median, met,
+                      paired, parse_done, percentile, ratio, read_floats,
+                      read_json, read_section, reap, rounds_text, scaled,
+                      spread_of, table, tool_versions)
 
 ROUNDS = 2 if QUICK else 3
 COST_ROUNDS = 2 if QUICK else 5         # the closest comparisons get more
@@ -674,8 +674,10 @@ def main():
 
     text, targets = report(res)
     text += ("\nThe whole run took %.0f s.\n" % (time.monotonic() - started))
+    # bench/overhead.py's part, from its last run, stays below ours.
+    kept = read_section(RESULTS, OVERHEAD_SECTION)
     with open(RESULTS, "w") as f:
-        f.write(text)
+        f.write(text + ("\n" + kept if kept else ""))
     raw = dict(res, alt={"%s/%s" % k: v for k, v in res["alt"].items()})
     with open(os.path.splitext(RESULTS)[0] + ".json", "w") as f:
         json.dump(raw, f, indent=1, sort_keys=True)

@@ -8,7 +8,8 @@ set -eu
 packages="build-essential pkg-config default-libmysqlclient-dev libcsv-dev
 mariadb-server mariadb-client python3"
 test_packages="libcmocka-dev python3-pymysql openssl strace valgrind clang
-libclang-rt-14-dev"
+libclang-rt-14-dev
+sysbench"
 
 case "${1:-}" in
 --test) packages="$packages $test_packages" ;;
