@@ -51,7 +51,7 @@ SB_TABLES, SB_ROWS = (2, 1000) if QUICK else (4, 10000)
 INTERVALS = [1000, 250, 100, 10]
 WORK_ROUNDS = 1 if QUICK else 3
 WORK_S = 1 if QUICK else 7              # sysbench --time per run
-WARM_S = 0.3                            # a sampler connects before the run
+READY_S = 30                            # a sampler must connect by then
 IDLE_S = 1.0 if QUICK else 2.0          # idle baseline of the server
 LEVELS = [0, 100] if QUICK else [0, 100, 500, 1000]
 CURVE_S = 1 if QUICK else 4
@@ -93,10 +93,35 @@ class Overhead(benchlib.Bench):
                          if who == "python" else None)
 
     def start(self, argv, out_path):
+        """Starts a sampler and returns once it is connected: a Ctrl-C
+        during its start-up would end it before its loop (under load the
+        Python sampler takes over a second to connect)."""
+        before = self.sessions()
         with open(out_path, "w") as out, open(out_path + ".err", "w") as err:
-            return subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
                                     stdout=out, stderr=err,
                                     env=benchlib.child_env())
+        deadline = time.monotonic() + READY_S
+        while not self.sessions() - before:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+                with open(out_path + ".err") as f:
+                    raise RuntimeError("%s did not connect within %d s: %s"
+                                       % (os.path.basename(argv[0]),
+                                          READY_S, f.read().strip()))
+            time.sleep(0.05)
+        # From the login to its loop: its first query, the signal handlers.
+        time.sleep(0.1)
+        return proc
+
+    def sessions(self):
+        """The ids of the sampling account's sessions past their login (a
+        sampler stopped just before may still be leaving)."""
+        return {r[0] for r in self.server.sql(
+            "SELECT ID FROM information_schema.PROCESSLIST WHERE "
+            "USER = '%s' AND COMMAND <> 'Connect'" % USER)}
 
     def stop(self, proc, out_path):
         """Ends a sampler the way Ctrl-C would; its CPU time in seconds."""
@@ -120,11 +145,17 @@ class Overhead(benchlib.Bench):
         floor's time in queries shared evenly."""
         if who.startswith("mysqlmemprof"):
             s = read_json(out_path)
+            if not s:
+                raise RuntimeError("%s: no sample taken" % out_path)
             return len(s), [x["query_us"] for x in s]
         if who == "python":
             q = [t * 1e6 for t in read_floats(out_path + ".query")]
+            if not q:
+                raise RuntimeError("%s: no sample taken" % out_path)
             return count_headers(out_path), q
         d = parse_done(out_path)
+        if d["n"] == 0:
+            raise RuntimeError("%s: no sample taken" % out_path)
         return d["n"], [d["query_ns"] / 1e3 / d["n"]] * d["n"]
 
     # ------------------------------------------------------------ workload
@@ -150,16 +181,15 @@ class Overhead(benchlib.Bench):
         """One sysbench run with one sampler beside it."""
         who, interval, _ = config
         proc = out = None
+        t0 = time.monotonic()
         if who != "none":
             out = self.path("%s-%s-%d" % (test, who, interval))
             proc = self.start(self.sampler_argv(who, interval, out), out)
-            time.sleep(WARM_S)
-        t0 = time.monotonic()
         try:
             text = self.sysbench(test, "run", WORK_S)
         finally:
             if proc is not None:
-                wall = time.monotonic() - t0 + WARM_S
+                wall = time.monotonic() - t0
                 cpu = self.stop(proc, out)
         m_tps = re.search(r"transactions:\s+\d+\s+\(([\d.]+) per sec", text)
         m_p95 = re.search(r"95th percentile:\s+([\d.]+)", text)
@@ -174,11 +204,11 @@ class Overhead(benchlib.Bench):
     # ------------------------------------------------------------- threads
 
     def curve_run(self, who, interval, idle_rate):
-        """One sampler for CURVE_S seconds: server CPU per sample (its
-        connecting included) and the mean query time."""
+        """One sampler for CURVE_S seconds once connected: server CPU per
+        sample and the mean query time."""
         out = self.path("curve-%s-%d" % (who, interval))
-        s0, t0 = self.server.cpu_s(), time.monotonic()
         proc = self.start(self.sampler_argv(who, interval, out), out)
+        s0, t0 = self.server.cpu_s(), time.monotonic()
         time.sleep(CURVE_S)
         self.stop(proc, out)
         t1, s1 = time.monotonic(), self.server.cpu_s()
@@ -270,8 +300,9 @@ def report(res):
         "(thread %d). Ratios: the run's figure ÷ the no-sampler run of the "
         "same round and test, median (lowest–highest) over the rounds; TPS "
         "under 1 and p95 over 1 mean the sampler slowed the workload. "
-        "Sampler CPU: its whole process over the run (start-up included); "
-        "samples/s: what it took, over its run."
+        "Each sampler starts before sysbench and is stopped (SIGINT) after "
+        "it. Sampler CPU: its whole process (start-up included); "
+        "samples/s: what it took over its run."
         % (" and ".join(TESTS), SB_THREADS, SB_TABLES, fmt(SB_ROWS, 0),
            WORK_S, WORK_ROUNDS, res["thread"]))
     add("")
@@ -311,9 +342,9 @@ def report(res):
         "sampler runs for %d s at the same interval (at least 10 ms, and "
         "about four times the bare query's back-to-back latency at that "
         "level, so no tick is skipped), %d round(s), medians. Server µs per "
-        "sample: mysqld's CPU time (/proc/PID/stat) over the run minus its "
-        "idle rate, divided by the samples, the sampler's connecting "
-        "included. Query µs: the mean time of one query as each sampler "
+        "sample: mysqld's CPU time (/proc/PID/stat) from the sampler's "
+        "login to its end, minus the server's idle rate, divided by its "
+        "samples. Query µs: the mean time of one query as each sampler "
         "sees it (mysqlmemprof's query_us, the Python sampler's execute "
         "and fetch, floor's time in mysql_query and the fetch). *bare* is "
         "the bare memory query (every row of the thread), paced."
@@ -460,10 +491,10 @@ def report(res):
         "samples knows its server time per sample to about ±%s µs; the "
         "thread curve's runs to about ±10 ms over their samples."
         % (COST_N, fmt(1e4 / COST_N)))
-    add("- The thread curve's server figures include each sampler's "
-        "connecting and start-up (mysqlmemprof's one preflight statement "
-        "reads the threads once, about what the --list line shows); over "
-        "%d s of samples that is a few percent at the top level." % CURVE_S)
+    add("- The thread curve's server figures start once the sampler has "
+        "logged in (seen in the processlist): its first sample or two, and "
+        "mysqlmemprof's preflight statement, may fall before; over %d s of "
+        "samples that is a few percent at most." % CURVE_S)
     add("- The target is an idle connection, so the statement part of "
         "mysqlmemprof's query finds no running statement; on a busy thread "
         "it also returns the statement's text.")
