@@ -98,9 +98,14 @@ class Overhead(benchlib.Bench):
         Python sampler takes over a second to connect)."""
         before = self.sessions()
         with open(out_path, "w") as out, open(out_path + ".err", "w") as err:
+            # SIGINT as the default, even when the runner was started in
+            # the background of a script (which ignores it): the Python
+            # sampler only answers it then.
             proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
                                     stdout=out, stderr=err,
-                                    env=benchlib.child_env())
+                                    env=benchlib.child_env(),
+                                    preexec_fn=lambda: signal.signal(
+                                        signal.SIGINT, signal.SIG_DFL))
         deadline = time.monotonic() + READY_S
         while not self.sessions() - before:
             if proc.poll() is not None or time.monotonic() > deadline:
