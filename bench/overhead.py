@@ -82,13 +82,13 @@ CONFIGS = ([("none", None, "no sampler")] +
 class Overhead(benchlib.Bench):
     """The runs of this script, on top of the shared command lines."""
 
-    def sampler_argv(self, who, interval_ms, out_path, fmt_="json"):
+    def sampler_argv(self, who, interval_ms, out_path):
         """A sampler that runs until SIGINT."""
         if who == "mysqlmemprof-bounded":
             a = self.argv("mysqlmemprof", interval_ms, 0)
             i = a.index("--max-load")
             return a[:i] + a[i + 2:]
-        return self.argv(who, interval_ms, 0, fmt=fmt_,
+        return self.argv(who, interval_ms, 0,
                          query_log=out_path + ".query"
                          if who == "python" else None)
 
@@ -303,7 +303,8 @@ def report(res):
         "rounds; in each round every configuration runs once, in a rotated "
         "order. Every sampler watches the same idle `loader` connection "
         "(thread %d); *bare query* is floor sending mysqlmemprof's statement "
-        "on the same schedule, with no formatting (run.py's floor-paced). Ratios: the run's figure ÷ the no-sampler run of the "
+        "on the same schedule, with no formatting (run.py's floor-paced). "
+        "Ratios: the run's figure ÷ the no-sampler run of the "
         "same round and test, median (lowest–highest) over the rounds; TPS "
         "under 1 and p95 over 1 mean the sampler slowed the workload. "
         "Each sampler starts before sysbench and is stopped (SIGINT) after "
@@ -534,7 +535,8 @@ def run_all(b, server, helpers, res):
     res["side"] = {MMP[0]: [], "all": []}
     for rnd in range(COST_ROUNDS):
         idle = server.idle_rate(IDLE_S)
-        order = COST_WHO[rnd % len(COST_WHO):] + COST_WHO[:rnd % len(COST_WHO)]
+        shift = rnd % len(COST_WHO)
+        order = COST_WHO[shift:] + COST_WHO[:shift]
         for w in order:
             log("cost round %d: %s" % (rnd + 1, w))
             r = b.cost_run(w)
