@@ -130,11 +130,16 @@ demo: deps
 	scripts/demo.sh
 
 # mysqlmemprof against the samplers people use, on a throwaway server of
-# its own: prints the figures and writes bench/RESULTS.md (about 8 minutes).
+# its own: prints the figures and writes bench/RESULTS.md (about 8 minutes);
+# then what sampling costs the server under sysbench and with up to 1,000
+# connections, in its own section of that file (about 16 minutes more).
+# MMP_BENCH_QUICK=1: a smoke run of a few minutes.
+BENCH_ENV = BUILD=$(BUILD) CC='$(CC)' CFLAGS='$(CFLAGS)' \
+	    MYSQL_CFLAGS='$(MYSQL_CFLAGS)' MYSQL_LIBS='$(MYSQL_LIBS)'
 bench: deps-test
 	$(MAKE) all
-	BUILD=$(BUILD) CC='$(CC)' CFLAGS='$(CFLAGS)' MYSQL_CFLAGS='$(MYSQL_CFLAGS)' \
-	    MYSQL_LIBS='$(MYSQL_LIBS)' python3 bench/run.py
+	$(BENCH_ENV) python3 bench/run.py
+	$(BENCH_ENV) python3 bench/overhead.py
 
 # libFuzzer harnesses (clang): `make fuzz` builds them, `make fuzz-run`
 # runs each for FUZZ_SECONDS on a corpus kept under build/.

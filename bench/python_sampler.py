@@ -7,7 +7,9 @@ of one thread, prints them, then sleeps for the interval after the work
 is, with only what the benchmark needs added: --count to stop, connection
 options, and --timing-log, which records time.monotonic() at the start of
 each query in memory and writes it out at the end, so the log changes
-neither the work nor the sleeping.
+neither the work nor the sleeping; --query-log, the same for the time each
+query took (execute and fetch), in seconds. SIGINT ends it with its logs
+written.
 
 It uses Debian's python3-pymysql (or python3-mysqldb when that is the one
 installed), hence the interpreter in the first line.
@@ -52,6 +54,8 @@ def main():
     ap.add_argument("-p", "--password", default="")
     ap.add_argument("--timing-log", default=None,
                     help="write the monotonic start of each query here")
+    ap.add_argument("--query-log", default=None,
+                    help="write the time each query took here")
     args = ap.parse_args()
 
     conn_args = dict(user=args.user, password=args.password)
@@ -63,13 +67,18 @@ def main():
     cursor = db.cursor()
 
     starts = [] if args.timing_log else None
+    took = [] if args.query_log else None
     taken = 0
     try:
         while True:
             if starts is not None:
                 starts.append(time.monotonic())
+            if took is not None:
+                t0 = time.monotonic()
             cursor.execute(QUERY, (args.thread,))
             rows = cursor.fetchall()
+            if took is not None:
+                took.append(time.monotonic() - t0)
             print("## Memory usage at time %s ##" % datetime.datetime.now())
             for name, used in rows:
                 print(" %s -> %s" % (name, format_bytes(used)))
@@ -84,6 +93,9 @@ def main():
         if starts is not None:
             with open(args.timing_log, "w") as f:
                 f.write("".join("%.9f\n" % t for t in starts))
+        if took is not None:
+            with open(args.query_log, "w") as f:
+                f.write("".join("%.9f\n" % t for t in took))
     return 0
 
 

@@ -17,6 +17,8 @@ test_packages="$test_packages golang-go"
 packages="$packages libmicrohttpd-dev"
 # --listen's tests: a real Prometheus, and its promtool.
 test_packages="$test_packages prometheus"
+# make bench: the workload beside each sampler.
+test_packages="$test_packages sysbench"
 
 case "${1:-}" in
 --test) packages="$packages $test_packages" ;;
