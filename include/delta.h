@@ -24,6 +24,16 @@ void delta_table_free(struct delta_table *t);
 int delta_table_update(struct delta_table *t, struct event_stat *ev,
     size_t n);
 
+/*
+ * What a sample says over the n events of its reading, from their deltas:
+ * the bytes allocated since the previous sample, the events below zero
+ * and their sum, and the thread total at the largest peak between the two
+ * samples (s->total_bytes with that one event at its peak); without
+ * deltas (the first sample) only the events below zero. Needs
+ * s->total_bytes and s->has_deltas set.
+ */
+void delta_sums(struct sample *s, const struct event_stat *ev, size_t n);
+
 /* How many events the table has room for: it grows only with the reading. */
 size_t delta_table_capacity(const struct delta_table *t);
 

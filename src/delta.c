@@ -237,3 +237,32 @@ delta_table_update(struct delta_table *t, struct event_stat *ev, size_t n)
 		index_prev(t);
 	return had_prev;
 }
+
+void
+delta_sums(struct sample *s, const struct event_stat *ev, size_t n)
+{
+	s->alloc_delta_bytes = 0;
+	s->negative_events = 0;
+	s->negative_bytes = 0;
+	s->between_peak_total = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s->has_deltas)
+			s->alloc_delta_bytes += ev[i].delta.alloc_bytes;
+		if (ev[i].current_bytes < 0) {
+			s->negative_events++;
+			s->negative_bytes += ev[i].current_bytes;
+		}
+	}
+	for (size_t i = 0; s->has_deltas && i < n; i++) {
+		int64_t peak = event_between_peak(&ev[i]);
+		int64_t t;
+
+		/* Counters are the server's: saturate rather than overflow. */
+		if (__builtin_sub_overflow(s->total_bytes, ev[i].current_bytes,
+		    &t) || __builtin_add_overflow(t, peak, &t))
+			t = INT64_MAX;
+		if (peak > 0 && (s->between_peak_total == 0 ||
+		    t > s->between_peak_total))
+			s->between_peak_total = t;
+	}
+}

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "delta.h"
 #include "jsonl.h"
 #include "statement.h"
 
@@ -263,6 +264,11 @@ parse_sample(struct ctx *c, json_t *root, struct sample *s, size_t max,
 	if (s->seq == 0)
 		return fail(c, "sample 0 in", "sample");
 	s->elapsed_us = elapsed_ms * 1000;
+	/*
+	 * What the sampler summed over every event read, summed again over
+	 * the events the capture kept: the same when --top 0 kept them all.
+	 */
+	delta_sums(s, s->events, s->n_events);
 	if (!meta->filtered)
 		s->filtered_total_bytes = s->total_bytes;
 	meta->has_grain = grain != NULL;

@@ -80,32 +80,10 @@ fill_sample(struct loop *l, struct sample *s, const struct reading *rd,
 		return -1;
 	s->has_deltas = has_deltas;
 	s->total_bytes = 0;
-	s->alloc_delta_bytes = 0;
-	s->negative_events = 0;
-	s->negative_bytes = 0;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		s->total_bytes += events[i].current_bytes;
-		s->alloc_delta_bytes += events[i].delta.alloc_bytes;
-		if (events[i].current_bytes < 0) {
-			s->negative_events++;
-			s->negative_bytes += events[i].current_bytes;
-		}
-	}
-	s->between_peak_total = 0;
-	for (size_t i = 0; has_deltas && i < n; i++) {
-		int64_t peak = event_between_peak(&events[i]);
-		int64_t t;
-
-		/* Counters are the server's: saturate rather than overflow. */
-		if (__builtin_sub_overflow(s->total_bytes,
-		    events[i].current_bytes, &t) ||
-		    __builtin_add_overflow(t, peak, &t))
-			t = INT64_MAX;
-
-		if (peak > 0 && (s->between_peak_total == 0 ||
-		    t > s->between_peak_total))
-			s->between_peak_total = t;
-	}
+	/* Over every event read, before the filter and the top N. */
+	delta_sums(s, events, n);
 	/* The total counts every event; the filter only limits what is kept. */
 	if (filter_active(l->cfg->filter))
 		n = keep_filtered(l->cfg->filter, events, n,

@@ -13,6 +13,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "delta.h"
 #include "fixtures.h"
 #include "jsonl.h"
 #include "output.h"
@@ -45,6 +46,8 @@ sample_of(struct event_stat *e, size_t n, uint64_t seq)
 		.setup_off = SETUP_OFF_STATEMENTS | SETUP_OFF_THREAD,
 	};
 
+	/* As the sampler leaves it, over every event (--top 0). */
+	delta_sums(&s, e, n);
 	return s;
 }
 
@@ -62,6 +65,11 @@ round_trip(const struct sample *s, const char *grain, bool filtered)
 	assert_int_equal(meta.has_grain, grain != NULL);
 	assert_int_equal(meta.filtered, filtered);
 	assert_int_equal(back.has_deltas, s->has_deltas);
+	/* What the whole run's statistics use comes back too. */
+	assert_int_equal(back.alloc_delta_bytes, s->alloc_delta_bytes);
+	assert_int_equal(back.between_peak_total, s->between_peak_total);
+	assert_int_equal(back.negative_events, s->negative_events);
+	assert_int_equal(back.negative_bytes, s->negative_bytes);
 	again = json_of(&back, meta.has_grain ? meta.grain : NULL,
 	    meta.filtered);
 	assert_string_equal(again, line);
@@ -73,12 +81,14 @@ static void
 test_round_trip(void **state)
 {
 	struct event_stat e[3] = { ev("memory/sql/a", 5000),
-	    ev("memory/innodb/b", 300), ev("memory/x", 0) };
+	    ev("memory/innodb/b", 300), ev("memory/x", -64) };
 	struct sample s = sample_of(e, 3, 2);
 
 	(void)state;
 	e[1].delta = (struct event_delta){ 10, 20, 1, 2, true, 0 };
 	e[0].delta = (struct event_delta){ 100, 0, 3, 0, false, 97 };
+	delta_sums(&s, e, 3);
+	assert_true(s.between_peak_total > 0 && s.negative_events == 1);
 	s.waiting = true;
 	s.statement.has_id = true;
 	s.statement.id = 99;
