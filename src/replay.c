@@ -50,7 +50,9 @@ static int
 next_line(struct reader *r, char **line, size_t *n)
 {
 	for (;;) {
-		char *nl = memchr(r->buf + r->start, '\n', r->len - r->start);
+		/* Nothing read yet is no buffer at all: memchr takes none. */
+		char *nl = r->len > r->start ? memchr(r->buf + r->start, '\n',
+		    r->len - r->start) : NULL;
 		struct pollfd p = { .fd = r->fd, .events = POLLIN };
 		ssize_t got;
 
