@@ -92,7 +92,8 @@ events_table(FILE *fp, const struct summary *sum)
 {
 	fputs("<h2>Events</h2>\n<table class=\"events\"><thead><tr><th class=\"text\">event"
 	    "</th><th>samples</th><th>min</th><th>max</th><th>mean</th>"
-	    "<th>peak</th><th>high-water mark (since the thread began)</th>"
+	    "<th>peak</th><th title=\"the server's high-water mark, since the "
+	    "thread began\">high</th>"
 	    "<th>peaks between samples</th></tr></thead><tbody>\n", fp);
 	for (size_t i = 0; i < sum->n_run_events; i++) {
 		const struct run_event *e = &sum->run_events[i];
