@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "delta.h"
+#include "strhash.h"
 
 #define MIN_CAPACITY 128
 
@@ -58,25 +59,15 @@ delta_table_capacity(const struct delta_table *t)
 	return t->cap;
 }
 
-/* FNV-1a: names share long prefixes, and it mixes every byte. */
-static size_t
-hash(const char *s)
-{
-	uint64_t h = 14695981039346656037u;
-
-	for (; *s != '\0'; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211u;
-	return (size_t)h;
-}
-
 /* The slot that holds name, or the empty slot where it would go. */
 static size_t *
 find_slot(const struct delta_table *t, const char *name)
 {
 	size_t mask = t->n_slots - 1;
+	size_t i = strhash(name, strlen(name)) & mask;
 
 	/* At most half the slots are used, so an empty one is always met. */
-	for (size_t i = hash(name) & mask;; i = (i + 1) & mask) {
+	for (;; i = (i + 1) & mask) {
 		size_t *slot = &t->slots[i];
 
 		if (*slot == 0 || strcmp(t->prev[*slot - 1].name, name) == 0)

@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include "pprof.h"
+#include "strhash.h"
 #include "profile.h"
 #include "profile.pb-c.h"
 
@@ -48,16 +49,6 @@ struct strings {
 	size_t nslots;  /* a power of two, at least twice n */
 };
 
-static uint64_t
-hash(const char *s, size_t n)
-{
-	uint64_t h = 14695981039346656037u; /* FNV-1a */
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211u;
-	return h;
-}
-
 static int
 rehash(struct strings *t, size_t nslots)
 {
@@ -66,7 +57,7 @@ rehash(struct strings *t, size_t nslots)
 	if (slot == NULL)
 		return -1;
 	for (size_t i = 0; i < t->n; i++) {
-		size_t j = hash(t->v[i], strlen(t->v[i])) & (nslots - 1);
+		size_t j = strhash(t->v[i], strlen(t->v[i])) & (nslots - 1);
 
 		while (slot[j] != 0)
 			j = (j + 1) & (nslots - 1);
@@ -88,7 +79,7 @@ intern(struct strings *t, const char *s, size_t n)
 	if (2 * (t->n + 1) > t->nslots &&
 	    rehash(t, t->nslots ? 2 * t->nslots : 256) != 0)
 		return -1;
-	for (j = hash(s, n) & (t->nslots - 1); t->slot[j] != 0;
+	for (j = strhash(s, n) & (t->nslots - 1); t->slot[j] != 0;
 	    j = (j + 1) & (t->nslots - 1)) {
 		const char *v = t->v[t->slot[j] - 1];
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "runstats.h"
+#include "strhash.h"
 
 #define SLOTS (2 * RUNSTATS_MAX_EVENTS) /* a power of two */
 
@@ -66,22 +67,11 @@ runstats_totals(const struct runstats *r)
 	return &r->t;
 }
 
-/* FNV-1a, as delta.c: names share long prefixes. */
-static size_t
-hash(const char *s)
-{
-	uint64_t h = 14695981039346656037u;
-
-	for (; *s != '\0'; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211u;
-	return (size_t)h;
-}
-
 /* The event's accumulator, a new one if there is room, or NULL. */
 static struct event_acc *
 find_event(struct runstats *r, const char *name, bool *is_new)
 {
-	size_t i = hash(name) & (SLOTS - 1);
+	size_t i = strhash(name, strlen(name)) & (SLOTS - 1);
 
 	*is_new = false;
 	/* At most half the slots are used: an empty one is always met. */
