@@ -91,10 +91,10 @@ on_stop(int sig)
 }
 
 /* Room for one row of the binary protocol. */
-#define MAXCOLS 8
+#define MAXCOLS 12
 struct binrow {
 	MYSQL_BIND bind[MAXCOLS];
-	char name[512];
+	char str[MAXCOLS][512];
 	long long num[MAXCOLS];
 	unsigned long len[MAXCOLS];
 	my_bool isnull[MAXCOLS];
@@ -157,9 +157,15 @@ run_text(MYSQL *m, const char *q, size_t qlen)
 	if (mysql_real_query(m, q, qlen) != 0 ||
 	    (res = mysql_store_result(m)) == NULL)
 		errx(1, "query: %s", mysql_error(m));
-	while (mysql_fetch_row(res) != NULL)
-		rows++;
-	mysql_free_result(res);
+	for (;;) {
+		while (mysql_fetch_row(res) != NULL)
+			rows++;
+		mysql_free_result(res);
+		if (mysql_next_result(m) != 0)
+			break;
+		if ((res = mysql_store_result(m)) == NULL)
+			errx(1, "query: %s", mysql_error(m));
+	}
 	return rows;
 }
 
@@ -182,10 +188,11 @@ bind_result(MYSQL_STMT *st, struct binrow *r)
 
 		if (f->type == MYSQL_TYPE_VAR_STRING ||
 		    f->type == MYSQL_TYPE_STRING ||
-		    f->type == MYSQL_TYPE_VARCHAR) {
+		    f->type == MYSQL_TYPE_VARCHAR ||
+		    f->type == MYSQL_TYPE_BLOB || f->type == MYSQL_TYPE_NULL) {
 			b->buffer_type = MYSQL_TYPE_STRING;
-			b->buffer = r->name;
-			b->buffer_length = sizeof(r->name);
+			b->buffer = r->str[i];
+			b->buffer_length = sizeof(r->str[i]);
 		} else {
 			b->buffer_type = MYSQL_TYPE_LONGLONG;
 			b->buffer = &r->num[i];
@@ -279,8 +286,8 @@ main(int argc, char **argv)
 	if (optind != argc || thread == 0 || (count == 0) == (seconds == 0))
 		usage();
 	if (sqltext != NULL) {
-		if (proto != PROTO_TEXT)
-			errx(2, "--sql takes only --proto text");
+		if (proto == PROTO_SQLPREP)
+			errx(2, "--sql takes --proto text or binary");
 		q = &custom;
 	}
 
@@ -289,13 +296,14 @@ main(int argc, char **argv)
 		errx(1, "out of memory");
 	mysql_options4(m, MYSQL_OPT_CONNECT_ATTR_ADD, "program_name", "floor");
 	if (mysql_real_connect(m, NULL, user, getenv("MYSQL_PWD"), NULL, 0,
-	    socket, 0) == NULL)
+	    socket, sqltext != NULL && strchr(sqltext, ';') != NULL ?
+	    CLIENT_MULTI_STATEMENTS : 0) == NULL)
 		errx(1, "connect: %s", mysql_error(m));
 
-	char text[4096], prep[1024];
+	char text[4096], prep[4096];
 	size_t textlen;
 	MYSQL_STMT *st = NULL;
-	MYSQL_BIND param;
+	MYSQL_BIND param[MAXCOLS]; /* each one the thread id */
 	unsigned long long id = thread;
 	struct binrow row;
 
@@ -303,13 +311,14 @@ main(int argc, char **argv)
 		if (strlen(sqltext) >= sizeof(text))
 			errx(2, "--sql: longer than %zu bytes", sizeof(text) - 1);
 		textlen = (size_t)snprintf(text, sizeof(text), "%s", sqltext);
+		snprintf(prep, sizeof(prep), "%s", sqltext);
 	} else {
 		textlen = (size_t)snprintf(text, sizeof(text), "%s%" PRIu64
 		    "%s", q->head, thread, q->tail);
 		snprintf(prep, sizeof(prep), "%s?%s", q->head, q->tail);
 	}
 	if (proto == PROTO_SQLPREP) {
-		char s[1200];
+		char s[4200];
 		snprintf(s, sizeof(s), "PREPARE floor_stmt FROM '%s'", prep);
 		sql(m, s);
 		snprintf(s, sizeof(s), "SET @floor_thread = %" PRIu64, thread);
@@ -321,11 +330,15 @@ main(int argc, char **argv)
 			errx(1, "out of memory");
 		if (mysql_stmt_prepare(st, prep, strlen(prep)) != 0)
 			errx(1, "prepare: %s", mysql_stmt_error(st));
-		memset(&param, 0, sizeof(param));
-		param.buffer_type = MYSQL_TYPE_LONGLONG;
-		param.buffer = &id;
-		param.is_unsigned = 1;
-		if (mysql_stmt_bind_param(st, &param) != 0)
+		memset(param, 0, sizeof(param));
+		for (unsigned i = 0; i < MAXCOLS; i++) {
+			param[i].buffer_type = MYSQL_TYPE_LONGLONG;
+			param[i].buffer = &id;
+			param[i].is_unsigned = 1;
+		}
+		if (mysql_stmt_param_count(st) > MAXCOLS)
+			errx(2, "--sql: more than %d parameters", MAXCOLS);
+		if (mysql_stmt_bind_param(st, param) != 0)
 			errx(1, "bind param: %s", mysql_stmt_error(st));
 		bind_result(st, &row);
 	}
