@@ -94,6 +94,15 @@ enum conn_status conn_query_params(struct conn *c, const char *sql,
     const struct conn_param *params, unsigned n, conn_row_fn fn, void *ctx,
     unsigned *server_errno, char *err, size_t errlen);
 
+/*
+ * As conn_query_params(), but the statement stays prepared on the
+ * connection (a few are kept, the oldest closed first) and the next call
+ * with the same sql only executes it: for the query of every sample. A
+ * failed call closes it, so the next one prepares it again.
+ */
+enum conn_status conn_query_kept(struct conn *c, const char *sql,
+    const struct conn_param *params, unsigned n, conn_row_fn fn, void *ctx,
+    unsigned *server_errno, char *err, size_t errlen);
 /* The TLS cipher of the session, or NULL when it is not encrypted. */
 const char *conn_cipher(struct conn *c);
 /* The server's version string, e.g. "10.11.6-MariaDB-0+deb12u1". */

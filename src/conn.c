@@ -215,6 +215,7 @@ conn_close(struct conn *c)
 		return;
 	if (c->mysql != NULL)
 		mysql_close(c->mysql);
+	conn_stmt_forget(c);
 	free(c);
 }
 

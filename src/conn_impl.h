@@ -19,6 +19,11 @@
 #define NONBLOCKING 1
 #endif
 
+/* The most statements conn_query_kept() keeps prepared on a connection. */
+#define CONN_KEPT 4
+
+struct conn_kept;
+
 struct conn {
 	MYSQL *mysql;                 /* NULL once a stop dropped it */
 	volatile sig_atomic_t *stop;  /* borrowed from conn_params */
@@ -26,6 +31,9 @@ struct conn {
 	bool abandoned;               /* a stop or timeout ended a wait */
 	bool timed_out;               /* and it was timeout_s */
 	char where[300]; /* "via socket /x" or "on host:port", for messages */
+	/* conn_query_kept()'s prepared statements (conn_stmt.c) */
+	struct conn_kept *kept[CONN_KEPT];
+	unsigned kept_next; /* the slot a new one takes when all are used */
 };
 
 /* Sorts an error of the library or the server into a class. */
@@ -48,5 +56,10 @@ MYSQL_RES *conn_io_store(struct conn *c);
 int conn_io_prepare(struct conn *c, MYSQL_STMT *st, const char *sql);
 int conn_io_execute(struct conn *c, MYSQL_STMT *st);
 int conn_io_stmt_store(struct conn *c, MYSQL_STMT *st);
+/*
+ * Closes the statements conn_query_kept() kept; after mysql_close(), when
+ * closing them only frees their memory.
+ */
+void conn_stmt_forget(struct conn *c);
 
 #endif

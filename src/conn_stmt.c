@@ -109,16 +109,118 @@ stmt_failed(struct conn *c, MYSQL_STMT *st, unsigned *server_errno,
 	return e == 0 ? CONN_FAILED : conn_classify(e);
 }
 
-enum conn_status
-conn_query_params(struct conn *c, const char *sql,
+/*
+ * A statement kept prepared on its connection, with its column buffers, so
+ * that a query sent every sample is parsed by the server once, not every
+ * time: on MariaDB 10.11 that was some 15% of a sample's server time.
+ */
+struct conn_kept {
+	char *sql;
+	MYSQL_STMT *st;
+	struct columns cols;
+};
+
+static struct conn_kept *
+kept_find(struct conn *c, const char *sql)
+{
+	for (unsigned i = 0; i < CONN_KEPT; i++)
+		if (c->kept[i] != NULL && strcmp(c->kept[i]->sql, sql) == 0)
+			return c->kept[i];
+	return NULL;
+}
+
+/* Frees what the slot holds but its statement, which the caller closes. */
+static void
+kept_detach(struct conn *c, struct conn_kept *k)
+{
+	for (unsigned i = 0; i < CONN_KEPT; i++)
+		if (c->kept[i] == k)
+			c->kept[i] = NULL;
+	columns_free(&k->cols);
+	free(k->sql);
+	free(k);
+}
+
+/*
+ * Keeps st for sql, in a free slot or in place of the oldest; NULL when
+ * out of memory, and st is then run once and closed as any other.
+ */
+static struct conn_kept *
+kept_add(struct conn *c, const char *sql, MYSQL_STMT *st)
+{
+	struct conn_kept *k = calloc(1, sizeof(*k));
+	unsigned slot = c->kept_next;
+
+	if (k == NULL || (k->sql = strdup(sql)) == NULL) {
+		free(k);
+		return NULL;
+	}
+	k->st = st;
+	for (unsigned i = 0; i < CONN_KEPT; i++)
+		if (c->kept[i] == NULL) {
+			slot = i;
+			break;
+		}
+	if (c->kept[slot] != NULL) {
+		MYSQL_STMT *old = c->kept[slot]->st;
+
+		kept_detach(c, c->kept[slot]);
+		mysql_stmt_close(old);
+	}
+	c->kept[slot] = k;
+	c->kept_next = (slot + 1) % CONN_KEPT;
+	return k;
+}
+
+void
+conn_stmt_forget(struct conn *c)
+{
+	for (unsigned i = 0; i < CONN_KEPT; i++)
+		if (c->kept[i] != NULL) {
+			MYSQL_STMT *st = c->kept[i]->st;
+
+			kept_detach(c, c->kept[i]);
+			mysql_stmt_close(st);
+		}
+}
+
+/* Prepares sql for n parameters; NULL with *status set on failure. */
+static MYSQL_STMT *
+prepare(struct conn *c, const char *sql, unsigned n, unsigned *server_errno,
+    char *err, size_t errlen, enum conn_status *status)
+{
+	MYSQL_STMT *st;
+
+	if ((st = mysql_stmt_init(c->mysql)) == NULL) {
+		*status = stmt_failed(c, NULL, server_errno, err, errlen);
+		return NULL;
+	}
+	if (conn_io_prepare(c, st, sql) != 0) {
+		*status = stmt_failed(c, st, server_errno, err, errlen);
+		return NULL;
+	}
+	if (mysql_stmt_param_count(st) != n) {
+		snprintf(err, errlen, "the statement takes %lu parameters, not "
+		    "%u", (unsigned long)mysql_stmt_param_count(st), n);
+		mysql_stmt_close(st);
+		*status = CONN_FAILED;
+		return NULL;
+	}
+	return st;
+}
+
+static enum conn_status
+query_params(struct conn *c, const char *sql, bool keep,
     const struct conn_param *params, unsigned n, conn_row_fn fn, void *ctx,
     unsigned *server_errno, char *err, size_t errlen)
 {
 	MYSQL_BIND pb[MAX_PARAMS];
 	unsigned long plen[MAX_PARAMS];
 	long long pint[MAX_PARAMS];
-	struct columns cols = { 0 };
+	struct columns once = { 0 }, *cols = &once;
+	struct conn_kept *k = NULL;
 	char *values[MAX_COLUMNS];
+	enum conn_status status = CONN_OK;
 	MYSQL_STMT *st;
 	int rc;
 
@@ -132,16 +234,15 @@ conn_query_params(struct conn *c, const char *sql,
 	}
 	if (c->mysql == NULL)
 		return conn_drop(c, err, errlen);
-	if ((st = mysql_stmt_init(c->mysql)) == NULL)
-		return stmt_failed(c, NULL, server_errno, err, errlen);
-	if (conn_io_prepare(c, st, sql) != 0)
-		return stmt_failed(c, st, server_errno, err, errlen);
-	if (mysql_stmt_param_count(st) != n) {
-		snprintf(err, errlen, "the statement takes %lu parameters, not "
-		    "%u", (unsigned long)mysql_stmt_param_count(st), n);
-		mysql_stmt_close(st);
-		return CONN_FAILED;
-	}
+	if (keep && (k = kept_find(c, sql)) != NULL)
+		st = k->st;
+	else if ((st = prepare(c, sql, n, server_errno, err, errlen,
+	    &status)) == NULL)
+		return status;
+	else if (keep)
+		k = kept_add(c, sql, st);
+	if (k != NULL)
+		cols = &k->cols;
 	memset(pb, 0, sizeof(pb));
 	for (unsigned i = 0; i < n; i++) {
 		if (params[i].s != NULL) {
@@ -158,45 +259,75 @@ conn_query_params(struct conn *c, const char *sql,
 	}
 	if ((n > 0 && mysql_stmt_bind_param(st, pb) != 0) ||
 	    conn_io_execute(c, st) != 0)
-		return stmt_failed(c, st, server_errno, err, errlen);
-	if ((cols.n = mysql_stmt_field_count(st)) == 0) {
-		mysql_stmt_close(st);
-		return CONN_OK;
-	}
-	if (cols.n > MAX_COLUMNS) {
-		mysql_stmt_close(st);
+		goto failed;
+	if ((cols->n = mysql_stmt_field_count(st)) == 0)
+		goto done;
+	if (cols->n > MAX_COLUMNS) {
+		cols->n = 0;
 		snprintf(err, errlen, "too many columns");
-		return CONN_FAILED;
+		status = CONN_FAILED;
+		goto done;
 	}
 	/* Stored, so that a long column can be fetched again in full. */
-	if (columns_bind(st, &cols) != 0 || conn_io_stmt_store(c, st) != 0)
+	if (columns_bind(st, cols) != 0 || conn_io_stmt_store(c, st) != 0)
 		goto fail;
 	while ((rc = mysql_stmt_fetch(st)) != MYSQL_NO_DATA) {
 		if (rc == 1 || (rc == MYSQL_DATA_TRUNCATED &&
-		    columns_refetch(st, &cols) != 0))
+		    columns_refetch(st, cols) != 0))
 			goto fail;
-		for (unsigned i = 0; i < cols.n; i++) {
-			values[i] = cols.null[i] ? NULL : cols.buf[i];
-			if (!cols.null[i])
-				cols.buf[i][cols.len[i]] = '\0';
+		for (unsigned i = 0; i < cols->n; i++) {
+			values[i] = cols->null[i] ? NULL : cols->buf[i];
+			if (!cols->null[i])
+				cols->buf[i][cols->len[i]] = '\0';
 		}
-		if (fn != NULL && fn(ctx, cols.n, values, cols.len) != 0) {
-			columns_free(&cols);
-			mysql_stmt_close(st);
+		if (fn != NULL && fn(ctx, cols->n, values, cols->len) != 0) {
 			if (err[0] == '\0')
 				snprintf(err, errlen, "unexpected result");
-			return CONN_FAILED;
+			status = CONN_FAILED;
+			goto done;
 		}
 	}
-	columns_free(&cols);
-	mysql_stmt_close(st);
-	return CONN_OK;
-fail:
-	columns_free(&cols);
-	if (!c->abandoned && mysql_stmt_errno(st) == 0) {
-		mysql_stmt_close(st);
-		snprintf(err, errlen, "out of memory");
-		return CONN_FAILED;
+done:
+	/* A kept statement keeps its buffers for the next time. */
+	if (k != NULL && status == CONN_OK) {
+		mysql_stmt_free_result(st);
+		return CONN_OK;
 	}
+	if (k != NULL)
+		kept_detach(c, k);
+	else
+		columns_free(cols);
+	mysql_stmt_close(st);
+	return status;
+fail:
+	if (!c->abandoned && mysql_stmt_errno(st) == 0) {
+		snprintf(err, errlen, "out of memory");
+		status = CONN_FAILED;
+		goto done;
+	}
+failed:
+	/* Prepared again next time: nothing is known of its state now. */
+	if (k != NULL)
+		kept_detach(c, k);
+	else
+		columns_free(cols);
 	return stmt_failed(c, st, server_errno, err, errlen);
+}
+
+enum conn_status
+conn_query_params(struct conn *c, const char *sql,
+    const struct conn_param *params, unsigned n, conn_row_fn fn, void *ctx,
+    unsigned *server_errno, char *err, size_t errlen)
+{
+	return query_params(c, sql, false, params, n, fn, ctx, server_errno,
+	    err, errlen);
+}
+
+enum conn_status
+conn_query_kept(struct conn *c, const char *sql,
+    const struct conn_param *params, unsigned n, conn_row_fn fn, void *ctx,
+    unsigned *server_errno, char *err, size_t errlen)
+{
+	return query_params(c, sql, true, params, n, fn, ctx, server_errno,
+	    err, errlen);
 }

@@ -1,8 +1,9 @@
 /*
  * The sample source: one reader reads the memory rows of a thread, or of
  * a grain's summary table (the whole server, a user, a host, an account),
- * once per sample. Ids are formatted from parsed integers; user and host
- * go to the server as parameters.
+ * once per sample, through a statement prepared once on the connection
+ * (prepared again after a reconnect, on the new one). The thread id, user
+ * and host go to the server as parameters.
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -107,12 +108,8 @@ reader_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
 	r->out_of_memory = false;
 	r->thread_rows = 0;
 	memset(&r->statement, 0, sizeof(r->statement));
-	if (r->n_params > 0)
-		st = conn_query_params(r->session->conn, r->sql, r->params,
-		    r->n_params, event_row, r, NULL, err, errlen);
-	else
-		st = conn_query(r->session->conn, r->sql, event_row, r, NULL,
-		    err, errlen);
+	st = conn_query_kept(r->session->conn, r->sql, r->params, r->n_params,
+	    event_row, r, NULL, err, errlen);
 	if (st != CONN_OK) {
 		if (r->out_of_memory)
 			snprintf(err, errlen, "out of memory reading %s",
@@ -147,8 +144,8 @@ reader_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
 static void
 build_sql(struct pfs_reader *r, int statements)
 {
-	pfs_sql_thread_memory(r->sql, sizeof(r->sql), r->thread_id,
-	    statements, STATEMENT_TEXT_CHARS);
+	pfs_sql_thread_memory(r->sql, sizeof(r->sql), statements,
+	    STATEMENT_TEXT_CHARS);
 }
 
 struct pfs_reader *
@@ -160,6 +157,9 @@ pfs_reader_create(struct session *s, uint64_t thread_id)
 		return NULL;
 	r->session = s;
 	r->thread_id = thread_id;
+	r->params[0] = (struct conn_param){ .i = (int64_t)thread_id };
+	r->params[1] = r->params[0];
+	r->n_params = 2;
 	build_sql(r, 1);
 	return r;
 }
@@ -180,8 +180,8 @@ grain_params(enum pfs_grain grain, const char *user, const char *host,
 
 /*
  * The same columns as a thread's memory rows, from a summary table. The
- * user and host go as parameters of a prepared statement: three round
- * trips a sample instead of one, for never pasting them into SQL.
+ * user and host go as parameters of a prepared statement, never pasted
+ * into SQL.
  */
 struct pfs_reader *
 pfs_reader_create_grain(struct session *s, enum pfs_grain grain,

@@ -261,11 +261,13 @@ pfs_sql_thread_statement(char *buf, size_t size, uint64_t thread_id)
  * with its top-level statement, running or, between statements, the last
  * one (events_statements_current keeps it, and fills its DIGEST in when it
  * ends). Without that consumer the table keeps stale rows, so only
- * threads.PROCESSLIST_INFO, the running statement's text, is read.
+ * threads.PROCESSLIST_INFO, the running statement's text, is read. The
+ * thread id is a parameter, so the statement is prepared once and each
+ * sample only executes it (conn_query_kept()).
  */
 int
-pfs_sql_thread_memory(char *buf, size_t size, uint64_t thread_id,
-    bool statements, int text_chars)
+pfs_sql_thread_memory(char *buf, size_t size, bool statements,
+    int text_chars)
 {
 	char thread_row[768];
 	int n;
@@ -279,18 +281,18 @@ pfs_sql_thread_memory(char *buf, size_t size, uint64_t thread_id,
 		    "LEFT JOIN performance_schema.events_statements_current s "
 		    "ON s.THREAD_ID = t.THREAD_ID "
 		    "AND s.NESTING_EVENT_LEVEL = 0 "
-		    "WHERE t.THREAD_ID = %" PRIu64, text_chars, thread_id);
+		    "WHERE t.THREAD_ID = ?", text_chars);
 	else
 		n = snprintf(thread_row, sizeof(thread_row),
 		    "SELECT 't', NULL, NULL, NULL, NULL, NULL, NULL, NULL, "
 		    "NULL, LEFT(PROCESSLIST_INFO, %d) "
 		    "FROM performance_schema.threads "
-		    "WHERE THREAD_ID = %" PRIu64, text_chars, thread_id);
+		    "WHERE THREAD_ID = ?", text_chars);
 	if (fits(n, sizeof(thread_row)) != 0)
 		return -1;
 	return fits(snprintf(buf, size, MEMORY_ROWS PFS_THREAD_MEMORY
-	    " WHERE THREAD_ID = %" PRIu64 " AND " MEMORY_USED " UNION ALL %s",
-	    thread_id, thread_row), size);
+	    " WHERE THREAD_ID = ? AND " MEMORY_USED " UNION ALL %s",
+	    thread_row), size);
 }
 
 static const char *const grain_tables[] = {

@@ -64,9 +64,12 @@ struct find_sql {
 /* Parameters: own thread, seconds; then pattern, user, db, bytes when asked. */
 int pfs_sql_find_statements(char *buf, size_t size, const struct find_sql *q);
 int pfs_sql_thread_statement(char *buf, size_t size, uint64_t thread_id);
-/* statements: join events_statements_current for the id and digest. */
-int pfs_sql_thread_memory(char *buf, size_t size, uint64_t thread_id,
-    bool statements, int text_chars);
+/*
+ * Parameters: the thread id, twice. statements: join
+ * events_statements_current for the id and digest.
+ */
+int pfs_sql_thread_memory(char *buf, size_t size, bool statements,
+    int text_chars);
 /* Parameters: user, host, as the grain has them. */
 int pfs_sql_grain_memory(char *buf, size_t size, enum pfs_grain grain);
 int pfs_sql_grain_rows(char *buf, size_t size, enum pfs_grain grain);

@@ -244,6 +244,22 @@ def root_sql(sql):
     return [line.split("\t") for line in out.decode().splitlines()]
 
 
+@contextlib.contextmanager
+def general_log(name):
+    """The server's general log while the block runs: the list it yields
+    holds its lines once the block is done."""
+    path = os.path.join(os.environ["MMP_DIR"], name + "-general.log")
+    lines = []
+    root_sql("SET GLOBAL general_log_file = '%s', general_log = 1" % path)
+    try:
+        yield lines
+    finally:
+        root_sql("SET GLOBAL general_log = 0")
+        with open(path, errors="replace") as f:
+            lines.extend(f.read().splitlines())
+        os.unlink(path)
+
+
 def server_pid(data_dir=None):
     """The process id of the sandbox server, or of the one in data_dir."""
     path = os.path.join(data_dir or os.environ["MMP_DIR"], "mariadbd.pid")

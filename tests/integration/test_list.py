@@ -77,16 +77,8 @@ class ListStatements(mmp.TestCase):
     (one statement) and the list."""
 
     def test_list_sends_two_statements(self):
-        log = os.path.join(os.environ["MMP_DIR"], "list-general.log")
-        mmp.root_sql("SET GLOBAL general_log_file = '%s', "
-                     "general_log = 1" % log)
-        try:
+        with mmp.general_log("list") as lines:
             p = self.run_ok(["--list"])
-        finally:
-            mmp.root_sql("SET GLOBAL general_log = 0")
-        with open(log, errors="replace") as f:
-            lines = f.read().splitlines()
-        os.unlink(log)
         # The session that sent the list: the Query lines of its id.
         ours = {m.group(1) for m in
                 (re.search(r"\s(\d+) Query\s+SELECT t\.THREAD_ID", l)

@@ -52,6 +52,23 @@ class Sampling(mmp.TestCase):
         rc, out, err = w.wait()
         self.assertEqual(rc, 0, "the workload failed: " + err)
 
+    def test_the_sample_statement_is_prepared_once(self):
+        # Parsed by the server once, then only executed: a sample's SQL
+        # text is not sent again (issue 13, the server's cost per sample).
+        w = self.start(mmp.idle())
+        for target in (["--thread", str(w.thread_id)], ["--global"]):
+            with mmp.general_log("prepared") as lines:
+                p = self.run_ok(target + ["--count", "6", "--frequency",
+                                          "20"])
+            memory = [l for l in lines if "memory_summary_" in l and
+                      "EVENT_NAME" in l]
+            prepared = [l for l in memory if re.search(r"\sPrepare\s", l)]
+            executed = [l for l in memory if re.search(r"\sExecute\s", l)]
+            self.assertEqual(len(prepared), 1, mmp.describe(p) +
+                             "\n".join(memory))
+            self.assertEqual(len(executed), 6, "\n".join(memory))
+            self.assertEqual(len(memory), 7, "\n".join(memory))
+
     def test_connection_and_thread_agree(self):
         w = self.start(mmp.idle())
         by_conn = self.run_ok(["--connection", str(w.connection_id),

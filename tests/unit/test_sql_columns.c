@@ -91,10 +91,10 @@ make_queries(void)
 	/* pfs_list.c's buffer is 1024. */
 	assert_int_equal(pfs_sql_top_threads(sql, 1024, 10000), 0);
 	add("top_threads", sql);
-	assert_int_equal(pfs_sql_thread_memory(sql, 2048, 42, true,
+	assert_int_equal(pfs_sql_thread_memory(sql, 2048, true,
 	    STATEMENT_TEXT_CHARS), 0);
 	add("thread_memory with statements", sql);
-	assert_int_equal(pfs_sql_thread_memory(sql, 2048, 42, false,
+	assert_int_equal(pfs_sql_thread_memory(sql, 2048, false,
 	    STATEMENT_TEXT_CHARS), 0);
 	add("thread_memory without statements", sql);
 	for (i = GRAIN_GLOBAL; i <= GRAIN_ACCOUNT; i++) {
@@ -473,7 +473,7 @@ test_too_small(void **state)
 	char small[64];
 
 	(void)state;
-	assert_int_equal(pfs_sql_thread_memory(small, sizeof(small), 1, true,
+	assert_int_equal(pfs_sql_thread_memory(small, sizeof(small), true,
 	    200), -1);
 	assert_int_equal(pfs_sql_find_statements(small, sizeof(small),
 	    &(struct find_sql){ .pattern = true, .user = true, .db = true,
