@@ -41,7 +41,8 @@ CURSES_CFLAGS = $(shell pkg-config --cflags ncursesw 2>/dev/null)
 CURSES_LIBS   = $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
 # --listen's HTTP server.
 MHD_CFLAGS   = $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
-MHD_LIBS     = $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
+# Loaded by --listen only (src/exporter.c says why): its soname, not a link.
+MHD_SONAME   = $(shell objdump -p $$(pkg-config --variable=libdir libmicrohttpd 2>/dev/null)/libmicrohttpd.so 2>/dev/null | awk '/SONAME/ { print $$2 }')
 JANSSON_LIBS = $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 
 # The modules that never see the server: unit-tested on their own.
@@ -76,14 +77,14 @@ $(PROG): $(BUILD)/$(PROG)
 	cp $< $@
 
 $(BUILD)/$(PROG): $(BUILD)/main.o $(SERVER_OBJS) $(BUILD)/libcore.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(MYSQL_LIBS) $(CURSES_LIBS) $(MHD_LIBS) -lpthread -lcsv $(PPROF_LIBS) $(JANSSON_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(MYSQL_LIBS) $(CURSES_LIBS) -ldl -lpthread -lcsv $(PPROF_LIBS) $(JANSSON_LIBS)
 
 $(BUILD)/libcore.a: $(CORE_OBJS)
 	rm -f $@ && $(AR) rcs $@ $^
 
 $(BUILD)/conn.o $(BUILD)/conn_io.o $(BUILD)/conn_stmt.o: override CPPFLAGS += $(MYSQL_CFLAGS)
 $(BUILD)/live.o: override CPPFLAGS += $(CURSES_CFLAGS)
-$(BUILD)/exporter.o: override CPPFLAGS += $(MHD_CFLAGS)
+$(BUILD)/exporter.o: override CPPFLAGS += $(MHD_CFLAGS) $(if $(MHD_SONAME),-DMHD_SONAME='"$(MHD_SONAME)"')
 
 $(BUILD)/%.o: src/%.c | $(BUILD)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<

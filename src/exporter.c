@@ -6,6 +6,7 @@
  * clients by libmicrohttpd's own limits, below, and its thread blocks
  * every signal, so SIGTERM wakes the sampling thread's waits.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <netdb.h>
@@ -43,6 +44,59 @@
 #define RETRY_MAX_S 30
 /* The whole server's top threads are read at most this often. */
 #define THREADS_EVERY_MS 1000
+
+/*
+ * libmicrohttpd is loaded when --listen asks for it, not linked: with the
+ * TLS libraries it brings (GnuTLS and nine more) it cost every start of
+ * the program, --list and each short capture too, some 5 ms of loading
+ * and relocations, a third of the time to start (bench/RESULTS.md). Its
+ * calls go through these pointers, each of the type the header declares.
+ */
+#ifndef MHD_SONAME
+#define MHD_SONAME "libmicrohttpd.so.12"
+#endif
+#define MHD_CALL(name) __typeof__(MHD_##name) *name
+static struct {
+	MHD_CALL(start_daemon);
+	MHD_CALL(stop_daemon);
+	MHD_CALL(create_response_from_buffer);
+	MHD_CALL(add_response_header);
+	MHD_CALL(lookup_connection_value);
+	MHD_CALL(queue_response);
+	MHD_CALL(destroy_response);
+} mhd;
+#undef MHD_CALL
+
+/* Fills mhd; 0, or -1 after saying what is missing. */
+static int
+load_mhd(void)
+{
+	static const char *const names[] = {
+		"MHD_start_daemon", "MHD_stop_daemon",
+		"MHD_create_response_from_buffer", "MHD_add_response_header",
+		"MHD_lookup_connection_value", "MHD_queue_response",
+		"MHD_destroy_response",
+	};
+	void **slot = (void **)&mhd;
+	void *lib = dlopen(MHD_SONAME, RTLD_NOW | RTLD_LOCAL);
+
+	_Static_assert(sizeof(mhd) == sizeof(names) / sizeof(names[0]) *
+	    sizeof(void *), "a name for each call of libmicrohttpd");
+	for (size_t i = 0; lib != NULL && i < sizeof(names) / sizeof(names[0]);
+	    i++)
+		if ((slot[i] = dlsym(lib, names[i])) == NULL) {
+			diag_say("--listen: %s has no %s; install libmicrohttpd "
+			    "0.9.71 or later (Debian: libmicrohttpd12)",
+			    MHD_SONAME, names[i]);
+			return -1;
+		}
+	if (lib == NULL) {
+		diag_say("--listen needs libmicrohttpd: %s; install it "
+		    "(Debian: libmicrohttpd12)", dlerror());
+		return -1;
+	}
+	return 0;
+}
 
 struct exporter {
 	const struct capture_env *env;
@@ -167,11 +221,11 @@ watch_end(void *ctx, const struct summary *sum,
 static struct MHD_Response *
 text_response(const char *text, const char *type)
 {
-	struct MHD_Response *r = MHD_create_response_from_buffer(strlen(text),
+	struct MHD_Response *r = mhd.create_response_from_buffer(strlen(text),
 	    (void *)text, MHD_RESPMEM_PERSISTENT);
 
 	if (r != NULL)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+		mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	return r;
 }
 
@@ -179,7 +233,7 @@ text_response(const char *text, const char *type)
 static struct MHD_Response *
 serve_metrics(struct exporter *x, struct MHD_Connection *c, unsigned *status)
 {
-	enum metrics_format f = metrics_format_for(MHD_lookup_connection_value(
+	enum metrics_format f = metrics_format_for(mhd.lookup_connection_value(
 	    c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
 	uint64_t now, age_ms = 0;
 	struct MHD_Response *r;
@@ -212,14 +266,14 @@ serve_metrics(struct exporter *x, struct MHD_Connection *c, unsigned *status)
 		free(buf);
 		return NULL;
 	}
-	r = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
+	r = mhd.create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
 	if (r == NULL) {
 		free(buf);
 		return NULL;
 	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+	mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
 	    metrics_content_type(f));
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	mhd.add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	*status = MHD_HTTP_OK;
 	return r;
 }
@@ -254,14 +308,14 @@ serve_pprof(struct exporter *x, struct MHD_Connection *c, unsigned *status)
 	pthread_mutex_unlock(&x->lock);
 	if (rc != 0)
 		return NULL;
-	r = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
+	r = mhd.create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
 	if (r == NULL) {
 		free(buf);
 		return NULL;
 	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+	mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
 	    "application/octet-stream");
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	mhd.add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	*status = MHD_HTTP_OK;
 	return r;
 }
@@ -324,7 +378,7 @@ answer(void *cls, struct MHD_Connection *c, const char *url,
 		r = text_response("only GET and HEAD\n",
 		    "text/plain; charset=utf-8");
 		if (r != NULL)
-			MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW,
+			mhd.add_response_header(r, MHD_HTTP_HEADER_ALLOW,
 			    "GET, HEAD");
 	} else {
 		size_t i;
@@ -340,8 +394,8 @@ answer(void *cls, struct MHD_Connection *c, const char *url,
 	}
 	if (r == NULL)
 		return MHD_NO; /* out of memory: the connection is closed */
-	ret = MHD_queue_response(c, status, r);
-	MHD_destroy_response(r);
+	ret = mhd.queue_response(c, status, r);
+	mhd.destroy_response(r);
 	return ret;
 }
 
@@ -405,7 +459,7 @@ start_http(struct exporter *x, int fd)
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	d = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL,
+	d = mhd.start_daemon(MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL,
 	    answer, x,
 	    MHD_OPTION_LISTEN_SOCKET, fd,
 	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_CONNECTIONS,
@@ -498,6 +552,8 @@ exporter_run(const struct capture_env *env)
 	struct MHD_Daemon *d;
 	int fd, rc;
 
+	if (load_mhd() != 0)
+		return EXIT_RUNTIME;
 	if ((fd = listen_on(o, &rc)) < 0)
 		return rc;
 	/* Only --global has threads of its own to show. */
@@ -526,7 +582,7 @@ exporter_run(const struct capture_env *env)
 	    o->listen_addr != NULL && strchr(o->listen_addr, ':') ? "]" : "",
 	    o->listen_port);
 	rc = serve(&x);
-	MHD_stop_daemon(d);
+	mhd.stop_daemon(d);
 	pthread_mutex_destroy(&x.lock);
 out:
 	close(fd);
