@@ -48,10 +48,11 @@ def scaled(n, minimum=2):
     """A count of the full run, or a tenth of it for a smoke test."""
     return max(minimum, n // 10) if QUICK else n
 
-# The statement mysqlmemprof sends for each sample is captured from the
-# server's general log at the start of a run, so the bench follows
-# src/pfs_read.c as it changes; floor_handshake() sends it for MMP.
-MMP = ("mmp", "text")
+# The statement mysqlmemprof prepares and executes for each sample is
+# captured from the server's general log at the start of a run, so the
+# bench follows src/pfs_read.c as it changes; floor_handshake() sends it
+# for MMP as mysqlmemprof does, a prepared statement (binary protocol).
+MMP = ("mmp", "binary")
 CAPTURE_MS = 10                         # interval of the capture run
 
 
@@ -254,7 +255,7 @@ class Bench:
              "--thread", str(self.thread)]
         a += ["--count", str(count)] if count else ["--seconds", "3600"]
         a += (["--query", "all"] if who in ("floor", "floor-all-paced") else
-              ["--sql", self.mmp_sql])
+              ["--sql", self.mmp_sql, "--proto", MMP[1]])
         return a + (["--interval", str(interval_ms)]
                     if who in ("floor-paced", "floor-all-paced") else [])
 
@@ -280,7 +281,9 @@ class Bench:
 
 
     def capture_mmp_sql(self):
-        """The statement mysqlmemprof sends for each sample."""
+        """The statement mysqlmemprof prepares once and executes for each
+        sample, with a '?' for each thread id (floor sends it the same way,
+        --proto binary)."""
         path = os.path.join(SANDBOX_DIR, "general.log")
         if os.path.exists(path):
             os.remove(path)
@@ -293,12 +296,16 @@ class Bench:
                            check=True)
         finally:
             self.server.sql("SET GLOBAL general_log = OFF")
-        seen = {}
+        seen, prepared = {}, None
         with open(path, errors="replace") as f:
             for line in f:
-                m = re.search(r"\d+ Query\t(.*)$", line.rstrip("\n"))
-                if m:
-                    seen[m.group(1)] = seen.get(m.group(1), 0) + 1
+                m = re.search(r"\d+ (Prepare|Execute)\t(.*)$",
+                              line.rstrip("\n"))
+                if m and m.group(1) == "Prepare":
+                    prepared = m.group(2)
+                    seen.setdefault(prepared, 0)
+                elif m and prepared is not None:
+                    seen[prepared] += 1
         os.remove(path)
         sql = max(seen, key=seen.get) if seen else None
         if sql is None or seen[sql] < 5:
@@ -309,7 +316,8 @@ class Bench:
 
     def floor_handshake(self, query, proto, seconds, idle_rate):
         """floor's loop alone: its own CPU and the server's around it."""
-        what = (["--sql", self.mmp_sql] if (query, proto) == MMP else
+        what = (["--sql", self.mmp_sql, "--proto", MMP[1]]
+                if (query, proto) == MMP else
                 ["--query", query, "--proto", proto])
         proc = subprocess.Popen(
             [self.helpers["floor"], "-S", self.server.socket, "-u", USER,

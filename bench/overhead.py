@@ -249,13 +249,18 @@ class Overhead(benchlib.Bench):
 
     def cost_run(self, who):
         """COST_N samples at COST_MS: client and server CPU per sample,
-        the whole process (start-up included) as run.py counts it."""
-        if who in ("json", "csv", "text"):
-            argv = self.argv("mysqlmemprof", COST_MS, COST_N, fmt=who)
-        else:
-            argv = self.argv(who, COST_MS, COST_N)
-        r = self.measured(argv, self.path("cost-" + who))
+        the whole process (start-up included) as run.py counts it; and
+        with start-up left out, less a run of one sample, per sample
+        after the first."""
+        def argv(n):
+            if who in ("json", "csv", "text"):
+                return self.argv("mysqlmemprof", COST_MS, n, fmt=who)
+            return self.argv(who, COST_MS, n)
+        r = self.measured(argv(COST_N), self.path("cost-" + who))
+        one = self.measured(argv(1), self.path("cost1-" + who))
         return {"client_us": r["client"] / COST_N * 1e6,
+                "client_steady_us": (r["client"] - one["client"]) /
+                (COST_N - 1) * 1e6,
                 "server_s": r["server"], "wall": r["wall"]}
 
 
@@ -408,7 +413,8 @@ def report(res):
         "%d samples every %d ms (whole processes); *back to back*: floor "
         "sends the statement for %d s, CPU read around its loop only "
         "(run.py's query alternatives). mysqlmemprof's statement is the one "
-        "it sent, captured from the general log (it also reads the "
+        "it prepared once and executed each sample, captured from the "
+        "general log and sent by floor the same way (it also reads the "
         "thread's current statement); the bare memory query asks for every "
         "memory row of the thread. %d rounds; ratios round by round, median "
         "(lowest–highest)."
@@ -418,7 +424,8 @@ def report(res):
 
     def per_sample(who):
         return [{"server_us": (r["server_s"] - r["idle"] * r["wall"]) /
-                 COST_N * 1e6, "client_us": r["client_us"]} for r in K[who]]
+                 COST_N * 1e6, "client_us": r["client_us"],
+                 "client_steady_us": r["client_steady_us"]} for r in K[who]]
 
     mj, fp, fa = (per_sample("json"), per_sample("floor-paced"),
                   per_sample("floor-all-paced"))
@@ -472,20 +479,30 @@ def report(res):
     for f in ("json", "csv", "text"):
         rs = per_sample(f)
         r = paired(rs, fp, "client_us")
-        verdicts.append("%s %.2f×" % (f, r[0]))
+        rw = paired(rs, fp, "client_steady_us")
+        verdicts.append("%s %.2f× (%.2f× start-up left out)" %
+                        (f, r[0], rw[0]))
         rows.append(["mysqlmemprof --format %s" % f,
                      fmt(median([x["client_us"] for x in rs])),
                      spread_ratio(rs, fp, "client_us"),
-                     "met" if r[0] <= CLIENT_TARGET else "not met"])
+                     fmt(median([x["client_steady_us"] for x in rs])),
+                     spread_ratio(rs, fp, "client_steady_us"),
+                     "met" if max(r[0], rw[0]) <= CLIENT_TARGET else
+                     "not met"])
     rows.append(["paced bare query (floor-paced)",
-                 fmt(median([x["client_us"] for x in fp])), "1.00", ""])
+                 fmt(median([x["client_us"] for x in fp])), "1.00",
+                 fmt(median([x["client_steady_us"] for x in fp])), "1.00",
+                 ""])
     add(table(["sampler", "client µs per sample", "÷ floor-paced",
+               "start-up left out (µs)", "÷ floor-paced",
                "within %.1f×" % CLIENT_TARGET], rows))
     add("")
     add("- Target: client CPU per sample within %.1f× of the paced bare "
-        "query: %s. What remains is mysqlmemprof's own work per sample "
-        "(parsing the rows, the top-N, formatting and writing); the output "
-        "rewrite of issue 13 is where it is to be won."
+        "query, with start-up and without: %s. Start-up left out is the "
+        "run's CPU less a one-sample run's, per sample after the first: "
+        "what each further sample costs. What remains above the floor is "
+        "mysqlmemprof's own work per sample (the rows parsed, the top-N, "
+        "the deltas and the whole-run statistics, formatting and writing)."
         % (CLIENT_TARGET, ", ".join(verdicts)))
     add("")
     add("### What limits these figures")

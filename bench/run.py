@@ -391,8 +391,9 @@ def report(res):
     add("")
     add("floor runs each way of asking back to back for %d s; CPU is measured "
         "around its loop only (server: mysqld's utime+stime minus its idle "
-        "rate). Queries: `mmp` is the statement mysqlmemprof sent for each "
-        "sample in this run, captured from the server's general log (below); "
+        "rate). Queries: `mmp` is the statement mysqlmemprof prepared once "
+        "and executed for each sample in this run, captured from the "
+        "server's general log (below) and sent the same way; "
         "`all` every memory row of the thread (its 8 columns); `nonzero` adds "
         "`AND (COUNT_ALLOC > 0 OR COUNT_FREE > 0)`, the memory part of "
         "mysqlmemprof's statement; `-order` adds `ORDER BY "

@@ -19,9 +19,18 @@ typedef my_bool bind_flag;
 typedef bool bind_flag;
 #endif
 
-/* The columns of a prepared statement's result, fetched as strings. */
+/*
+ * The columns of a prepared statement's result, handed on as strings. An
+ * integer column is fetched as an integer and written in decimal here:
+ * Connector/C's own conversion to a string cost some 2,000 instructions a
+ * memory row, more than the rest of a sample's reading.
+ */
 struct columns {
 	unsigned n;
+	bool typed; /* is_int and is_unsigned are read from the metadata */
+	bool is_int[MAX_COLUMNS];
+	bool is_unsigned[MAX_COLUMNS];
+	long long ival[MAX_COLUMNS];
 	MYSQL_BIND bind[MAX_COLUMNS];
 	char *buf[MAX_COLUMNS];
 	size_t cap[MAX_COLUMNS]; /* bytes of buf, one kept for the NUL */
@@ -37,9 +46,52 @@ columns_free(struct columns *cols)
 		free(cols->buf[i]);
 }
 
+/* Which columns are integers, from the result's metadata. */
+static int
+columns_type(MYSQL_STMT *st, struct columns *cols)
+{
+	MYSQL_RES *meta = mysql_stmt_result_metadata(st);
+
+	if (meta == NULL)
+		return -1;
+	for (unsigned i = 0; i < cols->n; i++) {
+		const MYSQL_FIELD *f = mysql_fetch_field_direct(meta, i);
+
+		cols->is_int[i] = f->type == MYSQL_TYPE_TINY ||
+		    f->type == MYSQL_TYPE_SHORT || f->type == MYSQL_TYPE_INT24 ||
+		    f->type == MYSQL_TYPE_LONG || f->type == MYSQL_TYPE_LONGLONG;
+		cols->is_unsigned[i] = (f->flags & UNSIGNED_FLAG) != 0;
+	}
+	mysql_free_result(meta);
+	cols->typed = true;
+	return 0;
+}
+
+/* An integer column's value in decimal at buf, NUL-terminated; its length. */
+static unsigned long
+int_text(char *buf, long long v, bool is_unsigned)
+{
+	char digits[24];
+	unsigned long long u = is_unsigned || v >= 0 ? (unsigned long long)v :
+	    -(unsigned long long)v;
+	size_t i = sizeof(digits), n = 0;
+
+	do
+		digits[--i] = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	if (!is_unsigned && v < 0)
+		buf[n++] = '-';
+	memcpy(buf + n, digits + i, sizeof(digits) - i);
+	n += sizeof(digits) - i;
+	buf[n] = '\0';
+	return (unsigned long)n;
+}
+
 static int
 columns_bind(MYSQL_STMT *st, struct columns *cols)
 {
+	if (!cols->typed && columns_type(st, cols) != 0)
+		return -1;
 	for (unsigned i = 0; i < cols->n; i++) {
 		MYSQL_BIND *b = &cols->bind[i];
 
@@ -49,9 +101,15 @@ columns_bind(MYSQL_STMT *st, struct columns *cols)
 				return -1;
 		}
 		memset(b, 0, sizeof(*b));
-		b->buffer_type = MYSQL_TYPE_STRING;
-		b->buffer = cols->buf[i];
-		b->buffer_length = cols->cap[i] - 1;
+		if (cols->is_int[i]) {
+			b->buffer_type = MYSQL_TYPE_LONGLONG;
+			b->buffer = &cols->ival[i];
+			b->is_unsigned = cols->is_unsigned[i];
+		} else {
+			b->buffer_type = MYSQL_TYPE_STRING;
+			b->buffer = cols->buf[i];
+			b->buffer_length = cols->cap[i] - 1;
+		}
 		b->length = &cols->len[i];
 		b->is_null = &cols->null[i];
 		b->error = &cols->error[i];
@@ -69,7 +127,8 @@ columns_refetch(MYSQL_STMT *st, struct columns *cols)
 		MYSQL_BIND b;
 		char *p;
 
-		if (cols->null[i] || cols->len[i] < cols->cap[i])
+		if (cols->null[i] || cols->is_int[i] ||
+		    cols->len[i] < cols->cap[i])
 			continue;
 		if ((p = realloc(cols->buf[i], cols->len[i] + 1)) == NULL)
 			return -1;
@@ -277,7 +336,12 @@ query_params(struct conn *c, const char *sql, bool keep,
 			goto fail;
 		for (unsigned i = 0; i < cols->n; i++) {
 			values[i] = cols->null[i] ? NULL : cols->buf[i];
-			if (!cols->null[i])
+			if (cols->null[i])
+				continue;
+			if (cols->is_int[i])
+				cols->len[i] = int_text(cols->buf[i],
+				    cols->ival[i], cols->is_unsigned[i]);
+			else
 				cols->buf[i][cols->len[i]] = '\0';
 		}
 		if (fn != NULL && fn(ctx, cols->n, values, cols->len) != 0) {
