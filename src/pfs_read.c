@@ -27,26 +27,26 @@ struct pfs_reader {
 	size_t n, cap;
 	int bad_row;
 	bool out_of_memory;
-	int thread_rows;           /* of the thread itself: 0 when it is gone */
+	int thread_rows;           /* rows of a thread: 0 when it is gone */
 	struct statement statement;
 };
 
-/* The columns of a memory row; a thread row reuses some of them. */
+/*
+ * The columns of a row: an event's memory, then, in a thread's rows only,
+ * the thread's top-level statement (the same in each row).
+ */
 enum {
-	COL_KIND, COL_NAME, COL_CURRENT_BYTES, COL_CURRENT_COUNT,
-	COL_HIGH_BYTES, COL_ALLOC_BYTES, COL_FREE_BYTES, COL_ALLOC_COUNT,
-	COL_FREE_COUNT, COL_TEXT, N_COLS
+	COL_NAME, COL_CURRENT_BYTES, COL_CURRENT_COUNT, COL_HIGH_BYTES,
+	COL_ALLOC_BYTES, COL_FREE_BYTES, COL_ALLOC_COUNT, COL_FREE_COUNT,
+	N_MEMORY_COLS,
+	COL_DIGEST = N_MEMORY_COLS, COL_EVENT_ID, COL_TEXT, N_THREAD_COLS
 };
-#define COL_DIGEST COL_NAME
-#define COL_EVENT_ID COL_ALLOC_COUNT
 
 static int
-thread_row(struct pfs_reader *r, char **v, const unsigned long *len)
+statement_row(struct pfs_reader *r, char **v, const unsigned long *len)
 {
 	struct statement *st = &r->statement;
 
-	if (r->thread_rows++ > 0)
-		return 0; /* one top-level statement per thread; be safe */
 	st->thread_id = r->thread_id;
 	st->has_id = v[COL_EVENT_ID] != NULL;
 	if (pfs_column_u64(v[COL_EVENT_ID], &st->id) != 0)
@@ -64,12 +64,14 @@ event_row(void *ctx, unsigned ncols, char **v, const unsigned long *len)
 	struct event_stat *e;
 	size_t namelen;
 
-	if (ncols < N_COLS || v[COL_KIND] == NULL)
+	if (ncols < (r->is_grain ? N_MEMORY_COLS : N_THREAD_COLS))
 		return r->bad_row = 1, -1;
-	if (v[COL_KIND][0] == 't')
-		return thread_row(r, v, len);
+	if (!r->is_grain && r->thread_rows++ == 0 &&
+	    statement_row(r, v, len) != 0)
+		return -1;
+	/* A thread with no memory in use: its one row has none. */
 	if (v[COL_NAME] == NULL)
-		return r->bad_row = 1, -1;
+		return r->is_grain ? (r->bad_row = 1, -1) : 0;
 	if (r->n == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 128;
 		struct event_stat *p = realloc(r->events, cap * sizeof(*p));
@@ -158,8 +160,7 @@ pfs_reader_create(struct session *s, uint64_t thread_id)
 	r->session = s;
 	r->thread_id = thread_id;
 	r->params[0] = (struct conn_param){ .i = (int64_t)thread_id };
-	r->params[1] = r->params[0];
-	r->n_params = 2;
+	r->n_params = 1;
 	build_sql(r, 1);
 	return r;
 }

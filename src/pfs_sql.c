@@ -244,24 +244,30 @@ pfs_sql_thread_statement(char *buf, size_t size, uint64_t thread_id)
 }
 
 /*
- * The memory rows of every reader, thread or grain, from the
- * memory_summary_* table whose name follows: the COL_ columns of
- * pfs_read.c in order, with no text. MEMORY_USED leaves out the
- * never-used events: they are most rows, all zero.
+ * The memory columns of every reader, thread or grain, from the
+ * memory_summary_* table whose alias (with its dot, or "") is p: the COL_
+ * columns of pfs_read.c in order. MEMORY_USED leaves out the never-used
+ * events: they are most rows, all zero.
  */
-#define MEMORY_ROWS \
-	"SELECT 'm', EVENT_NAME, " PFS_BYTES_USED ", " \
-	"CURRENT_COUNT_USED, HIGH_NUMBER_OF_BYTES_USED, " \
-	"SUM_NUMBER_OF_BYTES_ALLOC, SUM_NUMBER_OF_BYTES_FREE, " \
-	"COUNT_ALLOC, COUNT_FREE, NULL FROM "
-#define MEMORY_USED "(COUNT_ALLOC > 0 OR COUNT_FREE > 0)"
+#define MEMORY_COLUMNS(p) \
+	p "EVENT_NAME, " p PFS_BYTES_USED ", " p "CURRENT_COUNT_USED, " \
+	p "HIGH_NUMBER_OF_BYTES_USED, " p "SUM_NUMBER_OF_BYTES_ALLOC, " \
+	p "SUM_NUMBER_OF_BYTES_FREE, " p "COUNT_ALLOC, " p "COUNT_FREE"
+#define MEMORY_USED(p) "(" p "COUNT_ALLOC > 0 OR " p "COUNT_FREE > 0)"
 
 /*
- * One round trip per sample: the memory rows, then one row of the thread
- * with its top-level statement, running or, between statements, the last
+ * One round trip per sample: the thread's memory rows, each with the
+ * thread's top-level statement, running or, between statements, the last
  * one (events_statements_current keeps it, and fills its DIGEST in when it
  * ends). Without that consumer the table keeps stale rows, so only
- * threads.PROCESSLIST_INFO, the running statement's text, is read. The
+ * threads.PROCESSLIST_INFO, the running statement's text, is read. A
+ * thread without memory in use still gives one row, its memory columns
+ * NULL; a thread that ended gives none.
+ *
+ * Joined, not a UNION ALL of the memory rows and a row of the thread: on
+ * MariaDB 10.11 the UNION cost the server some 30 us a sample, more than
+ * the statement's tables, and brought the sample's cost to 1.04x that of
+ * the bare memory query, against 0.99x joined (bench/RESULTS.md). The
  * thread id is a parameter, so the statement is prepared once and each
  * sample only executes it (conn_query_kept()).
  */
@@ -269,30 +275,23 @@ int
 pfs_sql_thread_memory(char *buf, size_t size, bool statements,
     int text_chars)
 {
-	char thread_row[768];
-	int n;
-
 	if (statements)
-		n = snprintf(thread_row, sizeof(thread_row),
-		    "SELECT 't', s.DIGEST, NULL, NULL, NULL, NULL, NULL, "
-		    "s.EVENT_ID, NULL, "
+		return fits(snprintf(buf, size, "SELECT " MEMORY_COLUMNS("m.")
+		    ", s.DIGEST, s.EVENT_ID, "
 		    "LEFT(COALESCE(s.SQL_TEXT, t.PROCESSLIST_INFO), %d) "
 		    "FROM performance_schema.threads t "
+		    "LEFT JOIN " PFS_THREAD_MEMORY " m "
+		    "ON m.THREAD_ID = t.THREAD_ID AND " MEMORY_USED("m.") " "
 		    "LEFT JOIN performance_schema.events_statements_current s "
 		    "ON s.THREAD_ID = t.THREAD_ID "
 		    "AND s.NESTING_EVENT_LEVEL = 0 "
-		    "WHERE t.THREAD_ID = ?", text_chars);
-	else
-		n = snprintf(thread_row, sizeof(thread_row),
-		    "SELECT 't', NULL, NULL, NULL, NULL, NULL, NULL, NULL, "
-		    "NULL, LEFT(PROCESSLIST_INFO, %d) "
-		    "FROM performance_schema.threads "
-		    "WHERE THREAD_ID = ?", text_chars);
-	if (fits(n, sizeof(thread_row)) != 0)
-		return -1;
-	return fits(snprintf(buf, size, MEMORY_ROWS PFS_THREAD_MEMORY
-	    " WHERE THREAD_ID = ? AND " MEMORY_USED " UNION ALL %s",
-	    thread_row), size);
+		    "WHERE t.THREAD_ID = ?", text_chars), size);
+	return fits(snprintf(buf, size, "SELECT " MEMORY_COLUMNS("m.")
+	    ", NULL, NULL, LEFT(t.PROCESSLIST_INFO, %d) "
+	    "FROM performance_schema.threads t "
+	    "LEFT JOIN " PFS_THREAD_MEMORY " m "
+	    "ON m.THREAD_ID = t.THREAD_ID AND " MEMORY_USED("m.") " "
+	    "WHERE t.THREAD_ID = ?", text_chars), size);
 }
 
 static const char *const grain_tables[] = {
@@ -323,9 +322,9 @@ grain_cond(enum pfs_grain grain)
 int
 pfs_sql_grain_memory(char *buf, size_t size, enum pfs_grain grain)
 {
-	return fits(snprintf(buf, size, MEMORY_ROWS "performance_schema.%s "
-	    "WHERE " MEMORY_USED "%s", grain_tables[grain], grain_cond(grain)),
-	    size);
+	return fits(snprintf(buf, size, "SELECT " MEMORY_COLUMNS("")
+	    " FROM performance_schema.%s WHERE " MEMORY_USED("") "%s",
+	    grain_tables[grain], grain_cond(grain)), size);
 }
 
 int
@@ -396,7 +395,7 @@ pfs_sql_threads_memory(char *buf, size_t size, const uint64_t *ids,
 		    "HIGH_NUMBER_OF_BYTES_USED, SUM_NUMBER_OF_BYTES_ALLOC, "
 		    "SUM_NUMBER_OF_BYTES_FREE, COUNT_ALLOC, COUNT_FREE, NULL "
 		    "FROM " PFS_THREAD_MEMORY " WHERE THREAD_ID IN (%s) AND "
-		    MEMORY_USED " UNION ALL "
+		    MEMORY_USED("") " UNION ALL "
 		    "SELECT 't', t.THREAD_ID, s.DIGEST, NULL, NULL, NULL, NULL, "
 		    "NULL, s.EVENT_ID, NULL, "
 		    "LEFT(COALESCE(s.SQL_TEXT, t.PROCESSLIST_INFO), %d) "
@@ -409,7 +408,7 @@ pfs_sql_threads_memory(char *buf, size_t size, const uint64_t *ids,
 	    "HIGH_NUMBER_OF_BYTES_USED, SUM_NUMBER_OF_BYTES_ALLOC, "
 	    "SUM_NUMBER_OF_BYTES_FREE, COUNT_ALLOC, COUNT_FREE, NULL "
 	    "FROM " PFS_THREAD_MEMORY " WHERE THREAD_ID IN (%s) AND "
-	    MEMORY_USED " UNION ALL "
+	    MEMORY_USED("") " UNION ALL "
 	    "SELECT 't', THREAD_ID, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "
 	    "NULL, LEFT(PROCESSLIST_INFO, %d) "
 	    "FROM performance_schema.threads WHERE THREAD_ID IN (%s)", list,

@@ -65,8 +65,8 @@ struct find_sql {
 int pfs_sql_find_statements(char *buf, size_t size, const struct find_sql *q);
 int pfs_sql_thread_statement(char *buf, size_t size, uint64_t thread_id);
 /*
- * Parameters: the thread id, twice. statements: join
- * events_statements_current for the id and digest.
+ * Parameter: the thread id. statements: join events_statements_current
+ * for the id and digest.
  */
 int pfs_sql_thread_memory(char *buf, size_t size, bool statements,
     int text_chars);

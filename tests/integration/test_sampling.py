@@ -69,6 +69,24 @@ class Sampling(mmp.TestCase):
             self.assertEqual(len(executed), 6, "\n".join(memory))
             self.assertEqual(len(memory), 7, "\n".join(memory))
 
+    def test_a_thread_without_memory_in_use_is_sampled(self):
+        # Its memory rows are all unused, so the joined query gives the
+        # thread's one row with no event: sampled empty, not gone.
+        rows = mmp.root_sql(
+            "SELECT t.THREAD_ID FROM performance_schema.threads t WHERE NOT "
+            "EXISTS (SELECT 1 FROM performance_schema."
+            "memory_summary_by_thread_by_event_name m WHERE m.THREAD_ID = "
+            "t.THREAD_ID AND (m.COUNT_ALLOC > 0 OR m.COUNT_FREE > 0)) "
+            "ORDER BY t.THREAD_ID LIMIT 1")
+        if not rows:
+            self.skipTest("every thread has memory in use")
+        p = self.run_ok(["--thread", rows[0][0], "--format", "json",
+                         "--count", "2", "--frequency", "20"])
+        samples = mmp.parse_json_lines(p.stdout)
+        self.assertEqual([s["events"] for s in samples], [[], []],
+                         mmp.describe(p))
+        self.assertEqual([s["total_bytes"] for s in samples], [0, 0])
+
     def test_connection_and_thread_agree(self):
         w = self.start(mmp.idle())
         by_conn = self.run_ok(["--connection", str(w.connection_id),
