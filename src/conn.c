@@ -215,7 +215,8 @@ conn_close(struct conn *c)
 		return;
 	if (c->mysql != NULL)
 		mysql_close(c->mysql);
-	conn_stmt_forget(c);
+	if (c->forget_kept != NULL)
+		c->forget_kept(c);
 	free(c);
 }
 

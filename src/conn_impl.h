@@ -31,9 +31,14 @@ struct conn {
 	bool abandoned;               /* a stop or timeout ended a wait */
 	bool timed_out;               /* and it was timeout_s */
 	char where[300]; /* "via socket /x" or "on host:port", for messages */
-	/* conn_query_kept()'s prepared statements (conn_stmt.c) */
+	/*
+	 * conn_query_kept()'s prepared statements, and the call that frees
+	 * them, which conn_stmt.c sets when it keeps the first: conn_close()
+	 * calls it after mysql_close(), when closing them only frees memory.
+	 */
 	struct conn_kept *kept[CONN_KEPT];
 	unsigned kept_next; /* the slot a new one takes when all are used */
+	void (*forget_kept)(struct conn *c);
 };
 
 /* Sorts an error of the library or the server into a class. */
@@ -56,10 +61,5 @@ MYSQL_RES *conn_io_store(struct conn *c);
 int conn_io_prepare(struct conn *c, MYSQL_STMT *st, const char *sql);
 int conn_io_execute(struct conn *c, MYSQL_STMT *st);
 int conn_io_stmt_store(struct conn *c, MYSQL_STMT *st);
-/*
- * Closes the statements conn_query_kept() kept; after mysql_close(), when
- * closing them only frees their memory.
- */
-void conn_stmt_forget(struct conn *c);
 
 #endif

@@ -200,6 +200,18 @@ kept_detach(struct conn *c, struct conn_kept *k)
 	free(k);
 }
 
+static void
+forget_kept(struct conn *c)
+{
+	for (unsigned i = 0; i < CONN_KEPT; i++)
+		if (c->kept[i] != NULL) {
+			MYSQL_STMT *st = c->kept[i]->st;
+
+			kept_detach(c, c->kept[i]);
+			mysql_stmt_close(st);
+		}
+}
+
 /*
  * Keeps st for sql, in a free slot or in place of the oldest; NULL when
  * out of memory, and st is then run once and closed as any other.
@@ -228,19 +240,8 @@ kept_add(struct conn *c, const char *sql, MYSQL_STMT *st)
 	}
 	c->kept[slot] = k;
 	c->kept_next = (slot + 1) % CONN_KEPT;
+	c->forget_kept = forget_kept;
 	return k;
-}
-
-void
-conn_stmt_forget(struct conn *c)
-{
-	for (unsigned i = 0; i < CONN_KEPT; i++)
-		if (c->kept[i] != NULL) {
-			MYSQL_STMT *st = c->kept[i]->st;
-
-			kept_detach(c, c->kept[i]);
-			mysql_stmt_close(st);
-		}
 }
 
 /* Prepares sql for n parameters; NULL with *status set on failure. */
