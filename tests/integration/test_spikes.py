@@ -134,7 +134,7 @@ class Spikes(mmp.TestCase):
     def test_spike_between_samples_20_of_20(self):
         # --top 1: the event holds 0 bytes at every sample, so only the
         # spike rule can keep it.
-        results = [trial("json", ["--top", "1"]) for _ in range(TRIALS)]
+        results = [self.short_trial() for _ in range(TRIALS)]
         reported = 0
         durations = []
         for text, took in results:
@@ -162,8 +162,19 @@ class Spikes(mmp.TestCase):
                                         durations[-1] * 1000, INTERVAL_MS,
                                         reported, TRIALS))
         self.assertEqual(reported, TRIALS)
-        # Short enough to fall between two samples, whatever the load.
-        self.assertLess(durations[-1], INTERVAL_MS / 2 / 1000)
+
+    def short_trial(self):
+        """A trial whose spike was short enough to fall between two
+        samples. On a loaded machine the spike call itself can take longer
+        than half the interval, and a sample may then see it held: such a
+        trial tests nothing, so it is run again, at most three times."""
+        for _ in range(3):
+            text, took = trial("json", ["--top", "1"])
+            if took < INTERVAL_MS / 2 / 1000:
+                return text, took
+        self.skipTest("the spike call took %.0f ms three times: the machine "
+                      "is too loaded for a spike between samples" %
+                      (took * 1000))
 
     def test_spike_in_text(self):
         text, _ = trial("text", ["--top", "1"])
