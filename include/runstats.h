@@ -80,7 +80,22 @@ struct run_totals {
 	 */
 	size_t most_negative_events;
 	int64_t lowest_negative_bytes;
+	/*
+	 * What the samples' queries cost the server (query_us), over the
+	 * samples taken while sampling (not those of the history, which a
+	 * look took): their sum and the slowest, and the time from the first
+	 * such sample to the last, over which all but the first ran.
+	 */
+	uint64_t queried;
+	uint64_t query_us_sum, query_us_max, first_query_us;
+	uint64_t queried_span_us;
 };
+
+/*
+ * The share of one core the samples' queries took over the run, in
+ * percent; -1 when fewer than two samples say.
+ */
+double run_totals_duty_pct(const struct run_totals *t);
 
 struct runstats;
 

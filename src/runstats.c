@@ -29,6 +29,7 @@ struct runstats {
 	struct run_statement *cur; /* the statement of the last sample, or NULL */
 	bool has_prev;
 	int64_t prev_total;        /* the total of the last sample */
+	uint64_t first_queried_us; /* elapsed_us of the first sample queried */
 };
 
 _Static_assert(RUNSTATS_MAX_EVENTS < UINT16_MAX,
@@ -214,6 +215,31 @@ add_to_statement(struct runstats *r, const struct sample *s)
 		st->growth_bytes = INT64_MAX;
 }
 
+/* A sample's query, taken while sampling. */
+static void
+add_query(struct runstats *r, const struct sample *s)
+{
+	struct run_totals *t = &r->t;
+
+	if (t->queried++ == 0) {
+		r->first_queried_us = s->elapsed_us;
+		t->first_query_us = s->query_us;
+	}
+	t->queried_span_us = s->elapsed_us - r->first_queried_us;
+	t->query_us_sum += s->query_us;
+	if (s->query_us > t->query_us_max)
+		t->query_us_max = s->query_us;
+}
+
+double
+run_totals_duty_pct(const struct run_totals *t)
+{
+	if (t->queried < 2 || t->queried_span_us == 0)
+		return -1;
+	return (double)(t->query_us_sum - t->first_query_us) /
+	    (double)t->queried_span_us * 100;
+}
+
 void
 runstats_add(struct runstats *r, const struct sample *s)
 {
@@ -242,6 +268,8 @@ runstats_add(struct runstats *r, const struct sample *s)
 		t->lowest_negative_bytes = s->negative_bytes;
 	r->total_sum += (double)s->total_bytes;
 	t->mean_total = r->total_sum / (double)t->samples;
+	if (!s->waiting)
+		add_query(r, s);
 	for (size_t i = 0; i < s->n_events; i++)
 		add_event(r, &s->events[i], s->has_deltas);
 	add_to_statement(r, s);

@@ -43,6 +43,48 @@ feed(struct runstats *r, uint64_t seq, uint64_t stmt_id, int64_t total,
 	runstats_add(r, &s);
 }
 
+/*
+ * The server time of the samples' queries: their sum over the time from
+ * the first sample to the last, the first's own query not counted (it ran
+ * before that time began); the history's readings, taken by a look, not
+ * counted at all.
+ */
+static void
+test_query_duty(void **state)
+{
+	struct runstats *r = runstats_create();
+	const struct run_totals *t;
+	struct event_stat e = ev("memory/x", 1);
+	struct sample s = { .n_events = 1, .events = &e, .thread_id = 42 };
+
+	(void)state;
+	assert_non_null(r);
+	assert_true(run_totals_duty_pct(runstats_totals(r)) < 0);
+	/* A reading of the history: before the run, and dearer. */
+	s.waiting = true;
+	s.seq = 1;
+	s.query_us = 90000;
+	runstats_add(r, &s);
+	s.waiting = false;
+	for (uint64_t i = 0; i < 11; i++) {
+		s.seq = i + 2;
+		s.elapsed_us = 5000000 + i * 100000; /* every 100 ms */
+		s.query_us = i == 4 ? 3000 : 1000;
+		runstats_add(r, &s);
+		if (i == 0)
+			assert_true(run_totals_duty_pct(runstats_totals(r)) < 0);
+	}
+	t = runstats_totals(r);
+	assert_int_equal(t->queried, 11);
+	assert_int_equal(t->query_us_sum, 13000);
+	assert_int_equal(t->query_us_max, 3000);
+	assert_int_equal(t->queried_span_us, 1000000);
+	/* 12 ms of queries in the 1 s after the first sample: 1.2%. */
+	assert_true(run_totals_duty_pct(t) > 1.19 &&
+	    run_totals_duty_pct(t) < 1.21);
+	runstats_free(r);
+}
+
 /* A sample of only a total, as one event "memory/x". */
 static void
 feed_total(struct runstats *r, uint64_t seq, uint64_t stmt_id, int64_t total)
@@ -300,6 +342,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_whole_run_totals),
+		cmocka_unit_test(test_query_duty),
 		cmocka_unit_test(test_growth_not_inherited_memory),
 		cmocka_unit_test(test_start_is_the_lower_neighbour),
 		cmocka_unit_test(test_peaks_between_samples),
