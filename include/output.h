@@ -60,6 +60,11 @@ struct output {
 	 * each call. Kept from call to call; output_release() frees it.
 	 */
 	struct output_buf buf;
+	/*
+	 * A format's bytes to be copied into buf within one call (CSV: the
+	 * fields of a sample that every row of it repeats), kept the same way.
+	 */
+	struct output_buf scratch;
 };
 
 /*

@@ -122,4 +122,5 @@ output_release(struct output *o)
 	chart_free(o->chart);
 	o->chart = NULL;
 	ob_free(&o->buf);
+	ob_free(&o->scratch);
 }
