@@ -2,7 +2,7 @@
  * CSV as RFC 4180 has it: CRLF line ends, text fields quoted, integers
  * bare so spreadsheets read them as numbers. Names are written byte for
  * byte, as the server gave them, but for a NUL and a leading formula
- * character (see put_text()).
+ * character (see csv_put_text()).
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "output.h"
+#include "output_csv.h"
 #include "output_format.h"
 #include "units.h"
 
@@ -23,8 +24,8 @@
  * after it, and a reader of the file must see that it does. What lies
  * between two quotes or NULs is copied in one piece.
  */
-static void
-put_text(struct output_buf *b, const char *s, size_t n)
+void
+csv_put_text(struct output_buf *b, const char *s, size_t n)
 {
 	const char *end = s + n, *quote, *nul, *stop;
 
@@ -77,7 +78,7 @@ put_field(struct output_buf *b, bool first, enum column_kind kind,
 		ob_uint(b, v->u);
 		break;
 	case COLUMN_TEXT:
-		put_text(b, v->s, v->len);
+		csv_put_text(b, v->s, v->len);
 		break;
 	}
 }
