@@ -2,9 +2,11 @@
  * JSON Lines: one object per sample. Event names are bytes from the server,
  * so strings are escaped to be valid JSON whatever they hold.
  */
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "output.h"
@@ -118,21 +120,14 @@ json_put_string(struct output_buf *b, const char *s, size_t n)
 	ob_putc(b, '"');
 }
 
-/*
- * A key and its value; the keys are the column names, which need no
- * escape.
- */
 static void
-put_member(struct output_buf *b, const char *name, enum column_kind kind,
-    bool known, const union column_value *v)
+put_value(struct output_buf *b, enum column_kind kind, bool known,
+    const union column_value *v)
 {
-	ob_putc(b, '"');
-	ob_puts(b, name);
 	if (!known) {
-		ob_write(b, "\":null", 6);
+		ob_write(b, "null", 4);
 		return;
 	}
-	ob_write(b, "\":", 2);
 	switch (kind) {
 	case COLUMN_INT:
 		ob_int(b, v->i);
@@ -147,6 +142,56 @@ put_member(struct output_buf *b, const char *name, enum column_kind kind,
 }
 
 /*
+ * A key and its value; the keys are the column names, which need no
+ * escape.
+ */
+static void
+put_member(struct output_buf *b, const char *name, enum column_kind kind,
+    bool known, const union column_value *v)
+{
+	ob_putc(b, '"');
+	ob_puts(b, name);
+	ob_write(b, "\":", 2);
+	put_value(b, kind, known, v);
+}
+
+/*
+ * The key of each sample column, "name": with its quotes and colon, made
+ * once: a sample of ten events writes some 150 of them.
+ */
+#define KEY_MAX 48
+static struct key {
+	char s[KEY_MAX];
+	size_t len;
+} sample_keys[SAMPLE_COLUMNS];
+static pthread_once_t sample_keys_once = PTHREAD_ONCE_INIT;
+
+static void
+make_sample_keys(void)
+{
+	for (size_t j = 0; j < SAMPLE_COLUMNS; j++) {
+		struct key *k = &sample_keys[j];
+		int n = snprintf(k->s, sizeof(k->s), "\"%s\":",
+		    sample_columns[j].name);
+
+		if (n < 0 || (size_t)n >= sizeof(k->s))
+			abort(); /* a column's name longer than KEY_MAX allows */
+		k->len = (size_t)n;
+	}
+}
+
+/* Sample column j of row r, with its key. */
+static void
+put_column(struct output_buf *b, size_t j, const struct sample_row *r)
+{
+	const struct sample_column *c = &sample_columns[j];
+	union column_value v;
+
+	ob_write(b, sample_keys[j].s, sample_keys[j].len);
+	put_value(b, c->kind, sample_column_get(c, r, &v), &v);
+}
+
+/*
  * Every event has every key, so each line has one shape: what the getters
  * call null is written as null.
  */
@@ -154,7 +199,6 @@ static void
 put_events(struct output_buf *b, const struct sample_row *sample)
 {
 	struct sample_row r = *sample;
-	union column_value v;
 
 	ob_puts(b, "\"events\":[");
 	for (size_t i = 0; i < r.s->n_events; i++) {
@@ -170,8 +214,7 @@ put_events(struct output_buf *b, const struct sample_row *sample)
 				continue;
 			ob_putc(b, sep);
 			sep = ',';
-			put_member(b, c->name, c->kind,
-			    sample_column_get(c, &r, &v), &v);
+			put_column(b, j, &r);
 		}
 		ob_putc(b, '}');
 	}
@@ -195,9 +238,9 @@ json_sample(struct output *o, const struct sample *s)
 	char ts[64];
 	struct sample_row r = { .o = o, .s = s, .timestamp = ts };
 	size_t events = events_at();
-	union column_value v;
 	char sep = '{';
 
+	pthread_once(&sample_keys_once, make_sample_keys);
 	units_timestamp(s->wall_ms, ts, sizeof(ts));
 	for (size_t j = 0; j < SAMPLE_COLUMNS; j++) {
 		const struct sample_column *c = &sample_columns[j];
@@ -209,8 +252,7 @@ json_sample(struct output *o, const struct sample *s)
 		if (j == events)
 			put_events(&o->buf, &r);
 		else
-			put_member(&o->buf, c->name, c->kind,
-			    sample_column_get(c, &r, &v), &v);
+			put_column(&o->buf, j, &r);
 	}
 	ob_write(&o->buf, "}\n", 2);
 	return ob_status(&o->buf);
