@@ -101,37 +101,56 @@ put_setup_off(struct output_buf *b, unsigned off)
 	ob_puts(b, " ##\n");
 }
 
-/* The width of the widest value of a sample, so that values line up. */
-static size_t
-sample_value_width(const struct output *o, const struct sample *s)
+/* One value of a sample's rows, into o->scratch; w: the widest so far. */
+static void
+add_value(struct output *o, int64_t bytes, size_t *w)
 {
 	char v[CELL];
-	size_t w;
+	size_t n;
 
-	fmt_bytes(o, s->total_bytes, v);
-	w = strlen(v);
-	fmt_bytes(o, s->filtered_total_bytes, v);
+	fmt_bytes(o, bytes, v);
+	n = strlen(v);
+	ob_write(&o->scratch, v, n + 1);
+	*w = max_size(*w, n);
+}
+
+/*
+ * The values of a sample's rows, each formatted once into o->scratch, one
+ * after the other with their NULs, in the order the rows are written: the
+ * events, the total, and the filtered total under --events. Returns the
+ * width of the widest, so that values line up.
+ */
+static size_t
+format_values(struct output *o, const struct sample *s)
+{
+	size_t w = 0;
+
+	ob_clear(&o->scratch);
+	for (size_t i = 0; i < s->n_events; i++)
+		add_value(o, s->events[i].current_bytes, &w);
+	add_value(o, s->total_bytes, &w);
 	if (o->filtered)
-		w = max_size(w, strlen(v));
-	for (size_t i = 0; i < s->n_events; i++) {
-		fmt_bytes(o, s->events[i].current_bytes, v);
-		w = max_size(w, strlen(v));
-	}
+		add_value(o, s->filtered_total_bytes, &w);
 	return w;
 }
 
+/*
+ * A row of a sample: its name, and the value at *v, which then moves on
+ * to the next. Values are our own digits and units: no cleaning needed.
+ */
 static void
 put_value_row(struct output *o, const char *name, size_t width,
-    int64_t bytes, size_t value_width)
+    const char **v, size_t value_width)
 {
-	char v[CELL];
+	size_t n = strlen(*v);
 
 	ob_putc(&o->buf, ' ');
 	clean_left(&o->buf, name, width, false);
-	fmt_bytes(o, bytes, v);
-	ob_puts(&o->buf, " -> ");
-	clean_right(&o->buf, v, value_width);
+	ob_write(&o->buf, " -> ", 4);
+	ob_fill(&o->buf, ' ', value_width > n ? value_width - n : 0);
+	ob_write(&o->buf, *v, n);
 	ob_putc(&o->buf, '\n');
+	*v += n + 1;
 }
 
 /*
@@ -172,8 +191,11 @@ text_sample(struct output *o, const struct sample *s)
 	char label_buf[EVENT_NAME_MAX + 16];
 	const char *label = total_label(o, label_buf, sizeof(label_buf));
 	size_t width = max_size(NAME_WIDTH, clean_width(label, false));
-	size_t vw = sample_value_width(o, s);
+	size_t vw = format_values(o, s);
+	const char *v = o->scratch.p;
 
+	if (ob_status(&o->scratch) != 0)
+		return -1;
 	for (size_t i = 0; i < s->n_events; i++)
 		width = max_size(width,
 		    clean_width(short_name(s->events[i].name), false));
@@ -197,12 +219,11 @@ text_sample(struct output *o, const struct sample *s)
 	ob_uint(&o->buf, s->elapsed_us / 1000);
 	ob_puts(&o->buf, s->waiting ? " (taken while waiting) ##\n" : " ##\n");
 	for (size_t i = 0; i < s->n_events; i++)
-		put_value_row(o, short_name(s->events[i].name), width,
-		    s->events[i].current_bytes, vw);
-	put_value_row(o, label, width, s->total_bytes, vw);
+		put_value_row(o, short_name(s->events[i].name), width, &v,
+		    vw);
+	put_value_row(o, label, width, &v, vw);
 	if (o->filtered)
-		put_value_row(o, FILTERED_LABEL, width,
-		    s->filtered_total_bytes, vw);
+		put_value_row(o, FILTERED_LABEL, width, &v, vw);
 	put_sample_peaks(o, s);
 	ob_putc(&o->buf, '\n');
 	return ob_status(&o->buf);
