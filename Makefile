@@ -53,6 +53,8 @@ CORE = cli cli_apply cli_options cli_usage optfile clock ring topn delta filter 
        pfs_sql profile pprof output_folded output_pprof live_model live_draw history
 # The whole run's statistics, beside the ring's summary.
 CORE += runstats
+# The buffer the text, CSV and JSON formats write a sample into.
+CORE += output_buf
 # --listen: the page of the exporter (metrics), and the exporter.
 CORE   += metrics
 # The modules that talk to the server, and the program.

@@ -90,6 +90,7 @@ render(const char *format, const struct ring *r, const struct summary *sum,
 			abort();
 	if (output_end(&o, sum) != 0)
 		abort();
+	output_release(&o);
 	fclose(o.fp);
 	profile_keep_free(&o.keep);
 	return buf;
@@ -106,6 +107,7 @@ render_statements(const char *format, const struct summary *sum, size_t *len)
 		abort();
 	if (output_statements(&o, sum) != 0)
 		abort();
+	output_release(&o);
 	fclose(o.fp);
 	return buf;
 }

@@ -12,6 +12,7 @@
 
 #include "profile.h"
 #include "chart.h"
+#include "output_buf.h"
 #include "sample.h"
 #include "summary.h"
 #include "threads.h"
@@ -53,6 +54,17 @@ struct output {
 	 * and drawn and freed at the end; output_release() frees one left.
 	 */
 	struct chart *chart;
+	/*
+	 * What the callback of a format that writes through it (text, csv,
+	 * json) has written: output.c sends it to fp in one write after
+	 * each call. Kept from call to call; output_release() frees it.
+	 */
+	struct output_buf buf;
+	/*
+	 * A format's bytes to be copied into buf within one call (CSV: the
+	 * fields of a sample that every row of it repeats), kept the same way.
+	 */
+	struct output_buf scratch;
 };
 
 /*
@@ -77,8 +89,10 @@ struct output_capture {
 };
 
 /*
- * Every callback writes to o->fp and returns 0, or -1 with errno set when a
- * write failed. A NULL callback writes nothing.
+ * Every callback writes either to o->buf only (text, csv, json) or to
+ * o->fp only, never to both, as output.c writes the buffer after the
+ * callback; it returns 0, or -1 with errno set when a write failed (ENOMEM
+ * when the buffer could not grow). A NULL callback writes nothing.
  */
 struct format {
 	const char *name;
@@ -119,7 +133,10 @@ int output_dump(struct output *o, const struct output_dump *d);
 int output_capture(struct output *o, const struct output_capture *c);
 /* --statements: the run's statements, ranked, in the format's way. */
 int output_statements(struct output *o, const struct summary *sum);
-/* Frees what a format kept between samples, when no end came to draw it. */
+/*
+ * Frees what a format kept between samples, when no end came to draw it,
+ * and the buffer: every struct output that wrote is released.
+ */
 void output_release(struct output *o);
 
 #endif

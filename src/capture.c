@@ -463,6 +463,7 @@ write_statements(const struct capture *c, const struct summary *sum)
 		return -1;
 	}
 	rc = output_statements(&o, sum);
+	output_release(&o);
 	if (fclose(o.fp) != 0)
 		rc = -1;
 	if (rc != 0)

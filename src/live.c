@@ -159,6 +159,7 @@ watch_end(void *ctx, const struct summary *sum,
 	/* Written now: the summary points into the ring, freed after. */
 	if (o.fp != NULL && o.fmt != NULL)
 		(void)output_end(&o, sum);
+	output_release(&o);
 	pthread_mutex_lock(&l->mu);
 	l->model.state = LIVE_ENDED;
 	snprintf(l->model.end_note, sizeof(l->model.end_note), "%s after %"

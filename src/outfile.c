@@ -326,6 +326,7 @@ outfile_free(struct outfile *f)
 	free(f->pattern);
 	f->path = f->pattern = NULL;
 	profile_keep_free(&f->out.keep);
+	output_release(&f->out);
 }
 
 int

@@ -23,8 +23,9 @@ output_status(FILE *fp)
 
 /*
  * Each callback runs with the lock of o->fp held, taken once here, so the
- * formats may write a sample's many small fields with the _unlocked stdio
- * calls. Then it flushes.
+ * formats that write to fp may write a sample's many small fields with the
+ * _unlocked stdio calls. Those that write to o->buf have their bytes sent
+ * here in one write, whole or (out of memory) not at all. Then it flushes.
  */
 static void
 start(struct output *o)
@@ -35,6 +36,12 @@ start(struct output *o)
 static int
 finish(struct output *o, int rc)
 {
+	if (rc == 0)
+		rc = ob_status(&o->buf);
+	if (rc == 0 && o->buf.len > 0 &&
+	    fwrite_unlocked(o->buf.p, 1, o->buf.len, o->fp) != o->buf.len)
+		rc = -1;
+	ob_clear(&o->buf);
 	funlockfile(o->fp);
 	if (rc == -1 || fflush(o->fp) == EOF)
 		return -1;
@@ -114,4 +121,6 @@ output_release(struct output *o)
 {
 	chart_free(o->chart);
 	o->chart = NULL;
+	ob_free(&o->buf);
+	ob_free(&o->scratch);
 }

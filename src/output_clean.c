@@ -5,7 +5,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "output_clean.h"
@@ -17,8 +16,16 @@ is_space(uint32_t cp)
 	return cp == ' ' || (cp >= '\t' && cp <= '\r');
 }
 
+/* A byte shown as it is, one cell: printable ASCII; a space unless oneline. */
+static bool
+plain(unsigned char c, bool oneline)
+{
+	return c > ' ' ? c < 0x7f : c == ' ' && !oneline;
+}
+
 size_t
-clean_put_len(FILE *fp, const char *s, size_t n, size_t max, bool oneline)
+clean_put_len(struct output_buf *b, const char *s, size_t n, size_t max,
+    bool oneline)
 {
 	size_t cols = 0, k;
 	bool space = false;
@@ -27,6 +34,28 @@ clean_put_len(FILE *fp, const char *s, size_t n, size_t max, bool oneline)
 	for (size_t i = 0; i < n; i += k) {
 		const char *out = s + i;
 
+		/* Most names are plain ASCII: a run of it is one copy. */
+		k = 0;
+		while (i + k < n && plain((unsigned char)s[i + k], oneline))
+			k++;
+		if (k > 0) {
+			if (cols + space + 1 > max)
+				break;
+			if (space) {
+				if (b != NULL)
+					ob_putc(b, ' ');
+				cols++;
+				space = false;
+			}
+			if (k > max - cols) {
+				k = max - cols; /* what fits, and the end */
+				n = i + k;
+			}
+			if (b != NULL)
+				ob_write(b, s + i, k);
+			cols += k;
+			continue;
+		}
 		if ((k = scrub_utf8(s + i, n - i, &cp)) == 0) {
 			k = 1;
 			out = "?";
@@ -38,22 +67,22 @@ clean_put_len(FILE *fp, const char *s, size_t n, size_t max, bool oneline)
 		if (cols + space + 1 > max)
 			break;
 		if (space) {
-			if (fp != NULL)
-				putc(' ', fp);
+			if (b != NULL)
+				ob_putc(b, ' ');
 			cols++;
 			space = false;
 		}
-		if (fp != NULL)
-			fwrite(out, 1, out == s + i ? k : 1, fp);
+		if (b != NULL)
+			ob_write(b, out, out == s + i ? k : 1);
 		cols++;
 	}
 	return cols;
 }
 
 size_t
-clean_put(FILE *fp, const char *s, size_t max, bool oneline)
+clean_put(struct output_buf *b, const char *s, size_t max, bool oneline)
 {
-	return clean_put_len(fp, s, strlen(s), max, oneline);
+	return clean_put_len(b, s, strlen(s), max, oneline);
 }
 
 size_t
@@ -63,42 +92,41 @@ clean_width(const char *s, bool oneline)
 }
 
 static void
-pad(FILE *fp, size_t n)
+pad(struct output_buf *b, size_t n)
 {
-	while (n-- > 0)
-		putc(' ', fp);
+	ob_fill(b, ' ', n);
 }
 
 void
-clean_left(FILE *fp, const char *s, size_t width, bool oneline)
+clean_left(struct output_buf *b, const char *s, size_t width, bool oneline)
 {
-	size_t used = clean_put(fp, s, SIZE_MAX, oneline);
+	size_t used = clean_put(b, s, SIZE_MAX, oneline);
 
-	pad(fp, width > used ? width - used : 0);
+	pad(b, width > used ? width - used : 0);
 }
 
 void
-clean_right(FILE *fp, const char *s, size_t width)
+clean_right(struct output_buf *b, const char *s, size_t width)
 {
 	size_t used = clean_width(s, true);
 
-	pad(fp, width > used ? width - used : 0);
-	clean_put(fp, s, SIZE_MAX, true);
+	pad(b, width > used ? width - used : 0);
+	clean_put(b, s, SIZE_MAX, true);
 }
 
 void
-clean_cut_len(FILE *fp, const char *s, size_t n, size_t width)
+clean_cut_len(struct output_buf *b, const char *s, size_t n, size_t width)
 {
 	if (clean_put_len(NULL, s, n, SIZE_MAX, true) <= width) {
-		clean_put_len(fp, s, n, SIZE_MAX, true);
+		clean_put_len(b, s, n, SIZE_MAX, true);
 		return;
 	}
-	clean_put_len(fp, s, n, width - 3, true);
-	fputs("...", fp);
+	clean_put_len(b, s, n, width - 3, true);
+	ob_write(b, "...", 3);
 }
 
 void
-clean_cut(FILE *fp, const char *s, size_t width)
+clean_cut(struct output_buf *b, const char *s, size_t width)
 {
-	clean_cut_len(fp, s, strlen(s), width);
+	clean_cut_len(b, s, strlen(s), width);
 }

@@ -2,7 +2,7 @@
  * CSV as RFC 4180 has it: CRLF line ends, text fields quoted, integers
  * bare so spreadsheets read them as numbers. Names are written byte for
  * byte, as the server gave them, but for a NUL and a leading formula
- * character (see put_text()).
+ * character (see csv_put_text()).
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "output.h"
+#include "output_csv.h"
 #include "output_format.h"
 #include "units.h"
 
@@ -20,12 +21,15 @@
  * A text field, quoted with its quotes doubled as libcsv's csv_fwrite()
  * does, and kept from running as a formula. A NUL byte is written as \0,
  * as MySQL's SELECT ... INTO OUTFILE writes it: the statement goes on
- * after it, and a reader of the file must see that it does.
+ * after it, and a reader of the file must see that it does. What lies
+ * between two quotes or NULs is copied in one piece.
  */
-static void
-put_text(FILE *fp, const char *s, size_t n)
+void
+csv_put_text(struct output_buf *b, const char *s, size_t n)
 {
-	putc_unlocked('"', fp);
+	const char *end = s + n, *quote, *nul, *stop;
+
+	ob_putc(b, '"');
 	/*
 	 * A spreadsheet runs a cell that begins with one of these as a
 	 * formula, and any client can make its statement text
@@ -33,16 +37,25 @@ put_text(FILE *fp, const char *s, size_t n)
 	 * makes it text again.
 	 */
 	if (n > 0 && memchr("=+-@\t\r", s[0], 6) != NULL)
-		putc_unlocked('\'', fp);
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '"')
-			putc_unlocked('"', fp);
-		if (s[i] == '\0')
-			fputs_unlocked("\\0", fp);
-		else
-			putc_unlocked(s[i], fp);
+		ob_putc(b, '\'');
+	quote = memchr(s, '"', n);
+	nul = memchr(s, '\0', n);
+	for (;;) {
+		stop = quote == NULL || (nul != NULL && nul < quote) ? nul : quote;
+		if (stop == NULL)
+			break;
+		ob_write(b, s, (size_t)(stop - s));
+		s = stop + 1;
+		if (stop == quote) {
+			ob_write(b, "\"\"", 2);
+			quote = memchr(s, '"', (size_t)(end - s));
+		} else {
+			ob_write(b, "\\0", 2);
+			nul = memchr(s, '\0', (size_t)(end - s));
+		}
 	}
-	putc_unlocked('"', fp);
+	ob_write(b, s, (size_t)(end - s));
+	ob_putc(b, '"');
 }
 
 /*
@@ -50,24 +63,22 @@ put_text(FILE *fp, const char *s, size_t n)
  * a null is empty, text is quoted, integers are bare.
  */
 static void
-put_field(FILE *fp, bool first, enum column_kind kind, bool known,
-    const union column_value *v)
+put_field(struct output_buf *b, bool first, enum column_kind kind,
+    bool known, const union column_value *v)
 {
-	char buf[OUTPUT_INT_MAX];
-
 	if (!first)
-		putc_unlocked(',', fp);
+		ob_putc(b, ',');
 	if (!known)
 		return;
 	switch (kind) {
 	case COLUMN_INT:
-		fwrite_unlocked(buf, 1, output_int(buf, v->i), fp);
+		ob_int(b, v->i);
 		break;
 	case COLUMN_UINT:
-		fwrite_unlocked(buf, 1, output_uint(buf, v->u), fp);
+		ob_uint(b, v->u);
 		break;
 	case COLUMN_TEXT:
-		put_text(fp, v->s, v->len);
+		csv_put_text(b, v->s, v->len);
 		break;
 	}
 }
@@ -77,42 +88,92 @@ csv_begin(struct output *o)
 {
 	for (size_t j = 0; j < SAMPLE_COLUMNS; j++) {
 		if (j > 0)
-			putc(',', o->fp);
-		fputs(sample_columns[j].name, o->fp);
+			ob_putc(&o->buf, ',');
+		ob_puts(&o->buf, sample_columns[j].name);
 	}
-	fputs(CRLF, o->fp);
-	return output_status(o->fp);
+	ob_write(&o->buf, CRLF, 2);
+	return ob_status(&o->buf);
+}
+
+/*
+ * The sample-level columns are the same in every row of a sample (the
+ * statement among them, the longest field), so they are written once, in
+ * o->scratch, each run of them with the commas before its fields; a run
+ * starts at a column that follows an event column. span[j] is the run
+ * that starts at column j, and where the next event column is.
+ */
+struct span {
+	size_t from, to; /* bytes of o->scratch */
+	size_t next;     /* the column after the run */
+};
+
+static void
+put_sample_fields(struct output *o, const struct sample *s, const char *ts,
+    struct span span[SAMPLE_COLUMNS])
+{
+	const struct sample_row r = { .o = o, .s = s, .timestamp = ts };
+	struct output_buf *b = &o->scratch;
+	union column_value v;
+	size_t at = 0;
+
+	ob_clear(b);
+	for (size_t j = 0; j < SAMPLE_COLUMNS; j++) {
+		const struct sample_column *c = &sample_columns[j];
+
+		if (c->level != COLUMN_SAMPLE)
+			continue;
+		if (j == 0 || sample_columns[j - 1].level != COLUMN_SAMPLE) {
+			at = j;
+			span[at].from = b->len;
+		}
+		put_field(b, j == 0, c->kind, sample_column_get(c, &r, &v),
+		    &v);
+		span[at].to = b->len;
+		span[at].next = j + 1;
+	}
 }
 
 /* One row; e is NULL for a sample that kept no event. */
 static void
-put_row(const struct output *o, const struct sample *s, const char *ts,
+put_row(struct output *o, const struct sample *s, const struct span *span,
     const struct event_stat *e)
 {
-	const struct sample_row r = { .o = o, .s = s, .e = e, .timestamp = ts };
+	const struct sample_row r = { .o = o, .s = s, .e = e };
+	struct output_buf *b = &o->buf;
 	union column_value v;
 
-	for (size_t j = 0; j < SAMPLE_COLUMNS; j++) {
+	for (size_t j = 0; j < SAMPLE_COLUMNS;) {
 		const struct sample_column *c = &sample_columns[j];
 
-		put_field(o->fp, j == 0, c->kind, sample_column_get(c, &r, &v),
+		if (c->level == COLUMN_SAMPLE) {
+			ob_write(b, o->scratch.p + span[j].from,
+			    span[j].to - span[j].from);
+			j = span[j].next;
+			continue;
+		}
+		put_field(b, j == 0, c->kind, sample_column_get(c, &r, &v),
 		    &v);
+		j++;
 	}
-	fputs_unlocked(CRLF, o->fp);
+	ob_write(b, CRLF, 2);
 }
 
 static int
 csv_sample(struct output *o, const struct sample *s)
 {
+	struct span span[SAMPLE_COLUMNS];
 	char ts[64];
 
 	units_timestamp(s->wall_ms, ts, sizeof(ts));
+	put_sample_fields(o, s, ts, span);
+	if (ob_status(&o->scratch) != 0)
+		return -1;
 	/* A sample without events still gets its row, so none is lost. */
 	if (s->n_events == 0)
-		put_row(o, s, ts, NULL);
+		put_row(o, s, span, NULL);
 	for (size_t i = 0; i < s->n_events; i++)
-		put_row(o, s, ts, &s->events[i]);
-	return output_status(o->fp);
+		put_row(o, s, span, &s->events[i]);
+	return ob_status(&o->buf);
 }
 
 static int
@@ -122,20 +183,20 @@ csv_threads(struct output *o, const struct thread_list *l)
 
 	for (size_t j = 0; j < THREAD_COLUMNS; j++) {
 		if (j > 0)
-			putc(',', o->fp);
-		fputs(thread_columns[j].name, o->fp);
+			ob_putc(&o->buf, ',');
+		ob_puts(&o->buf, thread_columns[j].name);
 	}
-	fputs(CRLF, o->fp);
+	ob_write(&o->buf, CRLF, 2);
 	for (size_t i = 0; i < l->n; i++) {
 		for (size_t j = 0; j < THREAD_COLUMNS; j++) {
 			const struct thread_column *c = &thread_columns[j];
 
-			put_field(o->fp, j == 0, c->kind, c->get(&l->v[i], &v),
+			put_field(&o->buf, j == 0, c->kind, c->get(&l->v[i], &v),
 			    &v);
 		}
-		fputs(CRLF, o->fp);
+		ob_write(&o->buf, CRLF, 2);
 	}
-	return output_status(o->fp);
+	return ob_status(&o->buf);
 }
 
 /*
@@ -156,10 +217,10 @@ csv_statements(struct output *o, const struct summary *sum)
 		goto rows;
 	for (size_t j = 0; j < STATEMENT_COLUMNS; j++) {
 		if (j > 0)
-			putc(',', o->fp);
-		fputs(statement_columns[j].name, o->fp);
+			ob_putc(&o->buf, ',');
+		ob_puts(&o->buf, statement_columns[j].name);
 	}
-	fputs(CRLF, o->fp);
+	ob_write(&o->buf, CRLF, 2);
 rows:
 	for (size_t i = 0; i < sum->n_run_statements; i++) {
 		const struct run_statement *rs = &sum->run_statements[i];
@@ -172,11 +233,11 @@ rows:
 		for (size_t j = 0; j < STATEMENT_COLUMNS; j++) {
 			const struct statement_column *c = &statement_columns[j];
 
-			put_field(o->fp, j == 0, c->kind, c->get(&r, &v), &v);
+			put_field(&o->buf, j == 0, c->kind, c->get(&r, &v), &v);
 		}
-		fputs(CRLF, o->fp);
+		ob_write(&o->buf, CRLF, 2);
 	}
-	return output_status(o->fp);
+	return ob_status(&o->buf);
 }
 
 /* CSV has no footer: the summary is for people, who read the text format. */

@@ -121,14 +121,6 @@ sample_column_get(const struct sample_column *c, const struct sample_row *r,
 }
 
 /*
- * Writes v in decimal at buf, which has room for OUTPUT_INT_MAX bytes, and
- * returns how many it wrote; no NUL, no printf, no locale.
- */
-#define OUTPUT_INT_MAX 20 /* UINT64_MAX, or INT64_MIN with its sign */
-size_t output_int(char *buf, int64_t v);
-size_t output_uint(char *buf, uint64_t v);
-
-/*
  * html, svg: adds s to the picture of the run, made at the first sample.
  * Returns 0, or -1 with errno set when out of memory.
  */

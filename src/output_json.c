@@ -2,46 +2,89 @@
  * JSON Lines: one object per sample. Event names are bytes from the server,
  * so strings are escaped to be valid JSON whatever they hold.
  */
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "output.h"
 #include "output_format.h"
+#include "output_json.h"
 #include "scrub.h"
 #include "units.h"
 
+static const char hex[] = "0123456789abcdef";
+
+/* \uXXXX, for a code point below U+10000. */
 static void
-put_ascii(FILE *fp, unsigned char c)
+put_u(struct output_buf *b, uint32_t cp)
+{
+	char u[6] = { '\\', 'u', hex[cp >> 12 & 0xf], hex[cp >> 8 & 0xf],
+	    hex[cp >> 4 & 0xf], hex[cp & 0xf] };
+
+	ob_write(b, u, sizeof(u));
+}
+
+static void
+put_ascii(struct output_buf *b, unsigned char c)
 {
 	switch (c) {
 	case '"':
-		fputs("\\\"", fp);
+		ob_write(b, "\\\"", 2);
 		break;
 	case '\\':
-		fputs("\\\\", fp);
+		ob_write(b, "\\\\", 2);
 		break;
 	case '\b':
-		fputs("\\b", fp);
+		ob_write(b, "\\b", 2);
 		break;
 	case '\f':
-		fputs("\\f", fp);
+		ob_write(b, "\\f", 2);
 		break;
 	case '\n':
-		fputs("\\n", fp);
+		ob_write(b, "\\n", 2);
 		break;
 	case '\r':
-		fputs("\\r", fp);
+		ob_write(b, "\\r", 2);
 		break;
 	case '\t':
-		fputs("\\t", fp);
+		ob_write(b, "\\t", 2);
 		break;
 	default:
 		if (c < 0x20 || c == 0x7f)
-			fprintf(fp, "\\u%04x", c);
+			put_u(b, c);
 		else
-			putc(c, fp);
+			ob_putc(b, (char)c);
+	}
+}
+
+/* An ASCII byte that JSON and a terminal both take as it is. */
+static inline bool
+plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+}
+
+/*
+ * How many bytes from s on need no escape: plain ASCII, and the UTF-8
+ * sequences scrub_shown() accepts.
+ */
+static size_t
+plain_run(const char *s, size_t n)
+{
+	size_t i = 0, k;
+	uint32_t cp;
+
+	for (;;) {
+		while (i < n && plain((unsigned char)s[i]))
+			i++;
+		if (i == n || (unsigned char)s[i] < 0x80)
+			return i;
+		if ((k = scrub_utf8(s + i, n - i, &cp)) == 0 || !scrub_shown(cp))
+			return i;
+		i += k;
 	}
 }
 
@@ -51,59 +94,101 @@ put_ascii(FILE *fp, unsigned char c)
  * scrub.h keeps from terminals (DEL, the C1 controls, the line separators,
  * the bidi controls) needs no escape in JSON, but escaped it cannot reach
  * a terminal when someone reads the output with cat: statements come from
- * any client.
+ * any client. What needs nothing is copied a run at a time: most names
+ * and statements are one run.
  */
-static void
-put_string(FILE *fp, const char *s, size_t n)
+void
+json_put_string(struct output_buf *b, const char *s, size_t n)
 {
-	size_t k;
+	size_t run, k;
 	uint32_t cp;
 
-	putc('"', fp);
+	ob_putc(b, '"');
 	for (size_t i = 0; i < n; i += k) {
+		run = plain_run(s + i, n - i);
+		ob_write(b, s + i, run);
+		if ((i += run) == n)
+			break;
 		if ((k = scrub_utf8(s + i, n - i, &cp)) == 0) {
-			fputs("\\ufffd", fp);
+			ob_write(b, "\\ufffd", 6);
 			k = 1;
 		} else if (k == 1)
-			put_ascii(fp, (unsigned char)s[i]);
-		else if (!scrub_shown(cp))
-			fprintf(fp, "\\u%04x", (unsigned)cp);
+			put_ascii(b, (unsigned char)s[i]);
 		else
-			fwrite(s + i, 1, k, fp);
+			put_u(b, cp); /* one scrub_shown() refuses */
 	}
-	putc('"', fp);
+	ob_putc(b, '"');
 }
 
-/*
- * A key and its value; the keys are the column names, which need no
- * escape. What follows the name is one write: a line has some 150 of them.
- */
 static void
-put_member(FILE *fp, const char *name, enum column_kind kind, bool known,
+put_value(struct output_buf *b, enum column_kind kind, bool known,
     const union column_value *v)
 {
-	char buf[2 + OUTPUT_INT_MAX] = "\":";
-	size_t n = 2;
-
-	putc_unlocked('"', fp);
-	fputs_unlocked(name, fp);
 	if (!known) {
-		fputs_unlocked("\":null", fp);
+		ob_write(b, "null", 4);
 		return;
 	}
 	switch (kind) {
 	case COLUMN_INT:
-		n += output_int(buf + n, v->i);
+		ob_int(b, v->i);
 		break;
 	case COLUMN_UINT:
-		n += output_uint(buf + n, v->u);
+		ob_uint(b, v->u);
 		break;
 	case COLUMN_TEXT:
+		json_put_string(b, v->s, v->len);
 		break;
 	}
-	fwrite_unlocked(buf, 1, n, fp);
-	if (kind == COLUMN_TEXT)
-		put_string(fp, v->s, v->len);
+}
+
+/*
+ * A key and its value; the keys are the column names, which need no
+ * escape.
+ */
+static void
+put_member(struct output_buf *b, const char *name, enum column_kind kind,
+    bool known, const union column_value *v)
+{
+	ob_putc(b, '"');
+	ob_puts(b, name);
+	ob_write(b, "\":", 2);
+	put_value(b, kind, known, v);
+}
+
+/*
+ * The key of each sample column, "name": with its quotes and colon, made
+ * once: a sample of ten events writes some 150 of them.
+ */
+#define KEY_MAX 48
+static struct key {
+	char s[KEY_MAX];
+	size_t len;
+} sample_keys[SAMPLE_COLUMNS];
+static pthread_once_t sample_keys_once = PTHREAD_ONCE_INIT;
+
+static void
+make_sample_keys(void)
+{
+	for (size_t j = 0; j < SAMPLE_COLUMNS; j++) {
+		struct key *k = &sample_keys[j];
+		int n = snprintf(k->s, sizeof(k->s), "\"%s\":",
+		    sample_columns[j].name);
+
+		if (n < 0 || (size_t)n >= sizeof(k->s))
+			abort(); /* a column's name longer than KEY_MAX allows */
+		k->len = (size_t)n;
+	}
+}
+
+/* Sample column j of row r, with its key. */
+static void
+put_column(struct output_buf *b, size_t j, const struct sample_row *r)
+{
+	const struct sample_column *c = &sample_columns[j];
+	union column_value v;
+
+	ob_write(b, sample_keys[j].s, sample_keys[j].len);
+	put_value(b, c->kind, sample_column_get(c, r, &v), &v);
 }
 
 /*
@@ -111,31 +196,29 @@ put_member(FILE *fp, const char *name, enum column_kind kind, bool known,
  * call null is written as null.
  */
 static void
-put_events(FILE *fp, const struct sample_row *sample)
+put_events(struct output_buf *b, const struct sample_row *sample)
 {
 	struct sample_row r = *sample;
-	union column_value v;
 
-	fputs("\"events\":[", fp);
+	ob_puts(b, "\"events\":[");
 	for (size_t i = 0; i < r.s->n_events; i++) {
 		char sep = '{';
 
 		r.e = &r.s->events[i];
 		if (i > 0)
-			putc(',', fp);
+			ob_putc(b, ',');
 		for (size_t j = 0; j < SAMPLE_COLUMNS; j++) {
 			const struct sample_column *c = &sample_columns[j];
 
 			if (c->level != COLUMN_EVENT)
 				continue;
-			putc(sep, fp);
+			ob_putc(b, sep);
 			sep = ',';
-			put_member(fp, c->name, c->kind,
-			    sample_column_get(c, &r, &v), &v);
+			put_column(b, j, &r);
 		}
-		putc('}', fp);
+		ob_putc(b, '}');
 	}
-	putc(']', fp);
+	ob_putc(b, ']');
 }
 
 /* Where the event columns end, the "events" array stands (output_format.h). */
@@ -155,25 +238,24 @@ json_sample(struct output *o, const struct sample *s)
 	char ts[64];
 	struct sample_row r = { .o = o, .s = s, .timestamp = ts };
 	size_t events = events_at();
-	union column_value v;
 	char sep = '{';
 
+	pthread_once(&sample_keys_once, make_sample_keys);
 	units_timestamp(s->wall_ms, ts, sizeof(ts));
 	for (size_t j = 0; j < SAMPLE_COLUMNS; j++) {
 		const struct sample_column *c = &sample_columns[j];
 
 		if (c->level == COLUMN_EVENT && j != events)
 			continue;
-		putc(sep, o->fp);
+		ob_putc(&o->buf, sep);
 		sep = ',';
 		if (j == events)
-			put_events(o->fp, &r);
+			put_events(&o->buf, &r);
 		else
-			put_member(o->fp, c->name, c->kind,
-			    sample_column_get(c, &r, &v), &v);
+			put_column(&o->buf, j, &r);
 	}
-	fputs("}\n", o->fp);
-	return output_status(o->fp);
+	ob_write(&o->buf, "}\n", 2);
+	return ob_status(&o->buf);
 }
 
 static int
@@ -185,13 +267,13 @@ json_threads(struct output *o, const struct thread_list *l)
 		for (size_t j = 0; j < THREAD_COLUMNS; j++) {
 			const struct thread_column *c = &thread_columns[j];
 
-			putc(j == 0 ? '{' : ',', o->fp);
-			put_member(o->fp, c->name, c->kind,
+			ob_putc(&o->buf, j == 0 ? '{' : ',');
+			put_member(&o->buf, c->name, c->kind,
 			    c->get(&l->v[i], &v), &v);
 		}
-		fputs("}\n", o->fp);
+		ob_write(&o->buf, "}\n", 2);
 	}
-	return output_status(o->fp);
+	return ob_status(&o->buf);
 }
 
 /*
@@ -212,16 +294,16 @@ json_statements(struct output *o, const struct summary *sum)
 
 		units_timestamp(st->first_wall_ms, first, sizeof(first));
 		units_timestamp(st->last_wall_ms, last, sizeof(last));
-		fputs("{\"type\":\"statement\"", o->fp);
+		ob_puts(&o->buf, "{\"type\":\"statement\"");
 		for (size_t j = 0; j < STATEMENT_COLUMNS; j++) {
 			const struct statement_column *c = &statement_columns[j];
 
-			putc(',', o->fp);
-			put_member(o->fp, c->name, c->kind, c->get(&r, &v), &v);
+			ob_putc(&o->buf, ',');
+			put_member(&o->buf, c->name, c->kind, c->get(&r, &v), &v);
 		}
-		fputs("}\n", o->fp);
+		ob_write(&o->buf, "}\n", 2);
 	}
-	return output_status(o->fp);
+	return ob_status(&o->buf);
 }
 
 /* No header and no footer: every line stands alone, even after a crash. */

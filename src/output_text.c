@@ -2,7 +2,8 @@
  * Text for people, in the shape of the Python scripts this program
  * replaces. Names come from the server and statements from any client, so
  * everything is written through output_clean.h: a hostile name can neither
- * move the cursor nor break the alignment.
+ * move the cursor nor break the alignment. Every callback writes into
+ * o->buf (output_buf.h), which output.c sends on in one write.
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -59,15 +60,15 @@ round_mean(double m)
 }
 
 static void
-put_statement_text(FILE *fp, const struct statement *st)
+put_statement_text(struct output_buf *b, const struct statement *st)
 {
 	if (statement_text_len(st) > 0)
-		clean_cut_len(fp, st->text, statement_text_len(st),
+		clean_cut_len(b, st->text, statement_text_len(st),
 		    STATEMENT_LINE);
 	else if (st->has_id)
-		fprintf(fp, "(statement %" PRIu64 ", no text)", st->id);
+		ob_printf(b, "(statement %" PRIu64 ", no text)", st->id);
 	else
-		fputs("(none)", fp);
+		ob_puts(b, "(none)");
 }
 
 /* "(thread total)", or for another grain "(global total)", "(user:app total)". */
@@ -82,55 +83,74 @@ total_label(const struct output *o, char *buf, size_t len)
 
 /* "## switched off: the memory instruments ##", where it changes. */
 static void
-put_setup_off(FILE *fp, unsigned off)
+put_setup_off(struct output_buf *b, unsigned off)
 {
 	const char *sep = "";
 
 	if (off == 0) {
-		fputs("## instrumentation as at the start again ##\n", fp);
+		ob_puts(b, "## instrumentation as at the start again ##\n");
 		return;
 	}
-	fputs("## switched off, not counted from here: ", fp);
+	ob_puts(b, "## switched off, not counted from here: ");
 	if (off & SETUP_OFF_MEMORY)
-		fputs("memory instruments", fp), sep = ", ";
+		ob_puts(b, "memory instruments"), sep = ", ";
 	if (off & SETUP_OFF_STATEMENTS)
-		fprintf(fp, "%sa statements consumer", sep), sep = ", ";
+		ob_printf(b, "%sa statements consumer", sep), sep = ", ";
 	if (off & SETUP_OFF_THREAD)
-		fprintf(fp, "%sthe thread's INSTRUMENTED", sep);
-	fputs(" ##\n", fp);
+		ob_printf(b, "%sthe thread's INSTRUMENTED", sep);
+	ob_puts(b, " ##\n");
 }
 
-/* The width of the widest value of a sample, so that values line up. */
-static size_t
-sample_value_width(const struct output *o, const struct sample *s)
+/* One value of a sample's rows, into o->scratch; w: the widest so far. */
+static void
+add_value(struct output *o, int64_t bytes, size_t *w)
 {
 	char v[CELL];
-	size_t w;
+	size_t n;
 
-	fmt_bytes(o, s->total_bytes, v);
-	w = strlen(v);
-	fmt_bytes(o, s->filtered_total_bytes, v);
+	fmt_bytes(o, bytes, v);
+	n = strlen(v);
+	ob_write(&o->scratch, v, n + 1);
+	*w = max_size(*w, n);
+}
+
+/*
+ * The values of a sample's rows, each formatted once into o->scratch, one
+ * after the other with their NULs, in the order the rows are written: the
+ * events, the total, and the filtered total under --events. Returns the
+ * width of the widest, so that values line up.
+ */
+static size_t
+format_values(struct output *o, const struct sample *s)
+{
+	size_t w = 0;
+
+	ob_clear(&o->scratch);
+	for (size_t i = 0; i < s->n_events; i++)
+		add_value(o, s->events[i].current_bytes, &w);
+	add_value(o, s->total_bytes, &w);
 	if (o->filtered)
-		w = max_size(w, strlen(v));
-	for (size_t i = 0; i < s->n_events; i++) {
-		fmt_bytes(o, s->events[i].current_bytes, v);
-		w = max_size(w, strlen(v));
-	}
+		add_value(o, s->filtered_total_bytes, &w);
 	return w;
 }
 
+/*
+ * A row of a sample: its name, and the value at *v, which then moves on
+ * to the next. Values are our own digits and units: no cleaning needed.
+ */
 static void
-put_value_row(const struct output *o, const char *name, size_t width,
-    int64_t bytes, size_t value_width)
+put_value_row(struct output *o, const char *name, size_t width,
+    const char **v, size_t value_width)
 {
-	char v[CELL];
+	size_t n = strlen(*v);
 
-	putc(' ', o->fp);
-	clean_left(o->fp, name, width, false);
-	fmt_bytes(o, bytes, v);
-	fputs(" -> ", o->fp);
-	clean_right(o->fp, v, value_width);
-	putc('\n', o->fp);
+	ob_putc(&o->buf, ' ');
+	clean_left(&o->buf, name, width, false);
+	ob_write(&o->buf, " -> ", 4);
+	ob_fill(&o->buf, ' ', value_width > n ? value_width - n : 0);
+	ob_write(&o->buf, *v, n);
+	ob_putc(&o->buf, '\n');
+	*v += n + 1;
 }
 
 /*
@@ -139,7 +159,7 @@ put_value_row(const struct output *o, const char *name, size_t width,
  * deltas prove it, at least at the delta's lower bound.
  */
 static void
-put_sample_peaks(const struct output *o, const struct sample *s)
+put_sample_peaks(struct output *o, const struct sample *s)
 {
 	char v[CELL];
 
@@ -148,15 +168,19 @@ put_sample_peaks(const struct output *o, const struct sample *s)
 
 		if (!e->delta.unseen_peak && e->delta.spike_bytes == 0)
 			continue;
-		fputs(" ! ", o->fp);
-		clean_put(o->fp, short_name(e->name), SIZE_MAX, false);
+		ob_puts(&o->buf, " ! ");
+		clean_put(&o->buf, short_name(e->name), SIZE_MAX, false);
 		if (e->delta.unseen_peak) {
 			fmt_bytes(o, e->high_bytes, v);
-			fprintf(o->fp, " peaked at %s between samples\n", v);
+			ob_puts(&o->buf, " peaked at ");
+			ob_puts(&o->buf, v);
+			ob_puts(&o->buf, " between samples\n");
 		} else {
 			fmt_bytes(o, e->delta.spike_bytes, v);
-			fprintf(o->fp, " peaked at %s or more between samples "
-			    "(allocated and freed between them)\n", v);
+			ob_puts(&o->buf, " peaked at ");
+			ob_puts(&o->buf, v);
+			ob_puts(&o->buf, " or more between samples "
+			    "(allocated and freed between them)\n");
 		}
 	}
 }
@@ -167,36 +191,42 @@ text_sample(struct output *o, const struct sample *s)
 	char label_buf[EVENT_NAME_MAX + 16];
 	const char *label = total_label(o, label_buf, sizeof(label_buf));
 	size_t width = max_size(NAME_WIDTH, clean_width(label, false));
-	size_t vw = sample_value_width(o, s);
+	size_t vw = format_values(o, s);
+	const char *v = o->scratch.p;
 
+	if (ob_status(&o->scratch) != 0)
+		return -1;
 	for (size_t i = 0; i < s->n_events; i++)
 		width = max_size(width,
 		    clean_width(short_name(s->events[i].name), false));
-	if (s->gap_ms > 0)
-		fprintf(o->fp, "## gap of %" PRIu64 " ms: the connection was "
-		    "lost and re-established ##\n", s->gap_ms);
+	if (s->gap_ms > 0) {
+		ob_puts(&o->buf, "## gap of ");
+		ob_uint(&o->buf, s->gap_ms);
+		ob_puts(&o->buf, " ms: the connection was lost and "
+		    "re-established ##\n");
+	}
 	if (s->setup_off != o->setup_off)
-		put_setup_off(o->fp, s->setup_off);
+		put_setup_off(&o->buf, s->setup_off);
 	/* Only a thread runs statements. */
 	if (o->grain == NULL && (!o->has_statement ||
 	    !statement_same(&o->statement, &s->statement))) {
-		fputs("## statement: ", o->fp);
-		put_statement_text(o->fp, &s->statement);
-		fputs(" ##\n", o->fp);
+		ob_puts(&o->buf, "## statement: ");
+		put_statement_text(&o->buf, &s->statement);
+		ob_puts(&o->buf, " ##\n");
 	}
 	/* A reading from before the capture began: taken every --poll. */
-	fprintf(o->fp, "## Memory usage at time %" PRIu64 "%s ##\n",
-	    s->elapsed_us / 1000, s->waiting ? " (taken while waiting)" : "");
+	ob_puts(&o->buf, "## Memory usage at time ");
+	ob_uint(&o->buf, s->elapsed_us / 1000);
+	ob_puts(&o->buf, s->waiting ? " (taken while waiting) ##\n" : " ##\n");
 	for (size_t i = 0; i < s->n_events; i++)
-		put_value_row(o, short_name(s->events[i].name), width,
-		    s->events[i].current_bytes, vw);
-	put_value_row(o, label, width, s->total_bytes, vw);
+		put_value_row(o, short_name(s->events[i].name), width, &v,
+		    vw);
+	put_value_row(o, label, width, &v, vw);
 	if (o->filtered)
-		put_value_row(o, FILTERED_LABEL, width,
-		    s->filtered_total_bytes, vw);
+		put_value_row(o, FILTERED_LABEL, width, &v, vw);
 	put_sample_peaks(o, s);
-	putc('\n', o->fp);
-	return output_status(o->fp);
+	ob_putc(&o->buf, '\n');
+	return ob_status(&o->buf);
 }
 
 /* The numeric columns of the summary, as the header names them. */
@@ -231,16 +261,16 @@ total_cells(const struct output *o, const struct summary *s,
 }
 
 static void
-put_sum_row(FILE *fp, const char *name, size_t name_width,
+put_sum_row(struct output_buf *b, const char *name, size_t name_width,
     char c[SUM_COLS][CELL], const size_t w[SUM_COLS])
 {
-	putc(' ', fp);
-	clean_left(fp, name, name_width, false);
+	ob_putc(b, ' ');
+	clean_left(b, name, name_width, false);
 	for (size_t j = 0; j < SUM_COLS; j++) {
-		fputs("  ", fp);
-		clean_right(fp, c[j], w[j]);
+		ob_puts(b, "  ");
+		clean_right(b, c[j], w[j]);
 	}
-	putc('\n', fp);
+	ob_putc(b, '\n');
 }
 
 /* Column widths wide enough for the header, every event and the total. */
@@ -275,14 +305,14 @@ sum_widths(const struct output *o, const struct summary *s, size_t w[SUM_COLS])
  * then the largest peak under "min".
  */
 static void
-put_peaks(const struct output *o, const struct summary *s, size_t name_width,
+put_peaks(struct output *o, const struct summary *s, size_t name_width,
     const size_t w[SUM_COLS])
 {
 	size_t largest_width = max_size(w[1], strlen("largest"));
 	char n[CELL], v[CELL];
 
 	if (s->n_peaks == 0) {
-		fputs(" peaks between samples: none seen\n", o->fp);
+		ob_puts(&o->buf, " peaks between samples: none seen\n");
 		return;
 	}
 	for (size_t i = 0; i < s->n_peaks; i++) {
@@ -290,25 +320,25 @@ put_peaks(const struct output *o, const struct summary *s, size_t name_width,
 		largest_width = max_size(largest_width, strlen(v));
 	}
 	name_width = max_size(name_width, strlen(PEAKS_LABEL));
-	putc(' ', o->fp);
-	clean_left(o->fp, PEAKS_LABEL, name_width, false);
-	fputs("  ", o->fp);
-	clean_right(o->fp, "samples", w[0]);
-	fputs("  ", o->fp);
-	clean_right(o->fp, "largest", largest_width);
-	putc('\n', o->fp);
+	ob_putc(&o->buf, ' ');
+	clean_left(&o->buf, PEAKS_LABEL, name_width, false);
+	ob_puts(&o->buf, "  ");
+	clean_right(&o->buf, "samples", w[0]);
+	ob_puts(&o->buf, "  ");
+	clean_right(&o->buf, "largest", largest_width);
+	ob_putc(&o->buf, '\n');
 	for (size_t i = 0; i < s->n_peaks; i++) {
 		const struct summary_event *e = s->peaks[i];
 
-		putc(' ', o->fp);
-		clean_left(o->fp, short_name(e->name), name_width, false);
+		ob_putc(&o->buf, ' ');
+		clean_left(&o->buf, short_name(e->name), name_width, false);
 		snprintf(n, CELL, "%" PRIu64, e->unseen_peaks);
 		fmt_bytes(o, e->largest_unseen_peak, v);
-		fputs("  ", o->fp);
-		clean_right(o->fp, n, w[0]);
-		fputs("  ", o->fp);
-		clean_right(o->fp, v, largest_width);
-		putc('\n', o->fp);
+		ob_puts(&o->buf, "  ");
+		clean_right(&o->buf, n, w[0]);
+		ob_puts(&o->buf, "  ");
+		clean_right(&o->buf, v, largest_width);
+		ob_putc(&o->buf, '\n');
 	}
 }
 
@@ -317,7 +347,7 @@ put_peaks(const struct output *o, const struct summary *s, size_t name_width,
  * and final totals and the events that held the most during it.
  */
 static void
-put_statements(const struct output *o, const struct summary *s)
+put_statements(struct output *o, const struct summary *s)
 {
 	size_t width = NAME_WIDTH;
 	char v[CELL], w[CELL];
@@ -328,26 +358,26 @@ put_statements(const struct output *o, const struct summary *s)
 		for (size_t j = 0; j < s->statements[i].n_top; j++)
 			width = max_size(width, clean_width(
 			    short_name(s->statements[i].top[j].name), false));
-	fprintf(o->fp, "## By statement: %zu in the window ##\n",
+	ob_printf(&o->buf, "## By statement: %zu in the window ##\n",
 	    s->n_statements);
 	for (size_t i = 0; i < s->n_statements; i++) {
 		const struct summary_statement *st = &s->statements[i];
 
 		if (st->samples == 1)
-			fprintf(o->fp, " #%" PRIu64 ": ", st->first_seq);
+			ob_printf(&o->buf, " #%" PRIu64 ": ", st->first_seq);
 		else
-			fprintf(o->fp, " #%" PRIu64 " to #%" PRIu64 ": ",
+			ob_printf(&o->buf, " #%" PRIu64 " to #%" PRIu64 ": ",
 			    st->first_seq, st->last_seq);
-		put_statement_text(o->fp, st->statement);
+		put_statement_text(&o->buf, st->statement);
 		fmt_bytes(o, st->peak_total, v);
 		fmt_bytes(o, st->final_total, w);
-		fprintf(o->fp, "\n   peak %s, final %s\n", v, w);
+		ob_printf(&o->buf, "\n   peak %s, final %s\n", v, w);
 		for (size_t j = 0; j < st->n_top; j++) {
-			fputs("   ", o->fp);
-			clean_left(o->fp, short_name(st->top[j].name), width,
+			ob_puts(&o->buf, "   ");
+			clean_left(&o->buf, short_name(st->top[j].name), width,
 			    false);
 			fmt_bytes(o, st->top[j].max_bytes, v);
-			fprintf(o->fp, " -> %s\n", v);
+			ob_printf(&o->buf, " -> %s\n", v);
 		}
 	}
 }
@@ -390,16 +420,16 @@ run_total_cells(const struct output *o, const struct run_totals *t,
 }
 
 static void
-put_cells(FILE *fp, const char *name, size_t name_width, size_t n,
+put_cells(struct output_buf *b, const char *name, size_t name_width, size_t n,
     char c[][CELL], const size_t *w)
 {
-	putc(' ', fp);
-	clean_left(fp, name, name_width, false);
+	ob_putc(b, ' ');
+	clean_left(b, name, name_width, false);
 	for (size_t j = 0; j < n; j++) {
-		fputs("  ", fp);
-		clean_right(fp, c[j], w[j]);
+		ob_puts(b, "  ");
+		clean_right(b, c[j], w[j]);
 	}
-	putc('\n', fp);
+	ob_putc(b, '\n');
 }
 
 static void
@@ -411,22 +441,22 @@ widen(size_t n, char c[][CELL], size_t *w)
 
 /* "## Summary of ... ##" and the line that says what it covers. */
 static void
-put_run_heading(const struct output *o, const struct summary *s)
+put_run_heading(struct output *o, const struct summary *s)
 {
 	const struct run_totals *t = &s->run;
 
-	fprintf(o->fp, "## Summary of %" PRIu64 " sample%s (#%" PRIu64 " to #%"
-	    PRIu64 ", %" PRIu64 " ms to %" PRIu64 " ms), ", t->samples,
+	ob_printf(&o->buf, "## Summary of %" PRIu64 " sample%s (#%" PRIu64
+	    " to #%" PRIu64 ", %" PRIu64 " ms to %" PRIu64 " ms), ", t->samples,
 	    t->samples == 1 ? "" : "s", t->first_seq, t->last_seq,
 	    t->first_elapsed_us / 1000, t->last_elapsed_us / 1000);
 	if (o->grain == NULL)
-		fprintf(o->fp, "thread %" PRIu64 " ##\n", s->thread_id);
+		ob_printf(&o->buf, "thread %" PRIu64 " ##\n", s->thread_id);
 	else {
 		/* An account's name is anyone's to choose. */
-		clean_put(o->fp, o->grain, SIZE_MAX, true);
-		fputs(" ##\n", o->fp);
+		clean_put(&o->buf, o->grain, SIZE_MAX, true);
+		ob_puts(&o->buf, " ##\n");
 	}
-	fprintf(o->fp, " over the whole run; the window holds the last %zu "
+	ob_printf(&o->buf, " over the whole run; the window holds the last %zu "
 	    "(#%" PRIu64 " to #%" PRIu64 ")\n high: the high-water mark since "
 	    "%s; peak: the most held in the run, peaks between samples "
 	    "included\n", s->n_samples, s->first_seq, s->last_seq,
@@ -453,7 +483,7 @@ by_between_peak(const void *a, const void *b)
  * the high-water mark, how many by the deltas alone, and the largest.
  */
 static void
-put_run_peaks(const struct output *o, const struct summary *s,
+put_run_peaks(struct output *o, const struct summary *s,
     size_t name_width)
 {
 	static const char *const heads[3] = { "high-water", "deltas",
@@ -464,7 +494,7 @@ put_run_peaks(const struct output *o, const struct summary *s,
 	size_t w[3];
 
 	if (s->run.unseen_peaks + s->run.delta_spikes == 0) {
-		fputs(" peaks between samples: none seen\n", o->fp);
+		ob_puts(&o->buf, " peaks between samples: none seen\n");
 		return;
 	}
 	/* Out of memory for a few pointers: in the order of the events. */
@@ -484,7 +514,7 @@ put_run_peaks(const struct output *o, const struct summary *s,
 	}
 	for (size_t j = 0; j < 3; j++)
 		snprintf(c[j], CELL, "%s", heads[j]);
-	put_cells(o->fp, RUN_PEAKS_LABEL, name_width, 3, c, w);
+	put_cells(&o->buf, RUN_PEAKS_LABEL, name_width, 3, c, w);
 	for (size_t i = 0; i < (peaked != NULL ? n : s->n_run_events); i++) {
 		const struct run_event *e = peaked != NULL ? peaked[i] :
 		    &s->run_events[i];
@@ -494,7 +524,7 @@ put_run_peaks(const struct output *o, const struct summary *s,
 		snprintf(c[0], CELL, "%" PRIu64, e->unseen_peaks);
 		snprintf(c[1], CELL, "%" PRIu64, e->delta_spikes);
 		fmt_bytes(o, e->largest_between_peak, c[2]);
-		put_cells(o->fp, short_name(e->name), name_width, 3, c, w);
+		put_cells(&o->buf, short_name(e->name), name_width, 3, c, w);
 	}
 	free(peaked);
 }
@@ -527,14 +557,14 @@ stmt_cells(const struct output *o, const struct run_statement *st,
  * rather than the memory the thread held when it began.
  */
 static void
-put_run_statements(const struct output *o, const struct summary *s)
+put_run_statements(struct output *o, const struct summary *s)
 {
 	char c[STMT_COLS][CELL];
 	size_t w[STMT_COLS];
 
 	if (s->n_run_statements == 0)
 		return;
-	fprintf(o->fp, "## Statements by growth: %zu in the run%s ##\n",
+	ob_printf(&o->buf, "## Statements by growth: %zu in the run%s ##\n",
 	    s->n_run_statements, s->run.statements_dropped > 0 ?
 	    ", the least grown left out" : "");
 	for (size_t j = 0; j < STMT_COLS; j++)
@@ -545,17 +575,17 @@ put_run_statements(const struct output *o, const struct summary *s)
 	}
 	for (size_t j = 0; j < STMT_COLS; j++)
 		snprintf(c[j], CELL, "%s", stmt_heads[j]);
-	put_cells(o->fp, "rank", 4, STMT_COLS, c, w);
+	put_cells(&o->buf, "rank", 4, STMT_COLS, c, w);
 	/* Under its numbers, a statement of any length stays readable. */
 	for (size_t i = 0; i < s->n_run_statements; i++) {
 		char rank[CELL];
 
 		snprintf(rank, CELL, "%zu", i + 1);
 		stmt_cells(o, &s->run_statements[i], c);
-		put_cells(o->fp, rank, 4, STMT_COLS, c, w);
-		fputs("      statement: ", o->fp);
-		put_statement_text(o->fp, &s->run_statements[i].statement);
-		putc('\n', o->fp);
+		put_cells(&o->buf, rank, 4, STMT_COLS, c, w);
+		ob_puts(&o->buf, "      statement: ");
+		put_statement_text(&o->buf, &s->run_statements[i].statement);
+		ob_putc(&o->buf, '\n');
 	}
 }
 
@@ -564,7 +594,7 @@ static int
 text_statements(struct output *o, const struct summary *s)
 {
 	put_run_statements(o, s);
-	return output_status(o->fp);
+	return ob_status(&o->buf);
 }
 
 static int
@@ -589,18 +619,18 @@ text_end_run(struct output *o, const struct summary *s)
 	put_run_heading(o, s);
 	for (size_t j = 0; j < RUN_COLS; j++)
 		snprintf(c[j], CELL, "%s", run_heads[j]);
-	put_cells(o->fp, "event", name_width, RUN_COLS, c, w);
+	put_cells(&o->buf, "event", name_width, RUN_COLS, c, w);
 	for (size_t i = 0; i < s->n_run_events; i++) {
 		run_event_cells(o, &s->run_events[i], c);
-		put_cells(o->fp, short_name(s->run_events[i].name), name_width,
+		put_cells(&o->buf, short_name(s->run_events[i].name), name_width,
 		    RUN_COLS, c, w);
 	}
 	run_total_cells(o, &s->run, c);
-	put_cells(o->fp, label, name_width, RUN_COLS, c, w);
+	put_cells(&o->buf, label, name_width, RUN_COLS, c, w);
 	put_run_peaks(o, s, name_width);
-	fprintf(o->fp, " skipped ticks: %" PRIu64 "\n", s->skipped);
+	ob_printf(&o->buf, " skipped ticks: %" PRIu64 "\n", s->skipped);
 	put_run_statements(o, s);
-	return output_status(o->fp);
+	return ob_status(&o->buf);
 }
 
 static int
@@ -615,37 +645,37 @@ text_end(struct output *o, const struct summary *s)
 	if (s == NULL)
 		return 0;
 	if (s->n_samples == 0) {
-		fprintf(o->fp, "## Summary: no samples were taken ##\n"
+		ob_printf(&o->buf, "## Summary: no samples were taken ##\n"
 		    " skipped ticks: %" PRIu64 "\n", s->skipped);
-		return output_status(o->fp);
+		return ob_status(&o->buf);
 	}
 	name_width = sum_widths(o, s, w);
-	fprintf(o->fp, "## Summary of %zu sample%s (#%" PRIu64 " to #%" PRIu64
-	    ", %" PRIu64 " ms to %" PRIu64 " ms), ", s->n_samples,
+	ob_printf(&o->buf, "## Summary of %zu sample%s (#%" PRIu64 " to #%"
+	    PRIu64 ", %" PRIu64 " ms to %" PRIu64 " ms), ", s->n_samples,
 	    s->n_samples == 1 ? "" : "s", s->first_seq, s->last_seq,
 	    s->first_elapsed_us / 1000, s->last_elapsed_us / 1000);
 	if (o->grain == NULL)
-		fprintf(o->fp, "thread %" PRIu64 " ##\n", s->thread_id);
+		ob_printf(&o->buf, "thread %" PRIu64 " ##\n", s->thread_id);
 	else {
 		/* An account's name is anyone's to choose. */
-		clean_put(o->fp, o->grain, SIZE_MAX, true);
-		fputs(" ##\n", o->fp);
+		clean_put(&o->buf, o->grain, SIZE_MAX, true);
+		ob_puts(&o->buf, " ##\n");
 	}
 	for (size_t j = 0; j < SUM_COLS; j++)
 		snprintf(c[j], CELL, "%s", sum_heads[j]);
-	put_sum_row(o->fp, "event", name_width, c, w);
+	put_sum_row(&o->buf, "event", name_width, c, w);
 	for (size_t i = 0; i < s->n_events; i++) {
 		event_cells(o, &s->events[i], c);
-		put_sum_row(o->fp, short_name(s->events[i].name), name_width,
+		put_sum_row(&o->buf, short_name(s->events[i].name), name_width,
 		    c, w);
 	}
 	total_cells(o, s, c);
-	put_sum_row(o->fp, total_label(o, label_buf, sizeof(label_buf)),
+	put_sum_row(&o->buf, total_label(o, label_buf, sizeof(label_buf)),
 	    name_width, c, w);
 	put_peaks(o, s, name_width, w);
-	fprintf(o->fp, " skipped ticks: %" PRIu64 "\n", s->skipped);
+	ob_printf(&o->buf, " skipped ticks: %" PRIu64 "\n", s->skipped);
 	put_statements(o, s);
-	return output_status(o->fp);
+	return ob_status(&o->buf);
 }
 
 static int
@@ -654,16 +684,16 @@ text_dump(struct output *o, const struct output_dump *d)
 	char total[CELL], threshold[CELL];
 
 	if (d->by_signal) {
-		fprintf(o->fp, "## trigger: SIGUSR1, writing the %zu sample%s "
-		    "held ##\n", d->held, d->held == 1 ? "" : "s");
-		return output_status(o->fp);
+		ob_printf(&o->buf, "## trigger: SIGUSR1, writing the %zu "
+		    "sample%s held ##\n", d->held, d->held == 1 ? "" : "s");
+		return ob_status(&o->buf);
 	}
 	fmt_bytes(o, d->total, total);
 	fmt_bytes(o, d->threshold, threshold);
-	fprintf(o->fp, "## trigger: total %s >= %s, writing the %zu sample%s "
-	    "before it ##\n", total, threshold, d->held, d->held == 1 ? "" :
-	    "s");
-	return output_status(o->fp);
+	ob_printf(&o->buf, "## trigger: total %s >= %s, writing the %zu "
+	    "sample%s before it ##\n", total, threshold, d->held,
+	    d->held == 1 ? "" : "s");
+	return ob_status(&o->buf);
 }
 
 /*
@@ -720,7 +750,7 @@ list_cell(const struct output *o, const struct thread_column *c,
 }
 
 static void
-put_list_row(FILE *fp, const char *const cell[THREAD_COLUMNS],
+put_list_row(struct output_buf *b, const char *const cell[THREAD_COLUMNS],
     const size_t len[THREAD_COLUMNS], const size_t w[THREAD_COLUMNS])
 {
 	size_t last = list_last();
@@ -729,16 +759,16 @@ put_list_row(FILE *fp, const char *const cell[THREAD_COLUMNS],
 	for (size_t j = 0; j <= last; j++) {
 		if (thread_columns[j].head == NULL)
 			continue;
-		fputs(sep, fp);
+		ob_puts(b, sep);
 		sep = "  ";
 		if (j == last)
-			clean_cut_len(fp, cell[j], len[j], STATEMENT_WIDTH);
+			clean_cut_len(b, cell[j], len[j], STATEMENT_WIDTH);
 		else if (thread_columns[j].kind != COLUMN_TEXT)
-			clean_right(fp, cell[j], w[j]);
+			clean_right(b, cell[j], w[j]);
 		else
-			clean_left(fp, cell[j], w[j], true);
+			clean_left(b, cell[j], w[j], true);
 	}
-	putc('\n', fp);
+	ob_putc(b, '\n');
 }
 
 static int
@@ -760,14 +790,14 @@ text_threads(struct output *o, const struct thread_list *l)
 			w[j] = max_size(w[j], clean_width(list_cell(o,
 			    &thread_columns[j], &l->v[i], buf[j], &n), true));
 		}
-	put_list_row(o->fp, cell, len, w);
+	put_list_row(&o->buf, cell, len, w);
 	for (size_t i = 0; i < l->n; i++) {
 		for (size_t j = 0; j < THREAD_COLUMNS; j++)
 			cell[j] = list_cell(o, &thread_columns[j], &l->v[i],
 			    buf[j], &len[j]);
-		put_list_row(o->fp, cell, len, w);
+		put_list_row(&o->buf, cell, len, w);
 	}
-	return output_status(o->fp);
+	return ob_status(&o->buf);
 }
 
 /* "## Capture 2 at 2026-11-22 01:02:03: connection 17, thread 48, ... ##" */
@@ -781,12 +811,12 @@ text_capture(struct output *o, const struct output_capture *c)
 	if (localtime_r(&t, &tm) == NULL ||
 	    strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm) == 0)
 		snprintf(when, sizeof(when), "?");
-	fprintf(o->fp, "## Capture %" PRIu64 " at %s: connection %" PRIu64
+	ob_printf(&o->buf, "## Capture %" PRIu64 " at %s: connection %" PRIu64
 	    ", thread %" PRIu64 ", running %" PRId64 " s: ", c->number, when,
 	    c->connection_id, c->thread_id, c->running_s);
-	clean_cut(o->fp, c->text, CAPTURE_LINE);
-	fputs(" ##\n", o->fp);
-	return output_status(o->fp);
+	clean_cut(&o->buf, c->text, CAPTURE_LINE);
+	ob_puts(&o->buf, " ##\n");
+	return ob_status(&o->buf);
 }
 
 const struct format format_text = {

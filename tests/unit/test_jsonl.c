@@ -31,6 +31,7 @@ json_of(const struct sample *s, const char *grain, bool filtered)
 
 	o.fp = open_memstream(&buf, &len);
 	assert_int_equal(output_sample(&o, s), 0);
+	output_release(&o);
 	fclose(o.fp);
 	return buf;
 }

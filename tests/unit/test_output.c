@@ -284,6 +284,7 @@ render(const char *format, bool exact, enum what what, size_t *len)
 		assert_int_equal(summary_add_run(&sum, run), 0);
 		sum.thread_id = 42;
 		if (what == STATEMENTS) {
+			output_release(&o);
 			assert_int_equal(fclose(o.fp), 0);
 			o.fp = samples_fp;
 			assert_int_equal(output_statements(&o, &sum), 0);
@@ -299,6 +300,7 @@ render(const char *format, bool exact, enum what what, size_t *len)
 		assert_int_equal(output_threads(&o, &l), 0);
 		thread_list_free(&l);
 	}
+	output_release(&o);
 	assert_int_equal(fclose(o.fp), 0);
 	return buf;
 }
@@ -362,6 +364,7 @@ test_statements_csv_header_once(void **state)
 	}
 	assert_int_equal(headers, 1);
 	assert_int_equal(rows, 2 * sum.n_run_statements);
+	output_release(&o);
 	fclose(o.fp);
 	summary_free(&sum);
 	runstats_free(run);
@@ -419,6 +422,7 @@ test_nothing_written(void **state)
 		if (strcmp(formats[i], "json") == 0)
 			assert_int_equal(output_begin(&o), 0);
 		assert_int_equal(output_end(&o, &sum), 0);
+		output_release(&o);
 		assert_int_equal(fclose(o.fp), 0);
 		assert_int_equal(len, 0);
 		free(buf);
@@ -451,12 +455,14 @@ test_write_error(void **state)
 			assert_int_equal(output_sample(&o, ring_get(r, 0)),
 			    -1);
 		}
+		output_release(&o);
 		fclose(o.fp);
 
 		assert_non_null(o.fp = fopen("/dev/full", "w"));
 		errno = 0;
 		assert_int_equal(output_threads(&o, &l), -1);
 		assert_int_equal(errno, ENOSPC);
+		output_release(&o);
 		fclose(o.fp);
 	}
 	/* Text and JSON write no header: the sample is the first to fail. */
@@ -466,6 +472,7 @@ test_write_error(void **state)
 		assert_non_null(o.fp = fopen("/dev/full", "w"));
 		assert_int_equal(output_begin(&o), 0);
 		assert_int_equal(output_sample(&o, ring_get(r, 0)), -1);
+		output_release(&o);
 		fclose(o.fp);
 	}
 	thread_list_free(&l);
@@ -491,6 +498,7 @@ test_capture_heading(void **state)
 
 		assert_non_null(o.fp = open_memstream(&buf, &len));
 		assert_int_equal(output_capture(&o, &c), 0);
+		output_release(&o);
 		fclose(o.fp);
 		if (i > 0) {
 			/* CSV and JSON rows stand alone: no heading. */
@@ -1022,6 +1030,7 @@ render_samples(const char *format, const char *name,
 	assert_int_equal(output_end(&o, &sum), 0);
 	summary_free(&sum);
 	ring_free(r);
+	output_release(&o);
 	assert_int_equal(fclose(o.fp), 0);
 	return buf;
 }
@@ -1306,6 +1315,7 @@ test_text_no_samples(void **state)
 	(void)state;
 	assert_non_null(o.fp = open_memstream(&buf, &len));
 	assert_int_equal(output_end(&o, &sum), 0);
+	output_release(&o);
 	assert_int_equal(fclose(o.fp), 0);
 	assert_string_equal(buf, "## Summary: no samples were taken ##\n"
 	    " skipped ticks: 5\n");
@@ -1383,6 +1393,7 @@ test_text_folds_white_space(void **state)
 	    "\n  SELECT 1 \n");
 	assert_non_null(o.fp = open_memstream(&buf, &len));
 	assert_int_equal(output_threads(&o, &l), 0);
+	output_release(&o);
 	assert_int_equal(fclose(o.fp), 0);
 	assert_non_null(strstr(buf, "\n     48    17  sql/one_connection  app   "
 	    "localhost  Query       3  executing  4.00 KiB  SELECT 1\n"));
@@ -1391,6 +1402,7 @@ test_text_folds_white_space(void **state)
 
 	assert_non_null(o.fp = open_memstream(&buf, &len));
 	assert_int_equal(output_capture(&o, &c), 0);
+	output_release(&o);
 	assert_int_equal(fclose(o.fp), 0);
 	assert_non_null(strstr(buf, ", running 3 s: SELECT 3 ##\n"));
 	free(buf);

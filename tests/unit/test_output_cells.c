@@ -51,6 +51,7 @@ render(const char *format, const char *grain, const struct statement *st,
 	assert_int_equal(output_end(&o, &sum), 0);
 	summary_free(&sum);
 	ring_free(r);
+	output_release(&o);
 	assert_int_equal(fclose(o.fp), 0);
 	return buf;
 }
@@ -91,6 +92,7 @@ test_setup_off_marked(void **state)
 	assert_non_null(o.fp = open_memstream(&buf, &len));
 	for (size_t i = 0; i < 3; i++)
 		assert_int_equal(output_sample(&o, ring_get(r, i)), 0);
+	output_release(&o);
 	assert_int_equal(fclose(o.fp), 0);
 	assert_non_null(strstr(buf, "## switched off, not counted from here: "
 	    "memory instruments, the thread's INSTRUMENTED ##\n"));
@@ -111,6 +113,7 @@ test_setup_off_marked(void **state)
 		buf = NULL;
 		assert_non_null(o.fp = open_memstream(&buf, &len));
 		assert_int_equal(output_sample(&o, ring_get(r, 1)), 0);
+		output_release(&o);
 		assert_int_equal(fclose(o.fp), 0);
 		assert_non_null(strstr(buf, want[k]));
 		free(buf);

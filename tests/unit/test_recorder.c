@@ -58,6 +58,7 @@ rec_step(struct rec *r, int64_t total)
 static char *
 rec_done(struct rec *r)
 {
+	output_release(&r->out);
 	assert_int_equal(fclose(r->out.fp), 0);
 	ring_free(r->ring);
 	return r->buf;
@@ -189,6 +190,7 @@ test_write_error(void **state)
 	assert_int_equal(errno, ENOSPC);
 	/* And the stream stays failed. */
 	assert_int_equal(rec_step(&r, 50), -1);
+	output_release(&r.out);
 	fclose(r.out.fp);
 	ring_free(r.ring);
 }

@@ -1,0 +1,138 @@
+/*
+ * The buffer of the output formats (see output_buf.h), and the integers
+ * they write by hand.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output_buf.h"
+
+/* A sample of ten events is some 5 KiB of JSON: one malloc covers most. */
+#define OB_FIRST 8192
+
+bool
+ob_grow(struct output_buf *b, size_t n)
+{
+	size_t cap = b->cap > 0 ? b->cap : OB_FIRST;
+	char *p;
+
+	if (b->failed)
+		return false;
+	while (cap - b->len < n) {
+		if (cap > SIZE_MAX / 2)
+			goto fail;
+		cap *= 2;
+	}
+	if ((p = realloc(b->p, cap)) == NULL)
+		goto fail;
+	b->p = p;
+	b->cap = cap;
+	return true;
+fail:
+	b->failed = true;
+	return false;
+}
+
+int
+ob_status(const struct output_buf *b)
+{
+	if (!b->failed)
+		return 0;
+	errno = ENOMEM;
+	return -1;
+}
+
+void
+ob_clear(struct output_buf *b)
+{
+	b->len = 0;
+	b->failed = false;
+}
+
+void
+ob_free(struct output_buf *b)
+{
+	free(b->p);
+	*b = (struct output_buf){ 0 };
+}
+
+void
+ob_fill(struct output_buf *b, char c, size_t n)
+{
+	if (n == 0 || (b->cap - b->len < n && !ob_grow(b, n)))
+		return;
+	memset(b->p + b->len, c, n);
+	b->len += n;
+}
+
+/*
+ * Integers are written by hand: a sample of ten events has some 250 of
+ * them, and a printf for each cost more than the rest of the row. Digits
+ * by hand never depend on the locale either.
+ */
+size_t
+output_uint(char *buf, uint64_t v)
+{
+	char digits[OUTPUT_INT_MAX];
+	size_t i = sizeof(digits);
+
+	do
+		digits[--i] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	memcpy(buf, digits + i, sizeof(digits) - i);
+	return sizeof(digits) - i;
+}
+
+size_t
+output_int(char *buf, int64_t v)
+{
+	if (v >= 0)
+		return output_uint(buf, (uint64_t)v);
+	buf[0] = '-';
+	return 1 + output_uint(buf + 1, -(uint64_t)v); /* INT64_MIN too */
+}
+
+void
+ob_uint(struct output_buf *b, uint64_t v)
+{
+	if (b->cap - b->len < OUTPUT_INT_MAX && !ob_grow(b, OUTPUT_INT_MAX))
+		return;
+	b->len += output_uint(b->p + b->len, v);
+}
+
+void
+ob_int(struct output_buf *b, int64_t v)
+{
+	if (b->cap - b->len < OUTPUT_INT_MAX && !ob_grow(b, OUTPUT_INT_MAX))
+		return;
+	b->len += output_int(b->p + b->len, v);
+}
+
+void
+ob_printf(struct output_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (b->cap == b->len && !ob_grow(b, 1))
+		return; /* vsnprintf gets somewhere to write its NUL */
+	va_start(ap, fmt);
+	n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->failed = true; /* only a bad format: never here */
+		return;
+	}
+	if ((size_t)n >= b->cap - b->len) {
+		if (!ob_grow(b, (size_t)n + 1))
+			return;
+		va_start(ap, fmt);
+		vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+		va_end(ap);
+	}
+	b->len += (size_t)n;
+}

@@ -1,0 +1,183 @@
+/*
+ * The output buffer: its appenders, its growth, and what it says when it
+ * cannot grow.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "output_buf.h"
+
+/* b's bytes, as a string, compared with want. */
+static void
+assert_holds(const struct output_buf *b, const char *want)
+{
+	assert_int_equal(b->len, strlen(want));
+	assert_memory_equal(b->p, want, b->len);
+	assert_int_equal(ob_status(b), 0);
+}
+
+static void
+test_appenders(void **state)
+{
+	struct output_buf b = { 0 };
+
+	(void)state;
+	ob_putc(&b, '{');
+	ob_write(&b, "ab", 2);
+	ob_write(&b, "", 0);
+	ob_puts(&b, "cd");
+	ob_fill(&b, ' ', 3);
+	ob_fill(&b, 'x', 0);
+	ob_uint(&b, 0);
+	ob_putc(&b, ',');
+	ob_uint(&b, UINT64_MAX);
+	ob_putc(&b, ',');
+	ob_int(&b, INT64_MIN);
+	ob_putc(&b, ',');
+	ob_int(&b, -1);
+	ob_putc(&b, ',');
+	ob_int(&b, INT64_MAX);
+	ob_printf(&b, "|%s|%05d|", "p", 42);
+	assert_holds(&b, "{abcd   0,18446744073709551615,"
+	    "-9223372036854775808,-1,9223372036854775807|p|00042|");
+	ob_free(&b);
+	assert_null(b.p);
+	assert_int_equal(b.len, 0);
+}
+
+/* ob_clear() empties it and keeps its storage: no malloc per sample. */
+static void
+test_clear_keeps_storage(void **state)
+{
+	struct output_buf b = { 0 };
+	char *p;
+
+	(void)state;
+	ob_puts(&b, "first sample");
+	p = b.p;
+	ob_clear(&b);
+	assert_int_equal(b.len, 0);
+	ob_puts(&b, "second");
+	assert_ptr_equal(b.p, p);
+	assert_holds(&b, "second");
+	ob_free(&b);
+}
+
+/*
+ * Far more than the first allocation, written by every appender in
+ * turn: each grows the buffer when it must, and nothing is lost.
+ */
+static void
+test_growth(void **state)
+{
+	struct output_buf b = { 0 };
+	size_t n = 0;
+	char *want = malloc(1 << 22);
+
+	(void)state;
+	assert_non_null(want);
+	for (size_t i = 0; n < (1 << 22) - 200; i++) {
+		char digits[32];
+		size_t k;
+
+		switch (i % 4) {
+		case 0:
+			ob_putc(&b, (char)('a' + i % 26));
+			want[n++] = (char)('a' + i % 26);
+			break;
+		case 1:
+			k = i % 97;
+			ob_fill(&b, '.', k);
+			memset(want + n, '.', k);
+			n += k;
+			break;
+		case 2:
+			ob_uint(&b, (uint64_t)i * 7919);
+			k = (size_t)snprintf(digits, sizeof(digits), "%zu",
+			    i * 7919);
+			memcpy(want + n, digits, k);
+			n += k;
+			break;
+		case 3:
+			ob_printf(&b, "[%zu]", i);
+			k = (size_t)snprintf(digits, sizeof(digits), "[%zu]", i);
+			memcpy(want + n, digits, k);
+			n += k;
+			break;
+		}
+	}
+	assert_int_equal(ob_status(&b), 0);
+	assert_int_equal(b.len, n);
+	assert_memory_equal(b.p, want, n);
+	assert_true(b.cap >= n);
+	free(want);
+	ob_free(&b);
+}
+
+/* A printf longer than the room left is written whole. */
+static void
+test_printf_grows(void **state)
+{
+	struct output_buf b = { 0 };
+	char *big = malloc(100001);
+
+	(void)state;
+	assert_non_null(big);
+	memset(big, 'z', 100000);
+	big[100000] = '\0';
+	ob_puts(&b, "<");
+	ob_printf(&b, "%s>", big);
+	assert_int_equal(b.len, 100002);
+	assert_int_equal(b.p[0], '<');
+	assert_memory_equal(b.p + 1, big, 100000);
+	assert_int_equal(b.p[100001], '>');
+	free(big);
+	ob_free(&b);
+}
+
+/*
+ * When it cannot grow, the appender drops its bytes and the buffer says
+ * ENOMEM until it is cleared.
+ */
+static void
+test_cannot_grow(void **state)
+{
+	struct output_buf b = { 0 };
+
+	(void)state;
+	ob_puts(&b, "kept");
+	assert_false(ob_grow(&b, SIZE_MAX));
+	errno = 0;
+	assert_int_equal(ob_status(&b), -1);
+	assert_int_equal(errno, ENOMEM);
+	/* It stays failed: the call's output is incomplete. */
+	ob_puts(&b, "more");
+	assert_int_equal(ob_status(&b), -1);
+	ob_clear(&b);
+	assert_int_equal(ob_status(&b), 0);
+	ob_puts(&b, "again");
+	assert_holds(&b, "again");
+	ob_free(&b);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_appenders),
+		cmocka_unit_test(test_clear_keeps_storage),
+		cmocka_unit_test(test_growth),
+		cmocka_unit_test(test_printf_grows),
+		cmocka_unit_test(test_cannot_grow),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
