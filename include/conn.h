@@ -7,6 +7,7 @@
 #define MYSQLMEMPROF_CONN_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -95,13 +96,31 @@ enum conn_status conn_query_params(struct conn *c, const char *sql,
     unsigned *server_errno, char *err, size_t errlen);
 
 /*
+ * A column of a row of conn_query_kept(). An integer column comes as an
+ * integer, not as text to be parsed again: a sample has some 150 of them.
+ */
+struct conn_value {
+	bool null;
+	bool is_int;      /* i or u holds it; s is NULL */
+	bool is_unsigned; /* u, not i */
+	union {
+		int64_t i;
+		uint64_t u;
+	};
+	const char *s;    /* any other column: NUL-terminated, len bytes */
+	unsigned long len;
+};
+typedef int (*conn_value_fn)(void *ctx, unsigned ncols,
+    const struct conn_value *values);
+/*
  * As conn_query_params(), but the statement stays prepared on the
  * connection (a few are kept, the oldest closed first) and the next call
  * with the same sql only executes it: for the query of every sample. A
- * failed call closes it, so the next one prepares it again.
+ * failed call closes it, so the next one prepares it again. Rows come
+ * as typed values.
  */
 enum conn_status conn_query_kept(struct conn *c, const char *sql,
-    const struct conn_param *params, unsigned n, conn_row_fn fn, void *ctx,
+    const struct conn_param *params, unsigned n, conn_value_fn fn, void *ctx,
     unsigned *server_errno, char *err, size_t errlen);
 /* The TLS cipher of the session, or NULL when it is not encrypted. */
 const char *conn_cipher(struct conn *c);

@@ -20,10 +20,11 @@ typedef bool bind_flag;
 #endif
 
 /*
- * The columns of a prepared statement's result, handed on as strings. An
- * integer column is fetched as an integer and written in decimal here:
- * Connector/C's own conversion to a string cost some 2,000 instructions a
- * memory row, more than the rest of a sample's reading.
+ * The columns of a prepared statement's result. An integer column is
+ * fetched as an integer, and handed on as one (conn_query_kept()) or
+ * written in decimal here: Connector/C's own conversion to a string cost
+ * some 2,000 instructions a memory row, more than the rest of a sample's
+ * reading.
  */
 struct columns {
 	unsigned n;
@@ -269,11 +270,53 @@ prepare(struct conn *c, const char *sql, unsigned n, unsigned *server_errno,
 	return st;
 }
 
+/* Row i of cols as typed values, in v. */
+static void
+typed_values(struct columns *cols, struct conn_value *v)
+{
+	for (unsigned i = 0; i < cols->n; i++) {
+		v[i] = (struct conn_value){ .null = cols->null[i],
+		    .is_int = cols->is_int[i],
+		    .is_unsigned = cols->is_unsigned[i] };
+		if (cols->null[i])
+			continue;
+		if (cols->is_int[i]) {
+			v[i].i = cols->ival[i];
+			continue;
+		}
+		cols->buf[i][cols->len[i]] = '\0';
+		v[i].s = cols->buf[i];
+		v[i].len = cols->len[i];
+	}
+}
+
+/* Row i of cols as strings, in values, an integer written in decimal. */
+static void
+text_values(struct columns *cols, char **values)
+{
+	for (unsigned i = 0; i < cols->n; i++) {
+		values[i] = cols->null[i] ? NULL : cols->buf[i];
+		if (cols->null[i])
+			continue;
+		if (cols->is_int[i])
+			cols->len[i] = int_text(cols->buf[i], cols->ival[i],
+			    cols->is_unsigned[i]);
+		else
+			cols->buf[i][cols->len[i]] = '\0';
+	}
+}
+
+/*
+ * Runs sql with params, kept prepared or prepared for this call alone;
+ * each row goes to fn as strings, or to vfn as typed values.
+ */
 static enum conn_status
 query_params(struct conn *c, const char *sql, bool keep,
-    const struct conn_param *params, unsigned n, conn_row_fn fn, void *ctx,
-    unsigned *server_errno, char *err, size_t errlen)
+    const struct conn_param *params, unsigned n, conn_row_fn fn,
+    conn_value_fn vfn, void *ctx, unsigned *server_errno, char *err,
+    size_t errlen)
 {
+	struct conn_value typed[MAX_COLUMNS];
 	MYSQL_BIND pb[MAX_PARAMS];
 	unsigned long plen[MAX_PARAMS];
 	long long pint[MAX_PARAMS];
@@ -335,17 +378,16 @@ query_params(struct conn *c, const char *sql, bool keep,
 		if (rc == 1 || (rc == MYSQL_DATA_TRUNCATED &&
 		    columns_refetch(st, cols) != 0))
 			goto fail;
-		for (unsigned i = 0; i < cols->n; i++) {
-			values[i] = cols->null[i] ? NULL : cols->buf[i];
-			if (cols->null[i])
-				continue;
-			if (cols->is_int[i])
-				cols->len[i] = int_text(cols->buf[i],
-				    cols->ival[i], cols->is_unsigned[i]);
-			else
-				cols->buf[i][cols->len[i]] = '\0';
+		int stop = 0;
+
+		if (vfn != NULL) {
+			typed_values(cols, typed);
+			stop = vfn(ctx, cols->n, typed);
+		} else if (fn != NULL) {
+			text_values(cols, values);
+			stop = fn(ctx, cols->n, values, cols->len);
 		}
-		if (fn != NULL && fn(ctx, cols->n, values, cols->len) != 0) {
+		if (stop != 0) {
 			if (err[0] == '\0')
 				snprintf(err, errlen, "unexpected result");
 			status = CONN_FAILED;
@@ -384,15 +426,15 @@ conn_query_params(struct conn *c, const char *sql,
     const struct conn_param *params, unsigned n, conn_row_fn fn, void *ctx,
     unsigned *server_errno, char *err, size_t errlen)
 {
-	return query_params(c, sql, false, params, n, fn, ctx, server_errno,
-	    err, errlen);
+	return query_params(c, sql, false, params, n, fn, NULL, ctx,
+	    server_errno, err, errlen);
 }
 
 enum conn_status
 conn_query_kept(struct conn *c, const char *sql,
-    const struct conn_param *params, unsigned n, conn_row_fn fn, void *ctx,
+    const struct conn_param *params, unsigned n, conn_value_fn fn, void *ctx,
     unsigned *server_errno, char *err, size_t errlen)
 {
-	return query_params(c, sql, true, params, n, fn, ctx, server_errno,
-	    err, errlen);
+	return query_params(c, sql, true, params, n, NULL, fn, ctx,
+	    server_errno, err, errlen);
 }

@@ -43,22 +43,22 @@ enum {
 };
 
 static int
-statement_row(struct pfs_reader *r, char **v, const unsigned long *len)
+statement_row(struct pfs_reader *r, const struct conn_value *v)
 {
 	struct statement *st = &r->statement;
 
 	st->thread_id = r->thread_id;
-	st->has_id = v[COL_EVENT_ID] != NULL;
-	if (pfs_column_u64(v[COL_EVENT_ID], &st->id) != 0)
+	st->has_id = !v[COL_EVENT_ID].null;
+	if (pfs_value_u64(&v[COL_EVENT_ID], &st->id) != 0)
 		return r->bad_row = 1, -1;
-	statement_copy(st->digest, STATEMENT_DIGEST_MAX, v[COL_DIGEST],
-	    len[COL_DIGEST]);
-	statement_set_text(st, v[COL_TEXT], len[COL_TEXT]);
+	statement_copy(st->digest, STATEMENT_DIGEST_MAX, v[COL_DIGEST].s,
+	    v[COL_DIGEST].len);
+	statement_set_text(st, v[COL_TEXT].s, v[COL_TEXT].len);
 	return 0;
 }
 
 static int
-event_row(void *ctx, unsigned ncols, char **v, const unsigned long *len)
+event_row(void *ctx, unsigned ncols, const struct conn_value *v)
 {
 	struct pfs_reader *r = ctx;
 	struct event_stat *e;
@@ -67,11 +67,13 @@ event_row(void *ctx, unsigned ncols, char **v, const unsigned long *len)
 	if (ncols < (r->is_grain ? N_MEMORY_COLS : N_THREAD_COLS))
 		return r->bad_row = 1, -1;
 	if (!r->is_grain && r->thread_rows++ == 0 &&
-	    statement_row(r, v, len) != 0)
+	    statement_row(r, v) != 0)
 		return -1;
 	/* A thread with no memory in use: its one row has none. */
-	if (v[COL_NAME] == NULL)
+	if (v[COL_NAME].null)
 		return r->is_grain ? (r->bad_row = 1, -1) : 0;
+	if (v[COL_NAME].is_int)
+		return r->bad_row = 1, -1;
 	if (r->n == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 128;
 		struct event_stat *p = realloc(r->events, cap * sizeof(*p));
@@ -81,17 +83,17 @@ event_row(void *ctx, unsigned ncols, char **v, const unsigned long *len)
 		r->cap = cap;
 	}
 	e = &r->events[r->n];
-	namelen = len[COL_NAME] < EVENT_NAME_MAX ? len[COL_NAME] :
+	namelen = v[COL_NAME].len < EVENT_NAME_MAX ? v[COL_NAME].len :
 	    EVENT_NAME_MAX;
-	memcpy(e->name, v[COL_NAME], namelen);
+	memcpy(e->name, v[COL_NAME].s, namelen);
 	e->name[namelen] = '\0';
-	if (pfs_column_i64(v[COL_CURRENT_BYTES], &e->current_bytes) != 0 ||
-	    pfs_column_i64(v[COL_CURRENT_COUNT], &e->current_count) != 0 ||
-	    pfs_column_i64(v[COL_HIGH_BYTES], &e->high_bytes) != 0 ||
-	    pfs_column_u64(v[COL_ALLOC_BYTES], &e->alloc_bytes) != 0 ||
-	    pfs_column_u64(v[COL_FREE_BYTES], &e->free_bytes) != 0 ||
-	    pfs_column_u64(v[COL_ALLOC_COUNT], &e->alloc_count) != 0 ||
-	    pfs_column_u64(v[COL_FREE_COUNT], &e->free_count) != 0)
+	if (pfs_value_i64(&v[COL_CURRENT_BYTES], &e->current_bytes) != 0 ||
+	    pfs_value_i64(&v[COL_CURRENT_COUNT], &e->current_count) != 0 ||
+	    pfs_value_i64(&v[COL_HIGH_BYTES], &e->high_bytes) != 0 ||
+	    pfs_value_u64(&v[COL_ALLOC_BYTES], &e->alloc_bytes) != 0 ||
+	    pfs_value_u64(&v[COL_FREE_BYTES], &e->free_bytes) != 0 ||
+	    pfs_value_u64(&v[COL_ALLOC_COUNT], &e->alloc_count) != 0 ||
+	    pfs_value_u64(&v[COL_FREE_COUNT], &e->free_count) != 0)
 		return r->bad_row = 1, -1;
 	r->n++;
 	return 0;

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "conn.h"
 #include "pfs.h"
 
 /*
@@ -29,6 +30,13 @@
  */
 int pfs_column_u64(const char *v, uint64_t *out);
 int pfs_column_i64(const char *v, int64_t *out);
+
+/*
+ * The same of a typed value (conn_query_kept()): an integer as it is, if
+ * it fits, and any other column as pfs_column_*() read its text.
+ */
+int pfs_value_u64(const struct conn_value *v, uint64_t *out);
+int pfs_value_i64(const struct conn_value *v, int64_t *out);
 
 /* Copies a column of len bytes (NULL: none) into dst, cut to fit, NUL-ended. */
 void pfs_copy_column(char *dst, size_t size, const char *v, unsigned long len);

@@ -178,12 +178,56 @@ test_query_failed(void **state)
 	assert_string_equal(small, "reading x: ");
 }
 
+/*
+ * Typed values (conn_query_kept()): integers as they are, when they fit
+ * the signedness asked for; NULL as 0; text read as pfs_column_*() reads it.
+ */
+static void
+test_typed_values(void **state)
+{
+	struct conn_value null = { .null = true };
+	struct conn_value neg = { .is_int = true, .i = -5 };
+	struct conn_value big = { .is_int = true, .is_unsigned = true,
+	    .u = UINT64_MAX };
+	struct conn_value max = { .is_int = true, .is_unsigned = true,
+	    .u = (uint64_t)INT64_MAX };
+	struct conn_value text = { .s = "42", .len = 2 };
+	struct conn_value junk = { .s = "4x", .len = 2 };
+	uint64_t u = 7;
+	int64_t i = 7;
+
+	(void)state;
+	assert_int_equal(pfs_value_u64(&null, &u), 0);
+	assert_true(u == 0);
+	assert_int_equal(pfs_value_i64(&null, &i), 0);
+	assert_true(i == 0);
+	assert_int_equal(pfs_value_i64(&neg, &i), 0);
+	assert_true(i == -5);
+	u = 7;
+	assert_int_equal(pfs_value_u64(&neg, &u), -1);
+	assert_true(u == 7);
+	assert_int_equal(pfs_value_u64(&big, &u), 0);
+	assert_true(u == UINT64_MAX);
+	i = 7;
+	assert_int_equal(pfs_value_i64(&big, &i), -1);
+	assert_true(i == 7);
+	assert_int_equal(pfs_value_i64(&max, &i), 0);
+	assert_true(i == INT64_MAX);
+	assert_int_equal(pfs_value_u64(&text, &u), 0);
+	assert_true(u == 42);
+	assert_int_equal(pfs_value_i64(&text, &i), 0);
+	assert_true(i == 42);
+	assert_int_equal(pfs_value_u64(&junk, &u), -1);
+	assert_int_equal(pfs_value_i64(&junk, &i), -1);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_u64),
 		cmocka_unit_test(test_i64),
+		cmocka_unit_test(test_typed_values),
 		cmocka_unit_test(test_copy_column),
 		cmocka_unit_test(test_ints_row),
 		cmocka_unit_test(test_query_failed),
