@@ -1,7 +1,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <setjmp.h>
 #include <cmocka.h>
@@ -118,6 +120,44 @@ test_timestamp_negative(void **state)
 	check_ts(-86400000LL, "1969-12-31T00:00:00.000Z");
 }
 
+/*
+ * Written by hand for years 1000 to 9999: the same as gmtime_r() and
+ * strftime() write, for every day of four centuries around now, each at
+ * a different time of day, and near the ends of the range.
+ */
+static void
+test_timestamp_by_hand(void **state)
+{
+	char want[96], date[32];
+	struct tm tm;
+	time_t t;
+	int64_t starts[] = { -30610224000LL - 200LL * 86400, -2208988800LL,
+	    4102444800LL,
+	    253402300800LL - 400LL * 86400 };
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(starts) / sizeof(starts[0]); k++)
+		for (int64_t day = 0; day < 400; day++) {
+			int64_t s = starts[k] + day * 86400 + (day * 7919) % 86400;
+
+			t = (time_t)s;
+			assert_non_null(gmtime_r(&t, &tm));
+			strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
+			snprintf(want, sizeof(want), "%s.%03dZ", date,
+			    (int)(day % 1000));
+			check_ts(s * 1000 + day % 1000, want);
+		}
+	for (int64_t s = -210866803200LL; s < 32503680000LL; s += 86400 * 97 + 3607) {
+		if (s < -62167219200LL) /* before year 0: glibc's own */
+			continue;
+		t = (time_t)s;
+		assert_non_null(gmtime_r(&t, &tm));
+		strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
+		snprintf(want, sizeof(want), "%s.000Z", date);
+		check_ts(s * 1000, want);
+	}
+}
+
 static void
 test_timestamp_extremes(void **state)
 {
@@ -142,6 +182,7 @@ main(void)
 		cmocka_unit_test(test_bytes_truncates),
 		cmocka_unit_test(test_timestamp),
 		cmocka_unit_test(test_timestamp_negative),
+		cmocka_unit_test(test_timestamp_by_hand),
 		cmocka_unit_test(test_timestamp_extremes),
 	};
 
