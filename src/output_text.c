@@ -597,6 +597,26 @@ text_statements(struct output *o, const struct summary *s)
 	return ob_status(&o->buf);
 }
 
+/*
+ * What the samples' queries cost the server: the mean and the slowest,
+ * and the share of a core they took over the run (the sampler's duty
+ * cycle), which grows with the threads connected (see --max-load).
+ */
+static void
+put_server_time(struct output *o, const struct run_totals *t)
+{
+	double duty = run_totals_duty_pct(t);
+
+	if (t->queried == 0)
+		return;
+	ob_printf(&o->buf, " server time per sample: mean %.2f ms, slowest "
+	    "%.2f ms", (double)t->query_us_sum / (double)t->queried / 1000,
+	    (double)t->query_us_max / 1000);
+	if (duty >= 0)
+		ob_printf(&o->buf, "; %.1f%% of a core over the run", duty);
+	ob_puts(&o->buf, "\n");
+}
+
 static int
 text_end_run(struct output *o, const struct summary *s)
 {
@@ -629,6 +649,7 @@ text_end_run(struct output *o, const struct summary *s)
 	put_cells(&o->buf, label, name_width, RUN_COLS, c, w);
 	put_run_peaks(o, s, name_width);
 	ob_printf(&o->buf, " skipped ticks: %" PRIu64 "\n", s->skipped);
+	put_server_time(o, &s->run);
 	put_run_statements(o, s);
 	return ob_status(&o->buf);
 }

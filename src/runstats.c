@@ -226,7 +226,9 @@ add_query(struct runstats *r, const struct sample *s)
 		t->first_query_us = s->query_us;
 	}
 	t->queried_span_us = s->elapsed_us - r->first_queried_us;
-	t->query_us_sum += s->query_us;
+	/* Saturated: a replayed capture may hold any value. */
+	t->query_us_sum = t->query_us_sum > UINT64_MAX - s->query_us ?
+	    UINT64_MAX : t->query_us_sum + s->query_us;
 	if (s->query_us > t->query_us_max)
 		t->query_us_max = s->query_us;
 }

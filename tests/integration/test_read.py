@@ -85,6 +85,14 @@ class Read(mmp.TestCase):
                                         last["elapsed_ms"],
                                         first["thread_id"]), p.stdout)
         self.assertEqual(p.stdout.count("## Memory usage at time"), 5)
+        # What the queries cost the server, from the samples' query_us:
+        # all but the first ran in the time from the first to the last.
+        q = [s["query_us"] for s in self.samples]
+        span_us = (last["elapsed_ms"] - first["elapsed_ms"]) * 1000
+        self.assertIn(" server time per sample: mean %.2f ms, slowest %.2f "
+                      "ms; %.1f%% of a core over the run\n" % (
+                          sum(q) / len(q) / 1000, max(q) / 1000,
+                          (sum(q) - q[0]) / span_us * 100), p.stdout)
 
     def assertRefused(self, path, *words):
         p = self.replay("--format", "csv", path=path)
