@@ -77,14 +77,31 @@ ob_fill(struct output_buf *b, char c, size_t n)
 size_t
 output_uint(char *buf, uint64_t v)
 {
+	/* Two digits a step: a sample writes some 70 numbers, most short. */
+	static const char pairs[201] =
+	    "00010203040506070809101112131415161718192021222324252627282930"
+	    "31323334353637383940414243444546474849505152535455565758596061"
+	    "62636465666768697071727374757677787980818283848586878889909192"
+	    "93949596979899";
 	char digits[OUTPUT_INT_MAX];
-	size_t i = sizeof(digits);
+	size_t i = sizeof(digits), n;
 
-	do
-		digits[--i] = (char)('0' + v % 10);
-	while ((v /= 10) != 0);
-	memcpy(buf, digits + i, sizeof(digits) - i);
-	return sizeof(digits) - i;
+	while (v >= 100) {
+		unsigned d = (unsigned)(v % 100) * 2;
+
+		v /= 100;
+		digits[--i] = pairs[d + 1];
+		digits[--i] = pairs[d];
+	}
+	if (v >= 10) {
+		digits[--i] = pairs[v * 2 + 1];
+		digits[--i] = pairs[v * 2];
+	} else
+		digits[--i] = (char)('0' + v);
+	n = sizeof(digits) - i;
+	for (size_t k = 0; k < n; k++)
+		buf[k] = digits[i + k];
+	return n;
 }
 
 size_t

@@ -168,11 +168,49 @@ test_cannot_grow(void **state)
 	ob_free(&b);
 }
 
+/* The integers by hand, as printf writes them, at every digit count. */
+static void
+int_as_printf(uint64_t u)
+{
+	char got[OUTPUT_INT_MAX + 1], want[32];
+	int64_t i = (int64_t)u;
+
+	got[output_uint(got, u)] = '\0';
+	snprintf(want, sizeof(want), "%ju", (uintmax_t)u);
+	assert_string_equal(got, want);
+	got[output_int(got, i)] = '\0';
+	snprintf(want, sizeof(want), "%jd", (intmax_t)i);
+	assert_string_equal(got, want);
+}
+
+static void
+test_integers(void **state)
+{
+	uint64_t p = 1, x = 88172645463325252ULL;
+
+	(void)state;
+	for (int d = 0; d < 20; d++, p *= 10)
+		for (uint64_t k = 0; k < 3; k++) {
+			int_as_printf(p - 1 + k);
+			int_as_printf(p * 9 + k);
+			int_as_printf(-(p + k));
+		}
+	for (int n = 0; n < 100000; n++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		int_as_printf(x >> (n % 64));
+	}
+	int_as_printf(UINT64_MAX);
+	int_as_printf((uint64_t)INT64_MIN);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_appenders),
+		cmocka_unit_test(test_integers),
 		cmocka_unit_test(test_clear_keeps_storage),
 		cmocka_unit_test(test_growth),
 		cmocka_unit_test(test_printf_grows),
