@@ -135,7 +135,7 @@ demo: deps
 # mysqlmemprof against the samplers people use, on a throwaway server of
 # its own: prints the figures and writes bench/RESULTS.md (about 8 minutes);
 # then what sampling costs the server under sysbench and with up to 1,000
-# connections, in its own section of that file (about 16 minutes more).
+# connections, in its own section of that file (about 17 minutes more).
 # MMP_BENCH_QUICK=1: a smoke run of a few minutes.
 BENCH_ENV = BUILD=$(BUILD) CC='$(CC)' CFLAGS='$(CFLAGS)' \
 	    MYSQL_CFLAGS='$(MYSQL_CFLAGS)' MYSQL_LIBS='$(MYSQL_LIBS)'

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "output_buf.h"
+#include "writer_check.h"
 #include "output_clean.h"
 #include "scrub.h"
 
@@ -76,19 +77,11 @@ check(const char *s, size_t n)
 			assert_int_equal(fclose(fp), 0);
 			ob_clear(&out);
 			cols = clean_put_len(&out, s, n, widths[w], oneline);
-			assert_int_equal(ob_status(&out), 0);
 			assert_int_equal(cols, want_cols);
 			assert_int_equal(clean_put_len(NULL, s, n, widths[w],
 			    oneline), want_cols);
-			/* Nothing written: p may still be NULL. */
-			if (out.len != want_len || (want_len > 0 &&
-			    memcmp(out.p, want, want_len) != 0)) {
-				print_error("width %zu oneline %d: got %.*s, "
-				    "want %s\n", widths[w], oneline,
-				    (int)out.len, out.p, want);
-				fail();
-			}
-			free(want);
+			same_bytes(&out, want, want_len, s, n, oneline ?
+			    "one line" : "as it is");
 		}
 }
 
@@ -129,21 +122,9 @@ test_random(void **state)
 	static const unsigned char pool[] = { 'a', 'Z', '~', ' ', ' ', '\t',
 	    '\n', '\r', '\v', '\0', 0x01, 0x7f, 0x80, 0xa0, 0xa8, 0xbf, 0xc2,
 	    0xe2, 0xe6, 0xf0, 0xff };
-	uint64_t x = 0x2545f4914f6cdd1du;
-	char s[48];
 
 	(void)state;
-	for (int i = 0; i < 5000; i++) {
-		size_t n;
-
-		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-		n = x % sizeof(s);
-		for (size_t j = 0; j < n; j++) {
-			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-			s[j] = (char)pool[x % sizeof(pool)];
-		}
-		check(s, n);
-	}
+	random_strings(pool, sizeof(pool), 0x2545f4914f6cdd1du, 5000, 48, check);
 }
 
 /* The helpers built on it: padding, alignment and the cut with "...". */

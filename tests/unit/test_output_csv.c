@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "output_buf.h"
+#include "writer_check.h"
 #include "output_csv.h"
 
 /* The reference: output_csv.c's put_text() before runs. */
@@ -48,12 +49,7 @@ check(const char *s, size_t n)
 	assert_int_equal(fclose(fp), 0);
 	ob_clear(&out);
 	csv_put_text(&out, s, n);
-	assert_int_equal(ob_status(&out), 0);
-	if (out.len != want_len || memcmp(out.p, want, want_len) != 0) {
-		print_error("got %.*s, want %s\n", (int)out.len, out.p, want);
-		fail();
-	}
-	free(want);
+	same_bytes(&out, want, want_len, s, n, "csv");
 }
 
 static void
@@ -82,21 +78,9 @@ test_random(void **state)
 {
 	static const char pool[] = { 'a', ' ', '"', '\0', '=', '+', '-', '@',
 	    '\t', '\r', '\n', ',', '\'' };
-	uint64_t x = 0x853c49e6748fea9bu;
-	char s[64];
 
 	(void)state;
-	for (int i = 0; i < 20000; i++) {
-		size_t n;
-
-		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-		n = x % sizeof(s);
-		for (size_t j = 0; j < n; j++) {
-			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-			s[j] = pool[x % sizeof(pool)];
-		}
-		check(s, n);
-	}
+	random_strings((const unsigned char *)pool, sizeof(pool), 0x853c49e6748fea9bu, 20000, 64, check);
 }
 
 static void

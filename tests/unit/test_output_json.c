@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "output_buf.h"
+#include "writer_check.h"
 #include "output_json.h"
 #include "scrub.h"
 
@@ -89,14 +90,7 @@ check(const char *s, size_t n)
 	assert_int_equal(fclose(fp), 0);
 	ob_clear(&out);
 	json_put_string(&out, s, n);
-	assert_int_equal(ob_status(&out), 0);
-	if (out.len != want_len || memcmp(out.p, want, want_len) != 0) {
-		print_error("input of %zu bytes, first 0x%02x: got %.*s, want %s\n",
-		    n, n > 0 ? (unsigned char)s[0] : 0, (int)out.len, out.p,
-		    want);
-		fail();
-	}
-	free(want);
+	same_bytes(&out, want, want_len, s, n, "json");
 }
 
 static void
@@ -205,21 +199,9 @@ test_random(void **state)
 	static const unsigned char pool[] = { 'a', 'Z', ' ', '"', '\\', '/',
 	    '\0', '\n', '\t', 0x01, 0x1f, 0x7f, 0x80, 0x9f, 0xa0, 0xa8, 0xbf,
 	    0xc0, 0xc2, 0xdf, 0xe0, 0xe2, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff };
-	uint64_t x = 0x9e3779b97f4a7c15u;
-	char s[64];
 
 	(void)state;
-	for (int i = 0; i < 20000; i++) {
-		size_t n;
-
-		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-		n = x % sizeof(s);
-		for (size_t j = 0; j < n; j++) {
-			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-			s[j] = (char)pool[x % sizeof(pool)];
-		}
-		check(s, n);
-	}
+	random_strings(pool, sizeof(pool), 0x9e3779b97f4a7c15u, 20000, 64, check);
 }
 
 /*
