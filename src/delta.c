@@ -78,6 +78,8 @@ find_slot(const struct delta_table *t, const char *name)
 static void
 index_prev(struct delta_table *t)
 {
+	if (t->n_slots == 0)
+		return; /* nothing read yet: no table, and nothing to index */
 	memset(t->slots, 0, t->n_slots * sizeof(*t->slots));
 	for (size_t i = 0; i < t->n; i++)
 		*find_slot(t, t->prev[i].name) = i + 1;

@@ -36,7 +36,8 @@ topn_select(const struct event_stat *src, size_t n, size_t k,
 {
 	for (size_t i = 0; i < n; i++)
 		order[i] = &src[i];
-	qsort(order, n, sizeof(*order), by_current_desc);
+	if (n > 1) /* with none, order may be NULL, which qsort may not take */
+		qsort(order, n, sizeof(*order), by_current_desc);
 	return k == 0 || k > n ? n : k;
 }
 

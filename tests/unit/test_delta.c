@@ -380,11 +380,29 @@ test_between_peak_prefers_the_high_water_mark(void **state)
 	delta_table_free(t);
 }
 
+/* A thread with no memory in use: readings of no event, then one. */
+static void
+test_readings_of_no_event(void **state)
+{
+	struct delta_table *t = delta_table_create();
+	struct event_stat none, e = ev("memory/x", 100, 100, 100, 0, 1, 0);
+
+	(void)state;
+	assert_non_null(t);
+	assert_int_equal(delta_table_update(t, &none, 0), 0);
+	assert_int_equal(delta_table_update(t, &none, 0), 1);
+	/* An event that appears is new: all it holds was allocated since. */
+	assert_int_equal(delta_table_update(t, &e, 1), 1);
+	assert_int_equal(e.delta.alloc_bytes, 100);
+	delta_table_free(t);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_first_reading_has_no_deltas),
+		cmocka_unit_test(test_readings_of_no_event),
 		cmocka_unit_test(test_deltas_follow_the_name),
 		cmocka_unit_test(test_backwards_gives_zero),
 		cmocka_unit_test(test_unseen_peaks),

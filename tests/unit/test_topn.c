@@ -190,11 +190,21 @@ test_spike_limit(void **state)
 	}
 }
 
+/* No event at all: nothing to order, and no array for it. */
+static void
+test_no_events(void **state)
+{
+	(void)state;
+	assert_int_equal(topn_select(NULL, 0, 4, NULL), 0);
+	assert_int_equal(topn_select(NULL, 0, 0, NULL), 0);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_keeps_largest_first),
+		cmocka_unit_test(test_no_events),
 		cmocka_unit_test(test_zero_means_all_and_negative_last),
 		cmocka_unit_test(test_ties_by_high_then_name),
 		cmocka_unit_test(test_spike_rule),
