@@ -344,6 +344,14 @@ class Bench:
                 "server_us": (s1 - s0 - idle_rate * wall) / n * 1e6}
 
 
+def write_raw(path, data):
+    """The raw runs beside RESULTS.md, indented and sorted, so that two
+    runs diff line by line."""
+    with open(path, "w") as f:
+        json.dump(data, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
 def read_json(path):
     with open(path) as f:
         return [json.loads(line) for line in f if line.strip()]

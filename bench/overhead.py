@@ -24,7 +24,6 @@ runs in RESULTS-overhead.json. Standard library only. MMP_BENCH_QUICK=1
 shrinks every run for a smoke test of a minute or two.
 """
 import datetime
-import json
 import math
 import os
 import re
@@ -655,9 +654,7 @@ def main():
 
     text = report(res)
     write_section(RESULTS, OVERHEAD_SECTION, text)
-    with open(os.path.splitext(RESULTS)[0] + "-overhead.json", "w") as f:
-        json.dump(res, f, indent=1, sort_keys=True)
-        f.write("\n")
+    benchlib.write_raw(os.path.splitext(RESULTS)[0] + "-overhead.json", res)
     print(text)
     log("wrote its section of %s" % os.path.relpath(RESULTS))
     return 0

@@ -15,7 +15,6 @@ Prints a table of figures, ratios and targets, and writes bench/RESULTS.md
 two cores; MMP_BENCH_QUICK=1 shrinks every run for a smoke test.
 """
 import datetime
-import json
 import os
 import platform
 import shutil
@@ -682,9 +681,7 @@ def main():
     with open(RESULTS, "w") as f:
         f.write(text + ("\n" + kept if kept else ""))
     raw = dict(res, alt={"%s/%s" % k: v for k, v in res["alt"].items()})
-    with open(os.path.splitext(RESULTS)[0] + ".json", "w") as f:
-        json.dump(raw, f, indent=1, sort_keys=True)
-        f.write("\n")
+    benchlib.write_raw(os.path.splitext(RESULTS)[0] + ".json", raw)
     print(text)
     log("wrote %s" % os.path.relpath(RESULTS))
     return 0

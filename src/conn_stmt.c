@@ -20,9 +20,9 @@ typedef bool bind_flag;
 #endif
 
 /*
- * The columns of a prepared statement's result. An integer column is
- * fetched as an integer, and handed on as one (conn_query_kept()) or
- * written in decimal here: Connector/C's own conversion to a string cost
+ * The columns of a prepared statement's result, fetched as strings; or,
+ * for typed rows (conn_query_kept()), an integer column as an integer:
+ * Connector/C's conversion to a string, parsed back by the caller, cost
  * some 2,000 instructions a memory row, more than the rest of a sample's
  * reading.
  */
@@ -68,30 +68,11 @@ columns_type(MYSQL_STMT *st, struct columns *cols)
 	return 0;
 }
 
-/* An integer column's value in decimal at buf, NUL-terminated; its length. */
-static unsigned long
-int_text(char *buf, long long v, bool is_unsigned)
-{
-	char digits[24];
-	unsigned long long u = is_unsigned || v >= 0 ? (unsigned long long)v :
-	    -(unsigned long long)v;
-	size_t i = sizeof(digits), n = 0;
-
-	do
-		digits[--i] = (char)('0' + u % 10);
-	while ((u /= 10) != 0);
-	if (!is_unsigned && v < 0)
-		buf[n++] = '-';
-	memcpy(buf + n, digits + i, sizeof(digits) - i);
-	n += sizeof(digits) - i;
-	buf[n] = '\0';
-	return (unsigned long)n;
-}
-
+/* Binds the columns; typed: integers as integers (see struct columns). */
 static int
-columns_bind(MYSQL_STMT *st, struct columns *cols)
+columns_bind(MYSQL_STMT *st, struct columns *cols, bool typed)
 {
-	if (!cols->typed && columns_type(st, cols) != 0)
+	if (typed && !cols->typed && columns_type(st, cols) != 0)
 		return -1;
 	for (unsigned i = 0; i < cols->n; i++) {
 		MYSQL_BIND *b = &cols->bind[i];
@@ -143,7 +124,7 @@ columns_refetch(MYSQL_STMT *st, struct columns *cols)
 		grown = 1;
 	}
 	/* The next rows go into the grown buffers. */
-	return grown ? columns_bind(st, cols) : 0;
+	return grown ? columns_bind(st, cols, cols->typed) : 0;
 }
 
 static enum conn_status
@@ -270,7 +251,7 @@ prepare(struct conn *c, const char *sql, unsigned n, unsigned *server_errno,
 	return st;
 }
 
-/* Row i of cols as typed values, in v. */
+/* The row fetched into cols, as typed values in v. */
 static void
 typed_values(struct columns *cols, struct conn_value *v)
 {
@@ -290,18 +271,13 @@ typed_values(struct columns *cols, struct conn_value *v)
 	}
 }
 
-/* Row i of cols as strings, in values, an integer written in decimal. */
+/* The row fetched into cols, as strings in values. */
 static void
 text_values(struct columns *cols, char **values)
 {
 	for (unsigned i = 0; i < cols->n; i++) {
 		values[i] = cols->null[i] ? NULL : cols->buf[i];
-		if (cols->null[i])
-			continue;
-		if (cols->is_int[i])
-			cols->len[i] = int_text(cols->buf[i], cols->ival[i],
-			    cols->is_unsigned[i]);
-		else
+		if (!cols->null[i])
 			cols->buf[i][cols->len[i]] = '\0';
 	}
 }
@@ -346,7 +322,7 @@ query_params(struct conn *c, const char *sql, bool keep,
 		k = kept_add(c, sql, st);
 	if (k != NULL)
 		cols = &k->cols;
-	memset(pb, 0, sizeof(pb));
+	memset(pb, 0, n * sizeof(*pb));
 	for (unsigned i = 0; i < n; i++) {
 		if (params[i].s != NULL) {
 			plen[i] = strlen(params[i].s);
@@ -372,7 +348,8 @@ query_params(struct conn *c, const char *sql, bool keep,
 		goto done;
 	}
 	/* Stored, so that a long column can be fetched again in full. */
-	if (columns_bind(st, cols) != 0 || conn_io_stmt_store(c, st) != 0)
+	if (columns_bind(st, cols, vfn != NULL) != 0 ||
+	    conn_io_stmt_store(c, st) != 0)
 		goto fail;
 	while ((rc = mysql_stmt_fetch(st)) != MYSQL_NO_DATA) {
 		if (rc == 1 || (rc == MYSQL_DATA_TRUNCATED &&

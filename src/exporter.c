@@ -55,46 +55,38 @@
 #ifndef MHD_SONAME
 #define MHD_SONAME "libmicrohttpd.so.12"
 #endif
-#define MHD_CALL(name) __typeof__(MHD_##name) *name
+/* The calls of libmicrohttpd this file makes: one list for both below. */
+#define MHD_CALLS(X) \
+	X(start_daemon) X(stop_daemon) X(create_response_from_buffer) \
+	X(add_response_header) X(lookup_connection_value) \
+	X(queue_response) X(destroy_response)
+
+#define MHD_FIELD(name) __typeof__(MHD_##name) *name;
 static struct {
-	MHD_CALL(start_daemon);
-	MHD_CALL(stop_daemon);
-	MHD_CALL(create_response_from_buffer);
-	MHD_CALL(add_response_header);
-	MHD_CALL(lookup_connection_value);
-	MHD_CALL(queue_response);
-	MHD_CALL(destroy_response);
+	MHD_CALLS(MHD_FIELD)
 } mhd;
-#undef MHD_CALL
+#undef MHD_FIELD
 
 /* Fills mhd; 0, or -1 after saying what is missing. */
 static int
 load_mhd(void)
 {
-	static const char *const names[] = {
-		"MHD_start_daemon", "MHD_stop_daemon",
-		"MHD_create_response_from_buffer", "MHD_add_response_header",
-		"MHD_lookup_connection_value", "MHD_queue_response",
-		"MHD_destroy_response",
-	};
-	void **slot = (void **)&mhd;
 	void *lib = dlopen(MHD_SONAME, RTLD_NOW | RTLD_LOCAL);
 
-	_Static_assert(sizeof(mhd) == sizeof(names) / sizeof(names[0]) *
-	    sizeof(void *), "a name for each call of libmicrohttpd");
-	for (size_t i = 0; lib != NULL && i < sizeof(names) / sizeof(names[0]);
-	    i++)
-		if ((slot[i] = dlsym(lib, names[i])) == NULL) {
-			diag_say("--listen: %s has no %s; install libmicrohttpd "
-			    "0.9.71 or later (Debian: libmicrohttpd12)",
-			    MHD_SONAME, names[i]);
-			return -1;
-		}
 	if (lib == NULL) {
 		diag_say("--listen needs libmicrohttpd: %s; install it "
 		    "(Debian: libmicrohttpd12)", dlerror());
 		return -1;
 	}
+#define MHD_LOOKUP(name) \
+	if ((*(void **)&mhd.name = dlsym(lib, "MHD_" #name)) == NULL) { \
+		diag_say("--listen: %s has no MHD_" #name "; install " \
+		    "libmicrohttpd 0.9.71 or later (Debian: libmicrohttpd12)", \
+		    MHD_SONAME); \
+		return -1; \
+	}
+	MHD_CALLS(MHD_LOOKUP)
+#undef MHD_LOOKUP
 	return 0;
 }
 

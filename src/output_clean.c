@@ -33,37 +33,26 @@ clean_put_len(struct output_buf *b, const char *s, size_t n, size_t max,
 
 	for (size_t i = 0; i < n; i += k) {
 		const char *out = s + i;
+		size_t len, cells; /* bytes written, and cells they take */
 
 		/* Most names are plain ASCII: a run of it is one copy. */
 		k = 0;
 		while (i + k < n && plain((unsigned char)s[i + k], oneline))
 			k++;
-		if (k > 0) {
-			if (cols + space + 1 > max)
-				break;
-			if (space) {
-				if (b != NULL)
-					ob_putc(b, ' ');
-				cols++;
-				space = false;
-			}
-			if (k > max - cols) {
-				k = max - cols; /* what fits, and the end */
-				n = i + k;
-			}
-			if (b != NULL)
-				ob_write(b, s + i, k);
-			cols += k;
-			continue;
-		}
-		if ((k = scrub_utf8(s + i, n - i, &cp)) == 0) {
-			k = 1;
+		if (k > 0)
+			len = cells = k;
+		else if ((k = scrub_utf8(s + i, n - i, &cp)) == 0) {
+			k = len = cells = 1;
 			out = "?";
 		} else if (oneline && is_space(cp)) {
 			space = cols > 0;
 			continue;
-		} else if (!scrub_shown(cp))
+		} else if (scrub_shown(cp))
+			len = k, cells = 1;
+		else {
+			len = cells = 1;
 			out = "?";
+		}
 		if (cols + space + 1 > max)
 			break;
 		if (space) {
@@ -72,9 +61,14 @@ clean_put_len(struct output_buf *b, const char *s, size_t n, size_t max,
 			cols++;
 			space = false;
 		}
+		if (cells > max - cols) {
+			/* Only a run is wider than a cell: what fits, and the end. */
+			k = len = cells = max - cols;
+			n = i + k;
+		}
 		if (b != NULL)
-			ob_write(b, out, out == s + i ? k : 1);
-		cols++;
+			ob_write(b, out, len);
+		cols += cells;
 	}
 	return cols;
 }

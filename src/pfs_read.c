@@ -24,7 +24,6 @@ struct pfs_reader {
 	unsigned n_params;
 	char sql[2048];
 	struct event_stat *events; /* grows to the number of events seen */
-	struct event_stat none;    /* where a reading of no event points */
 	size_t n, cap;
 	int bad_row;
 	bool out_of_memory;
@@ -138,8 +137,7 @@ reader_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
 	/* The threads table has no row for a thread that ended. */
 	if (!r->is_grain && r->thread_rows == 0)
 		return SOURCE_GONE;
-	/* Never NULL, even with no event: the sampler copies from it. */
-	out->events = r->events != NULL ? r->events : &r->none;
+	out->events = r->events;
 	out->n = r->n;
 	out->gap_us = 0;
 	out->statement = r->is_grain ? NULL : &r->statement;
