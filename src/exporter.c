@@ -95,6 +95,7 @@ struct exporter {
 	struct clock clk;
 	pthread_mutex_t lock; /* guards all below */
 	bool capturing;       /* a capture runs: samples may come */
+	uint64_t begun_ns;    /* when it began: an older sample is not its */
 	char target[700];
 	char grain[700];      /* the capture's grain; "" for a thread */
 	char server_version[128];
@@ -133,6 +134,7 @@ watch_begin(void *ctx, const struct capture_target *t)
 	    t->server_version != NULL ? t->server_version : "");
 	x->interval_ms = t->interval_ms;
 	x->capturing = true;
+	x->begun_ns = x->clk.now_ns(x->clk.ctx);
 	pthread_mutex_unlock(&x->lock);
 }
 
@@ -242,7 +244,10 @@ serve_metrics(struct exporter *x, struct MHD_Connection *c, unsigned *status)
 	if (x->have_sample && now > x->latest_ns)
 		age_ms = (now - x->latest_ns) / 1000000u;
 	rc = metrics_render(fp, &(struct metrics_view){
+		/* Up once this capture has sampled: the last sample before an
+		 * outage may still look fresh when the next capture begins. */
 		.up = x->capturing && x->have_sample &&
+		    x->latest_ns >= x->begun_ns &&
 		    age_ms <= 2 * x->interval_ms + STALE_SLACK_MS,
 		.sample = x->have_sample ? &x->latest : NULL,
 		.sample_age_ms = age_ms,
