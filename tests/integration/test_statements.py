@@ -56,10 +56,15 @@ class Boundaries(mmp.TestCase):
                      if s["statement"] in (FIRST, SECOND)])
         self.assertEqual([t for _, t in seen], [FIRST, SECOND], desc)
         self.assertLess(seen[0][0], seen[1][0], desc)
-        for s in samples:
-            if s["statement"] in (FIRST, SECOND):
-                # Running: MariaDB gives the digest only at the end.
-                self.assertIsNone(s["digest"], desc)
+        for t in (FIRST, SECOND):
+            # MariaDB gives the digest only once the statement ended, so
+            # within a statement's samples the ones with a digest can only
+            # be the last (taken after it ended, before the next began or
+            # the session closed); its first sample, while it ran, has none.
+            digests = [s["digest"] is not None for s in samples
+                       if s["statement"] == t]
+            self.assertFalse(digests[0], desc)
+            self.assertEqual(digests, sorted(digests), desc)
 
         text, desc = out["csv"].stdout, mmp.describe(out["csv"])
         rows = self.assertCsvSamples(text, desc)
