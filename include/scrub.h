@@ -23,6 +23,16 @@ size_t scrub_utf8(const char *s, size_t n, uint32_t *cp);
 bool scrub_shown(uint32_t cp);
 
 /*
+ * How many bytes from s on, of n, are ASCII from low (at most 0x7f) to
+ * 0x7e and neither ex1 nor ex2 (0 excludes nothing more): the run a writer
+ * copies as it is. Eight bytes are looked at a time: most names and
+ * statements are one such run, and a byte at a time was most of what
+ * JSON spent on a sample's strings.
+ */
+size_t scrub_ascii_run(const char *s, size_t n, unsigned char low,
+    unsigned char ex1, unsigned char ex2);
+
+/*
  * Scrubs the string s in place: each character scrub_shown() refuses and
  * each byte that starts no UTF-8 sequence becomes one '?'.
  */

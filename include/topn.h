@@ -14,7 +14,8 @@
 /*
  * Puts into order[] pointers to the k events of src[0..n) with the largest
  * current bytes, largest first (ties: larger high-water mark, then name);
- * k == 0 means all. order[] must hold n pointers. Returns how many it kept.
+ * k == 0 means all. order[] must hold n pointers; the events after the
+ * first k are left in it in no order. Returns how many it kept.
  */
 size_t topn_select(const struct event_stat *src, size_t n, size_t k,
     const struct event_stat **order);

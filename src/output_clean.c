@@ -16,13 +16,6 @@ is_space(uint32_t cp)
 	return cp == ' ' || (cp >= '\t' && cp <= '\r');
 }
 
-/* A byte shown as it is, one cell: printable ASCII; a space unless oneline. */
-static bool
-plain(unsigned char c, bool oneline)
-{
-	return c > ' ' ? c < 0x7f : c == ' ' && !oneline;
-}
-
 size_t
 clean_put_len(struct output_buf *b, const char *s, size_t n, size_t max,
     bool oneline)
@@ -36,9 +29,7 @@ clean_put_len(struct output_buf *b, const char *s, size_t n, size_t max,
 		size_t len, cells; /* bytes written, and cells they take */
 
 		/* Most names are plain ASCII: a run of it is one copy. */
-		k = 0;
-		while (i + k < n && plain((unsigned char)s[i + k], oneline))
-			k++;
+		k = scrub_ascii_run(s + i, n - i, oneline ? 0x21 : 0x20, 0, 0);
 		if (k > 0)
 			len = cells = k;
 		else if ((k = scrub_utf8(s + i, n - i, &cp)) == 0) {

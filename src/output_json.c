@@ -60,13 +60,6 @@ put_ascii(struct output_buf *b, unsigned char c)
 	}
 }
 
-/* An ASCII byte that JSON and a terminal both take as it is. */
-static inline bool
-plain(unsigned char c)
-{
-	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
-}
-
 /*
  * How many bytes from s on need no escape: plain ASCII, and the UTF-8
  * sequences scrub_shown() accepts.
@@ -78,8 +71,8 @@ plain_run(const char *s, size_t n)
 	uint32_t cp;
 
 	for (;;) {
-		while (i < n && plain((unsigned char)s[i]))
-			i++;
+		/* ASCII that JSON and a terminal both take as it is. */
+		i += scrub_ascii_run(s + i, n - i, 0x20, '"', '\\');
 		if (i == n || (unsigned char)s[i] < 0x80)
 			return i;
 		if ((k = scrub_utf8(s + i, n - i, &cp)) == 0 || !scrub_shown(cp))

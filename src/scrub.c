@@ -84,3 +84,48 @@ scrub_string(char *s)
 	}
 	s[w] = '\0';
 }
+
+/* Each byte of a word: 0x01 in every byte times the byte. */
+#define BYTES(c) (UINT64_C(0x0101010101010101) * (c))
+#define HIGH_BITS BYTES(0x80)
+
+/* Whether a byte of w is 0: exact as a truth value, whatever w holds. */
+static inline bool
+has_zero(uint64_t w)
+{
+	return ((w - BYTES(1)) & ~w & HIGH_BITS) != 0;
+}
+
+/*
+ * Whether a byte of w is below low (at most 0x80), or 0x7f or above; the
+ * tests of Hacker's Delight 6-1, exact as truth values. A byte of 0xff
+ * carries into the next, but it is itself out of range already.
+ */
+static inline bool
+out_of_range(uint64_t w, unsigned char low)
+{
+	return (((w - BYTES(low)) & ~w) | (w + BYTES(1)) | w) & HIGH_BITS;
+}
+
+size_t
+scrub_ascii_run(const char *s, size_t n, unsigned char low,
+    unsigned char ex1, unsigned char ex2)
+{
+	size_t i = 0;
+
+	for (; n - i >= 8; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, s + i, 8); /* any alignment; one load */
+		if (out_of_range(w, low) || has_zero(w ^ BYTES(ex1)) ||
+		    has_zero(w ^ BYTES(ex2)))
+			break;
+	}
+	for (; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < low || c >= 0x7f || c == ex1 || c == ex2)
+			break;
+	}
+	return i;
+}

@@ -106,11 +106,72 @@ test_diag_lines(void **state)
 	    "mysqlmemprof: note ?caf\xc3\xa9\n");
 }
 
+/* The byte-at-a-time rule scrub_ascii_run() must agree with. */
+static size_t
+ascii_run_ref(const char *s, size_t n, unsigned char low, unsigned char ex1,
+    unsigned char ex2)
+{
+	size_t i = 0;
+
+	while (i < n && (unsigned char)s[i] >= low &&
+	    (unsigned char)s[i] < 0x7f && (unsigned char)s[i] != ex1 &&
+	    (unsigned char)s[i] != ex2)
+		i++;
+	return i;
+}
+
+/*
+ * Words of plain bytes with one byte at a border of the rule put at every
+ * place, and random words: the eight-byte test and the byte loop agree.
+ */
+static void
+test_ascii_run(void **state)
+{
+	static const unsigned char edge[] = {
+		0x00, 0x01, 0x1f, 0x20, 0x21, 0x22, 0x5b, 0x5c, 0x5d, 0x7e,
+		0x7f, 0x80, 0x81, 0xc3, 0xfe, 0xff,
+	};
+	static const unsigned char rules[][3] = {
+		{ 0x20, '"', '\\' }, { 0x20, 0, 0 }, { 0x21, 0, 0 },
+	};
+	char buf[40];
+	unsigned seed = 1;
+
+	(void)state;
+	for (size_t r = 0; r < sizeof(rules) / sizeof(rules[0]); r++) {
+		unsigned char low = rules[r][0], e1 = rules[r][1],
+		    e2 = rules[r][2];
+
+		for (size_t n = 0; n <= sizeof(buf); n++)
+			for (size_t at = 0; at < n; at++)
+				for (size_t k = 0; k < sizeof(edge); k++) {
+					memset(buf, 'a', n);
+					buf[at] = (char)edge[k];
+					assert_int_equal(scrub_ascii_run(buf, n,
+					    low, e1, e2), ascii_run_ref(buf, n,
+					    low, e1, e2));
+				}
+		for (size_t t = 0; t < 20000; t++) {
+			size_t n = t % sizeof(buf);
+
+			for (size_t i = 0; i < n; i++) {
+				seed = seed * 1103515245 + 12345;
+				/* Mostly plain, so that runs get long. */
+				buf[i] = (char)((seed >> 16) % 8 != 0 ?
+				    0x20 + (seed >> 20) % 0x5f : seed >> 24);
+			}
+			assert_int_equal(scrub_ascii_run(buf, n, low, e1, e2),
+			    ascii_run_ref(buf, n, low, e1, e2));
+		}
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_code_point),
+		cmocka_unit_test(test_ascii_run),
 		cmocka_unit_test(test_not_utf8),
 		cmocka_unit_test(test_diag_lines),
 	};

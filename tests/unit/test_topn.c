@@ -190,6 +190,44 @@ test_spike_limit(void **state)
 	}
 }
 
+/*
+ * The partial selection of a top k agrees with the whole order, for every
+ * k, over events with many ties; and every event is still in order[] once.
+ */
+static void
+test_top_k_is_the_head_of_the_whole_order(void **state)
+{
+	enum { N = 40 };
+	struct event_stat src[N];
+	const struct event_stat *all[N], *order[N];
+	unsigned seed = 7;
+
+	(void)state;
+	for (size_t round = 0; round < 50; round++) {
+		for (size_t i = 0; i < N; i++) {
+			char name[32];
+
+			seed = seed * 1103515245 + 12345;
+			snprintf(name, sizeof(name), "memory/e%02zu", i);
+			/* Few values, so that ties go to high, then name. */
+			src[i] = ev(name, (int64_t)(seed >> 16) % 7 - 2,
+			    (int64_t)(seed >> 8) % 3);
+		}
+		assert_int_equal(topn_select(src, N, 0, all), N);
+		for (size_t k = 1; k <= N; k++) {
+			bool seen[N] = { false };
+
+			assert_int_equal(topn_select(src, N, k, order), k);
+			for (size_t i = 0; i < k; i++)
+				assert_ptr_equal(order[i], all[i]);
+			for (size_t i = 0; i < N; i++)
+				seen[order[i] - src] = true;
+			for (size_t i = 0; i < N; i++)
+				assert_true(seen[i]);
+		}
+	}
+}
+
 /* No event at all: nothing to order, and no array for it. */
 static void
 test_no_events(void **state)
@@ -204,6 +242,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_keeps_largest_first),
+		cmocka_unit_test(test_top_k_is_the_head_of_the_whole_order),
 		cmocka_unit_test(test_no_events),
 		cmocka_unit_test(test_zero_means_all_and_negative_last),
 		cmocka_unit_test(test_ties_by_high_then_name),
