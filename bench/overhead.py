@@ -16,7 +16,9 @@ and measures:
   statement   mysqlmemprof's statement against the bare memory query, side
               by side at a low thread count (the 1.05x target)
   client      mysqlmemprof's own CPU per sample in json, csv and text
-              against the paced bare query (the 1.2x target)
+              against the paced bare query (the 1.2x target); and the
+              instructions each program runs per sample, counted by
+              callgrind, which no other process on the machine moves
 
 Writes its section of bench/RESULTS.md (between the markers of
 benchlib.OVERHEAD_SECTION; the rest of the file is left alone) and the raw
@@ -62,6 +64,8 @@ COST_MS = 10
 COST_N = 50 if QUICK else 1000
 COST_WHO = ["json", "csv", "text", "floor-paced", "floor-all-paced"]
 SIDE_S = 1 if QUICK else 2              # floor back to back, per round
+INSTR_N = 20 if QUICK else 300          # samples counted under callgrind
+INSTR_WHO = ["json", "csv", "text", "floor-paced"]
 STATEMENT_TARGET = 1.05                 # issue 13: server cost per sample
 CLIENT_TARGET = 1.2                     # issue 13: client CPU per sample
 
@@ -261,6 +265,30 @@ class Overhead(benchlib.Bench):
                 "client_steady_us": (r["client"] - one["client"]) /
                 (COST_N - 1) * 1e6,
                 "server_s": r["server"], "wall": r["wall"]}
+
+    def instr_run(self, who):
+        """The instructions the process runs in user space per sample,
+        counted by callgrind: a run of INSTR_N + 1 samples less a run of
+        one, per sample. Exact and the same from run to run, where CPU
+        time moves with everything else on the machine; the kernel's part
+        (the same socket calls for both, and one write for mysqlmemprof)
+        is not in it."""
+        def count(n):
+            argv = (self.argv("mysqlmemprof", COST_MS, n, fmt=who)
+                    if who in ("json", "csv", "text") else
+                    self.argv(who, COST_MS, n))
+            out = self.path("instr-%s-%d" % (who, n))
+            subprocess.run(["valgrind", "--tool=callgrind", "-q",
+                            "--callgrind-out-file=" + out + ".cg"] + argv,
+                           stdin=subprocess.DEVNULL,
+                           stdout=subprocess.DEVNULL, env=benchlib.child_env(),
+                           check=True)
+            with open(out + ".cg") as f:
+                for line in f:
+                    if line.startswith(("summary:", "totals:")):
+                        return int(line.split()[1])
+            raise RuntimeError("no total in callgrind's output " + out)
+        return (count(INSTR_N + 1) - count(1)) / INSTR_N
 
 
 def slope(xs, ys):
@@ -504,6 +532,32 @@ def report(res):
         "the deltas and the whole-run statistics, formatting and writing)."
         % (CLIENT_TARGET, ", ".join(verdicts)))
     add("")
+    ins = res.get("instr", {})
+    if ins:
+        add("### Instructions per sample by format")
+        add("")
+        add("The same programs under callgrind, %d samples every %d ms: "
+            "the instructions each runs in user space per sample (a run of "
+            "%d samples less a run of one), libraries included, the kernel "
+            "not. One run each: the count does not move with the machine's "
+            "load, as the CPU times above do." % (INSTR_N, COST_MS,
+                                                  INSTR_N + 1))
+        add("")
+        base = ins["floor-paced"]
+        rows = [["mysqlmemprof --format %s" % f, fmt(ins[f], 0),
+                 "%.2f" % (ins[f] / base)] for f in ("json", "csv", "text")]
+        rows.append(["paced bare query (floor-paced)", fmt(base, 0), "1.00"])
+        add(table(["sampler", "instructions per sample", "÷ floor-paced"],
+                  rows))
+        add("")
+        add("- Both read the same rows through the same library calls; the "
+            "difference is mysqlmemprof's own work per sample (the top-N, "
+            "the deltas, the run statistics, formatting), less what it "
+            "saves by fetching integers as integers where floor fetches "
+            "every column as a string. The kernel's part, left out here, "
+            "is the same socket calls for both and one write per sample "
+            "for mysqlmemprof.")
+        add("")
     add("### What limits these figures")
     add("")
     add("- Two cores are shared by sysbench, the server and the sampler: a "
@@ -562,6 +616,12 @@ def run_all(b, server, helpers, res):
                   (("all", "text"), MMP)):
             res["side"][q[0]].append(b.floor_handshake(q[0], q[1], SIDE_S,
                                                        idle))
+
+    res["instr"] = {}
+    if shutil.which("valgrind"):
+        for w in INSTR_WHO:
+            log("instructions per sample under callgrind: %s" % w)
+            res["instr"][w] = b.instr_run(w)
 
     res["curve"] = {}
     holder = None

@@ -34,8 +34,11 @@ struct sampler_config {
 	uint64_t thread_id;   /* written into each sample */
 	/*
 	 * --max-load: the share of one core, in percent, that the queries may
-	 * take (0: no bound). After a query of q ns, the next one starts no
-	 * sooner than q * 100 / max_load_pct later, at the first tick due then.
+	 * take (0: no bound). Each ns of the run earns max_load_pct / 100 ns of
+	 * query time, a second's earnings at most are saved, and each query
+	 * spends what it took; a query that leaves q ns owed is followed by no
+	 * other sooner than q * 100 / max_load_pct later, at the first tick
+	 * due then.
 	 */
 	unsigned max_load_pct;
 	/* --events, --exclude: applied before the top N; NULL: keep all. */

@@ -5,7 +5,9 @@
  * longer be met are skipped and counted instead of being taken late in a
  * burst. With a load bound, the ticks that would put the queries' share of
  * time over it are skipped the same way: the schedule stretches, but a
- * sample is never taken late.
+ * sample is never taken late. The bound is a budget: the run earns query
+ * time as it goes, saves at most a second's worth, and each query spends
+ * what it took, so one slow query among cheap ones skips nothing.
  *
  * Each sample also says what every kept event did since the previous one
  * (delta.h), and keeps the events that spiked in between even when their
@@ -31,7 +33,12 @@ struct loop {
 	const struct event_stat **order; /* top-N scratch, grown to the largest n */
 	size_t order_cap;
 	struct delta_table *deltas; /* the previous reading of every event */
+	int64_t credit_ns;  /* --max-load: query time earned, not spent; < 0: owed */
+	uint64_t credit_at; /* when the credit was last brought up to date */
 };
+
+/* --max-load saves what the run earns in this long, at most. */
+#define LOAD_SAVED_NS 1000000000u
 
 /*
  * Moves the events an active filter keeps to the front (the deltas are
@@ -136,13 +143,36 @@ ticks_between(const struct loop *l, uint64_t from, uint64_t to)
 }
 
 /*
- * The index of the next tick to take after tick k, whose query started at
- * start and took query_ns, ended at time now. Ticks already due are skipped
- * as missed; then, with a load bound, those due before the query's cost is
- * paid back.
+ * The query time owed after a query that started at start and took
+ * query_ns, under a bound of pct percent: each ns of the run earns pct/100
+ * ns, at most LOAD_SAVED_NS's earnings are kept, the query spends what it
+ * took. 0 when the credit covers it.
  */
 static uint64_t
-next_tick(const struct loop *l, uint64_t k, uint64_t start,
+load_owed(struct loop *l, unsigned pct, uint64_t start, uint64_t query_ns)
+{
+	int64_t cap = (int64_t)(LOAD_SAVED_NS / 100 * pct);
+	uint64_t earned = start > l->credit_at ?
+	    (start - l->credit_at) / 100 * pct : 0;
+	int64_t c = l->credit_ns;
+
+	/* Both stay within what int64_t holds: c <= cap, a query ends. */
+	c = earned >= (uint64_t)(cap - c) ? cap : c + (int64_t)earned;
+	c -= query_ns < (uint64_t)INT64_MAX / 2 ? (int64_t)query_ns :
+	    INT64_MAX / 2;
+	l->credit_ns = c;
+	l->credit_at = start;
+	return c < 0 ? (uint64_t)-c : 0;
+}
+
+/*
+ * The index of the next tick to take after tick k, whose query started at
+ * start and took query_ns, ended at time now. Ticks already due are skipped
+ * as missed; then, with a load bound, those due before what the query owes
+ * is earned back.
+ */
+static uint64_t
+next_tick(struct loop *l, uint64_t k, uint64_t start,
     uint64_t query_ns, uint64_t now, struct sampler_stats *stats)
 {
 	uint64_t next = k + 1;
@@ -154,8 +184,9 @@ next_tick(const struct loop *l, uint64_t k, uint64_t start,
 		next = open;
 	}
 	if (pct != 0 && pct < 100) {
-		uint64_t paid = tick_at(l, start + query_ns / pct * 100 +
-		    query_ns % pct * 100 / pct);
+		uint64_t owed = load_owed(l, pct, start, query_ns);
+		uint64_t paid = tick_at(l, start + owed / pct * 100 +
+		    owed % pct * 100 / pct);
 		uint64_t n = ticks_between(l, next, paid);
 
 		stats->skipped += n;
@@ -224,7 +255,7 @@ sampler_run(const struct sampler_config *cfg, const struct source *src,
 		stats->end = SAMPLER_END_SOURCE_ERROR;
 		return stats->end;
 	}
-	l.t0 = clk->now_ns(clk->ctx);
+	l.t0 = l.credit_at = clk->now_ns(clk->ctx);
 	l.origin = cfg->n_before > 0 && cfg->before[0].mono_ns < l.t0 ?
 	    cfg->before[0].mono_ns : l.t0;
 	if (l.last_tick != 0)

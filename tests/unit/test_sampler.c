@@ -304,6 +304,45 @@ test_load_bound_stretches_on_the_schedule(void **state)
 	ring_free(r);
 }
 
+/*
+ * --max-load 10 is a budget: cheap queries save what they do not spend, so
+ * a slow one after them skips nothing; but no more than a second's share
+ * (100 ms) is saved, so one that costs more than that still pays back.
+ */
+static void
+test_load_bound_saves_credit_up_to_a_second(void **state)
+{
+	struct fake f = { 0 };
+	struct sampler_config cfg = { .count = 8, .max_load_pct = 10 };
+	struct sampler_stats st;
+	struct ring *r = ring_create(10, 10);
+	char err[100];
+
+	(void)state;
+	fake_events(&f);
+	/* Ticks 0 to 3 spend 1 ms of the 10 each earns: 26 ms saved. */
+	f.cost[4] = 30 * MS; /* 26 + 10 earned since tick 3 covers it */
+	f.cost[5] = 1 * MS;
+	assert_int_equal(run(&f, &cfg, r, &st, err, sizeof(err)),
+	    SAMPLER_END_COUNT);
+	assert_int_equal(st.load_skipped, 0);
+	assert_int_equal(f.seen_elapsed[5], 500000);
+	ring_free(r);
+
+	/* 40 cheap ticks would save 360 ms; 100 ms are kept. */
+	memset(&f, 0, sizeof(f));
+	fake_events(&f);
+	cfg.count = 42;
+	f.cost[40] = 150 * MS; /* 100 kept - 150: 50 ms owed, 500 ms */
+	r = ring_create(10, 10);
+	assert_int_equal(run(&f, &cfg, r, &st, err, sizeof(err)),
+	    SAMPLER_END_COUNT);
+	assert_int_equal(st.load_skipped, 3); /* 4100 missed, 4200 to 4400 */
+	assert_int_equal(st.skipped, 4);
+	assert_int_equal(f.seen_elapsed[41], 4500000);
+	ring_free(r);
+}
+
 /* Without a bound the same costs skip nothing; a late tick is not a load skip. */
 static void
 test_no_load_bound_and_late_ticks(void **state)
@@ -973,6 +1012,7 @@ main(void)
 		cmocka_unit_test(test_duration_does_not_count_ticks_past_the_end),
 		cmocka_unit_test(test_lost_reading_is_a_skipped_tick),
 		cmocka_unit_test(test_load_bound_stretches_on_the_schedule),
+		cmocka_unit_test(test_load_bound_saves_credit_up_to_a_second),
 		cmocka_unit_test(test_no_load_bound_and_late_ticks),
 		cmocka_unit_test(test_load_bound_counts_lost_readings),
 		cmocka_unit_test(test_load_skips_stop_at_the_duration),
