@@ -65,6 +65,7 @@ COST_N = 50 if QUICK else 1000
 COST_WHO = ["json", "csv", "text", "floor-paced", "floor-all-paced"]
 SIDE_S = 1 if QUICK else 2              # floor back to back, per round
 INSTR_N = 20 if QUICK else 300          # samples counted under callgrind
+INSTR_WARM = 5 if QUICK else 20         # samples before those
 INSTR_WHO = ["json", "csv", "text", "floor-paced"]
 STATEMENT_TARGET = 1.05                 # issue 13: server cost per sample
 CLIENT_TARGET = 1.2                     # issue 13: client CPU per sample
@@ -268,8 +269,10 @@ class Overhead(benchlib.Bench):
 
     def instr_run(self, who):
         """The instructions the process runs in user space per sample,
-        counted by callgrind: a run of INSTR_N + 1 samples less a run of
-        one, per sample. Exact and the same from run to run, where CPU
+        counted by callgrind: a run of INSTR_N + INSTR_WARM samples less a
+        run of INSTR_WARM, per sample, so that what only the first samples
+        do (the first deltas, a library symbol looked up at its first
+        call) is left out. Exact and the same from run to run, where CPU
         time moves with everything else on the machine; the kernel's part
         (the same socket calls for both, and one write for mysqlmemprof)
         is not in it."""
@@ -288,7 +291,7 @@ class Overhead(benchlib.Bench):
                     if line.startswith(("summary:", "totals:")):
                         return int(line.split()[1])
             raise RuntimeError("no total in callgrind's output " + out)
-        return (count(INSTR_N + 1) - count(1)) / INSTR_N
+        return (count(INSTR_N + INSTR_WARM) - count(INSTR_WARM)) / INSTR_N
 
 
 def slope(xs, ys):
@@ -538,10 +541,11 @@ def report(res):
         add("")
         add("The same programs under callgrind, %d samples every %d ms: "
             "the instructions each runs in user space per sample (a run of "
-            "%d samples less a run of one), libraries included, the kernel "
+            "%d samples less a run of %d), libraries included, the kernel "
             "not. One run each: the count does not move with the machine's "
             "load, as the CPU times above do." % (INSTR_N, COST_MS,
-                                                  INSTR_N + 1))
+                                                  INSTR_N + INSTR_WARM,
+                                                  INSTR_WARM))
         add("")
         base = ins["floor-paced"]
         rows = [["mysqlmemprof --format %s" % f, fmt(ins[f], 0),
