@@ -554,13 +554,12 @@ def report(res):
         add(table(["sampler", "instructions per sample", "÷ floor-paced"],
                   rows))
         add("")
-        add("- Both read the same rows through the same library calls; the "
-            "difference is mysqlmemprof's own work per sample (the top-N, "
-            "the deltas, the run statistics, formatting), less what it "
-            "saves by fetching integers as integers where floor fetches "
-            "every column as a string. The kernel's part, left out here, "
-            "is the same socket calls for both and one write per sample "
-            "for mysqlmemprof.")
+        add("- Both read the same rows through the same library calls, "
+            "integers as integers; the difference is mysqlmemprof's own "
+            "work per sample: each row handed to its reader, the top-N, "
+            "the deltas, the run statistics and the formatting. The "
+            "kernel's part, left out here, is the same socket calls for "
+            "both and one write per sample for mysqlmemprof.")
         add("")
     add("### What limits these figures")
     add("")
