@@ -100,7 +100,7 @@ enum conn_status conn_query_params(struct conn *c, const char *sql,
  * integer, not as text to be parsed again: a sample has some 150 of them.
  */
 struct conn_value {
-	bool null;
+	bool null;        /* then nothing else but is_int means anything */
 	bool is_int;      /* i or u holds it; s is NULL */
 	bool is_unsigned; /* u, not i */
 	union {

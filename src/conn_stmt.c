@@ -88,8 +88,13 @@ columns_bind(MYSQL_STMT *st, struct columns *cols, bool typed)
 				return -1;
 		}
 		memset(b, 0, sizeof(*b));
-		cols->val[i] = (struct conn_value){ .is_int = cols->is_int[i],
-		    .is_unsigned = cols->is_unsigned[i] };
+		/*
+		 * Not val[i].i: a refetch binds again in the middle of a row,
+		 * whose integers are already in it.
+		 */
+		cols->val[i].is_int = cols->is_int[i];
+		cols->val[i].is_unsigned = cols->is_unsigned[i];
+		cols->val[i].s = NULL;
 		if (cols->is_int[i]) {
 			/* long long and int64_t: both 64 bits, as MySQL assumes */
 			b->buffer_type = MYSQL_TYPE_LONGLONG;
@@ -268,6 +273,8 @@ typed_values(struct columns *cols)
 		struct conn_value *v = &cols->val[i];
 
 		v->null = cols->null[i];
+		if (v->null)
+			v->len = 0;
 		if (v->null || v->is_int)
 			continue;
 		cols->buf[i][cols->len[i]] = '\0';

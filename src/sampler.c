@@ -152,8 +152,8 @@ static uint64_t
 load_owed(struct loop *l, unsigned pct, uint64_t start, uint64_t query_ns)
 {
 	int64_t cap = (int64_t)(LOAD_SAVED_NS / 100 * pct);
-	uint64_t earned = start > l->credit_at ?
-	    (start - l->credit_at) / 100 * pct : 0;
+	uint64_t span = start > l->credit_at ? start - l->credit_at : 0;
+	uint64_t earned = span / 100 * pct + span % 100 * pct / 100;
 	int64_t c = l->credit_ns;
 
 	/* Both stay within what int64_t holds: c <= cap, a query ends. */

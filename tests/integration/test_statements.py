@@ -166,6 +166,34 @@ class Text(mmp.TestCase):
         w.wait()
 
 
+class LongText(mmp.TestCase):
+
+    def test_text_longer_than_its_first_buffer(self):
+        # 200 characters of 3 bytes do not fit the 256 bytes a text column
+        # is first given: the row is fetched again into a larger one, and
+        # its integers, fetched already, must survive that.
+        stmt = "SELECT SLEEP(1.2), '%s'" % ("\u65e5" * 300)
+        w = self.start(mmp.Workload("", stmt + ";"))
+        p = self.run_ok(["--connection", str(w.connection_id), "--frequency",
+                         "100", "--top", "0", "--count", "4", "--format",
+                         "json"])
+        desc = mmp.describe(p)
+        samples = mmp.parse_json_lines(p.stdout)
+        self.assertEqual([s["statement"] for s in samples], [stmt[:200]] * 4,
+                         desc)
+        ids = {s["statement_id"] for s in samples}
+        self.assertEqual(len(ids), 1, desc)
+        self.assertGreater(ids.pop(), 0, desc)
+        for s in samples:
+            self.assertTrue(s["events"], desc)
+            for e in s["events"]:
+                # Each row read has allocated or freed (the statement's
+                # filter): all its counters 0 would be a row lost.
+                self.assertGreater(e["alloc_count"] + e["free_count"], 0,
+                                   (e, desc))
+        w.wait()
+
+
 class ConsumerOff(mmp.TestCase):
 
     def test_note_and_processlist_text(self):
