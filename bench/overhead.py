@@ -251,17 +251,20 @@ class Overhead(benchlib.Bench):
 
     # ---------------------------------------------------------------- cost
 
+    def cost_argv(self, who, n):
+        """n samples at COST_MS: a format of mysqlmemprof, or a floor."""
+        if who in ("json", "csv", "text"):
+            return self.argv("mysqlmemprof", COST_MS, n, fmt=who)
+        return self.argv(who, COST_MS, n)
+
     def cost_run(self, who):
         """COST_N samples at COST_MS: client and server CPU per sample,
         the whole process (start-up included) as run.py counts it; and
         with start-up left out, less a run of one sample, per sample
         after the first."""
-        def argv(n):
-            if who in ("json", "csv", "text"):
-                return self.argv("mysqlmemprof", COST_MS, n, fmt=who)
-            return self.argv(who, COST_MS, n)
-        r = self.measured(argv(COST_N), self.path("cost-" + who))
-        one = self.measured(argv(1), self.path("cost1-" + who))
+        r = self.measured(self.cost_argv(who, COST_N),
+                          self.path("cost-" + who))
+        one = self.measured(self.cost_argv(who, 1), self.path("cost1-" + who))
         return {"client_us": r["client"] / COST_N * 1e6,
                 "client_steady_us": (r["client"] - one["client"]) /
                 (COST_N - 1) * 1e6,
@@ -277,12 +280,10 @@ class Overhead(benchlib.Bench):
         (the same socket calls for both, and one write for mysqlmemprof)
         is not in it."""
         def count(n):
-            argv = (self.argv("mysqlmemprof", COST_MS, n, fmt=who)
-                    if who in ("json", "csv", "text") else
-                    self.argv(who, COST_MS, n))
             out = self.path("instr-%s-%d" % (who, n))
             subprocess.run(["valgrind", "--tool=callgrind", "-q",
-                            "--callgrind-out-file=" + out + ".cg"] + argv,
+                            "--callgrind-out-file=" + out + ".cg"] +
+                           self.cost_argv(who, n),
                            stdin=subprocess.DEVNULL,
                            stdout=subprocess.DEVNULL, env=benchlib.child_env(),
                            check=True)

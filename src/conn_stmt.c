@@ -272,10 +272,8 @@ typed_values(struct columns *cols)
 	for (unsigned i = 0; i < cols->n; i++) {
 		struct conn_value *v = &cols->val[i];
 
-		v->null = cols->null[i];
-		if (v->null)
-			v->len = 0;
-		if (v->null || v->is_int)
+		v->len = 0;
+		if ((v->null = cols->null[i]) || v->is_int)
 			continue;
 		cols->buf[i][cols->len[i]] = '\0';
 		v->len = cols->len[i];

@@ -56,12 +56,13 @@ topn_select(const struct event_stat *src, size_t n, size_t k,
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct event_stat *e = order[i];
-		size_t j = i < k ? i : k - 1;
+		size_t j = i;
 
 		if (i >= k) {
 			if (!before(e, order[k - 1]))
 				continue;
-			order[i] = order[k - 1];
+			order[i] = order[k - 1]; /* pushed out, into e's place */
+			j = k - 1;
 		}
 		for (; j > 0 && before(e, order[j - 1]); j--)
 			order[j] = order[j - 1];
