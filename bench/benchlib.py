@@ -148,7 +148,7 @@ class Server:
              "--max-connections=%d" % max_connections]).strip()
         subprocess.run([SANDBOX, "start"], env=self.env, check=True)
         self.socket = os.path.join(SANDBOX_DIR, "sock")
-        with open(os.path.join(SANDBOX_DIR, "mariadbd.pid")) as f:
+        with open(os.path.join(SANDBOX_DIR, "server.pid")) as f:
             self.pid = int(f.read().strip())
         # A server kept from an earlier run (MMP_BENCH_KEEP_SERVER) was
         # started with fewer.

@@ -9,7 +9,7 @@ packages="build-essential pkg-config default-libmysqlclient-dev libcsv-dev
 mariadb-server mariadb-client python3 libncurses-dev libjansson-dev"
 # --format pprof: protoc-c generates the C of proto/profile.proto.
 packages="$packages protobuf-c-compiler libprotobuf-c-dev zlib1g-dev"
-test_packages="libcmocka-dev python3-pymysql openssl strace valgrind clang
+test_packages="libcmocka-dev python3-pymysql openssl strace valgrind clang debootstrap
 libclang-rt-14-dev tmux chromium libxml2-utils"
 # `go tool pprof` reads the pprof files the tests write.
 test_packages="$test_packages golang-go"

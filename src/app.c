@@ -39,6 +39,13 @@ print_warnings(const char *warn)
 }
 
 /*
+ * Whether standard output was closed at the start. Its number then holds
+ * /dev/null (open_standard_fds()), which takes every write: what is meant
+ * for standard output is refused instead, as coreutils' "write error".
+ */
+static bool stdout_closed;
+
+/*
  * Started with standard input, output or error closed (">&-", a careless
  * daemon), the next file opened would take its number: the server socket
  * would become fd 1 and samples would be written into it. Each closed one
@@ -53,6 +60,8 @@ open_standard_fds(void)
 			continue;
 		if (open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY) != fd)
 			return -1;
+		if (fd == STDOUT_FILENO)
+			stdout_closed = true;
 	}
 	return 0;
 }
@@ -61,6 +70,10 @@ open_standard_fds(void)
 static int
 stdout_written(void)
 {
+	if (stdout_closed) {
+		diag_say("cannot write to standard output: it is closed");
+		return EXIT_RUNTIME;
+	}
 	if (fflush(stdout) == 0 && !ferror(stdout))
 		return EXIT_DONE;
 	if (errno == EPIPE)
@@ -86,6 +99,22 @@ binary_to_terminal(const struct options *o)
 	return strcmp(p, "/dev/tty") == 0;
 }
 
+/*
+ * Whether the run writes its data to standard output: not the live view,
+ * whose samples go only to --output, nor --listen's, which go nowhere
+ * without one.
+ */
+static bool
+writes_stdout(const struct options *o)
+{
+	const char *p = o->output;
+
+	if (o->live || o->listen_port != 0)
+		return false;
+	return p == NULL || strcmp(p, "/dev/stdout") == 0 || strcmp(p, "/dev/fd/1") == 0 ||
+	    strcmp(p, "/proc/self/fd/1") == 0;
+}
+
 /* Returns an exit status when the run ends here, or -1 to go on. */
 static int
 parse_options(struct options *o, int argc, char **argv)
@@ -109,6 +138,11 @@ parse_options(struct options *o, int argc, char **argv)
 		return EXIT_USAGE;
 	case CLI_OK:
 		break;
+	}
+	if (stdout_closed && writes_stdout(o)) {
+		diag_say("standard output is closed: nowhere to write; give "
+		    "--output FILE, or start with standard output open");
+		return EXIT_RUNTIME;
 	}
 	if (binary_to_terminal(o)) {
 		diag_say("--format %s is binary and standard output is a "

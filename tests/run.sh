@@ -1,15 +1,18 @@
 #!/bin/bash
 # `make check`: the unit test binaries ($BUILD/test_*, cmocka), then the
 # integration tests (tests/integration, Python) against the real binary and
-# a throwaway MariaDB server. The last line is "N passed, N failed"; the
-# exit status is non-zero when anything failed.
+# a throwaway server of each kind in $MMP_SERVERS (default "mariadb mysql":
+# MariaDB 10.11 and Oracle MySQL 9.7, see tests/sandbox.sh), one part per
+# server. The last line is "N passed, N failed, N skipped" over all parts;
+# the exit status is non-zero when anything failed.
 #
 #   BUILD=build tests/run.sh            everything
 #   tests/run.sh --unit | --integration one half
+#   MMP_SERVERS=mysql tests/run.sh --integration
 #
-# The server lives in $MMP_SANDBOX_DIR, by default a fresh folder per run
-# that is removed at the end; a server already running there is used and
-# left running.
+# Each server lives in $MMP_SANDBOX_DIR-KIND, by default a fresh folder per
+# run that is removed at the end; a server already running there is used
+# and left running.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,7 +28,9 @@ esac
 
 passed=0
 failed=0
+skipped=0
 failures=()
+servers=${MMP_SERVERS:-mariadb mysql}
 
 # Adds up the "[  PASSED  ] N test(s)." and "[  FAILED  ] N test(s)" lines
 # of a cmocka binary; one that crashes or says nothing counts as one.
@@ -81,58 +86,73 @@ stop_sandbox() {
 trap stop_sandbox EXIT
 trap 'echo "run: interrupted" >&2; exit 130' INT TERM
 
-if [ -n "$do_integration" ]; then
-	echo "== integration tests (tests/integration) against $MMP_BIN"
-	if [ -z "${MMP_SANDBOX_DIR:-}" ]; then
-		MMP_SANDBOX_DIR=$(mktemp -d /tmp/mmp-check.XXXXXX)
-		rmdir "$MMP_SANDBOX_DIR"
-	fi
-	export MMP_SANDBOX_DIR
+# The integration suite against one server kind ($1); adds to the totals.
+run_integration() {
+	local kind=$1 log line rc p f sk follower
+	export MMP_SERVER=$kind
+	export MMP_SANDBOX_DIR=$sandbox_base-$kind
 	if ! tests/sandbox.sh status >/dev/null 2>&1; then
 		started=1
 	fi
 	if ! tests/sandbox.sh start; then
 		failed=$((failed + 1))
-		failures+=("sandbox server did not start")
-	elif [ ! -x "$MMP_BIN" ]; then
+		failures+=("$kind: sandbox server did not start")
+		stop_sandbox
+		return
+	fi
+	eval "$(tests/sandbox.sh env)"
+	export MMP_SOCKET MMP_PORT MMP_HOST MMP_DIR MMP_SERVER MMP_SERVER_VERSION MMP_ROOT
+	echo "== integration tests (tests/integration) against $MMP_BIN on $kind $MMP_SERVER_VERSION"
+	log=$(mktemp)
+	# In the background so that a signal to this script is handled at
+	# once, and in a process group of their own (its id is $child) so
+	# that stopping them stops what they started. tail shows the log
+	# as it grows and ends after the tests do.
+	PYTHONUNBUFFERED=1 setsid timeout 600 \
+		python3 tests/integration/main.py >"$log" 2>&1 &
+	child=$!
+	tail -n +1 -s 0.2 -f --pid="$child" "$log" &
+	follower=$!
+	rc=0
+	wait "$child" || rc=$?
+	child=
+	wait "$follower"
+	line=$(grep -E '^integration: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -n 1)
+	rm -f "$log"
+	if [ -n "$line" ]; then
+		read -r _ p _ f _ sk _ <<<"$line"
+		passed=$((passed + p))
+		failed=$((failed + f))
+		skipped=$((skipped + sk))
+		[ "$f" -eq 0 ] || failures+=("$kind: $f integration test(s)")
+	fi
+	if [ -z "$line" ] || { [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; }; then
+		failed=$((failed + 1))
+		failures+=("$kind: integration runner (exit $rc)")
+	fi
+	echo "== $kind $MMP_SERVER_VERSION: ${line#integration: }"
+	stop_sandbox
+}
+
+if [ -n "$do_integration" ]; then
+	sandbox_base=${MMP_SANDBOX_DIR:-}
+	if [ -z "$sandbox_base" ]; then
+		sandbox_base=$(mktemp -d /tmp/mmp-check.XXXXXX)
+		rmdir "$sandbox_base"
+	fi
+	if [ ! -x "$MMP_BIN" ]; then
 		echo "run: $MMP_BIN is missing (make)" >&2
 		failed=$((failed + 1))
 		failures+=("no binary")
 	else
-		eval "$(tests/sandbox.sh env)"
-		export MMP_SOCKET MMP_PORT MMP_HOST MMP_DIR
-		log=$(mktemp)
-		# In the background so that a signal to this script is handled at
-		# once, and in a process group of their own (its id is $child) so
-		# that stopping them stops what they started. tail shows the log
-		# as it grows and ends after the tests do.
-		PYTHONUNBUFFERED=1 setsid timeout 480 \
-			python3 tests/integration/main.py >"$log" 2>&1 &
-		child=$!
-		tail -n +1 -s 0.2 -f --pid="$child" "$log" &
-		follower=$!
-		rc=0
-		wait "$child" || rc=$?
-		child=
-		wait "$follower"
-		line=$(grep -E '^integration: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
-		rm -f "$log"
-		if [ -n "$line" ]; then
-			read -r _ p _ f _ <<<"$line"
-			passed=$((passed + p))
-			failed=$((failed + f))
-			[ "$f" -eq 0 ] || failures+=("$f integration test(s)")
-		fi
-		if [ -z "$line" ] || { [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; }; then
-			failed=$((failed + 1))
-			failures+=("integration runner (exit $rc)")
-		fi
+		for kind in $servers; do
+			run_integration "$kind"
+		done
 	fi
-	stop_sandbox
 fi
 
 if [ "${#failures[@]}" -gt 0 ]; then
 	echo "== failed: ${failures[*]}"
 fi
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -1,17 +1,28 @@
 #!/bin/bash
-# A throwaway MariaDB server for the demo, the integration tests and the
+# A throwaway server for the demo, the integration tests and the
 # benchmarks: a private datadir, a unix socket and a loopback TCP port under
 # one folder, with the memory instruments of performance_schema enabled and
 # the consumer events_statements_current, which says what a thread runs.
 #
+# $MMP_SERVER says which server:
+#   mariadb   MariaDB 10.11 of Debian 12, from the host (the default)
+#   mysql     Oracle MySQL 9.7 of Debian unstable, run under chroot in the
+#             root of tests/sidroot.sh (made on first use). Its folder is
+#             made inside the root and the sandbox's folder is a symbolic
+#             link to it, so that one path names the same file on both
+#             sides: the socket, the logs, what the server writes.
+#
 #   tests/sandbox.sh start    create and start it (harmless when running)
 #   tests/sandbox.sh stop     shut it down and remove its folder
-#   tests/sandbox.sh env      print MMP_SOCKET=... MMP_PORT=... (eval-able)
+#   tests/sandbox.sh env      print MMP_SOCKET=... MMP_PORT=... MMP_SERVER=...
+#                             MMP_SERVER_VERSION=... (eval-able)
 #   tests/sandbox.sh status   say whether it runs; exit 1 when it does not
 #
 # The folder is $MMP_SANDBOX_DIR, by default /tmp/mmp-sandbox-$(id -u).
 # $MMP_SANDBOX_EXTRA_ARGS, split at spaces, is added to the server's
 # options (the TLS tests start a server with certificates this way).
+# $dir/launch holds the command that starts the server, one argument a
+# line, for a test that kills the server and starts it again.
 # Accounts: root without a password (socket only); mmp/mmp-pass with only
 # SELECT on performance_schema (what the tool must work with); loader/
 # loader-pass with everything on the `demo` database, for workloads.
@@ -20,6 +31,13 @@ set -euo pipefail
 dir=${MMP_SANDBOX_DIR:-/tmp/mmp-sandbox-$(id -u)}
 [[ $dir == /* ]] || dir=$PWD/$dir
 dir=${dir%/}
+kind=${MMP_SERVER:-mariadb}
+here=$(cd "$(dirname "$0")" && pwd)
+case "$kind" in
+mariadb) root= ;;
+mysql) root=$("$here/sidroot.sh" path) ;;
+*) echo "sandbox: MMP_SERVER=$kind: not a server kind (mariadb, mysql)" >&2; exit 2 ;;
+esac
 sock=$dir/sock
 marker=$dir/.mmp-sandbox
 start_timeout=${MMP_SANDBOX_START_TIMEOUT:-60}
@@ -33,14 +51,15 @@ die() {
 # The server's pid when it runs, from the pid file of our folder.
 server_pid() {
 	local pid
-	[ -r "$dir/mariadbd.pid" ] || return 1
-	pid=$(cat "$dir/mariadbd.pid" 2>/dev/null) || return 1
+	[ -r "$dir/server.pid" ] || return 1
+	pid=$(cat "$dir/server.pid" 2>/dev/null) || return 1
 	[[ $pid =~ ^[0-9]+$ ]] || return 1
 	kill -0 "$pid" 2>/dev/null || return 1
 	echo "$pid"
 }
 
-# mariadb-admin as root over our socket, never reading option files.
+# mariadb-admin as root over our socket, never reading option files. The
+# host's MariaDB clients serve MySQL too: root has no password.
 admin() {
 	mariadb-admin --no-defaults --connect-timeout=2 -uroot -S "$sock" "$@"
 }
@@ -68,25 +87,45 @@ s.bind(("127.0.0.1", 0))
 print(s.getsockname()[1])'
 }
 
-# Starts mariadbd once on the port in $dir/port; returns 0 when it answers,
-# 1 when it died (the caller may retry on another port), 2 on timeout.
-launch() {
-	local user_opt=() pid waited=0
+# The server's command line: the options both kinds take, then each
+# kind's own. MySQL 9 starts its X plugin on a port of its own unless told
+# not to, and limits LOAD DATA and SELECT INTO OUTFILE to a folder unless
+# --secure-file-priv is empty.
+server_argv() {
+	local user_opt=()
 	[ "$(id -u)" -eq 0 ] && user_opt=(--user=root)
-	: >"$dir/error.log"
-	mariadbd --no-defaults "${user_opt[@]}" \
+	case "$kind" in
+	mariadb) echo mariadbd ;;
+	mysql) printf '%s\n' chroot "$root" mysqld ;;
+	esac
+	printf '%s\n' --no-defaults "${user_opt[@]}" \
 		--datadir="$dir/data" --tmpdir="$dir/tmp" \
-		--socket="$sock" --pid-file="$dir/mariadbd.pid" \
+		--socket="$sock" --pid-file="$dir/server.pid" \
 		--log-error="$dir/error.log" \
 		--port="$(cat "$dir/port")" --bind-address=127.0.0.1 \
 		--skip-name-resolve --skip-log-bin \
 		--performance-schema=ON \
 		--performance-schema-instrument='memory/%=ON' \
 		--performance-schema-consumer-events-statements-current=ON \
-		--innodb-buffer-pool-size=64M --innodb-log-file-size=16M \
-		--max-connections=100 \
-		${MMP_SANDBOX_EXTRA_ARGS:-} \
-		</dev/null >/dev/null 2>&1 9>&- &
+		--innodb-buffer-pool-size=64M \
+		--max-connections=100
+	case "$kind" in
+	mariadb) echo --innodb-log-file-size=16M ;;
+	mysql) printf '%s\n' --mysqlx=OFF --secure-file-priv= ;;
+	esac
+	# Split at spaces, as documented above.
+	[ -z "${MMP_SANDBOX_EXTRA_ARGS:-}" ] || printf '%s\n' ${MMP_SANDBOX_EXTRA_ARGS}
+}
+
+# Starts the server once on the port in $dir/port; returns 0 when it
+# answers, 1 when it died (the caller may retry on another port), 2 on
+# timeout.
+launch() {
+	local pid waited=0 argv=()
+	server_argv >"$dir/launch"
+	mapfile -t argv <"$dir/launch"
+	: >"$dir/error.log"
+	"${argv[@]}" </dev/null >/dev/null 2>&1 9>&- 8>&- &
 	pid=$!
 	echo "$pid" >"$dir/launcher.pid"
 	while ! admin ping >/dev/null 2>&1; do
@@ -102,11 +141,16 @@ launch() {
 	return 0
 }
 
+# MySQL 9 has no mysql_native_password: its accounts take the default,
+# caching_sha2_password, which Debian 12's Connector/C speaks over the
+# socket and over TLS.
 setup_accounts() {
+	# Anonymous accounts would shadow the named ones on localhost; only
+	# mariadb-install-db makes them.
+	if [ "$kind" = mariadb ]; then
+		root_sql -e "DELETE FROM mysql.global_priv WHERE User = ''; FLUSH PRIVILEGES;"
+	fi
 	root_sql <<-'SQL'
-		-- Anonymous accounts would shadow the named ones on localhost.
-		DELETE FROM mysql.global_priv WHERE User = '';
-		FLUSH PRIVILEGES;
 		CREATE USER 'mmp'@'localhost' IDENTIFIED BY 'mmp-pass';
 		CREATE USER 'mmp'@'127.0.0.1' IDENTIFIED BY 'mmp-pass';
 		GRANT SELECT ON performance_schema.* TO 'mmp'@'localhost';
@@ -131,21 +175,15 @@ cmd_start() {
 		if pid=$(server_pid); then
 			die "a server (pid $pid) runs in $dir but does not answer; run: $0 stop"
 		fi
-		rm -rf "$dir"
+		remove_folder
 	fi
 	[ ${#sock} -lt 100 ] || die "socket path $sock is too long (${#sock} chars); set a shorter MMP_SANDBOX_DIR"
 
-	mkdir -p "$dir"
-	chmod 700 "$dir"
-	: >"$marker"
-	mkdir "$dir/data" "$dir/tmp"
+	make_folder
 
-	if ! mariadb-install-db --no-defaults --datadir="$dir/data" \
-		--auth-root-authentication-method=normal --skip-test-db \
-		--skip-name-resolve $([ "$(id -u)" -eq 0 ] && echo --user=root) \
-		>"$dir/install.log" 2>&1; then
+	if ! init_datadir >"$dir/install.log" 2>&1; then
 		tail -n 20 "$dir/install.log" >&2
-		die "mariadb-install-db failed (log: $dir/install.log)"
+		die "making the data folder failed (log: $dir/install.log)"
 	fi
 
 	# Another program may take our port between choosing and binding it.
@@ -172,6 +210,52 @@ cmd_start() {
 	if ! setup_accounts; then
 		error_log_tail
 		die "creating the accounts failed"
+	fi
+}
+
+# The sandbox's folder; for MySQL, inside the root with a link to it.
+make_folder() {
+	if [ -n "$root" ]; then
+		"$here/sidroot.sh" ensure server
+		rm -rf --one-file-system "${root:?}$dir"
+		mkdir -p "$root$dir"
+		chmod 700 "$root$dir"
+		mkdir -p "$(dirname "$dir")"
+		ln -s "$root$dir" "$dir"
+	else
+		mkdir -p "$dir"
+		chmod 700 "$dir"
+	fi
+	: >"$marker"
+	echo "$kind" >"$dir/kind"
+	mkdir "$dir/data" "$dir/tmp"
+}
+
+init_datadir() {
+	local user_opt=()
+	[ "$(id -u)" -eq 0 ] && user_opt=(--user=root)
+	case "$kind" in
+	mariadb)
+		mariadb-install-db --no-defaults --datadir="$dir/data" \
+			--auth-root-authentication-method=normal --skip-test-db \
+			--skip-name-resolve "${user_opt[@]}"
+		;;
+	mysql)
+		chroot "$root" mysqld --no-defaults --initialize-insecure \
+			"${user_opt[@]}" --datadir="$dir/data"
+		;;
+	esac
+}
+
+# Removes the folder (and, for MySQL, what the link points at).
+remove_folder() {
+	local real
+	if [ -L "$dir" ]; then
+		real=$(readlink "$dir")
+		rm -f "$dir"
+		rm -rf --one-file-system "$real"
+	else
+		rm -rf --one-file-system "$dir"
 	fi
 }
 
@@ -202,7 +286,7 @@ cmd_stop() {
 	[ -e "$dir" ] || return 0
 	[ -e "$marker" ] || die "$dir is not a sandbox; not touching it"
 	kill_server
-	rm -rf "$dir"
+	remove_folder
 	# A command waiting on the lock holds it open; it still works.
 	rm -f "$dir.lock"
 }
@@ -211,13 +295,20 @@ cmd_env() {
 	is_running || die "not running in $dir; run: $0 start"
 	printf "MMP_SOCKET='%s'\nMMP_PORT='%s'\nMMP_HOST='127.0.0.1'\nMMP_DIR='%s'\n" \
 		"$sock" "$(cat "$dir/port")" "$dir"
+	printf "MMP_SERVER='%s'\nMMP_SERVER_VERSION='%s'\nMMP_ROOT='%s'\n" \
+		"$(running_kind)" "$(root_sql -N -B -e 'SELECT VERSION()')" "$root"
+}
+
+# The kind of the server running in the folder, whatever MMP_SERVER says.
+running_kind() {
+	cat "$dir/kind" 2>/dev/null || echo "$kind"
 }
 
 cmd_status() {
 	local pid
 	if is_running; then
 		pid=$(server_pid)
-		echo "sandbox: running (pid $pid, socket $sock, port $(cat "$dir/port"))"
+		echo "sandbox: $(running_kind) running (pid $pid, socket $sock, port $(cat "$dir/port"))"
 	else
 		echo "sandbox: not running ($dir)"
 		return 1

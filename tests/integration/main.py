@@ -1,5 +1,5 @@
 """Runs the integration tests; the last line of output is
-"integration: N passed, N failed" for tests/run.sh to add up.
+"integration: N passed, N failed, N skipped" for tests/run.sh to add up.
 
     python3 tests/integration/main.py [-k PATTERN] [test names...]
 
@@ -44,7 +44,10 @@ def main():
         failed_ids.add(test.id())
     failed = len(failed_ids)
     passed = result.testsRun - failed - len(result.skipped)
-    print("integration: %d passed, %d failed" % (passed, failed))
+    for test, reason in result.skipped:
+        print("skipped on %s: %s: %s" % (mmp.SERVER, test.id(), reason))
+    print("integration: %d passed, %d failed, %d skipped" %
+          (passed, failed, len(result.skipped)))
     return 1 if failed else 0
 
 

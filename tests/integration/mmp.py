@@ -1,6 +1,7 @@
 """Shared helpers of the integration tests: the binary, the sandbox server
-(MMP_SOCKET, MMP_PORT, MMP_HOST from tests/sandbox.sh env) and workloads
-run through the mariadb client."""
+(MMP_SOCKET, MMP_PORT, MMP_HOST, MMP_SERVER from tests/sandbox.sh env) and
+workloads run through the host's mariadb client, which speaks to MariaDB
+and to MySQL alike."""
 
 import atexit
 import contextlib
@@ -23,6 +24,16 @@ BIN = os.environ.get("MMP_BIN") or os.path.join(REPO, "mysqlmemprof")
 SOCKET = os.environ.get("MMP_SOCKET", "")
 PORT = os.environ.get("MMP_PORT", "")
 HOST = os.environ.get("MMP_HOST", "127.0.0.1")
+# Which server the sandbox runs: "mariadb" or "mysql" (tests/sandbox.sh).
+SERVER = os.environ.get("MMP_SERVER", "mariadb")
+SERVER_VERSION = os.environ.get("MMP_SERVER_VERSION", "")
+MYSQL = SERVER == "mysql"
+MARIADB = SERVER == "mariadb"
+
+
+def only_on(kind, why):
+    """Skips a test that cannot apply to the other server, saying why."""
+    return unittest.skipUnless(SERVER == kind, "%s only: %s" % (kind, why))
 
 MMP_USER = "mmp"
 MMP_PASSWORD = "mmp-pass"
@@ -262,9 +273,17 @@ def general_log(name):
 
 def server_pid(data_dir=None):
     """The process id of the sandbox server, or of the one in data_dir."""
-    path = os.path.join(data_dir or os.environ["MMP_DIR"], "mariadbd.pid")
+    path = os.path.join(data_dir or os.environ["MMP_DIR"], "server.pid")
     with open(path) as f:
         return int(f.read())
+
+
+def launch_argv(data_dir=None):
+    """The command that starts the sandbox server (or the one in
+    data_dir) as tests/sandbox.sh started it: under chroot for MySQL."""
+    path = os.path.join(data_dir or os.environ["MMP_DIR"], "launch")
+    with open(path) as f:
+        return f.read().splitlines()
 
 
 def _gone(pid):
@@ -286,8 +305,7 @@ def killed_server():
     """The sandbox server killed (SIGKILL) for the body, then started again
     as it was and waited for; the new server outlives the test process."""
     pid = server_pid()
-    with open("/proc/%d/cmdline" % pid, "rb") as f:
-        argv = [a.decode() for a in f.read().split(b"\0") if a]
+    argv = launch_argv()
     os.kill(pid, signal.SIGKILL)
     deadline = time.monotonic() + 30
     while not _gone(pid):

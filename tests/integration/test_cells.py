@@ -58,8 +58,9 @@ class Spreadsheet(mmp.TestCase):
 
     def setUp(self):
         super().setUp()
-        mmp.root_sql("CREATE OR REPLACE USER '%s'@'localhost' "
-                     "IDENTIFIED BY 'x'" % self.USER.replace('"', '\\"'))
+        user = self.USER.replace('"', '\\"')
+        mmp.root_sql("DROP USER IF EXISTS '%s'@'localhost'; CREATE USER "
+                     "'%s'@'localhost' IDENTIFIED BY 'x'" % (user, user))
         self.proc = subprocess.Popen(
             ["mariadb", "--no-defaults", "-u" + self.USER, "-px", "-S",
              mmp.SOCKET, "-N", "-e", "SELECT SLEEP(20)"],

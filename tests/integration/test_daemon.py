@@ -41,15 +41,28 @@ class ClosedStandardFds(mmp.TestCase):
         self.assertEqual(mmp.parse_csv(p.stdout)[0], mmp.LIST_HEADER,
                          mmp.describe(p))
 
-    def test_stdout_closed_no_lost_connection(self):
-        # The samples go nowhere, as the person asked, and the connection
-        # is never disturbed: one note, no reconnect.
-        p = run_closed(["--global", "--count", "3", "--frequency", "100",
-                        "--format", "json"], 1)
-        self.assertEqual(p.returncode, 0, mmp.describe(p))
-        self.assertNotIn("lost the connection", p.stderr, mmp.describe(p))
-        self.assertNotIn("out of order", p.stderr, mmp.describe(p))
-        self.assertEqual(len(p.stderr.splitlines()), 1, mmp.describe(p))
+    def test_stdout_closed_is_a_write_error(self):
+        # Samples written into /dev/null would be lost without a word:
+        # refused at once, as coreutils' "write error", exit 1.
+        for args in (["--global", "--count", "3", "--format", "json"],
+                     ["--list"], ["--version"]):
+            with self.subTest(args=args):
+                p = run_closed(args, 1)
+                self.assertOneErrorLine(p, 1, "standard output", "closed")
+
+    def test_stdout_closed_output_file_no_lost_connection(self):
+        # With --output the run goes on, and the connection is never
+        # disturbed: one note, no reconnect, every sample in the file.
+        with tempfile.TemporaryDirectory(prefix="mmp-out-") as d:
+            out = os.path.join(d, "cap.json")
+            p = run_closed(["--global", "--count", "3", "--frequency", "100",
+                            "--format", "json", "--output", out], 1)
+            self.assertEqual(p.returncode, 0, mmp.describe(p))
+            self.assertNotIn("lost the connection", p.stderr, mmp.describe(p))
+            self.assertNotIn("out of order", p.stderr, mmp.describe(p))
+            self.assertEqual(len(p.stderr.splitlines()), 1, mmp.describe(p))
+            with open(out) as f:
+                self.assertEqual(len(mmp.parse_json_lines(f.read())), 3)
 
 
 class OutputCheckedAtStart(mmp.TestCase):

@@ -64,10 +64,18 @@ class Sampling(mmp.TestCase):
                       "EVENT_NAME" in l]
             prepared = [l for l in memory if re.search(r"\sPrepare\s", l)]
             executed = [l for l in memory if re.search(r"\sExecute\s", l)]
-            self.assertEqual(len(prepared), 1, mmp.describe(p) +
+            # MySQL 9.7 logs a second Prepare of its own at the first
+            # Execute of the joined statement (its re-prepare: strace shows
+            # the client sends one COM_STMT_PREPARE), never later.
+            most = 2 if mmp.MYSQL and "--thread" in target else 1
+            self.assertGreaterEqual(len(prepared), 1, "\n".join(memory))
+            self.assertLessEqual(len(prepared), most, mmp.describe(p) +
+                                 "\n".join(memory))
+            self.assertEqual(memory[:len(prepared)], prepared,
                              "\n".join(memory))
             self.assertEqual(len(executed), 6, "\n".join(memory))
-            self.assertEqual(len(memory), 7, "\n".join(memory))
+            self.assertEqual(len(memory), len(prepared) + 6,
+                             "\n".join(memory))
 
     def test_a_thread_without_memory_in_use_is_sampled(self):
         # Its memory rows are all unused, so the joined query gives the
