@@ -35,7 +35,10 @@ kind=${MMP_SERVER:-mariadb}
 here=$(cd "$(dirname "$0")" && pwd)
 case "$kind" in
 mariadb) root= ;;
-mysql) root=$("$here/sidroot.sh" path) ;;
+mysql)
+	root=$("$here/sidroot.sh" path)
+	[ "$(id -u)" -eq 0 ] || { echo "sandbox: MMP_SERVER=mysql runs mysqld under chroot, which needs root; run as root, or use MMP_SERVER=mariadb" >&2; exit 1; }
+	;;
 *) echo "sandbox: MMP_SERVER=$kind: not a server kind (mariadb, mysql)" >&2; exit 2 ;;
 esac
 sock=$dir/sock

@@ -236,3 +236,43 @@ class LoadBound(mmp.TestCase):
                          "--frequency", "500", "--count", "6"])
         self.assertNotIn("costs the server", p.stderr)
         self.assertNotIn("--max-load", p.stderr)
+
+
+class AgainstTheServer(mmp.TestCase):
+    """The tool's numbers are the server's: an idle thread, read by a
+    direct query of performance_schema just before and just after one
+    sample, agrees with the sample to the byte, on each server."""
+
+    COLUMNS = [("current_bytes", "CURRENT_NUMBER_OF_BYTES_USED"),
+               ("current_count", "CURRENT_COUNT_USED"),
+               ("high_bytes", "HIGH_NUMBER_OF_BYTES_USED"),
+               ("alloc_bytes", "SUM_NUMBER_OF_BYTES_ALLOC"),
+               ("free_bytes", "SUM_NUMBER_OF_BYTES_FREE"),
+               ("alloc_count", "COUNT_ALLOC"),
+               ("free_count", "COUNT_FREE")]
+
+    def direct(self, thread_id):
+        rows = mmp.root_sql(
+            "SELECT EVENT_NAME, %s FROM performance_schema."
+            "memory_summary_by_thread_by_event_name WHERE THREAD_ID = %d "
+            "AND (COUNT_ALLOC > 0 OR COUNT_FREE > 0)" % (
+                ", ".join(c for _, c in self.COLUMNS), thread_id))
+        return {r[0]: [int(v) for v in r[1:]] for r in rows}
+
+    def test_idle_thread_equal_to_the_byte(self):
+        w = self.start(mmp.idle(20))
+        tid = w.thread_id
+        for _ in range(5):
+            before = self.direct(tid)
+            p = self.run_ok(["--thread", str(tid), "--count", "1", "--top",
+                             "0", "--format", "json", "-q"])
+            after = self.direct(tid)
+            if before == after:
+                break
+        self.assertEqual(before, after, "the idle thread did not keep still")
+        s = mmp.parse_json_lines(p.stdout)[0]
+        got = {e["event_name"]: [e[k] for k, _ in self.COLUMNS]
+               for e in s["events"]}
+        self.assertEqual(got, before, mmp.describe(p))
+        self.assertGreater(len(got), 3, got)
+        self.assertEqual(s["total_bytes"], sum(v[0] for v in got.values()))
