@@ -79,7 +79,7 @@ $(PROG): $(BUILD)/$(PROG)
 	cp $< $@
 
 $(BUILD)/$(PROG): $(BUILD)/main.o $(SERVER_OBJS) $(BUILD)/libcore.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(MYSQL_LIBS) $(CURSES_LIBS) -ldl -lpthread -lcsv $(PPROF_LIBS) $(JANSSON_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(MYSQL_LIBS) $(CURSES_LIBS) -ldl -lpthread -lcsv $(PPROF_LIBS) $(JANSSON_LIBS) -lcrypto
 
 $(BUILD)/libcore.a: $(CORE_OBJS)
 	rm -f $@ && $(AR) rcs $@ $^
@@ -107,7 +107,7 @@ $(BUILD)/pprof.o: override CPPFLAGS += -I$(BUILD) $(PPROF_CFLAGS)
 
 # -Isrc: a module's test may read its private header.
 $(BUILD)/test_%: tests/unit/test_%.c $(BUILD)/libcore.a | $(BUILD)
-	$(CC) $(CPPFLAGS) -Isrc -Itests/unit -I$(BUILD) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libcore.a $(CMOCKA_LIBS) -lcsv $(PPROF_LIBS) $(JANSSON_LIBS)
+	$(CC) $(CPPFLAGS) -Isrc -Itests/unit -I$(BUILD) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libcore.a $(CMOCKA_LIBS) -lcsv $(PPROF_LIBS) $(JANSSON_LIBS) -lcrypto
 
 $(BUILD):
 	mkdir -p $@
@@ -156,7 +156,7 @@ fuzz: $(FUZZERS)
 
 build/fuzz/%: fuzz/%.c $(FUZZ_CORE) include/*.h src/*.h build/profile.pb-c.c
 	@mkdir -p build/fuzz
-	$(FUZZ_CC) $(FUZZ_FLAGS) -Ibuild -o $@ $< $(FUZZ_CORE) build/profile.pb-c.c -lcsv $(PPROF_LIBS) $(JANSSON_LIBS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Ibuild -o $@ $< $(FUZZ_CORE) build/profile.pb-c.c -lcsv $(PPROF_LIBS) $(JANSSON_LIBS) -lcrypto
 
 fuzz-run: fuzz
 	@for f in $(FUZZERS); do \

@@ -48,10 +48,16 @@ struct options {
 	unsigned connect_timeout_s;
 	unsigned read_timeout_s;
 	uint64_t reconnect_timeout_s; /* 0: do not reconnect */
+	enum conn_protocol protocol; /* --protocol */
 	enum conn_tls_mode ssl_mode;
 	char *ssl_ca;
 	char *ssl_cert;
 	char *ssl_key;
+	char *ssl_crl;
+	char *ssl_crlpath;
+	char *tls_version;    /* checked: "TLSv1.2", "TLSv1.3" or both */
+	char *server_public_key_path;
+	bool get_server_public_key;
 
 	enum target_kind target;
 	uint64_t target_id;
@@ -119,10 +125,15 @@ struct cli_env {
 	const char *const *system_files; /* NULL-terminated: /etc/my.cnf, ... */
 	const char *mysql_home;          /* $MYSQL_HOME, for its my.cnf */
 	const char *home;                /* for ~/.my.cnf */
+	/* The login path file: $MYSQL_TEST_LOGIN_FILE, or ~/.mylogin.cnf. */
+	const char *login_file;
 	const char *mysql_pwd;           /* $MYSQL_PWD */
 };
 
-/* The environment of the real program: /etc/my.cnf, $HOME, $MYSQL_PWD. */
+/*
+ * The environment of the real program: /etc/my.cnf, $HOME, the login
+ * path file, $MYSQL_PWD.
+ */
 struct cli_env cli_env_system(void);
 
 /*

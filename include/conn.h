@@ -15,12 +15,19 @@ struct conn;
 
 /* --ssl-mode, with the meaning MySQL gives it. */
 enum conn_tls_mode {
-	TLS_DEFAULT,         /* the library's default */
+	TLS_DEFAULT,         /* as PREFERRED */
 	TLS_DISABLED,
-	TLS_PREFERRED,
+	TLS_PREFERRED,       /* TLS over TCP when the server offers it */
 	TLS_REQUIRED,        /* encrypted, certificate not checked */
 	TLS_VERIFY_CA,       /* and the certificate is signed by --ssl-ca */
 	TLS_VERIFY_IDENTITY, /* and it was issued to the host */
+};
+
+/* --protocol, with the meaning MySQL gives it. */
+enum conn_protocol {
+	PROTOCOL_DEFAULT, /* the socket for localhost, else TCP */
+	PROTOCOL_TCP,     /* TCP even for localhost */
+	PROTOCOL_SOCKET,  /* the unix socket; the host must be localhost */
 };
 
 struct conn_params {
@@ -29,12 +36,24 @@ struct conn_params {
 	const char *password; /* NULL: none */
 	const char *socket;   /* NULL: the library's default */
 	unsigned port;        /* 0: the library's default */
+	enum conn_protocol protocol;
 	unsigned connect_timeout_s;
 	unsigned read_timeout_s;
 	enum conn_tls_mode ssl_mode;
 	const char *ssl_ca;   /* NULL: none */
 	const char *ssl_cert;
 	const char *ssl_key;
+	const char *ssl_crl;     /* NULL: none */
+	const char *ssl_crlpath; /* NULL: none */
+	const char *tls_version; /* "TLSv1.2,TLSv1.3"; NULL: the library's */
+	/*
+	 * How caching_sha2_password may send the password over plain TCP,
+	 * where it must be encrypted with the server's RSA key: with the key
+	 * in this PEM file, or with one asked of the server. Neither: it is
+	 * never sent, and connecting fails saying so.
+	 */
+	const char *server_public_key_path;
+	bool get_server_public_key;
 	/*
 	 * Set by SIGINT/SIGTERM (NULL: never). Connecting and queries look at
 	 * it every 100 ms and give up, whatever the timeouts say.

@@ -62,11 +62,12 @@ void history_end_look(struct history *h);
 
 /*
  * The readings of m's statement, oldest first: the newest run of readings
- * of its thread that show that statement (match_same() but for the count
- * of ended statements, which the readings need not have; their statement
- * ids, when known, must be the newest one's). Fills out with
- * up to max pointers, valid until the next history_add() or
- * history_begin_look(); returns how many.
+ * of its thread that show that statement. The newest must show m
+ * (match_same() but for the count of ended statements, which the readings
+ * need not have); the others, when the server gave statement ids, the
+ * newest one's id and start, whatever their text, else the same as m.
+ * Fills out with up to max pointers, valid until the next history_add()
+ * or history_begin_look(); returns how many.
  */
 size_t history_take(const struct history *h, const struct stmt_match *m,
     const struct history_reading **out, size_t max);

@@ -25,11 +25,19 @@ struct stmt_match {
 	char db[256];
 	char text[MATCH_TEXT_MAX + 1]; /* the start of the text */
 	int64_t current_bytes; /* the thread's instrumented memory */
+	/*
+	 * The most the session ever held, as the server keeps it (MySQL
+	 * 8.0.31+, MariaDB: see pfs_find_statements()); 0: not known.
+	 */
+	int64_t peak_bytes;
+	bool peak_only;        /* listed for its peak alone: no candidate */
+	bool between_looks;    /* taken from its peak: past the size only between two looks */
 };
 
 struct match_list {
 	struct stmt_match *v; /* owned by the list */
 	size_t n, cap;
+	bool peaks;           /* the server was asked for the sessions' peaks */
 };
 
 /* Appends a copy of m; returns -1 when out of memory. */

@@ -1,7 +1,8 @@
 /*
  * MySQL option files (my.cnf), read the way the MySQL clients read them:
  * [group] sections, key=value lines, quotes and escapes, !include and
- * !includedir.
+ * !includedir; and the login path file, whose lines are the same,
+ * encrypted.
  */
 #ifndef MYSQLMEMPROF_OPTFILE_H
 #define MYSQLMEMPROF_OPTFILE_H
@@ -31,6 +32,19 @@ struct optfile_list {
 int optfile_read(const char *path, const char *const *groups, bool must_exist,
     struct optfile_list *out, char *warn, size_t warnlen, char *err,
     size_t errlen);
+/*
+ * Appends the entries of groups from the login path file of
+ * mysql_config_editor (~/.mylogin.cnf, whose lines are encrypted); seen[i]
+ * (if not NULL) is set when the file has a group groups[i], and *found
+ * when the file was read. A missing file is skipped; one that others may
+ * read is skipped with a warning, as mysql does. Returns 0, or -1 with
+ * one line in err.
+ */
+int optfile_read_login(const char *path, const char *const *groups,
+    bool *seen, bool *found, struct optfile_list *out, char *warn,
+    size_t warnlen, char *err, size_t errlen);
+/* Moves *e to the end of l: l owns its strings, *e is left empty. */
+int optfile_list_take(struct optfile_list *l, struct optfile_entry *e);
 void optfile_list_free(struct optfile_list *l);
 
 #endif

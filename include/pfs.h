@@ -37,6 +37,18 @@ struct pfs_server_id {
 	uint64_t pid;   /* its process id (thread/sql/main); 0: not known */
 };
 
+/* Who made the server, as its version string says. */
+enum server_flavour {
+	SERVER_UNKNOWN, /* no version number at the start */
+	SERVER_MARIADB, /* "MariaDB" in the string */
+	SERVER_MYSQL,   /* anything else with a version: Oracle's, Percona's */
+};
+
+struct server_kind {
+	enum server_flavour flavour;
+	unsigned major, minor, patch;
+};
+
 /* What a new connection learns of the server, in one statement. */
 struct pfs_preflight {
 	/* Memory instruments: the most rows a thread can have. */
@@ -45,6 +57,8 @@ struct pfs_preflight {
 	size_t enabled;
 	uint64_t own_thread; /* the thread id of our own session */
 	struct pfs_server_id server;
+	/* Which server and version, from the handshake: the SQL follows it. */
+	struct server_kind kind;
 };
 
 /*
@@ -119,8 +133,8 @@ enum pfs_status pfs_top_threads(struct conn *c, size_t max,
     struct thread_total *out, size_t *n, char *err, size_t errlen);
 
 /* All the server's threads, largest memory first; the caller owns *out. */
-enum pfs_status pfs_list_threads(struct conn *c, struct thread_list *out,
-    char *err, size_t errlen);
+enum pfs_status pfs_list_threads(struct conn *c, const struct server_kind *k,
+    struct thread_list *out, char *err, size_t errlen);
 
 /* What --wait-for and --longer-than look for; NULL means any. */
 struct match_filter {
@@ -129,6 +143,12 @@ struct match_filter {
 	const char *db;      /* PROCESSLIST_DB */
 	int64_t min_time_s;  /* running at least this long */
 	int64_t min_bytes;   /* its thread holding at least this; 0: any */
+	/*
+	 * Ask each session's peak too, where the server keeps one, and list
+	 * as well, peak_only, every other session whose peak is at least
+	 * this, running or not; 0: no peaks. Not with min_bytes.
+	 */
+	int64_t peak_bytes;
 	/*
 	 * Leave stmt_match.completed 0, the dearest part of the query: for
 	 * a caller that asks pfs_thread_statement() of the few it takes.
@@ -140,10 +160,13 @@ struct match_filter {
  * The instrumented foreground threads running a statement that f matches,
  * leaving out own_thread and every session of mysqlmemprof. The filter
  * goes to the server as parameters, never as SQL. The caller owns *out.
+ * The peaks come from MySQL 8.0.31+'s threads.MAX_TOTAL_MEMORY, or
+ * MariaDB's information_schema.PROCESSLIST.MAX_MEMORY_USED, which shows
+ * other accounts' sessions only with the PROCESS privilege.
  */
 enum pfs_status pfs_find_statements(struct conn *c,
-    const struct match_filter *f, uint64_t own_thread,
-    struct match_list *out, char *err, size_t errlen);
+    const struct server_kind *k, const struct match_filter *f,
+    uint64_t own_thread, struct match_list *out, char *err, size_t errlen);
 
 /*
  * One thread's memory rows and top-level statement, as

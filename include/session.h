@@ -34,8 +34,9 @@ struct session_ops {
 	enum pfs_status (*setup)(struct conn *c, uint64_t thread_id,
 	    struct pfs_setup *out, char *err, size_t errlen);
 	enum pfs_status (*find_statements)(struct conn *c,
-	    const struct match_filter *f, uint64_t own_thread,
-	    struct match_list *out, char *err, size_t errlen);
+	    const struct server_kind *kind, const struct match_filter *f,
+	    uint64_t own_thread, struct match_list *out, char *err,
+	    size_t errlen);
 	enum pfs_status (*thread_statement)(struct conn *c, uint64_t thread_id,
 	    bool *running, struct stmt_match *now, char *err, size_t errlen);
 	/* pfs_threads_memory(), for the history kept while waiting; may be NULL. */
@@ -56,6 +57,8 @@ struct session {
 	struct conn_params params; /* its strings are borrowed */
 	struct conn *conn;         /* owned; NULL while not connected */
 	struct pfs_server_id server; /* a thread id means one thread while it holds */
+	/* Which server and version: learnt at connect, again at a reconnect. */
+	struct server_kind kind;
 	uint64_t own_thread;       /* our own thread: never a target */
 	size_t instruments;        /* memory instruments the server knows */
 	enum session_statements statements;

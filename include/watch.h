@@ -34,6 +34,22 @@ struct watch {
 	 * and database match, whatever its time and size, into the history.
 	 */
 	struct history *history;
+	/*
+	 * With min_bytes, the sessions' peaks at the last look, where the
+	 * server keeps them (owned; watch_done() frees them), so that a
+	 * statement past min_bytes only between two looks is found from its
+	 * session's peak. Zero at first.
+	 */
+	struct watch_peak *peaks;
+	size_t n_peaks, cap_peaks;
+	bool peaks_valid;          /* the last look of this wait read them */
+	bool peaks_noted;          /* a note said peaks cannot be had */
+};
+
+/* A session's peak at a look. */
+struct watch_peak {
+	uint64_t thread_id;
+	int64_t peak_bytes;
 };
 
 enum watch_status {
@@ -48,13 +64,19 @@ enum watch_status {
  * Looks every poll_ns, the first time at once, until a statement that was
  * not captured yet matches (with a history, its readings up to that look
  * are in it). When several do, *m is the one whose thread
- * holds the most memory, and a note names the others.
+ * holds the most memory, and a note names the others. A running
+ * statement whose session's peak rose to min_bytes or more since the last
+ * look matches too, with m->between_looks; the first look of each call
+ * only learns the peaks.
  */
 enum watch_status watch_wait(struct watch *w, struct stmt_match *m,
     char *err, size_t errlen);
 
 /* Remembers m as captured: watch_wait() will not give it again. */
 void watch_captured(struct watch *w, const struct stmt_match *m);
+
+/* Frees what the watch keeps between looks. */
+void watch_done(struct watch *w);
 
 enum follow_end {
 	FOLLOW_RUNNING,  /* the source did not end for the statement */

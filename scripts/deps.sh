@@ -7,10 +7,12 @@ set -eu
 
 packages="build-essential pkg-config default-libmysqlclient-dev libcsv-dev
 mariadb-server mariadb-client python3 libncurses-dev libjansson-dev"
+# --login-path: .mylogin.cnf is AES-128-ECB, read with OpenSSL's libcrypto.
+packages="$packages libssl-dev"
 # --format pprof: protoc-c generates the C of proto/profile.proto.
 packages="$packages protobuf-c-compiler libprotobuf-c-dev zlib1g-dev"
 test_packages="libcmocka-dev python3-pymysql openssl strace valgrind clang debootstrap
-libclang-rt-14-dev tmux chromium libxml2-utils"
+libclang-rt-14-dev tmux chromium libxml2-utils rsync"
 # `go tool pprof` reads the pprof files the tests write.
 test_packages="$test_packages golang-go"
 # --listen: the exporter's HTTP server.

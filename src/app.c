@@ -200,6 +200,10 @@ session_setup(struct session *s, const struct options *o,
 			.read_timeout_s = o->read_timeout_s,
 			.ssl_mode = o->ssl_mode, .ssl_ca = o->ssl_ca,
 			.ssl_cert = o->ssl_cert, .ssl_key = o->ssl_key,
+			.ssl_crl = o->ssl_crl, .ssl_crlpath = o->ssl_crlpath,
+			.tls_version = o->tls_version, .protocol = o->protocol,
+			.server_public_key_path = o->server_public_key_path,
+			.get_server_public_key = o->get_server_public_key,
 			.stop = &sig->stop,
 		},
 	};
@@ -230,7 +234,8 @@ run_list(struct session *s, struct outfile *f, const struct signal_flags *sig)
 	char err[1024];
 	int rc = EXIT_DONE;
 
-	if (pfs_list_threads(s->conn, &l, err, sizeof(err)) != PFS_OK) {
+	if (pfs_list_threads(s->conn, &s->kind, &l, err, sizeof(err)) !=
+	    PFS_OK) {
 		if (sig->stop)
 			return EXIT_DONE; /* stopped before the list came: no list */
 		diag_say("%s", err);

@@ -87,9 +87,14 @@ apply_file_entry(struct cli_parse *ps, const struct optfile_entry *e)
 		loose = 1;
 	}
 	r = row_by_name(key);
-	/* [client] is shared by every MySQL client: skip what is not ours. */
+	/*
+	 * [client] is shared by every MySQL client, and so is a login path:
+	 * skip what is not ours.
+	 */
 	if (r == NULL || r->command_line_only) {
-		if (loose || strcasecmp(e->group, "client") == 0)
+		if (loose || strcasecmp(e->group, "client") == 0 ||
+		    (ps->login_group != NULL &&
+		    strcasecmp(e->group, ps->login_group) == 0))
 			return 0;
 		if (r != NULL)
 			snprintf(ps->err, ps->errlen, "'%s' in [%s] at %s works "
@@ -201,6 +206,71 @@ read_option_files(const struct file_choice *fc, const struct cli_env *env,
 		    errlen) != 0)
 			return -1;
 	}
+	return 0;
+}
+
+/*
+ * The login path file (~/.mylogin.cnf), read whatever --no-defaults or
+ * --defaults-file say, as mysql does: [client], [mysqlmemprof] and the
+ * group --login-path names. Its entries go to list in that order of
+ * groups, so that the login path's own wins over [client].
+ */
+static int
+read_login_file(const struct file_choice *fc, const struct cli_env *env,
+    struct optfile_list *list, char *warn, size_t warnlen, char *err,
+    size_t errlen)
+{
+	const char *name = fc->login_path;
+	const char *login_groups[] = { "client", "mysqlmemprof", name, NULL };
+	bool seen[3] = { false, false, false }, found;
+	struct optfile_list all = { 0 };
+	char path[4096];
+
+	if (env->login_file != NULL)
+		snprintf(path, sizeof(path), "%s", env->login_file);
+	else if (env->home != NULL && *env->home != '\0')
+		snprintf(path, sizeof(path), "%s/.mylogin.cnf", env->home);
+	else
+		path[0] = '\0';
+	if (path[0] != '\0' && optfile_read_login(path, login_groups, seen,
+	    &found, &all, warn, warnlen, err, errlen) != 0) {
+		optfile_list_free(&all);
+		return -1;
+	}
+	if (name != NULL && (path[0] == '\0' || !found || !seen[2])) {
+		if (path[0] == '\0' || !found)
+			snprintf(err, errlen, "--login-path=%s: no login path "
+			    "file %s was read; make one with mysql_config_editor "
+			    "set --login-path=%s", name, path[0] != '\0' ? path :
+			    "(no $HOME)", name);
+		else
+			snprintf(err, errlen, "--login-path=%s: %s has no such "
+			    "login path; see mysql_config_editor print --all",
+			    name, path);
+		optfile_list_free(&all);
+		return -1;
+	}
+	/* [client] and [mysqlmemprof] first, in the file's order; then NAME. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < all.n; i++) {
+			struct optfile_entry *e = &all.v[i];
+			bool own = e->group != NULL && name != NULL &&
+			    strcasecmp(e->group, name) == 0 &&
+			    strcasecmp(name, "client") != 0 &&
+			    strcasecmp(name, "mysqlmemprof") != 0;
+
+			/* What the first pass took is left empty. */
+			if (e->group == NULL || own != (pass == 1))
+				continue;
+			if (optfile_list_take(list, e) != 0) {
+				snprintf(err, errlen, "out of memory reading %s",
+				    path);
+				optfile_list_free(&all);
+				return -1;
+			}
+		}
+	}
+	optfile_list_free(&all);
 	return 0;
 }
 
@@ -511,10 +581,12 @@ cli_parse(int argc, char **argv, const struct cli_env *env,
 	build_getopt(lo, shortopts);
 	scan_file_options(argc, argv, shortopts, lo, &fc);
 	if (read_option_files(&fc, env, &files, warn, warnlen, err,
-	    errlen) != 0) {
+	    errlen) != 0 || read_login_file(&fc, env, &files, warn, warnlen,
+	    err, errlen) != 0) {
 		optfile_list_free(&files);
 		return CLI_USAGE;
 	}
+	ps.login_group = fc.login_path;
 	for (size_t i = 0; i < files.n; i++) {
 		if (apply_file_entry(&ps, &files.v[i]) != 0) {
 			optfile_list_free(&files);
@@ -525,6 +597,14 @@ cli_parse(int argc, char **argv, const struct cli_env *env,
 
 	if ((st = parse_command_line(&ps, argc, argv, shortopts, lo)) != CLI_OK)
 		return st;
+	/* As mysql(1): the socket is only for localhost. */
+	if (o->protocol == PROTOCOL_SOCKET && o->host != NULL &&
+	    strcmp(o->host, "localhost") != 0) {
+		snprintf(err, errlen, "--protocol=SOCKET connects through the "
+		    "unix socket, which only the host localhost has, not '%s'; "
+		    "leave out --host or give --protocol=TCP", o->host);
+		return CLI_USAGE;
+	}
 	if ((o->ssl_mode == TLS_VERIFY_CA ||
 	    o->ssl_mode == TLS_VERIFY_IDENTITY) && o->ssl_ca == NULL) {
 		snprintf(err, errlen, "--ssl-mode %s needs --ssl-ca; give the "
@@ -569,6 +649,7 @@ cli_free(struct options *o)
 	 */
 	free(o->output);
 	free(o->listen_addr);
+	free(o->tls_version);
 	for (size_t i = 0; i < cli_n_rows; i++)
 		cli_free_field(o, &cli_rows[i]);
 	memset(o, 0, sizeof(*o));
@@ -585,6 +666,7 @@ cli_env_system(void)
 		.system_files = system_files,
 		.mysql_home = getenv("MYSQL_HOME"),
 		.home = getenv("HOME"),
+		.login_file = getenv("MYSQL_TEST_LOGIN_FILE"),
 		.mysql_pwd = getenv("MYSQL_PWD"),
 	};
 }

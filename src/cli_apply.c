@@ -337,6 +337,58 @@ cli_set_ssl_mode(struct cli_parse *ps, const struct cli_row *r,
 	return -1;
 }
 
+/* --protocol, as mysql(1) takes it; PIPE and MEMORY are Windows'. */
+int
+cli_set_protocol(struct cli_parse *ps, const struct cli_row *r,
+    const char *arg, bool from_file)
+{
+	(void)from_file;
+	if (strcasecmp(arg, "TCP") == 0)
+		ps->o->protocol = PROTOCOL_TCP;
+	else if (strcasecmp(arg, "SOCKET") == 0)
+		ps->o->protocol = PROTOCOL_SOCKET;
+	else {
+		snprintf(ps->err, ps->errlen, "--%s '%s'%s: unknown protocol; "
+		    "give TCP or SOCKET", r->name, arg, ps->where);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * --tls-version: a comma-separated list of the versions MySQL 8.0.28 and
+ * later still speak, stored as the library takes it.
+ */
+int
+cli_set_tls_version(struct cli_parse *ps, const struct cli_row *r,
+    const char *arg, bool from_file)
+{
+	static const char *const versions[] = { "TLSv1.2", "TLSv1.3" };
+	bool want[2] = { false, false };
+	const char *p = arg;
+
+	(void)from_file;
+	do {
+		size_t n = strcspn(p, ","), i;
+
+		for (i = 0; i < 2; i++)
+			if (n == strlen(versions[i]) &&
+			    strncasecmp(p, versions[i], n) == 0)
+				break;
+		if (i == 2) {
+			snprintf(ps->err, ps->errlen, "--%s '%s'%s: unknown "
+			    "version '%.*s'; give TLSv1.2, TLSv1.3 or "
+			    "TLSv1.2,TLSv1.3", r->name, arg, ps->where, (int)n,
+			    p);
+			return -1;
+		}
+		want[i] = true;
+		p += n;
+	} while (*p++ == ',');
+	return store_string(ps, &ps->o->tls_version, want[0] && want[1] ?
+	    "TLSv1.2,TLSv1.3" : want[0] ? versions[0] : versions[1]);
+}
+
 /* --timestamps alone is on; =on, =off or =auto say it. */
 int
 cli_set_timestamps(struct cli_parse *ps, const struct cli_row *r,

@@ -225,6 +225,9 @@ const struct cli_row cli_rows[] = {
 	    .arg = "PORT", .help = "TCP port" },
 	{ .name = "socket", .needs = NEEDS_SERVER, .short_name = 'S', .kind = KIND_STRING,
 	    FIELD(socket), .arg = "PATH", .help = "unix socket" },
+	{ .name = "protocol", .needs = NEEDS_SERVER, .kind = KIND_SPECIAL,
+	    .set = cli_set_protocol, .arg = "PROTO",
+	    .help = "TCP (even to localhost) or SOCKET" },
 	{ .name = "user", .needs = NEEDS_SERVER, .short_name = 'u', .kind = KIND_STRING, FIELD(user),
 	    .arg = "USER", .help = "account to connect as" },
 	{ .name = "password", .needs = NEEDS_SERVER, .short_name = 'p', .kind = KIND_SPECIAL,
@@ -250,7 +253,8 @@ const struct cli_row cli_rows[] = {
 	{ .name = "ssl-mode", .needs = NEEDS_SERVER, .kind = KIND_SPECIAL, .set = cli_set_ssl_mode,
 	    .arg = "MODE",
 	    .help = "DISABLED, PREFERRED, REQUIRED, VERIFY_CA or\n"
-	    "VERIFY_IDENTITY" },
+	    "VERIFY_IDENTITY (default PREFERRED: TLS over\n"
+	    "TCP when the server offers it)" },
 	{ .name = "ssl-ca", .needs = NEEDS_SERVER, .kind = KIND_STRING, FIELD(ssl_ca),
 	    .arg = "FILE",
 	    .help = "CA certificate to check the server's against" },
@@ -258,14 +262,43 @@ const struct cli_row cli_rows[] = {
 	    .arg = "FILE", .help = "client certificate" },
 	{ .name = "ssl-key", .needs = NEEDS_SERVER, .kind = KIND_STRING, FIELD(ssl_key),
 	    .arg = "FILE", .help = "client certificate's key" },
+	{ .name = "ssl-crl", .needs = NEEDS_SERVER, .kind = KIND_STRING,
+	    FIELD(ssl_crl), .hint = "give a file of revoked certificates (PEM)",
+	    .arg = "FILE",
+	    .help = "certificates revoked (PEM): the server's must\n"
+	    "not be one" },
+	{ .name = "ssl-crlpath", .needs = NEEDS_SERVER, .kind = KIND_STRING,
+	    FIELD(ssl_crlpath),
+	    .hint = "give a folder of revocation lists, named by hash",
+	    .arg = "DIR", .help = "a folder of such lists" },
+	{ .name = "tls-version", .needs = NEEDS_SERVER, .kind = KIND_SPECIAL,
+	    .set = cli_set_tls_version, .arg = "LIST",
+	    .help = "TLS versions to allow: TLSv1.2, TLSv1.3 or\n"
+	    "TLSv1.2,TLSv1.3" },
+	{ .name = "get-server-public-key", .needs = NEEDS_SERVER,
+	    .kind = KIND_FLAG, FIELD(get_server_public_key),
+	    .help = "over plain TCP, ask the server for the RSA key\n"
+	    "that caching_sha2_password sends the password\n"
+	    "with (it trusts the network)" },
+	{ .name = "server-public-key-path", .needs = NEEDS_SERVER,
+	    .kind = KIND_STRING, FIELD(server_public_key_path),
+	    .hint = "give the server's public key, a PEM file",
+	    .arg = "FILE",
+	    .help = "that key, from a PEM file, instead" },
+	{ .name = "login-path", .kind = KIND_FILES, FILES(login_path),
+	    .command_line_only = true, .arg = "NAME",
+	    .help = "read [NAME] of ~/.mylogin.cnf too, after\n"
+	    "its [client] (see mysql_config_editor)" },
 	{ .name = "defaults-file", .kind = KIND_FILES, FILES(defaults_file),
 	    .command_line_only = true,
-	    .arg = "FILE", .help = "read only this option file" },
+	    .arg = "FILE",
+	    .help = "read only this option file (and ~/.mylogin.cnf)" },
 	{ .name = "defaults-extra-file", .kind = KIND_FILES, FILES(extra_file),
 	    .command_line_only = true,
 	    .arg = "FILE", .help = "read this option file too" },
 	{ .name = "no-defaults", .kind = KIND_FILES, FILES(no_defaults),
-	    .command_line_only = true, .help = "read no option file" },
+	    .command_line_only = true,
+	    .help = "read no option file but ~/.mylogin.cnf" },
 
 	HEADING(NULL),
 	/* -? is what mysql(1) takes for help; getopt_long() returns '?'. */
@@ -283,6 +316,7 @@ _Static_assert(sizeof(cli_rows) / sizeof(cli_rows[0]) <= CLI_MAX_ROWS,
 
 const char cli_usage_tail[] =
 "\n"
-"Option files: groups [client] and [mysqlmemprof]. Exit status: 0 done,\n"
-"1 runtime error, 2 usage error, 3 nothing matched within --wait-timeout.\n"
+"Option files: groups [client] and [mysqlmemprof], then from ~/.mylogin.cnf\n"
+"those and --login-path's. Exit status: 0 done, 1 runtime error, 2 usage\n"
+"error, 3 nothing matched within --wait-timeout.\n"
 "See mysqlmemprof(1).\n";

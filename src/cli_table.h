@@ -48,6 +48,7 @@ struct file_choice {
 	bool no_defaults;
 	const char *defaults_file; /* in argv */
 	const char *extra_file;    /* in argv */
+	const char *login_path;    /* in argv; NULL: [client] alone */
 };
 
 /* The state of one cli_parse(), as the handlers of rows see it. */
@@ -56,6 +57,8 @@ struct cli_parse {
 	char *err;
 	size_t errlen;
 	const char *where;     /* "" or " in FILE:LINE", for messages */
+	/* --login-path's group, shared by every client as [client] is. */
+	const char *login_group;
 	bool target_from_file; /* the target so far came from an option file */
 	/* The first option of each group of cli_needs on the command line. */
 	const char *needs[N_NEEDS];
@@ -109,7 +112,7 @@ extern const char cli_usage_head[];
 extern const char cli_usage_tail[];
 
 /* The most rows: cli.c builds the arrays of getopt_long() on its stack. */
-#define CLI_MAX_ROWS 64
+#define CLI_MAX_ROWS 80
 
 /*
  * Applies one value of row r to ps->o: checks it, notes what it needs, sets
@@ -132,6 +135,8 @@ void cli_free_field(struct options *o, const struct cli_row *r);
 /* The handlers of the rows that need one, in cli_apply.c. */
 cli_set_fn cli_set_password;
 cli_set_fn cli_set_ssl_mode;
+cli_set_fn cli_set_protocol;
+cli_set_fn cli_set_tls_version;
 cli_set_fn cli_set_account;
 cli_set_fn cli_set_format;
 cli_set_fn cli_set_output;

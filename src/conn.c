@@ -12,6 +12,16 @@
 
 #include "conn_impl.h"
 
+#include <errno.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#ifdef MARIADB_PACKAGE_VERSION
+#include <mysql/plugin_auth.h>
+#include <stdarg.h>
+#include <pthread.h>
+#endif
+
 
 enum conn_status
 conn_classify(unsigned e)
@@ -54,10 +64,320 @@ conn_classify(unsigned e)
 	}
 }
 
+/* Whether the library connects over TCP, not the unix socket. */
+static bool
+over_tcp(const struct conn_params *p)
+{
+	if (p->protocol != PROTOCOL_DEFAULT)
+		return p->protocol == PROTOCOL_TCP;
+	/* As the client library decides: "localhost" means the unix socket. */
+	return p->host != NULL && strcmp(p->host, "localhost") != 0;
+}
+
 /*
- * Maps --ssl-mode onto the library. Oracle's has MYSQL_OPT_SSL_MODE;
- * MariaDB Connector/C has only "enforce" and "verify the certificate", so
- * REQUIRED and up are also checked after connecting (conn_open()).
+ * The public key in the PEM file path (--server-public-key-path), or NULL
+ * with why saying what is wrong, before the library is given it: Oracle's
+ * would print a warning of its own and go on.
+ */
+static EVP_PKEY *
+key_read(const char *path, char *why, size_t whylen)
+{
+	EVP_PKEY *key = NULL;
+	FILE *fp = fopen(path, "r");
+
+	if (fp == NULL) {
+		snprintf(why, whylen, "cannot read --server-public-key-path "
+		    "%s: %s; give the server's public key (its "
+		    "public_key.pem)", path, strerror(errno));
+		return NULL;
+	}
+	key = PEM_read_PUBKEY(fp, NULL, NULL, NULL);
+	fclose(fp);
+	ERR_clear_error();
+	if (key == NULL)
+		snprintf(why, whylen, "--server-public-key-path %s holds no "
+		    "PEM public key; give the server's (its public_key.pem)",
+		    path);
+	return key;
+}
+
+#ifdef MARIADB_PACKAGE_VERSION
+/*
+ * caching_sha2_password, in place of Connector/C's own. Over plain TCP,
+ * its full authentication must send the password encrypted with the
+ * server's RSA key, and Connector/C 3.3 asks the server for that key
+ * unasked: whoever sits between can hand it a key of their own and read
+ * the password. Worse, it takes TLS asked for (MYSQL_OPT_SSL_ENFORCE) for
+ * TLS had, so a server without TLS is sent the password in the clear.
+ * This one looks at the connection itself, and over plain TCP uses only
+ * a key the user gave (--server-public-key-path) or asked the server for
+ * (--get-server-public-key), as Oracle's mysql(1) does.
+ */
+
+/*
+ * An authentication plugin as the library takes it: the layout of struct
+ * st_mysql_client_plugin_AUTHENTICATION, interface 0x0100. Debian 12's
+ * <mysql/client_plugin.h> includes a header its package lacks.
+ */
+struct auth_plugin {
+	int type;
+	unsigned int interface_version;
+	const char *name, *author, *desc;
+	unsigned int version[3];
+	const char *license;
+	void *mysql_api;
+	int (*init)(char *, size_t, int, va_list);
+	int (*deinit)(void);
+	int (*options)(const char *option, const void *);
+	int (*authenticate_user)(MYSQL_PLUGIN_VIO *vio, MYSQL *mysql);
+};
+#define AUTH_PLUGIN_TYPE 2          /* MYSQL_CLIENT_AUTHENTICATION_PLUGIN */
+#define AUTH_PLUGIN_INTERFACE 0x0100
+
+/* What the plugin needs of one connect, found through the handle. */
+struct conn_auth {
+	const char *key_path;  /* --server-public-key-path; NULL: none */
+	bool get_key;          /* --get-server-public-key */
+	bool spent;            /* shared, read only: refused is not written */
+	char refused[256];     /* why the password was not sent; "": it was */
+};
+
+/*
+ * What the handle points at once connected, in place of the struct on
+ * conn_open()'s stack, should the library ever authenticate again.
+ */
+static struct conn_auth auth_spent = { .spent = true };
+
+#define AUTH_KEY "mysqlmemprof.auth"
+/* One-byte packets of the exchange, after the \1 read_packet() strips. */
+#define SHA2_REQUEST_KEY 2 /* ours: send me your RSA key */
+#define SHA2_FAST_OK 3     /* the server's: the scramble matched its cache */
+#define SHA2_FULL_AUTH 4   /* the server's: not cached, send the password */
+
+/* TLS, or the unix socket: the server takes the password as it is there. */
+static bool
+transport_secure(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
+{
+	MYSQL_PLUGIN_VIO_INFO info;
+
+	if (mysql_get_ssl_cipher(m) != NULL)
+		return true;
+	vio->info(vio, &info);
+	return info.protocol == MYSQL_VIO_SOCKET;
+}
+
+/* SHA256(pw) XOR SHA256(SHA256(SHA256(pw)), scramble): the fast reply. */
+static int
+sha2_scramble(const char *pw, const unsigned char *scramble,
+    unsigned char out[32])
+{
+	unsigned char d1[32], d2[32], d3[32];
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	int ok = ctx != NULL &&
+	    EVP_Digest(pw, strlen(pw), d1, NULL, EVP_sha256(), NULL) &&
+	    EVP_Digest(d1, sizeof(d1), d2, NULL, EVP_sha256(), NULL) &&
+	    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) &&
+	    EVP_DigestUpdate(ctx, d2, sizeof(d2)) &&
+	    EVP_DigestUpdate(ctx, scramble, SCRAMBLE_LENGTH) &&
+	    EVP_DigestFinal_ex(ctx, d3, NULL);
+
+	EVP_MD_CTX_free(ctx);
+	for (int i = 0; i < 32; i++)
+		out[i] = d1[i] ^ d3[i];
+	OPENSSL_cleanse(d1, sizeof(d1));
+	return ok ? 0 : -1;
+}
+
+/* The key of --server-public-key-path, or NULL with a->refused saying why. */
+static EVP_PKEY *
+key_from_file(struct conn_auth *a)
+{
+	return key_read(a->key_path, a->refused, sizeof(a->refused));
+}
+
+/* The password and its NUL, XORed with the scramble, RSA-OAEP encrypted. */
+static int
+send_encrypted(MYSQL_PLUGIN_VIO *vio, EVP_PKEY *key, const char *pw,
+    const unsigned char *scramble)
+{
+	unsigned char plain[512], sealed[1024];
+	size_t n = strlen(pw) + 1, len = sizeof(sealed);
+	EVP_PKEY_CTX *ctx;
+	int rc = CR_ERROR;
+
+	if (n > sizeof(plain))
+		return CR_ERROR;
+	for (size_t i = 0; i < n; i++)
+		plain[i] = (unsigned char)pw[i] ^ scramble[i % SCRAMBLE_LENGTH];
+	if ((ctx = EVP_PKEY_CTX_new(key, NULL)) != NULL &&
+	    EVP_PKEY_encrypt_init(ctx) > 0 &&
+	    EVP_PKEY_CTX_set_rsa_padding(ctx, RSA_PKCS1_OAEP_PADDING) > 0 &&
+	    EVP_PKEY_encrypt(ctx, sealed, &len, plain, n) > 0 &&
+	    vio->write_packet(vio, sealed, (int)len) == 0)
+		rc = CR_OK;
+	EVP_PKEY_CTX_free(ctx);
+	OPENSSL_cleanse(plain, sizeof(plain));
+	ERR_clear_error();
+	return rc;
+}
+
+/* The full authentication over plain TCP: only with a key the user chose. */
+static int
+sha2_full_plain(MYSQL_PLUGIN_VIO *vio, struct conn_auth *a, const char *pw,
+    const unsigned char *scramble)
+{
+	static const unsigned char request = SHA2_REQUEST_KEY;
+	EVP_PKEY *key = NULL;
+	unsigned char *pkt;
+	int n, rc;
+
+	if (a != NULL && a->key_path != NULL) {
+		if ((key = key_from_file(a)) == NULL)
+			return CR_ERROR;
+	} else if (a != NULL && a->get_key) {
+		if (vio->write_packet(vio, &request, 1) != 0 ||
+		    (n = vio->read_packet(vio, &pkt)) < 0)
+			return CR_ERROR;
+		BIO *bio = BIO_new_mem_buf(pkt, n);
+		key = bio != NULL ? PEM_read_bio_PUBKEY(bio, NULL, NULL, NULL) :
+		    NULL;
+		BIO_free(bio);
+		ERR_clear_error();
+		if (key == NULL)
+			return CR_ERROR;
+	} else {
+		if (a != NULL && !a->spent)
+			snprintf(a->refused, sizeof(a->refused), "the account's "
+			    "caching_sha2_password must send the password, "
+			    "and the connection is not encrypted; use TLS, "
+			    "--get-server-public-key or "
+			    "--server-public-key-path=FILE");
+		return CR_ERROR;
+	}
+	rc = send_encrypted(vio, key, pw, scramble);
+	EVP_PKEY_free(key);
+	return rc;
+}
+
+static int
+sha2_authenticate(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
+{
+	unsigned char scramble[SCRAMBLE_LENGTH], reply[32], *pkt;
+	const char *pw = m->passwd != NULL ? m->passwd : "";
+	struct conn_auth *a = NULL;
+	int n;
+
+	mysql_get_optionv(m, MARIADB_OPT_USERDATA, (void *)AUTH_KEY, &a);
+	/* The scramble and a NUL, from the greeting or a switch of plugin. */
+	if ((n = vio->read_packet(vio, &pkt)) < 0)
+		return CR_ERROR;
+	if (n != SCRAMBLE_LENGTH + 1)
+		return CR_SERVER_HANDSHAKE_ERR;
+	memcpy(scramble, pkt, SCRAMBLE_LENGTH);
+	if (*pw == '\0')
+		return vio->write_packet(vio, NULL, 0) == 0 ? CR_OK : CR_ERROR;
+	/* The fast path, which the server takes when it has the account cached. */
+	if (sha2_scramble(pw, scramble, reply) != 0 ||
+	    vio->write_packet(vio, reply, sizeof(reply)) != 0 ||
+	    (n = vio->read_packet(vio, &pkt)) < 0)
+		return CR_ERROR;
+	if (n == 1 && pkt[0] == SHA2_FAST_OK)
+		return CR_OK;
+	if (n != 1 || pkt[0] != SHA2_FULL_AUTH)
+		return CR_SERVER_HANDSHAKE_ERR;
+	if (transport_secure(vio, m))
+		return vio->write_packet(vio, (const unsigned char *)pw,
+		    (int)strlen(pw) + 1) == 0 ? CR_OK : CR_ERROR;
+	return sha2_full_plain(vio, a, pw, scramble);
+}
+
+static struct auth_plugin sha2_plugin = {
+	AUTH_PLUGIN_TYPE, AUTH_PLUGIN_INTERFACE,
+	"caching_sha2_password", "mysqlmemprof",
+	"caching_sha2_password, sending no password to a key not chosen",
+	{ 1, 0, 0 }, "the license of mysqlmemprof", NULL, NULL, NULL, NULL,
+	sha2_authenticate,
+};
+
+static bool sha2_registered;
+
+/*
+ * Once per process, before the library would load its own from the
+ * plugin folder: the first plugin of a name is the one it uses.
+ */
+static void
+register_sha2(void)
+{
+	MYSQL *m = mysql_init(NULL);
+
+	if (m == NULL)
+		return;
+	sha2_registered = mysql_client_register_plugin(m,
+	    (struct st_mysql_client_plugin *)&sha2_plugin) != NULL;
+	mysql_close(m);
+}
+
+static void
+set_auth(MYSQL *m, struct conn_auth *a, const struct conn_params *p)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, register_sha2);
+	*a = (struct conn_auth){ .key_path = p->server_public_key_path,
+	    .get_key = p->get_server_public_key };
+	mysql_optionsv(m, MARIADB_OPT_USERDATA, (void *)AUTH_KEY, (void *)a);
+	/* Should another copy have come first, it gets the key file at least. */
+	if (!sha2_registered && p->server_public_key_path != NULL)
+		mysql_options(m, MYSQL_SERVER_PUBLIC_KEY,
+		    p->server_public_key_path);
+}
+
+static void
+auth_done(MYSQL *m)
+{
+	mysql_optionsv(m, MARIADB_OPT_USERDATA, (void *)AUTH_KEY,
+	    (void *)&auth_spent);
+}
+#else
+struct conn_auth {
+	char refused[256]; /* a key file that cannot serve; "": none */
+};
+
+/*
+ * libmysqlclient fetches no key unless asked: the same options say so. A
+ * key file is read first, so that a bad one is said as with Connector/C,
+ * before connecting.
+ */
+static void
+set_auth(MYSQL *m, struct conn_auth *a, const struct conn_params *p)
+{
+	bool get = p->get_server_public_key;
+
+	a->refused[0] = '\0';
+	mysql_options(m, MYSQL_OPT_GET_SERVER_PUBLIC_KEY, &get);
+	if (p->server_public_key_path != NULL) {
+		EVP_PKEY_free(key_read(p->server_public_key_path, a->refused,
+		    sizeof(a->refused)));
+		mysql_options(m, MYSQL_SERVER_PUBLIC_KEY,
+		    p->server_public_key_path);
+	}
+}
+
+static void
+auth_done(MYSQL *m)
+{
+	(void)m;
+}
+#endif
+
+/*
+ * Maps --ssl-mode onto the library. Oracle's has MYSQL_OPT_SSL_MODE, whose
+ * default, PREFERRED, is TLS whenever the server offers it. MariaDB
+ * Connector/C 3.3 has "use TLS" (MYSQL_OPT_SSL_ENFORCE, which falls back to
+ * plain text when the server has none) and "verify the certificate", so
+ * PREFERRED is the first, over TCP; REQUIRED and up are also checked
+ * after connecting (conn_open()). Over the socket, TLS would guard
+ * nothing, so only a mode that asks for it turns it on there.
  */
 static void
 set_tls(MYSQL *m, const struct conn_params *p)
@@ -69,10 +389,17 @@ set_tls(MYSQL *m, const struct conn_params *p)
 			mysql_options(m, MYSQL_OPT_SSL_CERT, p->ssl_cert);
 		if (p->ssl_key != NULL)
 			mysql_options(m, MYSQL_OPT_SSL_KEY, p->ssl_key);
+		if (p->ssl_crl != NULL)
+			mysql_options(m, MYSQL_OPT_SSL_CRL, p->ssl_crl);
+		if (p->ssl_crlpath != NULL)
+			mysql_options(m, MYSQL_OPT_SSL_CRLPATH, p->ssl_crlpath);
+		if (p->tls_version != NULL)
+			mysql_options(m, MYSQL_OPT_TLS_VERSION, p->tls_version);
 	}
 #ifdef MARIADB_PACKAGE_VERSION
 	my_bool yes = 1;
-	if (p->ssl_mode >= TLS_REQUIRED)
+	if (p->ssl_mode >= TLS_REQUIRED ||
+	    (p->ssl_mode != TLS_DISABLED && over_tcp(p)))
 		mysql_options(m, MYSQL_OPT_SSL_ENFORCE, &yes);
 	/* With a CA given, Connector/C checks the chain; this adds the host. */
 	if (p->ssl_mode == TLS_VERIFY_IDENTITY)
@@ -90,13 +417,23 @@ set_tls(MYSQL *m, const struct conn_params *p)
 #endif
 }
 
+/* --protocol: TCP even to localhost, or the socket. */
+static void
+set_protocol(MYSQL *m, const struct conn_params *p)
+{
+	unsigned proto = p->protocol == PROTOCOL_TCP ? MYSQL_PROTOCOL_TCP :
+	    MYSQL_PROTOCOL_SOCKET;
+
+	if (p->protocol != PROTOCOL_DEFAULT)
+		mysql_options(m, MYSQL_OPT_PROTOCOL, &proto);
+}
+
 static void
 describe_target(struct conn *c, const struct conn_params *p)
 {
 	const char *host = p->host != NULL ? p->host : "localhost";
 
-	/* As the client library decides: "localhost" means the unix socket. */
-	if (strcmp(host, "localhost") == 0)
+	if (!over_tcp(p))
 		snprintf(c->where, sizeof(c->where), "via socket %s",
 		    p->socket != NULL ? p->socket : "(the default socket)");
 	else if (p->port != 0)
@@ -121,6 +458,13 @@ connect_hint(unsigned e, const char *msg)
 	case ER_USER_LIMIT_REACHED:
 		return "the account has used up its connections; try again "
 		    "later, or raise its limit (max_user_connections)";
+	case CR_AUTH_PLUGIN_ERR:
+		/* libmysqlclient's caching_sha2_password over plain TCP. */
+		if (strstr(msg, "secure connection") != NULL)
+			return "the connection is not encrypted; use TLS, "
+			    "--get-server-public-key or "
+			    "--server-public-key-path=FILE";
+		return "check --user and --password";
 	case CR_SSL_CONNECTION_ERROR:
 		if (strstr(msg, "certificate") != NULL ||
 		    strstr(msg, "verif") != NULL)
@@ -138,6 +482,7 @@ enum conn_status
 conn_open(struct conn **out, const struct conn_params *p, char *err,
     size_t errlen)
 {
+	struct conn_auth auth;
 	struct conn *c;
 	unsigned e;
 	enum conn_status st;
@@ -162,8 +507,16 @@ conn_open(struct conn **out, const struct conn_params *p, char *err,
 	/* So the session can be told apart in performance_schema. */
 	mysql_options4(c->mysql, MYSQL_OPT_CONNECT_ATTR_ADD, "program_name",
 	    "mysqlmemprof");
+	set_protocol(c->mysql, p);
 	set_tls(c->mysql, p);
-#ifdef NONBLOCKING
+	set_auth(c->mysql, &auth, p);
+	if (auth.refused[0] != '\0') {
+		snprintf(err, errlen, "cannot connect %s: %s", c->where,
+		    auth.refused);
+		conn_close(c);
+		return CONN_DENIED;
+	}
+#ifdef NONBLOCKING_CONNECTOR_C
 	/* The TLS handshake runs on this stack: more than the 60 KB default. */
 	size_t stack = 256 * 1024;
 	mysql_options(c->mysql, MYSQL_OPT_NONBLOCK, &stack);
@@ -182,6 +535,7 @@ conn_open(struct conn **out, const struct conn_params *p, char *err,
 			conn_close(c);
 			return CONN_FAILED;
 		}
+		auth_done(c->mysql);
 		c->timeout_s = p->read_timeout_s;
 		*out = c;
 		return CONN_OK;
@@ -199,6 +553,18 @@ conn_open(struct conn **out, const struct conn_params *p, char *err,
 		return timed_out ? CONN_FAILED : st;
 	}
 	e = mysql_errno(c->mysql);
+	/* The password kept back, or a key file that could not serve. */
+	if (auth.refused[0] != '\0') {
+		if (p->ssl_mode >= TLS_REQUIRED)
+			snprintf(err, errlen, "cannot connect %s: the server "
+			    "offers no TLS, but --ssl-mode requires it; enable "
+			    "TLS on the server or lower --ssl-mode", c->where);
+		else
+			snprintf(err, errlen, "cannot connect %s: %s", c->where,
+			    auth.refused);
+		conn_close(c);
+		return CONN_DENIED;
+	}
 	snprintf(err, errlen, "cannot connect %s: %s; %s", c->where,
 	    mysql_error(c->mysql), connect_hint(e, mysql_error(c->mysql)));
 	st = conn_classify(e);

@@ -12,11 +12,18 @@
 #include "conn.h"
 
 /*
- * The non-blocking API is Connector/C's. CONN_BLOCKING builds the
- * blocking calls instead, as with Oracle's library, to test that path.
+ * Which non-blocking API the waits go through (conn_io.c): Connector/C's
+ * _start/_cont pairs, or the _nonblocking calls of Oracle's library since
+ * 8.0.16, which has none for prepared statements (conn_stmt.c). Either
+ * defines NONBLOCKING. CONN_BLOCKING builds the blocking calls instead, to
+ * test that path; an older Oracle library gets them too.
  */
-#if defined(MARIADB_PACKAGE_VERSION) && !defined(CONN_BLOCKING)
+#if !defined(CONN_BLOCKING) && defined(MARIADB_PACKAGE_VERSION)
 #define NONBLOCKING 1
+#define NONBLOCKING_CONNECTOR_C 1
+#elif !defined(CONN_BLOCKING) && MYSQL_VERSION_ID >= 80016
+#define NONBLOCKING 1
+#define NONBLOCKING_ORACLE 1
 #endif
 
 /* The most statements conn_query_kept() keeps prepared on a connection. */
@@ -58,6 +65,10 @@ enum conn_status conn_drop(struct conn *c, char *err, size_t errlen);
 MYSQL *conn_io_connect(struct conn *c, const struct conn_params *p);
 int conn_io_query(struct conn *c, const char *sql);
 MYSQL_RES *conn_io_store(struct conn *c);
+/*
+ * Prepared statements. Oracle's library can only wait on them blocked,
+ * so with it conn_stmt.c takes the text protocol and these are unused.
+ */
 int conn_io_prepare(struct conn *c, MYSQL_STMT *st, const char *sql);
 int conn_io_execute(struct conn *c, MYSQL_STMT *st);
 int conn_io_stmt_store(struct conn *c, MYSQL_STMT *st);

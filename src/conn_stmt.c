@@ -1,17 +1,246 @@
 /*
- * Prepared statements: conn_query_params() sends its parameters apart from
- * the SQL and fetches each column as a string, however long.
+ * Statements with parameters: conn_query_params() sends its parameters
+ * apart from the SQL, as a prepared statement, and fetches each column as
+ * a string, however long.
+ *
+ * Oracle's library has no non-blocking calls for prepared statements: one
+ * executed on a frozen server would wait until --read-timeout, deaf to
+ * SIGTERM. So with its non-blocking build (TEXT_STATEMENTS) a statement
+ * goes over the text protocol instead, through conn_io's non-blocking
+ * calls, its parameters escaped into the SQL text; the rows come to the
+ * callers as conn.h says all the same. Nothing is kept prepared there:
+ * the server parses the query of every sample again.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "conn_impl.h"
 
+#ifdef NONBLOCKING_ORACLE
+#define TEXT_STATEMENTS 1
+#endif
+
 /* The most parameters and result columns conn_query_params() takes. */
 #define MAX_PARAMS 16
 #define MAX_COLUMNS 32
 
+/* Whether a column holds an integer: typed rows give it as one. */
+static bool
+field_is_int(const MYSQL_FIELD *f)
+{
+	return f->type == MYSQL_TYPE_TINY || f->type == MYSQL_TYPE_SHORT ||
+	    f->type == MYSQL_TYPE_INT24 || f->type == MYSQL_TYPE_LONG ||
+	    f->type == MYSQL_TYPE_LONGLONG;
+}
+
+/* A failed statement (st) or query (st NULL): its status, err set. */
+static enum conn_status
+stmt_failed(struct conn *c, MYSQL_STMT *st, unsigned *server_errno,
+    char *err, size_t errlen)
+{
+	/* Closed after the connection, so that it sends nothing. */
+	if (c->abandoned) {
+		enum conn_status cs = conn_drop(c, err, errlen);
+
+		if (st != NULL)
+			mysql_stmt_close(st);
+		return cs;
+	}
+	unsigned e = st != NULL ? mysql_stmt_errno(st) : mysql_errno(c->mysql);
+
+	if (server_errno != NULL)
+		*server_errno = e;
+	snprintf(err, errlen, "%s", st != NULL ? mysql_stmt_error(st) :
+	    mysql_error(c->mysql));
+	if (st != NULL)
+		mysql_stmt_close(st);
+	return e == 0 ? CONN_FAILED : conn_classify(e);
+}
+
+/*
+ * What every statement checks first, whichever protocol carries it: false
+ * with *status when the call ends there.
+ */
+static bool
+query_begins(struct conn *c, unsigned n, unsigned *server_errno, char *err,
+    size_t errlen, enum conn_status *status)
+{
+	if (server_errno != NULL)
+		*server_errno = 0;
+	if (errlen > 0)
+		err[0] = '\0';
+	if (n > MAX_PARAMS) {
+		snprintf(err, errlen, "too many parameters");
+		*status = CONN_FAILED;
+		return false;
+	}
+	if (c->mysql == NULL) {
+		*status = conn_drop(c, err, errlen);
+		return false;
+	}
+	return true;
+}
+
+#ifdef TEXT_STATEMENTS
+/* Writes q at out as SQL, quoted and escaped if a string; returns its end. */
+static char *
+text_param(MYSQL *m, char *out, const struct conn_param *q)
+{
+	if (q->s == NULL)
+		return out + sprintf(out, "%" PRId64, q->i);
+	*out++ = '\'';
+	out += mysql_real_escape_string_quote(m, out, q->s, strlen(q->s),
+	    '\'');
+	*out++ = '\'';
+	return out;
+}
+
+/*
+ * Copies sql to out (NULL: only counts), each `?` outside quotes and
+ * backquotes replaced by its parameter: a string quoted, escaped for the
+ * session's character set and sql_mode, an integer in decimal. Returns
+ * the number of `?`; out needs text_size() bytes.
+ */
+static size_t
+text_fill(MYSQL *m, const char *sql, const struct conn_param *params,
+    char *out)
+{
+	char quote = 0;
+	size_t used = 0;
+
+	for (const char *p = sql; *p != '\0'; p++) {
+		if (quote == 0 && *p == '?') {
+			if (out != NULL)
+				out = text_param(m, out, &params[used]);
+			used++;
+			continue;
+		}
+		if (quote == 0 && (*p == '\'' || *p == '"' || *p == '`'))
+			quote = *p;
+		else if (quote != 0 && quote != '`' && *p == '\\' &&
+		    p[1] != '\0') {
+			if (out != NULL)
+				*out++ = *p;
+			p++;
+		} else if (*p == quote)
+			quote = 0;
+		if (out != NULL)
+			*out++ = *p;
+	}
+	if (out != NULL)
+		*out = '\0';
+	return used;
+}
+
+/* The bytes text_fill() may write for sql with its n params. */
+static size_t
+text_size(const char *sql, const struct conn_param *params, unsigned n)
+{
+	size_t size = strlen(sql) + 1;
+
+	/* An escaped byte takes two at most; INT64_MIN takes 20. */
+	for (unsigned i = 0; i < n; i++)
+		size += params[i].s != NULL ? 2 * strlen(params[i].s) + 2 : 21;
+	return size;
+}
+
+/* The row as typed values in val, whose is_int and is_unsigned are set. */
+static void
+text_typed(struct conn_value *val, unsigned ncols, MYSQL_ROW row,
+    const unsigned long *len)
+{
+	for (unsigned i = 0; i < ncols; i++) {
+		struct conn_value *v = &val[i];
+
+		v->s = NULL;
+		v->len = 0;
+		if ((v->null = row[i] == NULL))
+			continue;
+		if (!v->is_int) {
+			v->s = row[i];
+			v->len = len[i];
+		} else if (v->is_unsigned)
+			v->u = strtoull(row[i], NULL, 10);
+		else
+			v->i = strtoll(row[i], NULL, 10);
+	}
+}
+
+/*
+ * Runs sql with params over the text protocol; each row goes to fn as
+ * strings, or to vfn as typed values. keep has no meaning here.
+ */
+static enum conn_status
+query_params(struct conn *c, const char *sql, bool keep,
+    const struct conn_param *params, unsigned n, conn_row_fn fn,
+    conn_value_fn vfn, void *ctx, unsigned *server_errno, char *err,
+    size_t errlen)
+{
+	struct conn_value val[MAX_COLUMNS];
+	enum conn_status status = CONN_OK;
+	MYSQL_RES *res;
+	MYSQL_ROW row;
+	size_t used;
+	char *text;
+	int rc;
+
+	(void)keep;
+	if (!query_begins(c, n, server_errno, err, errlen, &status))
+		return status;
+	if ((used = text_fill(c->mysql, sql, params, NULL)) != n) {
+		snprintf(err, errlen, "the statement takes %zu parameters, "
+		    "not %u", used, n);
+		return CONN_FAILED;
+	}
+	if ((text = malloc(text_size(sql, params, n))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return CONN_FAILED;
+	}
+	text_fill(c->mysql, sql, params, text);
+	rc = conn_io_query(c, text);
+	free(text);
+	if (rc != 0)
+		return stmt_failed(c, NULL, server_errno, err, errlen);
+	if ((res = conn_io_store(c)) == NULL) {
+		if (!c->abandoned && mysql_field_count(c->mysql) == 0)
+			return CONN_OK; /* a statement without a result */
+		return stmt_failed(c, NULL, server_errno, err, errlen);
+	}
+	unsigned ncols = mysql_num_fields(res);
+	const MYSQL_FIELD *f = mysql_fetch_fields(res);
+
+	if (ncols > MAX_COLUMNS) {
+		snprintf(err, errlen, "too many columns");
+		mysql_free_result(res);
+		return CONN_FAILED;
+	}
+	for (unsigned i = 0; i < ncols; i++) {
+		val[i].is_int = field_is_int(&f[i]);
+		val[i].is_unsigned = (f[i].flags & UNSIGNED_FLAG) != 0;
+	}
+	while ((row = mysql_fetch_row(res)) != NULL) {
+		const unsigned long *len = mysql_fetch_lengths(res);
+		int stop = 0;
+
+		if (vfn != NULL) {
+			text_typed(val, ncols, row, len);
+			stop = vfn(ctx, ncols, val);
+		} else if (fn != NULL)
+			stop = fn(ctx, ncols, row, len);
+		if (stop != 0) {
+			if (err[0] == '\0')
+				snprintf(err, errlen, "unexpected result");
+			status = CONN_FAILED;
+			break;
+		}
+	}
+	mysql_free_result(res);
+	return status;
+}
+
+#else
 /* MYSQL_BIND's flags: my_bool in Connector/C and MySQL 5.7, bool in 8.0. */
 #if defined(MARIADB_PACKAGE_VERSION) || MYSQL_VERSION_ID < 80000
 typedef my_bool bind_flag;
@@ -63,9 +292,7 @@ columns_type(MYSQL_STMT *st, struct columns *cols)
 	for (unsigned i = 0; i < cols->n; i++) {
 		const MYSQL_FIELD *f = mysql_fetch_field_direct(meta, i);
 
-		cols->is_int[i] = f->type == MYSQL_TYPE_TINY ||
-		    f->type == MYSQL_TYPE_SHORT || f->type == MYSQL_TYPE_INT24 ||
-		    f->type == MYSQL_TYPE_LONG || f->type == MYSQL_TYPE_LONGLONG;
+		cols->is_int[i] = field_is_int(f);
 		cols->is_unsigned[i] = (f->flags & UNSIGNED_FLAG) != 0;
 	}
 	mysql_free_result(meta);
@@ -139,29 +366,6 @@ columns_refetch(MYSQL_STMT *st, struct columns *cols)
 	}
 	/* The next rows go into the grown buffers. */
 	return grown ? columns_bind(st, cols, cols->typed) : 0;
-}
-
-static enum conn_status
-stmt_failed(struct conn *c, MYSQL_STMT *st, unsigned *server_errno,
-    char *err, size_t errlen)
-{
-	/* Closed after the connection, so that it sends nothing. */
-	if (c->abandoned) {
-		enum conn_status cs = conn_drop(c, err, errlen);
-
-		if (st != NULL)
-			mysql_stmt_close(st);
-		return cs;
-	}
-	unsigned e = st != NULL ? mysql_stmt_errno(st) : mysql_errno(c->mysql);
-
-	if (server_errno != NULL)
-		*server_errno = e;
-	snprintf(err, errlen, "%s", st != NULL ? mysql_stmt_error(st) :
-	    mysql_error(c->mysql));
-	if (st != NULL)
-		mysql_stmt_close(st);
-	return e == 0 ? CONN_FAILED : conn_classify(e);
 }
 
 /*
@@ -315,16 +519,8 @@ query_params(struct conn *c, const char *sql, bool keep,
 	MYSQL_STMT *st;
 	int rc;
 
-	if (server_errno != NULL)
-		*server_errno = 0;
-	if (errlen > 0)
-		err[0] = '\0';
-	if (n > MAX_PARAMS) {
-		snprintf(err, errlen, "too many parameters");
-		return CONN_FAILED;
-	}
-	if (c->mysql == NULL)
-		return conn_drop(c, err, errlen);
+	if (!query_begins(c, n, server_errno, err, errlen, &status))
+		return status;
 	if (keep && (k = kept_find(c, sql)) != NULL)
 		st = k->st;
 	else if ((st = prepare(c, sql, n, server_errno, err, errlen,
@@ -411,6 +607,7 @@ failed:
 		columns_free(cols);
 	return stmt_failed(c, st, server_errno, err, errlen);
 }
+#endif
 
 enum conn_status
 conn_query_params(struct conn *c, const char *sql,

@@ -166,21 +166,36 @@ history_add(struct history *h, const struct history_reading *r)
 
 /*
  * match_same() but for the count of ended statements, which a look for
- * the history leaves 0; the statement ids, when the server gives them,
- * tell apart two runs of one text within a second instead.
+ * the history leaves 0.
+ */
+static bool
+same_statement(const struct history_reading *r, const struct stmt_match *m)
+{
+	struct stmt_match a = r->stmt;
+
+	a.completed = m->completed;
+	return match_same(&a, m);
+}
+
+/*
+ * Whether r is of the same run as newest, the reading of m's statement.
+ * The top-level statement's id, when the server gives it, names the run
+ * whatever its text: MySQL shows a stored function's statement in
+ * PROCESSLIST_INFO from its first call to the end of the statement, so
+ * the text, and the digest made of it, change while the id stays. Its
+ * start, which the text does not move, guards against the stale ids of
+ * a statements consumer turned off. Without ids, match_same() decides.
  */
 static bool
 same_run(const struct history_reading *r, const struct stmt_match *m,
     const struct history_reading *newest)
 {
-	struct stmt_match a = r->stmt;
+	int64_t d = r->stmt.start_s - m->start_s;
 
-	a.completed = m->completed;
-	if (!match_same(&a, m))
-		return false;
 	if (r->statement.has_id && newest->statement.has_id)
-		return r->statement.id == newest->statement.id;
-	return true;
+		return r->stmt.thread_id == m->thread_id && d >= -1 &&
+		    d <= 1 && r->statement.id == newest->statement.id;
+	return same_statement(r, m);
 }
 
 size_t
@@ -199,6 +214,9 @@ history_take(const struct history *h, const struct stmt_match *m,
 	if (s->len == 0)
 		return 0;
 	newest = &s->r[(s->start + s->len - 1) % h->depth];
+	/* The newest is the look that found m: of m's statement, text and all. */
+	if (!same_statement(newest, m))
+		return 0;
 	/* The newest run of the statement, counted back from the end. */
 	while (run < s->len && same_run(&s->r[(s->start + s->len - 1 -
 	    run) % h->depth], m, newest))

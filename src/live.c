@@ -633,8 +633,8 @@ run_top(struct live *l)
 		struct timespec now;
 		uint64_t open;
 
-		if (pfs_list_threads(env->session->conn, &tl, err,
-		    sizeof(err)) != PFS_OK) {
+		if (pfs_list_threads(env->session->conn, &env->session->kind,
+		    &tl, err, sizeof(err)) != PFS_OK) {
 			if (l->sig->stop)
 				break;
 			diag_say("%s", err);

@@ -2,11 +2,14 @@
  * A reader for MySQL option files. It follows what the MySQL and MariaDB
  * clients accept: "[group]" headers, "key", "key = value" with optional
  * quotes and backslash escapes, comments after '#' or ';', and the
- * "!include FILE" and "!includedir DIR" directives.
+ * "!include FILE" and "!includedir DIR" directives. The login path file
+ * of mysql_config_editor holds the same lines, each one encrypted.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <openssl/evp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +24,8 @@
 
 struct reader {
 	const char *const *groups;
+	bool *seen;        /* seen[i]: a header of groups[i] was read; or NULL */
+	bool login;        /* the login path file: no directives */
 	struct optfile_list *out;
 	char *warn;
 	size_t warnlen;
@@ -30,6 +35,9 @@ struct reader {
 
 static int read_file(struct reader *rd, const char *path, int must_exist,
     int depth);
+static int read_lines(struct reader *rd, FILE *fp, const char *path,
+    int depth);
+static int grow(struct optfile_list *l);
 
 static void
 add_warning(struct reader *rd, const char *fmt, const char *a, const char *b)
@@ -65,6 +73,14 @@ group_wanted(const struct reader *rd, const char *group)
 		if (strcasecmp(*g, group) == 0)
 			return 1;
 	return 0;
+}
+
+static void
+note_group(struct reader *rd, const char *group)
+{
+	for (size_t i = 0; rd->seen != NULL && rd->groups[i] != NULL; i++)
+		if (strcasecmp(rd->groups[i], group) == 0)
+			rd->seen[i] = true;
 }
 
 /*
@@ -120,14 +136,8 @@ append(struct reader *rd, const char *key, const char *value,
 	struct optfile_entry *e;
 	int n;
 
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 16;
-		struct optfile_entry *v = realloc(l->v, cap * sizeof(*v));
-		if (v == NULL)
-			goto oom;
-		l->v = v;
-		l->cap = cap;
-	}
+	if (grow(l) != 0)
+		goto oom;
 	e = &l->v[l->n];
 	memset(e, 0, sizeof(*e));
 	e->key = strdup(key);
@@ -194,6 +204,13 @@ parse_line(struct reader *rd, char *s, const char *path, unsigned line,
 	s = trim(s);
 	if (*s == '\0' || *s == '#' || *s == ';')
 		return 0;
+	/* mysql_config_editor writes none: one in its file was put there. */
+	if (*s == '!' && rd->login) {
+		snprintf(rd->err, rd->errlen, "%s:%u: a directive in the login "
+		    "path file; make it again with mysql_config_editor", path,
+		    line);
+		return -1;
+	}
 	if (strncmp(s, "!includedir", 11) == 0 && (s[11] == ' ' || s[11] == '\t'))
 		return read_dir(rd, trim(s + 11), depth);
 	if (strncmp(s, "!include", 8) == 0 && (s[8] == ' ' || s[8] == '\t'))
@@ -207,6 +224,7 @@ parse_line(struct reader *rd, char *s, const char *path, unsigned line,
 		}
 		*end = '\0';
 		snprintf(group, grouplen, "%s", trim(s + 1));
+		note_group(rd, group);
 		return 0;
 	}
 	if (group[0] == '\0' || !group_wanted(rd, group))
@@ -284,13 +302,9 @@ open_file(const char *path, FILE **fp, struct stat *st)
 static int
 read_file(struct reader *rd, const char *path, int must_exist, int depth)
 {
-	char group[256] = "";
-	char *buf = NULL;
-	size_t cap = 0;
-	unsigned line = 0;
 	struct stat st;
 	FILE *fp;
-	int rc = 0;
+	int rc;
 
 	if (depth > MAX_INCLUDE_DEPTH) {
 		snprintf(rd->err, rd->errlen, "%s: !include nested too deep "
@@ -332,7 +346,22 @@ read_file(struct reader *rd, const char *path, int must_exist, int depth)
 		    path, "; chmod o-w it");
 		return 0;
 	}
+	rc = read_lines(rd, fp, path, depth);
+	fclose(fp);
+	return rc;
+}
+
+/* The lines of an open option file, through parse_line(). */
+static int
+read_lines(struct reader *rd, FILE *fp, const char *path, int depth)
+{
+	char group[256] = "";
+	char *buf = NULL;
+	size_t cap = 0;
+	unsigned line = 0;
+	int rc = 0;
 	ssize_t n;
+
 	while (rc == 0 && (n = getline(&buf, &cap, fp)) != -1) {
 		line++;
 		if (strlen(buf) != (size_t)n) {
@@ -349,8 +378,9 @@ read_file(struct reader *rd, const char *path, int must_exist, int depth)
 		    path, strerror(errno));
 		rc = -1;
 	}
+	if (buf != NULL)
+		explicit_bzero(buf, cap); /* a line may have held a password */
 	free(buf);
-	fclose(fp);
 	return rc;
 }
 
@@ -365,6 +395,202 @@ optfile_read(const char *path, const char *const *groups, bool must_exist,
 	};
 
 	return read_file(&rd, path, must_exist, 0);
+}
+
+/*
+ * The login path file, as mysql_config_editor writes it (MySQL's
+ * mysys/my_default.cc reads it): 4 unused bytes, a key of 20, then each
+ * line as a 4-byte little-endian length and that many bytes of
+ * AES-128-ECB with PKCS padding.
+ */
+#define LOGIN_KEY_AT 4
+#define LOGIN_KEY_LEN 20
+#define LOGIN_MAX_LINE 4096       /* mysql's buffer for one line */
+#define LOGIN_MAX_FILE (1 << 20)  /* far more than any list of logins */
+
+/* The 20-byte key folded into AES-128's 16, as mysql's my_aes_create_key(). */
+static void
+login_key(const unsigned char *raw, unsigned char key[16])
+{
+	memset(key, 0, 16);
+	for (size_t i = 0; i < LOGIN_KEY_LEN; i++)
+		key[i % 16] ^= raw[i];
+}
+
+/*
+ * The lines of data (n bytes of a login path file), decrypted into text,
+ * each ending in a newline; NULL with err set when it is damaged.
+ */
+static char *
+login_text(const unsigned char *data, size_t n, size_t *len,
+    const char *path, char *err, size_t errlen)
+{
+	unsigned char key[16];
+	size_t pos = LOGIN_KEY_AT + LOGIN_KEY_LEN, used = 0;
+	unsigned line = 0;
+	EVP_CIPHER_CTX *ctx = NULL;
+	char *text = NULL;
+
+	if (n < pos)
+		goto damaged;
+	login_key(data + LOGIN_KEY_AT, key);
+	/* Room for a block of slack and a newline a line may lack. */
+	if ((text = malloc(n + n / 16 + 32)) == NULL ||
+	    (ctx = EVP_CIPHER_CTX_new()) == NULL) {
+		snprintf(err, errlen, "out of memory reading %s", path);
+		goto fail;
+	}
+	while (pos < n) {
+		uint32_t clen;
+		int out, last;
+
+		line++;
+		if (n - pos < 4)
+			goto damaged;
+		clen = (uint32_t)data[pos] | (uint32_t)data[pos + 1] << 8 |
+		    (uint32_t)data[pos + 2] << 16 | (uint32_t)data[pos + 3] << 24;
+		pos += 4;
+		if (clen == 0 || clen > LOGIN_MAX_LINE || clen % 16 != 0 ||
+		    clen > n - pos)
+			goto damaged;
+		if (!EVP_DecryptInit_ex(ctx, EVP_aes_128_ecb(), NULL, key, NULL) ||
+		    !EVP_DecryptUpdate(ctx, (unsigned char *)text + used, &out,
+		    data + pos, (int)clen) ||
+		    !EVP_DecryptFinal_ex(ctx, (unsigned char *)text + used + out,
+		    &last))
+			goto damaged;
+		used += (size_t)out + (size_t)last;
+		pos += clen;
+		if (used == 0 || text[used - 1] != '\n')
+			text[used++] = '\n';
+	}
+	text[used] = '\0';
+	*len = used;
+	EVP_CIPHER_CTX_free(ctx);
+	explicit_bzero(key, sizeof(key));
+	return text;
+damaged:
+	if (line == 0)
+		snprintf(err, errlen, "login path file %s is too short to be "
+		    "one; make it again with mysql_config_editor", path);
+	else
+		snprintf(err, errlen, "login path file %s is damaged at line "
+		    "%u; make it again with mysql_config_editor", path, line);
+fail:
+	if (text != NULL)
+		explicit_bzero(text, n + n / 16 + 32);
+	free(text);
+	EVP_CIPHER_CTX_free(ctx);
+	explicit_bzero(key, sizeof(key));
+	return NULL;
+}
+
+/* The whole of an open file of at most max bytes; NULL with err set. */
+static unsigned char *
+slurp(FILE *fp, size_t max, size_t *n, const char *path, char *err,
+    size_t errlen)
+{
+	unsigned char *data = malloc(max + 1);
+
+	if (data == NULL) {
+		snprintf(err, errlen, "out of memory reading %s", path);
+		return NULL;
+	}
+	*n = fread(data, 1, max + 1, fp);
+	if (ferror(fp) || *n > max) {
+		snprintf(err, errlen, "cannot read login path file %s: %s", path,
+		    ferror(fp) ? strerror(errno) : "too large to be one");
+		free(data);
+		return NULL;
+	}
+	return data;
+}
+
+int
+optfile_read_login(const char *path, const char *const *groups, bool *seen,
+    bool *found, struct optfile_list *out, char *warn, size_t warnlen,
+    char *err, size_t errlen)
+{
+	struct reader rd = {
+		.groups = groups, .seen = seen, .login = true, .out = out,
+		.warn = warn, .warnlen = warnlen, .err = err, .errlen = errlen,
+	};
+	unsigned char *data;
+	size_t n, len;
+	struct stat st;
+	char *text;
+	FILE *fp;
+	int rc;
+
+	*found = false;
+	switch (open_file(path, &fp, &st)) {
+	case OPEN_OK:
+		break;
+	case OPEN_EMPTY:
+		return 0;
+	case OPEN_FAILED:
+		if (errno != ENOENT)
+			add_warning(&rd, "ignoring login path file %s: %s", path,
+			    strerror(errno));
+		return 0;
+	case OPEN_NOT_FILE:
+		add_warning(&rd, "ignoring login path file %s: %s", path,
+		    "not a regular file");
+		return 0;
+	}
+	/* As mysql: a file anyone else may read holds no secret. */
+	if (st.st_mode & (S_IXUSR | S_IRWXG | S_IRWXO)) {
+		fclose(fp);
+		add_warning(&rd, "login path file %s is ignored: others may "
+		    "read it%s", path, "; chmod 600 it");
+		return 0;
+	}
+	data = slurp(fp, LOGIN_MAX_FILE, &n, path, err, errlen);
+	fclose(fp);
+	if (data == NULL)
+		return -1;
+	text = login_text(data, n, &len, path, err, errlen);
+	explicit_bzero(data, n);
+	free(data);
+	if (text == NULL)
+		return -1;
+	*found = true;
+	if ((fp = fmemopen(text, len, "r")) == NULL) {
+		snprintf(err, errlen, "out of memory reading %s", path);
+		rc = -1;
+	} else {
+		rc = read_lines(&rd, fp, path, 0);
+		fclose(fp);
+	}
+	explicit_bzero(text, len);
+	free(text);
+	return rc;
+}
+
+/* Room for one more entry at the end of l. */
+static int
+grow(struct optfile_list *l)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		struct optfile_entry *v = realloc(l->v, cap * sizeof(*v));
+
+		if (v == NULL)
+			return -1;
+		l->v = v;
+		l->cap = cap;
+	}
+	return 0;
+}
+
+int
+optfile_list_take(struct optfile_list *l, struct optfile_entry *e)
+{
+	if (grow(l) != 0)
+		return -1;
+	l->v[l->n++] = *e;
+	memset(e, 0, sizeof(*e));
+	return 0;
 }
 
 void

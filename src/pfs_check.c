@@ -31,13 +31,12 @@ enum pfs_status
 pfs_preflight(struct conn *c, struct pfs_preflight *out, char *err,
     size_t errlen)
 {
-	struct server_kind kind;
 	struct pfs_ints r;
 	enum pfs_status ps;
 
 	memset(out, 0, sizeof(*out));
-	kind = server_kind_parse(conn_server_version(c));
-	if (server_kind_check(&kind, err, errlen) != 0)
+	out->kind = server_kind_parse(conn_server_version(c));
+	if (server_kind_check(&out->kind, err, errlen) != 0)
 		return PFS_ERROR;
 	if ((ps = query_ints(c, pfs_sql_preflight,
 	    "reading performance_schema", &r, err, errlen)) != PFS_OK)

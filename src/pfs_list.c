@@ -73,14 +73,14 @@ list_row(void *ctx, unsigned ncols, char **v, const unsigned long *len)
 }
 
 enum pfs_status
-pfs_list_threads(struct conn *c, struct thread_list *out, char *err,
-    size_t errlen)
+pfs_list_threads(struct conn *c, const struct server_kind *k,
+    struct thread_list *out, char *err, size_t errlen)
 {
 	struct list_ctx lc = { .l = out };
 	enum conn_status st;
 
 	memset(out, 0, sizeof(*out));
-	st = conn_query(c, pfs_sql_list_threads, list_row, &lc, NULL, err,
+	st = conn_query(c, pfs_sql_list_threads(k), list_row, &lc, NULL, err,
 	    errlen);
 	if (st != CONN_OK) {
 		thread_list_free(out);

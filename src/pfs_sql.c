@@ -134,16 +134,35 @@ const char pfs_sql_consumers_off[] =
     "('global_instrumentation', 'thread_instrumentation', "
     "'events_statements_current') AND ENABLED <> 'YES' ORDER BY NAME";
 
-const char pfs_sql_list_threads[] =
-    "SELECT t.THREAD_ID, t.PROCESSLIST_ID, t.TYPE, t.NAME, "
-    "t.PROCESSLIST_USER, t.PROCESSLIST_HOST, t.PROCESSLIST_COMMAND, "
-    "t.PROCESSLIST_TIME, t.PROCESSLIST_STATE, COALESCE(m.bytes, 0), "
-    "LEFT(t.PROCESSLIST_INFO, 200) "
+#define LIST_HEAD \
+    "SELECT t.THREAD_ID, t.PROCESSLIST_ID, t.TYPE, t.NAME, " \
+    "t.PROCESSLIST_USER, t.PROCESSLIST_HOST, t.PROCESSLIST_COMMAND, " \
+    "t.PROCESSLIST_TIME, t.PROCESSLIST_STATE, "
+
+/* One GROUP BY of every thread's memory rows, joined. */
+const char pfs_sql_list_threads_summed[] =
+    LIST_HEAD "COALESCE(m.bytes, 0), LEFT(t.PROCESSLIST_INFO, 200) "
     "FROM performance_schema.threads t LEFT JOIN "
     "(SELECT THREAD_ID, SUM(" PFS_BYTES_USED ") AS bytes "
     "FROM " PFS_THREAD_MEMORY " "
     "GROUP BY THREAD_ID) m ON m.THREAD_ID = t.THREAD_ID "
     "ORDER BY COALESCE(m.bytes, 0) DESC, t.THREAD_ID";
+
+/*
+ * MySQL 8.0.31+ keeps that sum in threads.TOTAL_MEMORY (equal to it to the
+ * byte on 9.7): one table, none of the memory rows read.
+ */
+const char pfs_sql_list_threads_kept[] =
+    LIST_HEAD "t.TOTAL_MEMORY, LEFT(t.PROCESSLIST_INFO, 200) "
+    "FROM performance_schema.threads t "
+    "ORDER BY t.TOTAL_MEMORY DESC, t.THREAD_ID";
+
+const char *
+pfs_sql_list_threads(const struct server_kind *k)
+{
+	return pfs_sql_find_memory(k) == FIND_THREADS ?
+	    pfs_sql_list_threads_kept : pfs_sql_list_threads_summed;
+}
 
 /* snprintf()'s count as a status: -1 when the text did not fit. */
 static int
@@ -189,50 +208,98 @@ pfs_sql_find_thread(char *buf, size_t size, bool by_connection, uint64_t id)
 	"t.PROCESSLIST_COMMAND IN ('Query', 'Execute') AND " \
 	"t.PROCESSLIST_INFO IS NOT NULL"
 
+enum find_memory
+pfs_sql_find_memory(const struct server_kind *k)
+{
+	if (k->flavour != SERVER_MYSQL)
+		return FIND_SUMMED;
+	/* threads.TOTAL_MEMORY and MAX_TOTAL_MEMORY came with 8.0.31. */
+	if (k->major > 8 || (k->major == 8 && (k->minor > 0 || k->patch >= 31)))
+		return FIND_THREADS;
+	return FIND_INDEXED;
+}
+
+bool
+pfs_sql_keeps_peaks(const struct server_kind *k)
+{
+	return k->flavour == SERVER_MARIADB ||
+	    pfs_sql_find_memory(k) == FIND_THREADS;
+}
+
 /*
  * Only constant text goes into the SQL; the user's pattern and names are
  * parameters. Other mysqlmemprof sessions are left out: their own queries
  * could match the pattern.
  *
- * The thread's memory, how it is summed, depends on the server (see
- * bench/RESULTS.md, "What a look costs"). MariaDB's memory tables have no
- * index: each correlated sum is a scan of every thread's rows, so one
- * GROUP BY over all of them, joined, costs one scan whatever runs. MySQL 8
- * keys memory_summary_by_thread_by_event_name by THREAD_ID, so a sum for
- * each running statement reads only that thread's rows, and HAVING keeps
- * the threshold after it. Either way the bytes parameter comes last.
+ * The thread's memory, how it is read, depends on the server (see
+ * bench/RESULTS.md, "What a look costs", and doc/queries.md). MariaDB's
+ * memory tables have no index: each correlated sum is a scan of every
+ * thread's rows, so one GROUP BY over all of them, joined, costs one scan
+ * whatever runs. MySQL 8 keys memory_summary_by_thread_by_event_name by
+ * THREAD_ID, so a sum for each running statement reads only that
+ * thread's rows, and HAVING keeps the threshold after it. MySQL 8.0.31
+ * and later keep the sum itself in threads.TOTAL_MEMORY: one table.
+ *
+ * With peaks, the session's peak comes with each row (MySQL:
+ * threads.MAX_TOTAL_MEMORY; MariaDB: information_schema.PROCESSLIST,
+ * whose other accounts' rows need PROCESS, hence the LEFT JOIN), and the
+ * rows are the candidates, flagged, and every other session whose peak
+ * reaches the size, so that a session missing from a look is known to
+ * have been under it then. HAVING, which can name the flag, picks them:
+ * the flag's parameters come first, as the SELECT list does.
  */
 int
 pfs_sql_find_statements(char *buf, size_t size, const struct find_sql *q)
 {
+	const char *completed = q->completed ? STMT_COMPLETED : "0";
+	const char *bytes, *from, *over;
 	char filters[256];
 
-	if (fits(snprintf(filters, sizeof(filters), "%s%s%s%s",
+	if (fits(snprintf(filters, sizeof(filters), "%s%s%s",
 	    q->pattern ? " AND t.PROCESSLIST_INFO LIKE ?" : "",
 	    q->user ? " AND t.PROCESSLIST_USER = ?" : "",
-	    q->db ? " AND t.PROCESSLIST_DB = ?" : "",
-	    q->bytes && !q->indexed ? " AND m.bytes >= ?" : ""),
-	    sizeof(filters)) != 0)
+	    q->db ? " AND t.PROCESSLIST_DB = ?" : ""), sizeof(filters)) != 0)
 		return -1;
-	if (q->indexed)
-		return fits(snprintf(buf, size, "SELECT " STMT_HEAD "%s, "
-		    "(SELECT COALESCE(SUM(m." PFS_BYTES_USED "), 0) "
+	switch (q->memory) {
+	case FIND_INDEXED:
+		bytes = "(SELECT COALESCE(SUM(m." PFS_BYTES_USED "), 0) "
 		    "FROM " PFS_THREAD_MEMORY " m "
-		    "WHERE m.THREAD_ID = t.THREAD_ID) AS bytes "
-		    "FROM performance_schema.threads t "
+		    "WHERE m.THREAD_ID = t.THREAD_ID)";
+		from = "performance_schema.threads t";
+		over = " HAVING bytes >= ?";
+		break;
+	case FIND_THREADS:
+		bytes = "t.TOTAL_MEMORY";
+		from = "performance_schema.threads t";
+		over = " AND t.TOTAL_MEMORY >= ?";
+		break;
+	default:
+		bytes = "m.bytes";
+		from = "performance_schema.threads t JOIN "
+		    "(SELECT THREAD_ID, SUM(" PFS_BYTES_USED ") AS bytes "
+		    "FROM " PFS_THREAD_MEMORY " GROUP BY THREAD_ID) m "
+		    "ON m.THREAD_ID = t.THREAD_ID";
+		over = " AND m.bytes >= ?";
+		break;
+	}
+	if (q->peaks) {
+		if (q->bytes || q->memory == FIND_INDEXED)
+			return -1;
+		return fits(snprintf(buf, size, "SELECT " STMT_HEAD "%s, "
+		    "%s AS bytes, %s AS peak, (" STMT_RUNNING " AND "
+		    "t.PROCESSLIST_TIME >= ?%s) AS cand FROM %s%s "
 		    "WHERE t.TYPE = 'FOREGROUND' AND t.INSTRUMENTED = 'YES' AND "
-		    STMT_RUNNING " AND t.THREAD_ID <> ? AND "
-		    "t.PROCESSLIST_TIME >= ?%s%s",
-		    q->completed ? STMT_COMPLETED : "0", filters,
-		    q->bytes ? " HAVING bytes >= ?" : ""), size);
-	return fits(snprintf(buf, size, "SELECT " STMT_HEAD "%s, m.bytes "
-	    "FROM performance_schema.threads t JOIN "
-	    "(SELECT THREAD_ID, SUM(" PFS_BYTES_USED ") AS bytes "
-	    "FROM " PFS_THREAD_MEMORY " GROUP BY THREAD_ID) m "
-	    "ON m.THREAD_ID = t.THREAD_ID "
-	    "WHERE t.TYPE = 'FOREGROUND' AND t.INSTRUMENTED = 'YES' AND "
-	    STMT_RUNNING " AND t.THREAD_ID <> ? AND t.PROCESSLIST_TIME >= ?%s",
-	    q->completed ? STMT_COMPLETED : "0", filters), size);
+		    "t.THREAD_ID <> ? HAVING cand OR peak >= ?", completed,
+		    bytes, q->memory == FIND_THREADS ? "t.MAX_TOTAL_MEMORY" :
+		    "p.MAX_MEMORY_USED", filters, from,
+		    q->memory == FIND_THREADS ? "" : " LEFT JOIN "
+		    "information_schema.PROCESSLIST p ON p.ID = t.PROCESSLIST_ID"),
+		    size);
+	}
+	return fits(snprintf(buf, size, "SELECT " STMT_HEAD "%s, %s AS bytes "
+	    "FROM %s WHERE t.TYPE = 'FOREGROUND' AND t.INSTRUMENTED = 'YES' AND "
+	    STMT_RUNNING " AND t.THREAD_ID <> ? AND t.PROCESSLIST_TIME >= ?%s%s",
+	    completed, bytes, from, filters, q->bytes ? over : ""), size);
 }
 
 int

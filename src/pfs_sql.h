@@ -14,18 +14,6 @@
 
 #include "pfs.h"
 
-/* Who made the server, as its version string says. */
-enum server_flavour {
-	SERVER_UNKNOWN, /* no version number at the start */
-	SERVER_MARIADB, /* "MariaDB" in the string */
-	SERVER_MYSQL,   /* anything else with a version: Oracle's, Percona's */
-};
-
-struct server_kind {
-	enum server_flavour flavour;
-	unsigned major, minor, patch;
-};
-
 /*
  * Reads what made the server from its version string, such as
  * "10.11.6-MariaDB-0+deb12u1", "5.5.5-10.4.32-MariaDB" (what MariaDB
@@ -46,7 +34,10 @@ extern const char pfs_sql_memory_disabled[];
 extern const char pfs_sql_global_total[];
 extern const char pfs_sql_enable_instruments[]; /* shown, never sent */
 extern const char pfs_sql_consumers_off[];
-extern const char pfs_sql_list_threads[];
+/* --list: the way for a server of kind k (see enum find_memory). */
+extern const char pfs_sql_list_threads_summed[];
+extern const char pfs_sql_list_threads_kept[];
+const char *pfs_sql_list_threads(const struct server_kind *k);
 
 /*
  * The statements made from parts: each writes one into buf and returns 0,
@@ -55,13 +46,33 @@ extern const char pfs_sql_list_threads[];
  */
 int pfs_sql_find_thread(char *buf, size_t size, bool by_connection,
     uint64_t id);
+/* How a look reads a thread's memory: each server its own way. */
+enum find_memory {
+	FIND_SUMMED,  /* one GROUP BY of every thread's memory rows (MariaDB) */
+	FIND_INDEXED, /* a sum per thread, by its key (MySQL before 8.0.31) */
+	FIND_THREADS, /* threads.TOTAL_MEMORY, kept by the server (MySQL 8.0.31+) */
+};
+/* The way for a server of kind k, and whether it keeps sessions' peaks. */
+enum find_memory pfs_sql_find_memory(const struct server_kind *k);
+bool pfs_sql_keeps_peaks(const struct server_kind *k);
 /* What pfs_sql_find_statements() asks for. */
 struct find_sql {
 	bool pattern, user, db, bytes; /* the filters given: one parameter each */
-	bool indexed;   /* the memory tables are keyed by thread (MySQL 8) */
+	enum find_memory memory;
 	bool completed; /* count the thread's ended statements; else 0 */
+	/*
+	 * Each session's peak too, and a candidate flag: the rows are the
+	 * candidates and every other session whose peak reaches a size. Not
+	 * with bytes; only where pfs_sql_keeps_peaks().
+	 */
+	bool peaks;
 };
-/* Parameters: own thread, seconds; then pattern, user, db, bytes when asked. */
+/*
+ * The columns: STMT_COLUMNS, the bytes; with peaks, the peak and whether
+ * the row is a candidate. Parameters: own thread, seconds, then pattern,
+ * user, db, bytes when asked; with peaks: seconds, pattern, user, db, own
+ * thread, the peak's size.
+ */
 int pfs_sql_find_statements(char *buf, size_t size, const struct find_sql *q);
 int pfs_sql_thread_statement(char *buf, size_t size, uint64_t thread_id);
 /*

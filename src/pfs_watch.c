@@ -52,34 +52,52 @@ find_row(void *ctx, unsigned ncols, char **v, const unsigned long *len)
 	struct find_ctx *fc = ctx;
 	struct stmt_match m;
 
-	if (ncols < STMT_NCOLS + 1 || stmt_row(&m, v, len) != 0 ||
+	if (ncols < STMT_NCOLS + (fc->l->peaks ? 3 : 1) ||
+	    stmt_row(&m, v, len) != 0 ||
 	    pfs_column_i64(v[STMT_NCOLS], &m.current_bytes) != 0)
 		return -1;
+	/* A peak the account may not see (MariaDB without PROCESS) is NULL: 0. */
+	if (fc->l->peaks) {
+		if (pfs_column_i64(v[STMT_NCOLS + 1], &m.peak_bytes) != 0)
+			return -1;
+		m.peak_only = v[STMT_NCOLS + 2] == NULL ||
+		    strcmp(v[STMT_NCOLS + 2], "1") != 0;
+	}
 	if (match_list_add(fc->l, &m) != 0)
 		return fc->failed = 1, -1;
 	return 0;
 }
 
 enum pfs_status
-pfs_find_statements(struct conn *c, const struct match_filter *f,
-    uint64_t own_thread, struct match_list *out, char *err, size_t errlen)
+pfs_find_statements(struct conn *c, const struct server_kind *k,
+    const struct match_filter *f, uint64_t own_thread,
+    struct match_list *out, char *err, size_t errlen)
 {
 	struct conn_param p[6];
 	struct find_ctx fc = { .l = out };
-	struct server_kind k = server_kind_parse(conn_server_version(c));
+	struct find_sql q = {
+		.pattern = f->pattern != NULL, .user = f->user != NULL,
+		.db = f->db != NULL, .bytes = f->min_bytes > 0,
+		.memory = pfs_sql_find_memory(k),
+		.completed = !f->no_completed,
+		.peaks = f->peak_bytes > 0 && pfs_sql_keeps_peaks(k),
+	};
 	char sql[2048];
 	unsigned n = 0;
 	enum conn_status st;
 
 	memset(out, 0, sizeof(*out));
-	/* MySQL keys its memory tables by thread; MariaDB has no index. */
-	pfs_sql_find_statements(sql, sizeof(sql), &(struct find_sql){
-		.pattern = f->pattern != NULL, .user = f->user != NULL,
-		.db = f->db != NULL, .bytes = f->min_bytes > 0,
-		.indexed = k.flavour == SERVER_MYSQL,
-		.completed = !f->no_completed,
-	});
-	p[n++] = (struct conn_param){ .i = (int64_t)own_thread };
+	out->peaks = q.peaks;
+	if (q.peaks)
+		q.bytes = false; /* the caller compares: see match_filter */
+	if (pfs_sql_find_statements(sql, sizeof(sql), &q) != 0) {
+		snprintf(err, errlen, "looking for statements: the query does "
+		    "not fit");
+		return PFS_ERROR;
+	}
+	/* In the order of the text: with peaks the flag's come first. */
+	if (!q.peaks)
+		p[n++] = (struct conn_param){ .i = (int64_t)own_thread };
 	p[n++] = (struct conn_param){ .i = f->min_time_s };
 	if (f->pattern != NULL)
 		p[n++] = (struct conn_param){ .s = f->pattern };
@@ -87,8 +105,12 @@ pfs_find_statements(struct conn *c, const struct match_filter *f,
 		p[n++] = (struct conn_param){ .s = f->user };
 	if (f->db != NULL)
 		p[n++] = (struct conn_param){ .s = f->db };
-	if (f->min_bytes > 0)
+	if (q.peaks) {
+		p[n++] = (struct conn_param){ .i = (int64_t)own_thread };
+		p[n++] = (struct conn_param){ .i = f->peak_bytes };
+	} else if (q.bytes) {
 		p[n++] = (struct conn_param){ .i = f->min_bytes };
+	}
 	st = conn_query_params(c, sql, p, n, find_row, &fc, NULL, err, errlen);
 	if (st != CONN_OK) {
 		match_list_free(out);

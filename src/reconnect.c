@@ -39,7 +39,7 @@ restarted(const struct session *s, const struct pfs_server_id *id)
  */
 static enum pfs_status
 check(struct reconnect *rc, struct conn *c, struct pfs_server_id *id,
-    uint64_t *own, char *err, size_t errlen)
+    uint64_t *own, struct server_kind *kind, char *err, size_t errlen)
 {
 	const struct session_ops *ops = rc->session->ops;
 	struct pfs_preflight pf;
@@ -50,6 +50,7 @@ check(struct reconnect *rc, struct conn *c, struct pfs_server_id *id,
 		return st;
 	*id = pf.server;
 	*own = pf.own_thread;
+	*kind = pf.kind;
 	if (rc->thread_id != 0) {
 		/* A summary over many threads outlives a restart; a thread does not. */
 		if (restarted(rc->session, id)) {
@@ -99,6 +100,7 @@ try_once(struct reconnect *rc, uint64_t until, uint64_t run_end, char *err,
 	struct session *s = rc->session;
 	struct conn_params p = s->params;
 	struct pfs_server_id id;
+	struct server_kind kind;
 	struct conn *c;
 	uint64_t own, now = rc->clk->now_ns(rc->clk->ctx);
 	enum pfs_status st;
@@ -112,7 +114,7 @@ try_once(struct reconnect *rc, uint64_t until, uint64_t run_end, char *err,
 	cap_timeout(&p.read_timeout_s, now, run_end);
 	if (s->ops->open(&c, &p, err, errlen) != CONN_OK)
 		return SOURCE_LOST;
-	if ((st = check(rc, c, &id, &own, err, errlen)) != PFS_OK) {
+	if ((st = check(rc, c, &id, &own, &kind, err, errlen)) != PFS_OK) {
 		s->ops->close(c);
 		/* What may pass is tried again; a definite answer ends it. */
 		return st == PFS_LOST || st == PFS_ERROR ? SOURCE_LOST :
@@ -121,6 +123,8 @@ try_once(struct reconnect *rc, uint64_t until, uint64_t run_end, char *err,
 	s->ops->close(s->conn);
 	s->conn = c;
 	s->own_thread = own;
+	/* An upgrade may have come with a restart. */
+	s->kind = kind;
 	/*
 	 * With a thread, the boot time it was found under stays the one to
 	 * compare with, so the slack cannot walk away over many reconnects.

@@ -35,6 +35,7 @@ session_open(struct session *s, char *err, size_t errlen)
 	s->instruments = pf.total;
 	s->own_thread = pf.own_thread;
 	s->server = pf.server;
+	s->kind = pf.kind;
 	return 0;
 }
 

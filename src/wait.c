@@ -114,6 +114,21 @@ readings_before(struct history *h, const struct stmt_match *m,
 	return n;
 }
 
+/* The statement was past --bigger-than only between two looks. */
+static void
+note_between_looks(const struct diag *d, const struct options *o,
+    const struct stmt_match *m)
+{
+	char size[32], peak[32], now[32];
+
+	units_bytes((int64_t)o->bigger_than_bytes, size, sizeof(size));
+	units_bytes(m->peak_bytes, peak, sizeof(peak));
+	units_bytes(m->current_bytes, now, sizeof(now));
+	diag_note(d, "it crossed %s between two looks: its session's peak, "
+	    "as the server keeps it, rose to %s since the last look; it holds "
+	    "%s now", size, peak, now);
+}
+
 /* After a capture: whether to wait for another. */
 static bool
 wait_again(const struct capture_env *env, int rc)
@@ -122,24 +137,14 @@ wait_again(const struct capture_env *env, int rc)
 	    env->opts->repeat;
 }
 
-/* wait_run() with the history h, or NULL. */
+/* wait_run() with the watch w, its history w->history or NULL. */
 static int
-wait_with(const struct capture_env *env, struct history *h)
+wait_with(const struct capture_env *env, struct watch *w)
 {
 	const struct options *o = env->opts;
 	const struct diag *d = env->diag;
 	struct outfile *f = env->out;
-	struct clock clk = clock_system();
-	struct watch w = {
-		.session = env->session,
-		.filter = { .pattern = o->wait_pattern, .user = o->match_user,
-		    .db = o->match_db, .min_time_s = (int64_t)o->longer_than_s,
-		    .min_bytes = (int64_t)o->bigger_than_bytes },
-		.poll_ns = o->poll_ms * 1000000u,
-		.timeout_ns = o->wait_timeout_s * 1000000000u,
-		.clk = &clk, .stop = &env->sig->stop,
-		.notify = diag_note_cb, .notify_ctx = (void *)d,
-	};
+	struct history *h = w->history;
 	struct stmt_match m;
 	struct sampler_before *before;
 	size_t n_before;
@@ -148,13 +153,12 @@ wait_with(const struct capture_env *env, struct history *h)
 	char what[1024], err[1024];
 	int rc;
 
-	w.history = h;
 	describe_wait(o, what, sizeof(what));
 	for (;;) {
 		diag_note(d, "waiting for a %s, looking every %" PRIu64 " ms; "
 		    "our own thread is %" PRIu64, what, o->poll_ms,
 		    env->session->own_thread);
-		switch (watch_wait(&w, &m, err, sizeof(err))) {
+		switch (watch_wait(w, &m, err, sizeof(err))) {
 		case WATCH_FOUND:
 			break;
 		case WATCH_STOPPED:
@@ -171,7 +175,7 @@ wait_with(const struct capture_env *env, struct history *h)
 			    o->wait_timeout_s, captures);
 			return EXIT_DONE;
 		case WATCH_LOST:
-			if (rejoin(env, &clk, err, sizeof(err)) != 0)
+			if (rejoin(env, w->clk, err, sizeof(err)) != 0)
 				return env->sig->stop ? EXIT_DONE : EXIT_RUNTIME;
 			continue;
 		case WATCH_ERROR:
@@ -183,6 +187,8 @@ wait_with(const struct capture_env *env, struct history *h)
 		diag_note(d, "found connection %" PRIu64 " (thread %" PRIu64 ", "
 		    "user %s) running for %" PRId64 " s: %.100s",
 		    m.connection_id, m.thread_id, m.user, m.time_s, m.text);
+		if (m.between_looks)
+			note_between_looks(d, o, &m);
 		if (f->pattern != NULL && outfile_name(f, m.connection_id,
 		    m.thread_id) != 0)
 			return EXIT_RUNTIME;
@@ -199,7 +205,7 @@ wait_with(const struct capture_env *env, struct history *h)
 		free(before);
 		/* Still running (--count, --duration): not to be taken again. */
 		if (end == FOLLOW_RUNNING)
-			watch_captured(&w, &m);
+			watch_captured(w, &m);
 		/* A pattern gives each capture a file of its own. */
 		if (f->pattern != NULL && outfile_close(f) != 0 &&
 		    rc == EXIT_DONE)
@@ -214,15 +220,27 @@ wait_with(const struct capture_env *env, struct history *h)
 int
 wait_run(const struct capture_env *env)
 {
-	struct history *h;
+	const struct options *o = env->opts;
+	struct clock clk = clock_system();
+	struct watch w = {
+		.session = env->session,
+		.filter = { .pattern = o->wait_pattern, .user = o->match_user,
+		    .db = o->match_db, .min_time_s = (int64_t)o->longer_than_s,
+		    .min_bytes = (int64_t)o->bigger_than_bytes },
+		.poll_ns = o->poll_ms * 1000000u,
+		.timeout_ns = o->wait_timeout_s * 1000000000u,
+		.clk = &clk, .stop = &env->sig->stop,
+		.notify = diag_note_cb, .notify_ctx = (void *)env->diag,
+	};
 	int rc;
 
 	/* --window readings of each candidate, within HISTORY_MAX_BYTES. */
-	if ((h = history_create(env->opts->window,
+	if ((w.history = history_create(o->window,
 	    env->session->instruments)) == NULL)
 		diag_note(env->diag, "out of memory for the history kept while "
 		    "waiting; captures begin when found");
-	rc = wait_with(env, h);
-	history_free(h);
+	rc = wait_with(env, &w);
+	watch_done(&w);
+	history_free(w.history);
 	return rc;
 }

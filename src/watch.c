@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "units.h"
@@ -166,9 +167,105 @@ completed(struct watch *w, struct stmt_match *m, char *err, size_t errlen)
 	return PFS_OK;
 }
 
+/* The session's peak at the last look: -1 when it was not listed. */
+static int64_t
+peak_before(const struct watch *w, uint64_t thread_id)
+{
+	size_t lo = 0, hi = w->n_peaks;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (w->peaks[mid].thread_id == thread_id)
+			return w->peaks[mid].peak_bytes;
+		if (w->peaks[mid].thread_id < thread_id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+static int
+by_thread(const void *a, const void *b)
+{
+	const struct watch_peak *x = a, *y = b;
+
+	return x->thread_id < y->thread_id ? -1 : x->thread_id > y->thread_id;
+}
+
 /*
- * One look. With a history, the server is asked for every candidate
- * (no time nor size), and the thresholds are applied here.
+ * Whether m, running now under min_bytes, held min_bytes or more since
+ * the last look: its session's peak is past it and rose since. A session
+ * the last look did not list was under it then, as every session whose
+ * peak reached it is listed.
+ */
+static bool
+crossed_between(const struct watch *w, const struct stmt_match *m)
+{
+	int64_t size = w->filter.min_bytes;
+
+	return size > 0 && w->peaks_valid && m->current_bytes < size &&
+	    m->peak_bytes >= size && peak_before(w, m->thread_id) <
+	    m->peak_bytes;
+}
+
+/*
+ * Keeps the peaks of l, every row, for the next look, and takes the rows
+ * listed only for their peak out of l. Returns -1 when out of memory.
+ */
+static int
+keep_peaks(struct watch *w, struct match_list *l)
+{
+	size_t kept = 0, n = 0;
+
+	if (l->n > w->cap_peaks) {
+		struct watch_peak *p = realloc(w->peaks, l->n * sizeof(*p));
+
+		if (p == NULL)
+			return -1;
+		w->peaks = p;
+		w->cap_peaks = l->n;
+	}
+	for (size_t i = 0; i < l->n; i++) {
+		if (l->v[i].peak_bytes > 0)
+			w->peaks[n++] = (struct watch_peak){ l->v[i].thread_id,
+			    l->v[i].peak_bytes };
+		if (!l->v[i].peak_only)
+			l->v[kept++] = l->v[i];
+	}
+	l->n = kept;
+	qsort(w->peaks, n, sizeof(*w->peaks), by_thread);
+	w->n_peaks = n;
+	return 0;
+}
+
+/* Says once why a statement past the size between two looks goes unseen. */
+static void
+note_no_peaks(struct watch *w, const struct match_list *l)
+{
+	bool hidden = false;
+
+	if (w->peaks_noted || w->filter.min_bytes <= 0)
+		return;
+	for (size_t i = 0; i < l->n; i++)
+		hidden |= l->v[i].peak_bytes <= 0;
+	if (l->peaks && !hidden)
+		return;
+	w->peaks_noted = true;
+	tell(w, l->peaks ? "the session peaks of other accounts are hidden "
+	    "without the PROCESS privilege (information_schema.PROCESSLIST): "
+	    "a statement past the size only between two looks goes unseen; "
+	    "GRANT PROCESS ON *.* to this account to see them" :
+	    "this server keeps no session peak (MySQL before 8.0.31): a "
+	    "statement past the size only between two looks goes unseen; a "
+	    "shorter --poll sees more");
+}
+
+/*
+ * One look. With a history or a size, the server is asked for every
+ * candidate (no time nor size), and the thresholds are applied here; with
+ * a size, each session's peak too, where the server keeps it.
  */
 static enum pfs_status
 look(struct watch *w, struct match_list *l, char *err, size_t errlen)
@@ -176,18 +273,34 @@ look(struct watch *w, struct match_list *l, char *err, size_t errlen)
 	struct session *s = w->session;
 	struct match_filter f = w->filter;
 	bool keep = w->history != NULL && s->ops->threads_memory != NULL;
+	bool compare_here = keep || f.min_bytes > 0;
 	enum pfs_status ps;
 	size_t kept = 0;
 
-	if (keep) {
+	if (compare_here) {
+		f.peak_bytes = f.min_bytes;
 		f.min_time_s = f.min_bytes = 0;
 		f.no_completed = true;
 	}
-	ps = s->ops->find_statements(s->conn, &f, s->own_thread, l, err,
-	    errlen);
-	if (ps != PFS_OK || !keep)
+	ps = s->ops->find_statements(s->conn, &s->kind, &f, s->own_thread,
+	    l, err, errlen);
+	if (ps != PFS_OK || !compare_here) {
+		w->peaks_valid = false;
 		return ps;
-	if ((ps = keep_history(w, l, err, errlen)) != PFS_OK) {
+	}
+	note_no_peaks(w, l);
+	/* Each candidate is judged against the peaks of the look before. */
+	for (size_t i = 0; l->peaks && i < l->n; i++)
+		l->v[i].between_looks = !l->v[i].peak_only &&
+		    crossed_between(w, &l->v[i]);
+	if (l->peaks && keep_peaks(w, l) != 0) {
+		match_list_free(l);
+		w->peaks_valid = false;
+		snprintf(err, errlen, "out of memory keeping the peaks");
+		return PFS_ERROR;
+	}
+	w->peaks_valid = l->peaks;
+	if (keep && (ps = keep_history(w, l, err, errlen)) != PFS_OK) {
 		match_list_free(l);
 		return ps;
 	}
@@ -195,7 +308,8 @@ look(struct watch *w, struct match_list *l, char *err, size_t errlen)
 		struct stmt_match *m = &l->v[i];
 
 		if (m->time_s < w->filter.min_time_s ||
-		    m->current_bytes < w->filter.min_bytes)
+		    (m->current_bytes < w->filter.min_bytes &&
+		    !m->between_looks))
 			continue;
 		/* Only a match is worth its count of ended statements. */
 		if ((ps = completed(w, m, err, errlen)) == PFS_NOT_FOUND)
@@ -217,6 +331,8 @@ watch_wait(struct watch *w, struct stmt_match *m, char *err, size_t errlen)
 	uint64_t t0 = clk->now_ns(clk->ctx);
 	uint64_t k = 0;
 
+	/* Peaks from before a capture or a reconnect say nothing of now. */
+	w->peaks_valid = false;
 	for (;;) {
 		uint64_t due = t0 + k * w->poll_ns;
 		struct match_list l;
@@ -250,6 +366,14 @@ void
 watch_captured(struct watch *w, const struct stmt_match *m)
 {
 	match_seen_add(&w->seen, m);
+}
+
+void
+watch_done(struct watch *w)
+{
+	free(w->peaks);
+	w->peaks = NULL;
+	w->n_peaks = w->cap_peaks = 0;
 }
 
 static enum source_status

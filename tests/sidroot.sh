@@ -31,7 +31,7 @@ declare -A sets=(
 	# Connector/C (default-libmysqlclient-dev is Oracle's in unstable too).
 	[build]="libmysqlclient-dev build-essential pkg-config libcsv-dev
 		libncurses-dev libjansson-dev protobuf-c-compiler libprotobuf-c-dev
-		zlib1g-dev libmicrohttpd-dev libcmocka-dev"
+		zlib1g-dev libmicrohttpd-dev libcmocka-dev libssl-dev"
 )
 
 die() {
@@ -62,10 +62,13 @@ make_root() {
 	mv "$tmp" "$cache"
 }
 
+# The stamp holds a line per set installed, with its packages, so that a
+# set that gained a package is installed again.
 install_set() {
-	local set=$1 stamp=$cache/.mmp-sets
+	local set=$1 stamp=$cache/.mmp-sets line
 	[ -n "${sets[$set]:-}" ] || die "no package set '$set' (server, build)"
-	grep -qx "$set" "$stamp" 2>/dev/null && return 0
+	line="$set: $(echo ${sets[$set]})"
+	grep -qxF "$line" "$stamp" 2>/dev/null && return 0
 	echo "sidroot: installing the $set packages into $cache" >&2
 	if ! { apt_in_root update -qq &&
 		apt_in_root install -y -qq --no-install-recommends ${sets[$set]}; } \
@@ -73,7 +76,7 @@ install_set() {
 		tail -n 20 "$cache/.mmp-apt.log" >&2
 		die "installing the $set packages failed (log: $cache/.mmp-apt.log)"
 	fi
-	echo "$set" >>"$stamp"
+	echo "$line" >>"$stamp"
 }
 
 cmd_ensure() {

@@ -29,6 +29,9 @@ SERVER = os.environ.get("MMP_SERVER", "mariadb")
 SERVER_VERSION = os.environ.get("MMP_SERVER_VERSION", "")
 MYSQL = SERVER == "mysql"
 MARIADB = SERVER == "mariadb"
+# Which client library the binary was built with: "connector-c" (Debian
+# 12's MariaDB Connector/C) or "oracle" (tests/oracle.sh).
+CLIENT = os.environ.get("MMP_CLIENT", "connector-c")
 
 
 def only_on(kind, why):

@@ -3,13 +3,62 @@ captured from before it was found (the history kept while waiting), and
 when several are past SIZE the largest is taken and the others named."""
 
 import calendar
+import json
 import os
+import re
+import shutil
 import subprocess
+import tempfile
 import time
 
 import mmp
 
 MIB = 1024 * 1024
+
+# Stored functions whose GROUP BY fills a temporary table (MySQL: TempTable,
+# MariaDB: HEAP), called from a statement that sleeps before and after.
+# While a function's statement runs, the thread's PROCESSLIST_INFO is that
+# statement; MySQL leaves it there until the calling statement ends.
+# mmp_hunt_grow grows for a few seconds (the SHA2 chain spends CPU);
+# mmp_hunt_spike holds some 20 to 50 MB for well under a second.
+FUNCTIONS = """
+DROP FUNCTION IF EXISTS mmp_hunt_grow;
+DROP FUNCTION IF EXISTS mmp_hunt_spike;
+DELIMITER //
+CREATE FUNCTION mmp_hunt_grow(n INT) RETURNS BIGINT READS SQL DATA
+BEGIN
+  DECLARE g BIGINT;
+  SELECT COUNT(*) INTO g FROM (
+    SELECT s, SUM(CRC32(SHA2(SHA2(SHA2(CONCAT(s, k), 512), 512), 512))) AS h
+    FROM items WHERE id <= n GROUP BY s) AS grouped;
+  RETURN g;
+END //
+CREATE FUNCTION mmp_hunt_spike(n INT) RETURNS BIGINT READS SQL DATA
+BEGIN
+  DECLARE g BIGINT;
+  SELECT COUNT(*) INTO g FROM (
+    SELECT s, SUM(CRC32(s)) AS h FROM items WHERE id <= n GROUP BY s)
+    AS grouped;
+  RETURN g;
+END //
+DELIMITER ;
+"""
+# As tests/sql/hungry.sql: the temporary table stays in memory.
+IN_MEMORY = ("SET SESSION tmp_table_size = 256 * 1024 * 1024, "
+             "max_heap_table_size = 256 * 1024 * 1024;")
+
+
+def setUpModule():
+    mmp.ensure_demo_table()
+    subprocess.run(["mariadb", "--no-defaults", "-uloader", "-ploader-pass",
+                    "-S", mmp.SOCKET, "demo"], input=FUNCTIONS.encode(),
+                   check=True, capture_output=True, timeout=60)
+
+
+def epoch(ts):
+    """A sample's timestamp, seconds since the epoch."""
+    return calendar.timegm(time.strptime(ts[:19], "%Y-%m-%dT%H:%M:%S")) \
+        + int(ts[20:23]) / 1000
 
 
 def holder(mib, seconds, user_vars=None):
@@ -99,6 +148,106 @@ class Hunt(mmp.TestCase):
         gaps = [b["elapsed_ms"] - a["elapsed_ms"]
                 for a, b in zip(waiting, waiting[1:])]
         self.assertTrue(all(100 <= g <= 1000 for g in gaps), (gaps, desc))
+
+    def test_readings_from_before_a_function_changed_the_text(self):
+        """The statement's text changes when it calls a function (MySQL
+        keeps the function's text to the end): its readings from before are
+        of the same statement all the same, by its top-level id, back to its
+        start, and the ranking's growth counts from them."""
+        size = 30 * MIB
+        d = tempfile.mkdtemp(prefix="mmp-hunt-")
+        self.addCleanup(shutil.rmtree, d, True)
+        ranked = os.path.join(d, "ranked.json")
+        proc = self.spawn(["--bigger-than", "30M", "--poll", "200",
+                           "--frequency", "200", "--format", "json",
+                           "--wait-timeout", "60", "--statements", ranked])
+        proc.wait_for_stderr("waiting for")
+        started = time.time()
+        w = self.start(mmp.Workload(
+            IN_MEMORY, "SELECT SLEEP(1.5) + mmp_hunt_grow(300000);"))
+        thread = w.thread_id
+        p = proc.finish()
+        desc = mmp.describe(p)
+        self.assertEqual(p.returncode, 0, desc)
+        self.assertIn("found connection %d " % w.connection_id, p.stderr,
+                      desc)
+        samples = mmp.parse_json_lines(p.stdout)
+        waiting = [s for s in samples if s["waiting"] == 1]
+        for s in samples:
+            self.assertEqual(s["thread_id"], thread, desc)
+        # From the look after it began (the client's start and a look of
+        # slack), through the 1.5 s of SLEEP, under SIZE, to the crossing.
+        self.assertGreaterEqual(len(waiting), 5, desc)
+        self.assertLess(epoch(waiting[0]["timestamp"]) - started, 1.0, desc)
+        self.assertLess(waiting[0]["total_bytes"], size, desc)
+        self.assertGreaterEqual(waiting[-1]["total_bytes"], size, desc)
+        self.assertEqual(len({s["statement_id"] for s in samples}), 1, desc)
+        # The ranking starts it from before the crossing.
+        with open(ranked) as f:
+            recs = [json.loads(l) for l in f if l.strip()]
+        self.assertTrue(recs, desc)
+        self.assertIn("mmp_hunt_grow", recs[0]["statement"], recs)
+        self.assertLess(recs[0]["start_bytes"], size, recs)
+        self.assertGreater(recs[0]["growth_bytes"], size // 2, recs)
+
+    def grant_process(self):
+        """MariaDB shows other accounts' sessions in
+        information_schema.PROCESSLIST, their peaks with them, only with
+        PROCESS; MySQL's peaks are in performance_schema.threads."""
+        if not mmp.MARIADB:
+            return
+        for host in ("localhost", "127.0.0.1"):
+            mmp.root_sql("GRANT PROCESS ON *.* TO 'mmp'@'%s'" % host)
+            self.addCleanup(mmp.root_sql, "REVOKE PROCESS ON *.* FROM "
+                            "'mmp'@'%s'" % host)
+
+    def spike_between_looks(self, timeout):
+        """A run of --bigger-than 8M looking every 3 s, and a statement
+        that spikes past 8M just after one look, then sleeps through the
+        next: (the run, the workload, its thread)."""
+        proc = self.spawn(["--bigger-than", "8M", "--poll", "3000",
+                           "--frequency", "200", "--format", "json",
+                           "--wait-timeout", str(timeout)])
+        proc.wait_for_stderr("waiting for")
+        w = self.start(mmp.Workload(
+            IN_MEMORY, "SELECT SLEEP(0.3) + mmp_hunt_spike(100000) + "
+            "SLEEP(4);"))
+        thread = w.thread_id
+        return proc.finish(), w, thread
+
+    def test_spike_between_two_looks_found_from_the_session_peak(self):
+        """Past SIZE for well under --poll, between two looks: the next look
+        finds the statement from its session's peak, which the server keeps
+        (MySQL 8.0.31+ threads.MAX_TOTAL_MEMORY, MariaDB
+        information_schema.PROCESSLIST.MAX_MEMORY_USED), and says so."""
+        self.grant_process()
+        p, w, thread = self.spike_between_looks(15)
+        desc = mmp.describe(p)
+        self.assertEqual(p.returncode, 0, desc)
+        self.assertIn("found connection %d " % w.connection_id, p.stderr,
+                      desc)
+        m = re.search(r"it crossed 8\.00 MiB between two looks: its "
+                      r"session's peak, as the server keeps it, rose to "
+                      r"([0-9.]+) MiB since the last look; it holds ", p.stderr)
+        self.assertIsNotNone(m, desc)
+        self.assertGreaterEqual(float(m.group(1)), 8.0, desc)
+        samples = mmp.parse_json_lines(p.stdout)
+        self.assertTrue(samples, desc)
+        for s in samples:
+            self.assertEqual(s["thread_id"], thread, desc)
+        # Every reading, the look's that found it included, after the spike.
+        self.assertTrue(all(s["total_bytes"] < 8 * MIB for s in samples),
+                        desc)
+
+    @mmp.only_on("mariadb", "MySQL's peaks need no privilege beyond "
+                 "SELECT on performance_schema")
+    def test_spike_unseen_without_process_says_why(self):
+        p, w, _ = self.spike_between_looks(5)
+        desc = mmp.describe(p)
+        self.assertEqual(p.returncode, 3, desc)
+        self.assertIn("the session peaks of other accounts are hidden "
+                      "without the PROCESS privilege", p.stderr, desc)
+        self.assertEqual(p.stderr.count("PROCESS privilege"), 1, desc)
 
     def test_two_past_size_the_larger_taken_the_other_named(self):
         big = self.start(holder(60, 8))

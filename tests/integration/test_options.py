@@ -92,3 +92,34 @@ class OptionFiles(mmp.TestCase):
                            "--thread", str(self.w.thread_id), "--count", "1",
                            "--format", "json"], MYSQL_PWD="mmp-pass")
         self.assertSampled(p, self.w.thread_id)
+
+    def test_protocol(self):
+        args = ["-u", "mmp", "--thread", str(self.w.thread_id), "--count", "1",
+                "--format", "json"]
+        # TCP even to localhost: the socket given is never tried.
+        p = self.run_bare(["-h", "localhost", "--protocol=TCP", "-P", mmp.PORT,
+                           "-S", "/nonexistent/sock"] + args,
+                          MYSQL_PWD="mmp-pass")
+        self.assertSampled(p, self.w.thread_id)
+        # The socket: the port given is never tried.
+        p = self.run_bare(["--protocol=socket", "-P", "1", "-S", mmp.SOCKET]
+                          + args, MYSQL_PWD="mmp-pass")
+        self.assertSampled(p, self.w.thread_id)
+        # From an option file, as mysql(1) takes it there too.
+        path = self.write("my.cnf", "[client]\nprotocol = tcp\nhost = localhost\n"
+                          "port = %s\nsocket = /nonexistent/sock\n" % mmp.PORT)
+        p = self.run_bare(["--defaults-file=" + path] + args,
+                          MYSQL_PWD="mmp-pass")
+        self.assertSampled(p, self.w.thread_id)
+
+    def test_protocol_and_tls_version_mistakes(self):
+        args = ["-u", "mmp", "--thread", str(self.w.thread_id)]
+        p = self.run_bare(["--protocol=SOCKET", "-h", mmp.HOST] + args)
+        self.assertOneErrorLine(p, 2, "--protocol=SOCKET", "localhost",
+                                "--protocol=TCP")
+        p = self.run_bare(["--protocol=pipe"] + args)
+        self.assertOneErrorLine(p, 2, "--protocol 'pipe'", "TCP or SOCKET")
+        p = self.run_bare(["--tls-version=TLSv1.1"] + args)
+        self.assertOneErrorLine(p, 2, "--tls-version 'TLSv1.1'",
+                                "TLSv1.2, TLSv1.3")
+        self.assertEqual(p.stdout, "")

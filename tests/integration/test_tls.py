@@ -1,7 +1,11 @@
-"""TLS: --ssl-mode with the meaning MySQL gives it, against a server of its
-own started with certificates made here by openssl."""
+"""TLS: --ssl-mode with the meaning MySQL gives it (PREFERRED by default:
+TLS over TCP whenever the server offers it), --tls-version, --ssl-crl, and
+how caching_sha2_password may send a password over plain TCP, against a
+server of its own started with certificates made here by openssl."""
 
+import contextlib
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -12,6 +16,14 @@ import mmp
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SANDBOX = os.path.join(os.path.dirname(HERE), "sandbox.sh")
+# The root a MySQL server runs in under chroot (tests/sidroot.sh): it reads
+# only files inside, by their path as seen from there.
+ROOT = os.environ.get("MMP_ROOT", "") if mmp.MYSQL else ""
+
+
+def inside(path):
+    """path as the server sees it."""
+    return path[len(ROOT):] if ROOT else path
 
 
 def openssl(*args, cwd):
@@ -35,20 +47,64 @@ def make_server_cert(d):
             "san.cnf", "-out", "server.pem", cwd=d)
 
 
+def make_crls(d):
+    """crl-none.pem revokes nothing; crl-server.pem revokes server.pem."""
+    with open(os.path.join(d, "ca.cnf"), "w") as f:
+        f.write("[ca]\ndefault_ca = ca\n[ca]\ndatabase = index.txt\n"
+                "crlnumber = crlnumber\ndefault_md = sha256\n"
+                "default_crl_days = 2\ncertificate = ca.pem\n"
+                "private_key = ca-key.pem\n")
+    open(os.path.join(d, "index.txt"), "w").close()
+    with open(os.path.join(d, "crlnumber"), "w") as f:
+        f.write("01\n")
+    openssl("ca", "-config", "ca.cnf", "-gencrl", "-out", "crl-none.pem",
+            cwd=d)
+    openssl("ca", "-config", "ca.cnf", "-revoke", "server.pem", cwd=d)
+    openssl("ca", "-config", "ca.cnf", "-gencrl", "-out", "crl-server.pem",
+            cwd=d)
+    # --ssl-crlpath: a folder of lists named by their issuer's hash.
+    os.mkdir(os.path.join(d, "crls"))
+    shutil.copy(os.path.join(d, "crl-server.pem"), os.path.join(d, "crls"))
+    openssl("rehash", "crls", cwd=d)
+
+
+def make_other_rsa_key(d):
+    """A public key that is not the server's."""
+    openssl("genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048",
+            "-out", "other-rsa.pem", cwd=d)
+    openssl("pkey", "-in", "other-rsa.pem", "-pubout", "-out",
+            "other-rsa-pub.pem", cwd=d)
+
+
+def cipher(p):
+    """The cipher the start note names, or None for plain text."""
+    m = re.search(r"over TLS (\S+?);", p.stderr)
+    return m.group(1) if m else None
+
+
 class Tls(mmp.TestCase):
 
     @classmethod
     def setUpClass(cls):
         if shutil.which("openssl") is None:
             raise AssertionError("openssl is missing; scripts/deps.sh installs it")
-        cls.certs = tempfile.mkdtemp(prefix="mmp-tls-")
+        if mmp.MYSQL and not ROOT:
+            raise AssertionError("MMP_ROOT is not set; eval \"$(tests/"
+                                 "sandbox.sh env)\" with MMP_SERVER=mysql")
+        # For MySQL, inside the root; the sandbox's own folder is a plain
+        # /tmp path, which tests/sandbox.sh links into the root.
+        cls.certs = tempfile.mkdtemp(
+            prefix="mmp-tls-", dir=os.path.join(ROOT, "tmp") if ROOT else None)
         make_ca(cls.certs, "ca")
         make_ca(cls.certs, "other-ca")
         make_server_cert(cls.certs)
+        make_crls(cls.certs)
+        make_other_rsa_key(cls.certs)
+        cls.sandbox = "/tmp/%s-sb" % os.path.basename(cls.certs)
         cls.env = dict(os.environ)
-        cls.env["MMP_SANDBOX_DIR"] = os.path.join(cls.certs, "sb")
+        cls.env["MMP_SANDBOX_DIR"] = cls.sandbox
         cls.env["MMP_SANDBOX_EXTRA_ARGS"] = " ".join(
-            "--ssl-%s=%s" % (k, os.path.join(cls.certs, f)) for k, f in
+            "--ssl-%s=%s" % (k, inside(os.path.join(cls.certs, f))) for k, f in
             (("ca", "ca.pem"), ("cert", "server.pem"), ("key", "server-key.pem")))
         subprocess.run([SANDBOX, "start"], env=cls.env, check=True,
                        capture_output=True, timeout=180)
@@ -64,10 +120,10 @@ class Tls(mmp.TestCase):
                        timeout=120)
         shutil.rmtree(cls.certs, ignore_errors=True)
 
-    def tcp(self, port, *extra):
+    def tcp(self, port, *extra, **env):
         return mmp.run(["-h", "127.0.0.1", "-P", str(port), "-u", "mmp",
                         "--thread", "1", "--count", "1", "--format", "json"]
-                       + list(extra), conn=False)
+                       + list(extra), conn=False, env=mmp.base_env(**env))
 
     def cert(self, name):
         return os.path.join(self.certs, name)
@@ -79,6 +135,28 @@ class Tls(mmp.TestCase):
              "-B", "-e", sql], check=True, capture_output=True,
             timeout=60).stdout
         return [line.split("\t") for line in out.decode().splitlines()]
+
+    def forget_passwords(self):
+        """Empties caching_sha2_password's cache: the next login of an
+        account makes the full authentication, which sends the password."""
+        self.root_sql("FLUSH PRIVILEGES")
+
+    @contextlib.contextmanager
+    def plain_server(self):
+        """The port of a server that offers no TLS while the block runs:
+        MariaDB's main sandbox has none; MySQL always has, so this test's
+        own server is switched to none (a certificate it cannot load, and
+        no rollback) and back."""
+        if mmp.MARIADB:
+            yield mmp.PORT
+            return
+        self.root_sql("SET GLOBAL ssl_cert = '/nonexistent.pem'; "
+                      "ALTER INSTANCE RELOAD TLS NO ROLLBACK ON ERROR")
+        try:
+            yield self.port
+        finally:
+            self.root_sql("SET GLOBAL ssl_cert = '%s'; ALTER INSTANCE "
+                          "RELOAD TLS" % inside(self.cert("server.pem")))
 
     def own_connection(self, pid):
         deadline = time.monotonic() + 10
@@ -93,10 +171,137 @@ class Tls(mmp.TestCase):
         raise AssertionError("process %d has no connection" % pid)
 
     def test_required_refuses_a_server_without_tls(self):
-        p = self.tcp(mmp.PORT, "--ssl-mode=REQUIRED")
+        with self.plain_server() as port:
+            self.forget_passwords()
+            p = self.tcp(port, "--ssl-mode=REQUIRED")
         line = self.assertOneErrorLine(p, 1)
         self.assertRegex(line.lower(), "ssl|tls")
         self.assertEqual(p.stdout, "")
+
+    def test_default_over_tcp_is_encrypted(self):
+        # As Oracle's mysql: PREFERRED, the default, is TLS over TCP
+        # whenever the server offers it.
+        for mode in [], ["--ssl-mode=PREFERRED"], ["--ssl-mode=preferred"]:
+            with self.subTest(mode=mode):
+                p = self.tcp(self.port, *mode)
+                self.assertEqual(p.returncode, 0, mmp.describe(p))
+                self.assertIsNotNone(cipher(p), mmp.describe(p))
+
+    def test_default_falls_back_to_plain_text(self):
+        # MySQL's mmp account then needs the server's key to log in.
+        with self.plain_server() as port:
+            self.forget_passwords()
+            p = self.tcp(port, "--get-server-public-key")
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        self.assertIsNone(cipher(p), mmp.describe(p))
+
+    def test_default_over_the_socket_stays_plain(self):
+        # TLS over the socket guards nothing; only a mode asking for it
+        # turns it on there, as before.
+        self.forget_passwords()
+        p = mmp.run(["--socket", self.socket, "-u", "mmp", "--thread", "1",
+                     "--count", "1", "--format", "json"], conn=False)
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        self.assertIsNone(cipher(p), mmp.describe(p))
+
+    def test_protocol_tcp_reaches_localhost_over_tcp(self):
+        # localhost would be the socket (here a wrong one); TCP is
+        # encrypted, the socket would not be.
+        p = mmp.run(["-h", "localhost", "--protocol=TCP", "-P",
+                     str(self.port), "-S", "/nonexistent/sock", "-u", "mmp",
+                     "--thread", "1", "--count", "1", "--format", "json"],
+                    conn=False)
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        self.assertIsNotNone(cipher(p), mmp.describe(p))
+
+    def test_tls_version(self):
+        # TLS 1.3's cipher suites are the only ones named TLS_*.
+        p = self.tcp(self.port, "--tls-version=TLSv1.2")
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        self.assertNotRegex(cipher(p) or "", "^TLS_|^$", mmp.describe(p))
+        p = self.tcp(self.port, "--tls-version=TLSv1.3")
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        self.assertRegex(cipher(p) or "", "^TLS_", mmp.describe(p))
+
+    def test_ssl_crl_refuses_a_revoked_certificate(self):
+        verify = ["--ssl-mode=VERIFY_CA", "--ssl-ca=" + self.cert("ca.pem")]
+        p = self.tcp(self.port, *verify,
+                     "--ssl-crl=" + self.cert("crl-none.pem"))
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        self.assertIsNotNone(cipher(p), mmp.describe(p))
+        for crl in ("--ssl-crl=" + self.cert("crl-server.pem"),
+                    "--ssl-crlpath=" + self.cert("crls")):
+            with self.subTest(crl=crl):
+                p = self.tcp(self.port, *verify, crl)
+                self.assertOneErrorLine(p, 1, "certificate")
+                self.assertEqual(p.stdout, "")
+
+    # caching_sha2_password over plain TCP: MySQL's mmp account has it;
+    # MariaDB's has mysql_native_password, which sends no password.
+
+    @mmp.only_on("mysql", "MariaDB's accounts have no caching_sha2_password")
+    def test_full_authentication_over_plain_tcp_needs_a_key(self):
+        self.forget_passwords()
+        p = self.tcp(self.port, "--ssl-mode=DISABLED")
+        self.assertOneErrorLine(p, 1, "not encrypted", "TLS",
+                                "--get-server-public-key",
+                                "--server-public-key-path=FILE")
+        self.assertEqual(p.stdout, "")
+
+    @mmp.only_on("mysql", "MariaDB's accounts have no caching_sha2_password")
+    def test_a_server_without_tls_is_not_sent_the_password(self):
+        # Connector/C's own plugin takes TLS asked for as TLS had, and
+        # would send the password in the clear here.
+        with self.plain_server() as port:
+            self.forget_passwords()
+            p = self.tcp(port)
+        self.assertOneErrorLine(p, 1, "not encrypted",
+                                "--get-server-public-key")
+
+    @mmp.only_on("mysql", "MariaDB's accounts have no caching_sha2_password")
+    def test_get_server_public_key(self):
+        self.forget_passwords()
+        p = self.tcp(self.port, "--ssl-mode=DISABLED",
+                     "--get-server-public-key")
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        self.assertIsNone(cipher(p), mmp.describe(p))
+        # A wrong password is still refused by the server.
+        self.forget_passwords()
+        p = self.tcp(self.port, "--ssl-mode=DISABLED",
+                     "--get-server-public-key", MYSQL_PWD="wrong")
+        self.assertOneErrorLine(p, 1, "Access denied")
+
+    @mmp.only_on("mysql", "MariaDB's accounts have no caching_sha2_password")
+    def test_server_public_key_path(self):
+        key = os.path.join(self.sandbox, "data", "public_key.pem")
+        self.forget_passwords()
+        p = self.tcp(self.port, "--ssl-mode=DISABLED",
+                     "--server-public-key-path=" + key)
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        self.assertIsNone(cipher(p), mmp.describe(p))
+        # Another key: the server cannot read the password.
+        self.forget_passwords()
+        p = self.tcp(self.port, "--ssl-mode=DISABLED",
+                     "--server-public-key-path=" +
+                     self.cert("other-rsa-pub.pem"))
+        self.assertOneErrorLine(p, 1, "Access denied")
+        # No key at all: said before anything is sent.
+        for path, words in ((self.cert("ca.pem"), "holds no PEM public key"),
+                            ("/nonexistent.pem", "cannot read")):
+            self.forget_passwords()
+            p = self.tcp(self.port, "--ssl-mode=DISABLED",
+                         "--server-public-key-path=" + path)
+            self.assertOneErrorLine(p, 1, words, path)
+
+    @mmp.only_on("mysql", "MariaDB's accounts have no caching_sha2_password")
+    def test_full_authentication_over_tls_and_the_socket(self):
+        for args in (["-h", "127.0.0.1", "-P", str(self.port)],
+                     ["--socket", self.socket]):
+            with self.subTest(args=args):
+                self.forget_passwords()
+                p = mmp.run(args + ["-u", "mmp", "--thread", "1", "--count",
+                                    "1", "--format", "json"], conn=False)
+                self.assertEqual(p.returncode, 0, mmp.describe(p))
 
     def test_verify_ca_refuses_a_certificate_of_another_ca(self):
         p = self.tcp(self.port, "--ssl-mode=VERIFY_CA",
@@ -125,7 +330,9 @@ class Tls(mmp.TestCase):
         self.assertIn("over TLS", p.stderr)
 
     def test_disabled_stays_plain(self):
-        p = self.tcp(self.port, "--ssl-mode=DISABLED")
+        # Over plain text, MySQL's mmp account may need the server's key.
+        p = self.tcp(self.port, "--ssl-mode=DISABLED",
+                     "--get-server-public-key")
         self.assertEqual(p.returncode, 0, mmp.describe(p))
         self.assertNotIn("over TLS", p.stderr)
 
@@ -177,7 +384,7 @@ class Tls(mmp.TestCase):
                            "--read-timeout", "1", "--connect-timeout", "1",
                            "--format", "json"], conn=False)
         proc.stdout_line()
-        with mmp.frozen_server(os.path.join(self.certs, "sb")):
+        with mmp.frozen_server(self.sandbox):
             proc.wait_for_stderr("reconnecting", timeout=4)
         p = proc.finish()
         self.assertEqual(p.returncode, 0, mmp.describe(p))

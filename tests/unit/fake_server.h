@@ -54,6 +54,8 @@ struct fake_server {
 	uint64_t looks_at[64];
 	int lose_at_look;        /* this look (1-based) loses the connection */
 	uint64_t own_seen;       /* own_thread as find_statements() was given it */
+	int peaks;               /* the server keeps the sessions' peaks */
+	int64_t peak_asked;      /* match_filter.peak_bytes of the latest look */
 
 	/* setup(): what performance_schema's setup is now. */
 	struct pfs_setup setup;
@@ -166,18 +168,22 @@ fake_check_thread(struct conn *c, uint64_t thread_id, uint64_t *connection_id,
 }
 
 static enum pfs_status
-fake_find(struct conn *c, const struct match_filter *f, uint64_t own_thread,
+fake_find(struct conn *c, const struct server_kind *kind,
+    const struct match_filter *f, uint64_t own_thread,
     struct match_list *out, char *err, size_t errlen)
 {
+	(void)kind;
 	size_t i = fake->looks_done < fake->n_looks ? fake->looks_done :
 	    fake->n_looks - 1;
 
-	(void)f;
 	assert_true(c->open);
 	assert_true(fake->looks_done < 64);
 	fake->looks_at[fake->looks_done++] = fake->now;
 	fake->own_seen = own_thread;
+	fake->peak_asked = f->peak_bytes;
 	memset(out, 0, sizeof(*out));
+	/* A look's rows carry peaks, and peak_only rows, as the test wrote them. */
+	out->peaks = fake->peaks && f->peak_bytes > 0;
 	if ((int)fake->looks_done == fake->lose_at_look) {
 		snprintf(err, errlen, "lost the connection while looking");
 		return PFS_LOST;
@@ -206,7 +212,6 @@ static enum pfs_status
 fake_thread_statement(struct conn *c, uint64_t thread_id, bool *running,
     struct stmt_match *now, char *err, size_t errlen)
 {
-	(void)thread_id;
 	assert_true(c->open);
 	fake->statement_looks++;
 	if (fake->thread_gone) {
@@ -215,6 +220,16 @@ fake_thread_statement(struct conn *c, uint64_t thread_id, bool *running,
 	}
 	*running = fake->running;
 	*now = fake->now_running;
+	/* Another thread of the latest look runs what that look saw. */
+	if (thread_id != now->thread_id && fake->n_looks > 0) {
+		size_t i = fake->looks_done == 0 ? 0 : fake->looks_done - 1;
+
+		if (i >= fake->n_looks)
+			i = fake->n_looks - 1;
+		for (size_t k = 0; k < fake->look_n[i]; k++)
+			if (fake->looks[i][k].thread_id == thread_id)
+				*now = fake->looks[i][k];
+	}
 	return PFS_OK;
 }
 

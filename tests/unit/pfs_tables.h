@@ -11,7 +11,7 @@
 #define MYSQLMEMPROF_TEST_PFS_TABLES_H
 
 struct table_def {
-	const char *name;    /* in performance_schema */
+	const char *name;    /* in performance_schema, or information_schema.NAME */
 	const char *columns; /* "NAME type, ..." */
 };
 
@@ -104,6 +104,17 @@ static const struct table_def mariadb_10_11[] = {
 	{ "session_connect_attrs",
 	  "PROCESSLIST_ID int, ATTR_NAME varchar(32), ATTR_VALUE varchar(1024), "
 	  "ORDINAL_POSITION int" },
+	/*
+	 * Not performance_schema: the session peaks of --bigger-than. SHOW
+	 * COLUMNS of a running 10.11.19; MAX_MEMORY_USED since 10.3.3
+	 * (mariadb.com/docs/reference/mdb/information-schema/PROCESSLIST/).
+	 */
+	{ "information_schema.PROCESSLIST",
+	  "ID bigint, USER varchar(128), HOST varchar(64), DB varchar(64), "
+	  "COMMAND varchar(16), TIME int, STATE varchar(64), INFO longtext, "
+	  "TIME_MS decimal, STAGE tinyint, MAX_STAGE tinyint, "
+	  "PROGRESS decimal, MEMORY_USED bigint, MAX_MEMORY_USED bigint, "
+	  "EXAMINED_ROWS int, QUERY_ID bigint, INFO_BINARY blob, TID bigint" },
 	{ NULL, NULL },
 };
 

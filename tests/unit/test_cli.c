@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <openssl/evp.h>
 
 #include "cli.h"
 #include "output_table.h"
@@ -870,6 +871,12 @@ good_value(const struct cli_row *r, char *buf, size_t len)
 			return "peak";
 		if (r->set == cli_set_profile_root)
 			return "thread";
+		if (r->set == cli_set_ssl_mode)
+			return "REQUIRED";
+		if (r->set == cli_set_protocol)
+			return "TCP";
+		if (r->set == cli_set_tls_version)
+			return "TLSv1.2";
 		/* FALLTHROUGH */
 	default:
 		fail_msg("--%s: no good value for its kind %d; add one here",
@@ -1123,10 +1130,8 @@ test_server_options_and_read(void **state)
 
 		if (r->needs != NEEDS_SERVER)
 			continue;
-		/* --password and --ssl-mode take values of their own. */
-		if (r->kind == KIND_SPECIAL)
-			snprintf(arg, sizeof(arg), "--%s=%s", r->name,
-			    strcmp(r->name, "ssl-mode") == 0 ? "REQUIRED" : "pw");
+		if (r->set == cli_set_password)
+			snprintf(arg, sizeof(arg), "--%s=pw", r->name);
 		else
 			option_arg(r, arg, sizeof(arg));
 		assert_int_equal(parse_words(&o, err, sizeof(err), words),
@@ -1142,7 +1147,7 @@ test_server_options_and_read(void **state)
 			fail_msg("%s with --thread: %s", arg, err);
 		cli_free(&o);
 		tested++;
-		if (r->kind == KIND_SPECIAL)
+		if (r->set == cli_set_password)
 			continue;
 		v = good_value(r, value, sizeof(value));
 		snprintf(text, sizeof(text), "[mysqlmemprof]\n%s%s%s\n",
@@ -1153,8 +1158,11 @@ test_server_options_and_read(void **state)
 		assert_int_equal(o.target, TARGET_READ);
 		cli_free(&o);
 	}
-	/* host port socket user password, three timeouts, four of TLS. */
-	assert_int_equal(tested, 12);
+	/*
+	 * host port socket protocol user password, three timeouts, seven of
+	 * TLS, two of the server's RSA key.
+	 */
+	assert_int_equal(tested, 18);
 }
 
 /* An unsigned integer field of a row, whatever its width. */
@@ -1486,6 +1494,191 @@ teardown(void **state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
+/*
+ * A login path file as mysql_config_editor writes it: 4 unused bytes, a
+ * 20-byte key folded into AES-128's 16, each line on its own, encrypted.
+ * test_optfile.c reads one the real mysql_config_editor made.
+ */
+static void
+write_login_file(const char *path, const char *text)
+{
+	unsigned char raw[20], key[16] = { 0 }, buf[4096];
+	size_t n = 24;
+	FILE *fp;
+
+	for (size_t i = 0; i < sizeof(raw); i++)
+		raw[i] = (unsigned char)(i * 37 + 11);
+	for (size_t i = 0; i < sizeof(raw); i++)
+		key[i % 16] ^= raw[i];
+	memset(buf, 0, 4);
+	memcpy(buf + 4, raw, sizeof(raw));
+	for (const char *line = text; *line != '\0';) {
+		int len = (int)(strcspn(line, "\n") + 1), out = 0, last = 0;
+		EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+
+		assert_non_null(ctx);
+		assert_true(EVP_EncryptInit_ex(ctx, EVP_aes_128_ecb(), NULL, key,
+		    NULL) && EVP_EncryptUpdate(ctx, buf + n + 4, &out,
+		    (const unsigned char *)line, len) &&
+		    EVP_EncryptFinal_ex(ctx, buf + n + 4 + out, &last));
+		EVP_CIPHER_CTX_free(ctx);
+		out += last;
+		memcpy(buf + n, &(uint32_t){ (uint32_t)out }, 4); /* x86: LE */
+		n += 4 + (size_t)out;
+		line += len;
+	}
+	assert_non_null(fp = fopen(path, "wb"));
+	assert_int_equal(fwrite(buf, 1, n, fp), n);
+	fclose(fp);
+	chmod(path, 0600);
+}
+
+/*
+ * The login path file comes after the option files, even with
+ * --no-defaults or --defaults-file, as for mysql: its [client] first,
+ * then the group --login-path names; the command line wins over all.
+ */
+static void
+test_login_path(void **state)
+{
+	char cnf[128], login[128], only[160];
+	const char *files[] = { cnf, NULL };
+	struct cli_env env = { .system_files = files, .login_file = login };
+	struct options o;
+	char err[512];
+
+	(void)state;
+	snprintf(cnf, sizeof(cnf), "%s/lp-my.cnf", tmpdir);
+	snprintf(login, sizeof(login), "%s/lp-login.cnf", tmpdir);
+	snprintf(only, sizeof(only), "--defaults-file=%s", cnf);
+	write_file(cnf, "[client]\nuser=fileuser\nhost=filehost\nport=1\n"
+	    "[mysqlmemprof]\ntop=3\n", 0600);
+	write_login_file(login, "[prod]\nuser = \"produser\"\nport = 3\n"
+	    "[client]\nuser = \"loginuser\"\npassword = \"s#cret\"\nport = 2\n"
+	    "[mysqld]\nbogus = 1\n[prod]\nsocket = \"/run/p.sock\"\n");
+
+	assert_int_equal(PARSE(&o, err, "--list"), CLI_OK);
+	assert_string_equal(o.user, "loginuser");
+	assert_string_equal(o.password, "s#cret");
+	assert_string_equal(o.host, "filehost");
+	assert_int_equal(o.port, 2);
+	assert_int_equal(o.top, 3);
+	assert_null(o.socket);
+	cli_free(&o);
+
+	/* [prod] wins over [client], though the file has it first. */
+	assert_int_equal(PARSE(&o, err, "--list", "--login-path=prod", "-P",
+	    "4"), CLI_OK);
+	assert_string_equal(o.user, "produser");
+	assert_string_equal(o.password, "s#cret");
+	assert_string_equal(o.socket, "/run/p.sock");
+	assert_int_equal(o.port, 4);
+	cli_free(&o);
+
+	assert_int_equal(PARSE(&o, err, "--list", "--no-defaults",
+	    "--login-path", "prod"), CLI_OK);
+	assert_string_equal(o.user, "produser");
+	assert_null(o.host);
+	cli_free(&o);
+	assert_int_equal(PARSE(&o, err, "--list", only), CLI_OK);
+	assert_string_equal(o.user, "loginuser");
+	cli_free(&o);
+
+	assert_int_equal(PARSE(&o, err, "--list", "--login-path=test"),
+	    CLI_USAGE);
+	assert_non_null(strstr(err, "--login-path=test: "));
+	assert_non_null(strstr(err, "has no such login path"));
+	cli_free(&o);
+
+	/* Only the command line may name it. */
+	write_file(cnf, "[mysqlmemprof]\nlogin-path=prod\n", 0600);
+	assert_int_equal(PARSE(&o, err, "--list"), CLI_USAGE);
+	assert_non_null(strstr(err, "works only on the command line"));
+	cli_free(&o);
+	write_file(cnf, "[client]\nlogin-path=prod\n", 0600);
+	assert_int_equal(PARSE(&o, err, "--list"), CLI_OK);
+	assert_string_equal(o.user, "loginuser");
+	cli_free(&o);
+
+	/* Others may read it: ignored, as mysql does. */
+	chmod(login, 0644);
+	assert_int_equal(PARSE(&o, err, "--list"), CLI_OK);
+	assert_null(o.user);
+	cli_free(&o);
+	assert_int_equal(PARSE(&o, err, "--list", "--login-path=prod"),
+	    CLI_USAGE);
+	assert_non_null(strstr(err, "no login path file"));
+	cli_free(&o);
+
+	/* Without the variable, it is ~/.mylogin.cnf. */
+	env.login_file = NULL;
+	env.home = "/nonexistent";
+	assert_int_equal(PARSE(&o, err, "--list", "--login-path=prod"),
+	    CLI_USAGE);
+	assert_non_null(strstr(err, "/nonexistent/.mylogin.cnf"));
+	cli_free(&o);
+	unlink(cnf);
+	unlink(login);
+}
+
+/* --protocol and --tls-version, as mysql(1) takes them. */
+static void
+test_protocol_and_tls_version(void **state)
+{
+	struct cli_env env = bare_env();
+	struct options o;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "--list"), CLI_OK);
+	assert_int_equal(o.protocol, PROTOCOL_DEFAULT);
+	assert_int_equal(o.ssl_mode, TLS_DEFAULT);
+	assert_null(o.tls_version);
+	assert_false(o.get_server_public_key);
+	cli_free(&o);
+	assert_int_equal(PARSE(&o, err, "--list", "--protocol=tcp", "-h",
+	    "localhost", "--tls-version=tlsv1.3,TLSv1.2",
+	    "--get-server-public-key", "--server-public-key-path=k.pem",
+	    "--ssl-crl=c.pem", "--ssl-crlpath=crls"), CLI_OK);
+	assert_int_equal(o.protocol, PROTOCOL_TCP);
+	assert_string_equal(o.tls_version, "TLSv1.2,TLSv1.3");
+	assert_true(o.get_server_public_key);
+	assert_string_equal(o.server_public_key_path, "k.pem");
+	assert_string_equal(o.ssl_crl, "c.pem");
+	assert_string_equal(o.ssl_crlpath, "crls");
+	cli_free(&o);
+	assert_int_equal(PARSE(&o, err, "--list", "--protocol=SOCKET", "-h",
+	    "localhost", "--tls-version=TLSv1.3"), CLI_OK);
+	assert_int_equal(o.protocol, PROTOCOL_SOCKET);
+	assert_string_equal(o.tls_version, "TLSv1.3");
+	cli_free(&o);
+
+	assert_int_equal(PARSE(&o, err, "--list", "--protocol=SOCKET", "-h",
+	    "db1"), CLI_USAGE);
+	assert_non_null(strstr(err, "only the host localhost has, not 'db1'"));
+	cli_free(&o);
+	assert_int_equal(PARSE(&o, err, "--list", "--protocol=pipe"),
+	    CLI_USAGE);
+	assert_string_equal(err, "--protocol 'pipe': unknown protocol; give "
+	    "TCP or SOCKET");
+	cli_free(&o);
+	static const char *const bad[] = { "TLSv1.1", "", "TLSv1.2,",
+	    "TLSv1.2;TLSv1.3", "TLSv1.2,TLSv1.0" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char arg[64];
+
+		snprintf(arg, sizeof(arg), "--tls-version=%s", bad[i]);
+		assert_int_equal(PARSE(&o, err, "--list", arg), CLI_USAGE);
+		if (strstr(err, "unknown version") == NULL ||
+		    strstr(err, "give TLSv1.2, TLSv1.3") == NULL)
+			fail_msg("%s: %s", arg, err);
+		cli_free(&o);
+	}
+	assert_int_equal(PARSE(&o, err, "--list", "--ssl-crl="), CLI_USAGE);
+	assert_non_null(strstr(err, "--ssl-crl: empty value"));
+	cli_free(&o);
+}
+
 int
 main(void)
 {
@@ -1517,6 +1710,8 @@ main(void)
 		cmocka_unit_test(test_manual_names_every_option),
 		cmocka_unit_test(test_rows_are_well_formed),
 		cmocka_unit_test(test_option_file_line_ends),
+		cmocka_unit_test(test_login_path),
+		cmocka_unit_test(test_protocol_and_tls_version),
 	};
 	return cmocka_run_group_tests_name("cli", tests, setup, teardown);
 }

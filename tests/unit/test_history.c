@@ -167,6 +167,46 @@ test_statement_ids_split_runs(void **state)
 	history_free(h);
 }
 
+/*
+ * MySQL shows a stored function's statement in PROCESSLIST_INFO from its
+ * first call on: the text, and its digest, change in the middle of the
+ * statement. The statement id and the start do not: the readings from
+ * before the change are the same run. Without ids, the text decides.
+ */
+static void
+test_text_changes_within_one_statement(void **state)
+{
+	struct history *h = history_create(10, 10);
+	const struct history_reading *got[10];
+	struct event_stat ev[2];
+	struct stmt_match m;
+
+	(void)state;
+	for (int ids = 1; ids >= 0; ids--) {
+		for (uint64_t t = 1; t <= 4; t++) {
+			struct history_reading r = reading(5, t, 0, 10, ev);
+
+			r.stmt.start_s = 1000 + (t == 4); /* whole seconds */
+			snprintf(r.stmt.digest, sizeof(r.stmt.digest), "%s",
+			    t <= 2 ? "30:111" : "92:222");
+			r.statement.has_id = ids;
+			r.statement.id = 70;
+			history_begin_look(h);
+			assert_int_equal(history_add(h, &r), 0);
+			history_end_look(h);
+		}
+		m = reading(5, 4, 0, 0, ev).stmt;
+		m.start_s = 1000;
+		snprintf(m.digest, sizeof(m.digest), "92:222");
+		assert_int_equal(history_take(h, &m, got, 10), ids ? 4 : 2);
+		assert_int_equal(got[0]->mono_ns, (ids ? 1 : 3) * 1000000000u);
+		/* A statement the newest reading does not show has none. */
+		snprintf(m.digest, sizeof(m.digest), "30:111");
+		assert_int_equal(history_take(h, &m, got, 10), 0);
+	}
+	history_free(h);
+}
+
 /* The depth is lowered so that the worst case stays under the cap. */
 static void
 test_memory_cap(void **state)
@@ -201,6 +241,7 @@ main(void)
 		cmocka_unit_test(test_evicts_threads_left_out),
 		cmocka_unit_test(test_takes_only_the_statement),
 		cmocka_unit_test(test_statement_ids_split_runs),
+		cmocka_unit_test(test_text_changes_within_one_statement),
 		cmocka_unit_test(test_memory_cap),
 	};
 

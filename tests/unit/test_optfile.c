@@ -2,8 +2,9 @@
  * Option files as the reader gives them to cli.c: which groups are read,
  * keys and values with their comments, quotes and escapes taken off, line
  * ends of either kind, !include and !includedir, include loops, and the
- * files it skips or refuses. Every test works in a folder of its own,
- * made with mkdtemp() and removed afterwards.
+ * files it skips or refuses; and the login path file of
+ * mysql_config_editor. Every test works in a folder of its own, made with
+ * mkdtemp() and removed afterwards.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +21,7 @@
 
 #include <setjmp.h>
 #include <cmocka.h>
+#include <openssl/evp.h>
 
 #include "optfile.h"
 
@@ -737,6 +739,211 @@ test_fifo_refused_dev_null_read(void **state)
 	contains(r.err, "/dev/zero is not a regular file");
 }
 
+/*
+ * A login path file as MySQL 9.7.4's mysql_config_editor wrote it, in the
+ * root of tests/sidroot.sh:
+ *   HOME=/tmp/x mysql_config_editor set --login-path=fixture \
+ *       --host=db1.example --port=3307 --user=prof \
+ *       --socket=/run/mysqld/x.sock
+ */
+static const unsigned char mylogin_fixture[] = {
+	0x00, 0x00, 0x00, 0x00, 0x1a, 0x05, 0x1e, 0x00, 0x1b, 0x0d, 0x05, 0x13,
+	0x1e, 0x09, 0x03, 0x0a, 0x07, 0x01, 0x12, 0x12, 0x1f, 0x01, 0x03, 0x16,
+	0x10, 0x00, 0x00, 0x00, 0x9b, 0x35, 0xe6, 0xb4, 0x7d, 0x00, 0xf2, 0x4e,
+	0xa1, 0xde, 0x77, 0x8e, 0xad, 0xf6, 0xe4, 0x5b, 0x10, 0x00, 0x00, 0x00,
+	0x9c, 0x67, 0x44, 0x8c, 0x4c, 0x27, 0xf3, 0x04, 0x88, 0xf1, 0x55, 0x88,
+	0x9f, 0xc0, 0x56, 0xa9, 0x20, 0x00, 0x00, 0x00, 0x1c, 0x64, 0x94, 0xd9,
+	0x12, 0xc9, 0x1f, 0x99, 0x55, 0x0c, 0x5e, 0xc5, 0x6f, 0x6e, 0x69, 0x8a,
+	0x02, 0x7f, 0xb1, 0x65, 0x3f, 0x25, 0xf4, 0x19, 0x7c, 0x3a, 0x75, 0xbc,
+	0x64, 0xa7, 0x4f, 0x00, 0x20, 0x00, 0x00, 0x00, 0xe9, 0x19, 0x82, 0x80,
+	0x71, 0xff, 0xcd, 0x6e, 0xee, 0xa2, 0x1e, 0x3b, 0x57, 0x43, 0x6d, 0xd3,
+	0xe6, 0x03, 0xc0, 0xb4, 0x3c, 0xa0, 0x7d, 0x23, 0x0d, 0xdd, 0xd0, 0xfc,
+	0xdd, 0x1c, 0xa2, 0xf2, 0x10, 0x00, 0x00, 0x00, 0x35, 0x43, 0xf6, 0x86,
+	0x6f, 0x35, 0x76, 0x17, 0x74, 0xaf, 0x9e, 0xe6, 0x82, 0xe9, 0x30, 0x05,
+};
+
+static const char *const login_groups[] = { "client", "mysqlmemprof",
+    "fixture", NULL };
+
+struct login_read {
+	struct read r;
+	bool seen[3];
+	bool found;
+};
+
+static void
+read_login(struct dir *d, struct login_read *l, const char *name)
+{
+	memset(l, 0, sizeof(*l));
+	l->r.rc = optfile_read_login(at(d, name), login_groups, l->seen,
+	    &l->found, &l->r.list, l->r.warn, sizeof(l->r.warn), l->r.err,
+	    sizeof(l->r.err));
+}
+
+/*
+ * Writes a login path file as mysql_config_editor does, of the lines
+ * given (each encrypted on its own), with a key longer than AES-128's so
+ * that folding it matters.
+ */
+static void
+write_login(struct dir *d, const char *name, mode_t mode, ...)
+{
+	static const unsigned char raw[20] = {
+		0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x08, 0x19, 0x2a,
+		0x3b, 0x4c, 0x5d, 0x6e, 0x7f, 0x01, 0x02, 0x03, 0x04, 0x05,
+	};
+	unsigned char key[16] = { 0 }, buf[8192];
+	size_t n = 0;
+	const char *line;
+	va_list ap;
+
+	/* Folded as mysys/my_aes.cc's my_aes_create_key() does. */
+	for (size_t i = 0; i < sizeof(raw); i++)
+		key[i % 16] ^= raw[i];
+	memset(buf, 0, 4);
+	memcpy(buf + 4, raw, sizeof(raw));
+	n = 4 + sizeof(raw);
+	va_start(ap, mode);
+	while ((line = va_arg(ap, const char *)) != NULL) {
+		EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+		int out = 0, last = 0;
+
+		assert_non_null(ctx);
+		assert_true(EVP_EncryptInit_ex(ctx, EVP_aes_128_ecb(), NULL, key,
+		    NULL));
+		assert_true(EVP_EncryptUpdate(ctx, buf + n + 4, &out,
+		    (const unsigned char *)line, (int)strlen(line)));
+		assert_true(EVP_EncryptFinal_ex(ctx, buf + n + 4 + out, &last));
+		EVP_CIPHER_CTX_free(ctx);
+		out += last;
+		buf[n] = (unsigned char)out;
+		buf[n + 1] = (unsigned char)(out >> 8);
+		buf[n + 2] = buf[n + 3] = 0;
+		n += 4 + (size_t)out;
+	}
+	va_end(ap);
+	write_bytes(d, name, (const char *)buf, n, mode);
+}
+
+/* What the real mysql_config_editor wrote reads back as it was given. */
+static void
+test_login_file_of_mysql_config_editor(void **state)
+{
+	struct dir *d = *state;
+	struct login_read l;
+
+	write_bytes(d, "mylogin.cnf", (const char *)mylogin_fixture,
+	    sizeof(mylogin_fixture), 0600);
+	read_login(d, &l, "mylogin.cnf");
+	if (l.r.rc != 0)
+		fail_msg("%s", l.r.err);
+	assert_true(l.found);
+	assert_false(l.seen[0]);
+	assert_false(l.seen[1]);
+	assert_true(l.seen[2]);
+	assert_string_equal(l.r.warn, "");
+	entry_is(d, &l.r, 0, "user", "prof", "fixture", "mylogin.cnf", 2);
+	entry_is(d, &l.r, 1, "host", "db1.example", "fixture", "mylogin.cnf",
+	    3);
+	entry_is(d, &l.r, 2, "socket", "/run/mysqld/x.sock", "fixture",
+	    "mylogin.cnf", 4);
+	entry_is(d, &l.r, 3, "port", "3307", "fixture", "mylogin.cnf", 5);
+	assert_int_equal(l.r.list.n, 4);
+	optfile_list_free(&l.r.list);
+}
+
+/*
+ * Only the groups asked for are kept, in the file's order, quotes and
+ * escapes taken off as in any option file; a line without its newline
+ * is still a line. seen[] says which groups the file has.
+ */
+static void
+test_login_file_groups_and_lines(void **state)
+{
+	struct dir *d = *state;
+	struct login_read l;
+
+	write_login(d, "mylogin.cnf", 0600,
+	    "[other]\n",                    /* 1 */
+	    "user = \"nobody\"\n",          /* 2 */
+	    "[client]\n",                   /* 3 */
+	    "user = \"a\"\n",               /* 4 */
+	    "password = \"p#w\\\\\"\n",     /* 5 */
+	    "[fixture]\n",                  /* 6 */
+	    "port = 3307",                  /* 7 */
+	    "host = \"h\"\n",               /* 8 */
+	    (char *)NULL);
+	read_login(d, &l, "mylogin.cnf");
+	if (l.r.rc != 0)
+		fail_msg("%s", l.r.err);
+	assert_true(l.found && l.seen[0] && !l.seen[1] && l.seen[2]);
+	entry_is(d, &l.r, 0, "user", "a", "client", "mylogin.cnf", 4);
+	entry_is(d, &l.r, 1, "password", "p#w\\", "client", "mylogin.cnf", 5);
+	entry_is(d, &l.r, 2, "port", "3307", "fixture", "mylogin.cnf", 7);
+	entry_is(d, &l.r, 3, "host", "h", "fixture", "mylogin.cnf", 8);
+	assert_int_equal(l.r.list.n, 4);
+	optfile_list_free(&l.r.list);
+}
+
+/*
+ * As mysql: a missing file is no error, and one that others may read is
+ * ignored with a warning. A damaged one is an error that names it, and
+ * so is a directive, which mysql_config_editor never writes.
+ */
+static void
+test_login_file_skipped_or_refused(void **state)
+{
+	static const char short_file[] = "\0\0\0\0abcdefghij";
+	struct dir *d = *state;
+	struct login_read l;
+	unsigned char bytes[65];
+	FILE *fp;
+
+	read_login(d, &l, "none.cnf");
+	assert_int_equal(l.r.rc, 0);
+	assert_false(l.found || l.seen[0]);
+	assert_string_equal(l.r.warn, "");
+
+	write_login(d, "open.cnf", 0640, "[client]\n", "user = a\n",
+	    (char *)NULL);
+	read_login(d, &l, "open.cnf");
+	assert_int_equal(l.r.rc, 0);
+	assert_false(l.found || l.seen[0]);
+	assert_int_equal(l.r.list.n, 0);
+	contains(l.r.warn, "open.cnf is ignored: others may read it");
+
+	WRITE_LITERAL(d, "short.cnf", short_file, 0600);
+	read_login(d, &l, "short.cnf");
+	assert_int_equal(l.r.rc, -1);
+	contains(l.r.err, "short.cnf is too short to be one");
+
+	/* 24 bytes of header, then two lines of 4 + 16; cut in the second. */
+	write_login(d, "cut.cnf", 0600, "[client]\n", "user = a\n",
+	    (char *)NULL);
+	fp = fopen(at(d, "cut.cnf"), "rb");
+	assert_non_null(fp);
+	assert_int_equal(fread(bytes, 1, sizeof(bytes), fp), 64);
+	fclose(fp);
+	write_bytes(d, "cut.cnf", (const char *)bytes, 60, 0600);
+	read_login(d, &l, "cut.cnf");
+	assert_int_equal(l.r.rc, -1);
+	contains(l.r.err, "cut.cnf is damaged at line 2");
+
+	/* A length that no AES block count gives. */
+	bytes[44] = 15;
+	write_bytes(d, "odd.cnf", (const char *)bytes, 64, 0600);
+	read_login(d, &l, "odd.cnf");
+	assert_int_equal(l.r.rc, -1);
+	contains(l.r.err, "odd.cnf is damaged at line 2");
+
+	write_login(d, "inc.cnf", 0600, "!include /etc/passwd\n",
+	    (char *)NULL);
+	read_login(d, &l, "inc.cnf");
+	assert_int_equal(l.r.rc, -1);
+	contains(l.r.err, "a directive in the login path file");
+	optfile_list_free(&l.r.list);
+}
+
 #define TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int
@@ -758,6 +965,9 @@ main(void)
 		TEST(test_files_skipped_or_refused),
 		TEST(test_reads_append),
 		TEST(test_fifo_refused_dev_null_read),
+		TEST(test_login_file_of_mysql_config_editor),
+		TEST(test_login_file_groups_and_lines),
+		TEST(test_login_file_skipped_or_refused),
 	};
 
 	return cmocka_run_group_tests_name("optfile", tests, NULL, NULL);

@@ -25,19 +25,55 @@
 struct query {
 	char name[64];
 	char sql[4096];
+	unsigned flavours; /* bit f: meant for flavours[f] alone; 0: for all */
 };
 
-static struct query queries[128];
+static struct query queries[384];
 static size_t n_queries;
 
 static void
-add(const char *name, const char *sql)
+add_for(const char *name, const char *sql, unsigned flavours_mask)
 {
 	assert_true(n_queries < sizeof(queries) / sizeof(queries[0]));
 	snprintf(queries[n_queries].name, sizeof(queries[0].name), "%s", name);
 	assert_true(strlen(sql) < sizeof(queries[0].sql));
 	strcpy(queries[n_queries].sql, sql);
+	queries[n_queries].flavours = flavours_mask;
 	n_queries++;
+}
+
+static void
+add(const char *name, const char *sql)
+{
+	add_for(name, sql, 0);
+}
+
+/*
+ * Every combination of the filters of a look, as pfs_watch.c asks it of
+ * each flavour: the way its version says, with peaks where it keeps them.
+ */
+static void
+add_looks(void)
+{
+	char sql[2048], name[64];
+
+	for (size_t f = 0; f < N_FLAVOURS; f++) {
+		struct server_kind k = server_kind_parse(flavours[f].version);
+		enum find_memory memory = pfs_sql_find_memory(&k);
+
+		for (unsigned i = 0; i < 64; i++) {
+			assert_int_equal(pfs_sql_find_statements(sql, sizeof(sql),
+			    &(struct find_sql){ .pattern = i & 1, .user = i & 2,
+			    .db = i & 4, .bytes = i & 8, .memory = memory,
+			    .completed = !(i & 32), .peaks = i & 16 }),
+			    (i & 16) && ((i & 8) || !pfs_sql_keeps_peaks(&k)) ?
+			    -1 : 0);
+			if ((i & 16) && ((i & 8) || !pfs_sql_keeps_peaks(&k)))
+				continue;
+			snprintf(name, sizeof(name), "find_statements %u", i);
+			add_for(name, sql, 1u << f);
+		}
+	}
 }
 
 static void
@@ -54,7 +90,15 @@ make_queries(void)
 	add("global_total", pfs_sql_global_total);
 	add("enable_instruments", pfs_sql_enable_instruments);
 	add("consumers_off", pfs_sql_consumers_off);
-	add("list_threads", pfs_sql_list_threads);
+	add("list_threads summed", pfs_sql_list_threads_summed);
+	/* threads.TOTAL_MEMORY: MySQL 8.0.31+ alone has it. */
+	for (size_t f = 0; f < N_FLAVOURS; f++) {
+		struct server_kind k = server_kind_parse(flavours[f].version);
+
+		if (pfs_sql_list_threads(&k) == pfs_sql_list_threads_kept)
+			add_for("list_threads kept", pfs_sql_list_threads_kept,
+			    1u << f);
+	}
 	/*
 	 * The sizes of the callers' buffers: pfs_check.c 200, pfs_watch.c
 	 * 2048 and 1024, pfs_read.c 2048 and 300.
@@ -63,15 +107,7 @@ make_queries(void)
 	add("find_thread by connection", sql);
 	assert_int_equal(pfs_sql_find_thread(sql, 200, false, 42), 0);
 	add("find_thread by thread", sql);
-	/* Every combination of the filters of --wait-for. */
-	for (i = 0; i < 64; i++) {
-		assert_int_equal(pfs_sql_find_statements(sql, 2048,
-		    &(struct find_sql){ .pattern = i & 1, .user = i & 2,
-		    .db = i & 4, .bytes = i & 8, .indexed = i & 16,
-		    .completed = !(i & 32) }), 0);
-		snprintf(name, sizeof(name), "find_statements %u", i);
-		add(name, sql);
-	}
+	add_looks();
 	{
 		static const uint64_t ids[HISTORY_SQL_IDS] = { 1, 2, 3, 4, 5,
 		    6, 7, UINT64_MAX };
@@ -244,14 +280,22 @@ check_sql(const char *sql, const struct table_def *defs, char *err,
 	int checked = 0;
 
 	n = tokenize(sql, t, sizeof(t) / sizeof(t[0]));
-	/* The tables: performance_schema.NAME, then an alias if one follows. */
+	/*
+	 * The tables: performance_schema.NAME (or information_schema.NAME),
+	 * then an alias if one follows.
+	 */
 	for (i = 0; i + 2 < n; i++) {
-		if (strcmp(t[i].text, "performance_schema") != 0 ||
+		bool is = strcmp(t[i].text, "information_schema") == 0;
+		char name[160];
+
+		if ((!is && strcmp(t[i].text, "performance_schema") != 0) ||
 		    t[i + 1].text[0] != '.')
 			continue;
-		const struct table_def *d = find_table(defs, t[i + 2].text);
+		snprintf(name, sizeof(name), "%s%s", is ?
+		    "information_schema." : "", t[i + 2].text);
+		const struct table_def *d = find_table(defs, name);
 		if (d == NULL) {
-			snprintf(err, errlen, "no table %s", t[i + 2].text);
+			snprintf(err, errlen, "no table %s", name);
 			return -1;
 		}
 		assert_true(nrefs + 2 <= sizeof(refs) / sizeof(refs[0]));
@@ -269,7 +313,8 @@ check_sql(const char *sql, const struct table_def *defs, char *err,
 			continue;
 		if (i >= 2 && t[i - 1].text[0] == '.') {
 			alias = t[i - 2].text;
-			if (strcmp(alias, "performance_schema") == 0)
+			if (strcmp(alias, "performance_schema") == 0 ||
+			    strcmp(alias, "information_schema") == 0)
 				continue;
 		}
 		for (size_t r = 0; r < nrefs; r++) {
@@ -310,6 +355,9 @@ test_columns_exist(void **state)
 	/* Every flavour and query is tried, so one run names all that fail. */
 	for (size_t f = 0; f < N_FLAVOURS; f++) {
 		for (size_t q = 0; q < n_queries; q++) {
+			if (queries[q].flavours != 0 &&
+			    !(queries[q].flavours & (1u << f)))
+				continue;
 			int c = check_sql(queries[q].sql, flavours[f].tables, err,
 			    sizeof(err));
 			/* Only SELECT @@performance_schema names no column. */
@@ -466,6 +514,34 @@ test_server_check(void **state)
 	assert_non_null(strstr(err, "MySQL 5.6 has no memory"));
 }
 
+/* Which way a look reads memory, and where it has peaks, by version. */
+static void
+test_find_memory(void **state)
+{
+	static const struct {
+		const char *version;
+		enum find_memory memory;
+		bool peaks;
+	} cases[] = {
+		{ "10.11.19-MariaDB-0+deb12u1", FIND_SUMMED, true },
+		{ "5.5.5-10.5.27-MariaDB", FIND_SUMMED, true },
+		{ "8.0.30", FIND_INDEXED, false },
+		{ "8.0.31", FIND_THREADS, true },
+		{ "8.4.3", FIND_THREADS, true },
+		{ "9.7.4-2", FIND_THREADS, true },
+		{ "5.7.44-log", FIND_INDEXED, false },
+		{ "unknown", FIND_SUMMED, false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct server_kind k = server_kind_parse(cases[i].version);
+
+		assert_int_equal(pfs_sql_find_memory(&k), cases[i].memory);
+		assert_int_equal(pfs_sql_keeps_peaks(&k), cases[i].peaks);
+	}
+}
+
 /* A statement made from parts says when it does not fit. */
 static void
 test_too_small(void **state)
@@ -493,6 +569,7 @@ main(void)
 		cmocka_unit_test(test_widths),
 		cmocka_unit_test(test_server_kind),
 		cmocka_unit_test(test_server_check),
+		cmocka_unit_test(test_find_memory),
 		cmocka_unit_test(test_too_small),
 	};
 	return cmocka_run_group_tests_name("sql_columns", tests, NULL, NULL);

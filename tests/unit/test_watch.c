@@ -163,6 +163,113 @@ test_history_of_the_one_found(void **state)
 	history_free(h);
 }
 
+/*
+ * --bigger-than and a server that keeps each session's peak: a statement
+ * past the size only between two looks is found from its peak, which rose
+ * since the look before; a session whose peak was past the size already
+ * is not, nor anything at the first look, which only learns the peaks.
+ */
+static void
+test_spike_between_looks_found_from_the_peak(void **state)
+{
+	struct watch w = watcher(0);
+	struct stmt_match look1[3], look2[3], m;
+	char err[256];
+
+	(void)state;
+	srv.peaks = 1;
+	w.filter.min_bytes = 30 << 20;
+	/* 60 runs small; 61 ran large once, and is idle; 62 is not there yet. */
+	look1[0] = stmt(60, 1 << 20, "SELECT spike");
+	look1[0].peak_bytes = 2 << 20;
+	look1[1] = stmt(61, 1 << 20, "");
+	look1[1].peak_bytes = 50 << 20;
+	look1[1].peak_only = true;
+	/* 60 spiked and fell back; 61 runs again, its peak as it was; 62 new. */
+	look2[0] = look1[0];
+	look2[0].peak_bytes = 40 << 20;
+	look2[1] = stmt(61, 2 << 20, "SELECT again");
+	look2[1].peak_bytes = 50 << 20;
+	look2[2] = stmt(62, 512 << 10, "SELECT fresh");
+	look2[2].peak_bytes = 31 << 20;
+	srv.n_looks = 2;
+	srv.looks[0] = look1;
+	srv.look_n[0] = 2;
+	srv.looks[1] = look2;
+	srv.look_n[1] = 3;
+	srv.running = 1;
+	srv.now_running = look2[0];
+	assert_int_equal(watch_wait(&w, &m, err, sizeof(err)), WATCH_FOUND);
+	assert_int_equal(srv.peak_asked, 30 << 20);
+	assert_int_equal(srv.looks_done, 2);
+	assert_int_equal(m.thread_id, 60);
+	assert_true(m.between_looks);
+	assert_int_equal(m.peak_bytes, 40 << 20);
+	assert_int_equal(m.current_bytes, 1 << 20);
+	/* 62, new since the last look, crossed too; 61 did not. */
+	assert_int_equal(n_told, 1);
+	assert_non_null(strstr(told[0], "2 statements match; taking "
+	    "connection 1060"));
+	assert_non_null(strstr(told[0], "connection 1062 ("));
+	assert_null(strstr(told[0], "connection 1061"));
+	/* Another wait starts again from its first look: peaks only. */
+	watch_captured(&w, &m);
+	srv.looks_done = 1;
+	w.timeout_ns = 0;
+	srv.stop_on_sleep = srv.sleeps + 2;
+	assert_int_equal(watch_wait(&w, &m, err, sizeof(err)), WATCH_STOPPED);
+	watch_done(&w);
+}
+
+/* The first look only learns the peaks: a session past the size before is not taken. */
+static void
+test_first_look_only_learns_the_peaks(void **state)
+{
+	struct watch w = watcher(2);
+	struct stmt_match one[1], m;
+	char err[256];
+
+	(void)state;
+	srv.peaks = 1;
+	w.filter.min_bytes = 30 << 20;
+	one[0] = stmt(60, 1 << 20, "SELECT after a big one");
+	one[0].peak_bytes = 40 << 20;
+	srv.n_looks = 1;
+	srv.looks[0] = one;
+	srv.look_n[0] = 1;
+	assert_int_equal(watch_wait(&w, &m, err, sizeof(err)), WATCH_TIMEOUT);
+	assert_int_equal(n_told, 0);
+	watch_done(&w);
+}
+
+/* Where the peaks cannot be had, a note says so once. */
+static void
+test_no_peaks_noted_once(void **state)
+{
+	struct watch w = watcher(1);
+	struct stmt_match one[1], m;
+	char err[256];
+
+	(void)state;
+	w.filter.min_bytes = 30 << 20;
+	one[0] = stmt(60, 1 << 20, "SELECT small");
+	srv.n_looks = 1;
+	srv.looks[0] = one;
+	srv.look_n[0] = 1;
+	assert_int_equal(watch_wait(&w, &m, err, sizeof(err)), WATCH_TIMEOUT);
+	assert_int_equal(n_told, 1);
+	assert_non_null(strstr(told[0], "keeps no session peak"));
+	/* A server that keeps them, but not for this account: PROCESS. */
+	w = watcher(1);
+	w.filter.min_bytes = 30 << 20;
+	srv.peaks = 1;
+	n_told = 0;
+	assert_int_equal(watch_wait(&w, &m, err, sizeof(err)), WATCH_TIMEOUT);
+	assert_int_equal(n_told, 1);
+	assert_non_null(strstr(told[0], "PROCESS privilege"));
+	watch_done(&w);
+}
+
 /* A statement captured is not taken again; the next largest is. */
 static void
 test_captured_statement_not_taken_again(void **state)
@@ -306,6 +413,11 @@ main(void)
 		cmocka_unit_test_setup(test_captured_statement_not_taken_again,
 		    setup),
 		cmocka_unit_test_setup(test_history_of_the_one_found, setup),
+		cmocka_unit_test_setup(
+		    test_spike_between_looks_found_from_the_peak, setup),
+		cmocka_unit_test_setup(test_first_look_only_learns_the_peaks,
+		    setup),
+		cmocka_unit_test_setup(test_no_peaks_noted_once, setup),
 		cmocka_unit_test_setup(test_timeout, setup),
 		cmocka_unit_test_setup(test_stop_and_lost, setup),
 		cmocka_unit_test_setup(test_follow_until_the_statement_ends,
