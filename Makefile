@@ -135,7 +135,10 @@ demo: deps
 # mysqlmemprof against the samplers people use, on a throwaway server of
 # its own: prints the figures and writes bench/RESULTS.md (about 8 minutes);
 # then what sampling costs the server under sysbench and with up to 1,000
-# connections, in its own section of that file (about 17 minutes more).
+# connections, in its own section of that file (about 17 minutes more);
+# then the same on MySQL 9.7 (MMP_SERVER=mysql, a section of its own, about
+# 17 minutes more); then a sample's, a look's and --list's cost on MariaDB
+# and on MySQL 9.7, a section each (bench/servers.sh, about 3 minutes more).
 # MMP_BENCH_QUICK=1: a smoke run of a few minutes.
 BENCH_ENV = BUILD=$(BUILD) CC='$(CC)' CFLAGS='$(CFLAGS)' \
 	    MYSQL_CFLAGS='$(MYSQL_CFLAGS)' MYSQL_LIBS='$(MYSQL_LIBS)'
@@ -143,6 +146,8 @@ bench: deps-test
 	$(MAKE) all
 	$(BENCH_ENV) python3 bench/run.py
 	$(BENCH_ENV) python3 bench/overhead.py
+	MMP_SERVER=mysql $(BENCH_ENV) python3 bench/overhead.py
+	bench/servers.sh
 
 # libFuzzer harnesses (clang): `make fuzz` builds them, `make fuzz-run`
 # runs each for FUZZ_SECONDS on a corpus kept under build/.

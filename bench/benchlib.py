@@ -19,19 +19,29 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH = os.path.join(ROOT, "bench")
 BUILT = os.path.join(ROOT, "mysqlmemprof")
 SANDBOX = os.path.join(ROOT, "tests", "sandbox.sh")
+# Which server (tests/sandbox.sh's MMP_SERVER): mariadb, the default, or
+# mysql, which writes sections of its own (see section_name()).
+SERVER_KIND = os.environ.get("MMP_SERVER", "mariadb")
 SANDBOX_DIR = os.environ.get("MMP_BENCH_SANDBOX_DIR",
-                             "/tmp/mmp-bench-%d" % os.getuid())
+                             "/tmp/mmp-bench-%d%s" % (
+                                 os.getuid(), "" if SERVER_KIND == "mariadb"
+                                 else "-" + SERVER_KIND))
 RESULTS = os.environ.get("MMP_BENCH_RESULTS",
                          os.path.join(BENCH, "RESULTS.md"))
 USER, PASSWORD = "mmp", "mmp-pass"
 # The target: a loader connection that did some work once and now idles, so
 # it holds memory of a couple dozen kinds, as a real connection does.
 TARGET_USER, TARGET_PASSWORD, TARGET_DB = "loader", "loader-pass", "demo"
+# SQL both servers take: 5,000 rows from a recursive WITH of 100 (MySQL's
+# cte_max_recursion_depth is 1,000), not MariaDB's sequence engine.
 TARGET_WORK = [
-    "CREATE OR REPLACE TABLE bench_t (id INT PRIMARY KEY AUTO_INCREMENT, "
+    "DROP TABLE IF EXISTS bench_t",
+    "CREATE TABLE bench_t (id INT PRIMARY KEY AUTO_INCREMENT, "
     "k INT, s VARCHAR(200), KEY (k)) ENGINE=InnoDB",
     "INSERT INTO bench_t (k, s) SELECT seq % 97, "
-    "REPEAT(CHAR(65 + seq % 26), 100) FROM seq_1_to_5000",
+    "REPEAT(CHAR(65 + seq % 26), 100) FROM (WITH RECURSIVE d (n) AS "
+    "(SELECT 0 UNION ALL SELECT n + 1 FROM d WHERE n < 99) "
+    "SELECT a.n * 100 + b.n + 1 AS seq FROM d a, d b WHERE a.n < 50) AS s",
     "SELECT k, COUNT(*), GROUP_CONCAT(s ORDER BY id) FROM bench_t "
     "GROUP BY k ORDER BY 2 DESC",
     "CREATE TEMPORARY TABLE tmp_t AS SELECT * FROM bench_t WHERE k < 10",
@@ -475,6 +485,13 @@ SECTION_END = "<!-- end: %s -->"
 OVERHEAD_SECTION = "overhead"
 # bench/poll_cost.py's part: what a look of --bigger-than costs.
 POLL_SECTION = "poll"
+
+
+def section_name(name):
+    """A section of RESULTS.md as the server of this run writes it: MySQL's
+    beside MariaDB's, not over it."""
+    return name if SERVER_KIND == "mariadb" else "%s-%s" % (name,
+                                                            SERVER_KIND)
 
 
 def read_section(path, name):

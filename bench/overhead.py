@@ -39,6 +39,7 @@ import time
 
 import benchlib
 from benchlib import (BUILT, MMP, OVERHEAD_SECTION, QUICK, RESULTS,
+                      section_name,
                       TARGET_DB, TARGET_PASSWORD, TARGET_USER, TARGET_WORK,
                       USER, Holder, Server, build_helpers, count_headers,
                       fmt, log, median, paired, parse_done, read_floats,
@@ -317,15 +318,17 @@ def spread_ratio(runs, base, key):
 def report(res):
     lines = []
     add = lines.append
-    add("## Overhead on the server (bench/overhead.py)")
+    add("## Overhead on the server%s (bench/overhead.py)" % (
+        ", MySQL" if benchlib.SERVER_KIND == "mysql" else ""))
     add("")
     add("Written by `make bench` (bench/overhead.py) on %s; tree %s; "
-        "sysbench %s; MariaDB %s on its own throwaway server (started with "
+        "sysbench %s; %s %s on its own throwaway server (started with "
         "--max-connections=%d). Load average %s before, %s after. Raw runs "
-        "in RESULTS-overhead.json."
+        "in RESULTS-%s.json."
         % (res["date"], res["versions"]["tree"], res["sysbench"],
+           "MySQL" if benchlib.SERVER_KIND == "mysql" else "MariaDB",
            res["server_version"], res["max_connections"], res["load"][0],
-           res["load"][1]))
+           res["load"][1], section_name(OVERHEAD_SECTION)))
     if QUICK:
         add("")
         add("**MMP_BENCH_QUICK=1: a smoke run with shortened runs, not for "
@@ -717,8 +720,9 @@ def main():
     res["seconds"] = time.monotonic() - started
 
     text = report(res)
-    write_section(RESULTS, OVERHEAD_SECTION, text)
-    benchlib.write_raw(os.path.splitext(RESULTS)[0] + "-overhead.json", res)
+    write_section(RESULTS, section_name(OVERHEAD_SECTION), text)
+    benchlib.write_raw(os.path.splitext(RESULTS)[0] + "-%s.json"
+                       % section_name(OVERHEAD_SECTION), res)
     print(text)
     log("wrote its section of %s" % os.path.relpath(RESULTS))
     return 0

@@ -1,12 +1,19 @@
 #!/usr/bin/python3
-"""What one look of --bigger-than costs the server, with 0, 100 and 1,000
-idle connections open (and two connections running a statement, so that
-the per-thread sums have candidates to be computed for).
+"""What one look of --bigger-than, one sample and one --list cost the
+server, with 0, 100 and 1,000 idle connections open (and two connections
+running a statement, so that the per-thread sums have candidates to be
+computed for), beside the Python sampler's query. A query the server
+lacks (MySQL's threads.TOTAL_MEMORY on MariaDB) is "-".
 
 Run against the sandbox (tests/sandbox.sh start; eval "$(tests/sandbox.sh
-env)"), with Debian's python3 and python3-pymysql:
+env)"), of either kind (MMP_SERVER=mariadb|mysql), with Debian's python3
+and python3-pymysql:
 
     /usr/bin/python3 bench/poll_cost.py [--counts 0,100,1000] [--runs 40]
+        [--results bench/RESULTS.md --section NAME]
+
+With --results, the table goes into that file's section NAME too (make
+bench: bench/servers.sh runs it on each server).
 
 Each query is the text src/pfs_sql.c builds (copied here: keep the two in
 step), sent --runs times back to back over the unix socket; the figure is
@@ -81,10 +88,44 @@ QUERIES = {
     "one thread's statement and count":
         "SELECT " + STMT_HEAD + COMPLETED + ", " + RUNNING +
         " FROM performance_schema.threads t WHERE t.THREAD_ID = %s",
+    # The look MySQL 8.0.31+ gets: the sum the server keeps, one table.
+    "look (MySQL 8.0.31+: threads.TOTAL_MEMORY)":
+        "SELECT " + STMT_HEAD + "0, t.TOTAL_MEMORY AS bytes "
+        "FROM performance_schema.threads t " + WHERE +
+        " AND t.TOTAL_MEMORY >= 0",
+    # --bigger-than's look where the server keeps sessions' peaks: MariaDB
+    # joins information_schema.PROCESSLIST, MySQL reads MAX_TOTAL_MEMORY.
+    "look with peaks (MariaDB: PROCESSLIST)":
+        "SELECT " + STMT_HEAD + "0, m.bytes, p.MAX_MEMORY_USED AS peak, ("
+        + RUNNING + ") AS cand FROM performance_schema.threads t " + GROUPED +
+        "LEFT JOIN information_schema.PROCESSLIST p ON p.ID = "
+        "t.PROCESSLIST_ID WHERE " + FG + " AND t.THREAD_ID <> 0 "
+        "HAVING cand OR peak >= 1048576",
+    "look with peaks (MySQL: MAX_TOTAL_MEMORY)":
+        "SELECT " + STMT_HEAD + "0, t.TOTAL_MEMORY AS bytes, "
+        "t.MAX_TOTAL_MEMORY AS peak, (" + RUNNING + ") AS cand "
+        "FROM performance_schema.threads t WHERE " + FG +
+        " AND t.THREAD_ID <> 0 HAVING cand OR peak >= 1048576",
     # For scale: what one sample of one thread reads.
     "one thread's sample (for scale)":
         "SELECT EVENT_NAME, CURRENT_NUMBER_OF_BYTES_USED FROM " + MEM +
         " WHERE THREAD_ID = %s AND (COUNT_ALLOC > 0 OR COUNT_FREE > 0)",
+    # The Python sampler's query (bench/python_sampler.py), the same thread.
+    "Python sampler's query":
+        "SELECT event_name, current_number_of_bytes_used FROM " + MEM +
+        " WHERE thread_id = %s ORDER BY current_number_of_bytes_used DESC "
+        "LIMIT 4",
+    # --list: every thread's sum, or what MySQL 8.0.31+ keeps.
+    "--list (GROUP BY)":
+        "SELECT t.THREAD_ID, t.NAME, COALESCE(m.bytes, 0) FROM "
+        "performance_schema.threads t LEFT JOIN (SELECT THREAD_ID, "
+        "SUM(CURRENT_NUMBER_OF_BYTES_USED) AS bytes FROM " + MEM +
+        " GROUP BY THREAD_ID) m ON m.THREAD_ID = t.THREAD_ID "
+        "ORDER BY COALESCE(m.bytes, 0) DESC, t.THREAD_ID",
+    "--list (threads.TOTAL_MEMORY)":
+        "SELECT t.THREAD_ID, t.NAME, t.TOTAL_MEMORY FROM "
+        "performance_schema.threads t ORDER BY t.TOTAL_MEMORY DESC, "
+        "t.THREAD_ID",
 }
 
 
@@ -108,7 +149,12 @@ def sleeper(a, ready, out):
 
 
 def time_query(cur, sql, runs):
-    cur.execute(sql)
+    """The median microseconds of sql, or None when the server lacks what
+    it reads."""
+    try:
+        cur.execute(sql)
+    except pymysql.MySQLError:
+        return None
     cur.fetchall()
     times = []
     for _ in range(runs):
@@ -127,6 +173,9 @@ def main():
     p.add_argument("--counts", default="0,100,1000")
     p.add_argument("--runs", type=int, default=40)
     p.add_argument("--sleep", type=int, default=600)
+    p.add_argument("--results", help="also write the table into this file")
+    p.add_argument("--section", default="poll",
+                   help="the file's marked part that holds it")
     a = p.parse_args()
     if not a.socket:
         sys.exit("poll_cost: no --socket and no MMP_SOCKET; eval "
@@ -164,7 +213,8 @@ def main():
                 row[name] = time_query(cur, sql, a.runs)
             results[n] = (nthreads, row)
             print("%5d idle connections (%d threads): %s" % (
-                n, nthreads, ", ".join("%s %.0f us" % kv for kv in row.items())),
+                n, nthreads, ", ".join("%s %s us" % (k, us(v))
+                                       for k, v in row.items())),
                 file=sys.stderr)
     finally:
         for c in idle:
@@ -181,15 +231,27 @@ def main():
                 r = cur.fetchone()
                 if r:
                     cur.execute("KILL QUERY %d" % r[0])
-    print("Server: %s; median of %d queries over the unix socket, "
-          "microseconds; two connections run SELECT SLEEP meanwhile.\n"
-          % (version, a.runs))
     names = list(QUERIES)
-    print("| idle connections | threads | " + " | ".join(names) + " |")
-    print("|---|---|" + "---|" * len(names))
-    for n, (nthreads, row) in results.items():
-        print("| %d | %d | " % (n, nthreads) +
-              " | ".join("%.0f" % row[k] for k in names) + " |")
+    lines = ["Server: %s; median of %d queries over the unix socket, "
+             "microseconds; two connections run SELECT SLEEP meanwhile; "
+             "\"-\": the server has no such column.\n" % (version, a.runs),
+             "| query | " + " | ".join(
+                 "%d idle (%d threads)" % (n, results[n][0]) for n in counts)
+             + " |",
+             "|---|" + "---|" * len(counts)]
+    for k in names:
+        lines.append("| %s | " % k + " | ".join(
+            us(results[n][1][k]) for n in counts) + " |")
+    table = "\n".join(lines) + "\n"
+    print(table)
+    if a.results:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import benchlib
+        benchlib.write_section(a.results, a.section, table)
+
+
+def us(v):
+    return "-" if v is None else "%.0f" % v
 
 
 if __name__ == "__main__":

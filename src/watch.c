@@ -235,7 +235,9 @@ keep_peaks(struct watch *w, struct match_list *l)
 			l->v[kept++] = l->v[i];
 	}
 	l->n = kept;
-	qsort(w->peaks, n, sizeof(*w->peaks), by_thread);
+	/* A look of nothing has no array yet: qsort() must not be given NULL. */
+	if (n > 1)
+		qsort(w->peaks, n, sizeof(*w->peaks), by_thread);
 	w->n_peaks = n;
 	return 0;
 }

@@ -19,7 +19,9 @@
 # (scripts/deps.sh --test) and Debian's archive.
 set -euo pipefail
 
-cache=${MMP_ROOT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mysqlmemprof/sid}
+# HOME may be unset (a CI runner, cron): the account's home then.
+home=${HOME:-$(getent passwd "$(id -u)" | cut -d: -f6)}
+cache=${MMP_ROOT_CACHE:-${XDG_CACHE_HOME:-$home/.cache}/mysqlmemprof/sid}
 [[ $cache == /* ]] || cache=$PWD/$cache
 cache=${cache%/}
 mirror=${MMP_DEBIAN_MIRROR:-http://deb.debian.org/debian}

@@ -242,6 +242,26 @@ test_first_look_only_learns_the_peaks(void **state)
 	watch_done(&w);
 }
 
+/*
+ * Looks that find nothing, with peaks asked: the peaks' array is never
+ * made, and sorting none must not touch it (UBSan: qsort() of NULL).
+ */
+static void
+test_empty_looks_with_peaks(void **state)
+{
+	struct watch w = watcher(1);
+	struct stmt_match m;
+	char err[256];
+
+	(void)state;
+	srv.peaks = 1;
+	w.filter.min_bytes = 30 << 20;
+	assert_int_equal(watch_wait(&w, &m, err, sizeof(err)), WATCH_TIMEOUT);
+	assert_int_equal(srv.looks_done, 3);
+	assert_null(w.peaks);
+	watch_done(&w);
+}
+
 /* Where the peaks cannot be had, a note says so once. */
 static void
 test_no_peaks_noted_once(void **state)
@@ -418,6 +438,7 @@ main(void)
 		cmocka_unit_test_setup(test_first_look_only_learns_the_peaks,
 		    setup),
 		cmocka_unit_test_setup(test_no_peaks_noted_once, setup),
+		cmocka_unit_test_setup(test_empty_looks_with_peaks, setup),
 		cmocka_unit_test_setup(test_timeout, setup),
 		cmocka_unit_test_setup(test_stop_and_lost, setup),
 		cmocka_unit_test_setup(test_follow_until_the_statement_ends,
