@@ -162,8 +162,9 @@ class Server:
             self.pid = int(f.read().strip())
         # A server kept from an earlier run (MMP_BENCH_KEEP_SERVER) was
         # started with fewer.
-        self.sql("SET GLOBAL max_connections = GREATEST(@@max_connections, "
-                 "%d)" % max_connections)
+        # (Compared here: MySQL refuses GREATEST()'s type for it.)
+        if int(self.sql("SELECT @@max_connections")[0][0]) < max_connections:
+            self.sql("SET GLOBAL max_connections = %d" % max_connections)
         self.version = self.sql("SELECT VERSION()")[0][0]
 
     def stop(self):
