@@ -1,4 +1,7 @@
-/* A row of --list: one server thread as performance_schema.threads shows it. */
+/*
+ * A row of --list: one server thread as performance_schema.threads shows
+ * it; and how a thread is named to people.
+ */
 #ifndef MYSQLMEMPROF_THREADS_H
 #define MYSQLMEMPROF_THREADS_H
 
@@ -29,6 +32,14 @@ struct thread_list {
 };
 
 void thread_list_free(struct thread_list *l);
+
+/*
+ * "thread N (connection M)", or "thread N (background)" when connection_id
+ * is 0: the one way a thread is named to people, in the capture's note and
+ * the live view's header alike. Returns buf.
+ */
+const char *thread_label(char *buf, size_t len, uint64_t thread_id,
+    uint64_t connection_id);
 
 /*
  * One of the threads with the most memory, for the exporter's series of

@@ -21,6 +21,7 @@
 #include "runstats.h"
 #include "sampler.h"
 #include "summary.h"
+#include "threads.h"
 
 /*
  * When the queries take this share of one core, in percent, at the
@@ -354,12 +355,8 @@ note_start(const struct capture *c, uint64_t thread_id,
 
 	if (c->grain[0] != '\0')
 		snprintf(what, sizeof(what), "%s", c->grain);
-	else if (connection_id != 0)
-		snprintf(what, sizeof(what), "thread %" PRIu64 " (connection "
-		    "%" PRIu64 ")", thread_id, connection_id);
 	else
-		snprintf(what, sizeof(what), "thread %" PRIu64 " (a background "
-		    "thread)", thread_id);
+		thread_label(what, sizeof(what), thread_id, connection_id);
 	/* While waiting for statements, the waiting note said it already. */
 	if (c->found == NULL)
 		snprintf(own, sizeof(own), "; our own thread is %" PRIu64,

@@ -38,6 +38,7 @@
 #include "live_model.h"
 #include "output_table.h"
 #include "pfs.h"
+#include "threads.h"
 #include "wait.h"
 
 /* How often the UI thread looks at the keys, the flags and the model. */
@@ -86,26 +87,22 @@ watch_begin(void *ctx, const struct capture_target *t)
 {
 	struct live *l = ctx;
 	char target[512];
-	int n;
+	size_t n;
 
 	if (t->grain != NULL)
-		n = snprintf(target, sizeof(target), "%s", t->grain);
-	else if (t->connection_id != 0)
-		n = snprintf(target, sizeof(target), "thread %" PRIu64
-		    " (connection %" PRIu64 ")", t->thread_id,
-		    t->connection_id);
+		snprintf(target, sizeof(target), "%s", t->grain);
 	else
-		n = snprintf(target, sizeof(target), "thread %" PRIu64
-		    " (background)", t->thread_id);
+		thread_label(target, sizeof(target), t->thread_id,
+		    t->connection_id);
+	n = strlen(target);
 	pthread_mutex_lock(&l->mu);
 	l->following = t->found != NULL;
-	if (t->found != NULL && n > 0 && (size_t)n < sizeof(target))
-		snprintf(target + n, sizeof(target) - (size_t)n,
+	if (t->found != NULL)
+		snprintf(target + n, sizeof(target) - n,
 		    "  user %.100s  db %.100s", t->found->user[0] ? t->found->user :
 		    "-", t->found->db[0] ? t->found->db : "-");
-	else if (l->in_view && l->open_who[0] != '\0' && n > 0 &&
-	    (size_t)n < sizeof(target))
-		snprintf(target + n, sizeof(target) - (size_t)n, "  %s",
+	else if (l->in_view && l->open_who[0] != '\0')
+		snprintf(target + n, sizeof(target) - n, "  %s",
 		    l->open_who);
 	live_model_begin(&l->model, t->server_version, target, t->interval_ms,
 	    t->found != NULL ? t->found->time_s :

@@ -1,4 +1,9 @@
-/* The list of --list belongs to whoever filled it; this frees it. */
+/*
+ * The list of --list belongs to whoever filled it; this frees it. And the
+ * one way a thread is named to people.
+ */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "threads.h"
@@ -22,4 +27,16 @@ thread_list_free(struct thread_list *l)
 	free(l->v);
 	l->v = NULL;
 	l->n = 0;
+}
+
+const char *
+thread_label(char *buf, size_t len, uint64_t thread_id,
+    uint64_t connection_id)
+{
+	if (connection_id != 0)
+		snprintf(buf, len, "thread %" PRIu64 " (connection %" PRIu64 ")",
+		    thread_id, connection_id);
+	else
+		snprintf(buf, len, "thread %" PRIu64 " (background)", thread_id);
+	return buf;
 }
