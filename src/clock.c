@@ -1,4 +1,4 @@
-/* The system's clocks behind struct clock. */
+/* The system's clocks behind struct clock, and schedules on any clock. */
 #include <errno.h>
 #include <time.h>
 
@@ -61,4 +61,33 @@ clock_system(void)
 		.wall_ms = system_wall_ms,
 		.sleep_until = system_sleep_until,
 	};
+}
+
+uint64_t
+clock_next_deadline(uint64_t prev, uint64_t period_ns, uint64_t now)
+{
+	uint64_t next = prev + period_ns;
+
+	if (period_ns == 0)
+		return now;
+	if (next >= now)
+		return next;
+	/* The deadlines missed are skipped; the next is still on the phase. */
+	return next + (now - next + period_ns - 1) / period_ns * period_ns;
+}
+
+bool
+clock_wait(const struct clock *c, uint64_t deadline_ns, uint64_t every_ns,
+    bool (*done)(void *ctx), void *ctx)
+{
+	for (;;) {
+		uint64_t now;
+
+		if (done(ctx))
+			return true;
+		if ((now = c->now_ns(c->ctx)) >= deadline_ns)
+			return false;
+		(void)c->sleep_until(c->ctx, every_ns > 0 &&
+		    deadline_ns - now > every_ns ? now + every_ns : deadline_ns);
+	}
 }
