@@ -59,7 +59,7 @@ CORE += output_buf
 CORE   += metrics
 # The modules that talk to the server, and the program.
 SERVER = conn conn_io conn_stmt pfs_check pfs_list pfs_watch pfs_read session prompt outfile \
-         capture wait app signals live
+         capture wait app signals live top
 SERVER += exporter
 # The picture of a run (--format html, svg) and the reader of captures (--read).
 CORE   += chart picture output_html output_svg jsonl

@@ -1,14 +1,21 @@
 /*
- * --live: the full-screen view in the terminal. A capture (or waiting for
- * one) runs on the calling thread as usual, a watcher copying each sample
- * into the view's model; a thread of the view's own owns the terminal,
- * reads the keys and draws, so the sampler never waits on drawing. With
- * --list, a `top` of the server's threads that opens a thread's view.
+ * --live: the full-screen view in the terminal, an observer of what the
+ * mode runs. The mode runs on the calling thread as usual, the view's
+ * watcher copying each sample into its model; a thread of the view's own
+ * owns the terminal, reads the keys and draws, so the sampler never waits
+ * on drawing. The top of --live --list (top.c) hands it lists of threads
+ * and opens the view of the one chosen.
  */
 #ifndef MYSQLMEMPROF_LIVE_H
 #define MYSQLMEMPROF_LIVE_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "capture.h"
+#include "threads.h"
+
+struct live;
 
 /*
  * Whether standard input and output are a terminal the view can take;
@@ -17,10 +24,42 @@
 int live_check_terminal(void);
 
 /*
- * Runs the mode the options ask for in the live view and returns the exit
- * status. env->watcher is its own; the terminal is restored on every way
- * out, then what was said on stderr meanwhile and the summary follow.
+ * Takes the terminal: stderr held in a file, the screen set up, the UI
+ * thread started. env (its options, output and signal flags) is borrowed
+ * until live_end(). NULL, having said why, when the terminal cannot be.
  */
-int live_run(const struct capture_env *env);
+struct live *live_start(const struct capture_env *env);
+
+/* The watcher a capture hands its samples to, to be drawn; owned by l. */
+const struct capture_watcher *live_watcher(struct live *l);
+
+/*
+ * Gives the terminal back and frees l: a capture that ended by itself
+ * keeps its screen until q or a signal; then what was said on stderr
+ * meanwhile, and the summaries, follow on stderr and standard output.
+ */
+void live_end(struct live *l);
+
+/* --- The top of --live --list (top.c): --- */
+
+/* The screen becomes the list of threads. */
+void live_list_begin(struct live *l, const char *server, uint64_t interval_ms);
+
+/* The threads to show now; takes *tl, which is left empty. */
+void live_list_set(struct live *l, struct thread_list *tl);
+
+/* The thread chosen with Enter, whose view should open; 0: none. */
+uint64_t live_list_chosen(struct live *l);
+
+/* Whether q was pressed: the run ends (a SIGINT follows). */
+bool live_quit(struct live *l);
+
+/*
+ * The chosen thread's view replaces the list; a capture of it runs under
+ * the flags returned (Esc stops it alone), then live_view_close() holds an
+ * ended capture's screen until Esc or q and brings the list back.
+ */
+struct signal_flags *live_view_open(struct live *l);
+void live_view_close(struct live *l);
 
 #endif

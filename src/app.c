@@ -1,7 +1,9 @@
 /*
- * The top level: it owns the options, the session and the output, decides
- * the mode, and chooses the exit status. It hands the modules below what
- * they need (the signal flags, a way to say notes) and is never called back.
+ * The top level: it owns the options, the session and the output, picks
+ * the mode from its table (modes[] below) and makes ready what the row
+ * says it needs, and chooses the exit status. It hands the modules below
+ * what they need (the signal flags, a way to say notes) and is never
+ * called back.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -24,6 +26,7 @@
 #include "replay.h"
 #include "session.h"
 #include "signals.h"
+#include "top.h"
 #include "wait.h"
 
 static void
@@ -211,12 +214,10 @@ session_setup(struct session *s, const struct options *o,
 
 /* Returns 0, -1 having said why, or 1 when a signal ended the connect. */
 static int
-connect_session(struct session *s, const struct options *o,
-    struct signal_flags *sig)
+connect_session(struct session *s, const struct signal_flags *sig)
 {
 	char err[1024];
 
-	session_setup(s, o, sig);
 	if (session_open(s, err, sizeof(err)) != 0) {
 		if (sig->stop)
 			return 1; /* nothing sampled: as Ctrl-C at the prompt */
@@ -228,8 +229,11 @@ connect_session(struct session *s, const struct options *o,
 
 /* --list: the server's threads, largest memory first. */
 static int
-run_list(struct session *s, struct outfile *f, const struct signal_flags *sig)
+run_list(const struct capture_env *env)
 {
+	struct session *s = env->session;
+	struct outfile *f = env->out;
+	const struct signal_flags *sig = env->sig;
 	struct thread_list l;
 	char err[1024];
 	int rc = EXIT_DONE;
@@ -249,11 +253,130 @@ run_list(struct session *s, struct outfile *f, const struct signal_flags *sig)
 	return rc;
 }
 
-/* From a connected session to the end of the mode the options ask for. */
+/* One capture of the target of the options. */
 static int
-run_mode(struct options *o, struct session *s, struct signal_flags *sig,
-    const struct diag *d)
+run_capture(const struct capture_env *env)
 {
+	return capture_run(env, NULL, 0, NULL);
+}
+
+/* --read: a capture replayed; it opens the file and its output itself. */
+static int
+run_read(const struct capture_env *env)
+{
+	return replay_run(env->opts, env->sig, env->diag);
+}
+
+/* The tests that choose a mode, one a row of modes[]. */
+static bool
+is_read(const struct options *o)
+{
+	return o->target == TARGET_READ;
+}
+
+static bool
+is_listen(const struct options *o)
+{
+	return o->listen_port != 0;
+}
+
+static bool
+is_top(const struct options *o)
+{
+	return o->live && o->target == TARGET_LIST;
+}
+
+static bool
+is_list(const struct options *o)
+{
+	return o->target == TARGET_LIST;
+}
+
+static bool
+is_wait(const struct options *o)
+{
+	return o->target == TARGET_WAIT;
+}
+
+static bool
+is_capture(const struct options *o)
+{
+	(void)o;
+	return true; /* a thread, a connection or a grain */
+}
+
+/* What a mode needs made ready before it runs, in the order app_run() does. */
+enum mode_needs {
+	MODE_TERMINAL = 1 << 0, /* a terminal to draw on (--live) */
+	MODE_RING     = 1 << 1, /* keeps --window samples: the ring checked */
+	MODE_SESSION  = 1 << 2, /* the password asked, the session set up */
+	MODE_CONNECT  = 1 << 3, /* and connected; without, the mode connects */
+	MODE_OUTPUT   = 1 << 4, /* the output file: --output, stdout, nowhere */
+	MODE_DRAWN    = 1 << 5, /* with --live, the live view watches it */
+};
+
+#define SERVER (MODE_SESSION | MODE_CONNECT)
+
+/*
+ * The modes, one row each, as git's commands[]: its name, the test of the
+ * options that chooses it (the first row whose test passes runs), what it
+ * needs, and its run function. The live view and the exporter's HTTP
+ * server are observers of captures (struct capture_watcher), not rows
+ * that choose again.
+ */
+static const struct mode {
+	const char *name;
+	bool (*chosen)(const struct options *o);
+	unsigned needs;
+	int (*run)(const struct capture_env *env);
+} modes[] = {
+	{ "read",    is_read,    MODE_RING,                          run_read },
+	{ "listen",  is_listen,  MODE_RING | MODE_SESSION | MODE_OUTPUT,
+	    exporter_run },
+	{ "top",     is_top,     MODE_TERMINAL | SERVER | MODE_OUTPUT,
+	    top_run },
+	{ "list",    is_list,    SERVER | MODE_OUTPUT,               run_list },
+	{ "wait",    is_wait,    MODE_RING | SERVER | MODE_OUTPUT | MODE_DRAWN,
+	    wait_run },
+	{ "capture", is_capture, MODE_RING | SERVER | MODE_OUTPUT | MODE_DRAWN,
+	    run_capture },
+};
+
+#undef SERVER
+
+static const struct mode *
+mode_of(const struct options *o)
+{
+	size_t i = 0;
+
+	while (!modes[i].chosen(o))
+		i++; /* the last row takes what is left */
+	return &modes[i];
+}
+
+/* The mode run; with --live, watched by the live view when it draws it. */
+static int
+run_watched(const struct mode *m, struct capture_env *env)
+{
+	struct live *l;
+	int rc;
+
+	if (!env->opts->live || !(m->needs & MODE_DRAWN))
+		return m->run(env);
+	if ((l = live_start(env)) == NULL)
+		return EXIT_RUNTIME;
+	env->watcher = live_watcher(l);
+	rc = m->run(env);
+	live_end(l);
+	return rc;
+}
+
+/* The mode run, with the output file it needs from start to close. */
+static int
+run_mode(const struct mode *m, struct capture_env *env,
+    struct signal_flags *sig)
+{
+	const struct options *o = env->opts;
 	struct outfile f;
 	/*
 	 * Only waiting captures one statement after another: a file each;
@@ -262,18 +385,18 @@ run_mode(struct options *o, struct session *s, struct signal_flags *sig,
 	bool each = o->format->profile && o->profile_at == PROFILE_AT_EACH;
 	bool pattern = (o->target == TARGET_WAIT || each) &&
 	    o->output != NULL && outname_is_pattern(o->output);
-	struct capture_env env = {
-		.opts = o, .session = s, .out = &f, .diag = d, .sig = sig,
-	};
 
 	/*
 	 * The live view has the terminal: its samples go only to --output,
-	 * and without one nowhere; its summary follows the screen.
+	 * and without one nowhere; its summary follows the screen. The
+	 * exporter's samples, too, go only to --output.
 	 */
-	const char *path = o->live && o->output == NULL ? "/dev/null" :
-	    o->output;
+	const char *path = o->output == NULL && (o->live ||
+	    o->listen_port != 0) ? "/dev/null" : o->output;
 	int rc;
 
+	if (!(m->needs & MODE_OUTPUT))
+		return run_watched(m, env);
 	if (outfile_init(&f, path, pattern, o->format, o->exact_bytes,
 	    &sig->reopen) != 0)
 		return EXIT_RUNTIME;
@@ -284,40 +407,8 @@ run_mode(struct options *o, struct session *s, struct signal_flags *sig,
 	f.out.profile_root = o->profile_root;
 	if (each)
 		outfile_each_sample(&f);
-	if (o->live)
-		rc = live_run(&env);
-	else if (o->target == TARGET_LIST)
-		rc = run_list(s, &f, sig);
-	else if (o->target == TARGET_WAIT)
-		rc = wait_run(&env);
-	else
-		rc = capture_run(&env, NULL, 0, NULL);
-	if (outfile_close(&f) != 0 && rc == EXIT_DONE)
-		rc = EXIT_RUNTIME;
-	outfile_free(&f);
-	return rc;
-}
-
-/*
- * --listen: the exporter connects by itself, and again whenever the server
- * comes back, so that its endpoint serves from the start. What captures
- * write goes to --output, or nowhere.
- */
-static int
-run_exporter(struct options *o, struct session *s, struct signal_flags *sig,
-    const struct diag *d)
-{
-	struct outfile f;
-	struct capture_env env = {
-		.opts = o, .session = s, .out = &f, .diag = d, .sig = sig,
-	};
-	int rc;
-
-	session_setup(s, o, sig);
-	if (outfile_init(&f, o->output != NULL ? o->output : "/dev/null",
-	    false, o->format, o->exact_bytes, &sig->reopen) != 0)
-		return EXIT_RUNTIME;
-	rc = exporter_run(&env);
+	env->out = &f;
+	rc = run_watched(m, env);
 	if (outfile_close(&f) != 0 && rc == EXIT_DONE)
 		rc = EXIT_RUNTIME;
 	outfile_free(&f);
@@ -330,6 +421,8 @@ app_run(int argc, char **argv)
 	struct signal_flags *sig;
 	struct options o;
 	struct session s = { .ops = &session_server };
+	struct capture_env env;
+	const struct mode *m;
 	struct diag d;
 	int rc;
 
@@ -348,31 +441,36 @@ app_run(int argc, char **argv)
 	d = (struct diag){ .quiet = o.quiet };
 	diag_set_timestamps(o.timestamps == STAMP_ON ||
 	    (o.timestamps == STAMP_AUTO && !isatty(STDERR_FILENO)));
-	/* Before the password prompt and the connection: nothing to draw on. */
-	if (o.live && live_check_terminal() != 0) {
+	m = mode_of(&o);
+	/*
+	 * Before the password prompt and the connection: nothing to draw on.
+	 * --live asks for the terminal even of a mode it does not draw.
+	 */
+	if ((o.live || (m->needs & MODE_TERMINAL)) &&
+	    live_check_terminal() != 0) {
 		rc = EXIT_USAGE;
 		goto out;
 	}
 	/* Caught before connecting when it does not depend on the server. */
-	if (o.target != TARGET_LIST && o.top != 0 && !capture_ring_fits(&o, 0)) {
+	if ((m->needs & MODE_RING) && o.top != 0 && !capture_ring_fits(&o, 0)) {
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	/* A capture replayed needs no server. */
-	if (o.target == TARGET_READ) {
-		rc = replay_run(&o, sig, &d);
-		goto out;
+	if (m->needs & MODE_SESSION) {
+		if ((rc = ask_password(&o)) != 0) {
+			rc = rc > 0 ? EXIT_DONE : EXIT_RUNTIME;
+			goto out;
+		}
+		session_setup(&s, &o, sig);
 	}
-	if ((rc = ask_password(&o)) != 0) {
+	if ((m->needs & MODE_CONNECT) && (rc = connect_session(&s, sig)) != 0) {
 		rc = rc > 0 ? EXIT_DONE : EXIT_RUNTIME;
 		goto out;
 	}
-	if (o.listen_port != 0)
-		rc = run_exporter(&o, &s, sig, &d);
-	else if ((rc = connect_session(&s, &o, sig)) != 0)
-		rc = rc > 0 ? EXIT_DONE : EXIT_RUNTIME;
-	else
-		rc = run_mode(&o, &s, sig, &d);
+	env = (struct capture_env){
+		.opts = &o, .session = &s, .diag = &d, .sig = sig,
+	};
+	rc = run_mode(m, &env, sig);
 out:
 	session_close(&s);
 	cli_free(&o);

@@ -87,7 +87,7 @@ clock_wait(const struct clock *c, uint64_t deadline_ns, uint64_t every_ns,
 			return true;
 		if ((now = c->now_ns(c->ctx)) >= deadline_ns)
 			return false;
-		(void)c->sleep_until(c->ctx, every_ns > 0 &&
-		    deadline_ns - now > every_ns ? now + every_ns : deadline_ns);
+		(void)c->sleep_until(c->ctx, every_ns > 0 && deadline_ns -
+		    now > every_ns ? now + every_ns : deadline_ns);
 	}
 }

@@ -1,10 +1,11 @@
 /*
- * The live view's mode. Two threads:
+ * The live view: an observer of what the mode runs, never a mode. Two
+ * threads:
  *
- * - the calling thread samples, as without --live: capture_run() or
- *   wait_run(), or for --list the look at the threads every --frequency.
- *   The watcher below copies each sample into the model under the mutex
- *   and returns; it never draws.
+ * - the calling thread runs the mode, as without --live: a capture, the
+ *   wait for statements, or the top of top.c. The watcher below copies
+ *   each sample into the model under the mutex and returns; it never
+ *   draws. The top hands over its lists of threads the same way.
  * - the UI thread owns the terminal from initscr() to endwin(): it reads
  *   the keys, draws the model into a grid (under the mutex, which is
  *   quick) and copies the grid to the screen (outside it).
@@ -37,17 +38,16 @@
 #include "live_draw.h"
 #include "live_model.h"
 #include "output_table.h"
-#include "pfs.h"
 #include "threads.h"
-#include "wait.h"
 
 /* How often the UI thread looks at the keys, the flags and the model. */
 #define UI_TICK_MS 50
 #define DEFAULT_ROWS 5
 
 struct live {
-	const struct capture_env *env;
+	const struct capture_env *env; /* the mode's, borrowed */
 	struct signal_flags *sig;     /* the program's */
+	struct capture_watcher watcher; /* the one below, on this view */
 	pthread_mutex_t mu;           /* guards all below but the UI's own */
 	struct live_model model;
 	struct live_view view;
@@ -555,18 +555,10 @@ hold_the_end(struct live *l, volatile sig_atomic_t *stop)
 	}
 }
 
-/* A thread chosen in the list: its view until Esc, q or its end. */
-static int
-open_view(struct live *l, uint64_t thread_id)
+/* A thread chosen in the list: its view, until Esc, q or its end. */
+struct signal_flags *
+live_view_open(struct live *l)
 {
-	struct options o = *l->env->opts;
-	struct capture_env env = *l->env;
-	int rc;
-
-	o.target = TARGET_THREAD;
-	o.target_id = thread_id;
-	env.opts = &o;
-	env.sig = &l->view_flags;
 	pthread_mutex_lock(&l->mu);
 	l->view_flags = (struct signal_flags){ .stop = l->sig->stop };
 	l->model.state = LIVE_WAITING;
@@ -578,7 +570,12 @@ open_view(struct live *l, uint64_t thread_id)
 	l->last_note[0] = '\0';
 	l->dirty = true;
 	pthread_mutex_unlock(&l->mu);
-	rc = capture_run(&env, NULL, 0, NULL);
+	return &l->view_flags;
+}
+
+void
+live_view_close(struct live *l)
+{
 	if (l->model.state == LIVE_ENDED && !l->view_flags.stop)
 		hold_the_end(l, &l->view_flags.stop);
 	pthread_mutex_lock(&l->mu);
@@ -587,7 +584,6 @@ open_view(struct live *l, uint64_t thread_id)
 	l->open_thread = 0;
 	l->dirty = true;
 	pthread_mutex_unlock(&l->mu);
-	return rc;
 }
 
 /* The cursor stays on its thread when the order changes. */
@@ -605,74 +601,49 @@ keep_selection(const struct live_model *m, struct live_view *v,
 			v->selected = i;
 }
 
-/*
- * --live --list: looks at the threads every --frequency on an absolute
- * schedule, and opens the view of the thread chosen.
- */
-static int
-run_top(struct live *l)
+void
+live_list_begin(struct live *l, const char *server, uint64_t interval_ms)
 {
-	const struct capture_env *env = l->env;
-	uint64_t period_ns = env->opts->frequency_ms * 1000000u;
-	struct timespec next;
-	char err[1024];
-	int rc = EXIT_DONE;
-
 	pthread_mutex_lock(&l->mu);
 	l->list_mode = true;
-	snprintf(l->model.server, sizeof(l->model.server), "%s",
-	    conn_server_version(env->session->conn));
-	l->model.interval_ms = env->opts->frequency_ms;
+	snprintf(l->model.server, sizeof(l->model.server), "%s", server);
+	l->model.interval_ms = interval_ms;
 	pthread_mutex_unlock(&l->mu);
-	clock_gettime(CLOCK_MONOTONIC, &next);
-	while (!l->sig->stop && !l->quit) {
-		struct thread_list tl;
-		struct timespec now;
-		uint64_t open;
+}
 
-		if (pfs_list_threads(env->session->conn, &env->session->kind,
-		    &tl, err, sizeof(err)) != PFS_OK) {
-			if (l->sig->stop)
-				break;
-			diag_say("%s", err);
-			rc = EXIT_RUNTIME;
-			break;
-		}
-		pthread_mutex_lock(&l->mu);
-		keep_selection(&l->model, &l->view, &tl);
-		live_model_set_threads(&l->model, &tl);
-		if (l->view.selected >= l->model.threads.n)
-			l->view.selected = l->model.threads.n ?
-			    l->model.threads.n - 1 : 0;
-		l->dirty = true;
-		pthread_mutex_unlock(&l->mu);
-		next.tv_nsec += (long)(period_ns % 1000000000u);
-		next.tv_sec += (time_t)(period_ns / 1000000000u) +
-		    next.tv_nsec / 1000000000L;
-		next.tv_nsec %= 1000000000L;
-		/* Until the next look, in short naps, so Enter opens at once. */
-		for (;;) {
-			pthread_mutex_lock(&l->mu);
-			open = l->open_thread;
-			pthread_mutex_unlock(&l->mu);
-			if (open != 0 || l->sig->stop || l->quit)
-				break;
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			if (now.tv_sec > next.tv_sec || (now.tv_sec ==
-			    next.tv_sec && now.tv_nsec >= next.tv_nsec))
-				break;
-			nap(UI_TICK_MS);
-		}
-		if (open != 0) {
-			rc = open_view(l, open);
-			if (rc == EXIT_USAGE)
-				rc = EXIT_DONE; /* said on the screen; pick another */
-			if (rc != EXIT_DONE && !l->sig->stop && !l->quit)
-				rc = EXIT_DONE;
-			clock_gettime(CLOCK_MONOTONIC, &next);
-		}
-	}
-	return rc;
+void
+live_list_set(struct live *l, struct thread_list *tl)
+{
+	pthread_mutex_lock(&l->mu);
+	keep_selection(&l->model, &l->view, tl);
+	live_model_set_threads(&l->model, tl);
+	if (l->view.selected >= l->model.threads.n)
+		l->view.selected = l->model.threads.n ?
+		    l->model.threads.n - 1 : 0;
+	l->dirty = true;
+	pthread_mutex_unlock(&l->mu);
+}
+
+uint64_t
+live_list_chosen(struct live *l)
+{
+	uint64_t id;
+
+	pthread_mutex_lock(&l->mu);
+	id = l->open_thread;
+	pthread_mutex_unlock(&l->mu);
+	return id;
+}
+
+bool
+live_quit(struct live *l)
+{
+	bool q;
+
+	pthread_mutex_lock(&l->mu);
+	q = l->quit;
+	pthread_mutex_unlock(&l->mu);
+	return q;
 }
 
 int
@@ -685,68 +656,71 @@ live_check_terminal(void)
 	return -1;
 }
 
-/* The run in the view, from the terminal set up to restored. */
-static int
-run_on_screen(struct live *l)
+const struct capture_watcher *
+live_watcher(struct live *l)
 {
-	struct capture_env env = *l->env;
-	const struct capture_watcher w = {
-		.ctx = l, .begin = watch_begin, .sample = watch_sample,
-		.end = watch_end,
-	};
-	int rc;
-
-	env.watcher = &w;
-	l->env = &env;
-	if (env.opts->target == TARGET_LIST)
-		rc = run_top(l);
-	else {
-		rc = env.opts->target == TARGET_WAIT ? wait_run(&env) :
-		    capture_run(&env, NULL, 0, NULL);
-		if (l->model.state == LIVE_ENDED && !l->sig->stop)
-			hold_the_end(l, &l->sig->stop);
-	}
-	return rc;
+	return &l->watcher;
 }
 
-int
-live_run(const struct capture_env *env)
+/* What live_start() made, whichever of it was made. */
+static void
+live_free(struct live *l)
 {
-	struct live l = {
-		.env = env, .sig = env->sig, .saved_stderr = -1,
-		.view = { .rows = DEFAULT_ROWS },
-	};
-	int rc;
+	if (l->summary != NULL)
+		fclose(l->summary);
+	free(l->summary_buf);
+	live_model_free(&l->model);
+	pthread_mutex_destroy(&l->mu);
+	free(l);
+}
 
-	if (pthread_mutex_init(&l.mu, NULL) != 0 ||
-	    live_model_init(&l.model, env->opts->window, 0) != 0) {
+struct live *
+live_start(const struct capture_env *env)
+{
+	struct live *l = calloc(1, sizeof(*l));
+
+	if (l == NULL || pthread_mutex_init(&l->mu, NULL) != 0) {
+		free(l);
 		diag_say("out of memory");
-		return EXIT_RUNTIME;
+		return NULL;
 	}
-	l.summary = open_memstream(&l.summary_buf, &l.summary_len);
-	if (hold_stderr(&l) != 0 || start_ui(&l) != 0) {
-		release_stderr(&l);
+	l->env = env;
+	l->sig = env->sig;
+	l->saved_stderr = -1;
+	l->view.rows = DEFAULT_ROWS;
+	l->watcher = (struct capture_watcher){ .ctx = l,
+	    .begin = watch_begin, .sample = watch_sample, .end = watch_end };
+	if (live_model_init(&l->model, env->opts->window, 0) != 0) {
+		live_free(l);
+		diag_say("out of memory");
+		return NULL;
+	}
+	l->summary = open_memstream(&l->summary_buf, &l->summary_len);
+	if (hold_stderr(l) != 0 || start_ui(l) != 0) {
+		release_stderr(l);
 		diag_say("cannot set up the terminal for --live: %s",
 		    strerror(errno));
-		rc = EXIT_RUNTIME;
-		goto out;
+		live_free(l);
+		return NULL;
 	}
-	rc = run_on_screen(&l);
-	stop_ui(&l);
-	release_stderr(&l);
-	if (l.summary != NULL) {
-		fclose(l.summary);
-		l.summary = NULL;
-		if (l.summary_len > 0) {
-			fwrite(l.summary_buf, 1, l.summary_len, stdout);
+	return l;
+}
+
+void
+live_end(struct live *l)
+{
+	/* A capture that ended by itself keeps its screen; a list does not. */
+	if (!l->list_mode && l->model.state == LIVE_ENDED && !l->sig->stop)
+		hold_the_end(l, &l->sig->stop);
+	stop_ui(l);
+	release_stderr(l);
+	if (l->summary != NULL) {
+		fclose(l->summary);
+		l->summary = NULL;
+		if (l->summary_len > 0) {
+			fwrite(l->summary_buf, 1, l->summary_len, stdout);
 			fflush(stdout);
 		}
 	}
-out:
-	if (l.summary != NULL)
-		fclose(l.summary);
-	free(l.summary_buf);
-	live_model_free(&l.model);
-	pthread_mutex_destroy(&l.mu);
-	return rc;
+	live_free(l);
 }

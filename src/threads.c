@@ -34,9 +34,10 @@ thread_label(char *buf, size_t len, uint64_t thread_id,
     uint64_t connection_id)
 {
 	if (connection_id != 0)
-		snprintf(buf, len, "thread %" PRIu64 " (connection %" PRIu64 ")",
-		    thread_id, connection_id);
+		snprintf(buf, len, "thread %" PRIu64 " (connection %"
+		    PRIu64 ")", thread_id, connection_id);
 	else
-		snprintf(buf, len, "thread %" PRIu64 " (background)", thread_id);
+		snprintf(buf, len, "thread %" PRIu64 " (background)",
+		    thread_id);
 	return buf;
 }
