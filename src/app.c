@@ -325,10 +325,10 @@ enum mode_needs {
  * that choose again.
  */
 static const struct mode {
-	const char *name;
+	const char *name;  /* as the manual and the ARCHITECTURE call it */
 	bool (*chosen)(const struct options *o);
-	unsigned needs;
-	int (*run)(const struct capture_env *env);
+	unsigned needs;    /* enum mode_needs */
+	int (*run)(const struct capture_env *env); /* the exit status */
 } modes[] = {
 	{ "read",    is_read,    MODE_RING,                          run_read },
 	{ "listen",  is_listen,  MODE_RING | MODE_SESSION | MODE_OUTPUT,
