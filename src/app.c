@@ -272,16 +272,18 @@ run_mode(struct options *o, struct session *s, struct signal_flags *sig,
 	 */
 	const char *path = o->live && o->output == NULL ? "/dev/null" :
 	    o->output;
+	/* The profile formats: which sample, which frame above the events. */
+	const struct output_settings settings = {
+		.exact_bytes = o->exact_bytes, .profile_at = o->profile_at,
+		.peak_of_filtered = o->n_include_events > 0 ||
+		    o->n_exclude_events > 0,
+		.profile_root = o->profile_root,
+	};
 	int rc;
 
-	if (outfile_init(&f, path, pattern, o->format, o->exact_bytes,
+	if (outfile_init(&f, path, pattern, o->format, &settings,
 	    &sig->reopen) != 0)
 		return EXIT_RUNTIME;
-	/* The profile formats: which sample, which frame above the events. */
-	f.out.keep.at = o->profile_at;
-	f.out.keep.peak_of_filtered = o->n_include_events > 0 ||
-	    o->n_exclude_events > 0;
-	f.out.profile_root = o->profile_root;
 	if (each)
 		outfile_each_sample(&f);
 	if (o->live)
@@ -311,11 +313,14 @@ run_exporter(struct options *o, struct session *s, struct signal_flags *sig,
 	struct capture_env env = {
 		.opts = o, .session = s, .out = &f, .diag = d, .sig = sig,
 	};
+	const struct output_settings settings = {
+		.exact_bytes = o->exact_bytes,
+	};
 	int rc;
 
 	session_setup(s, o, sig);
 	if (outfile_init(&f, o->output != NULL ? o->output : "/dev/null",
-	    false, o->format, o->exact_bytes, &sig->reopen) != 0)
+	    false, o->format, &settings, &sig->reopen) != 0)
 		return EXIT_RUNTIME;
 	rc = exporter_run(&env);
 	if (outfile_close(&f) != 0 && rc == EXIT_DONE)

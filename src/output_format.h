@@ -14,6 +14,8 @@
 
 #include "output.h"
 
+struct chart;
+
 extern const struct format format_text;
 extern const struct format format_csv;
 extern const struct format format_json;
@@ -121,10 +123,37 @@ sample_column_get(const struct sample_column *c, const struct sample_row *r,
 }
 
 /*
- * html, svg: adds s to the picture of the run, made at the first sample.
- * Returns 0, or -1 with errno set when out of memory.
+ * The profile formats (folded, pprof) share their state and callbacks:
+ * the sample --profile-at asks for is kept, and written when the capture
+ * ends, or each one at once with --profile-at each. Each format's init
+ * hands output_profile_init() its writer, which writes s as one profile
+ * to o->fp: root is the frame --profile-root asks for, or NULL.
+ */
+typedef int output_profile_write(struct output *o, const struct sample *s,
+    const char *root);
+void *output_profile_init(const struct output_settings *set,
+    output_profile_write *write);
+void output_profile_free(void *state);
+int output_profile_sample(struct output *o, const struct sample *s);
+int output_profile_end(struct output *o, const struct summary *sum);
+
+/*
+ * The picture formats (html, svg) share their state: the chart of the run
+ * so far (chart.h). Their init and free.
+ */
+void *output_chart_init(const struct output_settings *set);
+void output_chart_free(void *state);
+/*
+ * Adds s to the picture of the run, made at the first sample. Returns 0,
+ * or -1 with errno set when out of memory.
  */
 int output_chart_sample(struct output *o, const struct sample *s);
+/*
+ * At the end: the chart of the run, now the caller's to free (an empty
+ * one when no sample came; NULL when out of memory). The next capture of
+ * --repeat starts a picture of its own.
+ */
+struct chart *output_chart_take(struct output *o);
 /* What the picture is of: "thread 42", "global"...; in buf. */
 const char *output_chart_what(const struct output *o, uint64_t thread_id,
     char *buf, size_t len);

@@ -253,7 +253,7 @@ enum what { SAMPLES, LIST, GRAIN, STATEMENTS };
 static char *
 render(const char *format, bool exact, enum what what, size_t *len)
 {
-	struct output o = { .exact_bytes = exact };
+	struct output o = { .settings.exact_bytes = exact };
 	char *buf = NULL;
 
 	assert_non_null(o.fmt = format_find(format));

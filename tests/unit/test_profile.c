@@ -99,7 +99,7 @@ folded(struct sample *s, enum profile_root root, const char *grain)
 {
 	struct output o = {
 		.fmt = format_find("folded"), .grain = grain,
-		.profile_root = root,
+		.settings.profile_root = root,
 	};
 	struct summary sum = { 0 };
 	char *buf = NULL;
@@ -110,8 +110,8 @@ folded(struct sample *s, enum profile_root root, const char *grain)
 	assert_int_equal(output_begin(&o), 0);
 	assert_int_equal(output_sample(&o, s), 0);
 	assert_int_equal(output_end(&o, &sum), 0);
+	output_release(&o);
 	assert_int_equal(fclose(o.fp), 0);
-	profile_keep_free(&o.keep);
 	return buf;
 }
 
@@ -160,6 +160,7 @@ test_folded_nothing(void **state)
 	(void)state;
 	assert_non_null(o.fp = open_memstream(&buf, &len));
 	assert_int_equal(output_end(&o, &sum), 0);
+	output_release(&o);
 	assert_int_equal(fclose(o.fp), 0);
 	assert_int_equal(len, 0);
 	free(buf);
