@@ -1,8 +1,9 @@
 /*
- * What the format files share, and only they and the table: each format's
- * row (its struct format, listed in output_table.c), the column lists
- * (output_columns.c), and the helpers more than one format needs
- * (output_format.c).
+ * What the format files share, and only they, the table and their tests:
+ * each format's row (its struct format, listed in output_table.c), the
+ * column lists (output_columns.c), the helpers more than one format needs
+ * (output_format.c), and the state the profile formats and the picture
+ * formats share.
  */
 #ifndef MYSQLMEMPROF_OUTPUT_FORMAT_H
 #define MYSQLMEMPROF_OUTPUT_FORMAT_H
@@ -121,6 +122,17 @@ sample_column_get(const struct sample_column *c, const struct sample_row *r,
 		return false;
 	return c->get(r, v);
 }
+
+/*
+ * The text field writers of CSV and JSON, whose unit tests compare them
+ * with the plain rule byte by byte. csv_put_text(): the n bytes at s as
+ * a quoted field, quotes doubled, a NUL as \0, and a ' before a leading
+ * formula character. json_put_string(): as a quoted JSON string, escaped
+ * where JSON needs it, where scrub.h keeps a code point from terminals,
+ * and U+FFFD for each byte that starts no UTF-8 sequence.
+ */
+void csv_put_text(struct output_buf *b, const char *s, size_t n);
+void json_put_string(struct output_buf *b, const char *s, size_t n);
 
 /*
  * The profile formats (folded, pprof) share their state and callbacks:
