@@ -19,8 +19,9 @@
 
 /*
  * The run's options as the formats take them, the same for every format:
- * the caller fills them before the first write, a format reads what it
- * needs in its init.
+ * the caller (outfile_init()) fills them before the first write; a
+ * format's init is handed them, and its callbacks may read them as
+ * o->settings. None is one format's field in struct output.
  */
 struct output_settings {
 	bool exact_bytes; /* --bytes: text writes integers, not KiB/MiB */

@@ -1,5 +1,6 @@
 /*
- * The helpers the formats share. Integers without printf are in
+ * The helpers the formats share, and the state of the picture formats
+ * (html, svg): the chart of the run. Integers without printf are in
  * output_buf.c; UTF-8 is read by scrub.c, below diag and the formats alike.
  */
 #include <errno.h>
