@@ -48,9 +48,10 @@ JANSSON_LIBS = $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 # The modules that never see the server: unit-tested on their own.
 CORE = cli cli_apply cli_options cli_usage optfile clock ring topn delta filter sampler \
        summary units output output_format output_table output_columns \
-       output_clean output_text output_csv output_json threads match outname \
+       output_clean output_text output_text_summary output_text_list output_csv output_json \
+       threads match outname \
        statement trigger recorder reconnect watch guard scrub diag pfs_rows \
-       pfs_sql profile pprof output_folded output_pprof live_model live_draw history
+       pfs_sql profile pprof output_profile output_folded output_pprof live_model live_draw history
 # The whole run's statistics, beside the ring's summary.
 CORE += runstats
 # The buffer the text, CSV and JSON formats write a sample into.

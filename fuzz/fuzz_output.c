@@ -92,7 +92,6 @@ render(const char *format, const struct ring *r, const struct summary *sum,
 		abort();
 	output_release(&o);
 	fclose(o.fp);
-	profile_keep_free(&o.keep);
 	return buf;
 }
 

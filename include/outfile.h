@@ -31,13 +31,14 @@ struct outfile {
 };
 
 /*
- * Sets up f for path (NULL: standard output) and the format; a pattern
+ * Sets up f for path (NULL: standard output), the format and its
+ * settings (copied); a pattern
  * path makes every capture name its own file (outfile_name()). It checks
  * at once what can be checked (the pattern expands, the directory takes
  * files), nothing is opened yet. Returns 0, or -1 having said why.
  */
 int outfile_init(struct outfile *f, const char *path, bool pattern,
-    const struct format *fmt, bool exact_bytes,
+    const struct format *fmt, const struct output_settings *settings,
     volatile sig_atomic_t *reopen);
 /*
  * --profile-at each: every sample goes to a file of its own, named by the

@@ -1,6 +1,7 @@
 /*
  * Output formats. Each format is one file (output_text.c, output_csv.c,
- * output_json.c) and one row in the table of output_table.c; the columns
+ * output_json.c, ...) and one row in the table of output_table.c, and
+ * keeps what it needs between calls in a state of its own; the columns
  * they write are the rows of output_columns.c. The program writes through
  * the functions below, and finds a format by name in output_table.h.
  */
@@ -11,36 +12,43 @@
 #include <stdio.h>
 
 #include "profile.h"
-#include "chart.h"
 #include "output_buf.h"
 #include "sample.h"
 #include "summary.h"
 #include "threads.h"
 
+/*
+ * The run's options as the formats take them, the same for every format:
+ * the caller (outfile_init()) fills them before the first write; a
+ * format's init is handed them, and its callbacks may read them as
+ * o->settings. None is one format's field in struct output.
+ */
+struct output_settings {
+	bool exact_bytes; /* --bytes: text writes integers, not KiB/MiB */
+	/* The profile formats (folded, pprof): which sample, which root frame. */
+	enum profile_at profile_at;
+	bool peak_of_filtered; /* the peak is of the filtered total (--events) */
+	enum profile_root profile_root;
+};
+
 struct output {
 	FILE *fp;
 	const struct format *fmt;
-	bool exact_bytes; /* text: integers instead of KiB/MiB */
+	struct output_settings settings;
 	/*
-	 * What is sampled when it is not a thread: "global", "user:NAME",
-	 * "host:NAME" or "account:USER@HOST"; NULL for a thread.
+	 * What the capture written now is of, which every format may name:
+	 * "global", "user:NAME", "host:NAME" or "account:USER@HOST", NULL for
+	 * a thread; and whether --events/--exclude made filtered totals known.
+	 * Set by the capture, as it learns them.
 	 */
 	const char *grain;
-	bool filtered;    /* --events/--exclude given: filtered totals are known */
+	bool filtered;
 	/*
-	 * The statement of the last sample written, kept by output.c so
-	 * that text can say where it changes; cleared by output_dump().
+	 * What the format keeps from call to call, made by its init at the
+	 * first call and freed by output_release(); NULL for a format that
+	 * keeps nothing.
 	 */
-	bool has_statement;
-	struct statement statement;
-	unsigned setup_off; /* of the last sample written */
-	/*
-	 * The profile formats (folded, pprof): the sample kept for the
-	 * profile written at the end of a capture (its storage is freed by
-	 * outfile_free()), and the frame above the events.
-	 */
-	struct profile_keep keep;
-	enum profile_root profile_root;
+	void *state;
 	/*
 	 * --profile-at each: opens the file of the sample about to be
 	 * written (outfile.c); NULL otherwise. Between samples fp is NULL,
@@ -49,11 +57,6 @@ struct output {
 	 */
 	int (*next_file)(void *ctx, const struct sample *s);
 	void *next_file_ctx;
-	/*
-	 * html, svg: the picture of the run so far, made at its first sample
-	 * and drawn and freed at the end; output_release() frees one left.
-	 */
-	struct chart *chart;
 	/*
 	 * What the callback of a format that writes through it (text, csv,
 	 * json) has written: output.c sends it to fp in one write after
@@ -98,6 +101,20 @@ struct format {
 	const char *name;
 	bool profile; /* one profile per capture: --profile-at and --profile-root apply */
 	bool binary;  /* never to a terminal */
+	/*
+	 * A format that keeps state of its own (text: the statement last
+	 * named; the profiles: the sample kept; html, svg: the picture)
+	 * makes it in init, called before its first callback, and frees it
+	 * in free; it reaches it as o->state. init returns NULL when out of
+	 * memory. NULL init: no state.
+	 */
+	void *(*init)(const struct output_settings *set);
+	void (*free)(void *state);
+	/*
+	 * The output goes on in a new file (SIGHUP): what the old one said
+	 * is said again where the format would not repeat it.
+	 */
+	void (*new_file)(void *state);
 	int (*begin)(struct output *o);                         /* header */
 	int (*sample)(struct output *o, const struct sample *s);
 	int (*end)(struct output *o, const struct summary *sum);
@@ -124,7 +141,10 @@ int output_begin(struct output *o);
 int output_sample(struct output *o, const struct sample *s);
 int output_end(struct output *o, const struct summary *sum);
 int output_threads(struct output *o, const struct thread_list *l);
-/* Says that held samples follow; the next sample names its statement again. */
+/*
+ * Says that held samples follow; in text, the next sample names its
+ * statement again.
+ */
 int output_dump(struct output *o, const struct output_dump *d);
 /*
  * Says which capture follows. Only text marks it: CSV and JSON rows tell
@@ -133,9 +153,12 @@ int output_dump(struct output *o, const struct output_dump *d);
 int output_capture(struct output *o, const struct output_capture *c);
 /* --statements: the run's statements, ranked, in the format's way. */
 int output_statements(struct output *o, const struct summary *sum);
+/* The output goes on in a new file: the format's new_file callback. */
+void output_new_file(struct output *o);
 /*
- * Frees what a format kept between samples, when no end came to draw it,
- * and the buffer: every struct output that wrote is released.
+ * Frees the format's state (what it kept between samples, when no end
+ * came to write it) and the buffers: every struct output that wrote is
+ * released.
  */
 void output_release(struct output *o);
 

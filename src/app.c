@@ -393,18 +393,20 @@ run_mode(const struct mode *m, struct capture_env *env,
 	 */
 	const char *path = o->output == NULL && (o->live ||
 	    o->listen_port != 0) ? "/dev/null" : o->output;
+	/* The profile formats: which sample, which frame above the events. */
+	const struct output_settings settings = {
+		.exact_bytes = o->exact_bytes, .profile_at = o->profile_at,
+		.peak_of_filtered = o->n_include_events > 0 ||
+		    o->n_exclude_events > 0,
+		.profile_root = o->profile_root,
+	};
 	int rc;
 
 	if (!(m->needs & MODE_OUTPUT))
 		return run_watched(m, env);
-	if (outfile_init(&f, path, pattern, o->format, o->exact_bytes,
+	if (outfile_init(&f, path, pattern, o->format, &settings,
 	    &sig->reopen) != 0)
 		return EXIT_RUNTIME;
-	/* The profile formats: which sample, which frame above the events. */
-	f.out.keep.at = o->profile_at;
-	f.out.keep.peak_of_filtered = o->n_include_events > 0 ||
-	    o->n_exclude_events > 0;
-	f.out.profile_root = o->profile_root;
 	if (each)
 		outfile_each_sample(&f);
 	env->out = &f;

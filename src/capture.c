@@ -456,7 +456,7 @@ write_statements(const struct capture *c, const struct summary *sum)
 	if (path == NULL)
 		return 0;
 	o = (struct output){ .fmt = c->opts->format,
-	    .exact_bytes = c->opts->exact_bytes };
+	    .settings.exact_bytes = c->opts->exact_bytes };
 	if ((o.fp = outfile_open_extra(path, "--statements", c->number > 1,
 	    err, sizeof(err))) == NULL) {
 		diag_say("%s", err);

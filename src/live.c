@@ -149,7 +149,7 @@ watch_end(void *ctx, const struct summary *sum,
 	struct live *l = ctx;
 	struct output o = {
 		.fp = l->summary, .fmt = format_find("text"),
-		.exact_bytes = l->env->opts->exact_bytes,
+		.settings.exact_bytes = l->env->opts->exact_bytes,
 		.grain = l->env->out->out.grain,
 	};
 

@@ -295,13 +295,13 @@ check_output(const char *path, bool pattern, char *err, size_t errlen)
 
 int
 outfile_init(struct outfile *f, const char *path, bool pattern,
-    const struct format *fmt, bool exact_bytes,
+    const struct format *fmt, const struct output_settings *settings,
     volatile sig_atomic_t *reopen)
 {
 	char *copy = NULL, err[1024];
 
 	*f = (struct outfile){
-		.out = { .fmt = fmt, .exact_bytes = exact_bytes },
+		.out = { .fmt = fmt, .settings = *settings },
 		.reopen = reopen,
 	};
 	if (path != NULL && check_output(path, pattern, err, sizeof(err)) != 0) {
@@ -325,7 +325,6 @@ outfile_free(struct outfile *f)
 	free(f->path);
 	free(f->pattern);
 	f->path = f->pattern = NULL;
-	profile_keep_free(&f->out.keep);
 	output_release(&f->out);
 }
 
@@ -440,7 +439,7 @@ outfile_reopen_if_asked(struct outfile *f)
 		diag_say("closing the old --output: %s", strerror(errno));
 	f->out.fp = fp;
 	/* The new file stands alone: text names the statement again. */
-	f->out.has_statement = false;
+	output_new_file(&f->out);
 	if (fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode) &&
 	    st.st_size == 0)
 		return output_begin(&f->out);

@@ -22,15 +22,35 @@ output_status(FILE *fp)
 }
 
 /*
+ * The format's state is made at its first call, whatever that is: a
+ * struct output set up by a designated initializer works as one from
+ * outfile.c does. Returns 0, or -1 with errno set.
+ */
+static int
+ready(struct output *o)
+{
+	if (o->state != NULL || o->fmt->init == NULL)
+		return 0;
+	if ((o->state = o->fmt->init(&o->settings)) == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * Each callback runs with the lock of o->fp held, taken once here, so the
  * formats that write to fp may write a sample's many small fields with the
  * _unlocked stdio calls. Those that write to o->buf have their bytes sent
  * here in one write, whole or (out of memory) not at all. Then it flushes.
  */
-static void
+static int
 start(struct output *o)
 {
+	if (ready(o) != 0)
+		return -1;
 	flockfile(o->fp);
+	return 0;
 }
 
 static int
@@ -53,7 +73,8 @@ output_begin(struct output *o)
 {
 	if (o->fp == NULL)
 		return 0; /* --profile-at each, between samples */
-	start(o);
+	if (start(o) != 0)
+		return -1;
 	return finish(o, o->fmt->begin ? o->fmt->begin(o) : 0);
 }
 
@@ -64,11 +85,9 @@ output_sample(struct output *o, const struct sample *s)
 
 	if (o->next_file != NULL && o->next_file(o->next_file_ctx, s) != 0)
 		return -1;
-	start(o);
+	if (start(o) != 0)
+		return -1;
 	rc = o->fmt->sample ? o->fmt->sample(o, s) : 0;
-	o->statement = s->statement;
-	o->has_statement = true;
-	o->setup_off = s->setup_off;
 	return finish(o, rc);
 }
 
@@ -77,14 +96,16 @@ output_end(struct output *o, const struct summary *sum)
 {
 	if (o->fp == NULL)
 		return 0; /* --profile-at each, between samples */
-	start(o);
+	if (start(o) != 0)
+		return -1;
 	return finish(o, o->fmt->end ? o->fmt->end(o, sum) : 0);
 }
 
 int
 output_statements(struct output *o, const struct summary *sum)
 {
-	start(o);
+	if (start(o) != 0)
+		return -1;
 	return finish(o, o->fmt->statements ? o->fmt->statements(o, sum) : 0);
 }
 
@@ -93,8 +114,8 @@ output_dump(struct output *o, const struct output_dump *d)
 {
 	if (o->fp == NULL)
 		return 0; /* --profile-at each, between samples */
-	o->has_statement = false;
-	start(o);
+	if (start(o) != 0)
+		return -1;
 	return finish(o, o->fmt->dump ? o->fmt->dump(o, d) : 0);
 }
 
@@ -103,7 +124,8 @@ output_capture(struct output *o, const struct output_capture *c)
 {
 	if (o->fp == NULL)
 		return 0; /* --profile-at each, between samples */
-	start(o);
+	if (start(o) != 0)
+		return -1;
 	return finish(o, o->fmt->capture ? o->fmt->capture(o, c) : 0);
 }
 
@@ -112,15 +134,24 @@ output_threads(struct output *o, const struct thread_list *l)
 {
 	if (o->fp == NULL)
 		return 0; /* --profile-at each, between samples */
-	start(o);
+	if (start(o) != 0)
+		return -1;
 	return finish(o, o->fmt->threads ? o->fmt->threads(o, l) : 0);
+}
+
+void
+output_new_file(struct output *o)
+{
+	if (o->state != NULL && o->fmt->new_file != NULL)
+		o->fmt->new_file(o->state);
 }
 
 void
 output_release(struct output *o)
 {
-	chart_free(o->chart);
-	o->chart = NULL;
+	if (o->state != NULL && o->fmt->free != NULL)
+		o->fmt->free(o->state);
+	o->state = NULL;
 	ob_free(&o->buf);
 	ob_free(&o->scratch);
 }

@@ -11,7 +11,6 @@
 #include <sys/stat.h>
 
 #include "output.h"
-#include "output_csv.h"
 #include "output_format.h"
 #include "units.h"
 

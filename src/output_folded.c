@@ -58,43 +58,26 @@ put_event(FILE *fp, const struct event_stat *e, const char *root)
 	putc_unlocked('\n', fp);
 }
 
-/* The profile of the sample kept, if any; then it is forgotten. */
+/* One profile: a line per kept event of s. */
 static int
-write_kept(struct output *o)
+write_folded(struct output *o, const struct sample *s, const char *root)
 {
-	const struct sample *s = &o->keep.s;
-	char root[STATEMENT_TEXT_MAX * 2 + 4];
-	const char *r;
-
-	if (!o->keep.has)
-		return 0;
-	r = profile_root_frame(o->profile_root, s, o->grain, root,
-	    sizeof(root));
 	for (size_t i = 0; i < s->n_events; i++)
-		put_event(o->fp, &s->events[i], r);
-	profile_keep_reset(&o->keep);
+		put_event(o->fp, &s->events[i], root);
 	return output_status(o->fp);
 }
 
-/* With --profile-at each, a sample is a profile in its own file. */
-static int
-folded_sample(struct output *o, const struct sample *s)
+static void *
+folded_init(const struct output_settings *set)
 {
-	if (profile_keep_offer(&o->keep, s) != 0)
-		return -1;
-	return o->keep.at == PROFILE_AT_EACH ? write_kept(o) : 0;
-}
-
-static int
-folded_end(struct output *o, const struct summary *sum)
-{
-	(void)sum;
-	return o->keep.at == PROFILE_AT_EACH ? 0 : write_kept(o);
+	return output_profile_init(set, write_folded);
 }
 
 const struct format format_folded = {
 	.name = "folded",
 	.profile = true,
-	.sample = folded_sample,
-	.end = folded_end,
+	.init = folded_init,
+	.free = output_profile_free,
+	.sample = output_profile_sample,
+	.end = output_profile_end,
 };

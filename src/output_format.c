@@ -1,24 +1,60 @@
 /*
- * The helpers the formats share. Integers without printf are in
+ * The helpers the formats share, and the state of the picture formats
+ * (html, svg): the chart of the run. Integers without printf are in
  * output_buf.c; UTF-8 is read by scrub.c, below diag and the formats alike.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "chart.h"
 #include "output_format.h"
+
+/* The picture formats' state: the chart of the run so far, if begun. */
+struct chart_state {
+	struct chart *chart; /* owned; made at the first sample */
+};
+
+void *
+output_chart_init(const struct output_settings *set)
+{
+	(void)set;
+	return calloc(1, sizeof(struct chart_state));
+}
+
+void
+output_chart_free(void *state)
+{
+	struct chart_state *c = state;
+
+	chart_free(c->chart);
+	free(c);
+}
 
 int
 output_chart_sample(struct output *o, const struct sample *s)
 {
-	if (o->chart == NULL && (o->chart = chart_create()) == NULL) {
+	struct chart_state *c = o->state;
+
+	if (c->chart == NULL && (c->chart = chart_create()) == NULL) {
 		errno = ENOMEM;
 		return -1;
 	}
-	chart_add(o->chart, s);
+	chart_add(c->chart, s);
 	return 0;
+}
+
+struct chart *
+output_chart_take(struct output *o)
+{
+	struct chart_state *c = o->state;
+	struct chart *taken = c->chart;
+
+	c->chart = NULL;
+	return taken != NULL ? taken : chart_create();
 }
 
 const char *

@@ -1,8 +1,9 @@
 /*
- * What the format files share, and only they and the table: each format's
- * row (its struct format, listed in output_table.c), the column lists
- * (output_columns.c), and the helpers more than one format needs
- * (output_format.c).
+ * What the format files share, and only they, the table and their tests:
+ * each format's row (its struct format, listed in output_table.c), the
+ * column lists (output_columns.c), the helpers more than one format needs
+ * (output_format.c), and the state the profile formats and the picture
+ * formats share.
  */
 #ifndef MYSQLMEMPROF_OUTPUT_FORMAT_H
 #define MYSQLMEMPROF_OUTPUT_FORMAT_H
@@ -13,6 +14,8 @@
 #include <stdio.h>
 
 #include "output.h"
+
+struct chart;
 
 extern const struct format format_text;
 extern const struct format format_csv;
@@ -121,10 +124,48 @@ sample_column_get(const struct sample_column *c, const struct sample_row *r,
 }
 
 /*
- * html, svg: adds s to the picture of the run, made at the first sample.
- * Returns 0, or -1 with errno set when out of memory.
+ * The text field writers of CSV and JSON, whose unit tests compare them
+ * with the plain rule byte by byte. csv_put_text(): the n bytes at s as
+ * a quoted field, quotes doubled, a NUL as \0, and a ' before a leading
+ * formula character. json_put_string(): as a quoted JSON string, escaped
+ * where JSON needs it, where scrub.h keeps a code point from terminals,
+ * and U+FFFD for each byte that starts no UTF-8 sequence.
+ */
+void csv_put_text(struct output_buf *b, const char *s, size_t n);
+void json_put_string(struct output_buf *b, const char *s, size_t n);
+
+/*
+ * The profile formats (folded, pprof) share their state and callbacks:
+ * the sample --profile-at asks for is kept, and written when the capture
+ * ends, or each one at once with --profile-at each. Each format's init
+ * hands output_profile_init() its writer, which writes s as one profile
+ * to o->fp: root is the frame --profile-root asks for, or NULL.
+ */
+typedef int output_profile_write(struct output *o, const struct sample *s,
+    const char *root);
+void *output_profile_init(const struct output_settings *set,
+    output_profile_write *write);
+void output_profile_free(void *state);
+int output_profile_sample(struct output *o, const struct sample *s);
+int output_profile_end(struct output *o, const struct summary *sum);
+
+/*
+ * The picture formats (html, svg) share their state: the chart of the run
+ * so far (chart.h). Their init and free.
+ */
+void *output_chart_init(const struct output_settings *set);
+void output_chart_free(void *state);
+/*
+ * Adds s to the picture of the run, made at the first sample. Returns 0,
+ * or -1 with errno set when out of memory.
  */
 int output_chart_sample(struct output *o, const struct sample *s);
+/*
+ * At the end: the chart of the run, now the caller's to free (an empty
+ * one when no sample came; NULL when out of memory). The next capture of
+ * --repeat starts a picture of its own.
+ */
+struct chart *output_chart_take(struct output *o);
 /* What the picture is of: "thread 42", "global"...; in buf. */
 const char *output_chart_what(const struct output *o, uint64_t thread_id,
     char *buf, size_t len);

@@ -150,11 +150,11 @@ html_sample(struct output *o, const struct sample *s)
 static int
 html_end(struct output *o, const struct summary *sum)
 {
-	struct chart *c = o->chart;
+	struct chart *c = output_chart_take(o);
 	FILE *fp = o->fp;
 	char what[700], total[720];
 
-	if (c == NULL && (c = chart_create()) == NULL)
+	if (c == NULL)
 		return -1;
 	output_chart_what(o, sum->thread_id, what, sizeof(what));
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\""
@@ -175,12 +175,13 @@ html_end(struct output *o, const struct summary *sum)
 	fputs("<p class=\"note\">The picture and the tables cover the whole "
 	    "run. Made by mysqlmemprof.</p>\n</body>\n</html>\n", fp);
 	chart_free(c);
-	o->chart = NULL;
 	return output_status(fp);
 }
 
 const struct format format_html = {
 	.name = "html",
+	.init = output_chart_init,
+	.free = output_chart_free,
 	.sample = html_sample,
 	.end = html_end,
 	.one_run = true,

@@ -11,7 +11,6 @@
 
 #include "output.h"
 #include "output_format.h"
-#include "output_json.h"
 #include "scrub.h"
 #include "units.h"
 

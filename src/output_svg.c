@@ -17,23 +17,23 @@ svg_sample(struct output *o, const struct sample *s)
 static int
 svg_end(struct output *o, const struct summary *sum)
 {
-	struct chart *c = o->chart;
+	struct chart *c = output_chart_take(o);
 	char what[700], total[720];
 
 	/* No sample: the picture says so, and is still a whole document. */
-	if (c == NULL && (c = chart_create()) == NULL)
+	if (c == NULL)
 		return -1;
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", o->fp);
 	picture_svg(o->fp, c, output_chart_what(o, sum->thread_id, what,
 	    sizeof(what)), output_chart_total(o, total, sizeof(total)));
-	/* The next capture of --repeat starts a picture of its own. */
 	chart_free(c);
-	o->chart = NULL;
 	return output_status(o->fp);
 }
 
 const struct format format_svg = {
 	.name = "svg",
+	.init = output_chart_init,
+	.free = output_chart_free,
 	.sample = svg_sample,
 	.end = svg_end,
 	.one_run = true,

@@ -308,6 +308,9 @@ replay_run(const struct options *o, struct signal_flags *sig,
 		    o->read_path,
 		.stop = &sig->stop,
 	};
+	const struct output_settings settings = {
+		.exact_bytes = o->exact_bytes,
+	};
 	int rc;
 
 	if (open_input(o->read_path, &r.fd) != 0)
@@ -319,7 +322,7 @@ replay_run(const struct options *o, struct signal_flags *sig,
 			close(r.fd);
 		return EXIT_USAGE;
 	}
-	if (outfile_init(&p.f, o->output, false, o->format, o->exact_bytes,
+	if (outfile_init(&p.f, o->output, false, o->format, &settings,
 	    &sig->reopen) != 0) {
 		if (r.fd != 0)
 			close(r.fd);

@@ -253,7 +253,7 @@ enum what { SAMPLES, LIST, GRAIN, STATEMENTS };
 static char *
 render(const char *format, bool exact, enum what what, size_t *len)
 {
-	struct output o = { .exact_bytes = exact };
+	struct output o = { .settings.exact_bytes = exact };
 	char *buf = NULL;
 
 	assert_non_null(o.fmt = format_find(format));
@@ -1322,6 +1322,62 @@ test_text_no_samples(void **state)
 	free(buf);
 }
 
+/* How many times text names a statement in buf. */
+static size_t
+statements_named(const char *buf)
+{
+	size_t n = 0;
+
+	for (const char *p = buf; (p = strstr(p, "## statement: ")) != NULL;
+	    p++)
+		n++;
+	return n;
+}
+
+/*
+ * Text names a sample's statement where it changes, and again where the
+ * reader may not have seen it: after a trigger's line, in a new file
+ * (SIGHUP); what it remembers is the format's own, from output to output.
+ */
+static void
+test_text_names_statement_again(void **state)
+{
+	struct output o = { .fmt = format_find("text") };
+	struct output_dump d = { .by_signal = true, .held = 1 };
+	struct sample p = { .seq = 1, .wall_ms = WALL, .thread_id = 42,
+	    .total_bytes = 1024 };
+	struct output other = o;
+	char *buf = NULL;
+	size_t len;
+
+	(void)state;
+	set_statement(&p, 101, "", "SELECT 1");
+	assert_non_null(o.fp = open_memstream(&buf, &len));
+	assert_int_equal(output_sample(&o, &p), 0);
+	assert_int_equal(output_sample(&o, &p), 0);
+	assert_int_equal(fflush(o.fp), 0);
+	assert_int_equal(statements_named(buf), 1);
+	output_new_file(&o);
+	assert_int_equal(output_sample(&o, &p), 0);
+	assert_int_equal(fflush(o.fp), 0);
+	assert_int_equal(statements_named(buf), 2);
+	assert_int_equal(output_dump(&o, &d), 0);
+	assert_int_equal(output_sample(&o, &p), 0);
+	assert_int_equal(output_sample(&o, &p), 0);
+	assert_int_equal(fflush(o.fp), 0);
+	assert_int_equal(statements_named(buf), 3);
+	/* Another output of the format has a state of its own. */
+	other.fp = o.fp;
+	assert_int_equal(output_sample(&other, &p), 0);
+	assert_int_equal(fflush(o.fp), 0);
+	assert_int_equal(statements_named(buf), 4);
+	output_release(&other);
+	output_release(&o);
+	assert_null(o.state);
+	assert_int_equal(fclose(o.fp), 0);
+	free(buf);
+}
+
 /* In text, what a terminal acts on shows as '?', in names and statements. */
 static void
 test_text_terminal_controls(void **state)
@@ -1430,6 +1486,7 @@ main(void)
 		cmocka_unit_test(test_text_layout),
 		cmocka_unit_test(test_text_list_layout),
 		cmocka_unit_test(test_text_no_samples),
+		cmocka_unit_test(test_text_names_statement_again),
 		cmocka_unit_test(test_text_terminal_controls),
 		cmocka_unit_test(test_text_folds_white_space),
 	};

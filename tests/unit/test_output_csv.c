@@ -15,7 +15,7 @@
 
 #include "output_buf.h"
 #include "writer_check.h"
-#include "output_csv.h"
+#include "output_format.h"
 
 /* The reference: output_csv.c's put_text() before runs. */
 static void

@@ -16,7 +16,7 @@
 
 #include "output_buf.h"
 #include "writer_check.h"
-#include "output_json.h"
+#include "output_format.h"
 #include "scrub.h"
 
 /* The reference: output_json.c's put_ascii() and put_string() before runs. */

@@ -99,7 +99,7 @@ folded(struct sample *s, enum profile_root root, const char *grain)
 {
 	struct output o = {
 		.fmt = format_find("folded"), .grain = grain,
-		.profile_root = root,
+		.settings.profile_root = root,
 	};
 	struct summary sum = { 0 };
 	char *buf = NULL;
@@ -110,8 +110,8 @@ folded(struct sample *s, enum profile_root root, const char *grain)
 	assert_int_equal(output_begin(&o), 0);
 	assert_int_equal(output_sample(&o, s), 0);
 	assert_int_equal(output_end(&o, &sum), 0);
+	output_release(&o);
 	assert_int_equal(fclose(o.fp), 0);
-	profile_keep_free(&o.keep);
 	return buf;
 }
 
@@ -148,6 +148,65 @@ test_folded_lines(void **state)
 	free(out);
 }
 
+/*
+ * The format's settings reach its state: with --profile-at peak the
+ * profile is of the largest sample, of the filtered total under
+ * --events; with each, every sample is written as it comes.
+ */
+static char *
+folded_at(const struct output_settings *set, const struct sample *const *all,
+    size_t n, size_t *written_early)
+{
+	struct output o = { .fmt = format_find("folded"), .settings = *set };
+	struct summary sum = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+
+	assert_non_null(o.fp = open_memstream(&buf, &len));
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(output_sample(&o, all[i]), 0);
+	*written_early = len;
+	assert_int_equal(output_end(&o, &sum), 0);
+	output_release(&o);
+	assert_int_equal(fclose(o.fp), 0);
+	return buf;
+}
+
+static void
+test_folded_profile_at(void **state)
+{
+	struct event_stat a[] = { ev("memory/a", 10) };
+	struct event_stat b[] = { ev("memory/b", 30) };
+	struct event_stat c[] = { ev("memory/c", 20) };
+	struct sample s1 = sample_of(1, 100, a, 1);
+	struct sample s2 = sample_of(2, 300, b, 1);
+	struct sample s3 = sample_of(3, 200, c, 1);
+	const struct sample *all[] = { &s1, &s2, &s3 };
+	struct output_settings set = { .profile_at = PROFILE_AT_LAST };
+	size_t early;
+	char *out;
+
+	(void)state;
+	out = folded_at(&set, all, 3, &early);
+	assert_string_equal(out, "memory;c 20\n");
+	assert_int_equal(early, 0);
+	free(out);
+	set.profile_at = PROFILE_AT_PEAK;
+	out = folded_at(&set, all, 3, &early);
+	assert_string_equal(out, "memory;b 30\n");
+	free(out);
+	/* The filtered totals are -100, -300, -200: the first is largest. */
+	set.peak_of_filtered = true;
+	out = folded_at(&set, all, 3, &early);
+	assert_string_equal(out, "memory;a 10\n");
+	free(out);
+	set = (struct output_settings){ .profile_at = PROFILE_AT_EACH };
+	out = folded_at(&set, all, 3, &early);
+	assert_string_equal(out, "memory;a 10\nmemory;b 30\nmemory;c 20\n");
+	assert_int_equal(early, strlen(out));
+	free(out);
+}
+
 /* Nothing sampled: no line at all. */
 static void
 test_folded_nothing(void **state)
@@ -160,6 +219,7 @@ test_folded_nothing(void **state)
 	(void)state;
 	assert_non_null(o.fp = open_memstream(&buf, &len));
 	assert_int_equal(output_end(&o, &sum), 0);
+	output_release(&o);
 	assert_int_equal(fclose(o.fp), 0);
 	assert_int_equal(len, 0);
 	free(buf);
@@ -174,6 +234,7 @@ main(void)
 		cmocka_unit_test(test_clean),
 		cmocka_unit_test(test_folded_lines),
 		cmocka_unit_test(test_folded_nothing),
+		cmocka_unit_test(test_folded_profile_at),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,498 @@
+/*
+ * The text format's summary of a capture: the whole run when runstats
+ * kept it (each event's min, max, mean and peaks, the peaks between
+ * samples, the statements ranked by growth, what the samples cost the
+ * server), else the window the ring holds; and --statements in text.
+ */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+#include "output_clean.h"
+#include "output_text.h"
+#include "units.h"
+
+/* The mean, rounded to whole bytes; out-of-range doubles are clamped. */
+static int64_t
+round_mean(double m)
+{
+	if (m >= 9223372036854775807.0)
+		return INT64_MAX;
+	if (m <= -9223372036854775808.0)
+		return INT64_MIN;
+	return (int64_t)(m < 0 ? m - 0.5 : m + 0.5);
+}
+
+/* The numeric columns of the summary, as the header names them. */
+#define SUM_COLS 6
+static const char *const sum_heads[SUM_COLS] = {
+	"samples", "min", "max", "mean", "last", "high"
+};
+
+static void
+event_cells(const struct output *o, const struct summary_event *e,
+    char c[SUM_COLS][CELL])
+{
+	snprintf(c[0], CELL, "%" PRIu64, e->samples);
+	fmt_bytes(o, e->min_bytes, c[1]);
+	fmt_bytes(o, e->max_bytes, c[2]);
+	fmt_bytes(o, round_mean(e->mean_bytes), c[3]);
+	fmt_bytes(o, e->last_bytes, c[4]);
+	fmt_bytes(o, e->high_bytes, c[5]);
+}
+
+/* The summary keeps no mean nor high-water mark of the total. */
+static void
+total_cells(const struct output *o, const struct summary *s,
+    char c[SUM_COLS][CELL])
+{
+	snprintf(c[0], CELL, "%zu", s->n_samples);
+	fmt_bytes(o, s->min_total, c[1]);
+	fmt_bytes(o, s->max_total, c[2]);
+	snprintf(c[3], CELL, "-");
+	fmt_bytes(o, s->last_total, c[4]);
+	snprintf(c[5], CELL, "-");
+}
+
+static void
+put_sum_row(struct output_buf *b, const char *name, size_t name_width,
+    char c[SUM_COLS][CELL], const size_t w[SUM_COLS])
+{
+	ob_putc(b, ' ');
+	clean_left(b, name, name_width, false);
+	for (size_t j = 0; j < SUM_COLS; j++) {
+		ob_puts(b, "  ");
+		clean_right(b, c[j], w[j]);
+	}
+	ob_putc(b, '\n');
+}
+
+/* Column widths wide enough for the header, every event and the total. */
+static size_t
+sum_widths(const struct output *o, const struct summary *s, size_t w[SUM_COLS])
+{
+	char label_buf[EVENT_NAME_MAX + 16];
+	size_t name_width = max_size(NAME_WIDTH,
+	    clean_width(total_label(o, label_buf, sizeof(label_buf)), false));
+	char c[SUM_COLS][CELL];
+
+	for (size_t j = 0; j < SUM_COLS; j++)
+		w[j] = strlen(sum_heads[j]);
+	total_cells(o, s, c);
+	for (size_t j = 0; j < SUM_COLS; j++)
+		w[j] = max_size(w[j], strlen(c[j]));
+	for (size_t i = 0; i < s->n_events; i++) {
+		name_width = max_size(name_width,
+		    clean_width(short_name(s->events[i].name), false));
+		event_cells(o, &s->events[i], c);
+		for (size_t j = 0; j < SUM_COLS; j++)
+			w[j] = max_size(w[j], strlen(c[j]));
+	}
+	return name_width;
+}
+
+#define PEAKS_LABEL "peaked between samples"
+
+/*
+ * The events that peaked where no sample saw them, in columns under the
+ * summary's: the name, then how many samples found a peak under "samples",
+ * then the largest peak under "min".
+ */
+static void
+put_peaks(struct output *o, const struct summary *s, size_t name_width,
+    const size_t w[SUM_COLS])
+{
+	size_t largest_width = max_size(w[1], strlen("largest"));
+	char n[CELL], v[CELL];
+
+	if (s->n_peaks == 0) {
+		ob_puts(&o->buf, " peaks between samples: none seen\n");
+		return;
+	}
+	for (size_t i = 0; i < s->n_peaks; i++) {
+		fmt_bytes(o, s->peaks[i]->largest_unseen_peak, v);
+		largest_width = max_size(largest_width, strlen(v));
+	}
+	name_width = max_size(name_width, strlen(PEAKS_LABEL));
+	ob_putc(&o->buf, ' ');
+	clean_left(&o->buf, PEAKS_LABEL, name_width, false);
+	ob_puts(&o->buf, "  ");
+	clean_right(&o->buf, "samples", w[0]);
+	ob_puts(&o->buf, "  ");
+	clean_right(&o->buf, "largest", largest_width);
+	ob_putc(&o->buf, '\n');
+	for (size_t i = 0; i < s->n_peaks; i++) {
+		const struct summary_event *e = s->peaks[i];
+
+		ob_putc(&o->buf, ' ');
+		clean_left(&o->buf, short_name(e->name), name_width, false);
+		snprintf(n, CELL, "%" PRIu64, e->unseen_peaks);
+		fmt_bytes(o, e->largest_unseen_peak, v);
+		ob_puts(&o->buf, "  ");
+		clean_right(&o->buf, n, w[0]);
+		ob_puts(&o->buf, "  ");
+		clean_right(&o->buf, v, largest_width);
+		ob_putc(&o->buf, '\n');
+	}
+}
+
+/*
+ * When the window saw more than one statement: each one's samples, its peak
+ * and final totals and the events that held the most during it.
+ */
+static void
+put_statements(struct output *o, const struct summary *s)
+{
+	size_t width = NAME_WIDTH;
+	char v[CELL], w[CELL];
+
+	if (s->n_statements < 2)
+		return;
+	for (size_t i = 0; i < s->n_statements; i++)
+		for (size_t j = 0; j < s->statements[i].n_top; j++)
+			width = max_size(width, clean_width(
+			    short_name(s->statements[i].top[j].name), false));
+	ob_printf(&o->buf, "## By statement: %zu in the window ##\n",
+	    s->n_statements);
+	for (size_t i = 0; i < s->n_statements; i++) {
+		const struct summary_statement *st = &s->statements[i];
+
+		if (st->samples == 1)
+			ob_printf(&o->buf, " #%" PRIu64 ": ", st->first_seq);
+		else
+			ob_printf(&o->buf, " #%" PRIu64 " to #%" PRIu64 ": ",
+			    st->first_seq, st->last_seq);
+		put_statement_text(&o->buf, st->statement);
+		fmt_bytes(o, st->peak_total, v);
+		fmt_bytes(o, st->final_total, w);
+		ob_printf(&o->buf, "\n   peak %s, final %s\n", v, w);
+		for (size_t j = 0; j < st->n_top; j++) {
+			ob_puts(&o->buf, "   ");
+			clean_left(&o->buf, short_name(st->top[j].name), width,
+			    false);
+			fmt_bytes(o, st->top[j].max_bytes, v);
+			ob_printf(&o->buf, " -> %s\n", v);
+		}
+	}
+}
+
+/*
+ * The whole run (summary.h, has_run): each event over every sample that
+ * kept it, with the peak that includes peaks between samples; the peaks
+ * between samples of both kinds; the statements ranked by growth.
+ */
+#define RUN_COLS 7
+static const char *const run_heads[RUN_COLS] = {
+	"samples", "min", "max", "mean", "last", "high", "peak"
+};
+
+static void
+run_event_cells(const struct output *o, const struct run_event *e,
+    char c[RUN_COLS][CELL])
+{
+	snprintf(c[0], CELL, "%" PRIu64, e->samples);
+	fmt_bytes(o, e->min_bytes, c[1]);
+	fmt_bytes(o, e->max_bytes, c[2]);
+	fmt_bytes(o, round_mean(e->mean_bytes), c[3]);
+	fmt_bytes(o, e->last_bytes, c[4]);
+	fmt_bytes(o, e->high_bytes, c[5]);
+	fmt_bytes(o, e->peak_bytes, c[6]);
+}
+
+/* The total has no high-water mark of its own. */
+static void
+run_total_cells(const struct output *o, const struct run_totals *t,
+    char c[RUN_COLS][CELL])
+{
+	snprintf(c[0], CELL, "%" PRIu64, t->samples);
+	fmt_bytes(o, t->min_total, c[1]);
+	fmt_bytes(o, t->max_total, c[2]);
+	fmt_bytes(o, round_mean(t->mean_total), c[3]);
+	fmt_bytes(o, t->last_total, c[4]);
+	snprintf(c[5], CELL, "-");
+	fmt_bytes(o, t->between_peak_total, c[6]);
+}
+
+static void
+put_cells(struct output_buf *b, const char *name, size_t name_width, size_t n,
+    char c[][CELL], const size_t *w)
+{
+	ob_putc(b, ' ');
+	clean_left(b, name, name_width, false);
+	for (size_t j = 0; j < n; j++) {
+		ob_puts(b, "  ");
+		clean_right(b, c[j], w[j]);
+	}
+	ob_putc(b, '\n');
+}
+
+static void
+widen(size_t n, char c[][CELL], size_t *w)
+{
+	for (size_t j = 0; j < n; j++)
+		w[j] = max_size(w[j], strlen(c[j]));
+}
+
+/* "## Summary of ... ##" and the line that says what it covers. */
+static void
+put_run_heading(struct output *o, const struct summary *s)
+{
+	const struct run_totals *t = &s->run;
+
+	ob_printf(&o->buf, "## Summary of %" PRIu64 " sample%s (#%" PRIu64
+	    " to #%" PRIu64 ", %" PRIu64 " ms to %" PRIu64 " ms), ", t->samples,
+	    t->samples == 1 ? "" : "s", t->first_seq, t->last_seq,
+	    t->first_elapsed_us / 1000, t->last_elapsed_us / 1000);
+	if (o->grain == NULL)
+		ob_printf(&o->buf, "thread %" PRIu64 " ##\n", s->thread_id);
+	else {
+		/* An account's name is anyone's to choose. */
+		clean_put(&o->buf, o->grain, SIZE_MAX, true);
+		ob_puts(&o->buf, " ##\n");
+	}
+	ob_printf(&o->buf, " over the whole run; the window holds the last %zu "
+	    "(#%" PRIu64 " to #%" PRIu64 ")\n high: the high-water mark since "
+	    "%s; peak: the most held in the run, peaks between samples "
+	    "included\n", s->n_samples, s->first_seq, s->last_seq,
+	    o->grain == NULL ? "the thread started" : "the server started");
+}
+
+#define RUN_PEAKS_LABEL "peaked between samples"
+
+/* The largest peak between samples first; then by name. */
+static int
+by_between_peak(const void *a, const void *b)
+{
+	const struct run_event *x = *(const struct run_event *const *)a;
+	const struct run_event *y = *(const struct run_event *const *)b;
+
+	if (x->largest_between_peak != y->largest_between_peak)
+		return x->largest_between_peak < y->largest_between_peak ? 1 :
+		    -1;
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * The events that peaked between samples: how many samples proved it by
+ * the high-water mark, how many by the deltas alone, and the largest.
+ */
+static void
+put_run_peaks(struct output *o, const struct summary *s,
+    size_t name_width)
+{
+	static const char *const heads[3] = { "high-water", "deltas",
+	    "largest" };
+	const struct run_event **peaked;
+	size_t n = 0;
+	char c[3][CELL];
+	size_t w[3];
+
+	if (s->run.unseen_peaks + s->run.delta_spikes == 0) {
+		ob_puts(&o->buf, " peaks between samples: none seen\n");
+		return;
+	}
+	/* Out of memory for a few pointers: in the order of the events. */
+	peaked = malloc(s->n_run_events * sizeof(*peaked));
+	for (size_t i = 0; peaked != NULL && i < s->n_run_events; i++)
+		if (s->run_events[i].unseen_peaks +
+		    s->run_events[i].delta_spikes > 0)
+			peaked[n++] = &s->run_events[i];
+	if (peaked != NULL)
+		qsort(peaked, n, sizeof(*peaked), by_between_peak);
+	name_width = max_size(name_width, strlen(RUN_PEAKS_LABEL));
+	for (size_t j = 0; j < 3; j++)
+		w[j] = strlen(heads[j]);
+	for (size_t i = 0; i < s->n_run_events; i++) {
+		fmt_bytes(o, s->run_events[i].largest_between_peak, c[2]);
+		w[2] = max_size(w[2], strlen(c[2]));
+	}
+	for (size_t j = 0; j < 3; j++)
+		snprintf(c[j], CELL, "%s", heads[j]);
+	put_cells(&o->buf, RUN_PEAKS_LABEL, name_width, 3, c, w);
+	for (size_t i = 0; i < (peaked != NULL ? n : s->n_run_events); i++) {
+		const struct run_event *e = peaked != NULL ? peaked[i] :
+		    &s->run_events[i];
+
+		if (e->unseen_peaks + e->delta_spikes == 0)
+			continue;
+		snprintf(c[0], CELL, "%" PRIu64, e->unseen_peaks);
+		snprintf(c[1], CELL, "%" PRIu64, e->delta_spikes);
+		fmt_bytes(o, e->largest_between_peak, c[2]);
+		put_cells(&o->buf, short_name(e->name), name_width, 3, c, w);
+	}
+	free(peaked);
+}
+
+#define STMT_COLS 6
+static const char *const stmt_heads[STMT_COLS] = {
+	"growth", "start", "peak", "allocated", "samples", "ran"
+};
+
+static void
+stmt_cells(const struct output *o, const struct run_statement *st,
+    char c[STMT_COLS][CELL])
+{
+	fmt_bytes(o, st->growth_bytes, c[0]);
+	fmt_bytes(o, st->start_bytes, c[1]);
+	fmt_bytes(o, st->between_peak_bytes, c[2]);
+	fmt_bytes(o, st->alloc_bytes > INT64_MAX ? INT64_MAX :
+	    (int64_t)st->alloc_bytes, c[3]);
+	if (st->first_seq == st->last_seq)
+		snprintf(c[4], CELL, "#%" PRIu64, st->first_seq);
+	else
+		snprintf(c[4], CELL, "#%" PRIu64 "-#%" PRIu64, st->first_seq,
+		    st->last_seq);
+	snprintf(c[5], CELL, "%" PRIu64 " ms",
+	    (st->last_elapsed_us - st->first_elapsed_us) / 1000);
+}
+
+/*
+ * The statements of the run, the most growth first: the memory each took,
+ * rather than the memory the thread held when it began.
+ */
+static void
+put_run_statements(struct output *o, const struct summary *s)
+{
+	char c[STMT_COLS][CELL];
+	size_t w[STMT_COLS];
+
+	if (s->n_run_statements == 0)
+		return;
+	ob_printf(&o->buf, "## Statements by growth: %zu in the run%s ##\n",
+	    s->n_run_statements, s->run.statements_dropped > 0 ?
+	    ", the least grown left out" : "");
+	for (size_t j = 0; j < STMT_COLS; j++)
+		w[j] = strlen(stmt_heads[j]);
+	for (size_t i = 0; i < s->n_run_statements; i++) {
+		stmt_cells(o, &s->run_statements[i], c);
+		widen(STMT_COLS, c, w);
+	}
+	for (size_t j = 0; j < STMT_COLS; j++)
+		snprintf(c[j], CELL, "%s", stmt_heads[j]);
+	put_cells(&o->buf, "rank", 4, STMT_COLS, c, w);
+	/* Under its numbers, a statement of any length stays readable. */
+	for (size_t i = 0; i < s->n_run_statements; i++) {
+		char rank[CELL];
+
+		snprintf(rank, CELL, "%zu", i + 1);
+		stmt_cells(o, &s->run_statements[i], c);
+		put_cells(&o->buf, rank, 4, STMT_COLS, c, w);
+		ob_puts(&o->buf, "      statement: ");
+		put_statement_text(&o->buf, &s->run_statements[i].statement);
+		ob_putc(&o->buf, '\n');
+	}
+}
+
+/* --statements in text: the ranking the summary shows. */
+int
+text_statements(struct output *o, const struct summary *s)
+{
+	put_run_statements(o, s);
+	return ob_status(&o->buf);
+}
+
+/*
+ * What the samples' queries cost the server: the mean and the slowest,
+ * and the share of a core they took over the run (the sampler's duty
+ * cycle), which grows with the threads connected (see --max-load).
+ */
+static void
+put_server_time(struct output *o, const struct run_totals *t)
+{
+	double duty = run_totals_duty_pct(t);
+
+	if (t->queried == 0)
+		return;
+	ob_printf(&o->buf, " server time per sample: mean %.2f ms, slowest "
+	    "%.2f ms", (double)t->query_us_sum / (double)t->queried / 1000,
+	    (double)t->query_us_max / 1000);
+	if (duty >= 0)
+		ob_printf(&o->buf, "; %.1f%% of a core over the run", duty);
+	ob_puts(&o->buf, "\n");
+}
+
+static int
+text_end_run(struct output *o, const struct summary *s)
+{
+	char label_buf[EVENT_NAME_MAX + 16];
+	const char *label = total_label(o, label_buf, sizeof(label_buf));
+	size_t name_width = max_size(NAME_WIDTH, clean_width(label, false));
+	char c[RUN_COLS][CELL];
+	size_t w[RUN_COLS];
+
+	for (size_t j = 0; j < RUN_COLS; j++)
+		w[j] = strlen(run_heads[j]);
+	run_total_cells(o, &s->run, c);
+	widen(RUN_COLS, c, w);
+	for (size_t i = 0; i < s->n_run_events; i++) {
+		name_width = max_size(name_width,
+		    clean_width(short_name(s->run_events[i].name), false));
+		run_event_cells(o, &s->run_events[i], c);
+		widen(RUN_COLS, c, w);
+	}
+	put_run_heading(o, s);
+	for (size_t j = 0; j < RUN_COLS; j++)
+		snprintf(c[j], CELL, "%s", run_heads[j]);
+	put_cells(&o->buf, "event", name_width, RUN_COLS, c, w);
+	for (size_t i = 0; i < s->n_run_events; i++) {
+		run_event_cells(o, &s->run_events[i], c);
+		put_cells(&o->buf, short_name(s->run_events[i].name), name_width,
+		    RUN_COLS, c, w);
+	}
+	run_total_cells(o, &s->run, c);
+	put_cells(&o->buf, label, name_width, RUN_COLS, c, w);
+	put_run_peaks(o, s, name_width);
+	ob_printf(&o->buf, " skipped ticks: %" PRIu64 "\n", s->skipped);
+	put_server_time(o, &s->run);
+	put_run_statements(o, s);
+	return ob_status(&o->buf);
+}
+
+int
+text_end(struct output *o, const struct summary *s)
+{
+	char label_buf[EVENT_NAME_MAX + 16];
+	size_t w[SUM_COLS], name_width;
+	char c[SUM_COLS][CELL];
+
+	if (s != NULL && s->has_run && s->run.samples > 0)
+		return text_end_run(o, s);
+	if (s == NULL)
+		return 0;
+	if (s->n_samples == 0) {
+		ob_printf(&o->buf, "## Summary: no samples were taken ##\n"
+		    " skipped ticks: %" PRIu64 "\n", s->skipped);
+		return ob_status(&o->buf);
+	}
+	name_width = sum_widths(o, s, w);
+	ob_printf(&o->buf, "## Summary of %zu sample%s (#%" PRIu64 " to #%"
+	    PRIu64 ", %" PRIu64 " ms to %" PRIu64 " ms), ", s->n_samples,
+	    s->n_samples == 1 ? "" : "s", s->first_seq, s->last_seq,
+	    s->first_elapsed_us / 1000, s->last_elapsed_us / 1000);
+	if (o->grain == NULL)
+		ob_printf(&o->buf, "thread %" PRIu64 " ##\n", s->thread_id);
+	else {
+		/* An account's name is anyone's to choose. */
+		clean_put(&o->buf, o->grain, SIZE_MAX, true);
+		ob_puts(&o->buf, " ##\n");
+	}
+	for (size_t j = 0; j < SUM_COLS; j++)
+		snprintf(c[j], CELL, "%s", sum_heads[j]);
+	put_sum_row(&o->buf, "event", name_width, c, w);
+	for (size_t i = 0; i < s->n_events; i++) {
+		event_cells(o, &s->events[i], c);
+		put_sum_row(&o->buf, short_name(s->events[i].name), name_width,
+		    c, w);
+	}
+	total_cells(o, s, c);
+	put_sum_row(&o->buf, total_label(o, label_buf, sizeof(label_buf)),
+	    name_width, c, w);
+	put_peaks(o, s, name_width, w);
+	ob_printf(&o->buf, " skipped ticks: %" PRIu64 "\n", s->skipped);
+	put_statements(o, s);
+	return ob_status(&o->buf);
+}
