@@ -26,6 +26,7 @@ runs in RESULTS-overhead.json. Standard library only. MMP_BENCH_QUICK=1
 shrinks every run for a smoke test of a minute or two.
 """
 import datetime
+import json
 import math
 import os
 import re
@@ -43,8 +44,8 @@ from benchlib import (BUILT, MMP, OVERHEAD_SECTION, QUICK, RESULTS,
                       TARGET_DB, TARGET_PASSWORD, TARGET_USER, TARGET_WORK,
                       USER, Holder, Server, build_helpers, count_headers,
                       fmt, log, median, paired, parse_done, read_floats,
-                      read_json, rounds_text, table, tool_versions,
-                      write_section)
+                      read_json, read_section, rounds_text, table,
+                      tool_versions, write_section)
 
 SYSBENCH = shutil.which("sysbench")
 TESTS = ["oltp_read_only", "oltp_read_write"]
@@ -70,6 +71,11 @@ INSTR_WARM = 5 if QUICK else 20         # samples before those
 INSTR_WHO = ["json", "csv", "text", "floor-paced"]
 STATEMENT_TARGET = 1.05                 # issue 13: server cost per sample
 CLIENT_TARGET = 1.2                     # issue 13: client CPU per sample
+# MMP_BENCH_ONLY=instr runs the instructions table alone (a minute or two:
+# callgrind's counts do not move with the machine's load, so a change to
+# the per-sample path can be measured before and after while other work
+# runs); MMP_BENCH_WRITE=1 then puts it in RESULTS.md.
+ONLY = os.environ.get("MMP_BENCH_ONLY") or None
 
 # The configurations of the workload runs: (sampler, interval, label).
 # mysqlmemprof samples at the rate asked (--max-load 0), except one row
@@ -315,6 +321,40 @@ def spread_ratio(runs, base, key):
 
 # ------------------------------------------------------------------ report
 
+def instr_report(ins):
+    """The subsection "Instructions per sample by format", as lines; none
+    without callgrind's counts."""
+    if not ins:
+        return []
+    lines = []
+    add = lines.append
+    add("### Instructions per sample by format")
+    add("")
+    add("The same programs under callgrind, %d samples every %d ms: "
+        "the instructions each runs in user space per sample (a run of "
+        "%d samples less a run of %d), libraries included, the kernel "
+        "not. One run each: the count does not move with the machine's "
+        "load, as the CPU times above do." % (INSTR_N, COST_MS,
+                                              INSTR_N + INSTR_WARM,
+                                              INSTR_WARM))
+    add("")
+    base = ins["floor-paced"]
+    rows = [["mysqlmemprof --format %s" % f, fmt(ins[f], 0),
+             "%.2f" % (ins[f] / base)] for f in ("json", "csv", "text")]
+    rows.append(["paced bare query (floor-paced)", fmt(base, 0), "1.00"])
+    add(table(["sampler", "instructions per sample", "÷ floor-paced"],
+              rows))
+    add("")
+    add("- Both read the same rows through the same library calls, "
+        "integers as integers; the difference is mysqlmemprof's own "
+        "work per sample: each row handed to its reader, the top-N, "
+        "the deltas, the run statistics and the formatting. The "
+        "kernel's part, left out here, is the same socket calls for "
+        "both and one write per sample for mysqlmemprof.")
+    add("")
+    return lines
+
+
 def report(res):
     lines = []
     add = lines.append
@@ -539,32 +579,7 @@ def report(res):
         "the deltas and the whole-run statistics, formatting and writing)."
         % (CLIENT_TARGET, ", ".join(verdicts)))
     add("")
-    ins = res.get("instr", {})
-    if ins:
-        add("### Instructions per sample by format")
-        add("")
-        add("The same programs under callgrind, %d samples every %d ms: "
-            "the instructions each runs in user space per sample (a run of "
-            "%d samples less a run of %d), libraries included, the kernel "
-            "not. One run each: the count does not move with the machine's "
-            "load, as the CPU times above do." % (INSTR_N, COST_MS,
-                                                  INSTR_N + INSTR_WARM,
-                                                  INSTR_WARM))
-        add("")
-        base = ins["floor-paced"]
-        rows = [["mysqlmemprof --format %s" % f, fmt(ins[f], 0),
-                 "%.2f" % (ins[f] / base)] for f in ("json", "csv", "text")]
-        rows.append(["paced bare query (floor-paced)", fmt(base, 0), "1.00"])
-        add(table(["sampler", "instructions per sample", "÷ floor-paced"],
-                  rows))
-        add("")
-        add("- Both read the same rows through the same library calls, "
-            "integers as integers; the difference is mysqlmemprof's own "
-            "work per sample: each row handed to its reader, the top-N, "
-            "the deltas, the run statistics and the formatting. The "
-            "kernel's part, left out here, is the same socket calls for "
-            "both and one write per sample for mysqlmemprof.")
-        add("")
+    lines += instr_report(res.get("instr", {}))
     add("### What limits these figures")
     add("")
     add("- Two cores are shared by sysbench, the server and the sampler: a "
@@ -589,6 +604,34 @@ def report(res):
 
 
 # ------------------------------------------------------------------- main
+
+def write_instr(res):
+    """MMP_BENCH_ONLY=instr: the table "Instructions per sample by format"
+    in place of the one in this server's section of RESULTS.md (the rest
+    of the section is left as it was), and its counts in the raw runs."""
+    name = section_name(OVERHEAD_SECTION)
+    text = read_section(RESULTS, name)
+    body = text[text.find("\n") + 1:text.rfind(benchlib.SECTION_END % name)]
+    head = "### Instructions per sample by format\n"
+    i = body.find(head)
+    j = body.find("\n### ", i + len(head))
+    if i < 0 or j < 0:
+        log("no instructions table in %s to replace" %
+            os.path.relpath(RESULTS))
+        return
+    body = (body[:i] + "\n".join(instr_report(res["instr"])) + "\n" +
+            body[j + 1:])
+    write_section(RESULTS, section_name(OVERHEAD_SECTION), body)
+    raw = os.path.splitext(RESULTS)[0] + "-%s.json" % section_name(
+        OVERHEAD_SECTION)
+    if os.path.exists(raw):
+        with open(raw) as f:
+            old = json.load(f)
+        old["instr"] = res["instr"]
+        benchlib.write_raw(raw, old)
+    log("wrote its instructions table in %s" % os.path.relpath(RESULTS))
+
+
 
 def run_all(b, server, helpers, res):
     log("sysbench prepare: %d tables of %d rows" % (SB_TABLES, SB_ROWS))
@@ -667,7 +710,11 @@ def run_all(b, server, helpers, res):
 def main():
     if not os.access(BUILT, os.X_OK):
         sys.exit("bench: %s is missing; run make first" % BUILT)
-    if SYSBENCH is None:
+    if ONLY not in (None, "instr"):
+        sys.exit("bench: MMP_BENCH_ONLY=%s: only instr is known" % ONLY)
+    if ONLY == "instr" and not shutil.which("valgrind"):
+        sys.exit("bench: MMP_BENCH_ONLY=instr needs valgrind")
+    if ONLY is None and SYSBENCH is None:
         sys.exit("bench: sysbench is missing; run scripts/deps.sh --test "
                  "(apt-get install sysbench)")
     # The hold process keeps up to 1,000 sockets open.
@@ -709,7 +756,13 @@ def main():
                                           b.driver, b.python))
         res["mmp_sql"] = b.capture_mmp_sql()
         log("server %s, target thread %d" % (server.version, thread))
-        run_all(b, server, helpers, res)
+        if ONLY == "instr":
+            res["instr"] = {}
+            for w in INSTR_WHO:
+                log("instructions per sample under callgrind: %s" % w)
+                res["instr"][w] = b.instr_run(w)
+        else:
+            run_all(b, server, helpers, res)
     finally:
         if target:
             target.close()
@@ -718,6 +771,11 @@ def main():
             shutil.rmtree(workdir, ignore_errors=True)
     res["load"][1] = open("/proc/loadavg").read().split()[0]
     res["seconds"] = time.monotonic() - started
+    if ONLY == "instr":
+        print("\n".join(instr_report(res["instr"])))
+        if os.environ.get("MMP_BENCH_WRITE") == "1":
+            write_instr(res)
+        return 0
 
     text = report(res)
     write_section(RESULTS, section_name(OVERHEAD_SECTION), text)

@@ -89,36 +89,6 @@ pfs_column_i64(const char *v, int64_t *out)
 	return 0;
 }
 
-int
-pfs_value_u64(const struct conn_value *v, uint64_t *out)
-{
-	if (v->null) {
-		*out = 0;
-		return 0;
-	}
-	if (!v->is_int)
-		return pfs_column_u64(v->s, out);
-	if (!v->is_unsigned && v->i < 0)
-		return -1;
-	*out = v->is_unsigned ? v->u : (uint64_t)v->i;
-	return 0;
-}
-
-int
-pfs_value_i64(const struct conn_value *v, int64_t *out)
-{
-	if (v->null) {
-		*out = 0;
-		return 0;
-	}
-	if (!v->is_int)
-		return pfs_column_i64(v->s, out);
-	if (v->is_unsigned && v->u > (uint64_t)INT64_MAX)
-		return -1;
-	*out = v->is_unsigned ? (int64_t)v->u : v->i;
-	return 0;
-}
-
 void
 pfs_copy_column(char *dst, size_t size, const char *v, unsigned long len)
 {

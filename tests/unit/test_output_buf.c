@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,36 @@ test_appenders(void **state)
 	ob_free(&b);
 	assert_null(b.p);
 	assert_int_equal(b.len, 0);
+}
+
+/*
+ * output_uint() counts the digits before it writes them: each side of
+ * every power of ten, as printf writes it, and nothing past the digits.
+ */
+static void
+test_digit_counts(void **state)
+{
+	uint64_t p = 1;
+
+	(void)state;
+	for (int k = 0; k < 20; k++, p *= 10) {
+		uint64_t around[3] = { p - 1, p, p + 1 };
+
+		for (int i = 0; i < 3; i++) {
+			char want[32], got[OUTPUT_INT_MAX + 2];
+			size_t n;
+
+			memset(got, '#', sizeof(got));
+			n = output_uint(got, around[i]);
+			snprintf(want, sizeof(want), "%" PRIu64, around[i]);
+			assert_int_equal(n, strlen(want));
+			assert_memory_equal(got, want, n);
+			assert_int_equal(got[n], '#');
+		}
+	}
+	char got[OUTPUT_INT_MAX + 1];
+	assert_int_equal(output_uint(got, UINT64_MAX), 20);
+	assert_memory_equal(got, "18446744073709551615", 20);
 }
 
 /* ob_clear() empties it and keeps its storage: no malloc per sample. */
@@ -211,6 +242,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_appenders),
 		cmocka_unit_test(test_integers),
+		cmocka_unit_test(test_digit_counts),
 		cmocka_unit_test(test_clear_keeps_storage),
 		cmocka_unit_test(test_growth),
 		cmocka_unit_test(test_printf_grows),

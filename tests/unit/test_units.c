@@ -32,6 +32,35 @@ test_bytes_small(void **state)
 	check_bytes(-1023, "-1023 B");
 }
 
+/*
+ * A buffer too small for any value gets the start of what a large one
+ * gets, NUL-ended, as snprintf() would cut it; nothing past its end.
+ */
+static void
+test_bytes_cut(void **state)
+{
+	static const int64_t values[] = { 0, 7, -1023, 1536, -1048575,
+	    INT64_MIN, INT64_MAX };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+		char whole[64], cut[32];
+
+		units_bytes(values[i], whole, sizeof(whole));
+		for (size_t len = 1; len < 24; len++) {
+			char want[64];
+			size_t n = strlen(whole) < len - 1 ? strlen(whole) : len - 1;
+
+			memcpy(want, whole, n);
+			want[n] = '\0';
+			memset(cut, 'x', sizeof(cut));
+			units_bytes(values[i], cut, len);
+			assert_string_equal(cut, want);
+			assert_int_equal(cut[len], 'x');
+		}
+	}
+}
+
 static void
 test_bytes_units(void **state)
 {
@@ -177,6 +206,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bytes_small),
 		cmocka_unit_test(test_bytes_units),
+		cmocka_unit_test(test_bytes_cut),
 		cmocka_unit_test(test_bytes_rounding),
 		cmocka_unit_test(test_bytes_extremes),
 		cmocka_unit_test(test_bytes_truncates),
