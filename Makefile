@@ -53,7 +53,7 @@ CORE = cli cli_apply cli_options cli_usage optfile clock ring topn delta filter 
        statement trigger recorder reconnect watch guard scrub diag pfs_rows \
        pfs_sql profile pprof output_profile output_folded output_pprof live_model live_draw history
 # The whole run's statistics, beside the ring's summary.
-CORE += runstats
+CORE += runstats names
 # The buffer the text, CSV and JSON formats write a sample into.
 CORE += output_buf
 # --listen: the page of the exporter (metrics), and the exporter.

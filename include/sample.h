@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "names.h"
 #include "statement.h"
 
 /*
@@ -56,6 +57,12 @@ struct event_delta {
  */
 struct event_stat {
 	char name[EVENT_NAME_MAX + 1];
+	/*
+	 * The name's entry in the process's table (names.h), set by the
+	 * reader; NULL in an event made elsewhere (a replayed line, a test),
+	 * which then goes by its name. Whoever changes name sets it again.
+	 */
+	const struct event_name *interned;
 	int64_t current_bytes;
 	int64_t current_count;
 	int64_t high_bytes;

@@ -20,6 +20,7 @@
 
 struct prev_event {
 	char name[EVENT_NAME_MAX + 1];
+	const struct event_name *interned; /* as the event's (sample.h) */
 	int64_t current_bytes;
 	int64_t high_bytes;
 	uint64_t alloc_bytes;
@@ -176,12 +177,25 @@ compare(struct event_stat *e, const struct prev_event *p)
 	    e->current_bytes);
 }
 
+/*
+ * Two names with entries are one name when their entries are one
+ * (names.h); without both, they are compared.
+ */
+static bool
+same_name(const struct prev_event *p, const struct event_stat *e)
+{
+	if (p->interned != NULL && e->interned != NULL)
+		return p->interned == e->interned;
+	return strcmp(p->name, e->name) == 0;
+}
+
 /* Keeps e's counters in p; its name too, unless p already has it. */
 static void
 keep(struct prev_event *p, const struct event_stat *e, bool same_name)
 {
 	if (!same_name)
 		memcpy(p->name, e->name, sizeof(p->name));
+	p->interned = e->interned;
 	p->current_bytes = e->current_bytes;
 	p->high_bytes = e->high_bytes;
 	p->alloc_bytes = e->alloc_bytes;
@@ -198,7 +212,9 @@ delta_table_update(struct delta_table *t, struct event_stat *ev, size_t n)
 	/*
 	 * The server gives a thread's rows in the same order each time: while
 	 * the names stand where they stood, no lookup is needed, and at the
-	 * end neither are new names nor a new index.
+	 * end neither are new names nor a new index. Two events with one
+	 * entry (names.h) have one name: strcmp() cost a thousand
+	 * instructions a sample.
 	 */
 	bool same = had_prev && n == t->n;
 
@@ -211,7 +227,7 @@ delta_table_update(struct delta_table *t, struct event_stat *ev, size_t n)
 			ev[i].delta = (struct event_delta){ 0 };
 			continue;
 		}
-		if (same && strcmp(t->prev[i].name, ev[i].name) == 0) {
+		if (same && same_name(&t->prev[i], &ev[i])) {
 			p = &t->prev[i];
 		} else {
 			size_t slot = *find_slot(t, ev[i].name);

@@ -156,7 +156,12 @@ sample_waiting(const struct sample_row *r, union column_value *v)
 static bool
 event_name(const struct sample_row *r, union column_value *v)
 {
-	return text_or_null(r->e->name, v);
+	const struct event_name *n = r->e->interned;
+
+	v->s = r->e->name;
+	v->len = n != NULL ? n->len : strlen(r->e->name);
+	v->plain = n != NULL && n->plain;
+	return true;
 }
 
 static bool
@@ -265,7 +270,7 @@ const struct sample_column sample_columns[] = {
 	{ "elapsed_ms",        S, COLUMN_UINT, sample_elapsed_ms },
 	{ "timestamp",         S, COLUMN_TEXT, sample_timestamp },
 	{ "thread_id",         S, COLUMN_UINT, sample_thread_id },
-	{ "event_name",        E, COLUMN_TEXT, event_name },
+	{ "event_name",        E, COLUMN_NAME, event_name },
 	{ "current_bytes",     E, COLUMN_INT,  event_current_bytes },
 	{ "current_count",     E, COLUMN_INT,  event_current_count },
 	{ "high_bytes",        E, COLUMN_INT,  event_high_bytes },

@@ -76,6 +76,14 @@ put_field(struct output_buf *b, bool first, enum column_kind kind,
 	case COLUMN_UINT:
 		ob_uint(b, v->u);
 		break;
+	case COLUMN_NAME:
+		if (v->plain) {
+			ob_putc(b, '"');
+			ob_write(b, v->s, v->len);
+			ob_putc(b, '"');
+			break;
+		}
+		/* FALLTHROUGH */
 	case COLUMN_TEXT:
 		csv_put_text(b, v->s, v->len);
 		break;

@@ -30,6 +30,7 @@ enum column_kind {
 	COLUMN_INT,	/* int64_t, in v.i */
 	COLUMN_UINT,	/* uint64_t, in v.u */
 	COLUMN_TEXT,	/* v.len bytes at v.s, never NULL */
+	COLUMN_NAME,	/* an event's name: as COLUMN_TEXT, and v.plain */
 };
 
 union column_value {
@@ -38,6 +39,11 @@ union column_value {
 	struct {
 		const char *s;
 		size_t len; /* the bytes of s: a statement may hold NULs */
+		/*
+		 * COLUMN_NAME only: the name's entry says it needs no escape
+		 * (names.h, plain), so a writer copies it between quotes.
+		 */
+		bool plain;
 	};
 };
 

@@ -128,6 +128,7 @@ put_value(struct output_buf *b, enum column_kind kind, bool known,
 		ob_uint(b, v->u);
 		break;
 	case COLUMN_TEXT:
+	case COLUMN_NAME:
 		json_put_string(b, v->s, v->len);
 		break;
 	}
@@ -210,7 +211,13 @@ put_column(struct output_buf *b, char sep, size_t j,
 		p += output_uint(p, v.u);
 	else {
 		b->len = (size_t)(p - b->p);
-		json_put_string(b, v.s, v.len);
+		/* A name its entry calls plain needs no look at its bytes. */
+		if (c->kind == COLUMN_NAME && v.plain) {
+			ob_putc(b, '"');
+			ob_write(b, v.s, v.len);
+			ob_putc(b, '"');
+		} else
+			json_put_string(b, v.s, v.len);
 		return;
 	}
 	b->len = (size_t)(p - b->p);

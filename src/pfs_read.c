@@ -25,6 +25,13 @@ struct pfs_reader {
 	char sql[2048];
 	struct event_stat *events; /* grows to the number of events seen */
 	size_t n, cap;
+	/*
+	 * events[0..named) hold a name and its entry from an earlier reading:
+	 * the server gives a thread's rows in the same order each time, so a
+	 * row's name is compared with the one that stood there, in place of
+	 * the copy, and keeps its entry without a lookup.
+	 */
+	size_t named;
 	int bad_row;
 	bool out_of_memory;
 	int thread_rows;           /* rows of a thread: 0 when it is gone */
@@ -85,8 +92,16 @@ event_row(void *ctx, unsigned ncols, const struct conn_value *v)
 	e = &r->events[r->n];
 	namelen = v[COL_NAME].len < EVENT_NAME_MAX ? v[COL_NAME].len :
 	    EVENT_NAME_MAX;
-	memcpy(e->name, v[COL_NAME].s, namelen);
-	e->name[namelen] = '\0';
+	if (r->n >= r->named || e->interned == NULL ||
+	    e->interned->len != namelen ||
+	    memcmp(e->name, v[COL_NAME].s, namelen) != 0) {
+		memcpy(e->name, v[COL_NAME].s, namelen);
+		e->name[namelen] = '\0';
+		/* A NUL inside is cut there, as every reader of name does. */
+		e->interned = names_intern(e->name, strlen(e->name));
+		if (r->n >= r->named)
+			r->named = r->n + 1;
+	}
 	if (pfs_value_i64(&v[COL_CURRENT_BYTES], &e->current_bytes) != 0 ||
 	    pfs_value_i64(&v[COL_CURRENT_COUNT], &e->current_count) != 0 ||
 	    pfs_value_i64(&v[COL_HIGH_BYTES], &e->high_bytes) != 0 ||

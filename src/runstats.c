@@ -15,6 +15,7 @@
 
 struct event_acc {
 	struct run_event e;
+	const struct event_name *interned; /* of the first event added */
 	double sum; /* of current bytes: a double cannot overflow here */
 };
 
@@ -70,9 +71,16 @@ runstats_totals(const struct runstats *r)
 
 /* The event's accumulator, a new one if there is room, or NULL. */
 static struct event_acc *
-find_event(struct runstats *r, const char *name, bool *is_new)
+find_event(struct runstats *r, const struct event_stat *e, bool *is_new)
 {
-	size_t i = strhash(name, strlen(name)) & (SLOTS - 1);
+	const char *name = e->name;
+	/*
+	 * An entry (names.h) holds the hash of its name, and one entry is
+	 * one name: hashing and comparing each name cost a thousand
+	 * instructions a sample.
+	 */
+	size_t i = (e->interned != NULL ? e->interned->hash :
+	    strhash(name, strlen(name))) & (SLOTS - 1);
 
 	*is_new = false;
 	/* At most half the slots are used: an empty one is always met. */
@@ -81,7 +89,12 @@ find_event(struct runstats *r, const char *name, bool *is_new)
 
 		if (k == 0)
 			break;
-		if (strcmp(r->events[k - 1].e.name, name) == 0)
+		const struct event_acc *a = &r->events[k - 1];
+
+		if (a->interned != NULL && e->interned != NULL) {
+			if (a->interned == e->interned)
+				return &r->events[k - 1];
+		} else if (strcmp(a->e.name, name) == 0)
 			return &r->events[k - 1];
 	}
 	if (r->n_events == RUNSTATS_MAX_EVENTS)
@@ -95,7 +108,7 @@ static void
 add_event(struct runstats *r, const struct event_stat *e, bool has_deltas)
 {
 	bool is_new;
-	struct event_acc *a = find_event(r, e->name, &is_new);
+	struct event_acc *a = find_event(r, e, &is_new);
 	struct run_event *x;
 	int64_t between = has_deltas ? event_between_peak(e) : 0;
 
@@ -105,6 +118,7 @@ add_event(struct runstats *r, const struct event_stat *e, bool has_deltas)
 	}
 	x = &a->e;
 	if (is_new) {
+		a->interned = e->interned;
 		memcpy(x->name, e->name, sizeof(x->name));
 		x->min_bytes = x->max_bytes = x->peak_bytes = e->current_bytes;
 		x->high_bytes = e->high_bytes;

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "delta.h"
+#include "names.h"
 
 static struct event_stat
 ev(const char *name, int64_t cur, int64_t high, uint64_t alloc,
@@ -64,6 +65,49 @@ test_first_reading_has_no_deltas(void **state)
 	delta_is(&r[0], 0, 0, 0, 0, false);
 	delta_table_free(t);
 	delta_table_free(NULL);
+}
+
+/* The name's entry, as the reader sets it. */
+static struct event_stat
+interned(struct event_stat e)
+{
+	e.interned = names_intern(e.name, strlen(e.name));
+	assert_non_null(e.interned);
+	return e;
+}
+
+/*
+ * Events with entries (names.h) are matched by them: two entries are two
+ * names even where they stand in the same place; beside an event without
+ * one, the names are compared.
+ */
+static void
+test_deltas_by_entry(void **state)
+{
+	struct delta_table *t = delta_table_create();
+	struct event_stat r1[] = {
+		interned(ev("memory/a", 100, 100, 1000, 900, 10, 9)),
+		interned(ev("memory/b", 50, 60, 500, 450, 5, 4)),
+	};
+	struct event_stat r2[] = {
+		interned(ev("memory/b", 70, 70, 600, 530, 7, 5)),
+		interned(ev("memory/a", 100, 100, 1100, 1000, 11, 10)),
+	};
+	struct event_stat r3[] = {
+		ev("memory/b", 70, 70, 650, 580, 8, 6),
+		ev("memory/a", 100, 100, 1200, 1100, 12, 11),
+	};
+
+	(void)state;
+	assert_non_null(t);
+	assert_int_equal(delta_table_update(t, r1, 2), 0);
+	assert_int_equal(delta_table_update(t, r2, 2), 1);
+	delta_is(&r2[0], 100, 80, 2, 1, false);
+	delta_is(&r2[1], 100, 100, 1, 1, false);
+	assert_int_equal(delta_table_update(t, r3, 2), 1);
+	delta_is(&r3[0], 50, 50, 1, 1, false);
+	delta_is(&r3[1], 100, 100, 1, 1, false);
+	delta_table_free(t);
 }
 
 /* Readings in another order each time: deltas follow the name. */
@@ -404,6 +448,7 @@ main(void)
 		cmocka_unit_test(test_first_reading_has_no_deltas),
 		cmocka_unit_test(test_readings_of_no_event),
 		cmocka_unit_test(test_deltas_follow_the_name),
+		cmocka_unit_test(test_deltas_by_entry),
 		cmocka_unit_test(test_backwards_gives_zero),
 		cmocka_unit_test(test_unseen_peaks),
 		cmocka_unit_test(test_peak_the_previous_reading_saw),
