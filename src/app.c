@@ -234,7 +234,7 @@ run_list(struct session *s, struct outfile *f, const struct signal_flags *sig)
 	char err[1024];
 	int rc = EXIT_DONE;
 
-	if (pfs_list_threads(s->conn, &s->kind, &l, err, sizeof(err)) !=
+	if (s->ops->list_threads(s->conn, &s->kind, &l, err, sizeof(err)) !=
 	    PFS_OK) {
 		if (sig->stop)
 			return EXIT_DONE; /* stopped before the list came: no list */

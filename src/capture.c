@@ -15,7 +15,6 @@
 #include "filter.h"
 #include "guard.h"
 #include "pfs.h"
-#include "pfs_read.h"
 #include "reconnect.h"
 #include "recorder.h"
 #include "runstats.h"
@@ -92,7 +91,7 @@ resolve_target(struct capture *c, uint64_t *thread_id,
 		*connection_id = c->found->connection_id;
 		return 0;
 	}
-	st = pfs_find_thread(s->conn, o->target == TARGET_CONNECTION ?
+	st = s->ops->find_thread(s->conn, o->target == TARGET_CONNECTION ?
 	    PFS_BY_CONNECTION : PFS_BY_THREAD, o->target_id, thread_id,
 	    connection_id, err, sizeof(err));
 	if (st != PFS_OK)
@@ -257,7 +256,7 @@ check_statements(const struct capture *c)
 
 	if (s->statements != STATEMENTS_UNKNOWN)
 		return;
-	switch (pfs_check_statements(s->conn, msg, sizeof(msg))) {
+	switch (s->ops->check_statements(s->conn, msg, sizeof(msg))) {
 	case PFS_OK:
 		s->statements = STATEMENTS_ON;
 		return;
@@ -302,7 +301,7 @@ statements_off(void *ctx)
 	struct capture *c = ctx;
 
 	c->env->session->statements = STATEMENTS_OFF;
-	pfs_reader_without_statements(c->reader);
+	c->env->session->ops->reader_without_statements(c->reader);
 }
 
 /* The grain of --global and --for-*; false for a thread. */
@@ -326,10 +325,11 @@ static int
 check_grain(struct capture *c, enum pfs_grain g)
 {
 	const struct options *o = c->opts;
+	struct session *s = c->env->session;
 	char err[1024];
 
-	if (pfs_check_grain(c->env->session->conn, g, o->grain_user,
-	    o->grain_host, err, sizeof(err)) != PFS_OK)
+	if (s->ops->check_grain(s->conn, g, o->grain_user, o->grain_host, err,
+	    sizeof(err)) != PFS_OK)
 		return failed_start(c, err);
 	if (g == GRAIN_GLOBAL)
 		snprintf(c->grain, sizeof(c->grain), "global");
@@ -349,7 +349,7 @@ note_start(const struct capture *c, uint64_t thread_id,
     uint64_t connection_id)
 {
 	struct session *s = c->env->session;
-	const char *cipher = conn_cipher(s->conn);
+	const char *cipher = s->ops->cipher(s->conn);
 	char what[700], own[64] = "";
 
 	if (c->grain[0] != '\0')
@@ -365,7 +365,7 @@ note_start(const struct capture *c, uint64_t thread_id,
 		snprintf(own, sizeof(own), "; our own thread is %" PRIu64,
 		    s->own_thread);
 	diag_note(c->env->diag, "sampling %s every %" PRIu64 " ms on %s%s%s%s",
-	    what, c->opts->frequency_ms, conn_server_version(s->conn),
+	    what, c->opts->frequency_ms, s->ops->server_version(s->conn),
 	    cipher != NULL ? " over TLS " : "", cipher != NULL ? cipher : "",
 	    own);
 }
@@ -378,10 +378,11 @@ note_start(const struct capture *c, uint64_t thread_id,
 static void
 note_partial_instruments(const struct capture *c)
 {
+	struct session *s = c->env->session;
 	char note[1024];
 
-	if (pfs_check_memory_instruments(c->env->session->conn, note,
-	    sizeof(note)) == PFS_DISABLED)
+	if (s->ops->check_memory_instruments(s->conn, note, sizeof(note)) ==
+	    PFS_DISABLED)
 		diag_note(c->env->diag, "%s", note);
 }
 
@@ -409,6 +410,7 @@ note_run(const struct capture *c, const struct summary *sum,
     const struct sampler_stats *stats)
 {
 	const struct diag *d = c->env->diag;
+	struct session *s = c->env->session;
 	const struct run_event *low = lowest_event(sum);
 	const char *what = c->grain[0] != '\0' ? c->grain : "the thread";
 	char err[256];
@@ -425,8 +427,8 @@ note_run(const struct capture *c, const struct summary *sum,
 	if (c->opts->target != TARGET_GLOBAL && sum->run.samples > 0 &&
 	    stats->end != SAMPLER_END_GONE &&
 	    stats->end != SAMPLER_END_SOURCE_ERROR && !c->env->sig->stop &&
-	    pfs_global_total(c->env->session->conn, &global, err,
-	    sizeof(err)) == PFS_OK && sum->run.last_total > global)
+	    s->ops->global_total(s->conn, &global, err, sizeof(err)) ==
+	    PFS_OK && sum->run.last_total > global)
 		diag_note(d, "the total of %s, %" PRId64 " bytes, exceeds the "
 		    "whole server's, %" PRId64 " bytes: it counts memory other "
 		    "threads allocated and it freed, or the reverse (see MEMORY "
@@ -583,7 +585,7 @@ sample(struct capture *c, struct sampler_config *cfg, struct source src,
 			.connection_id = connection_id,
 			.grain = c->grain[0] != '\0' ? c->grain : NULL,
 			.found = c->found,
-			.server_version = conn_server_version(
+			.server_version = c->env->session->ops->server_version(
 			    c->env->session->conn),
 			.interval_ms = c->opts->frequency_ms,
 		});
@@ -637,7 +639,7 @@ capture_run_from(const struct capture_env *env,
 	struct source src;
 	struct ring *ring;
 	uint64_t connection_id = 0;
-	enum pfs_grain grain;
+	enum pfs_grain grain = GRAIN_GLOBAL;
 	bool is_grain = target_grain(o, &grain);
 	int rc;
 
@@ -664,8 +666,10 @@ capture_run_from(const struct capture_env *env,
 	recorder_init(&c.rec, &env->out->out, ring, (int64_t)o->trigger_bytes,
 	    o->trigger_hold_s * 1000000u);
 	env->sig->dump = 0;
-	reader = is_grain ? pfs_reader_create_grain(s, grain, o->grain_user,
-	    o->grain_host) : pfs_reader_create(s, cfg.thread_id);
+	reader = s->ops->reader_create(s, &(struct read_target){
+		.is_grain = is_grain, .thread_id = cfg.thread_id,
+		.grain = grain, .user = o->grain_user, .host = o->grain_host,
+	});
 	if (reader == NULL) {
 		diag_say("out of memory");
 		runstats_free(c.run);
@@ -673,9 +677,9 @@ capture_run_from(const struct capture_env *env,
 		return EXIT_RUNTIME;
 	}
 	if (s->statements == STATEMENTS_OFF)
-		pfs_reader_without_statements(reader);
+		s->ops->reader_without_statements(reader);
 	recon = (struct reconnect){
-		.session = s, .inner = pfs_reader_source(reader),
+		.session = s, .inner = s->ops->reader_source(reader),
 		.thread_id = cfg.thread_id, .connection_id = connection_id,
 		.timeout_ns = o->reconnect_timeout_s * 1000000000u,
 		.clk = &clk, .stop = &env->sig->stop,
@@ -702,7 +706,7 @@ capture_run_from(const struct capture_env *env,
 	env->out->out.grain = NULL;
 	if (end != NULL)
 		*end = c.follow.end;
-	pfs_reader_free(reader);
+	s->ops->reader_free(reader);
 	runstats_free(c.run);
 	ring_free(ring);
 	return rc;

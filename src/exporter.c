@@ -150,7 +150,7 @@ read_threads(struct exporter *x, uint64_t now)
 	    now - x->threads_ns < THREADS_EVERY_MS * 1000000ull))
 		return;
 	x->threads_ns = now;
-	if (pfs_top_threads(s->conn, x->threads_max, x->scratch, &n, err,
+	if (s->ops->top_threads(s->conn, x->threads_max, x->scratch, &n, err,
 	    sizeof(err)) != PFS_OK)
 		n = 0; /* the next sample's reader says what is wrong */
 	pthread_mutex_lock(&x->lock);

@@ -632,9 +632,10 @@ run_top(struct live *l)
 		struct thread_list tl;
 		struct timespec now;
 		uint64_t open;
+		struct session *s = env->session;
 
-		if (pfs_list_threads(env->session->conn, &env->session->kind,
-		    &tl, err, sizeof(err)) != PFS_OK) {
+		if (s->ops->list_threads(s->conn, &s->kind, &tl, err,
+		    sizeof(err)) != PFS_OK) {
 			if (l->sig->stop)
 				break;
 			diag_say("%s", err);

@@ -59,8 +59,8 @@ check(struct reconnect *rc, struct conn *c, struct pfs_server_id *id,
 			    rc->thread_id);
 			return PFS_NOT_ALLOWED;
 		}
-		st = ops->check_thread(c, rc->thread_id, &connection_id, err,
-		    errlen);
+		st = ops->find_thread(c, PFS_BY_THREAD, rc->thread_id, NULL,
+		    &connection_id, err, errlen);
 		if (st == PFS_NOT_FOUND)
 			snprintf(err, errlen, "thread %" PRIu64 " no longer "
 			    "exists after reconnecting; start a new capture "

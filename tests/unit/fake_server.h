@@ -40,7 +40,7 @@ struct fake_server {
 	uint64_t pid;
 	enum pfs_status preflight; /* what preflight() says */
 	uint64_t target_connection; /* the connection of the target thread */
-	uint64_t target;         /* the one thread check_thread() knows; 0: none */
+	uint64_t target;         /* the one thread find_thread() knows; 0: none */
 	uint64_t next_own;       /* our thread on the next connection */
 	uint64_t opens_at[64];   /* when each open() was tried */
 	size_t opens;
@@ -154,16 +154,22 @@ fake_preflight(struct conn *c, struct pfs_preflight *out, char *err,
 	return PFS_OK;
 }
 
+/* pfs_find_thread(): the one target, by its thread or its connection id. */
 static enum pfs_status
-fake_check_thread(struct conn *c, uint64_t thread_id, uint64_t *connection_id,
-    char *err, size_t errlen)
+fake_find_thread(struct conn *c, enum pfs_thread_key key, uint64_t id,
+    uint64_t *thread_id, uint64_t *connection_id, char *err, size_t errlen)
 {
 	assert_true(c->open);
-	if (thread_id != fake->target) {
-		snprintf(err, errlen, "no thread %llu", (unsigned long long)thread_id);
+	if (fake->target == 0 || id != (key == PFS_BY_THREAD ? fake->target :
+	    fake->target_connection)) {
+		snprintf(err, errlen, "no %s %llu", key == PFS_BY_THREAD ?
+		    "thread" : "connection", (unsigned long long)id);
 		return PFS_NOT_FOUND;
 	}
-	*connection_id = fake->target_connection;
+	if (thread_id != NULL)
+		*thread_id = fake->target;
+	if (connection_id != NULL)
+		*connection_id = fake->target_connection;
 	return PFS_OK;
 }
 
@@ -267,7 +273,7 @@ static const struct session_ops fake_ops = {
 	.open = fake_open,
 	.close = fake_close,
 	.preflight = fake_preflight,
-	.check_thread = fake_check_thread,
+	.find_thread = fake_find_thread,
 	.setup = fake_setup,
 	.find_statements = fake_find,
 	.thread_statement = fake_thread_statement,
