@@ -125,7 +125,7 @@ make_ring(const struct capture *c)
  * and JSON rows tell captures apart by thread_id and sample.
  */
 static int
-begin_capture(struct capture *c)
+begin_capture(struct capture *c, const struct clock *clk)
 {
 	struct outfile *f = c->env->out;
 	const struct stmt_match *m = c->found;
@@ -135,7 +135,7 @@ begin_capture(struct capture *c)
 	if (m == NULL)
 		return 0;
 	return output_capture(&f->out, &(struct output_capture){
-		.number = c->number, .started_s = (int64_t)time(NULL),
+		.number = c->number, .started_s = clk->wall_ms(clk->ctx) / 1000,
 		.connection_id = m->connection_id, .thread_id = m->thread_id,
 		.running_s = m->time_s, .text = m->text,
 	});
@@ -590,7 +590,7 @@ sample(struct capture *c, struct sampler_config *cfg, struct source src,
 			.interval_ms = c->opts->frequency_ms,
 		});
 	c->stats = &stats;
-	if (begin_capture(c) != 0)
+	if (begin_capture(c, clk) != 0)
 		return outfile_failed(f);
 	note_trigger(c, NULL);
 	sampler_run(cfg, &src, clk, ring, sink_sample, c, &c->env->sig->stop,
@@ -632,7 +632,7 @@ capture_run_from(const struct capture_env *env,
 		.wake = answer_dump,
 		.before = before, .n_before = n_before,
 	};
-	struct clock clk = clock_system();
+	struct clock clk = env->clk != NULL ? *env->clk : clock_system();
 	struct pfs_reader *reader;
 	struct reconnect recon;
 	struct guard guard;
@@ -687,6 +687,15 @@ capture_run_from(const struct capture_env *env,
 	};
 	src = reconnect_source(&recon);
 	c.reader = reader;
+	if (env->top_threads != NULL) {
+		struct top_threads *t = env->top_threads;
+
+		t->inner = src;
+		t->session = s;
+		t->clk = &clk;
+		t->next_ns = 0;
+		src = top_threads_source(t);
+	}
 	guard = (struct guard){
 		.inner = src, .session = s, .thread_id = cfg.thread_id,
 		.clk = &clk, .notify = diag_warn_cb,
