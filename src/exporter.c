@@ -25,6 +25,7 @@
 #include "exporter.h"
 #include "metrics.h"
 #include "pprof.h"
+#include "reconnect.h"
 
 /*
  * What a client may take. A scrape is one small request: 64 connections
@@ -38,9 +39,6 @@
 #define HTTP_TIMEOUT_S 5
 /* A sample older than twice --frequency and this is stale: up is 0. */
 #define STALE_SLACK_MS 2000
-/* The waits between captures that could not start or were cut: 1 s to 30 s. */
-#define RETRY_FIRST_S 1
-#define RETRY_MAX_S 30
 
 /*
  * libmicrohttpd is loaded when --listen asks for it, not linked: with the
@@ -460,11 +458,11 @@ start_http(struct exporter *x, int fd)
 	return d;
 }
 
-/* Waits s seconds, or less when a stop comes; returns whether it did. */
+/* Waits ns, or less when a stop comes; returns whether it did. */
 static bool
-wait_or_stop(struct exporter *x, unsigned s)
+wait_or_stop(struct exporter *x, uint64_t ns)
 {
-	uint64_t until = x->clk.now_ns(x->clk.ctx) + s * 1000000000ull;
+	uint64_t until = x->clk.now_ns(x->clk.ctx) + ns;
 	volatile sig_atomic_t *stop = &x->env->sig->stop;
 
 	while (!*stop && x->clk.now_ns(x->clk.ctx) < until)
@@ -474,18 +472,19 @@ wait_or_stop(struct exporter *x, unsigned s)
 
 /* Says a failure once, not again while it repeats. */
 static void
-say_once(char *last, size_t size, const char *msg, unsigned retry_s)
+say_once(char *last, size_t size, const char *msg)
 {
 	if (strcmp(last, msg) == 0)
 		return;
 	snprintf(last, size, "%s", msg);
-	diag_say("%s; serving mysqlmemprof_up 0, trying again every %u s at "
-	    "most", msg, retry_s);
+	diag_say("%s; serving mysqlmemprof_up 0, trying again every %llu s at "
+	    "most", msg, RECONNECT_MAX_NS / 1000000000ull);
 }
 
 /*
  * Connects and captures until a stop, again after each capture the
- * server's going cut short. Returns the exit status.
+ * server's going cut short, waiting as every reconnect does
+ * (reconnect_backoff()). Returns the exit status.
  */
 static int
 serve(struct exporter *x)
@@ -494,7 +493,7 @@ serve(struct exporter *x)
 	struct capture_watcher w = { .ctx = x, .begin = watch_begin,
 	    .sample = watch_sample, .end = watch_end };
 	struct capture_env cenv = *env;
-	unsigned retry = RETRY_FIRST_S;
+	uint64_t retry = reconnect_backoff(0);
 	char err[1024], last[1024] = "";
 	int rc = EXIT_DONE;
 
@@ -507,7 +506,7 @@ serve(struct exporter *x)
 		if (session_open(env->session, err, sizeof(err)) != 0) {
 			if (env->sig->stop)
 				break;
-			say_once(last, sizeof(last), err, RETRY_MAX_S);
+			say_once(last, sizeof(last), err);
 		} else {
 			x->end = SAMPLER_END_SOURCE_ERROR;
 			rc = capture_run(&cenv, NULL, 0, NULL);
@@ -520,17 +519,17 @@ serve(struct exporter *x)
 			    x->end == SAMPLER_END_COUNT ||
 			    x->end == SAMPLER_END_DURATION)
 				break;
+			/* It ran: the next failure is a new outage. */
 			if (x->samples > before) {
-				retry = RETRY_FIRST_S; /* it ran: a new outage */
+				retry = reconnect_backoff(0);
 				last[0] = '\0';
 			}
 			say_once(last, sizeof(last), x->end == SAMPLER_END_GONE ?
-			    "the target is gone" : "the capture ended",
-			    RETRY_MAX_S);
+			    "the target is gone" : "the capture ended");
 		}
 		if (wait_or_stop(x, retry))
 			break;
-		retry = retry * 2 < RETRY_MAX_S ? retry * 2 : RETRY_MAX_S;
+		retry = reconnect_backoff(retry);
 	}
 	return env->sig->stop ? EXIT_DONE : rc;
 }
