@@ -5,22 +5,7 @@
  * boundaries its summary keeps, a reconnect in the middle, and the top
  * threads read beside the samples.
  */
-#include <stdarg.h>
-#include <stdlib.h>
-
-#include "fake_server.h"
-#include "notes.h"
-
-#include "capture.h"
-#include "exitcode.h"
-
-static struct fake_server srv;
-static struct session sess;
-static struct options opts;
-static struct outfile out;
-static struct signal_flags sig;
-static struct diag dg;
-static struct capture_env env;
+#include "fake_capture.h"
 
 /* What the watcher saw. */
 static size_t samples_seen, stop_after;
@@ -60,31 +45,6 @@ static const struct capture_watcher watcher = {
 	.begin = seen_begin, .sample = seen_sample, .end = seen_end,
 };
 
-/* Parses the options of a command line, NULL-terminated, into opts. */
-static void
-parse(const char *first, ...)
-{
-	static const char *const no_files[] = { NULL };
-	struct cli_env ce = { .system_files = no_files };
-	char *argv[32], warn[256], err[256];
-	int argc = 0;
-	va_list ap;
-
-	argv[argc++] = strdup("mysqlmemprof");
-	va_start(ap, first);
-	for (const char *a = first; a != NULL; a = va_arg(ap, const char *))
-		argv[argc++] = strdup(a);
-	va_end(ap);
-	argv[argc] = NULL;
-	if (cli_parse(argc, argv, &ce, &opts, warn, sizeof(warn), err,
-	    sizeof(err)) != CLI_OK)
-		fail_msg("%s", err);
-	for (int i = 0; i < argc; i++)
-		free(argv[i]);
-	assert_int_equal(outfile_init(&out, "/dev/null", false, opts.format,
-	    false, &sig.reopen), 0);
-}
-
 /* Runs one capture, found or not, catching what it says. */
 static int
 run(const struct stmt_match *found, enum follow_end *end)
@@ -123,9 +83,7 @@ static int
 teardown(void **state)
 {
 	(void)state;
-	assert_int_equal(outfile_close(&out), 0);
-	outfile_free(&out);
-	cli_free(&opts);
+	parse_free();
 	return 0;
 }
 
