@@ -10,8 +10,9 @@ static struct pfs_reader *
 reader_create(struct session *s, const struct read_target *t)
 {
 	if (t->is_grain)
-		return pfs_reader_create_grain(s, t->grain, t->user, t->host);
-	return pfs_reader_create(s, t->thread_id);
+		return pfs_reader_create_grain(&s->conn, t->grain, t->user,
+		    t->host);
+	return pfs_reader_create(&s->conn, t->thread_id);
 }
 
 const struct session_ops session_server = {
