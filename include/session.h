@@ -7,7 +7,8 @@
  * Every query of the program above this level goes through one table of
  * operations, struct session_ops: the server's (session_server, binding
  * conn.h and pfs_*.c) or a fake, so that unit tests drive capture, wait,
- * reconnect, watch and guard without a server.
+ * reconnect, watch, guard and top_threads without a server. A new query
+ * is a new operation here, and in the fake.
  */
 #ifndef MYSQLMEMPROF_SESSION_H
 #define MYSQLMEMPROF_SESSION_H
