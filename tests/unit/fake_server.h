@@ -89,9 +89,10 @@ struct fake_server {
 	int64_t global_bytes;    /* global_total() */
 	size_t global_reads;
 
-	/* top_threads(): these, largest first. */
+	/* top_threads(): these, largest first; or top_status, a failure. */
 	struct thread_total tops[4];
 	size_t n_tops, top_reads;
+	enum pfs_status top_status;
 
 	/* list_threads(): the target, and our own thread. */
 	size_t lists;
@@ -298,9 +299,12 @@ static enum pfs_status
 fake_top_threads(struct conn *c, size_t max, struct thread_total *out,
     size_t *n, char *err, size_t errlen)
 {
-	(void)err, (void)errlen;
 	assert_true(c->open);
 	fake->top_reads++;
+	if (fake->top_status != PFS_OK) {
+		snprintf(err, errlen, "lost");
+		return fake->top_status;
+	}
 	*n = fake->n_tops < max ? fake->n_tops : max;
 	memcpy(out, fake->tops, *n * sizeof(*out));
 	return PFS_OK;

@@ -306,6 +306,24 @@ test_top_threads_read_beside_the_samples(void **state)
 	assert_int_equal(v[1].current_bytes, 8000);
 }
 
+/* A failed look at them is no sample lost: it shows no threads. */
+static void
+test_top_threads_failed_show_none(void **state)
+{
+	struct thread_total v[4];
+	struct top_threads top = { .max = 4, .v = v, .n = 3 };
+
+	(void)state;
+	srv.n_tops = 2;
+	srv.top_status = PFS_ERROR;
+	env.top_threads = &top;
+	parse("--global", "--count", "3", "--frequency", "100", NULL);
+	assert_int_equal(run(NULL, NULL), EXIT_DONE);
+	assert_int_equal(samples_seen, 3);
+	assert_int_equal(top.reads, 1);
+	assert_int_equal(top.n, 0);
+}
+
 int
 main(void)
 {
@@ -325,6 +343,7 @@ main(void)
 		T(test_found_statement_ends_the_capture),
 		T(test_stop_ends_it_as_a_count),
 		T(test_top_threads_read_beside_the_samples),
+		T(test_top_threads_failed_show_none),
 #undef T
 	};
 
