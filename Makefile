@@ -52,15 +52,20 @@ CORE = cli cli_apply cli_options cli_usage optfile clock ring topn delta filter 
        threads match outname \
        statement trigger recorder reconnect watch guard scrub diag pfs_rows \
        pfs_sql profile pprof output_profile output_folded output_pprof live_model live_draw history
+# One capture, waiting and the output file: through the session's
+# operations, so the fake server drives them.
+CORE += outfile capture wait
 # The whole run's statistics, beside the ring's summary.
 CORE += runstats names
+# --global with --listen: the top threads read beside the samples.
+CORE += top_threads
 # The buffer the text, CSV and JSON formats write a sample into.
 CORE += output_buf
 # --listen: the page of the exporter (metrics), and the exporter.
 CORE   += metrics
 # The modules that talk to the server, and the program.
-SERVER = conn conn_io conn_stmt pfs_check pfs_list pfs_watch pfs_read session prompt outfile \
-         capture wait app signals live top
+SERVER = conn conn_io conn_stmt pfs_check pfs_list pfs_watch pfs_read session prompt \
+         app signals live top
 SERVER += exporter
 # The picture of a run (--format html, svg) and the reader of captures (--read).
 CORE   += chart picture output_html output_svg jsonl

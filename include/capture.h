@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "cli.h"
+#include "clock.h"
 #include "diag.h"
 #include "match.h"
 #include "outfile.h"
@@ -19,6 +20,7 @@
 #include "session.h"
 #include "signals.h"
 #include "summary.h"
+#include "top_threads.h"
 #include "watch.h"
 
 /* What a capture samples, for a watcher. */
@@ -55,6 +57,12 @@ struct capture_env {
 	const struct diag *diag;
 	struct signal_flags *sig;
 	const struct capture_watcher *watcher; /* NULL: none */
+	const struct clock *clk;   /* NULL: the system's; a test's fake clock */
+	/*
+	 * The whole server's top threads, read on the sampling chain beside
+	 * the samples for the watcher to copy (top_threads.h); NULL: none.
+	 */
+	struct top_threads *top_threads;
 };
 
 /*

@@ -29,6 +29,19 @@ struct reconnect {
 	void *notify_ctx;
 };
 
+/*
+ * The one policy of every wait before connecting again: a capture's
+ * reconnect, waiting's (wait.c, through reconnect_now()) and the
+ * exporter's next capture. The first wait is short, so a restarting
+ * server is found within a second; each is twice the last, up to a few
+ * seconds, so a server that stays down is not hammered.
+ */
+#define RECONNECT_FIRST_NS (100 * 1000000ull)
+#define RECONNECT_MAX_NS (5000 * 1000000ull)
+
+/* The wait after one of wait_ns (0: none yet, the first). */
+uint64_t reconnect_backoff(uint64_t wait_ns);
+
 struct source reconnect_source(struct reconnect *rc);
 
 /*

@@ -4,10 +4,11 @@
  * reconnecting (reconnect.h) refreshes it in place, so whatever holds a
  * pointer to it reads through the new connection.
  *
- * What reconnect.c, watch.c and guard.c ask the server goes through a
- * small table of operations, so that unit tests drive them with a fake
- * server; capture.c and app.c, tested against a real server, call pfs_*
- * directly.
+ * Every query of the program above this level goes through one table of
+ * operations, struct session_ops: the server's (session_server, binding
+ * conn.h and pfs_*.c) or a fake, so that unit tests drive capture, wait,
+ * reconnect, watch, guard and top_threads without a server. A new query
+ * is a new operation here, and in the fake.
  */
 #ifndef MYSQLMEMPROF_SESSION_H
 #define MYSQLMEMPROF_SESSION_H
@@ -19,17 +20,48 @@
 #include "conn.h"
 #include "match.h"
 #include "pfs.h"
+#include "source.h"
+
+struct pfs_reader;
+struct session;
+
+/* What a capture reads its samples from: one thread, or a grain. */
+struct read_target {
+	bool is_grain;
+	uint64_t thread_id;     /* without a grain */
+	enum pfs_grain grain;   /* with one; user and host are borrowed */
+	const char *user, *host;
+};
 
 struct session_ops {
 	enum conn_status (*open)(struct conn **out,
 	    const struct conn_params *p, char *err, size_t errlen);
 	void (*close)(struct conn *c);
+	/* conn_server_version(), conn_cipher(): of the connection open now. */
+	const char *(*server_version)(struct conn *c);
+	const char *(*cipher)(struct conn *c);
 	/* pfs_preflight() */
 	enum pfs_status (*preflight)(struct conn *c, struct pfs_preflight *out,
 	    char *err, size_t errlen);
-	/* Whether a thread exists; its connection id (0: a background thread). */
-	enum pfs_status (*check_thread)(struct conn *c, uint64_t thread_id,
-	    uint64_t *connection_id, char *err, size_t errlen);
+	/* pfs_find_thread(): the thread or connection id of a target. */
+	enum pfs_status (*find_thread)(struct conn *c, enum pfs_thread_key key,
+	    uint64_t id, uint64_t *thread_id, uint64_t *connection_id,
+	    char *err, size_t errlen);
+	/* pfs_check_grain(), pfs_check_statements(), pfs_check_memory_instruments() */
+	enum pfs_status (*check_grain)(struct conn *c, enum pfs_grain grain,
+	    const char *user, const char *host, char *err, size_t errlen);
+	enum pfs_status (*check_statements)(struct conn *c, char *note,
+	    size_t notelen);
+	enum pfs_status (*check_memory_instruments)(struct conn *c, char *note,
+	    size_t notelen);
+	/* pfs_global_total(), pfs_top_threads(), pfs_list_threads() */
+	enum pfs_status (*global_total)(struct conn *c, int64_t *bytes,
+	    char *err, size_t errlen);
+	enum pfs_status (*top_threads)(struct conn *c, size_t max,
+	    struct thread_total *out, size_t *n, char *err, size_t errlen);
+	enum pfs_status (*list_threads)(struct conn *c,
+	    const struct server_kind *kind, struct thread_list *out, char *err,
+	    size_t errlen);
 	/* pfs_setup(), pfs_find_statements(), pfs_thread_statement() */
 	enum pfs_status (*setup)(struct conn *c, uint64_t thread_id,
 	    struct pfs_setup *out, char *err, size_t errlen);
@@ -43,6 +75,17 @@ struct session_ops {
 	enum pfs_status (*threads_memory)(struct conn *c, const uint64_t *ids,
 	    size_t n, bool statements, pfs_thread_memory_fn fn, void *ctx,
 	    char *err, size_t errlen);
+	/*
+	 * The reader of a capture (pfs_read.h): a source reading t through
+	 * the session's connection of the moment, so a reconnect needs no
+	 * word to it. NULL when out of memory; reader_free() frees it.
+	 */
+	struct pfs_reader *(*reader_create)(struct session *s,
+	    const struct read_target *t);
+	struct source (*reader_source)(struct pfs_reader *r);
+	/* Reads no statement from now on, only the running text. */
+	void (*reader_without_statements)(struct pfs_reader *r);
+	void (*reader_free)(struct pfs_reader *r);
 };
 
 /* Whether events_statements_current records statements, once asked. */

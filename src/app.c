@@ -238,7 +238,7 @@ run_list(const struct capture_env *env)
 	char err[1024];
 	int rc = EXIT_DONE;
 
-	if (pfs_list_threads(s->conn, &s->kind, &l, err, sizeof(err)) !=
+	if (s->ops->list_threads(s->conn, &s->kind, &l, err, sizeof(err)) !=
 	    PFS_OK) {
 		if (sig->stop)
 			return EXIT_DONE; /* stopped before the list came: no list */

@@ -7,7 +7,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "capture.h"
@@ -15,7 +14,6 @@
 #include "filter.h"
 #include "guard.h"
 #include "pfs.h"
-#include "pfs_read.h"
 #include "reconnect.h"
 #include "recorder.h"
 #include "runstats.h"
@@ -93,7 +91,7 @@ resolve_target(struct capture *c, uint64_t *thread_id,
 		*connection_id = c->found->connection_id;
 		return 0;
 	}
-	st = pfs_find_thread(s->conn, o->target == TARGET_CONNECTION ?
+	st = s->ops->find_thread(s->conn, o->target == TARGET_CONNECTION ?
 	    PFS_BY_CONNECTION : PFS_BY_THREAD, o->target_id, thread_id,
 	    connection_id, err, sizeof(err));
 	if (st != PFS_OK)
@@ -127,7 +125,7 @@ make_ring(const struct capture *c)
  * and JSON rows tell captures apart by thread_id and sample.
  */
 static int
-begin_capture(struct capture *c)
+begin_capture(struct capture *c, const struct clock *clk)
 {
 	struct outfile *f = c->env->out;
 	const struct stmt_match *m = c->found;
@@ -137,7 +135,7 @@ begin_capture(struct capture *c)
 	if (m == NULL)
 		return 0;
 	return output_capture(&f->out, &(struct output_capture){
-		.number = c->number, .started_s = (int64_t)time(NULL),
+		.number = c->number, .started_s = clk->wall_ms(clk->ctx) / 1000,
 		.connection_id = m->connection_id, .thread_id = m->thread_id,
 		.running_s = m->time_s, .text = m->text,
 	});
@@ -258,7 +256,7 @@ check_statements(const struct capture *c)
 
 	if (s->statements != STATEMENTS_UNKNOWN)
 		return;
-	switch (pfs_check_statements(s->conn, msg, sizeof(msg))) {
+	switch (s->ops->check_statements(s->conn, msg, sizeof(msg))) {
 	case PFS_OK:
 		s->statements = STATEMENTS_ON;
 		return;
@@ -303,7 +301,7 @@ statements_off(void *ctx)
 	struct capture *c = ctx;
 
 	c->env->session->statements = STATEMENTS_OFF;
-	pfs_reader_without_statements(c->reader);
+	c->env->session->ops->reader_without_statements(c->reader);
 }
 
 /* The grain of --global and --for-*; false for a thread. */
@@ -327,10 +325,11 @@ static int
 check_grain(struct capture *c, enum pfs_grain g)
 {
 	const struct options *o = c->opts;
+	struct session *s = c->env->session;
 	char err[1024];
 
-	if (pfs_check_grain(c->env->session->conn, g, o->grain_user,
-	    o->grain_host, err, sizeof(err)) != PFS_OK)
+	if (s->ops->check_grain(s->conn, g, o->grain_user, o->grain_host, err,
+	    sizeof(err)) != PFS_OK)
 		return failed_start(c, err);
 	if (g == GRAIN_GLOBAL)
 		snprintf(c->grain, sizeof(c->grain), "global");
@@ -350,7 +349,7 @@ note_start(const struct capture *c, uint64_t thread_id,
     uint64_t connection_id)
 {
 	struct session *s = c->env->session;
-	const char *cipher = conn_cipher(s->conn);
+	const char *cipher = s->ops->cipher(s->conn);
 	char what[700], own[64] = "";
 
 	if (c->grain[0] != '\0')
@@ -362,7 +361,7 @@ note_start(const struct capture *c, uint64_t thread_id,
 		snprintf(own, sizeof(own), "; our own thread is %" PRIu64,
 		    s->own_thread);
 	diag_note(c->env->diag, "sampling %s every %" PRIu64 " ms on %s%s%s%s",
-	    what, c->opts->frequency_ms, conn_server_version(s->conn),
+	    what, c->opts->frequency_ms, s->ops->server_version(s->conn),
 	    cipher != NULL ? " over TLS " : "", cipher != NULL ? cipher : "",
 	    own);
 }
@@ -375,10 +374,11 @@ note_start(const struct capture *c, uint64_t thread_id,
 static void
 note_partial_instruments(const struct capture *c)
 {
+	struct session *s = c->env->session;
 	char note[1024];
 
-	if (pfs_check_memory_instruments(c->env->session->conn, note,
-	    sizeof(note)) == PFS_DISABLED)
+	if (s->ops->check_memory_instruments(s->conn, note, sizeof(note)) ==
+	    PFS_DISABLED)
 		diag_note(c->env->diag, "%s", note);
 }
 
@@ -406,6 +406,7 @@ note_run(const struct capture *c, const struct summary *sum,
     const struct sampler_stats *stats)
 {
 	const struct diag *d = c->env->diag;
+	struct session *s = c->env->session;
 	const struct run_event *low = lowest_event(sum);
 	const char *what = c->grain[0] != '\0' ? c->grain : "the thread";
 	char err[256];
@@ -422,8 +423,8 @@ note_run(const struct capture *c, const struct summary *sum,
 	if (c->opts->target != TARGET_GLOBAL && sum->run.samples > 0 &&
 	    stats->end != SAMPLER_END_GONE &&
 	    stats->end != SAMPLER_END_SOURCE_ERROR && !c->env->sig->stop &&
-	    pfs_global_total(c->env->session->conn, &global, err,
-	    sizeof(err)) == PFS_OK && sum->run.last_total > global)
+	    s->ops->global_total(s->conn, &global, err, sizeof(err)) ==
+	    PFS_OK && sum->run.last_total > global)
 		diag_note(d, "the total of %s, %" PRId64 " bytes, exceeds the "
 		    "whole server's, %" PRId64 " bytes: it counts memory other "
 		    "threads allocated and it freed, or the reverse (see MEMORY "
@@ -580,12 +581,12 @@ sample(struct capture *c, struct sampler_config *cfg, struct source src,
 			.connection_id = connection_id,
 			.grain = c->grain[0] != '\0' ? c->grain : NULL,
 			.found = c->found,
-			.server_version = conn_server_version(
+			.server_version = c->env->session->ops->server_version(
 			    c->env->session->conn),
 			.interval_ms = c->opts->frequency_ms,
 		});
 	c->stats = &stats;
-	if (begin_capture(c) != 0)
+	if (begin_capture(c, clk) != 0)
 		return outfile_failed(f);
 	note_trigger(c, NULL);
 	sampler_run(cfg, &src, clk, ring, sink_sample, c, &c->env->sig->stop,
@@ -627,14 +628,14 @@ capture_run_from(const struct capture_env *env,
 		.wake = answer_dump,
 		.before = before, .n_before = n_before,
 	};
-	struct clock clk = clock_system();
+	struct clock clk = env->clk != NULL ? *env->clk : clock_system();
 	struct pfs_reader *reader;
 	struct reconnect recon;
 	struct guard guard;
 	struct source src;
 	struct ring *ring;
 	uint64_t connection_id = 0;
-	enum pfs_grain grain;
+	enum pfs_grain grain = GRAIN_GLOBAL;
 	bool is_grain = target_grain(o, &grain);
 	int rc;
 
@@ -661,8 +662,10 @@ capture_run_from(const struct capture_env *env,
 	recorder_init(&c.rec, &env->out->out, ring, (int64_t)o->trigger_bytes,
 	    o->trigger_hold_s * 1000000u);
 	env->sig->dump = 0;
-	reader = is_grain ? pfs_reader_create_grain(s, grain, o->grain_user,
-	    o->grain_host) : pfs_reader_create(s, cfg.thread_id);
+	reader = s->ops->reader_create(s, &(struct read_target){
+		.is_grain = is_grain, .thread_id = cfg.thread_id,
+		.grain = grain, .user = o->grain_user, .host = o->grain_host,
+	});
 	if (reader == NULL) {
 		diag_say("out of memory");
 		runstats_free(c.run);
@@ -670,9 +673,9 @@ capture_run_from(const struct capture_env *env,
 		return EXIT_RUNTIME;
 	}
 	if (s->statements == STATEMENTS_OFF)
-		pfs_reader_without_statements(reader);
+		s->ops->reader_without_statements(reader);
 	recon = (struct reconnect){
-		.session = s, .inner = pfs_reader_source(reader),
+		.session = s, .inner = s->ops->reader_source(reader),
 		.thread_id = cfg.thread_id, .connection_id = connection_id,
 		.timeout_ns = o->reconnect_timeout_s * 1000000000u,
 		.clk = &clk, .stop = &env->sig->stop,
@@ -680,6 +683,15 @@ capture_run_from(const struct capture_env *env,
 	};
 	src = reconnect_source(&recon);
 	c.reader = reader;
+	if (env->top_threads != NULL) {
+		struct top_threads *t = env->top_threads;
+
+		t->inner = src;
+		t->session = s;
+		t->clk = &clk;
+		t->next_ns = 0;
+		src = top_threads_source(t);
+	}
 	guard = (struct guard){
 		.inner = src, .session = s, .thread_id = cfg.thread_id,
 		.clk = &clk, .notify = diag_warn_cb,
@@ -699,7 +711,7 @@ capture_run_from(const struct capture_env *env,
 	env->out->out.grain = NULL;
 	if (end != NULL)
 		*end = c.follow.end;
-	pfs_reader_free(reader);
+	s->ops->reader_free(reader);
 	runstats_free(c.run);
 	ring_free(ring);
 	return rc;

@@ -24,8 +24,8 @@
 #include "exitcode.h"
 #include "exporter.h"
 #include "metrics.h"
-#include "pfs.h"
 #include "pprof.h"
+#include "reconnect.h"
 
 /*
  * What a client may take. A scrape is one small request: 64 connections
@@ -39,11 +39,6 @@
 #define HTTP_TIMEOUT_S 5
 /* A sample older than twice --frequency and this is stale: up is 0. */
 #define STALE_SLACK_MS 2000
-/* The waits between captures that could not start or were cut: 1 s to 30 s. */
-#define RETRY_FIRST_S 1
-#define RETRY_MAX_S 30
-/* The whole server's top threads are read at most this often. */
-#define THREADS_EVERY_MS 1000
 
 /*
  * libmicrohttpd is loaded when --listen asks for it, not linked: with the
@@ -108,10 +103,12 @@ struct exporter {
 	uint64_t samples, skipped, lost; /* over every capture */
 	uint64_t skipped_before, lost_before; /* of the captures ended */
 	enum sampler_end end; /* how the last capture ended */
-	/* --global: the server's top threads; the sampling thread's alone: */
-	struct thread_total *threads, *scratch;
-	size_t n_threads, threads_max;
-	uint64_t threads_ns;  /* when they were last read; 0: never */
+	/* --global: the server's top threads, copied from top's readings. */
+	struct thread_total *threads;
+	size_t n_threads;
+	/* The sampling thread's alone: the capture's chain reads into top. */
+	struct top_threads top;
+	uint64_t threads_seen; /* top.reads when last copied */
 	char index[1024];     /* the page of "/", read-only once serving */
 };
 
@@ -138,24 +135,18 @@ watch_begin(void *ctx, const struct capture_target *t)
 	pthread_mutex_unlock(&x->lock);
 }
 
-/* Reads the top threads now and then; a failure leaves none shown. */
+/* A new reading of the top threads (top_threads.h): the copy takes it. */
 static void
-read_threads(struct exporter *x, uint64_t now)
+copy_threads(struct exporter *x)
 {
-	struct session *s = x->env->session;
-	char err[1024];
-	size_t n = 0;
+	const struct top_threads *t = &x->top;
 
-	if (x->threads_max == 0 || (x->threads_ns != 0 &&
-	    now - x->threads_ns < THREADS_EVERY_MS * 1000000ull))
+	if (t->reads == x->threads_seen)
 		return;
-	x->threads_ns = now;
-	if (pfs_top_threads(s->conn, x->threads_max, x->scratch, &n, err,
-	    sizeof(err)) != PFS_OK)
-		n = 0; /* the next sample's reader says what is wrong */
+	x->threads_seen = t->reads;
 	pthread_mutex_lock(&x->lock);
-	memcpy(x->threads, x->scratch, n * sizeof(*x->threads));
-	x->n_threads = n;
+	memcpy(x->threads, t->v, t->n * sizeof(*x->threads));
+	x->n_threads = t->n;
 	pthread_mutex_unlock(&x->lock);
 }
 
@@ -192,7 +183,7 @@ watch_sample(void *ctx, const struct sample *s,
 	}
 	pthread_mutex_unlock(&x->lock);
 	if (rc == 0)
-		read_threads(x, now);
+		copy_threads(x);
 	return rc;
 }
 
@@ -467,11 +458,11 @@ start_http(struct exporter *x, int fd)
 	return d;
 }
 
-/* Waits s seconds, or less when a stop comes; returns whether it did. */
+/* Waits ns, or less when a stop comes; returns whether it did. */
 static bool
-wait_or_stop(struct exporter *x, unsigned s)
+wait_or_stop(struct exporter *x, uint64_t ns)
 {
-	uint64_t until = x->clk.now_ns(x->clk.ctx) + s * 1000000000ull;
+	uint64_t until = x->clk.now_ns(x->clk.ctx) + ns;
 	volatile sig_atomic_t *stop = &x->env->sig->stop;
 
 	while (!*stop && x->clk.now_ns(x->clk.ctx) < until)
@@ -481,18 +472,19 @@ wait_or_stop(struct exporter *x, unsigned s)
 
 /* Says a failure once, not again while it repeats. */
 static void
-say_once(char *last, size_t size, const char *msg, unsigned retry_s)
+say_once(char *last, size_t size, const char *msg)
 {
 	if (strcmp(last, msg) == 0)
 		return;
 	snprintf(last, size, "%s", msg);
-	diag_say("%s; serving mysqlmemprof_up 0, trying again every %u s at "
-	    "most", msg, retry_s);
+	diag_say("%s; serving mysqlmemprof_up 0, trying again every %llu s at "
+	    "most", msg, RECONNECT_MAX_NS / 1000000000ull);
 }
 
 /*
  * Connects and captures until a stop, again after each capture the
- * server's going cut short. Returns the exit status.
+ * server's going cut short, waiting as every reconnect does
+ * (reconnect_backoff()). Returns the exit status.
  */
 static int
 serve(struct exporter *x)
@@ -501,21 +493,22 @@ serve(struct exporter *x)
 	struct capture_watcher w = { .ctx = x, .begin = watch_begin,
 	    .sample = watch_sample, .end = watch_end };
 	struct capture_env cenv = *env;
-	unsigned retry = RETRY_FIRST_S;
+	uint64_t retry = reconnect_backoff(0);
 	char err[1024], last[1024] = "";
 	int rc = EXIT_DONE;
 
 	cenv.watcher = &w;
+	if (x->top.max > 0)
+		cenv.top_threads = &x->top;
 	while (!env->sig->stop) {
 		uint64_t before = x->samples;
 
 		if (session_open(env->session, err, sizeof(err)) != 0) {
 			if (env->sig->stop)
 				break;
-			say_once(last, sizeof(last), err, RETRY_MAX_S);
+			say_once(last, sizeof(last), err);
 		} else {
 			x->end = SAMPLER_END_SOURCE_ERROR;
-			x->threads_ns = 0;
 			rc = capture_run(&cenv, NULL, 0, NULL);
 			pthread_mutex_lock(&x->lock);
 			x->capturing = false;
@@ -526,17 +519,17 @@ serve(struct exporter *x)
 			    x->end == SAMPLER_END_COUNT ||
 			    x->end == SAMPLER_END_DURATION)
 				break;
+			/* It ran: the next failure is a new outage. */
 			if (x->samples > before) {
-				retry = RETRY_FIRST_S; /* it ran: a new outage */
+				retry = reconnect_backoff(0);
 				last[0] = '\0';
 			}
 			say_once(last, sizeof(last), x->end == SAMPLER_END_GONE ?
-			    "the target is gone" : "the capture ended",
-			    RETRY_MAX_S);
+			    "the target is gone" : "the capture ended");
 		}
 		if (wait_or_stop(x, retry))
 			break;
-		retry = retry * 2 < RETRY_MAX_S ? retry * 2 : RETRY_MAX_S;
+		retry = reconnect_backoff(retry);
 	}
 	return env->sig->stop ? EXIT_DONE : rc;
 }
@@ -555,10 +548,10 @@ exporter_run(const struct capture_env *env)
 		return rc;
 	/* Only --global has threads of its own to show. */
 	if (o->target == TARGET_GLOBAL) {
-		x.threads_max = o->top > 0 ? o->top : 10;
-		x.threads = calloc(x.threads_max, sizeof(*x.threads));
-		x.scratch = calloc(x.threads_max, sizeof(*x.scratch));
-		if (x.threads == NULL || x.scratch == NULL) {
+		x.top.max = o->top > 0 ? o->top : 10;
+		x.threads = calloc(x.top.max, sizeof(*x.threads));
+		x.top.v = calloc(x.top.max, sizeof(*x.top.v));
+		if (x.threads == NULL || x.top.v == NULL) {
 			diag_say("out of memory");
 			rc = EXIT_RUNTIME;
 			goto out;
@@ -585,6 +578,6 @@ out:
 	close(fd);
 	free(x.events);
 	free(x.threads);
-	free(x.scratch);
+	free(x.top.v);
 	return rc;
 }

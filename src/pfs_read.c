@@ -17,7 +17,7 @@
 #include "pfs_sql.h"
 
 struct pfs_reader {
-	struct session *session;   /* read through its connection of the moment */
+	struct conn *const *conn;  /* read through *conn, the connection of the moment */
 	uint64_t thread_id;
 	bool is_grain;             /* a summary table, not one thread */
 	struct conn_param params[2];
@@ -127,7 +127,7 @@ reader_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
 	r->out_of_memory = false;
 	r->thread_rows = 0;
 	memset(&r->statement, 0, sizeof(r->statement));
-	st = conn_query_kept(r->session->conn, r->sql, r->params, r->n_params,
+	st = conn_query_kept(*r->conn, r->sql, r->params, r->n_params,
 	    event_row, r, NULL, err, errlen);
 	if (st != CONN_OK) {
 		if (r->out_of_memory)
@@ -168,13 +168,13 @@ build_sql(struct pfs_reader *r, int statements)
 }
 
 struct pfs_reader *
-pfs_reader_create(struct session *s, uint64_t thread_id)
+pfs_reader_create(struct conn *const *conn, uint64_t thread_id)
 {
 	struct pfs_reader *r = calloc(1, sizeof(*r));
 
 	if (r == NULL)
 		return NULL;
-	r->session = s;
+	r->conn = conn;
 	r->thread_id = thread_id;
 	r->params[0] = (struct conn_param){ .i = (int64_t)thread_id };
 	r->n_params = 1;
@@ -202,14 +202,14 @@ grain_params(enum pfs_grain grain, const char *user, const char *host,
  * into SQL.
  */
 struct pfs_reader *
-pfs_reader_create_grain(struct session *s, enum pfs_grain grain,
+pfs_reader_create_grain(struct conn *const *conn, enum pfs_grain grain,
     const char *user, const char *host)
 {
 	struct pfs_reader *r = calloc(1, sizeof(*r));
 
 	if (r == NULL)
 		return NULL;
-	r->session = s;
+	r->conn = conn;
 	r->is_grain = true;
 	r->n_params = grain_params(grain, user, host, r->params);
 	pfs_sql_grain_memory(r->sql, sizeof(r->sql), grain);

@@ -1,7 +1,7 @@
 /*
- * Reconnecting. The backoff starts at 100 ms and doubles up to 5 s, so a
- * restarting server is found within seconds without hammering it, and the
- * whole attempt ends after --reconnect-timeout. A signal ends it at once.
+ * Reconnecting. The backoff is reconnect_backoff()'s (reconnect.h), and
+ * the whole attempt ends after --reconnect-timeout. A signal ends it at
+ * once.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -10,10 +10,16 @@
 
 #include "reconnect.h"
 
-#define FIRST_BACKOFF_NS (100 * 1000000ull)
-#define MAX_BACKOFF_NS (5000 * 1000000ull)
 /* Boot times computed from UPTIME wobble by a second or so. */
 #define BOOT_SLACK_S 2
+
+uint64_t
+reconnect_backoff(uint64_t wait_ns)
+{
+	if (wait_ns == 0)
+		return RECONNECT_FIRST_NS;
+	return wait_ns < RECONNECT_MAX_NS / 2 ? wait_ns * 2 : RECONNECT_MAX_NS;
+}
 
 static void
 tell(struct reconnect *rc, const char *msg)
@@ -59,8 +65,8 @@ check(struct reconnect *rc, struct conn *c, struct pfs_server_id *id,
 			    rc->thread_id);
 			return PFS_NOT_ALLOWED;
 		}
-		st = ops->check_thread(c, rc->thread_id, &connection_id, err,
-		    errlen);
+		st = ops->find_thread(c, PFS_BY_THREAD, rc->thread_id, NULL,
+		    &connection_id, err, errlen);
 		if (st == PFS_NOT_FOUND)
 			snprintf(err, errlen, "thread %" PRIu64 " no longer "
 			    "exists after reconnecting; start a new capture "
@@ -158,7 +164,7 @@ reconnect_until(struct reconnect *rc, uint64_t give_up, uint64_t run_end,
 {
 	const struct clock *clk = rc->clk;
 	uint64_t deadline = run_end != 0 && run_end < give_up ? run_end : give_up;
-	uint64_t backoff = FIRST_BACKOFF_NS;
+	uint64_t backoff = reconnect_backoff(0);
 	uint64_t start = clk->now_ns(clk->ctx);
 	uint64_t left = give_up > start ? give_up - start : 0;
 	char msg[1200];
@@ -189,8 +195,7 @@ reconnect_until(struct reconnect *rc, uint64_t give_up, uint64_t run_end,
 			    "reconnecting: %s", last);
 			return SOURCE_SKIPPED;
 		}
-		backoff = backoff * 2 < MAX_BACKOFF_NS ? backoff * 2 :
-		    MAX_BACKOFF_NS;
+		backoff = reconnect_backoff(backoff);
 	}
 }
 

@@ -1,26 +1,41 @@
 /*
  * The session over a real server: the table of operations that binds the
  * middle of the program to conn.c and pfs_*.c, and the first connect.
+ * Nothing above this file calls pfs_* or sends a query of its own.
  */
+#include "pfs_read.h"
 #include "session.h"
 
-static enum pfs_status
-check_thread(struct conn *c, uint64_t thread_id, uint64_t *connection_id,
-    char *err, size_t errlen)
+static struct pfs_reader *
+reader_create(struct session *s, const struct read_target *t)
 {
-	return pfs_find_thread(c, PFS_BY_THREAD, thread_id, NULL,
-	    connection_id, err, errlen);
+	if (t->is_grain)
+		return pfs_reader_create_grain(&s->conn, t->grain, t->user,
+		    t->host);
+	return pfs_reader_create(&s->conn, t->thread_id);
 }
 
 const struct session_ops session_server = {
 	.open = conn_open,
 	.close = conn_close,
+	.server_version = conn_server_version,
+	.cipher = conn_cipher,
 	.preflight = pfs_preflight,
-	.check_thread = check_thread,
+	.find_thread = pfs_find_thread,
+	.check_grain = pfs_check_grain,
+	.check_statements = pfs_check_statements,
+	.check_memory_instruments = pfs_check_memory_instruments,
+	.global_total = pfs_global_total,
+	.top_threads = pfs_top_threads,
+	.list_threads = pfs_list_threads,
 	.setup = pfs_setup,
 	.find_statements = pfs_find_statements,
 	.thread_statement = pfs_thread_statement,
 	.threads_memory = pfs_threads_memory,
+	.reader_create = reader_create,
+	.reader_source = pfs_reader_source,
+	.reader_without_statements = pfs_reader_without_statements,
+	.reader_free = pfs_reader_free,
 };
 
 int

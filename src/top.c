@@ -62,7 +62,7 @@ look_and_wait(struct top *t, const struct capture_env *env,
 		enum pfs_status st;
 		uint64_t open;
 
-		st = pfs_list_threads(s->conn, &s->kind, &l, err, sizeof(err));
+		st = s->ops->list_threads(s->conn, &s->kind, &l, err, sizeof(err));
 		if (st != PFS_OK) {
 			if (t->sig->stop)
 				break;
@@ -96,7 +96,7 @@ top_run(const struct capture_env *env)
 
 	if ((t.live = live_start(env)) == NULL)
 		return EXIT_RUNTIME;
-	live_list_begin(t.live, conn_server_version(env->session->conn),
+	live_list_begin(t.live, env->session->ops->server_version(env->session->conn),
 	    env->opts->frequency_ms);
 	rc = look_and_wait(&t, env, &clk);
 	live_end(t.live);

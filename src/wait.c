@@ -221,7 +221,7 @@ int
 wait_run(const struct capture_env *env)
 {
 	const struct options *o = env->opts;
-	struct clock clk = clock_system();
+	struct clock clk = env->clk != NULL ? *env->clk : clock_system();
 	struct watch w = {
 		.session = env->session,
 		.filter = { .pattern = o->wait_pattern, .user = o->match_user,

@@ -1,8 +1,9 @@
 /*
  * A fake server behind the session's table of operations, and a fake
  * clock, for the modules that talk to the server only through the session
- * (reconnect.c, watch.c). Time moves only when a module sleeps; the server
- * is up, down, or restarted at times the test sets.
+ * (capture.c, wait.c, reconnect.c, watch.c, guard.c). Time moves only when
+ * a module sleeps; the server is up, down, or restarted at times the test
+ * sets. It answers as pfs.h documents the real one does.
  */
 #ifndef MYSQLMEMPROF_FAKE_SERVER_H
 #define MYSQLMEMPROF_FAKE_SERVER_H
@@ -11,6 +12,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <setjmp.h>
@@ -40,7 +42,7 @@ struct fake_server {
 	uint64_t pid;
 	enum pfs_status preflight; /* what preflight() says */
 	uint64_t target_connection; /* the connection of the target thread */
-	uint64_t target;         /* the one thread check_thread() knows; 0: none */
+	uint64_t target;         /* the one thread find_thread() knows; 0: none */
 	uint64_t next_own;       /* our thread on the next connection */
 	uint64_t opens_at[64];   /* when each open() was tried */
 	size_t opens;
@@ -75,6 +77,40 @@ struct fake_server {
 	 */
 	size_t memory_reads;
 	size_t memory_threads; /* asked for in the latest read */
+
+	/* thread_statement(): look i's statements end at ends_at[i] (0: never). */
+	uint64_t ends_at[16];
+
+	/* The checks of a capture, and the whole server's total. */
+	enum pfs_status grain_status; /* check_grain(): PFS_NOT_FOUND, no rows */
+	int statements_off;      /* check_statements(): the consumer is off */
+	int partial_instruments; /* check_memory_instruments(): some are off */
+	size_t checks;           /* check_*() calls */
+	int64_t global_bytes;    /* global_total() */
+	size_t global_reads;
+
+	/* top_threads(): these, largest first; or top_status, a failure. */
+	struct thread_total tops[4];
+	size_t n_tops, top_reads;
+	enum pfs_status top_status;
+
+	/* list_threads(): the target, and our own thread. */
+	size_t lists;
+
+	/*
+	 * The reader of a capture: reading i holds one event of
+	 * reader_bytes[i] bytes (the last repeats) and runs statement
+	 * reader_stmt[i] (0: none); the target is gone from reading
+	 * gone_after + 1 on (0: never), and reading lose_at_read (1-based)
+	 * loses the connection.
+	 */
+	int64_t reader_bytes[16];
+	size_t n_reader_bytes;
+	uint64_t reader_stmt[16];
+	size_t gone_after;
+	size_t lose_at_read;
+	size_t reads, readers, readers_freed, readers_without;
+	struct read_target read_target; /* the latest asked for */
 };
 
 /* The operations have no context: the test's server is this one. */
@@ -154,16 +190,22 @@ fake_preflight(struct conn *c, struct pfs_preflight *out, char *err,
 	return PFS_OK;
 }
 
+/* pfs_find_thread(): the one target, by its thread or its connection id. */
 static enum pfs_status
-fake_check_thread(struct conn *c, uint64_t thread_id, uint64_t *connection_id,
-    char *err, size_t errlen)
+fake_find_thread(struct conn *c, enum pfs_thread_key key, uint64_t id,
+    uint64_t *thread_id, uint64_t *connection_id, char *err, size_t errlen)
 {
 	assert_true(c->open);
-	if (thread_id != fake->target) {
-		snprintf(err, errlen, "no thread %llu", (unsigned long long)thread_id);
+	if (fake->target == 0 || id != (key == PFS_BY_THREAD ? fake->target :
+	    fake->target_connection)) {
+		snprintf(err, errlen, "no %s %llu", key == PFS_BY_THREAD ?
+		    "thread" : "connection", (unsigned long long)id);
 		return PFS_NOT_FOUND;
 	}
-	*connection_id = fake->target_connection;
+	if (thread_id != NULL)
+		*thread_id = fake->target;
+	if (connection_id != NULL)
+		*connection_id = fake->target_connection;
 	return PFS_OK;
 }
 
@@ -193,6 +235,179 @@ fake_find(struct conn *c, const struct server_kind *kind,
 	return PFS_OK;
 }
 
+/* conn_server_version(): what the handshake said. */
+static const char *
+fake_server_version(struct conn *c)
+{
+	assert_true(c->open);
+	return "10.11.6-MariaDB-fake";
+}
+
+/* conn_cipher(): the fake speaks no TLS. */
+static const char *
+fake_cipher(struct conn *c)
+{
+	assert_true(c->open);
+	return NULL;
+}
+
+static enum pfs_status
+fake_check_grain(struct conn *c, enum pfs_grain grain, const char *user,
+    const char *host, char *err, size_t errlen)
+{
+	(void)grain, (void)user, (void)host;
+	assert_true(c->open);
+	fake->checks++;
+	if (fake->grain_status != PFS_OK)
+		snprintf(err, errlen, "no rows for that grain");
+	return fake->grain_status;
+}
+
+static enum pfs_status
+fake_check_statements(struct conn *c, char *note, size_t notelen)
+{
+	assert_true(c->open);
+	fake->checks++;
+	if (!fake->statements_off)
+		return PFS_OK;
+	snprintf(note, notelen, "events_statements_current is off");
+	return PFS_DISABLED;
+}
+
+static enum pfs_status
+fake_check_memory_instruments(struct conn *c, char *note, size_t notelen)
+{
+	assert_true(c->open);
+	fake->checks++;
+	if (!fake->partial_instruments)
+		return PFS_OK;
+	snprintf(note, notelen, "only 90 of 100 memory instruments are on");
+	return PFS_DISABLED;
+}
+
+static enum pfs_status
+fake_global_total(struct conn *c, int64_t *bytes, char *err, size_t errlen)
+{
+	(void)err, (void)errlen;
+	assert_true(c->open);
+	fake->global_reads++;
+	*bytes = fake->global_bytes;
+	return PFS_OK;
+}
+
+static enum pfs_status
+fake_top_threads(struct conn *c, size_t max, struct thread_total *out,
+    size_t *n, char *err, size_t errlen)
+{
+	assert_true(c->open);
+	fake->top_reads++;
+	if (fake->top_status != PFS_OK) {
+		snprintf(err, errlen, "lost");
+		return fake->top_status;
+	}
+	*n = fake->n_tops < max ? fake->n_tops : max;
+	memcpy(out, fake->tops, *n * sizeof(*out));
+	return PFS_OK;
+}
+
+/* The target, then our own thread, as the list the caller frees. */
+static enum pfs_status
+fake_list_threads(struct conn *c, const struct server_kind *kind,
+    struct thread_list *out, char *err, size_t errlen)
+{
+	(void)kind, (void)err, (void)errlen;
+	assert_true(c->open);
+	fake->lists++;
+	out->n = 0;
+	assert_non_null(out->v = calloc(2, sizeof(*out->v)));
+	if (fake->target != 0)
+		out->v[out->n++] = (struct thread_info){
+			.thread_id = fake->target, .has_connection = true,
+			.connection_id = fake->target_connection,
+			.type = strdup("FOREGROUND"), .current_bytes = 4096 };
+	out->v[out->n++] = (struct thread_info){
+		.thread_id = fake->next_own - 1, .type = strdup("FOREGROUND") };
+	return PFS_OK;
+}
+
+/* The reader a capture makes through the session (pfs_read.h). */
+struct pfs_reader {
+	struct session *s;
+	struct read_target t;
+	bool without_statements;
+	struct event_stat ev;
+	struct statement st;
+};
+
+static enum source_status
+fake_reader_read(void *ctx, uint64_t deadline_ns, struct reading *out,
+    char *err, size_t errlen)
+{
+	struct pfs_reader *r = ctx;
+	size_t i = fake->reads++;
+	size_t k = fake->n_reader_bytes == 0 ? 0 :
+	    i < fake->n_reader_bytes ? i : fake->n_reader_bytes - 1;
+	uint64_t id = fake->reader_stmt[i < 16 ? i : 15];
+
+	(void)deadline_ns;
+	/* Through the session's connection of the moment, as pfs_read does. */
+	assert_true(r->s->conn != NULL && r->s->conn->open);
+	if (fake->lose_at_read == i + 1) {
+		snprintf(err, errlen, "lost the connection while reading");
+		return SOURCE_LOST;
+	}
+	if (fake->gone_after != 0 && i >= fake->gone_after)
+		return SOURCE_GONE;
+	r->ev = (struct event_stat){ .name = "memory/sql/fake",
+	    .current_bytes = fake->n_reader_bytes > 0 ?
+	    fake->reader_bytes[k] : 0 };
+	r->st = (struct statement){ .thread_id = r->t.thread_id };
+	if (id != 0 && !r->without_statements) {
+		r->st.has_id = true;
+		r->st.id = id;
+	}
+	if (id != 0)
+		snprintf(r->st.text, sizeof(r->st.text), "SELECT %llu",
+		    (unsigned long long)id);
+	*out = (struct reading){ .events = &r->ev, .n = 1,
+	    .statement = r->t.is_grain ? NULL : &r->st };
+	return SOURCE_OK;
+}
+
+static struct pfs_reader *
+fake_reader_create(struct session *s, const struct read_target *t)
+{
+	struct pfs_reader *r = calloc(1, sizeof(*r));
+
+	assert_non_null(r);
+	r->s = s;
+	r->t = *t;
+	fake->read_target = *t;
+	fake->readers++;
+	return r;
+}
+
+static struct source
+fake_reader_source(struct pfs_reader *r)
+{
+	return (struct source){ .ctx = r, .read = fake_reader_read };
+}
+
+static void
+fake_reader_without_statements(struct pfs_reader *r)
+{
+	r->without_statements = true;
+	fake->readers_without++;
+}
+
+static void
+fake_reader_free(struct pfs_reader *r)
+{
+	if (r != NULL)
+		fake->readers_freed++;
+	free(r);
+}
+
 static enum pfs_status
 fake_setup(struct conn *c, uint64_t thread_id, struct pfs_setup *out,
     char *err, size_t errlen)
@@ -220,7 +435,10 @@ fake_thread_statement(struct conn *c, uint64_t thread_id, bool *running,
 	}
 	*running = fake->running;
 	*now = fake->now_running;
-	/* Another thread of the latest look runs what that look saw. */
+	/*
+	 * Another thread of the latest look runs what that look saw, until
+	 * the look's statements end: then it runs nothing.
+	 */
 	if (thread_id != now->thread_id && fake->n_looks > 0) {
 		size_t i = fake->looks_done == 0 ? 0 : fake->looks_done - 1;
 
@@ -229,6 +447,9 @@ fake_thread_statement(struct conn *c, uint64_t thread_id, bool *running,
 		for (size_t k = 0; k < fake->look_n[i]; k++)
 			if (fake->looks[i][k].thread_id == thread_id)
 				*now = fake->looks[i][k];
+		if (i < 16 && fake->ends_at[i] != 0 && fake->now >=
+		    fake->ends_at[i])
+			*running = false;
 	}
 	return PFS_OK;
 }
@@ -266,12 +487,24 @@ fake_threads_memory(struct conn *c, const uint64_t *ids, size_t n,
 static const struct session_ops fake_ops = {
 	.open = fake_open,
 	.close = fake_close,
+	.server_version = fake_server_version,
+	.cipher = fake_cipher,
 	.preflight = fake_preflight,
-	.check_thread = fake_check_thread,
+	.find_thread = fake_find_thread,
+	.check_grain = fake_check_grain,
+	.check_statements = fake_check_statements,
+	.check_memory_instruments = fake_check_memory_instruments,
+	.global_total = fake_global_total,
+	.top_threads = fake_top_threads,
+	.list_threads = fake_list_threads,
 	.setup = fake_setup,
 	.find_statements = fake_find,
 	.thread_statement = fake_thread_statement,
 	.threads_memory = fake_threads_memory,
+	.reader_create = fake_reader_create,
+	.reader_source = fake_reader_source,
+	.reader_without_statements = fake_reader_without_statements,
+	.reader_free = fake_reader_free,
 };
 
 static const struct clock fake_clock = {

@@ -383,6 +383,23 @@ test_waiting_takes_the_new_run(void **state)
 	assert_int_equal(sess.server.pid, 6000);
 }
 
+/* The one backoff: 100 ms, doubling, held at 5 s, never past it. */
+static void
+test_backoff_doubles_to_its_bound(void **state)
+{
+	uint64_t w = 0, waits[8];
+
+	(void)state;
+	for (size_t i = 0; i < 8; i++)
+		waits[i] = w = reconnect_backoff(w);
+	assert_int_equal(waits[0], 100 * MS);
+	assert_int_equal(waits[1], 200 * MS);
+	assert_int_equal(waits[5], 3200 * MS);
+	assert_int_equal(waits[6], 5 * SEC);
+	assert_int_equal(waits[7], 5 * SEC);
+	assert_int_equal(reconnect_backoff(4 * SEC), 5 * SEC);
+}
+
 int
 main(void)
 {
@@ -415,6 +432,7 @@ main(void)
 		cmocka_unit_test_setup(test_thread_of_another_session, setup),
 		cmocka_unit_test_setup(test_setup_checked_again, setup),
 		cmocka_unit_test_setup(test_waiting_takes_the_new_run, setup),
+		cmocka_unit_test(test_backoff_doubles_to_its_bound),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
