@@ -264,43 +264,64 @@ event_spike_lower(const struct sample_row *r, union column_value *v)
 
 #define S COLUMN_SAMPLE
 #define E COLUMN_EVENT
+/* An event column that is a field of struct event_stat (output_format.h). */
+#define AT(field) .at = offsetof(struct event_stat, field) + 1
+#define DELTA(field) AT(delta.field), .deltas = true
+/* One the getter computes, or a sample column. */
+#define GETTER .at = 0
 
 const struct sample_column sample_columns[] = {
-	{ "sample",            S, COLUMN_UINT, sample_seq },
-	{ "elapsed_ms",        S, COLUMN_UINT, sample_elapsed_ms },
-	{ "timestamp",         S, COLUMN_TEXT, sample_timestamp },
-	{ "thread_id",         S, COLUMN_UINT, sample_thread_id },
-	{ "event_name",        E, COLUMN_NAME, event_name },
-	{ "current_bytes",     E, COLUMN_INT,  event_current_bytes },
-	{ "current_count",     E, COLUMN_INT,  event_current_count },
-	{ "high_bytes",        E, COLUMN_INT,  event_high_bytes },
-	{ "alloc_bytes",       E, COLUMN_UINT, event_alloc_bytes },
-	{ "free_bytes",        E, COLUMN_UINT, event_free_bytes },
-	{ "alloc_count",       E, COLUMN_UINT, event_alloc_count },
-	{ "free_count",        E, COLUMN_UINT, event_free_count },
-	{ "total_bytes",       S, COLUMN_INT,  sample_total_bytes },
-	{ "late_us",           S, COLUMN_UINT, sample_late_us },
-	{ "query_us",          S, COLUMN_UINT, sample_query_us },
-	{ "gap_ms",            S, COLUMN_UINT, sample_gap_ms },
-	{ "alloc_delta_bytes", E, COLUMN_UINT, event_alloc_delta_bytes },
-	{ "free_delta_bytes",  E, COLUMN_UINT, event_free_delta_bytes },
-	{ "alloc_delta_count", E, COLUMN_UINT, event_alloc_delta_count },
-	{ "free_delta_count",  E, COLUMN_UINT, event_free_delta_count },
-	{ "unseen_peak_bytes", E, COLUMN_INT,  event_unseen_peak },
-	{ "spike_lower_bytes", E, COLUMN_INT,  event_spike_lower },
-	{ "statement_id",      S, COLUMN_UINT, sample_statement_id },
-	{ "digest",            S, COLUMN_TEXT, sample_digest },
-	{ "statement",         S, COLUMN_TEXT, sample_statement },
-	{ "grain",             S, COLUMN_TEXT, sample_grain },
-	{ "filtered_total_bytes", S, COLUMN_INT, sample_filtered_total },
-	{ "setup_off",         S, COLUMN_TEXT, sample_setup_off },
-	{ "waiting",           S, COLUMN_UINT, sample_waiting },
+	{ "sample",            S, COLUMN_UINT, sample_seq, GETTER },
+	{ "elapsed_ms",        S, COLUMN_UINT, sample_elapsed_ms, GETTER },
+	{ "timestamp",         S, COLUMN_TEXT, sample_timestamp, GETTER },
+	{ "thread_id",         S, COLUMN_UINT, sample_thread_id, GETTER },
+	{ "event_name",        E, COLUMN_NAME, event_name, GETTER },
+	{ "current_bytes",     E, COLUMN_INT,  event_current_bytes,
+	    AT(current_bytes) },
+	{ "current_count",     E, COLUMN_INT,  event_current_count,
+	    AT(current_count) },
+	{ "high_bytes",        E, COLUMN_INT,  event_high_bytes,
+	    AT(high_bytes) },
+	{ "alloc_bytes",       E, COLUMN_UINT, event_alloc_bytes,
+	    AT(alloc_bytes) },
+	{ "free_bytes",        E, COLUMN_UINT, event_free_bytes,
+	    AT(free_bytes) },
+	{ "alloc_count",       E, COLUMN_UINT, event_alloc_count,
+	    AT(alloc_count) },
+	{ "free_count",        E, COLUMN_UINT, event_free_count,
+	    AT(free_count) },
+	{ "total_bytes",       S, COLUMN_INT,  sample_total_bytes, GETTER },
+	{ "late_us",           S, COLUMN_UINT, sample_late_us, GETTER },
+	{ "query_us",          S, COLUMN_UINT, sample_query_us, GETTER },
+	{ "gap_ms",            S, COLUMN_UINT, sample_gap_ms, GETTER },
+	{ "alloc_delta_bytes", E, COLUMN_UINT, event_alloc_delta_bytes,
+	    DELTA(alloc_bytes) },
+	{ "free_delta_bytes",  E, COLUMN_UINT, event_free_delta_bytes,
+	    DELTA(free_bytes) },
+	{ "alloc_delta_count", E, COLUMN_UINT, event_alloc_delta_count,
+	    DELTA(alloc_count) },
+	{ "free_delta_count",  E, COLUMN_UINT, event_free_delta_count,
+	    DELTA(free_count) },
+	{ "unseen_peak_bytes", E, COLUMN_INT,  event_unseen_peak, GETTER },
+	{ "spike_lower_bytes", E, COLUMN_INT,  event_spike_lower, GETTER },
+	{ "statement_id",      S, COLUMN_UINT, sample_statement_id, GETTER },
+	{ "digest",            S, COLUMN_TEXT, sample_digest, GETTER },
+	{ "statement",         S, COLUMN_TEXT, sample_statement, GETTER },
+	{ "grain",             S, COLUMN_TEXT, sample_grain, GETTER },
+	{ "filtered_total_bytes", S, COLUMN_INT, sample_filtered_total,
+	    GETTER },
+	{ "setup_off",         S, COLUMN_TEXT, sample_setup_off, GETTER },
+	{ "waiting",           S, COLUMN_UINT, sample_waiting, GETTER },
 };
+_Static_assert(sizeof(struct event_stat) < 65535, "an offset fits in at");
 _Static_assert(sizeof(sample_columns) / sizeof(sample_columns[0]) ==
     SAMPLE_COLUMNS, "SAMPLE_COLUMNS is the number of rows of sample_columns");
 
 #undef S
 #undef E
+#undef AT
+#undef DELTA
+#undef GETTER
 
 /* The columns of --list. */
 

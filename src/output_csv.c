@@ -140,6 +140,29 @@ put_sample_fields(struct output *o, const struct sample *s, const char *ts,
 	}
 }
 
+/*
+ * An event column that is a field of e (its at), after its comma: loaded,
+ * not asked of its getter, and written in place, null (empty) for a delta
+ * of a sample without deltas.
+ */
+static void
+put_loaded(struct output_buf *b, const struct sample_column *c,
+    const struct event_stat *e, bool deltas)
+{
+	uint64_t u = sample_column_load(c, e);
+	char *p;
+
+	if (b->cap - b->len < 1 + OUTPUT_INT_MAX &&
+	    !ob_grow(b, 1 + OUTPUT_INT_MAX))
+		return;
+	p = b->p + b->len;
+	*p++ = ',';
+	if (!c->deltas || deltas)
+		p += c->kind == COLUMN_UINT ? output_uint(p, u) :
+		    output_int(p, (int64_t)u);
+	b->len = (size_t)(p - b->p);
+}
+
 /* One row; e is NULL for a sample that kept no event. */
 static void
 put_row(struct output *o, const struct sample *s, const struct span *span,
@@ -158,8 +181,11 @@ put_row(struct output *o, const struct sample *s, const struct span *span,
 			j = span[j].next;
 			continue;
 		}
-		put_field(b, j == 0, c->kind, sample_column_get(c, &r, &v),
-		    &v);
+		if (c->at != 0 && e != NULL && j > 0)
+			put_loaded(b, c, e, s->has_deltas);
+		else
+			put_field(b, j == 0, c->kind,
+			    sample_column_get(c, &r, &v), &v);
 		j++;
 	}
 	ob_write(b, CRLF, 2);

@@ -3,6 +3,7 @@
  * so strings are escaped to be valid JSON whatever they hold.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -150,36 +151,96 @@ put_member(struct output_buf *b, const char *name, enum column_kind kind,
 
 /*
  * The key of each sample column, "name": with its quotes and colon, made
- * once: a sample of ten events writes some 150 of them.
+ * once: a sample of ten events writes some 150 of them. An event's keys
+ * come with the separator before them ({ for the first, else a comma).
  */
 #define KEY_MAX 48
 static struct key {
 	char s[KEY_MAX];
 	size_t len;
-} sample_keys[SAMPLE_COLUMNS];
+} sample_keys[SAMPLE_COLUMNS], event_keys[SAMPLE_COLUMNS];
 /* The event-level columns, in order: each event writes these. */
 static size_t event_cols[SAMPLE_COLUMNS], n_event_cols;
+/*
+ * A sample's members: the sample-level columns in order, with the
+ * "events" array where the last event-level column stands
+ * (output_format.h).
+ */
+#define EVENTS SIZE_MAX
+static size_t sample_order[SAMPLE_COLUMNS], n_sample_order;
 static pthread_once_t sample_keys_once = PTHREAD_ONCE_INIT;
+static atomic_bool sample_keys_made;
+
+static void
+make_key(struct key *k, const char *sep, const char *name)
+{
+	int n = snprintf(k->s, sizeof(k->s), "%s\"%s\":", sep, name);
+
+	if (n < 0 || (size_t)n >= sizeof(k->s))
+		abort(); /* a column's name longer than KEY_MAX allows */
+	k->len = (size_t)n;
+}
 
 static void
 make_sample_keys(void)
 {
-	for (size_t j = 0; j < SAMPLE_COLUMNS; j++)
-		if (sample_columns[j].level == COLUMN_EVENT)
-			event_cols[n_event_cols++] = j;
 	for (size_t j = 0; j < SAMPLE_COLUMNS; j++) {
-		struct key *k = &sample_keys[j];
-		int n = snprintf(k->s, sizeof(k->s), "\"%s\":",
-		    sample_columns[j].name);
-
-		if (n < 0 || (size_t)n >= sizeof(k->s))
-			abort(); /* a column's name longer than KEY_MAX allows */
-		k->len = (size_t)n;
+		make_key(&sample_keys[j], "", sample_columns[j].name);
+		if (sample_columns[j].level == COLUMN_EVENT) {
+			make_key(&event_keys[n_event_cols],
+			    n_event_cols == 0 ? "{" : ",",
+			    sample_columns[j].name);
+			event_cols[n_event_cols++] = j;
+		} else
+			sample_order[n_sample_order++] = j;
 	}
+	for (size_t j = SAMPLE_COLUMNS; j-- > 0;)
+		if (sample_columns[j].level == COLUMN_EVENT) {
+			size_t k = n_sample_order++;
+
+			for (; k > 0 && sample_order[k - 1] > j; k--)
+				sample_order[k] = sample_order[k - 1];
+			sample_order[k] = EVENTS;
+			break;
+		}
+	atomic_store_explicit(&sample_keys_made, true, memory_order_release);
 }
 
 /* A separator, a key and a number or null: what put_column() makes room for. */
 #define FIELD_ROOM (1 + KEY_MAX + OUTPUT_INT_MAX)
+
+/*
+ * Writes the value of column c at p, which has room for a number, and
+ * returns its end; a text value is left to the caller (NULL).
+ */
+static char *
+put_known(char *p, const struct sample_column *c, bool known,
+    const union column_value *v)
+{
+	if (!known) {
+		memcpy(p, "null", 4);
+		return p + 4;
+	}
+	if (c->kind == COLUMN_INT)
+		return p + output_int(p, v->i);
+	if (c->kind == COLUMN_UINT)
+		return p + output_uint(p, v->u);
+	return NULL;
+}
+
+/* A text value, after its key, at the end of b. */
+static void
+put_text(struct output_buf *b, const struct sample_column *c,
+    const union column_value *v)
+{
+	/* A name its entry calls plain needs no look at its bytes. */
+	if (c->kind == COLUMN_NAME && v->plain) {
+		ob_putc(b, '"');
+		ob_write(b, v->s, v->len);
+		ob_putc(b, '"');
+	} else
+		json_put_string(b, v->s, v->len);
+}
 
 /*
  * Sample column j of row r, after sep, with its key. Some 70 a sample:
@@ -194,7 +255,7 @@ put_column(struct output_buf *b, char sep, size_t j,
 	const struct sample_column *c = &sample_columns[j];
 	union column_value v;
 	bool known = sample_column_get(c, r, &v);
-	char *p;
+	char *p, *end;
 
 	if (b->cap - b->len < FIELD_ROOM && !ob_grow(b, FIELD_ROOM))
 		return;
@@ -202,24 +263,59 @@ put_column(struct output_buf *b, char sep, size_t j,
 	*p++ = sep;
 	memcpy(p, sample_keys[j].s, KEY_MAX);
 	p += sample_keys[j].len;
-	if (!known) {
-		memcpy(p, "null", 4);
-		p += 4;
-	} else if (c->kind == COLUMN_INT)
-		p += output_int(p, v.i);
-	else if (c->kind == COLUMN_UINT)
-		p += output_uint(p, v.u);
-	else {
-		b->len = (size_t)(p - b->p);
-		/* A name its entry calls plain needs no look at its bytes. */
-		if (c->kind == COLUMN_NAME && v.plain) {
-			ob_putc(b, '"');
-			ob_write(b, v.s, v.len);
-			ob_putc(b, '"');
-		} else
-			json_put_string(b, v.s, v.len);
+	if ((end = put_known(p, c, known, &v)) != NULL) {
+		b->len = (size_t)(end - b->p);
 		return;
 	}
+	b->len = (size_t)(p - b->p);
+	put_text(b, c, &v);
+}
+
+/*
+ * One event, { to }: some 60 fields a sample. Room is made once for every
+ * key and number; a column that is a field of the event (its at) is
+ * loaded, not asked of its getter, which cost more than the load.
+ */
+static void
+put_event(struct output_buf *b, const struct sample_row *r)
+{
+	const size_t room = n_event_cols * (KEY_MAX + OUTPUT_INT_MAX) + 1;
+	bool deltas = r->s->has_deltas;
+	union column_value v;
+	char *p, *end;
+
+	if (b->cap - b->len < room && !ob_grow(b, room))
+		return;
+	p = b->p + b->len;
+	for (size_t k = 0; k < n_event_cols; k++) {
+		const struct sample_column *c = &sample_columns[event_cols[k]];
+
+		memcpy(p, event_keys[k].s, KEY_MAX);
+		p += event_keys[k].len;
+		if (c->at != 0) {
+			uint64_t u = sample_column_load(c, r->e);
+
+			if (c->deltas && !deltas) {
+				memcpy(p, "null", 4);
+				p += 4;
+			} else if (c->kind == COLUMN_UINT)
+				p += output_uint(p, u);
+			else
+				p += output_int(p, (int64_t)u);
+			continue;
+		}
+		if ((end = put_known(p, c, c->get(r, &v), &v)) != NULL) {
+			p = end;
+			continue;
+		}
+		/* Text: appended, then room again for what follows. */
+		b->len = (size_t)(p - b->p);
+		put_text(b, c, &v);
+		if (b->cap - b->len < room && !ob_grow(b, room))
+			return;
+		p = b->p + b->len;
+	}
+	*p++ = '}';
 	b->len = (size_t)(p - b->p);
 }
 
@@ -234,29 +330,12 @@ put_events(struct output_buf *b, const struct sample_row *sample)
 
 	ob_puts(b, "\"events\":[");
 	for (size_t i = 0; i < r.s->n_events; i++) {
-		char sep = '{';
-
 		r.e = &r.s->events[i];
 		if (i > 0)
 			ob_putc(b, ',');
-		for (size_t k = 0; k < n_event_cols; k++) {
-			put_column(b, sep, event_cols[k], &r);
-			sep = ',';
-		}
-		ob_putc(b, '}');
+		put_event(b, &r);
 	}
 	ob_putc(b, ']');
-}
-
-/* Where the event columns end, the "events" array stands (output_format.h). */
-static size_t
-events_at(void)
-{
-	size_t j = SAMPLE_COLUMNS - 1;
-
-	while (sample_columns[j].level != COLUMN_EVENT)
-		j--;
-	return j;
 }
 
 static int
@@ -264,21 +343,18 @@ json_sample(struct output *o, const struct sample *s)
 {
 	char ts[64];
 	struct sample_row r = { .o = o, .s = s, .timestamp = ts };
-	size_t events = events_at();
 	char sep = '{';
 
-	pthread_once(&sample_keys_once, make_sample_keys);
+	/* Made once: pthread_once() itself cost more than a field. */
+	if (!atomic_load_explicit(&sample_keys_made, memory_order_acquire))
+		pthread_once(&sample_keys_once, make_sample_keys);
 	units_timestamp(s->wall_ms, ts, sizeof(ts));
-	for (size_t j = 0; j < SAMPLE_COLUMNS; j++) {
-		const struct sample_column *c = &sample_columns[j];
-
-		if (c->level == COLUMN_EVENT && j != events)
-			continue;
-		if (j == events) {
+	for (size_t k = 0; k < n_sample_order; k++) {
+		if (sample_order[k] == EVENTS) {
 			ob_putc(&o->buf, sep);
 			put_events(&o->buf, &r);
 		} else
-			put_column(&o->buf, sep, j, &r);
+			put_column(&o->buf, sep, sample_order[k], &r);
 		sep = ',';
 	}
 	ob_write(&o->buf, "}\n", 2);

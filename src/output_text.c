@@ -108,17 +108,36 @@ format_values(struct output *o, const struct sample *s)
 }
 
 /*
- * A row of a sample: its name, and the value at *v, which then moves on
- * to the next. Values are our own digits and units: no cleaning needed.
+ * The cells of an event's short name as text shows it: a name its entry
+ * calls plain (names.h) is one cell a byte, as it is, so neither its
+ * width nor its writing looks at its bytes; SIZE_MAX for any other,
+ * which is cleaned.
+ */
+static size_t
+plain_cells(const struct event_stat *e, const char *shown)
+{
+	if (e->interned == NULL || !e->interned->plain)
+		return SIZE_MAX;
+	return e->interned->len - (size_t)(shown - e->name);
+}
+
+/*
+ * A row of a sample: its name (of plain cells, or SIZE_MAX: cleaned), and
+ * the value at *v, which then moves on to the next. Values are our own
+ * digits and units: no cleaning needed.
  */
 static void
-put_value_row(struct output *o, const char *name, size_t width,
-    const char **v, size_t value_width)
+put_value_row(struct output *o, const char *name, size_t plain,
+    size_t width, const char **v, size_t value_width)
 {
 	size_t n = strlen(*v);
 
 	ob_putc(&o->buf, ' ');
-	clean_left(&o->buf, name, width, false);
+	if (plain != SIZE_MAX) {
+		ob_write(&o->buf, name, plain);
+		ob_fill(&o->buf, ' ', width > plain ? width - plain : 0);
+	} else
+		clean_left(&o->buf, name, width, false);
 	ob_write(&o->buf, " -> ", 4);
 	ob_fill(&o->buf, ' ', value_width > n ? value_width - n : 0);
 	ob_write(&o->buf, *v, n);
@@ -171,9 +190,14 @@ put_sample(struct output *o, const struct text_state *t,
 
 	if (ob_status(&o->scratch) != 0)
 		return -1;
-	for (size_t i = 0; i < s->n_events; i++)
-		width = max_size(width,
-		    clean_width(short_name(s->events[i].name), false));
+	for (size_t i = 0; i < s->n_events; i++) {
+		const struct event_stat *e = &s->events[i];
+		const char *shown = short_name(e->name);
+		size_t plain = plain_cells(e, shown);
+
+		width = max_size(width, plain != SIZE_MAX ? plain :
+		    clean_width(shown, false));
+	}
 	if (s->gap_ms > 0) {
 		ob_puts(&o->buf, "## gap of ");
 		ob_uint(&o->buf, s->gap_ms);
@@ -193,12 +217,15 @@ put_sample(struct output *o, const struct text_state *t,
 	ob_puts(&o->buf, "## Memory usage at time ");
 	ob_uint(&o->buf, s->elapsed_us / 1000);
 	ob_puts(&o->buf, s->waiting ? " (taken while waiting) ##\n" : " ##\n");
-	for (size_t i = 0; i < s->n_events; i++)
-		put_value_row(o, short_name(s->events[i].name), width, &v,
-		    vw);
-	put_value_row(o, label, width, &v, vw);
+	for (size_t i = 0; i < s->n_events; i++) {
+		const struct event_stat *e = &s->events[i];
+		const char *shown = short_name(e->name);
+
+		put_value_row(o, shown, plain_cells(e, shown), width, &v, vw);
+	}
+	put_value_row(o, label, SIZE_MAX, width, &v, vw);
 	if (o->filtered)
-		put_value_row(o, FILTERED_LABEL, width, &v, vw);
+		put_value_row(o, FILTERED_LABEL, SIZE_MAX, width, &v, vw);
 	put_sample_peaks(o, s);
 	ob_putc(&o->buf, '\n');
 	return ob_status(&o->buf);

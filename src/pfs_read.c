@@ -32,6 +32,7 @@ struct pfs_reader {
 	 * the copy, and keeps its entry without a lookup.
 	 */
 	size_t named;
+	bool typed;                /* this reading's counters: counters_typed() */
 	int bad_row;
 	bool out_of_memory;
 	int thread_rows;           /* rows of a thread: 0 when it is gone */
@@ -62,6 +63,23 @@ statement_row(struct pfs_reader *r, const struct conn_value *v)
 	    v[COL_DIGEST].len);
 	statement_set_text(st, v[COL_TEXT].s, v[COL_TEXT].len);
 	return 0;
+}
+
+/*
+ * Whether a row's counters are bound as integers, the current ones signed
+ * and the sums unsigned, as both servers type them; the same for each row
+ * of a reading.
+ */
+static bool
+counters_typed(const struct conn_value *v)
+{
+	return pfs_value_typed(&v[COL_CURRENT_BYTES], false) &&
+	    pfs_value_typed(&v[COL_CURRENT_COUNT], false) &&
+	    pfs_value_typed(&v[COL_HIGH_BYTES], false) &&
+	    pfs_value_typed(&v[COL_ALLOC_BYTES], true) &&
+	    pfs_value_typed(&v[COL_FREE_BYTES], true) &&
+	    pfs_value_typed(&v[COL_ALLOC_COUNT], true) &&
+	    pfs_value_typed(&v[COL_FREE_COUNT], true);
 }
 
 static int
@@ -102,7 +120,23 @@ event_row(void *ctx, unsigned ncols, const struct conn_value *v)
 		if (r->n >= r->named)
 			r->named = r->n + 1;
 	}
-	if (pfs_value_i64(&v[COL_CURRENT_BYTES], &e->current_bytes) != 0 ||
+	/*
+	 * The counters as bound, signed and unsigned as the server types
+	 * them: loaded as they are, where checking each value of each row
+	 * cost a third of reading it. Otherwise (a server that types them
+	 * otherwise) each is checked.
+	 */
+	if (r->n == 0)
+		r->typed = counters_typed(v);
+	if (r->typed) {
+		e->current_bytes = pfs_value_int(&v[COL_CURRENT_BYTES]);
+		e->current_count = pfs_value_int(&v[COL_CURRENT_COUNT]);
+		e->high_bytes = pfs_value_int(&v[COL_HIGH_BYTES]);
+		e->alloc_bytes = (uint64_t)pfs_value_int(&v[COL_ALLOC_BYTES]);
+		e->free_bytes = (uint64_t)pfs_value_int(&v[COL_FREE_BYTES]);
+		e->alloc_count = (uint64_t)pfs_value_int(&v[COL_ALLOC_COUNT]);
+		e->free_count = (uint64_t)pfs_value_int(&v[COL_FREE_COUNT]);
+	} else if (pfs_value_i64(&v[COL_CURRENT_BYTES], &e->current_bytes) != 0 ||
 	    pfs_value_i64(&v[COL_CURRENT_COUNT], &e->current_count) != 0 ||
 	    pfs_value_i64(&v[COL_HIGH_BYTES], &e->high_bytes) != 0 ||
 	    pfs_value_u64(&v[COL_ALLOC_BYTES], &e->alloc_bytes) != 0 ||

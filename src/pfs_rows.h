@@ -7,6 +7,7 @@
 #ifndef MYSQLMEMPROF_PFS_ROWS_H
 #define MYSQLMEMPROF_PFS_ROWS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -64,6 +65,25 @@ pfs_value_i64(const struct conn_value *v, int64_t *out)
 		return -1;
 	*out = v->is_unsigned ? (int64_t)v->u : v->i;
 	return 0;
+}
+
+/*
+ * Whether v is bound as an integer of the signedness asked: a prepared
+ * statement's columns keep their binding for every row of a reading, so
+ * a reader that checks its row once reads the rest with
+ * pfs_value_int(), which needs neither the type nor a range check.
+ */
+static inline bool
+pfs_value_typed(const struct conn_value *v, bool is_unsigned)
+{
+	return v->is_int && v->is_unsigned == is_unsigned;
+}
+
+/* A value pfs_value_typed() accepted, NULL as 0; u too, as two's complement. */
+static inline int64_t
+pfs_value_int(const struct conn_value *v)
+{
+	return v->null ? 0 : v->i;
 }
 
 /* Copies a column of len bytes (NULL: none) into dst, cut to fit, NUL-ended. */

@@ -441,6 +441,48 @@ test_readings_of_no_event(void **state)
 	delta_table_free(t);
 }
 
+/*
+ * An event whose counters did not move has no delta, and one of whose
+ * counters alone moved is compared as any other and kept: the table
+ * passes over the unchanged ones (the counters as the server might give
+ * them after another thread freed some of the event's memory).
+ */
+static void
+test_unchanged_events(void **state)
+{
+	struct delta_table *t = delta_table_create();
+	struct event_stat r[] = {
+		ev("memory/a", 100, 100, 900, 800, 9, 8),
+		ev("memory/b", 100, 100, 900, 800, 9, 8),
+	};
+
+	(void)state;
+	assert_int_equal(delta_table_update(t, r, 2), 0);
+	/* The same counters: no delta, however stale the one before. */
+	assert_int_equal(delta_table_update(t, r, 2), 1);
+	delta_is(&r[0], 0, 0, 0, 0, false);
+	assert_int_equal(r[0].delta.spike_bytes, 0);
+	/* Only a's high-water mark rose: a peak neither reading saw. */
+	r[0].high_bytes = 300;
+	/* Only b's current bytes fell, and are kept for the next reading. */
+	r[1].current_bytes = 50;
+	assert_int_equal(delta_table_update(t, r, 2), 1);
+	delta_is(&r[0], 0, 0, 0, 0, true);
+	delta_is(&r[1], 0, 0, 0, 0, false);
+	/*
+	 * Then 200 bytes come and go in one allocation: against the 50
+	 * kept, at least 150 of them were held at once, above both readings.
+	 */
+	r[1].alloc_bytes += 200;
+	r[1].free_bytes += 200;
+	r[1].alloc_count++;
+	r[1].free_count++;
+	assert_int_equal(delta_table_update(t, r, 2), 1);
+	delta_is(&r[1], 200, 200, 1, 1, false);
+	assert_int_equal(r[1].delta.spike_bytes, 150);
+	delta_table_free(t);
+}
+
 int
 main(void)
 {
@@ -450,6 +492,7 @@ main(void)
 		cmocka_unit_test(test_deltas_follow_the_name),
 		cmocka_unit_test(test_deltas_by_entry),
 		cmocka_unit_test(test_backwards_gives_zero),
+		cmocka_unit_test(test_unchanged_events),
 		cmocka_unit_test(test_unseen_peaks),
 		cmocka_unit_test(test_peak_the_previous_reading_saw),
 		cmocka_unit_test(test_memory_does_not_grow),

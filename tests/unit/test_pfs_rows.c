@@ -221,6 +221,33 @@ test_typed_values(void **state)
 	assert_int_equal(pfs_value_i64(&junk, &i), -1);
 }
 
+/*
+ * A column bound as the integer asked for is read without checks: NULL
+ * as 0, a signed one as it is, an unsigned one whole; a text column or
+ * one of the other signedness is not accepted, and goes to the checks.
+ */
+static void
+test_trusted_values(void **state)
+{
+	struct conn_value null = { .null = true, .is_int = true, .i = 9 };
+	struct conn_value neg = { .is_int = true, .i = -5 };
+	struct conn_value big = { .is_int = true, .is_unsigned = true,
+	    .u = UINT64_MAX };
+	struct conn_value text = { .s = "42", .len = 2 };
+
+	(void)state;
+	assert_true(pfs_value_typed(&neg, false));
+	assert_false(pfs_value_typed(&neg, true));
+	assert_true(pfs_value_typed(&big, true));
+	assert_false(pfs_value_typed(&big, false));
+	assert_false(pfs_value_typed(&text, false));
+	assert_false(pfs_value_typed(&text, true));
+	/* Null's value is whatever the last row left in it. */
+	assert_true(pfs_value_int(&null) == 0);
+	assert_true(pfs_value_int(&neg) == -5);
+	assert_true((uint64_t)pfs_value_int(&big) == UINT64_MAX);
+}
+
 int
 main(void)
 {
@@ -228,6 +255,7 @@ main(void)
 		cmocka_unit_test(test_u64),
 		cmocka_unit_test(test_i64),
 		cmocka_unit_test(test_typed_values),
+		cmocka_unit_test(test_trusted_values),
 		cmocka_unit_test(test_copy_column),
 		cmocka_unit_test(test_ints_row),
 		cmocka_unit_test(test_query_failed),
