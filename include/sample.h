@@ -9,7 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "names.h"
+/* An interned name (names.h): a sample keeps only its address. */
+struct event_name;
 #include "statement.h"
 
 /*

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "names.h"
 #include "output.h"
 #include "output_format.h"
 

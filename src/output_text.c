@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "names.h"
 #include "output.h"
 #include "output_clean.h"
 #include "output_format.h"

@@ -58,13 +58,14 @@ total_cells(const struct output *o, const struct summary *s,
 	snprintf(c[5], CELL, "-");
 }
 
+/* One row of a table: the name, then each cell right-aligned. */
 static void
-put_sum_row(struct output_buf *b, const char *name, size_t name_width,
-    char c[SUM_COLS][CELL], const size_t w[SUM_COLS])
+put_cells(struct output_buf *b, const char *name, size_t name_width, size_t n,
+    char c[][CELL], const size_t *w)
 {
 	ob_putc(b, ' ');
 	clean_left(b, name, name_width, false);
-	for (size_t j = 0; j < SUM_COLS; j++) {
+	for (size_t j = 0; j < n; j++) {
 		ob_puts(b, "  ");
 		clean_right(b, c[j], w[j]);
 	}
@@ -215,19 +216,6 @@ run_total_cells(const struct output *o, const struct run_totals *t,
 	fmt_bytes(o, t->last_total, c[4]);
 	snprintf(c[5], CELL, "-");
 	fmt_bytes(o, t->between_peak_total, c[6]);
-}
-
-static void
-put_cells(struct output_buf *b, const char *name, size_t name_width, size_t n,
-    char c[][CELL], const size_t *w)
-{
-	ob_putc(b, ' ');
-	clean_left(b, name, name_width, false);
-	for (size_t j = 0; j < n; j++) {
-		ob_puts(b, "  ");
-		clean_right(b, c[j], w[j]);
-	}
-	ob_putc(b, '\n');
 }
 
 static void
@@ -482,15 +470,15 @@ text_end(struct output *o, const struct summary *s)
 	}
 	for (size_t j = 0; j < SUM_COLS; j++)
 		snprintf(c[j], CELL, "%s", sum_heads[j]);
-	put_sum_row(&o->buf, "event", name_width, c, w);
+	put_cells(&o->buf, "event", name_width, SUM_COLS, c, w);
 	for (size_t i = 0; i < s->n_events; i++) {
 		event_cells(o, &s->events[i], c);
-		put_sum_row(&o->buf, short_name(s->events[i].name), name_width,
-		    c, w);
+		put_cells(&o->buf, short_name(s->events[i].name), name_width,
+		    SUM_COLS, c, w);
 	}
 	total_cells(o, s, c);
-	put_sum_row(&o->buf, total_label(o, label_buf, sizeof(label_buf)),
-	    name_width, c, w);
+	put_cells(&o->buf, total_label(o, label_buf, sizeof(label_buf)),
+	    name_width, SUM_COLS, c, w);
 	put_peaks(o, s, name_width, w);
 	ob_printf(&o->buf, " skipped ticks: %" PRIu64 "\n", s->skipped);
 	put_statements(o, s);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "names.h"
 #include "pfs_read.h"
 #include "pfs_rows.h"
 #include "pfs_sql.h"

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "names.h"
 #include "runstats.h"
 #include "strhash.h"
 
