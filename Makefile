@@ -14,7 +14,7 @@ CFLAGS  ?= -O2 -g
 # `override`: what the project needs stays when CFLAGS is given on the
 # command line. -MMD -MP: objects depend on the headers they include.
 override CFLAGS += -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -MMD -MP
-override CPPFLAGS += -Iinclude -D_GNU_SOURCE -DMYSQLMEMPROF_VERSION='"$(VERSION)"'
+override CPPFLAGS += -Iinclude -Isrc -D_GNU_SOURCE -DMYSQLMEMPROF_VERSION='"$(VERSION)"'
 # WERROR=1 (CI) makes every warning an error.
 ifeq ($(WERROR),1)
 override CFLAGS += -Werror
@@ -48,23 +48,23 @@ JANSSON_LIBS = $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 # The modules that never see the server: unit-tested on their own.
 CORE = cli cli_apply cli_options cli_usage optfile clock ring topn delta filter sampler \
        summary units output output_format output_table output_columns \
-       output_clean output_text output_text_summary output_text_list output_csv output_json \
+       clean output_text output_text_summary output_text_list output_csv output_json \
        threads match outname \
-       statement trigger recorder reconnect watch guard scrub diag pfs_rows \
+       statement trigger recorder reconnect look follow guard scrub diag pfs_rows \
        pfs_sql profile pprof output_profile output_folded output_pprof live_model live_draw history
 # One capture, waiting and the output file: through the session's
 # operations, so the fake server drives them.
-CORE += outfile capture wait
+CORE += outfile capture hunt
 # The whole run's statistics, beside the ring's summary.
 CORE += runstats names
 # --global with --listen: the top threads read beside the samples.
 CORE += top_threads
 # The buffer the text, CSV and JSON formats write a sample into.
-CORE += output_buf
+CORE += obuf
 # --listen: the page of the exporter (metrics), and the exporter.
 CORE   += metrics
 # The modules that talk to the server, and the program.
-SERVER = conn conn_io conn_stmt pfs_check pfs_list pfs_watch pfs_read session prompt \
+SERVER = conn conn_io conn_stmt pfs_check pfs_list pfs_look pfs_read session prompt \
          app signals live top
 SERVER += exporter
 # The picture of a run (--format html, svg) and the reader of captures (--read).
@@ -111,9 +111,8 @@ $(BUILD)/pprof.o: override CPPFLAGS += -I$(BUILD) $(PPROF_CFLAGS)
 
 -include $(wildcard $(BUILD)/*.d)
 
-# -Isrc: a module's test may read its private header.
 $(BUILD)/test_%: tests/unit/test_%.c $(BUILD)/libcore.a | $(BUILD)
-	$(CC) $(CPPFLAGS) -Isrc -Itests/unit -I$(BUILD) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libcore.a $(CMOCKA_LIBS) -lcsv $(PPROF_LIBS) $(JANSSON_LIBS) -lcrypto
+	$(CC) $(CPPFLAGS) -Itests/unit -I$(BUILD) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libcore.a $(CMOCKA_LIBS) -lcsv $(PPROF_LIBS) $(JANSSON_LIBS) -lcrypto
 
 $(BUILD):
 	mkdir -p $@
@@ -158,7 +157,7 @@ bench: deps-test
 # libFuzzer harnesses (clang): `make fuzz` builds them, `make fuzz-run`
 # runs each for FUZZ_SECONDS on a corpus kept under build/.
 FUZZ_CC      ?= clang
-FUZZ_FLAGS    = -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -D_GNU_SOURCE
+FUZZ_FLAGS    = -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Isrc -D_GNU_SOURCE
 FUZZ_SECONDS ?= 30
 FUZZ_CORE    = $(CORE:%=src/%.c)
 FUZZERS      = $(patsubst fuzz/%.c,build/fuzz/%,$(wildcard fuzz/fuzz_*.c))

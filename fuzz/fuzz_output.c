@@ -77,7 +77,7 @@ static char *
 render(const char *format, const struct ring *r, const struct summary *sum,
     size_t *len)
 {
-	struct output o = { .fmt = format_find(format) };
+	struct output o = { .fmt = output_table_find(format) };
 	char *buf = NULL;
 
 	o.fp = open_memstream(&buf, len);
@@ -99,7 +99,7 @@ render(const char *format, const struct ring *r, const struct summary *sum,
 static char *
 render_statements(const char *format, const struct summary *sum, size_t *len)
 {
-	struct output o = { .fmt = format_find(format) };
+	struct output o = { .fmt = output_table_find(format) };
 	char *buf = NULL;
 
 	if ((o.fp = open_memstream(&buf, len)) == NULL)

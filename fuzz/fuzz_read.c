@@ -23,7 +23,7 @@ write_as(const char *format, const struct sample *s, const char *grain,
 	char *buf = NULL;
 	size_t len = 0;
 	struct output o = {
-		.fmt = format_find(format), .grain = grain, .filtered = filtered,
+		.fmt = output_table_find(format), .grain = grain, .filtered = filtered,
 	};
 	struct summary sum = { .thread_id = s->thread_id };
 

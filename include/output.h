@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #include "profile.h"
-#include "output_buf.h"
+#include "obuf.h"
 #include "sample.h"
 #include "summary.h"
 #include "threads.h"
@@ -62,12 +62,12 @@ struct output {
 	 * json) has written: output.c sends it to fp in one write after
 	 * each call. Kept from call to call; output_release() frees it.
 	 */
-	struct output_buf buf;
+	struct obuf buf;
 	/*
 	 * A format's bytes to be copied into buf within one call (CSV: the
 	 * fields of a sample that every row of it repeats), kept the same way.
 	 */
-	struct output_buf scratch;
+	struct obuf scratch;
 };
 
 /*

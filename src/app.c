@@ -27,7 +27,7 @@
 #include "session.h"
 #include "signals.h"
 #include "top.h"
-#include "wait.h"
+#include "hunt.h"
 
 static void
 print_warnings(const char *warn)
@@ -293,7 +293,7 @@ is_list(const struct options *o)
 }
 
 static bool
-is_wait(const struct options *o)
+is_hunt(const struct options *o)
 {
 	return o->target == TARGET_WAIT;
 }
@@ -321,7 +321,7 @@ enum mode_needs {
  * The modes, one row each, as git's commands[]: its name, the test of the
  * options that chooses it (the first row whose test passes runs), what it
  * needs, and its run function. The live view and the exporter's HTTP
- * server are observers of captures (struct capture_watcher), not rows
+ * server are observers of captures (struct capture_observer), not rows
  * that choose again.
  */
 static const struct mode {
@@ -336,8 +336,8 @@ static const struct mode {
 	{ "top",     is_top,     MODE_TERMINAL | SERVER | MODE_OUTPUT,
 	    top_run },
 	{ "list",    is_list,    SERVER | MODE_OUTPUT,               run_list },
-	{ "wait",    is_wait,    MODE_RING | SERVER | MODE_OUTPUT | MODE_DRAWN,
-	    wait_run },
+	{ "hunt",    is_hunt,    MODE_RING | SERVER | MODE_OUTPUT | MODE_DRAWN,
+	    hunt_run },
 	{ "capture", is_capture, MODE_RING | SERVER | MODE_OUTPUT | MODE_DRAWN,
 	    run_capture },
 };
@@ -356,7 +356,7 @@ mode_of(const struct options *o)
 
 /* The mode run; with --live, watched by the live view when it draws it. */
 static int
-run_watched(const struct mode *m, struct capture_env *env)
+run_observed(const struct mode *m, struct capture_env *env)
 {
 	struct live *l;
 	int rc;
@@ -365,7 +365,7 @@ run_watched(const struct mode *m, struct capture_env *env)
 		return m->run(env);
 	if ((l = live_start(env)) == NULL)
 		return EXIT_RUNTIME;
-	env->watcher = live_watcher(l);
+	env->observer = live_observer(l);
 	rc = m->run(env);
 	live_end(l);
 	return rc;
@@ -403,14 +403,14 @@ run_mode(const struct mode *m, struct capture_env *env,
 	int rc;
 
 	if (!(m->needs & MODE_OUTPUT))
-		return run_watched(m, env);
+		return run_observed(m, env);
 	if (outfile_init(&f, path, pattern, o->format, &settings,
 	    &sig->reopen) != 0)
 		return EXIT_RUNTIME;
 	if (each)
 		outfile_each_sample(&f);
 	env->out = &f;
-	rc = run_watched(m, env);
+	rc = run_observed(m, env);
 	if (outfile_close(&f) != 0 && rc == EXIT_DONE)
 		rc = EXIT_RUNTIME;
 	outfile_free(&f);

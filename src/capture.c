@@ -232,7 +232,7 @@ static int
 sink_sample(void *ctx, const struct sample *s)
 {
 	struct capture *c = ctx;
-	const struct capture_watcher *w = c->env->watcher;
+	const struct capture_observer *w = c->env->observer;
 
 	note_duty(c);
 	/* Before --trigger-bytes can hold it back: the run is every sample. */
@@ -552,8 +552,8 @@ finish(struct capture *c, struct ring *ring, const struct sampler_stats *stats,
 	}
 	note_run(c, &sum, stats);
 	sum.thread_id = thread_id;
-	if (c->env->watcher != NULL && c->env->watcher->end != NULL)
-		c->env->watcher->end(c->env->watcher->ctx, &sum, stats);
+	if (c->env->observer != NULL && c->env->observer->end != NULL)
+		c->env->observer->end(c->env->observer->ctx, &sum, stats);
 	if (output_end(&f->out, &sum) != 0 && rc == EXIT_DONE)
 		rc = outfile_failed(f);
 	if (write_statements(c, &sum) != 0 && rc == EXIT_DONE)
@@ -567,7 +567,7 @@ static int
 sample(struct capture *c, struct sampler_config *cfg, struct source src,
     struct ring *ring, const struct clock *clk, uint64_t connection_id)
 {
-	const struct capture_watcher *w = c->env->watcher;
+	const struct capture_observer *w = c->env->observer;
 	struct outfile *f = c->env->out;
 	struct sampler_stats stats = { 0 };
 	char err[1024] = "";

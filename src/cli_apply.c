@@ -440,10 +440,10 @@ cli_set_format(struct cli_parse *ps, const struct cli_row *r,
     const char *arg, bool from_file)
 {
 	(void)from_file;
-	if ((ps->o->format = format_find(arg)) == NULL) {
+	if ((ps->o->format = output_table_find(arg)) == NULL) {
 		snprintf(ps->err, ps->errlen, "--%s '%s'%s: unknown format; "
 		    "give one of %s", r->name, arg, ps->where,
-		    format_names(", "));
+		    output_table_names(", "));
 		return -1;
 	}
 	return 0;

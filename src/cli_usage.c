@@ -25,7 +25,7 @@ usage_option(FILE *fp, const struct cli_row *r)
 	/* Text that cannot start at its column starts two spaces on. */
 	fprintf(fp, "%*s", n < HELP_COLUMN ? HELP_COLUMN - n : 2, "");
 	if (r->help_formats)
-		fputs(format_names(" or "), fp);
+		fputs(output_table_names(" or "), fp);
 	for (const char *t = r->help; *t != '\0'; t++) {
 		fputc(*t, fp);
 		if (*t == '\n')

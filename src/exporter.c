@@ -1,6 +1,6 @@
 /*
  * The exporter: an HTTP server over the latest sample. The sampling
- * thread (the caller's) runs captures and, as their watcher, copies each
+ * thread (the caller's) runs captures and, as their observer, copies each
  * sample under a mutex; libmicrohttpd's thread renders a scrape from that
  * copy (metrics.h). The server is bounded against slow and hostile
  * clients by libmicrohttpd's own limits, below, and its thread blocks
@@ -112,10 +112,10 @@ struct exporter {
 	char index[1024];     /* the page of "/", read-only once serving */
 };
 
-/* --- The watcher: on the sampling thread. --- */
+/* --- The observer: on the sampling thread. --- */
 
 static void
-watch_begin(void *ctx, const struct capture_target *t)
+observe_begin(void *ctx, const struct capture_target *t)
 {
 	struct exporter *x = ctx;
 
@@ -151,7 +151,7 @@ copy_threads(struct exporter *x)
 }
 
 static int
-watch_sample(void *ctx, const struct sample *s,
+observe_sample(void *ctx, const struct sample *s,
     const struct sampler_stats *so_far)
 {
 	struct exporter *x = ctx;
@@ -188,7 +188,7 @@ watch_sample(void *ctx, const struct sample *s,
 }
 
 static void
-watch_end(void *ctx, const struct summary *sum,
+observe_end(void *ctx, const struct summary *sum,
     const struct sampler_stats *stats)
 {
 	struct exporter *x = ctx;
@@ -490,14 +490,14 @@ static int
 serve(struct exporter *x)
 {
 	const struct capture_env *env = x->env;
-	struct capture_watcher w = { .ctx = x, .begin = watch_begin,
-	    .sample = watch_sample, .end = watch_end };
+	struct capture_observer w = { .ctx = x, .begin = observe_begin,
+	    .sample = observe_sample, .end = observe_end };
 	struct capture_env cenv = *env;
 	uint64_t retry = reconnect_backoff(0);
 	char err[1024], last[1024] = "";
 	int rc = EXIT_DONE;
 
-	cenv.watcher = &w;
+	cenv.observer = &w;
 	if (x->top.max > 0)
 		cenv.top_threads = &x->top;
 	while (!env->sig->stop) {

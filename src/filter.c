@@ -34,7 +34,7 @@ same_char(const char *p, size_t plen, const char *s, size_t slen)
 }
 
 bool
-like_match(const char *p, const char *s)
+filter_like(const char *p, const char *s)
 {
 	const char *star_p = NULL, *star_s = NULL;
 
@@ -87,8 +87,8 @@ filter_active(const struct event_filter *f)
 static bool
 name_matches(const char *pattern, const char *name)
 {
-	return like_match(pattern, name) ||
-	    (strncmp(name, "memory/", 7) == 0 && like_match(pattern, name + 7));
+	return filter_like(pattern, name) ||
+	    (strncmp(name, "memory/", 7) == 0 && filter_like(pattern, name + 7));
 }
 
 bool

@@ -3,7 +3,7 @@
  * threads:
  *
  * - the calling thread runs the mode, as without --live: a capture, the
- *   wait for statements, or the top of top.c. The watcher below copies
+ *   wait for statements, or the top of top.c. The observer below copies
  *   each sample into the model under the mutex and returns; it never
  *   draws. The top hands over its lists of threads the same way.
  * - the UI thread owns the terminal from initscr() to endwin(): it reads
@@ -47,7 +47,7 @@
 struct live {
 	const struct capture_env *env; /* the mode's, borrowed */
 	struct signal_flags *sig;     /* the program's */
-	struct capture_watcher watcher; /* the one below, on this view */
+	struct capture_observer observer; /* the one below, on this view */
 	pthread_mutex_t mu;           /* guards all below but the UI's own */
 	struct live_model model;
 	struct live_view view;
@@ -81,9 +81,9 @@ struct live {
 	bool has_colors;
 };
 
-/* The watcher: on the sampling thread, copies and returns. */
+/* The observer: on the sampling thread, copies and returns. */
 static void
-watch_begin(void *ctx, const struct capture_target *t)
+observe_begin(void *ctx, const struct capture_target *t)
 {
 	struct live *l = ctx;
 	char target[512];
@@ -112,7 +112,7 @@ watch_begin(void *ctx, const struct capture_target *t)
 }
 
 static int
-watch_sample(void *ctx, const struct sample *s,
+observe_sample(void *ctx, const struct sample *s,
     const struct sampler_stats *so_far)
 {
 	struct live *l = ctx;
@@ -143,12 +143,12 @@ end_words(enum sampler_end e, bool following)
 }
 
 static void
-watch_end(void *ctx, const struct summary *sum,
+observe_end(void *ctx, const struct summary *sum,
     const struct sampler_stats *stats)
 {
 	struct live *l = ctx;
 	struct output o = {
-		.fp = l->summary, .fmt = format_find("text"),
+		.fp = l->summary, .fmt = output_table_find("text"),
 		.settings.exact_bytes = l->env->opts->exact_bytes,
 		.grain = l->env->out->out.grain,
 	};
@@ -656,10 +656,10 @@ live_check_terminal(void)
 	return -1;
 }
 
-const struct capture_watcher *
-live_watcher(struct live *l)
+const struct capture_observer *
+live_observer(struct live *l)
 {
-	return &l->watcher;
+	return &l->observer;
 }
 
 /* What live_start() made, whichever of it was made. */
@@ -688,8 +688,8 @@ live_start(const struct capture_env *env)
 	l->sig = env->sig;
 	l->saved_stderr = -1;
 	l->view.rows = DEFAULT_ROWS;
-	l->watcher = (struct capture_watcher){ .ctx = l,
-	    .begin = watch_begin, .sample = watch_sample, .end = watch_end };
+	l->observer = (struct capture_observer){ .ctx = l,
+	    .begin = observe_begin, .sample = observe_sample, .end = observe_end };
 	if (live_model_init(&l->model, env->opts->window, 0) != 0) {
 		live_free(l);
 		diag_say("out of memory");

@@ -57,11 +57,11 @@ static int
 finish(struct output *o, int rc)
 {
 	if (rc == 0)
-		rc = ob_status(&o->buf);
+		rc = obuf_status(&o->buf);
 	if (rc == 0 && o->buf.len > 0 &&
 	    fwrite_unlocked(o->buf.p, 1, o->buf.len, o->fp) != o->buf.len)
 		rc = -1;
-	ob_clear(&o->buf);
+	obuf_clear(&o->buf);
 	funlockfile(o->fp);
 	if (rc == -1 || fflush(o->fp) == EOF)
 		return -1;
@@ -152,6 +152,6 @@ output_release(struct output *o)
 	if (o->state != NULL && o->fmt->free != NULL)
 		o->fmt->free(o->state);
 	o->state = NULL;
-	ob_free(&o->buf);
-	ob_free(&o->scratch);
+	obuf_free(&o->buf);
+	obuf_free(&o->scratch);
 }

@@ -2,7 +2,7 @@
  * CSV as RFC 4180 has it: CRLF line ends, text fields quoted, integers
  * bare so spreadsheets read them as numbers. Names are written byte for
  * byte, as the server gave them, but for a NUL and a leading formula
- * character (see csv_put_text()).
+ * character (see output_csv_put_text()).
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -24,11 +24,11 @@
  * between two quotes or NULs is copied in one piece.
  */
 void
-csv_put_text(struct output_buf *b, const char *s, size_t n)
+output_csv_put_text(struct obuf *b, const char *s, size_t n)
 {
 	const char *end = s + n, *quote, *nul, *stop;
 
-	ob_putc(b, '"');
+	obuf_putc(b, '"');
 	/*
 	 * A spreadsheet runs a cell that begins with one of these as a
 	 * formula, and any client can make its statement text
@@ -36,25 +36,25 @@ csv_put_text(struct output_buf *b, const char *s, size_t n)
 	 * makes it text again.
 	 */
 	if (n > 0 && memchr("=+-@\t\r", s[0], 6) != NULL)
-		ob_putc(b, '\'');
+		obuf_putc(b, '\'');
 	quote = memchr(s, '"', n);
 	nul = memchr(s, '\0', n);
 	for (;;) {
 		stop = quote == NULL || (nul != NULL && nul < quote) ? nul : quote;
 		if (stop == NULL)
 			break;
-		ob_write(b, s, (size_t)(stop - s));
+		obuf_write(b, s, (size_t)(stop - s));
 		s = stop + 1;
 		if (stop == quote) {
-			ob_write(b, "\"\"", 2);
+			obuf_write(b, "\"\"", 2);
 			quote = memchr(s, '"', (size_t)(end - s));
 		} else {
-			ob_write(b, "\\0", 2);
+			obuf_write(b, "\\0", 2);
 			nul = memchr(s, '\0', (size_t)(end - s));
 		}
 	}
-	ob_write(b, s, (size_t)(end - s));
-	ob_putc(b, '"');
+	obuf_write(b, s, (size_t)(end - s));
+	obuf_putc(b, '"');
 }
 
 /*
@@ -62,30 +62,30 @@ csv_put_text(struct output_buf *b, const char *s, size_t n)
  * a null is empty, text is quoted, integers are bare.
  */
 static void
-put_field(struct output_buf *b, bool first, enum column_kind kind,
+put_field(struct obuf *b, bool first, enum column_kind kind,
     bool known, const union column_value *v)
 {
 	if (!first)
-		ob_putc(b, ',');
+		obuf_putc(b, ',');
 	if (!known)
 		return;
 	switch (kind) {
 	case COLUMN_INT:
-		ob_int(b, v->i);
+		obuf_int(b, v->i);
 		break;
 	case COLUMN_UINT:
-		ob_uint(b, v->u);
+		obuf_uint(b, v->u);
 		break;
 	case COLUMN_NAME:
 		if (v->plain) {
-			ob_putc(b, '"');
-			ob_write(b, v->s, v->len);
-			ob_putc(b, '"');
+			obuf_putc(b, '"');
+			obuf_write(b, v->s, v->len);
+			obuf_putc(b, '"');
 			break;
 		}
 		/* FALLTHROUGH */
 	case COLUMN_TEXT:
-		csv_put_text(b, v->s, v->len);
+		output_csv_put_text(b, v->s, v->len);
 		break;
 	}
 }
@@ -95,11 +95,11 @@ csv_begin(struct output *o)
 {
 	for (size_t j = 0; j < SAMPLE_COLUMNS; j++) {
 		if (j > 0)
-			ob_putc(&o->buf, ',');
-		ob_puts(&o->buf, sample_columns[j].name);
+			obuf_putc(&o->buf, ',');
+		obuf_puts(&o->buf, sample_columns[j].name);
 	}
-	ob_write(&o->buf, CRLF, 2);
-	return ob_status(&o->buf);
+	obuf_write(&o->buf, CRLF, 2);
+	return obuf_status(&o->buf);
 }
 
 /*
@@ -119,11 +119,11 @@ put_sample_fields(struct output *o, const struct sample *s, const char *ts,
     struct span span[SAMPLE_COLUMNS])
 {
 	const struct sample_row r = { .o = o, .s = s, .timestamp = ts };
-	struct output_buf *b = &o->scratch;
+	struct obuf *b = &o->scratch;
 	union column_value v;
 	size_t at = 0;
 
-	ob_clear(b);
+	obuf_clear(b);
 	for (size_t j = 0; j < SAMPLE_COLUMNS; j++) {
 		const struct sample_column *c = &sample_columns[j];
 
@@ -146,20 +146,20 @@ put_sample_fields(struct output *o, const struct sample *s, const char *ts,
  * of a sample without deltas.
  */
 static void
-put_loaded(struct output_buf *b, const struct sample_column *c,
+put_loaded(struct obuf *b, const struct sample_column *c,
     const struct event_stat *e, bool deltas)
 {
 	uint64_t u = sample_column_load(c, e);
 	char *p;
 
 	if (b->cap - b->len < 1 + OUTPUT_INT_MAX &&
-	    !ob_grow(b, 1 + OUTPUT_INT_MAX))
+	    !obuf_grow(b, 1 + OUTPUT_INT_MAX))
 		return;
 	p = b->p + b->len;
 	*p++ = ',';
 	if (!c->deltas || deltas)
-		p += c->kind == COLUMN_UINT ? output_uint(p, u) :
-		    output_int(p, (int64_t)u);
+		p += c->kind == COLUMN_UINT ? obuf_uint_digits(p, u) :
+		    obuf_int_digits(p, (int64_t)u);
 	b->len = (size_t)(p - b->p);
 }
 
@@ -169,14 +169,14 @@ put_row(struct output *o, const struct sample *s, const struct span *span,
     const struct event_stat *e)
 {
 	const struct sample_row r = { .o = o, .s = s, .e = e };
-	struct output_buf *b = &o->buf;
+	struct obuf *b = &o->buf;
 	union column_value v;
 
 	for (size_t j = 0; j < SAMPLE_COLUMNS;) {
 		const struct sample_column *c = &sample_columns[j];
 
 		if (c->level == COLUMN_SAMPLE) {
-			ob_write(b, o->scratch.p + span[j].from,
+			obuf_write(b, o->scratch.p + span[j].from,
 			    span[j].to - span[j].from);
 			j = span[j].next;
 			continue;
@@ -188,7 +188,7 @@ put_row(struct output *o, const struct sample *s, const struct span *span,
 			    sample_column_get(c, &r, &v), &v);
 		j++;
 	}
-	ob_write(b, CRLF, 2);
+	obuf_write(b, CRLF, 2);
 }
 
 static int
@@ -199,14 +199,14 @@ csv_sample(struct output *o, const struct sample *s)
 
 	units_timestamp(s->wall_ms, ts, sizeof(ts));
 	put_sample_fields(o, s, ts, span);
-	if (ob_status(&o->scratch) != 0)
+	if (obuf_status(&o->scratch) != 0)
 		return -1;
 	/* A sample without events still gets its row, so none is lost. */
 	if (s->n_events == 0)
 		put_row(o, s, span, NULL);
 	for (size_t i = 0; i < s->n_events; i++)
 		put_row(o, s, span, &s->events[i]);
-	return ob_status(&o->buf);
+	return obuf_status(&o->buf);
 }
 
 static int
@@ -216,10 +216,10 @@ csv_threads(struct output *o, const struct thread_list *l)
 
 	for (size_t j = 0; j < THREAD_COLUMNS; j++) {
 		if (j > 0)
-			ob_putc(&o->buf, ',');
-		ob_puts(&o->buf, thread_columns[j].name);
+			obuf_putc(&o->buf, ',');
+		obuf_puts(&o->buf, thread_columns[j].name);
 	}
-	ob_write(&o->buf, CRLF, 2);
+	obuf_write(&o->buf, CRLF, 2);
 	for (size_t i = 0; i < l->n; i++) {
 		for (size_t j = 0; j < THREAD_COLUMNS; j++) {
 			const struct thread_column *c = &thread_columns[j];
@@ -227,9 +227,9 @@ csv_threads(struct output *o, const struct thread_list *l)
 			put_field(&o->buf, j == 0, c->kind, c->get(&l->v[i], &v),
 			    &v);
 		}
-		ob_write(&o->buf, CRLF, 2);
+		obuf_write(&o->buf, CRLF, 2);
 	}
-	return ob_status(&o->buf);
+	return obuf_status(&o->buf);
 }
 
 /*
@@ -250,10 +250,10 @@ csv_statements(struct output *o, const struct summary *sum)
 		goto rows;
 	for (size_t j = 0; j < STATEMENT_COLUMNS; j++) {
 		if (j > 0)
-			ob_putc(&o->buf, ',');
-		ob_puts(&o->buf, statement_columns[j].name);
+			obuf_putc(&o->buf, ',');
+		obuf_puts(&o->buf, statement_columns[j].name);
 	}
-	ob_write(&o->buf, CRLF, 2);
+	obuf_write(&o->buf, CRLF, 2);
 rows:
 	for (size_t i = 0; i < sum->n_run_statements; i++) {
 		const struct run_statement *rs = &sum->run_statements[i];
@@ -268,9 +268,9 @@ rows:
 
 			put_field(&o->buf, j == 0, c->kind, c->get(&r, &v), &v);
 		}
-		ob_write(&o->buf, CRLF, 2);
+		obuf_write(&o->buf, CRLF, 2);
 	}
-	return ob_status(&o->buf);
+	return obuf_status(&o->buf);
 }
 
 /* CSV has no footer: the summary is for people, who read the text format. */

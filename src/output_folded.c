@@ -53,7 +53,7 @@ put_event(FILE *fp, const struct event_stat *e, const char *root)
 		p = slash + 1;
 	}
 	putc_unlocked(' ', fp);
-	fwrite_unlocked(buf, 1, output_int(buf, profile_current(
+	fwrite_unlocked(buf, 1, obuf_int_digits(buf, profile_current(
 	    e->current_bytes)), fp);
 	putc_unlocked('\n', fp);
 }

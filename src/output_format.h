@@ -153,14 +153,14 @@ sample_column_get(const struct sample_column *c, const struct sample_row *r,
 
 /*
  * The text field writers of CSV and JSON, whose unit tests compare them
- * with the plain rule byte by byte. csv_put_text(): the n bytes at s as
+ * with the plain rule byte by byte. output_csv_put_text(): the n bytes at s as
  * a quoted field, quotes doubled, a NUL as \0, and a ' before a leading
- * formula character. json_put_string(): as a quoted JSON string, escaped
+ * formula character. output_json_put_string(): as a quoted JSON string, escaped
  * where JSON needs it, where scrub.h keeps a code point from terminals,
  * and U+FFFD for each byte that starts no UTF-8 sequence.
  */
-void csv_put_text(struct output_buf *b, const char *s, size_t n);
-void json_put_string(struct output_buf *b, const char *s, size_t n);
+void output_csv_put_text(struct obuf *b, const char *s, size_t n);
+void output_json_put_string(struct obuf *b, const char *s, size_t n);
 
 /*
  * The profile formats (folded, pprof) share their state and callbacks:

@@ -19,44 +19,44 @@ static const char hex[] = "0123456789abcdef";
 
 /* \uXXXX, for a code point below U+10000. */
 static void
-put_u(struct output_buf *b, uint32_t cp)
+put_u(struct obuf *b, uint32_t cp)
 {
 	char u[6] = { '\\', 'u', hex[cp >> 12 & 0xf], hex[cp >> 8 & 0xf],
 	    hex[cp >> 4 & 0xf], hex[cp & 0xf] };
 
-	ob_write(b, u, sizeof(u));
+	obuf_write(b, u, sizeof(u));
 }
 
 static void
-put_ascii(struct output_buf *b, unsigned char c)
+put_ascii(struct obuf *b, unsigned char c)
 {
 	switch (c) {
 	case '"':
-		ob_write(b, "\\\"", 2);
+		obuf_write(b, "\\\"", 2);
 		break;
 	case '\\':
-		ob_write(b, "\\\\", 2);
+		obuf_write(b, "\\\\", 2);
 		break;
 	case '\b':
-		ob_write(b, "\\b", 2);
+		obuf_write(b, "\\b", 2);
 		break;
 	case '\f':
-		ob_write(b, "\\f", 2);
+		obuf_write(b, "\\f", 2);
 		break;
 	case '\n':
-		ob_write(b, "\\n", 2);
+		obuf_write(b, "\\n", 2);
 		break;
 	case '\r':
-		ob_write(b, "\\r", 2);
+		obuf_write(b, "\\r", 2);
 		break;
 	case '\t':
-		ob_write(b, "\\t", 2);
+		obuf_write(b, "\\t", 2);
 		break;
 	default:
 		if (c < 0x20 || c == 0x7f)
 			put_u(b, c);
 		else
-			ob_putc(b, (char)c);
+			obuf_putc(b, (char)c);
 	}
 }
 
@@ -91,46 +91,46 @@ plain_run(const char *s, size_t n)
  * and statements are one run.
  */
 void
-json_put_string(struct output_buf *b, const char *s, size_t n)
+output_json_put_string(struct obuf *b, const char *s, size_t n)
 {
 	size_t run, k;
 	uint32_t cp;
 
-	ob_putc(b, '"');
+	obuf_putc(b, '"');
 	for (size_t i = 0; i < n; i += k) {
 		run = plain_run(s + i, n - i);
-		ob_write(b, s + i, run);
+		obuf_write(b, s + i, run);
 		if ((i += run) == n)
 			break;
 		if ((k = scrub_utf8(s + i, n - i, &cp)) == 0) {
-			ob_write(b, "\\ufffd", 6);
+			obuf_write(b, "\\ufffd", 6);
 			k = 1;
 		} else if (k == 1)
 			put_ascii(b, (unsigned char)s[i]);
 		else
 			put_u(b, cp); /* one scrub_shown() refuses */
 	}
-	ob_putc(b, '"');
+	obuf_putc(b, '"');
 }
 
 static void
-put_value(struct output_buf *b, enum column_kind kind, bool known,
+put_value(struct obuf *b, enum column_kind kind, bool known,
     const union column_value *v)
 {
 	if (!known) {
-		ob_write(b, "null", 4);
+		obuf_write(b, "null", 4);
 		return;
 	}
 	switch (kind) {
 	case COLUMN_INT:
-		ob_int(b, v->i);
+		obuf_int(b, v->i);
 		break;
 	case COLUMN_UINT:
-		ob_uint(b, v->u);
+		obuf_uint(b, v->u);
 		break;
 	case COLUMN_TEXT:
 	case COLUMN_NAME:
-		json_put_string(b, v->s, v->len);
+		output_json_put_string(b, v->s, v->len);
 		break;
 	}
 }
@@ -140,12 +140,12 @@ put_value(struct output_buf *b, enum column_kind kind, bool known,
  * escape.
  */
 static void
-put_member(struct output_buf *b, const char *name, enum column_kind kind,
+put_member(struct obuf *b, const char *name, enum column_kind kind,
     bool known, const union column_value *v)
 {
-	ob_putc(b, '"');
-	ob_puts(b, name);
-	ob_write(b, "\":", 2);
+	obuf_putc(b, '"');
+	obuf_puts(b, name);
+	obuf_write(b, "\":", 2);
 	put_value(b, kind, known, v);
 }
 
@@ -222,24 +222,24 @@ put_known(char *p, const struct sample_column *c, bool known,
 		return p + 4;
 	}
 	if (c->kind == COLUMN_INT)
-		return p + output_int(p, v->i);
+		return p + obuf_int_digits(p, v->i);
 	if (c->kind == COLUMN_UINT)
-		return p + output_uint(p, v->u);
+		return p + obuf_uint_digits(p, v->u);
 	return NULL;
 }
 
 /* A text value, after its key, at the end of b. */
 static void
-put_text(struct output_buf *b, const struct sample_column *c,
+put_text(struct obuf *b, const struct sample_column *c,
     const union column_value *v)
 {
 	/* A name its entry calls plain needs no look at its bytes. */
 	if (c->kind == COLUMN_NAME && v->plain) {
-		ob_putc(b, '"');
-		ob_write(b, v->s, v->len);
-		ob_putc(b, '"');
+		obuf_putc(b, '"');
+		obuf_write(b, v->s, v->len);
+		obuf_putc(b, '"');
 	} else
-		json_put_string(b, v->s, v->len);
+		output_json_put_string(b, v->s, v->len);
 }
 
 /*
@@ -249,7 +249,7 @@ put_text(struct output_buf *b, const struct sample_column *c,
  * place, which costs a third of appending each piece.
  */
 static void
-put_column(struct output_buf *b, char sep, size_t j,
+put_column(struct obuf *b, char sep, size_t j,
     const struct sample_row *r)
 {
 	const struct sample_column *c = &sample_columns[j];
@@ -257,7 +257,7 @@ put_column(struct output_buf *b, char sep, size_t j,
 	bool known = sample_column_get(c, r, &v);
 	char *p, *end;
 
-	if (b->cap - b->len < FIELD_ROOM && !ob_grow(b, FIELD_ROOM))
+	if (b->cap - b->len < FIELD_ROOM && !obuf_grow(b, FIELD_ROOM))
 		return;
 	p = b->p + b->len;
 	*p++ = sep;
@@ -277,14 +277,14 @@ put_column(struct output_buf *b, char sep, size_t j,
  * loaded, not asked of its getter, which cost more than the load.
  */
 static void
-put_event(struct output_buf *b, const struct sample_row *r)
+put_event(struct obuf *b, const struct sample_row *r)
 {
 	const size_t room = n_event_cols * (KEY_MAX + OUTPUT_INT_MAX) + 1;
 	bool deltas = r->s->has_deltas;
 	union column_value v;
 	char *p, *end;
 
-	if (b->cap - b->len < room && !ob_grow(b, room))
+	if (b->cap - b->len < room && !obuf_grow(b, room))
 		return;
 	p = b->p + b->len;
 	for (size_t k = 0; k < n_event_cols; k++) {
@@ -299,9 +299,9 @@ put_event(struct output_buf *b, const struct sample_row *r)
 				memcpy(p, "null", 4);
 				p += 4;
 			} else if (c->kind == COLUMN_UINT)
-				p += output_uint(p, u);
+				p += obuf_uint_digits(p, u);
 			else
-				p += output_int(p, (int64_t)u);
+				p += obuf_int_digits(p, (int64_t)u);
 			continue;
 		}
 		if ((end = put_known(p, c, c->get(r, &v), &v)) != NULL) {
@@ -311,7 +311,7 @@ put_event(struct output_buf *b, const struct sample_row *r)
 		/* Text: appended, then room again for what follows. */
 		b->len = (size_t)(p - b->p);
 		put_text(b, c, &v);
-		if (b->cap - b->len < room && !ob_grow(b, room))
+		if (b->cap - b->len < room && !obuf_grow(b, room))
 			return;
 		p = b->p + b->len;
 	}
@@ -324,18 +324,18 @@ put_event(struct output_buf *b, const struct sample_row *r)
  * call null is written as null.
  */
 static void
-put_events(struct output_buf *b, const struct sample_row *sample)
+put_events(struct obuf *b, const struct sample_row *sample)
 {
 	struct sample_row r = *sample;
 
-	ob_puts(b, "\"events\":[");
+	obuf_puts(b, "\"events\":[");
 	for (size_t i = 0; i < r.s->n_events; i++) {
 		r.e = &r.s->events[i];
 		if (i > 0)
-			ob_putc(b, ',');
+			obuf_putc(b, ',');
 		put_event(b, &r);
 	}
-	ob_putc(b, ']');
+	obuf_putc(b, ']');
 }
 
 static int
@@ -351,14 +351,14 @@ json_sample(struct output *o, const struct sample *s)
 	units_timestamp(s->wall_ms, ts, sizeof(ts));
 	for (size_t k = 0; k < n_sample_order; k++) {
 		if (sample_order[k] == EVENTS) {
-			ob_putc(&o->buf, sep);
+			obuf_putc(&o->buf, sep);
 			put_events(&o->buf, &r);
 		} else
 			put_column(&o->buf, sep, sample_order[k], &r);
 		sep = ',';
 	}
-	ob_write(&o->buf, "}\n", 2);
-	return ob_status(&o->buf);
+	obuf_write(&o->buf, "}\n", 2);
+	return obuf_status(&o->buf);
 }
 
 static int
@@ -370,13 +370,13 @@ json_threads(struct output *o, const struct thread_list *l)
 		for (size_t j = 0; j < THREAD_COLUMNS; j++) {
 			const struct thread_column *c = &thread_columns[j];
 
-			ob_putc(&o->buf, j == 0 ? '{' : ',');
+			obuf_putc(&o->buf, j == 0 ? '{' : ',');
 			put_member(&o->buf, c->name, c->kind,
 			    c->get(&l->v[i], &v), &v);
 		}
-		ob_write(&o->buf, "}\n", 2);
+		obuf_write(&o->buf, "}\n", 2);
 	}
-	return ob_status(&o->buf);
+	return obuf_status(&o->buf);
 }
 
 /*
@@ -397,16 +397,16 @@ json_statements(struct output *o, const struct summary *sum)
 
 		units_timestamp(st->first_wall_ms, first, sizeof(first));
 		units_timestamp(st->last_wall_ms, last, sizeof(last));
-		ob_puts(&o->buf, "{\"type\":\"statement\"");
+		obuf_puts(&o->buf, "{\"type\":\"statement\"");
 		for (size_t j = 0; j < STATEMENT_COLUMNS; j++) {
 			const struct statement_column *c = &statement_columns[j];
 
-			ob_putc(&o->buf, ',');
+			obuf_putc(&o->buf, ',');
 			put_member(&o->buf, c->name, c->kind, c->get(&r, &v), &v);
 		}
-		ob_write(&o->buf, "}\n", 2);
+		obuf_write(&o->buf, "}\n", 2);
 	}
-	return ob_status(&o->buf);
+	return obuf_status(&o->buf);
 }
 
 /* No header and no footer: every line stands alone, even after a crash. */

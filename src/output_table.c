@@ -20,7 +20,7 @@ static const struct format *const formats[] = {
 #define N_FORMATS (sizeof(formats) / sizeof(formats[0]))
 
 const struct format *
-format_find(const char *name)
+output_table_find(const char *name)
 {
 	for (size_t i = 0; i < N_FORMATS; i++)
 		if (strcmp(formats[i]->name, name) == 0)
@@ -30,7 +30,7 @@ format_find(const char *name)
 
 /* Built from the table, so a new format needs no other change. */
 const char *
-format_names(const char *last)
+output_table_names(const char *last)
 {
 	static char names[2][128];
 	char *buf = names[strcmp(last, ", ") != 0];

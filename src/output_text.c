@@ -14,7 +14,7 @@
 
 #include "names.h"
 #include "output.h"
-#include "output_clean.h"
+#include "clean.h"
 #include "output_format.h"
 #include "output_text.h"
 #include "units.h"
@@ -57,22 +57,22 @@ text_new_file(void *state)
 
 /* "## switched off: the memory instruments ##", where it changes. */
 static void
-put_setup_off(struct output_buf *b, unsigned off)
+put_setup_off(struct obuf *b, unsigned off)
 {
 	const char *sep = "";
 
 	if (off == 0) {
-		ob_puts(b, "## instrumentation as at the start again ##\n");
+		obuf_puts(b, "## instrumentation as at the start again ##\n");
 		return;
 	}
-	ob_puts(b, "## switched off, not counted from here: ");
+	obuf_puts(b, "## switched off, not counted from here: ");
 	if (off & SETUP_OFF_MEMORY)
-		ob_puts(b, "memory instruments"), sep = ", ";
+		obuf_puts(b, "memory instruments"), sep = ", ";
 	if (off & SETUP_OFF_STATEMENTS)
-		ob_printf(b, "%sa statements consumer", sep), sep = ", ";
+		obuf_printf(b, "%sa statements consumer", sep), sep = ", ";
 	if (off & SETUP_OFF_THREAD)
-		ob_printf(b, "%sthe thread's INSTRUMENTED", sep);
-	ob_puts(b, " ##\n");
+		obuf_printf(b, "%sthe thread's INSTRUMENTED", sep);
+	obuf_puts(b, " ##\n");
 }
 
 /* One value of a sample's rows, into o->scratch; w: the widest so far. */
@@ -84,7 +84,7 @@ add_value(struct output *o, int64_t bytes, size_t *w)
 
 	fmt_bytes(o, bytes, v);
 	n = strlen(v);
-	ob_write(&o->scratch, v, n + 1);
+	obuf_write(&o->scratch, v, n + 1);
 	*w = max_size(*w, n);
 }
 
@@ -99,7 +99,7 @@ format_values(struct output *o, const struct sample *s)
 {
 	size_t w = 0;
 
-	ob_clear(&o->scratch);
+	obuf_clear(&o->scratch);
 	for (size_t i = 0; i < s->n_events; i++)
 		add_value(o, s->events[i].current_bytes, &w);
 	add_value(o, s->total_bytes, &w);
@@ -133,16 +133,16 @@ put_value_row(struct output *o, const char *name, size_t plain,
 {
 	size_t n = strlen(*v);
 
-	ob_putc(&o->buf, ' ');
+	obuf_putc(&o->buf, ' ');
 	if (plain != SIZE_MAX) {
-		ob_write(&o->buf, name, plain);
-		ob_fill(&o->buf, ' ', width > plain ? width - plain : 0);
+		obuf_write(&o->buf, name, plain);
+		obuf_fill(&o->buf, ' ', width > plain ? width - plain : 0);
 	} else
 		clean_left(&o->buf, name, width, false);
-	ob_write(&o->buf, " -> ", 4);
-	ob_fill(&o->buf, ' ', value_width > n ? value_width - n : 0);
-	ob_write(&o->buf, *v, n);
-	ob_putc(&o->buf, '\n');
+	obuf_write(&o->buf, " -> ", 4);
+	obuf_fill(&o->buf, ' ', value_width > n ? value_width - n : 0);
+	obuf_write(&o->buf, *v, n);
+	obuf_putc(&o->buf, '\n');
 	*v += n + 1;
 }
 
@@ -161,18 +161,18 @@ put_sample_peaks(struct output *o, const struct sample *s)
 
 		if (!e->delta.unseen_peak && e->delta.spike_bytes == 0)
 			continue;
-		ob_puts(&o->buf, " ! ");
+		obuf_puts(&o->buf, " ! ");
 		clean_put(&o->buf, short_name(e->name), SIZE_MAX, false);
 		if (e->delta.unseen_peak) {
 			fmt_bytes(o, e->high_bytes, v);
-			ob_puts(&o->buf, " peaked at ");
-			ob_puts(&o->buf, v);
-			ob_puts(&o->buf, " between samples\n");
+			obuf_puts(&o->buf, " peaked at ");
+			obuf_puts(&o->buf, v);
+			obuf_puts(&o->buf, " between samples\n");
 		} else {
 			fmt_bytes(o, e->delta.spike_bytes, v);
-			ob_puts(&o->buf, " peaked at ");
-			ob_puts(&o->buf, v);
-			ob_puts(&o->buf, " or more between samples "
+			obuf_puts(&o->buf, " peaked at ");
+			obuf_puts(&o->buf, v);
+			obuf_puts(&o->buf, " or more between samples "
 			    "(allocated and freed between them)\n");
 		}
 	}
@@ -189,7 +189,7 @@ put_sample(struct output *o, const struct text_state *t,
 	size_t vw = format_values(o, s);
 	const char *v = o->scratch.p;
 
-	if (ob_status(&o->scratch) != 0)
+	if (obuf_status(&o->scratch) != 0)
 		return -1;
 	for (size_t i = 0; i < s->n_events; i++) {
 		const struct event_stat *e = &s->events[i];
@@ -200,9 +200,9 @@ put_sample(struct output *o, const struct text_state *t,
 		    clean_width(shown, false));
 	}
 	if (s->gap_ms > 0) {
-		ob_puts(&o->buf, "## gap of ");
-		ob_uint(&o->buf, s->gap_ms);
-		ob_puts(&o->buf, " ms: the connection was lost and "
+		obuf_puts(&o->buf, "## gap of ");
+		obuf_uint(&o->buf, s->gap_ms);
+		obuf_puts(&o->buf, " ms: the connection was lost and "
 		    "re-established ##\n");
 	}
 	if (s->setup_off != t->setup_off)
@@ -210,14 +210,14 @@ put_sample(struct output *o, const struct text_state *t,
 	/* Only a thread runs statements. */
 	if (o->grain == NULL && (!t->has_statement ||
 	    !statement_same(&t->statement, &s->statement))) {
-		ob_puts(&o->buf, "## statement: ");
+		obuf_puts(&o->buf, "## statement: ");
 		put_statement_text(&o->buf, &s->statement);
-		ob_puts(&o->buf, " ##\n");
+		obuf_puts(&o->buf, " ##\n");
 	}
 	/* A reading from before the capture began: taken every --poll. */
-	ob_puts(&o->buf, "## Memory usage at time ");
-	ob_uint(&o->buf, s->elapsed_us / 1000);
-	ob_puts(&o->buf, s->waiting ? " (taken while waiting) ##\n" : " ##\n");
+	obuf_puts(&o->buf, "## Memory usage at time ");
+	obuf_uint(&o->buf, s->elapsed_us / 1000);
+	obuf_puts(&o->buf, s->waiting ? " (taken while waiting) ##\n" : " ##\n");
 	for (size_t i = 0; i < s->n_events; i++) {
 		const struct event_stat *e = &s->events[i];
 		const char *shown = short_name(e->name);
@@ -228,8 +228,8 @@ put_sample(struct output *o, const struct text_state *t,
 	if (o->filtered)
 		put_value_row(o, FILTERED_LABEL, SIZE_MAX, width, &v, vw);
 	put_sample_peaks(o, s);
-	ob_putc(&o->buf, '\n');
-	return ob_status(&o->buf);
+	obuf_putc(&o->buf, '\n');
+	return obuf_status(&o->buf);
 }
 
 static int
@@ -253,16 +253,16 @@ text_dump(struct output *o, const struct output_dump *d)
 	/* The held samples stand apart: the first names its statement. */
 	t->has_statement = false;
 	if (d->by_signal) {
-		ob_printf(&o->buf, "## trigger: SIGUSR1, writing the %zu "
+		obuf_printf(&o->buf, "## trigger: SIGUSR1, writing the %zu "
 		    "sample%s held ##\n", d->held, d->held == 1 ? "" : "s");
-		return ob_status(&o->buf);
+		return obuf_status(&o->buf);
 	}
 	fmt_bytes(o, d->total, total);
 	fmt_bytes(o, d->threshold, threshold);
-	ob_printf(&o->buf, "## trigger: total %s >= %s, writing the %zu "
+	obuf_printf(&o->buf, "## trigger: total %s >= %s, writing the %zu "
 	    "sample%s before it ##\n", total, threshold, d->held,
 	    d->held == 1 ? "" : "s");
-	return ob_status(&o->buf);
+	return obuf_status(&o->buf);
 }
 
 /* "## Capture 2 at 2026-11-22 01:02:03: connection 17, thread 48, ... ##" */
@@ -276,12 +276,12 @@ text_capture(struct output *o, const struct output_capture *c)
 	if (localtime_r(&t, &tm) == NULL ||
 	    strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm) == 0)
 		snprintf(when, sizeof(when), "?");
-	ob_printf(&o->buf, "## Capture %" PRIu64 " at %s: connection %" PRIu64
+	obuf_printf(&o->buf, "## Capture %" PRIu64 " at %s: connection %" PRIu64
 	    ", thread %" PRIu64 ", running %" PRId64 " s: ", c->number, when,
 	    c->connection_id, c->thread_id, c->running_s);
 	clean_cut(&o->buf, c->text, CAPTURE_LINE);
-	ob_puts(&o->buf, " ##\n");
-	return ob_status(&o->buf);
+	obuf_puts(&o->buf, " ##\n");
+	return obuf_status(&o->buf);
 }
 const struct format format_text = {
 	.name = "text",
@@ -289,9 +289,9 @@ const struct format format_text = {
 	.free = text_free,
 	.new_file = text_new_file,
 	.sample = text_sample,
-	.end = text_end,
-	.threads = text_threads,
+	.end = output_text_end,
+	.threads = output_text_threads,
 	.dump = text_dump,
 	.capture = text_capture,
-	.statements = text_statements,
+	.statements = output_text_statements,
 };

@@ -3,9 +3,9 @@
  * samples, the triggers, the captures, and the row), output_text_summary.c
  * (the summary at the end, --statements) and output_text_list.c (--list).
  * Names come from the server and statements from any client, so
- * everything is written through output_clean.h: a hostile name can neither
+ * everything is written through clean.h: a hostile name can neither
  * move the cursor nor break the alignment. Every callback writes into
- * o->buf (output_buf.h), which output.c sends on in one write.
+ * o->buf (obuf.h), which output.c sends on in one write.
  */
 #ifndef MYSQLMEMPROF_OUTPUT_TEXT_H
 #define MYSQLMEMPROF_OUTPUT_TEXT_H
@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "output.h"
-#include "output_clean.h"
+#include "clean.h"
 #include "units.h"
 
 #define NAME_WIDTH      27 /* the least name column, as users know it */
@@ -48,15 +48,15 @@ fmt_bytes(const struct output *o, int64_t v, char *buf)
 }
 
 static inline void
-put_statement_text(struct output_buf *b, const struct statement *st)
+put_statement_text(struct obuf *b, const struct statement *st)
 {
 	if (statement_text_len(st) > 0)
 		clean_cut_len(b, st->text, statement_text_len(st),
 		    STATEMENT_LINE);
 	else if (st->has_id)
-		ob_printf(b, "(statement %" PRIu64 ", no text)", st->id);
+		obuf_printf(b, "(statement %" PRIu64 ", no text)", st->id);
 	else
-		ob_puts(b, "(none)");
+		obuf_puts(b, "(none)");
 }
 
 /* "(thread total)", or for another grain "(global total)", "(user:app total)". */
@@ -71,10 +71,10 @@ total_label(const struct output *o, char *buf, size_t len)
 
 
 /* The summary at the end of a capture (output_text_summary.c). */
-int text_end(struct output *o, const struct summary *s);
+int output_text_end(struct output *o, const struct summary *s);
 /* --statements: the ranking the summary shows (output_text_summary.c). */
-int text_statements(struct output *o, const struct summary *s);
+int output_text_statements(struct output *o, const struct summary *s);
 /* --list: a table of thread_columns[] (output_text_list.c). */
-int text_threads(struct output *o, const struct thread_list *l);
+int output_text_threads(struct output *o, const struct thread_list *l);
 
 #endif

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "output.h"
-#include "output_clean.h"
+#include "clean.h"
 #include "output_format.h"
 #include "output_text.h"
 
@@ -68,7 +68,7 @@ list_cell(const struct output *o, const struct thread_column *c,
 }
 
 static void
-put_list_row(struct output_buf *b, const char *const cell[THREAD_COLUMNS],
+put_list_row(struct obuf *b, const char *const cell[THREAD_COLUMNS],
     const size_t len[THREAD_COLUMNS], const size_t w[THREAD_COLUMNS])
 {
 	size_t last = list_last();
@@ -77,7 +77,7 @@ put_list_row(struct output_buf *b, const char *const cell[THREAD_COLUMNS],
 	for (size_t j = 0; j <= last; j++) {
 		if (thread_columns[j].head == NULL)
 			continue;
-		ob_puts(b, sep);
+		obuf_puts(b, sep);
 		sep = "  ";
 		if (j == last)
 			clean_cut_len(b, cell[j], len[j], STATEMENT_WIDTH);
@@ -86,11 +86,11 @@ put_list_row(struct output_buf *b, const char *const cell[THREAD_COLUMNS],
 		else
 			clean_left(b, cell[j], w[j], true);
 	}
-	ob_putc(b, '\n');
+	obuf_putc(b, '\n');
 }
 
 int
-text_threads(struct output *o, const struct thread_list *l)
+output_text_threads(struct output *o, const struct thread_list *l)
 {
 	size_t w[THREAD_COLUMNS];
 	const char *cell[THREAD_COLUMNS];
@@ -115,5 +115,5 @@ text_threads(struct output *o, const struct thread_list *l)
 			    buf[j], &len[j]);
 		put_list_row(&o->buf, cell, len, w);
 	}
-	return ob_status(&o->buf);
+	return obuf_status(&o->buf);
 }

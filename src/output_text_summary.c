@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "output.h"
-#include "output_clean.h"
+#include "clean.h"
 #include "output_text.h"
 #include "units.h"
 
@@ -60,16 +60,16 @@ total_cells(const struct output *o, const struct summary *s,
 
 /* One row of a table: the name, then each cell right-aligned. */
 static void
-put_cells(struct output_buf *b, const char *name, size_t name_width, size_t n,
+put_cells(struct obuf *b, const char *name, size_t name_width, size_t n,
     char c[][CELL], const size_t *w)
 {
-	ob_putc(b, ' ');
+	obuf_putc(b, ' ');
 	clean_left(b, name, name_width, false);
 	for (size_t j = 0; j < n; j++) {
-		ob_puts(b, "  ");
+		obuf_puts(b, "  ");
 		clean_right(b, c[j], w[j]);
 	}
-	ob_putc(b, '\n');
+	obuf_putc(b, '\n');
 }
 
 /* Column widths wide enough for the header, every event and the total. */
@@ -111,7 +111,7 @@ put_peaks(struct output *o, const struct summary *s, size_t name_width,
 	char n[CELL], v[CELL];
 
 	if (s->n_peaks == 0) {
-		ob_puts(&o->buf, " peaks between samples: none seen\n");
+		obuf_puts(&o->buf, " peaks between samples: none seen\n");
 		return;
 	}
 	for (size_t i = 0; i < s->n_peaks; i++) {
@@ -119,25 +119,25 @@ put_peaks(struct output *o, const struct summary *s, size_t name_width,
 		largest_width = max_size(largest_width, strlen(v));
 	}
 	name_width = max_size(name_width, strlen(PEAKS_LABEL));
-	ob_putc(&o->buf, ' ');
+	obuf_putc(&o->buf, ' ');
 	clean_left(&o->buf, PEAKS_LABEL, name_width, false);
-	ob_puts(&o->buf, "  ");
+	obuf_puts(&o->buf, "  ");
 	clean_right(&o->buf, "samples", w[0]);
-	ob_puts(&o->buf, "  ");
+	obuf_puts(&o->buf, "  ");
 	clean_right(&o->buf, "largest", largest_width);
-	ob_putc(&o->buf, '\n');
+	obuf_putc(&o->buf, '\n');
 	for (size_t i = 0; i < s->n_peaks; i++) {
 		const struct summary_event *e = s->peaks[i];
 
-		ob_putc(&o->buf, ' ');
+		obuf_putc(&o->buf, ' ');
 		clean_left(&o->buf, short_name(e->name), name_width, false);
 		snprintf(n, CELL, "%" PRIu64, e->unseen_peaks);
 		fmt_bytes(o, e->largest_unseen_peak, v);
-		ob_puts(&o->buf, "  ");
+		obuf_puts(&o->buf, "  ");
 		clean_right(&o->buf, n, w[0]);
-		ob_puts(&o->buf, "  ");
+		obuf_puts(&o->buf, "  ");
 		clean_right(&o->buf, v, largest_width);
-		ob_putc(&o->buf, '\n');
+		obuf_putc(&o->buf, '\n');
 	}
 }
 
@@ -157,26 +157,26 @@ put_statements(struct output *o, const struct summary *s)
 		for (size_t j = 0; j < s->statements[i].n_top; j++)
 			width = max_size(width, clean_width(
 			    short_name(s->statements[i].top[j].name), false));
-	ob_printf(&o->buf, "## By statement: %zu in the window ##\n",
+	obuf_printf(&o->buf, "## By statement: %zu in the window ##\n",
 	    s->n_statements);
 	for (size_t i = 0; i < s->n_statements; i++) {
 		const struct summary_statement *st = &s->statements[i];
 
 		if (st->samples == 1)
-			ob_printf(&o->buf, " #%" PRIu64 ": ", st->first_seq);
+			obuf_printf(&o->buf, " #%" PRIu64 ": ", st->first_seq);
 		else
-			ob_printf(&o->buf, " #%" PRIu64 " to #%" PRIu64 ": ",
+			obuf_printf(&o->buf, " #%" PRIu64 " to #%" PRIu64 ": ",
 			    st->first_seq, st->last_seq);
 		put_statement_text(&o->buf, st->statement);
 		fmt_bytes(o, st->peak_total, v);
 		fmt_bytes(o, st->final_total, w);
-		ob_printf(&o->buf, "\n   peak %s, final %s\n", v, w);
+		obuf_printf(&o->buf, "\n   peak %s, final %s\n", v, w);
 		for (size_t j = 0; j < st->n_top; j++) {
-			ob_puts(&o->buf, "   ");
+			obuf_puts(&o->buf, "   ");
 			clean_left(&o->buf, short_name(st->top[j].name), width,
 			    false);
 			fmt_bytes(o, st->top[j].max_bytes, v);
-			ob_printf(&o->buf, " -> %s\n", v);
+			obuf_printf(&o->buf, " -> %s\n", v);
 		}
 	}
 }
@@ -231,18 +231,18 @@ put_run_heading(struct output *o, const struct summary *s)
 {
 	const struct run_totals *t = &s->run;
 
-	ob_printf(&o->buf, "## Summary of %" PRIu64 " sample%s (#%" PRIu64
+	obuf_printf(&o->buf, "## Summary of %" PRIu64 " sample%s (#%" PRIu64
 	    " to #%" PRIu64 ", %" PRIu64 " ms to %" PRIu64 " ms), ", t->samples,
 	    t->samples == 1 ? "" : "s", t->first_seq, t->last_seq,
 	    t->first_elapsed_us / 1000, t->last_elapsed_us / 1000);
 	if (o->grain == NULL)
-		ob_printf(&o->buf, "thread %" PRIu64 " ##\n", s->thread_id);
+		obuf_printf(&o->buf, "thread %" PRIu64 " ##\n", s->thread_id);
 	else {
 		/* An account's name is anyone's to choose. */
 		clean_put(&o->buf, o->grain, SIZE_MAX, true);
-		ob_puts(&o->buf, " ##\n");
+		obuf_puts(&o->buf, " ##\n");
 	}
-	ob_printf(&o->buf, " over the whole run; the window holds the last %zu "
+	obuf_printf(&o->buf, " over the whole run; the window holds the last %zu "
 	    "(#%" PRIu64 " to #%" PRIu64 ")\n high: the high-water mark since "
 	    "%s; peak: the most held in the run, peaks between samples "
 	    "included\n", s->n_samples, s->first_seq, s->last_seq,
@@ -280,7 +280,7 @@ put_run_peaks(struct output *o, const struct summary *s,
 	size_t w[3];
 
 	if (s->run.unseen_peaks + s->run.delta_spikes == 0) {
-		ob_puts(&o->buf, " peaks between samples: none seen\n");
+		obuf_puts(&o->buf, " peaks between samples: none seen\n");
 		return;
 	}
 	/* Out of memory for a few pointers: in the order of the events. */
@@ -350,7 +350,7 @@ put_run_statements(struct output *o, const struct summary *s)
 
 	if (s->n_run_statements == 0)
 		return;
-	ob_printf(&o->buf, "## Statements by growth: %zu in the run%s ##\n",
+	obuf_printf(&o->buf, "## Statements by growth: %zu in the run%s ##\n",
 	    s->n_run_statements, s->run.statements_dropped > 0 ?
 	    ", the least grown left out" : "");
 	for (size_t j = 0; j < STMT_COLS; j++)
@@ -369,18 +369,18 @@ put_run_statements(struct output *o, const struct summary *s)
 		snprintf(rank, CELL, "%zu", i + 1);
 		stmt_cells(o, &s->run_statements[i], c);
 		put_cells(&o->buf, rank, 4, STMT_COLS, c, w);
-		ob_puts(&o->buf, "      statement: ");
+		obuf_puts(&o->buf, "      statement: ");
 		put_statement_text(&o->buf, &s->run_statements[i].statement);
-		ob_putc(&o->buf, '\n');
+		obuf_putc(&o->buf, '\n');
 	}
 }
 
 /* --statements in text: the ranking the summary shows. */
 int
-text_statements(struct output *o, const struct summary *s)
+output_text_statements(struct output *o, const struct summary *s)
 {
 	put_run_statements(o, s);
-	return ob_status(&o->buf);
+	return obuf_status(&o->buf);
 }
 
 /*
@@ -391,20 +391,20 @@ text_statements(struct output *o, const struct summary *s)
 static void
 put_server_time(struct output *o, const struct run_totals *t)
 {
-	double duty = run_totals_duty_pct(t);
+	double duty = runstats_duty_pct(t);
 
 	if (t->queried == 0)
 		return;
-	ob_printf(&o->buf, " server time per sample: mean %.2f ms, slowest "
+	obuf_printf(&o->buf, " server time per sample: mean %.2f ms, slowest "
 	    "%.2f ms", (double)t->query_us_sum / (double)t->queried / 1000,
 	    (double)t->query_us_max / 1000);
 	if (duty >= 0)
-		ob_printf(&o->buf, "; %.1f%% of a core over the run", duty);
-	ob_puts(&o->buf, "\n");
+		obuf_printf(&o->buf, "; %.1f%% of a core over the run", duty);
+	obuf_puts(&o->buf, "\n");
 }
 
 static int
-text_end_run(struct output *o, const struct summary *s)
+output_text_end_run(struct output *o, const struct summary *s)
 {
 	char label_buf[EVENT_NAME_MAX + 16];
 	const char *label = total_label(o, label_buf, sizeof(label_buf));
@@ -434,39 +434,39 @@ text_end_run(struct output *o, const struct summary *s)
 	run_total_cells(o, &s->run, c);
 	put_cells(&o->buf, label, name_width, RUN_COLS, c, w);
 	put_run_peaks(o, s, name_width);
-	ob_printf(&o->buf, " skipped ticks: %" PRIu64 "\n", s->skipped);
+	obuf_printf(&o->buf, " skipped ticks: %" PRIu64 "\n", s->skipped);
 	put_server_time(o, &s->run);
 	put_run_statements(o, s);
-	return ob_status(&o->buf);
+	return obuf_status(&o->buf);
 }
 
 int
-text_end(struct output *o, const struct summary *s)
+output_text_end(struct output *o, const struct summary *s)
 {
 	char label_buf[EVENT_NAME_MAX + 16];
 	size_t w[SUM_COLS], name_width;
 	char c[SUM_COLS][CELL];
 
 	if (s != NULL && s->has_run && s->run.samples > 0)
-		return text_end_run(o, s);
+		return output_text_end_run(o, s);
 	if (s == NULL)
 		return 0;
 	if (s->n_samples == 0) {
-		ob_printf(&o->buf, "## Summary: no samples were taken ##\n"
+		obuf_printf(&o->buf, "## Summary: no samples were taken ##\n"
 		    " skipped ticks: %" PRIu64 "\n", s->skipped);
-		return ob_status(&o->buf);
+		return obuf_status(&o->buf);
 	}
 	name_width = sum_widths(o, s, w);
-	ob_printf(&o->buf, "## Summary of %zu sample%s (#%" PRIu64 " to #%"
+	obuf_printf(&o->buf, "## Summary of %zu sample%s (#%" PRIu64 " to #%"
 	    PRIu64 ", %" PRIu64 " ms to %" PRIu64 " ms), ", s->n_samples,
 	    s->n_samples == 1 ? "" : "s", s->first_seq, s->last_seq,
 	    s->first_elapsed_us / 1000, s->last_elapsed_us / 1000);
 	if (o->grain == NULL)
-		ob_printf(&o->buf, "thread %" PRIu64 " ##\n", s->thread_id);
+		obuf_printf(&o->buf, "thread %" PRIu64 " ##\n", s->thread_id);
 	else {
 		/* An account's name is anyone's to choose. */
 		clean_put(&o->buf, o->grain, SIZE_MAX, true);
-		ob_puts(&o->buf, " ##\n");
+		obuf_puts(&o->buf, " ##\n");
 	}
 	for (size_t j = 0; j < SUM_COLS; j++)
 		snprintf(c[j], CELL, "%s", sum_heads[j]);
@@ -480,7 +480,7 @@ text_end(struct output *o, const struct summary *s)
 	put_cells(&o->buf, total_label(o, label_buf, sizeof(label_buf)),
 	    name_width, SUM_COLS, c, w);
 	put_peaks(o, s, name_width, w);
-	ob_printf(&o->buf, " skipped ticks: %" PRIu64 "\n", s->skipped);
+	obuf_printf(&o->buf, " skipped ticks: %" PRIu64 "\n", s->skipped);
 	put_statements(o, s);
-	return ob_status(&o->buf);
+	return obuf_status(&o->buf);
 }

@@ -35,8 +35,8 @@ pfs_preflight(struct conn *c, struct pfs_preflight *out, char *err,
 	enum pfs_status ps;
 
 	memset(out, 0, sizeof(*out));
-	out->kind = server_kind_parse(conn_server_version(c));
-	if (server_kind_check(&out->kind, err, errlen) != 0)
+	out->kind = pfs_server_kind_parse(conn_server_version(c));
+	if (pfs_server_kind_check(&out->kind, err, errlen) != 0)
 		return PFS_ERROR;
 	if ((ps = query_ints(c, pfs_sql_preflight,
 	    "reading performance_schema", &r, err, errlen)) != PFS_OK)

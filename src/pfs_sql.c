@@ -34,7 +34,7 @@ version_part(const char *s, unsigned *out)
 }
 
 struct server_kind
-server_kind_parse(const char *version)
+pfs_server_kind_parse(const char *version)
 {
 	struct server_kind k = { .flavour = SERVER_UNKNOWN };
 	const char *s = version;
@@ -60,7 +60,7 @@ server_kind_parse(const char *version)
 }
 
 int
-server_kind_check(const struct server_kind *k, char *err, size_t errlen)
+pfs_server_kind_check(const struct server_kind *k, char *err, size_t errlen)
 {
 	bool old;
 
@@ -181,7 +181,7 @@ pfs_sql_find_thread(char *buf, size_t size, bool by_connection, uint64_t id)
 
 /*
  * What a statement looks like in performance_schema.threads: the columns
- * of stmt_row() in pfs_watch.c, in order. The digest tells two texts apart
+ * of stmt_row() in pfs_look.c, in order. The digest tells two texts apart
  * without sending them whole; the start is the server's clock less the
  * time run; the statements the thread ended so far, other than those
  * inside stored programs, tell apart two runs of one text. A format for

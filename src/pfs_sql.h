@@ -19,14 +19,14 @@
  * "10.11.6-MariaDB-0+deb12u1", "5.5.5-10.4.32-MariaDB" (what MariaDB
  * before 11.0 gives Oracle's libmysqlclient) or "8.0.36-0ubuntu0.22.04.1".
  */
-struct server_kind server_kind_parse(const char *version);
+struct server_kind pfs_server_kind_parse(const char *version);
 
 /*
  * 0 when the server has the tables the SQL below reads; -1 with a
  * sentence in err when it is too old to: MariaDB before 10.5 and MySQL
  * before 5.7 have no memory_summary_* tables. An unknown kind passes.
  */
-int server_kind_check(const struct server_kind *k, char *err, size_t errlen);
+int pfs_server_kind_check(const struct server_kind *k, char *err, size_t errlen);
 
 /* The statements sent as they are. */
 extern const char pfs_sql_preflight[];

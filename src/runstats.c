@@ -249,7 +249,7 @@ add_query(struct runstats *r, const struct sample *s)
 }
 
 double
-run_totals_duty_pct(const struct run_totals *t)
+runstats_duty_pct(const struct run_totals *t)
 {
 	if (t->queried < 2 || t->queried_span_us == 0)
 		return -1;

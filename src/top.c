@@ -40,7 +40,7 @@ open_view(struct live *l, const struct capture_env *env, uint64_t thread_id)
 	o.target_id = thread_id;
 	view.opts = &o;
 	view.sig = live_view_open(l);
-	view.watcher = live_watcher(l);
+	view.observer = live_observer(l);
 	rc = capture_run(&view, NULL, 0, NULL);
 	live_view_close(l);
 	return rc;

@@ -7,7 +7,7 @@
  */
 #include "fake_capture.h"
 
-/* What the watcher saw. */
+/* What the observer saw. */
 static size_t samples_seen, stop_after;
 static struct capture_target target_seen;
 static char grain_seen[64]; /* t->grain lives only as long as the capture */
@@ -44,7 +44,7 @@ seen_end(void *ctx, const struct summary *sum, const struct sampler_stats *st)
 	}
 }
 
-static const struct capture_watcher watcher = {
+static const struct capture_observer observer = {
 	.begin = seen_begin, .sample = seen_sample, .end = seen_end,
 };
 
@@ -77,7 +77,7 @@ setup(void **state)
 	samples_seen = stop_after = n_statements = 0;
 	target_seen = (struct capture_target){ 0 };
 	env = (struct capture_env){ .opts = &opts, .session = &sess,
-	    .out = &out, .diag = &dg, .sig = &sig, .watcher = &watcher,
+	    .out = &out, .diag = &dg, .sig = &sig, .observer = &observer,
 	    .clk = &fake_clock };
 	return 0;
 }

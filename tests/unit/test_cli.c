@@ -1274,7 +1274,7 @@ test_help_names_every_option(void **state)
 		p += strspn(p, " ");
 		/* The names of the formats come from their table. */
 		if (r->help_formats) {
-			const char *names = format_names(" or ");
+			const char *names = output_table_names(" or ");
 
 			if (strncmp(p, names, strlen(names)) != 0)
 				fail_msg("--%s: the format names are not in "

@@ -39,7 +39,7 @@ test_like(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		if (like_match(cases[i].pattern, cases[i].s) != cases[i].match)
+		if (filter_like(cases[i].pattern, cases[i].s) != cases[i].match)
 			fail_msg("LIKE '%s' on '%s': want %d", cases[i].pattern,
 			    cases[i].s, cases[i].match);
 }

@@ -26,7 +26,7 @@ json_of(const struct sample *s, const char *grain, bool filtered)
 	char *buf = NULL;
 	size_t len = 0;
 	struct output o = {
-		.fmt = format_find("json"), .grain = grain, .filtered = filtered,
+		.fmt = output_table_find("json"), .grain = grain, .filtered = filtered,
 	};
 
 	o.fp = open_memstream(&buf, &len);

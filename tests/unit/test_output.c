@@ -263,7 +263,7 @@ render(const char *format, bool exact, enum what what, size_t *len)
 	struct output o = { .settings.exact_bytes = exact };
 	char *buf = NULL;
 
-	assert_non_null(o.fmt = format_find(format));
+	assert_non_null(o.fmt = output_table_find(format));
 	assert_non_null(o.fp = open_memstream(&buf, len));
 	if (what == GRAIN) {
 		o.grain = "user:app";
@@ -355,7 +355,7 @@ test_golden_csv(void **state)
 static void
 test_statements_csv_header_once(void **state)
 {
-	struct output o = { .fmt = format_find("csv") };
+	struct output o = { .fmt = output_table_find("csv") };
 	struct ring *r = fixture_ring();
 	struct runstats *run = runstats_create();
 	struct summary sum;
@@ -429,24 +429,24 @@ static void
 test_format_table(void **state)
 {
 	(void)state;
-	assert_string_equal(format_names(", "),
+	assert_string_equal(output_table_names(", "),
 	    "text, csv, json, folded, pprof, html, svg");
-	assert_string_equal(format_names(" or "),
+	assert_string_equal(output_table_names(" or "),
 	    "text, csv, json, folded, pprof, html or svg");
 	/* Each joining keeps its own buffer: the first is not overwritten. */
-	const char *a = format_names(", ");
-	format_names(" or ");
+	const char *a = output_table_names(", ");
+	output_table_names(" or ");
 	assert_string_equal(a, "text, csv, json, folded, pprof, html, svg");
-	assert_string_equal(format_find("text")->name, "text");
-	assert_string_equal(format_find("csv")->name, "csv");
-	assert_string_equal(format_find("json")->name, "json");
-	assert_string_equal(format_find("folded")->name, "folded");
-	assert_string_equal(format_find("pprof")->name, "pprof");
-	assert_string_equal(format_find("html")->name, "html");
-	assert_string_equal(format_find("svg")->name, "svg");
-	assert_null(format_find("xml"));
-	assert_null(format_find("JSON"));
-	assert_null(format_find(""));
+	assert_string_equal(output_table_find("text")->name, "text");
+	assert_string_equal(output_table_find("csv")->name, "csv");
+	assert_string_equal(output_table_find("json")->name, "json");
+	assert_string_equal(output_table_find("folded")->name, "folded");
+	assert_string_equal(output_table_find("pprof")->name, "pprof");
+	assert_string_equal(output_table_find("html")->name, "html");
+	assert_string_equal(output_table_find("svg")->name, "svg");
+	assert_null(output_table_find("xml"));
+	assert_null(output_table_find("JSON"));
+	assert_null(output_table_find(""));
 }
 
 /* Formats with nothing to say at the start or the end write nothing. */
@@ -458,7 +458,7 @@ test_nothing_written(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < 2; i++) {
-		struct output o = { .fmt = format_find(formats[i]) };
+		struct output o = { .fmt = output_table_find(formats[i]) };
 		char *buf = NULL;
 		size_t len;
 
@@ -484,7 +484,7 @@ test_write_error(void **state)
 	(void)state;
 	fixture_threads(&l);
 	for (size_t i = 0; i < 3; i++) {
-		struct output o = { .fmt = format_find(formats[i]) };
+		struct output o = { .fmt = output_table_find(formats[i]) };
 
 		/* The first call that writes anything fails, and says why. */
 		assert_non_null(o.fp = fopen("/dev/full", "w"));
@@ -511,7 +511,7 @@ test_write_error(void **state)
 	}
 	/* Text and JSON write no header: the sample is the first to fail. */
 	{
-		struct output o = { .fmt = format_find("json") };
+		struct output o = { .fmt = output_table_find("json") };
 
 		assert_non_null(o.fp = fopen("/dev/full", "w"));
 		assert_int_equal(output_begin(&o), 0);
@@ -536,7 +536,7 @@ test_capture_heading(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < 3; i++) {
-		struct output o = { .fmt = format_find(formats[i]) };
+		struct output o = { .fmt = output_table_find(formats[i]) };
 		char *buf = NULL;
 		size_t len;
 
@@ -1049,7 +1049,7 @@ static char *
 render_samples(const char *format, const char *name,
     const char *const *texts, size_t n, size_t *len)
 {
-	struct output o = { .fmt = format_find(format) };
+	struct output o = { .fmt = output_table_find(format) };
 	struct ring *r = ring_create(4, 1);
 	struct summary sum;
 	char *buf = NULL;
@@ -1351,7 +1351,7 @@ test_text_list_layout(void **state)
 static void
 test_text_no_samples(void **state)
 {
-	struct output o = { .fmt = format_find("text") };
+	struct output o = { .fmt = output_table_find("text") };
 	struct summary sum = { .skipped = 5 };
 	char *buf = NULL;
 	size_t len;
@@ -1386,7 +1386,7 @@ statements_named(const char *buf)
 static void
 test_text_names_statement_again(void **state)
 {
-	struct output o = { .fmt = format_find("text") };
+	struct output o = { .fmt = output_table_find("text") };
 	struct output_dump d = { .by_signal = true, .held = 1 };
 	struct sample p = { .seq = 1, .wall_ms = WALL, .thread_id = 42,
 	    .total_bytes = 1024 };
@@ -1469,7 +1469,7 @@ test_text_folds_white_space(void **state)
 		"\n\t  SELECT  a,\r\n\tb FROM t \n\t ",
 		" \t\vSELECT 2\f",
 	};
-	struct output o = { .fmt = format_find("text") };
+	struct output o = { .fmt = output_table_find("text") };
 	struct output_capture c = { .number = 1, .connection_id = 17,
 	    .thread_id = 48, .running_s = 3, .text = "\r\n  SELECT 3\t\n" };
 	const uint64_t conn = 17;

@@ -32,7 +32,7 @@ static char *
 render(const char *format, const char *grain, const struct statement *st,
     size_t *len)
 {
-	struct output o = { .fmt = format_find(format), .grain = grain };
+	struct output o = { .fmt = output_table_find(format), .grain = grain };
 	struct ring *r = ring_create(2, 1);
 	struct sample p = { .seq = 1, .thread_id = 42, .total_bytes = 1024 };
 	struct event_stat e = ev("memory/test/x", 1024);
@@ -74,7 +74,7 @@ count(const char *s, const char *needle)
 static void
 test_setup_off_marked(void **state)
 {
-	struct output o = { .fmt = format_find("text") };
+	struct output o = { .fmt = output_table_find("text") };
 	struct ring *r = ring_create(3, 1);
 	struct sample p = { .seq = 1, .thread_id = 42, .total_bytes = 1024 };
 	struct event_stat e = ev("memory/test/x", 1024);
@@ -109,7 +109,7 @@ test_setup_off_marked(void **state)
 	    ",\"setup_off\":\"memory_instruments,thread_instrumented\","
 	    "\"waiting\":0}\n" };
 	for (size_t k = 0; k < 2; k++) {
-		o = (struct output){ .fmt = format_find(formats[k]) };
+		o = (struct output){ .fmt = output_table_find(formats[k]) };
 		buf = NULL;
 		assert_non_null(o.fp = open_memstream(&buf, &len));
 		assert_int_equal(output_sample(&o, ring_get(r, 1)), 0);

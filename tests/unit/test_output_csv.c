@@ -13,7 +13,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "output_buf.h"
+#include "obuf.h"
 #include "writer_check.h"
 #include "output_format.h"
 
@@ -35,7 +35,7 @@ ref_text(FILE *fp, const char *s, size_t n)
 	putc('"', fp);
 }
 
-static struct output_buf out;
+static struct obuf out;
 
 static void
 check(const char *s, size_t n)
@@ -47,8 +47,8 @@ check(const char *s, size_t n)
 	assert_non_null(fp);
 	ref_text(fp, s, n);
 	assert_int_equal(fclose(fp), 0);
-	ob_clear(&out);
-	csv_put_text(&out, s, n);
+	obuf_clear(&out);
+	output_csv_put_text(&out, s, n);
 	same_bytes(&out, want, want_len, s, n, "csv");
 }
 
@@ -104,7 +104,7 @@ static int
 teardown(void **state)
 {
 	(void)state;
-	ob_free(&out);
+	obuf_free(&out);
 	return 0;
 }
 

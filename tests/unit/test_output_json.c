@@ -14,7 +14,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "output_buf.h"
+#include "obuf.h"
 #include "writer_check.h"
 #include "output_format.h"
 #include "scrub.h"
@@ -75,7 +75,7 @@ ref_string(FILE *fp, const char *s, size_t n)
 }
 
 /* One buffer for every check, as a format keeps it from sample to sample. */
-static struct output_buf out;
+static struct obuf out;
 
 /* The n bytes at s, written both ways: the same bytes, or the test fails. */
 static void
@@ -88,8 +88,8 @@ check(const char *s, size_t n)
 	assert_non_null(fp);
 	ref_string(fp, s, n);
 	assert_int_equal(fclose(fp), 0);
-	ob_clear(&out);
-	json_put_string(&out, s, n);
+	obuf_clear(&out);
+	output_json_put_string(&out, s, n);
 	same_bytes(&out, want, want_len, s, n, "json");
 }
 
@@ -230,7 +230,7 @@ static int
 teardown(void **state)
 {
 	(void)state;
-	ob_free(&out);
+	obuf_free(&out);
 	return 0;
 }
 

@@ -98,7 +98,7 @@ static char *
 folded(struct sample *s, enum profile_root root, const char *grain)
 {
 	struct output o = {
-		.fmt = format_find("folded"), .grain = grain,
+		.fmt = output_table_find("folded"), .grain = grain,
 		.settings.profile_root = root,
 	};
 	struct summary sum = { 0 };
@@ -157,7 +157,7 @@ static char *
 folded_at(const struct output_settings *set, const struct sample *const *all,
     size_t n, size_t *written_early)
 {
-	struct output o = { .fmt = format_find("folded"), .settings = *set };
+	struct output o = { .fmt = output_table_find("folded"), .settings = *set };
 	struct summary sum = { 0 };
 	char *buf = NULL;
 	size_t len = 0;
@@ -211,7 +211,7 @@ test_folded_profile_at(void **state)
 static void
 test_folded_nothing(void **state)
 {
-	struct output o = { .fmt = format_find("folded") };
+	struct output o = { .fmt = output_table_find("folded") };
 	struct summary sum = { 0 };
 	char *buf = NULL;
 	size_t len = 0;

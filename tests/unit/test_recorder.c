@@ -37,7 +37,7 @@ rec_init(struct rec *r, const char *format, size_t window, int64_t threshold)
 {
 	memset(r, 0, sizeof(*r));
 	assert_non_null(r->ring = ring_create(window, 1));
-	assert_non_null(r->out.fmt = format_find(format));
+	assert_non_null(r->out.fmt = output_table_find(format));
 	assert_non_null(r->out.fp = open_memstream(&r->buf, &r->len));
 	recorder_init(&r->rc, &r->out, r->ring, threshold, 2000000);
 	assert_int_equal(output_begin(&r->out), 0);
@@ -181,7 +181,7 @@ test_write_error(void **state)
 	(void)state;
 	memset(&r, 0, sizeof(r));
 	assert_non_null(r.ring = ring_create(4, 1));
-	assert_non_null(r.out.fmt = format_find("json"));
+	assert_non_null(r.out.fmt = output_table_find("json"));
 	assert_non_null(r.out.fp = fopen("/dev/full", "w"));
 	recorder_init(&r.rc, &r.out, r.ring, 50, 0);
 	assert_int_equal(rec_step(&r, 1), 0);

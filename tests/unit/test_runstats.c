@@ -59,7 +59,7 @@ test_query_duty(void **state)
 
 	(void)state;
 	assert_non_null(r);
-	assert_true(run_totals_duty_pct(runstats_totals(r)) < 0);
+	assert_true(runstats_duty_pct(runstats_totals(r)) < 0);
 	/* A reading of the history: before the run, and dearer. */
 	s.waiting = true;
 	s.seq = 1;
@@ -72,7 +72,7 @@ test_query_duty(void **state)
 		s.query_us = i == 4 ? 3000 : 1000;
 		runstats_add(r, &s);
 		if (i == 0)
-			assert_true(run_totals_duty_pct(runstats_totals(r)) < 0);
+			assert_true(runstats_duty_pct(runstats_totals(r)) < 0);
 	}
 	t = runstats_totals(r);
 	assert_int_equal(t->queried, 11);
@@ -80,8 +80,8 @@ test_query_duty(void **state)
 	assert_int_equal(t->query_us_max, 3000);
 	assert_int_equal(t->queried_span_us, 1000000);
 	/* 12 ms of queries in the 1 s after the first sample: 1.2%. */
-	assert_true(run_totals_duty_pct(t) > 1.19 &&
-	    run_totals_duty_pct(t) < 1.21);
+	assert_true(runstats_duty_pct(t) > 1.19 &&
+	    runstats_duty_pct(t) < 1.21);
 	runstats_free(r);
 }
 

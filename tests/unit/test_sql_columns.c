@@ -49,7 +49,7 @@ add(const char *name, const char *sql)
 }
 
 /*
- * Every combination of the filters of a look, as pfs_watch.c asks it of
+ * Every combination of the filters of a look, as pfs_look.c asks it of
  * each flavour: the way its version says, with peaks where it keeps them.
  */
 static void
@@ -58,7 +58,7 @@ add_looks(void)
 	char sql[2048], name[64];
 
 	for (size_t f = 0; f < N_FLAVOURS; f++) {
-		struct server_kind k = server_kind_parse(flavours[f].version);
+		struct server_kind k = pfs_server_kind_parse(flavours[f].version);
 		enum find_memory memory = pfs_sql_find_memory(&k);
 
 		for (unsigned i = 0; i < 64; i++) {
@@ -93,14 +93,14 @@ make_queries(void)
 	add("list_threads summed", pfs_sql_list_threads_summed);
 	/* threads.TOTAL_MEMORY: MySQL 8.0.31+ alone has it. */
 	for (size_t f = 0; f < N_FLAVOURS; f++) {
-		struct server_kind k = server_kind_parse(flavours[f].version);
+		struct server_kind k = pfs_server_kind_parse(flavours[f].version);
 
 		if (pfs_sql_list_threads(&k) == pfs_sql_list_threads_kept)
 			add_for("list_threads kept", pfs_sql_list_threads_kept,
 			    1u << f);
 	}
 	/*
-	 * The sizes of the callers' buffers: pfs_check.c 200, pfs_watch.c
+	 * The sizes of the callers' buffers: pfs_check.c 200, pfs_look.c
 	 * 2048 and 1024, pfs_read.c 2048 and 300.
 	 */
 	assert_int_equal(pfs_sql_find_thread(sql, 200, true, 42), 0);
@@ -112,7 +112,7 @@ make_queries(void)
 		static const uint64_t ids[HISTORY_SQL_IDS] = { 1, 2, 3, 4, 5,
 		    6, 7, UINT64_MAX };
 
-		/* pfs_watch.c's buffer: 4096. */
+		/* pfs_look.c's buffer: 4096. */
 		assert_int_equal(pfs_sql_threads_memory(sql, 4096, ids,
 		    HISTORY_SQL_IDS, true, STATEMENT_TEXT_CHARS), 0);
 		add("threads_memory with statements", sql);
@@ -443,7 +443,7 @@ static void
 kind_is(const char *version, enum server_flavour flavour, unsigned major,
     unsigned minor, unsigned patch)
 {
-	struct server_kind k = server_kind_parse(version);
+	struct server_kind k = pfs_server_kind_parse(version);
 
 	assert_int_equal(k.flavour, flavour);
 	assert_int_equal(k.major, major);
@@ -473,17 +473,17 @@ test_server_kind(void **state)
 	kind_is(NULL, SERVER_UNKNOWN, 0, 0, 0);
 	/* Every flavour of the table data is one the parser knows. */
 	for (size_t f = 0; f < N_FLAVOURS; f++)
-		assert_int_not_equal(server_kind_parse(
+		assert_int_not_equal(pfs_server_kind_parse(
 		    flavours[f].version).flavour, SERVER_UNKNOWN);
 }
 
 static void
 check_ok(const char *version)
 {
-	struct server_kind k = server_kind_parse(version);
+	struct server_kind k = pfs_server_kind_parse(version);
 	char err[256] = "";
 
-	if (server_kind_check(&k, err, sizeof(err)) != 0)
+	if (pfs_server_kind_check(&k, err, sizeof(err)) != 0)
 		fail_msg("%s refused: %s", version, err);
 }
 
@@ -502,15 +502,15 @@ test_server_check(void **state)
 	check_ok("9.1.0");
 	check_ok("something else");
 
-	k = server_kind_parse("10.4.32-MariaDB");
-	assert_int_equal(server_kind_check(&k, err, sizeof(err)), -1);
+	k = pfs_server_kind_parse("10.4.32-MariaDB");
+	assert_int_equal(pfs_server_kind_check(&k, err, sizeof(err)), -1);
 	assert_string_equal(err, "MariaDB 10.4 has no memory instrumentation "
 	    "in performance_schema (no memory_summary_* tables); mysqlmemprof "
 	    "needs MariaDB 10.5 or later, or MySQL 8.0 or later");
-	k = server_kind_parse("5.5.5-10.3.39-MariaDB");
-	assert_int_equal(server_kind_check(&k, err, sizeof(err)), -1);
-	k = server_kind_parse("5.6.51");
-	assert_int_equal(server_kind_check(&k, err, sizeof(err)), -1);
+	k = pfs_server_kind_parse("5.5.5-10.3.39-MariaDB");
+	assert_int_equal(pfs_server_kind_check(&k, err, sizeof(err)), -1);
+	k = pfs_server_kind_parse("5.6.51");
+	assert_int_equal(pfs_server_kind_check(&k, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "MySQL 5.6 has no memory"));
 }
 
@@ -535,7 +535,7 @@ test_find_memory(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct server_kind k = server_kind_parse(cases[i].version);
+		struct server_kind k = pfs_server_kind_parse(cases[i].version);
 
 		assert_int_equal(pfs_sql_find_memory(&k), cases[i].memory);
 		assert_int_equal(pfs_sql_keeps_peaks(&k), cases[i].peaks);

@@ -12,17 +12,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output_buf.h"
+#include "obuf.h"
 
 /*
  * Fails unless got holds the want_len bytes at want, which the old writer
  * wrote of the n bytes at in to a memory stream (how: what); frees want.
  */
 static inline void
-same_bytes(const struct output_buf *got, char *want, size_t want_len,
+same_bytes(const struct obuf *got, char *want, size_t want_len,
     const char *in, size_t n, const char *what)
 {
-	assert_int_equal(ob_status(got), 0);
+	assert_int_equal(obuf_status(got), 0);
 	/* Nothing written: got->p may still be NULL. */
 	if (got->len != want_len || (want_len > 0 &&
 	    memcmp(got->p, want, want_len) != 0)) {

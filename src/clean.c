@@ -1,13 +1,13 @@
 /*
  * Writing text from the server to a terminal, one cell per code point
- * (see output_clean.h).
+ * (see clean.h).
  */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "output_clean.h"
+#include "clean.h"
 #include "scrub.h"
 
 static bool
@@ -17,7 +17,7 @@ is_space(uint32_t cp)
 }
 
 size_t
-clean_put_len(struct output_buf *b, const char *s, size_t n, size_t max,
+clean_put_len(struct obuf *b, const char *s, size_t n, size_t max,
     bool oneline)
 {
 	size_t cols = 0, k;
@@ -48,7 +48,7 @@ clean_put_len(struct output_buf *b, const char *s, size_t n, size_t max,
 			break;
 		if (space) {
 			if (b != NULL)
-				ob_putc(b, ' ');
+				obuf_putc(b, ' ');
 			cols++;
 			space = false;
 		}
@@ -58,14 +58,14 @@ clean_put_len(struct output_buf *b, const char *s, size_t n, size_t max,
 			n = i + k;
 		}
 		if (b != NULL)
-			ob_write(b, out, len);
+			obuf_write(b, out, len);
 		cols += cells;
 	}
 	return cols;
 }
 
 size_t
-clean_put(struct output_buf *b, const char *s, size_t max, bool oneline)
+clean_put(struct obuf *b, const char *s, size_t max, bool oneline)
 {
 	return clean_put_len(b, s, strlen(s), max, oneline);
 }
@@ -77,13 +77,13 @@ clean_width(const char *s, bool oneline)
 }
 
 static void
-pad(struct output_buf *b, size_t n)
+pad(struct obuf *b, size_t n)
 {
-	ob_fill(b, ' ', n);
+	obuf_fill(b, ' ', n);
 }
 
 void
-clean_left(struct output_buf *b, const char *s, size_t width, bool oneline)
+clean_left(struct obuf *b, const char *s, size_t width, bool oneline)
 {
 	size_t used = clean_put(b, s, SIZE_MAX, oneline);
 
@@ -91,7 +91,7 @@ clean_left(struct output_buf *b, const char *s, size_t width, bool oneline)
 }
 
 void
-clean_right(struct output_buf *b, const char *s, size_t width)
+clean_right(struct obuf *b, const char *s, size_t width)
 {
 	size_t used = clean_width(s, true);
 
@@ -100,18 +100,18 @@ clean_right(struct output_buf *b, const char *s, size_t width)
 }
 
 void
-clean_cut_len(struct output_buf *b, const char *s, size_t n, size_t width)
+clean_cut_len(struct obuf *b, const char *s, size_t n, size_t width)
 {
 	if (clean_put_len(NULL, s, n, SIZE_MAX, true) <= width) {
 		clean_put_len(b, s, n, SIZE_MAX, true);
 		return;
 	}
 	clean_put_len(b, s, n, width - 3, true);
-	ob_write(b, "...", 3);
+	obuf_write(b, "...", 3);
 }
 
 void
-clean_cut(struct output_buf *b, const char *s, size_t width)
+clean_cut(struct obuf *b, const char *s, size_t width)
 {
 	clean_cut_len(b, s, strlen(s), width);
 }

@@ -1,7 +1,7 @@
 /*
  * What mysqlmemprof asks performance_schema: the checks before sampling
  * (pfs_check.c), listing threads (pfs_list.c), finding statements for
- * --wait-for (pfs_watch.c); reading memory as a sample source is in
+ * --wait-for (pfs_look.c); reading memory as a sample source is in
  * pfs_read.h. All SQL of the program lives in pfs_*.c.
  */
 #ifndef MYSQLMEMPROF_PFS_H

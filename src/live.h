@@ -1,7 +1,7 @@
 /*
  * --live: the full-screen view in the terminal, an observer of what the
  * mode runs. The mode runs on the calling thread as usual, the view's
- * watcher copying each sample into its model; a thread of the view's own
+ * observer copying each sample into its model; a thread of the view's own
  * owns the terminal, reads the keys and draws, so the sampler never waits
  * on drawing. The top of --live --list (top.c) hands it lists of threads
  * and opens the view of the one chosen.
@@ -30,8 +30,8 @@ int live_check_terminal(void);
  */
 struct live *live_start(const struct capture_env *env);
 
-/* The watcher a capture hands its samples to, to be drawn; owned by l. */
-const struct capture_watcher *live_watcher(struct live *l);
+/* The observer a capture hands its samples to, to be drawn; owned by l. */
+const struct capture_observer *live_observer(struct live *l);
 
 /*
  * Gives the terminal back and frees l: a capture that ended by itself

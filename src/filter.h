@@ -29,6 +29,6 @@ bool filter_keeps(const struct event_filter *f, const char *name);
  * EVENT_NAME: '%' any run, '_' one character, '\' makes the next one
  * literal; ASCII letters match either case.
  */
-bool like_match(const char *pattern, const char *s);
+bool filter_like(const char *pattern, const char *s);
 
 #endif

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 
 #include "fake_server.h"
-#include "watch.h"
+#include "follow.h"
+#include "look.h"
 
 static struct fake_server srv;
 static struct session sess;
@@ -34,10 +35,10 @@ setup(void **state)
 	return 0;
 }
 
-static struct watch
-watcher(uint64_t timeout_s)
+static struct look
+observer(uint64_t timeout_s)
 {
-	return (struct watch){
+	return (struct look){
 		.session = &sess, .poll_ns = 500 * MS,
 		.timeout_ns = timeout_s * SEC, .clk = &fake_clock,
 		.stop = &srv.stop, .notify = notify,
@@ -61,7 +62,7 @@ stmt(uint64_t thread_id, int64_t bytes, const char *text)
 static void
 test_looks_every_poll_until_a_match(void **state)
 {
-	struct watch w = watcher(0);
+	struct look w = observer(0);
 	const struct stmt_match one[] = { stmt(50, 1024, "SELECT 1") };
 	struct stmt_match m;
 	char err[256];
@@ -71,7 +72,7 @@ test_looks_every_poll_until_a_match(void **state)
 	srv.n_looks = 4;
 	srv.looks[3] = one;
 	srv.look_n[3] = 1;
-	assert_int_equal(watch_wait(&w, &m, err, sizeof(err)), WATCH_FOUND);
+	assert_int_equal(look_find(&w, &m, err, sizeof(err)), LOOK_FOUND);
 	assert_int_equal(srv.looks_done, 4);
 	for (size_t i = 0; i < 4; i++)
 		assert_int_equal(srv.looks_at[i], 3 * SEC + i * 500 * MS);
@@ -86,7 +87,7 @@ test_looks_every_poll_until_a_match(void **state)
 static void
 test_largest_of_several_others_named(void **state)
 {
-	struct watch w = watcher(0);
+	struct look w = observer(0);
 	const struct stmt_match three[] = {
 		stmt(50, 1 << 20, "SELECT small"),
 		stmt(51, 8 << 20, "SELECT large"),
@@ -99,7 +100,7 @@ test_largest_of_several_others_named(void **state)
 	srv.n_looks = 1;
 	srv.looks[0] = three;
 	srv.look_n[0] = 3;
-	assert_int_equal(watch_wait(&w, &m, err, sizeof(err)), WATCH_FOUND);
+	assert_int_equal(look_find(&w, &m, err, sizeof(err)), LOOK_FOUND);
 	assert_int_equal(m.thread_id, 51);
 	assert_int_equal(n_told, 1);
 	assert_non_null(strstr(told[0], "3 statements match; taking connection "
@@ -119,7 +120,7 @@ static void
 test_history_of_the_one_found(void **state)
 {
 	struct history *h = history_create(10, 4);
-	struct watch w = watcher(0);
+	struct look w = observer(0);
 	const struct history_reading *got[10];
 	struct stmt_match look1[2], look2[2], look3[2], m;
 	char err[256];
@@ -144,7 +145,7 @@ test_history_of_the_one_found(void **state)
 	srv.now_running.completed = 17;
 	w.history = h;
 	w.filter.min_bytes = 30 << 20;
-	assert_int_equal(watch_wait(&w, &m, err, sizeof(err)), WATCH_FOUND);
+	assert_int_equal(look_find(&w, &m, err, sizeof(err)), LOOK_FOUND);
 	assert_int_equal(m.thread_id, 60);
 	assert_int_equal(srv.looks_done, 3);
 	assert_int_equal(srv.memory_reads, 3);
@@ -172,7 +173,7 @@ test_history_of_the_one_found(void **state)
 static void
 test_spike_between_looks_found_from_the_peak(void **state)
 {
-	struct watch w = watcher(0);
+	struct look w = observer(0);
 	struct stmt_match look1[3], look2[3], m;
 	char err[256];
 
@@ -199,7 +200,7 @@ test_spike_between_looks_found_from_the_peak(void **state)
 	srv.look_n[1] = 3;
 	srv.running = 1;
 	srv.now_running = look2[0];
-	assert_int_equal(watch_wait(&w, &m, err, sizeof(err)), WATCH_FOUND);
+	assert_int_equal(look_find(&w, &m, err, sizeof(err)), LOOK_FOUND);
 	assert_int_equal(srv.peak_asked, 30 << 20);
 	assert_int_equal(srv.looks_done, 2);
 	assert_int_equal(m.thread_id, 60);
@@ -213,19 +214,19 @@ test_spike_between_looks_found_from_the_peak(void **state)
 	assert_non_null(strstr(told[0], "connection 1062 ("));
 	assert_null(strstr(told[0], "connection 1061"));
 	/* Another wait starts again from its first look: peaks only. */
-	watch_captured(&w, &m);
+	look_captured(&w, &m);
 	srv.looks_done = 1;
 	w.timeout_ns = 0;
 	srv.stop_on_sleep = srv.sleeps + 2;
-	assert_int_equal(watch_wait(&w, &m, err, sizeof(err)), WATCH_STOPPED);
-	watch_done(&w);
+	assert_int_equal(look_find(&w, &m, err, sizeof(err)), LOOK_STOPPED);
+	look_done(&w);
 }
 
 /* The first look only learns the peaks: a session past the size before is not taken. */
 static void
 test_first_look_only_learns_the_peaks(void **state)
 {
-	struct watch w = watcher(2);
+	struct look w = observer(2);
 	struct stmt_match one[1], m;
 	char err[256];
 
@@ -237,9 +238,9 @@ test_first_look_only_learns_the_peaks(void **state)
 	srv.n_looks = 1;
 	srv.looks[0] = one;
 	srv.look_n[0] = 1;
-	assert_int_equal(watch_wait(&w, &m, err, sizeof(err)), WATCH_TIMEOUT);
+	assert_int_equal(look_find(&w, &m, err, sizeof(err)), LOOK_TIMEOUT);
 	assert_int_equal(n_told, 0);
-	watch_done(&w);
+	look_done(&w);
 }
 
 /*
@@ -249,24 +250,24 @@ test_first_look_only_learns_the_peaks(void **state)
 static void
 test_empty_looks_with_peaks(void **state)
 {
-	struct watch w = watcher(1);
+	struct look w = observer(1);
 	struct stmt_match m;
 	char err[256];
 
 	(void)state;
 	srv.peaks = 1;
 	w.filter.min_bytes = 30 << 20;
-	assert_int_equal(watch_wait(&w, &m, err, sizeof(err)), WATCH_TIMEOUT);
+	assert_int_equal(look_find(&w, &m, err, sizeof(err)), LOOK_TIMEOUT);
 	assert_int_equal(srv.looks_done, 3);
 	assert_null(w.peaks);
-	watch_done(&w);
+	look_done(&w);
 }
 
 /* Where the peaks cannot be had, a note says so once. */
 static void
 test_no_peaks_noted_once(void **state)
 {
-	struct watch w = watcher(1);
+	struct look w = observer(1);
 	struct stmt_match one[1], m;
 	char err[256];
 
@@ -276,25 +277,25 @@ test_no_peaks_noted_once(void **state)
 	srv.n_looks = 1;
 	srv.looks[0] = one;
 	srv.look_n[0] = 1;
-	assert_int_equal(watch_wait(&w, &m, err, sizeof(err)), WATCH_TIMEOUT);
+	assert_int_equal(look_find(&w, &m, err, sizeof(err)), LOOK_TIMEOUT);
 	assert_int_equal(n_told, 1);
 	assert_non_null(strstr(told[0], "keeps no session peak"));
 	/* A server that keeps them, but not for this account: PROCESS. */
-	w = watcher(1);
+	w = observer(1);
 	w.filter.min_bytes = 30 << 20;
 	srv.peaks = 1;
 	n_told = 0;
-	assert_int_equal(watch_wait(&w, &m, err, sizeof(err)), WATCH_TIMEOUT);
+	assert_int_equal(look_find(&w, &m, err, sizeof(err)), LOOK_TIMEOUT);
 	assert_int_equal(n_told, 1);
 	assert_non_null(strstr(told[0], "PROCESS privilege"));
-	watch_done(&w);
+	look_done(&w);
 }
 
 /* A statement captured is not taken again; the next largest is. */
 static void
 test_captured_statement_not_taken_again(void **state)
 {
-	struct watch w = watcher(0);
+	struct look w = observer(0);
 	const struct stmt_match two[] = {
 		stmt(50, 1 << 20, "SELECT a"),
 		stmt(51, 8 << 20, "SELECT b"),
@@ -306,11 +307,11 @@ test_captured_statement_not_taken_again(void **state)
 	srv.n_looks = 1;
 	srv.looks[0] = two;
 	srv.look_n[0] = 2;
-	assert_int_equal(watch_wait(&w, &m, err, sizeof(err)), WATCH_FOUND);
+	assert_int_equal(look_find(&w, &m, err, sizeof(err)), LOOK_FOUND);
 	assert_int_equal(m.thread_id, 51);
-	watch_captured(&w, &m);
+	look_captured(&w, &m);
 	n_told = 0;
-	assert_int_equal(watch_wait(&w, &m, err, sizeof(err)), WATCH_FOUND);
+	assert_int_equal(look_find(&w, &m, err, sizeof(err)), LOOK_FOUND);
 	assert_int_equal(m.thread_id, 50);
 	/* The one captured is not among "the others". */
 	assert_int_equal(n_told, 0);
@@ -320,12 +321,12 @@ test_captured_statement_not_taken_again(void **state)
 static void
 test_timeout(void **state)
 {
-	struct watch w = watcher(2);
+	struct look w = observer(2);
 	struct stmt_match m;
 	char err[256];
 
 	(void)state;
-	assert_int_equal(watch_wait(&w, &m, err, sizeof(err)), WATCH_TIMEOUT);
+	assert_int_equal(look_find(&w, &m, err, sizeof(err)), LOOK_TIMEOUT);
 	/* At 0, 0.5, 1, 1.5 and 2 s. */
 	assert_int_equal(srv.looks_done, 5);
 	assert_int_equal(srv.looks_at[4], 2 * SEC);
@@ -334,16 +335,16 @@ test_timeout(void **state)
 static void
 test_stop_and_lost(void **state)
 {
-	struct watch w = watcher(0);
+	struct look w = observer(0);
 	struct stmt_match m;
 	char err[256];
 
 	(void)state;
 	srv.lose_at_look = 2;
-	assert_int_equal(watch_wait(&w, &m, err, sizeof(err)), WATCH_LOST);
+	assert_int_equal(look_find(&w, &m, err, sizeof(err)), LOOK_LOST);
 	assert_string_equal(err, "lost the connection while looking");
 	srv.stop_on_sleep = srv.sleeps + 2;
-	assert_int_equal(watch_wait(&w, &m, err, sizeof(err)), WATCH_STOPPED);
+	assert_int_equal(look_find(&w, &m, err, sizeof(err)), LOOK_STOPPED);
 }
 
 /* The followed thread's memory, read while the statement runs. */

@@ -5,11 +5,11 @@
 #include "output.h"
 
 /* The format of that name, or NULL. */
-const struct format *format_find(const char *name);
+const struct format *output_table_find(const char *name);
 /*
  * The names of the formats, last joined by `last`: ", " gives "text, csv,
  * json" (messages), " or " gives "text, csv or json" (--help).
  */
-const char *format_names(const char *last);
+const char *output_table_names(const char *last);
 
 #endif

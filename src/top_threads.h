@@ -1,7 +1,7 @@
 /*
  * A sample source that also reads the whole server's top threads, at most
  * once a second, on the sampling chain's connection: for the exporter of
- * --global, whose series name the threads that hold the most. Its watcher
+ * --global, whose series name the threads that hold the most. Its observer
  * copies them after each sample, so no mode queries the server on its own.
  */
 #ifndef MYSQLMEMPROF_TOP_THREADS_H

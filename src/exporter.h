@@ -16,7 +16,7 @@
  * use); 2 when it cannot be resolved. env->session has its parameters
  * and is not connected: the exporter connects, and connects again after
  * a capture ends with the server gone, serving mysqlmemprof_up 0 all the
- * while. env->watcher is ignored: the exporter is the watcher.
+ * while. env->observer is ignored: the exporter is the observer.
  */
 int exporter_run(const struct capture_env *env);
 

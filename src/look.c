@@ -1,8 +1,6 @@
 /*
- * Waiting for a statement, and following it. Both look at one row set of
- * performance_schema.threads: the waiting every --poll on absolute
- * deadlines, the following at most every --poll, just before a sample, so
- * that no sample is taken of the connection once it is seen idle.
+ * The hunt's looks: performance_schema.threads every --poll on absolute
+ * deadlines until a statement matches (follow.c then follows it).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -11,14 +9,14 @@
 #include <string.h>
 
 #include "units.h"
-#include "watch.h"
+#include "look.h"
 
 /* How many other matches a note names, and how much of their text. */
 #define NAMED_MAX 5
 #define NAMED_TEXT 40
 
 static void
-tell(struct watch *w, const char *msg)
+tell(struct look *w, const char *msg)
 {
 	if (w->notify != NULL)
 		w->notify(w->notify_ctx, msg);
@@ -40,7 +38,7 @@ name_match(char *buf, size_t size, const struct stmt_match *m)
 
 /* Names the matches other than the chosen one, so none goes unnoticed. */
 static void
-tell_others(struct watch *w, const struct match_list *l, ptrdiff_t chosen)
+tell_others(struct look *w, const struct match_list *l, ptrdiff_t chosen)
 {
 	char msg[1536], bytes[32];
 	size_t named = 0, others = 0;
@@ -104,7 +102,7 @@ keep_reading(void *ctx, uint64_t thread_id, const struct statement *st,
  * hold a place: l has no counts of ended statements to tell it by.)
  */
 static enum pfs_status
-keep_history(struct watch *w, const struct match_list *l, char *err,
+keep_history(struct look *w, const struct match_list *l, char *err,
     size_t errlen)
 {
 	struct session *s = w->session;
@@ -147,7 +145,7 @@ keep_history(struct watch *w, const struct match_list *l, char *err,
  * look at its thread: PFS_NOT_FOUND when it no longer runs that statement.
  */
 static enum pfs_status
-completed(struct watch *w, struct stmt_match *m, char *err, size_t errlen)
+completed(struct look *w, struct stmt_match *m, char *err, size_t errlen)
 {
 	struct session *s = w->session;
 	struct stmt_match now;
@@ -169,7 +167,7 @@ completed(struct watch *w, struct stmt_match *m, char *err, size_t errlen)
 
 /* The session's peak at the last look: -1 when it was not listed. */
 static int64_t
-peak_before(const struct watch *w, uint64_t thread_id)
+peak_before(const struct look *w, uint64_t thread_id)
 {
 	size_t lo = 0, hi = w->n_peaks;
 
@@ -189,7 +187,7 @@ peak_before(const struct watch *w, uint64_t thread_id)
 static int
 by_thread(const void *a, const void *b)
 {
-	const struct watch_peak *x = a, *y = b;
+	const struct look_peak *x = a, *y = b;
 
 	return x->thread_id < y->thread_id ? -1 : x->thread_id > y->thread_id;
 }
@@ -201,7 +199,7 @@ by_thread(const void *a, const void *b)
  * peak reached it is listed.
  */
 static bool
-crossed_between(const struct watch *w, const struct stmt_match *m)
+crossed_between(const struct look *w, const struct stmt_match *m)
 {
 	int64_t size = w->filter.min_bytes;
 
@@ -215,12 +213,12 @@ crossed_between(const struct watch *w, const struct stmt_match *m)
  * listed only for their peak out of l. Returns -1 when out of memory.
  */
 static int
-keep_peaks(struct watch *w, struct match_list *l)
+keep_peaks(struct look *w, struct match_list *l)
 {
 	size_t kept = 0, n = 0;
 
 	if (l->n > w->cap_peaks) {
-		struct watch_peak *p = realloc(w->peaks, l->n * sizeof(*p));
+		struct look_peak *p = realloc(w->peaks, l->n * sizeof(*p));
 
 		if (p == NULL)
 			return -1;
@@ -229,7 +227,7 @@ keep_peaks(struct watch *w, struct match_list *l)
 	}
 	for (size_t i = 0; i < l->n; i++) {
 		if (l->v[i].peak_bytes > 0)
-			w->peaks[n++] = (struct watch_peak){ l->v[i].thread_id,
+			w->peaks[n++] = (struct look_peak){ l->v[i].thread_id,
 			    l->v[i].peak_bytes };
 		if (!l->v[i].peak_only)
 			l->v[kept++] = l->v[i];
@@ -244,7 +242,7 @@ keep_peaks(struct watch *w, struct match_list *l)
 
 /* Says once why a statement past the size between two looks goes unseen. */
 static void
-note_no_peaks(struct watch *w, const struct match_list *l)
+note_no_peaks(struct look *w, const struct match_list *l)
 {
 	bool hidden = false;
 
@@ -270,7 +268,7 @@ note_no_peaks(struct watch *w, const struct match_list *l)
  * a size, each session's peak too, where the server keeps it.
  */
 static enum pfs_status
-look(struct watch *w, struct match_list *l, char *err, size_t errlen)
+look(struct look *w, struct match_list *l, char *err, size_t errlen)
 {
 	struct session *s = w->session;
 	struct match_filter f = w->filter;
@@ -326,8 +324,8 @@ look(struct watch *w, struct match_list *l, char *err, size_t errlen)
 	return PFS_OK;
 }
 
-enum watch_status
-watch_wait(struct watch *w, struct stmt_match *m, char *err, size_t errlen)
+enum look_status
+look_find(struct look *w, struct stmt_match *m, char *err, size_t errlen)
 {
 	const struct clock *clk = w->clk;
 	uint64_t t0 = clk->now_ns(clk->ctx);
@@ -341,21 +339,21 @@ watch_wait(struct watch *w, struct stmt_match *m, char *err, size_t errlen)
 		ptrdiff_t i;
 
 		if (*w->stop)
-			return WATCH_STOPPED;
+			return LOOK_STOPPED;
 		if (w->timeout_ns != 0 && due > t0 + w->timeout_ns)
-			return WATCH_TIMEOUT;
+			return LOOK_TIMEOUT;
 		if (clk->sleep_until(clk->ctx, due) == EINTR)
 			continue; /* a signal: look at *stop, then sleep again */
 		enum pfs_status ps = look(w, &l, err, errlen);
 		if (ps == PFS_LOST)
-			return WATCH_LOST;
+			return LOOK_LOST;
 		if (ps != PFS_OK)
-			return WATCH_ERROR;
+			return LOOK_ERROR;
 		if ((i = match_choose(&l, &w->seen)) >= 0) {
 			*m = l.v[i];
 			tell_others(w, &l, i);
 			match_list_free(&l);
-			return WATCH_FOUND;
+			return LOOK_FOUND;
 		}
 		match_list_free(&l);
 		/* A look that took longer than --poll skips the missed ones. */
@@ -365,60 +363,15 @@ watch_wait(struct watch *w, struct stmt_match *m, char *err, size_t errlen)
 }
 
 void
-watch_captured(struct watch *w, const struct stmt_match *m)
+look_captured(struct look *w, const struct stmt_match *m)
 {
 	match_seen_add(&w->seen, m);
 }
 
 void
-watch_done(struct watch *w)
+look_done(struct look *w)
 {
 	free(w->peaks);
 	w->peaks = NULL;
 	w->n_peaks = w->cap_peaks = 0;
-}
-
-static enum source_status
-follow_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
-    size_t errlen)
-{
-	struct follow *f = ctx;
-	uint64_t now = f->clk->now_ns(f->clk->ctx);
-	enum source_status st;
-
-	if (now >= f->next_look_ns) {
-		struct stmt_match cur;
-		bool running;
-
-		struct session *s = f->session;
-
-		switch (s->ops->thread_statement(s->conn, f->stmt.thread_id,
-		    &running, &cur, err, errlen)) {
-		case PFS_OK:
-			if (!running || !match_still_running(&f->stmt, &cur)) {
-				f->end = FOLLOW_FINISHED;
-				return SOURCE_GONE;
-			}
-			f->stmt.time_s = cur.time_s;
-			f->next_look_ns = now + f->poll_ns;
-			break;
-		case PFS_NOT_FOUND:
-			f->end = FOLLOW_CLOSED;
-			return SOURCE_GONE;
-		case PFS_LOST:
-			break; /* the read below reconnects; look again next time */
-		default:
-			return SOURCE_ERROR;
-		}
-	}
-	st = f->inner.read(f->inner.ctx, deadline_ns, out, err, errlen);
-	if (st == SOURCE_GONE)
-		f->end = FOLLOW_CLOSED;
-	return st;
-}
-
-struct source
-follow_source(struct follow *f)
-{
-	return (struct source){ .ctx = f, .read = follow_read };
 }

@@ -6,8 +6,8 @@
  * Its storage is owned by the struct output that holds it and freed by
  * output_release(). It calls nothing above it.
  */
-#ifndef MYSQLMEMPROF_OUTPUT_BUF_H
-#define MYSQLMEMPROF_OUTPUT_BUF_H
+#ifndef MYSQLMEMPROF_OBUF_H
+#define MYSQLMEMPROF_OBUF_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -17,29 +17,29 @@
 /*
  * All zero is an empty buffer. An appender that cannot grow it sets
  * failed and drops its bytes, so a writer of many fields checks once, at
- * the end, with ob_status().
+ * the end, with obuf_status().
  */
-struct output_buf {
+struct obuf {
 	char *p;
 	size_t len, cap;
-	bool failed; /* out of memory since the last ob_clear() */
+	bool failed; /* out of memory since the last obuf_clear() */
 };
 
 /* Room for n more bytes; false (and failed set) when out of memory. */
-bool ob_grow(struct output_buf *b, size_t n);
+bool obuf_grow(struct obuf *b, size_t n);
 
 /* 0, or -1 with errno ENOMEM when an appender has failed. */
-int ob_status(const struct output_buf *b);
+int obuf_status(const struct obuf *b);
 
 /* Empties b and forgets a failure; its storage is kept for the next call. */
-void ob_clear(struct output_buf *b);
+void obuf_clear(struct obuf *b);
 /* Frees b's storage; b is empty again. */
-void ob_free(struct output_buf *b);
+void obuf_free(struct obuf *b);
 
 static inline void
-ob_write(struct output_buf *b, const void *s, size_t n)
+obuf_write(struct obuf *b, const void *s, size_t n)
 {
-	if (b->cap - b->len < n && !ob_grow(b, n))
+	if (b->cap - b->len < n && !obuf_grow(b, n))
 		return;
 	if (n > 0)
 		memcpy(b->p + b->len, s, n);
@@ -47,28 +47,28 @@ ob_write(struct output_buf *b, const void *s, size_t n)
 }
 
 static inline void
-ob_putc(struct output_buf *b, char c)
+obuf_putc(struct obuf *b, char c)
 {
-	if (b->cap == b->len && !ob_grow(b, 1))
+	if (b->cap == b->len && !obuf_grow(b, 1))
 		return;
 	b->p[b->len++] = c;
 }
 
 static inline void
-ob_puts(struct output_buf *b, const char *s)
+obuf_puts(struct obuf *b, const char *s)
 {
-	ob_write(b, s, strlen(s));
+	obuf_write(b, s, strlen(s));
 }
 
 /* n copies of c: the padding of a column. */
-void ob_fill(struct output_buf *b, char c, size_t n);
+void obuf_fill(struct obuf *b, char c, size_t n);
 
 /* Integers in decimal, by hand: no printf, no locale. */
-void ob_uint(struct output_buf *b, uint64_t v);
-void ob_int(struct output_buf *b, int64_t v);
+void obuf_uint(struct obuf *b, uint64_t v);
+void obuf_int(struct obuf *b, int64_t v);
 
 /* For the rare line: printf's format, through vsnprintf. */
-void ob_printf(struct output_buf *b, const char *fmt, ...)
+void obuf_printf(struct obuf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /*
@@ -76,7 +76,7 @@ void ob_printf(struct output_buf *b, const char *fmt, ...)
  * returns how many it wrote; no NUL, no printf, no locale.
  */
 #define OUTPUT_INT_MAX 20 /* UINT64_MAX, or INT64_MIN with its sign */
-size_t output_int(char *buf, int64_t v);
-size_t output_uint(char *buf, uint64_t v);
+size_t obuf_int_digits(char *buf, int64_t v);
+size_t obuf_uint_digits(char *buf, uint64_t v);
 
 #endif

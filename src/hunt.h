@@ -2,8 +2,8 @@
  * --wait-for and --longer-than: wait for a matching statement, capture its
  * thread until the statement ends, and with --repeat wait again.
  */
-#ifndef MYSQLMEMPROF_WAIT_H
-#define MYSQLMEMPROF_WAIT_H
+#ifndef MYSQLMEMPROF_HUNT_H
+#define MYSQLMEMPROF_HUNT_H
 
 #include "capture.h"
 
@@ -11,6 +11,6 @@
  * Waits and captures as the options say. Returns the exit status: 3
  * (EXIT_NO_MATCH) when --wait-timeout passed before anything was captured.
  */
-int wait_run(const struct capture_env *env);
+int hunt_run(const struct capture_env *env);
 
 #endif

@@ -95,7 +95,7 @@ struct run_totals {
  * The share of one core the samples' queries took over the run, in
  * percent; -1 when fewer than two samples say.
  */
-double run_totals_duty_pct(const struct run_totals *t);
+double runstats_duty_pct(const struct run_totals *t);
 
 struct runstats;
 

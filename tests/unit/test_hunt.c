@@ -7,7 +7,7 @@
 #include "fake_capture.h"
 
 #include "reconnect.h"
-#include "wait.h"
+#include "hunt.h"
 
 static struct stmt_match a = { .thread_id = 42, .connection_id = 9,
     .time_s = 5, .start_s = 1699999990, .digest = "da", .user = "app",
@@ -39,7 +39,7 @@ run(void)
 	int rc;
 
 	notes_start();
-	rc = wait_run(&env);
+	rc = hunt_run(&env);
 	notes_read();
 	return rc;
 }

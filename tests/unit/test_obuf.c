@@ -14,48 +14,48 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "output_buf.h"
+#include "obuf.h"
 
 /* b's bytes, as a string, compared with want. */
 static void
-assert_holds(const struct output_buf *b, const char *want)
+assert_holds(const struct obuf *b, const char *want)
 {
 	assert_int_equal(b->len, strlen(want));
 	assert_memory_equal(b->p, want, b->len);
-	assert_int_equal(ob_status(b), 0);
+	assert_int_equal(obuf_status(b), 0);
 }
 
 static void
 test_appenders(void **state)
 {
-	struct output_buf b = { 0 };
+	struct obuf b = { 0 };
 
 	(void)state;
-	ob_putc(&b, '{');
-	ob_write(&b, "ab", 2);
-	ob_write(&b, "", 0);
-	ob_puts(&b, "cd");
-	ob_fill(&b, ' ', 3);
-	ob_fill(&b, 'x', 0);
-	ob_uint(&b, 0);
-	ob_putc(&b, ',');
-	ob_uint(&b, UINT64_MAX);
-	ob_putc(&b, ',');
-	ob_int(&b, INT64_MIN);
-	ob_putc(&b, ',');
-	ob_int(&b, -1);
-	ob_putc(&b, ',');
-	ob_int(&b, INT64_MAX);
-	ob_printf(&b, "|%s|%05d|", "p", 42);
+	obuf_putc(&b, '{');
+	obuf_write(&b, "ab", 2);
+	obuf_write(&b, "", 0);
+	obuf_puts(&b, "cd");
+	obuf_fill(&b, ' ', 3);
+	obuf_fill(&b, 'x', 0);
+	obuf_uint(&b, 0);
+	obuf_putc(&b, ',');
+	obuf_uint(&b, UINT64_MAX);
+	obuf_putc(&b, ',');
+	obuf_int(&b, INT64_MIN);
+	obuf_putc(&b, ',');
+	obuf_int(&b, -1);
+	obuf_putc(&b, ',');
+	obuf_int(&b, INT64_MAX);
+	obuf_printf(&b, "|%s|%05d|", "p", 42);
 	assert_holds(&b, "{abcd   0,18446744073709551615,"
 	    "-9223372036854775808,-1,9223372036854775807|p|00042|");
-	ob_free(&b);
+	obuf_free(&b);
 	assert_null(b.p);
 	assert_int_equal(b.len, 0);
 }
 
 /*
- * output_uint() counts the digits before it writes them: each side of
+ * obuf_uint_digits() counts the digits before it writes them: each side of
  * every power of ten, as printf writes it, and nothing past the digits.
  */
 static void
@@ -72,7 +72,7 @@ test_digit_counts(void **state)
 			size_t n;
 
 			memset(got, '#', sizeof(got));
-			n = output_uint(got, around[i]);
+			n = obuf_uint_digits(got, around[i]);
 			snprintf(want, sizeof(want), "%" PRIu64, around[i]);
 			assert_int_equal(n, strlen(want));
 			assert_memory_equal(got, want, n);
@@ -80,26 +80,26 @@ test_digit_counts(void **state)
 		}
 	}
 	char got[OUTPUT_INT_MAX + 1];
-	assert_int_equal(output_uint(got, UINT64_MAX), 20);
+	assert_int_equal(obuf_uint_digits(got, UINT64_MAX), 20);
 	assert_memory_equal(got, "18446744073709551615", 20);
 }
 
-/* ob_clear() empties it and keeps its storage: no malloc per sample. */
+/* obuf_clear() empties it and keeps its storage: no malloc per sample. */
 static void
 test_clear_keeps_storage(void **state)
 {
-	struct output_buf b = { 0 };
+	struct obuf b = { 0 };
 	char *p;
 
 	(void)state;
-	ob_puts(&b, "first sample");
+	obuf_puts(&b, "first sample");
 	p = b.p;
-	ob_clear(&b);
+	obuf_clear(&b);
 	assert_int_equal(b.len, 0);
-	ob_puts(&b, "second");
+	obuf_puts(&b, "second");
 	assert_ptr_equal(b.p, p);
 	assert_holds(&b, "second");
-	ob_free(&b);
+	obuf_free(&b);
 }
 
 /*
@@ -109,7 +109,7 @@ test_clear_keeps_storage(void **state)
 static void
 test_growth(void **state)
 {
-	struct output_buf b = { 0 };
+	struct obuf b = { 0 };
 	size_t n = 0;
 	char *want = malloc(1 << 22);
 
@@ -121,57 +121,57 @@ test_growth(void **state)
 
 		switch (i % 4) {
 		case 0:
-			ob_putc(&b, (char)('a' + i % 26));
+			obuf_putc(&b, (char)('a' + i % 26));
 			want[n++] = (char)('a' + i % 26);
 			break;
 		case 1:
 			k = i % 97;
-			ob_fill(&b, '.', k);
+			obuf_fill(&b, '.', k);
 			memset(want + n, '.', k);
 			n += k;
 			break;
 		case 2:
-			ob_uint(&b, (uint64_t)i * 7919);
+			obuf_uint(&b, (uint64_t)i * 7919);
 			k = (size_t)snprintf(digits, sizeof(digits), "%zu",
 			    i * 7919);
 			memcpy(want + n, digits, k);
 			n += k;
 			break;
 		case 3:
-			ob_printf(&b, "[%zu]", i);
+			obuf_printf(&b, "[%zu]", i);
 			k = (size_t)snprintf(digits, sizeof(digits), "[%zu]", i);
 			memcpy(want + n, digits, k);
 			n += k;
 			break;
 		}
 	}
-	assert_int_equal(ob_status(&b), 0);
+	assert_int_equal(obuf_status(&b), 0);
 	assert_int_equal(b.len, n);
 	assert_memory_equal(b.p, want, n);
 	assert_true(b.cap >= n);
 	free(want);
-	ob_free(&b);
+	obuf_free(&b);
 }
 
 /* A printf longer than the room left is written whole. */
 static void
 test_printf_grows(void **state)
 {
-	struct output_buf b = { 0 };
+	struct obuf b = { 0 };
 	char *big = malloc(100001);
 
 	(void)state;
 	assert_non_null(big);
 	memset(big, 'z', 100000);
 	big[100000] = '\0';
-	ob_puts(&b, "<");
-	ob_printf(&b, "%s>", big);
+	obuf_puts(&b, "<");
+	obuf_printf(&b, "%s>", big);
 	assert_int_equal(b.len, 100002);
 	assert_int_equal(b.p[0], '<');
 	assert_memory_equal(b.p + 1, big, 100000);
 	assert_int_equal(b.p[100001], '>');
 	free(big);
-	ob_free(&b);
+	obuf_free(&b);
 }
 
 /*
@@ -181,22 +181,22 @@ test_printf_grows(void **state)
 static void
 test_cannot_grow(void **state)
 {
-	struct output_buf b = { 0 };
+	struct obuf b = { 0 };
 
 	(void)state;
-	ob_puts(&b, "kept");
-	assert_false(ob_grow(&b, SIZE_MAX));
+	obuf_puts(&b, "kept");
+	assert_false(obuf_grow(&b, SIZE_MAX));
 	errno = 0;
-	assert_int_equal(ob_status(&b), -1);
+	assert_int_equal(obuf_status(&b), -1);
 	assert_int_equal(errno, ENOMEM);
 	/* It stays failed: the call's output is incomplete. */
-	ob_puts(&b, "more");
-	assert_int_equal(ob_status(&b), -1);
-	ob_clear(&b);
-	assert_int_equal(ob_status(&b), 0);
-	ob_puts(&b, "again");
+	obuf_puts(&b, "more");
+	assert_int_equal(obuf_status(&b), -1);
+	obuf_clear(&b);
+	assert_int_equal(obuf_status(&b), 0);
+	obuf_puts(&b, "again");
 	assert_holds(&b, "again");
-	ob_free(&b);
+	obuf_free(&b);
 }
 
 /* The integers by hand, as printf writes them, at every digit count. */
@@ -206,10 +206,10 @@ int_as_printf(uint64_t u)
 	char got[OUTPUT_INT_MAX + 1], want[32];
 	int64_t i = (int64_t)u;
 
-	got[output_uint(got, u)] = '\0';
+	got[obuf_uint_digits(got, u)] = '\0';
 	snprintf(want, sizeof(want), "%ju", (uintmax_t)u);
 	assert_string_equal(got, want);
-	got[output_int(got, i)] = '\0';
+	got[obuf_int_digits(got, i)] = '\0';
 	snprintf(want, sizeof(want), "%jd", (intmax_t)i);
 	assert_string_equal(got, want);
 }

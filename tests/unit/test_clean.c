@@ -15,9 +15,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "output_buf.h"
+#include "obuf.h"
 #include "writer_check.h"
-#include "output_clean.h"
+#include "clean.h"
 #include "scrub.h"
 
 static bool
@@ -58,7 +58,7 @@ ref_put_len(FILE *fp, const char *s, size_t n, size_t max, bool oneline)
 	return cols;
 }
 
-static struct output_buf out;
+static struct obuf out;
 
 /* Both ways, at each width and both ways of white space. */
 static void
@@ -75,7 +75,7 @@ check(const char *s, size_t n)
 			assert_non_null(fp);
 			want_cols = ref_put_len(fp, s, n, widths[w], oneline);
 			assert_int_equal(fclose(fp), 0);
-			ob_clear(&out);
+			obuf_clear(&out);
 			cols = clean_put_len(&out, s, n, widths[w], oneline);
 			assert_int_equal(cols, want_cols);
 			assert_int_equal(clean_put_len(NULL, s, n, widths[w],
@@ -133,13 +133,13 @@ static void
 test_helpers(void **state)
 {
 	(void)state;
-	ob_clear(&out);
+	obuf_clear(&out);
 	clean_left(&out, "sql/THD", 10, false);
-	ob_putc(&out, '|');
+	obuf_putc(&out, '|');
 	clean_right(&out, "1.5 KiB", 9);
-	ob_putc(&out, '|');
+	obuf_putc(&out, '|');
 	clean_cut(&out, "SELECT  *\n FROM t WHERE a = 1", 12);
-	ob_putc(&out, '|');
+	obuf_putc(&out, '|');
 	clean_cut(&out, "short", 12);
 	assert_int_equal(clean_width("  a \t b  ", true), 3);
 	assert_int_equal(out.len, strlen(HELPERS));
@@ -150,7 +150,7 @@ static int
 teardown(void **state)
 {
 	(void)state;
-	ob_free(&out);
+	obuf_free(&out);
 	return 0;
 }
 

@@ -21,9 +21,9 @@
 #include "signals.h"
 #include "summary.h"
 #include "top_threads.h"
-#include "watch.h"
+#include "follow.h"
 
-/* What a capture samples, for a watcher. */
+/* What a capture samples, for an observer. */
 struct capture_target {
 	uint64_t thread_id;     /* 0 for a grain */
 	uint64_t connection_id; /* 0 for a background thread or a grain */
@@ -40,7 +40,7 @@ struct capture_target {
  * back, with the run's counts so far; a non-zero return ends the capture as
  * a failed write does. end() sees the summary before it is written.
  */
-struct capture_watcher {
+struct capture_observer {
 	void *ctx;
 	void (*begin)(void *ctx, const struct capture_target *t);
 	int (*sample)(void *ctx, const struct sample *s,
@@ -56,11 +56,11 @@ struct capture_env {
 	struct outfile *out;
 	const struct diag *diag;
 	struct signal_flags *sig;
-	const struct capture_watcher *watcher; /* NULL: none */
+	const struct capture_observer *observer; /* NULL: none */
 	const struct clock *clk;   /* NULL: the system's; a test's fake clock */
 	/*
 	 * The whole server's top threads, read on the sampling chain beside
-	 * the samples for the watcher to copy (top_threads.h); NULL: none.
+	 * the samples for the observer to copy (top_threads.h); NULL: none.
 	 */
 	struct top_threads *top_threads;
 };

@@ -13,8 +13,8 @@
 #include "history.h"
 #include "reconnect.h"
 #include "units.h"
-#include "wait.h"
-#include "watch.h"
+#include "hunt.h"
+#include "look.h"
 
 /* "statement like 'X' running at least 5 s of user 'U' in database 'D'". */
 static void
@@ -137,9 +137,9 @@ wait_again(const struct capture_env *env, int rc)
 	    env->opts->repeat;
 }
 
-/* wait_run() with the watch w, its history w->history or NULL. */
+/* hunt_run() with the watch w, its history w->history or NULL. */
 static int
-wait_with(const struct capture_env *env, struct watch *w)
+wait_with(const struct capture_env *env, struct look *w)
 {
 	const struct options *o = env->opts;
 	const struct diag *d = env->diag;
@@ -158,12 +158,12 @@ wait_with(const struct capture_env *env, struct watch *w)
 		diag_note(d, "waiting for a %s, looking every %" PRIu64 " ms; "
 		    "our own thread is %" PRIu64, what, o->poll_ms,
 		    env->session->own_thread);
-		switch (watch_wait(w, &m, err, sizeof(err))) {
-		case WATCH_FOUND:
+		switch (look_find(w, &m, err, sizeof(err))) {
+		case LOOK_FOUND:
 			break;
-		case WATCH_STOPPED:
+		case LOOK_STOPPED:
 			return EXIT_DONE;
-		case WATCH_TIMEOUT:
+		case LOOK_TIMEOUT:
 			if (captures == 0) {
 				diag_say("no %s within --wait-timeout %" PRIu64
 				    " s; wait longer or widen the match", what,
@@ -174,11 +174,11 @@ wait_with(const struct capture_env *env, struct watch *w)
 			    PRIu64 " s; %" PRIu64 " captures", what,
 			    o->wait_timeout_s, captures);
 			return EXIT_DONE;
-		case WATCH_LOST:
+		case LOOK_LOST:
 			if (rejoin(env, w->clk, err, sizeof(err)) != 0)
 				return env->sig->stop ? EXIT_DONE : EXIT_RUNTIME;
 			continue;
-		case WATCH_ERROR:
+		case LOOK_ERROR:
 			if (env->sig->stop)
 				return EXIT_DONE;
 			diag_say("%s", err);
@@ -205,7 +205,7 @@ wait_with(const struct capture_env *env, struct watch *w)
 		free(before);
 		/* Still running (--count, --duration): not to be taken again. */
 		if (end == FOLLOW_RUNNING)
-			watch_captured(w, &m);
+			look_captured(w, &m);
 		/* A pattern gives each capture a file of its own. */
 		if (f->pattern != NULL && outfile_close(f) != 0 &&
 		    rc == EXIT_DONE)
@@ -218,11 +218,11 @@ wait_with(const struct capture_env *env, struct watch *w)
 }
 
 int
-wait_run(const struct capture_env *env)
+hunt_run(const struct capture_env *env)
 {
 	const struct options *o = env->opts;
 	struct clock clk = env->clk != NULL ? *env->clk : clock_system();
-	struct watch w = {
+	struct look w = {
 		.session = env->session,
 		.filter = { .pattern = o->wait_pattern, .user = o->match_user,
 		    .db = o->match_db, .min_time_s = (int64_t)o->longer_than_s,
@@ -240,7 +240,7 @@ wait_run(const struct capture_env *env)
 		diag_note(env->diag, "out of memory for the history kept while "
 		    "waiting; captures begin when found");
 	rc = wait_with(env, &w);
-	watch_done(&w);
+	look_done(&w);
 	history_free(w.history);
 	return rc;
 }

@@ -1,5 +1,5 @@
 /*
- * The buffer of the output formats (see output_buf.h), and the integers
+ * The buffer of the output formats (see obuf.h), and the integers
  * they write by hand.
  */
 #include <errno.h>
@@ -9,13 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output_buf.h"
+#include "obuf.h"
 
 /* A sample of ten events is some 5 KiB of JSON: one malloc covers most. */
 #define OB_FIRST 8192
 
 bool
-ob_grow(struct output_buf *b, size_t n)
+obuf_grow(struct obuf *b, size_t n)
 {
 	size_t cap = b->cap > 0 ? b->cap : OB_FIRST;
 	char *p;
@@ -38,7 +38,7 @@ fail:
 }
 
 int
-ob_status(const struct output_buf *b)
+obuf_status(const struct obuf *b)
 {
 	if (!b->failed)
 		return 0;
@@ -47,23 +47,23 @@ ob_status(const struct output_buf *b)
 }
 
 void
-ob_clear(struct output_buf *b)
+obuf_clear(struct obuf *b)
 {
 	b->len = 0;
 	b->failed = false;
 }
 
 void
-ob_free(struct output_buf *b)
+obuf_free(struct obuf *b)
 {
 	free(b->p);
-	*b = (struct output_buf){ 0 };
+	*b = (struct obuf){ 0 };
 }
 
 void
-ob_fill(struct output_buf *b, char c, size_t n)
+obuf_fill(struct obuf *b, char c, size_t n)
 {
-	if (n == 0 || (b->cap - b->len < n && !ob_grow(b, n)))
+	if (n == 0 || (b->cap - b->len < n && !obuf_grow(b, n)))
 		return;
 	memset(b->p + b->len, c, n);
 	b->len += n;
@@ -75,7 +75,7 @@ ob_fill(struct output_buf *b, char c, size_t n)
  * by hand never depend on the locale either.
  */
 size_t
-output_uint(char *buf, uint64_t v)
+obuf_uint_digits(char *buf, uint64_t v)
 {
 	/* Two digits a step: a sample writes some 70 numbers, most short. */
 	static const char pairs[201] =
@@ -123,37 +123,37 @@ output_uint(char *buf, uint64_t v)
 }
 
 size_t
-output_int(char *buf, int64_t v)
+obuf_int_digits(char *buf, int64_t v)
 {
 	if (v >= 0)
-		return output_uint(buf, (uint64_t)v);
+		return obuf_uint_digits(buf, (uint64_t)v);
 	buf[0] = '-';
-	return 1 + output_uint(buf + 1, -(uint64_t)v); /* INT64_MIN too */
+	return 1 + obuf_uint_digits(buf + 1, -(uint64_t)v); /* INT64_MIN too */
 }
 
 void
-ob_uint(struct output_buf *b, uint64_t v)
+obuf_uint(struct obuf *b, uint64_t v)
 {
-	if (b->cap - b->len < OUTPUT_INT_MAX && !ob_grow(b, OUTPUT_INT_MAX))
+	if (b->cap - b->len < OUTPUT_INT_MAX && !obuf_grow(b, OUTPUT_INT_MAX))
 		return;
-	b->len += output_uint(b->p + b->len, v);
+	b->len += obuf_uint_digits(b->p + b->len, v);
 }
 
 void
-ob_int(struct output_buf *b, int64_t v)
+obuf_int(struct obuf *b, int64_t v)
 {
-	if (b->cap - b->len < OUTPUT_INT_MAX && !ob_grow(b, OUTPUT_INT_MAX))
+	if (b->cap - b->len < OUTPUT_INT_MAX && !obuf_grow(b, OUTPUT_INT_MAX))
 		return;
-	b->len += output_int(b->p + b->len, v);
+	b->len += obuf_int_digits(b->p + b->len, v);
 }
 
 void
-ob_printf(struct output_buf *b, const char *fmt, ...)
+obuf_printf(struct obuf *b, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
 
-	if (b->cap == b->len && !ob_grow(b, 1))
+	if (b->cap == b->len && !obuf_grow(b, 1))
 		return; /* vsnprintf gets somewhere to write its NUL */
 	va_start(ap, fmt);
 	n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
@@ -163,7 +163,7 @@ ob_printf(struct output_buf *b, const char *fmt, ...)
 		return;
 	}
 	if ((size_t)n >= b->cap - b->len) {
-		if (!ob_grow(b, (size_t)n + 1))
+		if (!obuf_grow(b, (size_t)n + 1))
 			return;
 		va_start(ap, fmt);
 		vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);

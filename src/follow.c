@@ -1,0 +1,53 @@
+/*
+ * Following the statement a hunt found: a source that reads the thread's
+ * memory while the statement runs. It looks at the statement (the same row
+ * set of performance_schema.threads the looks read) at most every --poll,
+ * just before a sample, so that no sample is taken of the connection once
+ * it is seen idle.
+ */
+#include "follow.h"
+
+static enum source_status
+follow_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
+    size_t errlen)
+{
+	struct follow *f = ctx;
+	uint64_t now = f->clk->now_ns(f->clk->ctx);
+	enum source_status st;
+
+	if (now >= f->next_look_ns) {
+		struct stmt_match cur;
+		bool running;
+
+		struct session *s = f->session;
+
+		switch (s->ops->thread_statement(s->conn, f->stmt.thread_id,
+		    &running, &cur, err, errlen)) {
+		case PFS_OK:
+			if (!running || !match_still_running(&f->stmt, &cur)) {
+				f->end = FOLLOW_FINISHED;
+				return SOURCE_GONE;
+			}
+			f->stmt.time_s = cur.time_s;
+			f->next_look_ns = now + f->poll_ns;
+			break;
+		case PFS_NOT_FOUND:
+			f->end = FOLLOW_CLOSED;
+			return SOURCE_GONE;
+		case PFS_LOST:
+			break; /* the read below reconnects; look again next time */
+		default:
+			return SOURCE_ERROR;
+		}
+	}
+	st = f->inner.read(f->inner.ctx, deadline_ns, out, err, errlen);
+	if (st == SOURCE_GONE)
+		f->end = FOLLOW_CLOSED;
+	return st;
+}
+
+struct source
+follow_source(struct follow *f)
+{
+	return (struct source){ .ctx = f, .read = follow_read };
+}

@@ -1,0 +1,39 @@
+/*
+ * Following the statement a hunt found (look.h finds it): a sample source
+ * that ends when the statement ends. It asks the server through the
+ * session's table of operations.
+ */
+#ifndef MYSQLMEMPROF_FOLLOW_H
+#define MYSQLMEMPROF_FOLLOW_H
+
+#include <stdint.h>
+
+#include "clock.h"
+#include "match.h"
+#include "session.h"
+#include "source.h"
+
+enum follow_end {
+	FOLLOW_RUNNING,  /* the source did not end for the statement */
+	FOLLOW_FINISHED, /* it ended: the connection is idle or runs another */
+	FOLLOW_CLOSED,   /* the connection closed */
+};
+
+struct follow {
+	struct source inner;       /* the thread's memory */
+	struct session *session;   /* the one inner reads through */
+	struct stmt_match stmt;    /* the statement, as last seen */
+	uint64_t poll_ns;          /* look at the statement at most this often */
+	const struct clock *clk;
+	uint64_t next_look_ns;     /* zero at first: look at the first read */
+	enum follow_end end;       /* zero at first */
+};
+
+/*
+ * Reads inner while the statement runs, looking at it before a read when
+ * poll_ns has passed since the last look; then gives SOURCE_GONE, with
+ * f->end saying why.
+ */
+struct source follow_source(struct follow *f);
+
+#endif
