@@ -553,7 +553,8 @@ finish(struct capture *c, struct ring *ring, const struct sampler_stats *stats,
 	note_run(c, &sum, stats);
 	sum.thread_id = thread_id;
 	if (c->env->observer != NULL && c->env->observer->end != NULL)
-		c->env->observer->end(c->env->observer->ctx, &sum, stats);
+		c->env->observer->end(c->env->observer->ctx, &sum, stats,
+		    stats->end == SAMPLER_END_SOURCE_ERROR ? err : NULL);
 	if (output_end(&f->out, &sum) != 0 && rc == EXIT_DONE)
 		rc = outfile_failed(f);
 	if (write_statements(c, &sum) != 0 && rc == EXIT_DONE)

@@ -45,8 +45,9 @@ struct capture_observer {
 	void (*begin)(void *ctx, const struct capture_target *t);
 	int (*sample)(void *ctx, const struct sample *s,
 	    const struct sampler_stats *so_far);
+	/* why: the error that ended the capture, as said on stderr; NULL. */
 	void (*end)(void *ctx, const struct summary *sum,
-	    const struct sampler_stats *stats);
+	    const struct sampler_stats *stats, const char *why);
 };
 
 /* What a capture works with; all of it borrowed from the caller. */

@@ -189,11 +189,11 @@ observe_sample(void *ctx, const struct sample *s,
 
 static void
 observe_end(void *ctx, const struct summary *sum,
-    const struct sampler_stats *stats)
+    const struct sampler_stats *stats, const char *why)
 {
 	struct exporter *x = ctx;
 
-	(void)sum;
+	(void)sum, (void)why;
 	pthread_mutex_lock(&x->lock);
 	x->skipped_before += stats->skipped;
 	x->lost_before += stats->lost;

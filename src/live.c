@@ -144,7 +144,7 @@ end_words(enum sampler_end e, bool following)
 
 static void
 observe_end(void *ctx, const struct summary *sum,
-    const struct sampler_stats *stats)
+    const struct sampler_stats *stats, const char *why)
 {
 	struct live *l = ctx;
 	struct output o = {
@@ -159,9 +159,13 @@ observe_end(void *ctx, const struct summary *sum,
 	output_release(&o);
 	pthread_mutex_lock(&l->mu);
 	l->model.state = LIVE_ENDED;
-	snprintf(l->model.end_note, sizeof(l->model.end_note), "%s after %"
-	    PRIu64 " samples", end_words(stats->end, l->following),
-	    stats->taken);
+	if (why != NULL && why[0] != '\0')
+		snprintf(l->model.end_note, sizeof(l->model.end_note),
+		    "%.200s, after %" PRIu64 " samples", why, stats->taken);
+	else
+		snprintf(l->model.end_note, sizeof(l->model.end_note), "%s after %"
+		    PRIu64 " samples", end_words(stats->end, l->following),
+		    stats->taken);
 	l->dirty = true;
 	pthread_mutex_unlock(&l->mu);
 }
@@ -294,11 +298,6 @@ draw(struct live *l)
 			    l->last_note, LIVE_C_PEAK, LIVE_A_BOLD);
 		return;
 	}
-	if (l->model.state == LIVE_ENDED && l->model.end_note[0] != '\0' &&
-	    strstr(l->model.end_note, "failed") != NULL &&
-	    l->last_note[0] != '\0')
-		snprintf(l->model.end_note, sizeof(l->model.end_note), "%s",
-		    l->last_note);
 	live_draw(&l->model, &v, &l->grid);
 }
 
