@@ -31,6 +31,8 @@ struct capture_target {
 	const struct stmt_match *found; /* the statement --wait-for found, or NULL */
 	const char *server_version;
 	uint64_t interval_ms;
+	/* MySQL's connection_memory_limit, for a thread; 0: none set or known. */
+	int64_t limit_bytes;
 };
 
 /*

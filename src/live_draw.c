@@ -320,6 +320,7 @@ draw_header(const struct live_model *m, const struct live_view *v,
 {
 	char line[1024], tot[32], when[64] = "";
 	double secs;
+	int n;
 
 	fill_row(g, 0, LIVE_C_TITLE, LIVE_A_REVERSE);
 	snprintf(line, sizeof(line), " mysqlmemprof  %s  %s", m->server,
@@ -351,10 +352,19 @@ draw_header(const struct live_model *m, const struct live_view *v,
 	live_grid_text(g, 1, 0, g->w - (int)strlen(when) - 1,
 	    m->statement[0] != '\0' ? m->statement : "-", 0, 0);
 	bytes_cell(v, total, tot, sizeof(tot));
-	snprintf(line, sizeof(line), "every %" PRIu64 " ms  samples %" PRIu64
-	    "  skipped %" PRIu64 "  our cost %.2f ms/sample  total %s",
+	n = snprintf(line, sizeof(line), "every %" PRIu64 " ms  samples %"
+	    PRIu64 "  skipped %" PRIu64 "  our cost %.2f ms/sample  total %s",
 	    m->interval_ms, m->taken, m->skipped, (double)m->query_us / 1000.0,
 	    tot);
+	/* How close it came to MySQL's connection_memory_limit. */
+	if (m->limit_bytes > 0 && n > 0 && (size_t)n < sizeof(line)) {
+		char limit[32];
+
+		bytes_cell(v, m->limit_bytes, limit, sizeof(limit));
+		snprintf(line + n, sizeof(line) - (size_t)n, "  limit %s, "
+		    "most %.0f%%", limit, (double)m->most_total * 100 /
+		    (double)m->limit_bytes);
+	}
 	live_grid_text(g, 2, 0, g->w, line, 0, 0);
 }
 

@@ -29,6 +29,7 @@ const struct session_ops session_server = {
 	.top_threads = pfs_top_threads,
 	.list_threads = pfs_list_threads,
 	.setup = pfs_setup,
+	.memory_limits = pfs_memory_limits,
 	.find_statements = pfs_find_statements,
 	.thread_statement = pfs_thread_statement,
 	.threads_memory = pfs_threads_memory,
@@ -51,6 +52,10 @@ session_open(struct session *s, char *err, size_t errlen)
 	s->own_thread = pf.own_thread;
 	s->server = pf.server;
 	s->kind = pf.kind;
+	/* Only said where it matters (--bigger-than N%): unknown otherwise. */
+	if (s->ops->memory_limits(s->conn, &s->kind, &s->limits, err,
+	    errlen) != PFS_OK)
+		s->limits = (struct pfs_memory_limits){ 0 };
 	return 0;
 }
 

@@ -59,6 +59,10 @@ struct fake_server {
 	int peaks;               /* the server keeps the sessions' peaks */
 	int64_t peak_asked;      /* match_filter.peak_bytes of the latest look */
 
+	/* memory_limits(): MySQL's connection_memory_limit and kin. */
+	struct pfs_memory_limits limits;
+	size_t limit_reads;
+
 	/* setup(): what performance_schema's setup is now. */
 	struct pfs_setup setup;
 	enum pfs_status setup_status;
@@ -408,6 +412,18 @@ fake_reader_free(struct pfs_reader *r)
 	free(r);
 }
 
+/* As pfs_memory_limits(): the test's limits, known when any is set. */
+static enum pfs_status
+fake_memory_limits(struct conn *c, const struct server_kind *kind,
+    struct pfs_memory_limits *out, char *err, size_t errlen)
+{
+	(void)kind, (void)err, (void)errlen;
+	assert_true(c->open);
+	fake->limit_reads++;
+	*out = fake->limits;
+	return PFS_OK;
+}
+
 static enum pfs_status
 fake_setup(struct conn *c, uint64_t thread_id, struct pfs_setup *out,
     char *err, size_t errlen)
@@ -498,6 +514,7 @@ static const struct session_ops fake_ops = {
 	.top_threads = fake_top_threads,
 	.list_threads = fake_list_threads,
 	.setup = fake_setup,
+	.memory_limits = fake_memory_limits,
 	.find_statements = fake_find,
 	.thread_statement = fake_thread_statement,
 	.threads_memory = fake_threads_memory,
@@ -524,6 +541,9 @@ fake_session(struct fake_server *srv, struct session *s)
 	s->own_thread = srv->next_own++;
 	s->server = (struct pfs_server_id){ .boot_s = srv->boot_s,
 	    .pid = srv->pid };
+	/* As session_open() reads them, once a connection. */
+	assert_int_equal(fake_memory_limits(s->conn, &s->kind, &s->limits, err,
+	    sizeof(err)), PFS_OK);
 	/* opens_at[0] is this first connect; reconnects follow it. */
 }
 

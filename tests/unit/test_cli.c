@@ -1048,10 +1048,10 @@ test_options_that_need_another(void **state)
 		    "--bigger-than: it applies to statements waited for", {
 			{ "--wait-for", "x", NULL },
 			{ "--longer-than", "0", NULL } } },
-		[NEEDS_TRIGGER_BYTES] = { "needs --trigger-bytes: it says how "
-		    "long to go on writing", {
+		[NEEDS_TRIGGER_BYTES] = { "needs --trigger-bytes or "
+		    "--bigger-than: it says how long to go on", {
 			{ "--thread", "1", "--trigger-bytes", "1M", NULL },
-			{ "--global", "--trigger-bytes=1", NULL } } },
+			{ "--bigger-than", "80%", NULL } } },
 		[NEEDS_PROFILE] = { "applies to profiles; give --format folded "
 		    "or pprof too", {
 			{ "--thread", "1", "--format", "folded", NULL },
@@ -1104,7 +1104,7 @@ test_options_that_need_another(void **state)
 		cli_free(&o);
 		tested[r->needs]++;
 	}
-	assert_int_equal(tested[NEEDS_WAIT], 5);
+	assert_int_equal(tested[NEEDS_WAIT], 6);
 	assert_int_equal(tested[NEEDS_TRIGGER_BYTES], 1);
 	assert_int_equal(tested[NEEDS_PROFILE], 2);
 }
