@@ -58,6 +58,7 @@ struct fake_server {
 	uint64_t own_seen;       /* own_thread as find_statements() was given it */
 	int peaks;               /* the server keeps the sessions' peaks */
 	int64_t peak_asked;      /* match_filter.peak_bytes of the latest look */
+	int64_t idle_asked;      /* match_filter.idle_bytes of the latest look */
 
 	/* memory_limits(): MySQL's connection_memory_limit and kin. */
 	struct pfs_memory_limits limits;
@@ -227,6 +228,7 @@ fake_find(struct conn *c, const struct server_kind *kind,
 	fake->looks_at[fake->looks_done++] = fake->now;
 	fake->own_seen = own_thread;
 	fake->peak_asked = f->peak_bytes;
+	fake->idle_asked = f->idle_bytes;
 	memset(out, 0, sizeof(*out));
 	/* A look's rows carry peaks, and peak_only rows, as the test wrote them. */
 	out->peaks = fake->peaks && f->peak_bytes > 0;
