@@ -452,11 +452,16 @@ note_run(const struct capture *c, const struct summary *sum,
 		    "threads allocated and it freed, or the reverse (see MEMORY "
 		    "THAT MOVES in mysqlmemprof(1))", what, sum->run.last_total,
 		    global);
-	if (sum->limit_bytes > 0)
-		diag_note(d, "the most %s held, %" PRId64 " bytes, is %.0f%% of "
-		    "connection_memory_limit (%" PRId64 " bytes)", what,
-		    summary_most_held(sum), (double)summary_most_held(sum) *
-		    100 / (double)sum->limit_bytes, sum->limit_bytes);
+	if (sum->limit_bytes > 0) {
+		char most[32], limit[32];
+
+		units_bytes(summary_most_held(sum), most, sizeof(most));
+		units_bytes(sum->limit_bytes, limit, sizeof(limit));
+		diag_note(d, "the most %s held, %s, is %.0f%% of "
+		    "connection_memory_limit %s", what, most,
+		    (double)summary_most_held(sum) * 100 /
+		    (double)sum->limit_bytes, limit);
+	}
 	if (sum->run.events_left_out > 0)
 		diag_note(d, "more than %d events in the run: %" PRIu64
 		    " readings of the others are left out of the summary's "

@@ -49,8 +49,7 @@ describe_wait(const struct options *o, char *buf, size_t size)
 		    sizeof(size_buf));
 		len = strlen(buf);
 		snprintf(buf + len, size - len, " of a connection holding at "
-		    "least %s%s", size_buf, holders_too(o) ?
-		    ", or such a connection idle" : "");
+		    "least %s", size_buf);
 	}
 	if (o->match_user != NULL) {
 		len = strlen(buf);
@@ -59,6 +58,11 @@ describe_wait(const struct options *o, char *buf, size_t size)
 	if (o->match_db != NULL) {
 		len = strlen(buf);
 		snprintf(buf + len, size - len, " in database '%s'", o->match_db);
+	}
+	if (holders_too(o)) {
+		len = strlen(buf);
+		snprintf(buf + len, size - len, ", or a connection holding it "
+		    "idle");
 	}
 }
 

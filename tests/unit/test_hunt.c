@@ -212,7 +212,7 @@ test_idle_holder_captured_until_released(void **state)
 	out_path = NULL;
 	assert_int_equal(srv.idle_asked, 20 << 20);
 	assert_said("waiting for a statement of a connection holding at least "
-	    "20.00 MiB, or such a connection idle");
+	    "20.00 MiB, or a connection holding it idle, looking every");
 	assert_said("found connection 11 (thread 44, user loader) idle for "
 	    "12 s, holding 30.00 MiB: it runs no statement");
 	assert_said("capture 1 ended (it held less than 20.00 MiB for "
