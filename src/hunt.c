@@ -141,8 +141,8 @@ note_between_looks(const struct diag *d, const struct options *o,
 	units_bytes(m->peak_bytes, peak, sizeof(peak));
 	units_bytes(m->current_bytes, now, sizeof(now));
 	diag_note(d, "crossed %s between looks, peak %s: its session's peak, "
-	    "as the server keeps it, rose to %s since the last look; it holds "
-	    "%s now", size, peak, peak, now);
+	    "as the server keeps it, rose since the last look; it holds %s now",
+	    size, peak, now);
 }
 
 /* ", 45% of connection_memory_limit 64.0 MiB", or "" without a limit. */
