@@ -46,6 +46,7 @@ struct capture {
 	const struct sampler_stats *stats; /* the run's counts so far */
 	bool duty_noted;                /* the note on the queries' cost is said */
 	struct runstats *run;           /* the whole run, every sample folded in */
+	int64_t limit_bytes;            /* connection_memory_limit; 0: none */
 };
 
 bool
@@ -397,11 +398,26 @@ note_partial_instruments(const struct capture *c)
 		diag_note(c->env->diag, "%s", note);
 }
 
+const struct pfs_memory_limits *
+capture_memory_limits(struct session *s)
+{
+	char err[256];
+
+	if (!s->limits_read && s->conn != NULL) {
+		/* A failed read is no limit known; the next query says why. */
+		if (s->ops->memory_limits(s->conn, &s->kind, &s->limits, err,
+		    sizeof(err)) != PFS_OK)
+			s->limits = (struct pfs_memory_limits){ 0 };
+		s->limits_read = true;
+	}
+	return &s->limits;
+}
+
 /* connection_memory_limit, which applies to a thread, not a grain; 0: none. */
 static int64_t
 limit_of(const struct capture *c)
 {
-	return c->grain[0] == '\0' ? c->env->session->limits.connection : 0;
+	return c->grain[0] == '\0' ? c->limit_bytes : 0;
 }
 
 /* The event that went lowest in the run, for the note on negative events. */
@@ -685,8 +701,10 @@ capture_run_from(const struct capture_env *env,
 		return EXIT_RUNTIME;
 	if ((ring = make_ring(&c)) == NULL)
 		return EXIT_RUNTIME;
-	if (!is_grain)
+	if (!is_grain) {
 		check_statements(&c);
+		c.limit_bytes = capture_memory_limits(s)->connection;
+	}
 	note_partial_instruments(&c);
 	if ((c.run = runstats_create()) == NULL) {
 		diag_say("out of memory");

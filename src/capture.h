@@ -75,6 +75,12 @@ struct capture_env {
 bool capture_ring_fits(const struct options *o, size_t instruments);
 
 /*
+ * MySQL's connection_memory_limit and its kin: read through s's operations
+ * the first time a connection is asked, then kept in s->limits.
+ */
+const struct pfs_memory_limits *capture_memory_limits(struct session *s);
+
+/*
  * Captures the thread, connection or grain of the options; or, when found
  * is not NULL, the statement --wait-for found (number: 1, 2, ...) until it
  * ends, *end saying how. Returns the exit status.

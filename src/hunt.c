@@ -281,12 +281,12 @@ wait_with(const struct capture_env *env, struct look *w)
 static int
 size_of_limit(const struct capture_env *env, struct options *o)
 {
-	const struct session *s = env->session;
+	struct session *s = env->session;
 	char size[32], limit[32];
 
 	if (o->bigger_than_pct == 0)
 		return 0;
-	if (!s->limits.known) {
+	if (!capture_memory_limits(s)->known) {
 		diag_say("--bigger-than %u%%: %s has no connection_memory_limit "
 		    "(MySQL 8.0.28 and later have it); give a size, e.g. "
 		    "--bigger-than 1G", o->bigger_than_pct,
@@ -322,6 +322,8 @@ hunt_run(const struct capture_env *env)
 
 	if ((rc = size_of_limit(env, &o)) != 0)
 		return rc;
+	/* What was found is said against the limit, where one is set. */
+	capture_memory_limits(env->session);
 	sized.opts = &o;
 	w = (struct look){
 		.session = env->session,

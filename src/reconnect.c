@@ -131,9 +131,7 @@ try_once(struct reconnect *rc, uint64_t until, uint64_t run_end, char *err,
 	s->own_thread = own;
 	/* An upgrade may have come with a restart, a limit with SET GLOBAL. */
 	s->kind = kind;
-	if (s->ops->memory_limits(c, &kind, &s->limits, err, errlen) !=
-	    PFS_OK)
-		s->limits = (struct pfs_memory_limits){ 0 };
+	s->limits_read = false;
 	/*
 	 * With a thread, the boot time it was found under stays the one to
 	 * compare with, so the slack cannot walk away over many reconnects.

@@ -52,10 +52,8 @@ session_open(struct session *s, char *err, size_t errlen)
 	s->own_thread = pf.own_thread;
 	s->server = pf.server;
 	s->kind = pf.kind;
-	/* Only said where it matters (--bigger-than N%): unknown otherwise. */
-	if (s->ops->memory_limits(s->conn, &s->kind, &s->limits, err,
-	    errlen) != PFS_OK)
-		s->limits = (struct pfs_memory_limits){ 0 };
+	/* Asked by the first capture or hunt that needs them: not by --list. */
+	s->limits_read = false;
 	return 0;
 }
 

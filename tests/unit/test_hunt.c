@@ -205,16 +205,24 @@ test_idle_holder_captured_until_released(void **state)
 		srv.reader_bytes[i] = 30 << 20;
 	srv.reader_bytes[5] = 1 << 20;
 	srv.n_reader_bytes = 6;
+	srv.limits = (struct pfs_memory_limits){ .known = true,
+	    .connection = 64 << 20 };
 	parse("--bigger-than", "20M", "--poll", "500", "--frequency", "100",
 	    "--trigger-hold", "1", NULL);
 	assert_int_equal(run(), EXIT_DONE);
 	parse_free();
 	out_path = NULL;
 	assert_int_equal(srv.idle_asked, 20 << 20);
+	/* The limit: read once for the hunt and its capture, and said. */
+	assert_int_equal(srv.limit_reads, 1);
+	assert_said("holding 30.00 MiB, 47% of connection_memory_limit "
+	    "64.00 MiB: it runs no statement");
+	assert_said("the most the thread held, 30.00 MiB, is 47% of "
+	    "connection_memory_limit 64.00 MiB");
 	assert_said("waiting for a statement of a connection holding at least "
 	    "20.00 MiB, or a connection holding it idle, looking every");
 	assert_said("found connection 11 (thread 44, user loader) idle for "
-	    "12 s, holding 30.00 MiB: it runs no statement");
+	    "12 s, holding 30.00 MiB, 47% of connection_memory_limit");
 	assert_said("capture 1 ended (it held less than 20.00 MiB for "
 	    "--trigger-hold 1 s): connection 11");
 	/* Below from the sixth reading, at 0.5 s: a second more, 11 more. */
@@ -223,6 +231,8 @@ test_idle_holder_captured_until_released(void **state)
 	unlink(path);
 	assert_non_null(strstr(out_text, ": connection 11, thread 44, idle "
 	    "12 s, holding 30.00 MiB (--bigger-than 20.00 MiB) ##"));
+	assert_non_null(strstr(out_text, "\n connection_memory_limit 64.00 "
+	    "MiB: the most held, 30.00 MiB, is 47% of it\n"));
 }
 
 /* --running-only asks for no idle holder, nor does --wait-for. */
@@ -262,11 +272,17 @@ test_bigger_than_a_share_of_the_limit(void **state)
 	assert_said("--bigger-than 80%: 10.11.6-MariaDB-fake has no "
 	    "connection_memory_limit (MySQL 8.0.28 and later have it)");
 	assert_int_equal(srv.looks_done, 0);
-	sess.limits = (struct pfs_memory_limits){ .known = true };
+	/* Asked once a connection: a reconnect asks again. */
+	srv.limits = (struct pfs_memory_limits){ .known = true };
+	assert_int_equal(run(), EXIT_USAGE);
+	assert_int_equal(srv.limit_reads, 1);
+	sess.limits_read = false;
 	assert_int_equal(run(), EXIT_USAGE);
 	assert_said("--bigger-than 80%: connection_memory_limit is not set");
-	sess.limits.connection = 64 << 20;
+	srv.limits.connection = 64 << 20;
+	sess.limits_read = false;
 	assert_int_equal(run(), EXIT_NO_MATCH);
+	assert_int_equal(srv.limit_reads, 3);
 	assert_said("--bigger-than 80%: 51.20 MiB, of connection_memory_limit "
 	    "64.00 MiB");
 	assert_int_equal(srv.idle_asked, (int64_t)(64 << 20) * 80 / 100);
