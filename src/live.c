@@ -99,14 +99,16 @@ observe_begin(void *ctx, const struct capture_target *t)
 	l->following = t->found != NULL;
 	if (t->found != NULL)
 		snprintf(target + n, sizeof(target) - n,
-		    "  user %.100s  db %.100s", t->found->user[0] ? t->found->user :
-		    "-", t->found->db[0] ? t->found->db : "-");
+		    "  user %.100s  db %.100s%s", t->found->user[0] ?
+		    t->found->user : "-", t->found->db[0] ? t->found->db : "-",
+		    t->found->idle ? "  found idle, holding" : "");
 	else if (l->in_view && l->open_who[0] != '\0')
 		snprintf(target + n, sizeof(target) - n, "  %s",
 		    l->open_who);
 	live_model_begin(&l->model, t->server_version, target, t->interval_ms,
 	    t->found != NULL ? t->found->time_s :
 	    l->in_view ? l->open_running_s : 0);
+	l->model.limit_bytes = t->limit_bytes;
 	l->dirty = true;
 	pthread_mutex_unlock(&l->mu);
 }
