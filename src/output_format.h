@@ -101,6 +101,61 @@ sample_column_load(const struct sample_column *c, const struct event_stat *e)
 	return v;
 }
 
+/*
+ * What every event column's value comes from: the name's entry, the
+ * counters, the deltas, and whether the sample has deltas. A writer that
+ * keeps the bytes it wrote of an event writes them again while
+ * output_event_same() says nothing of that changed, as with most of an
+ * idle thread's top events. An event without an entry (names.h) is never
+ * the same: its name would have to be compared.
+ */
+struct output_event_key {
+	const struct event_name *name;
+	int64_t current_bytes, current_count, high_bytes;
+	uint64_t alloc_bytes, free_bytes, alloc_count, free_count;
+	struct event_delta delta;
+	bool deltas;
+};
+
+static inline bool
+output_event_same(const struct output_event_key *k,
+    const struct event_stat *e, bool deltas)
+{
+	return k->name == e->interned && k->name != NULL &&
+	    k->deltas == deltas &&
+	    k->current_bytes == e->current_bytes &&
+	    k->current_count == e->current_count &&
+	    k->high_bytes == e->high_bytes &&
+	    k->alloc_bytes == e->alloc_bytes &&
+	    k->free_bytes == e->free_bytes &&
+	    k->alloc_count == e->alloc_count &&
+	    k->free_count == e->free_count &&
+	    k->delta.alloc_bytes == e->delta.alloc_bytes &&
+	    k->delta.free_bytes == e->delta.free_bytes &&
+	    k->delta.alloc_count == e->delta.alloc_count &&
+	    k->delta.free_count == e->delta.free_count &&
+	    k->delta.unseen_peak == e->delta.unseen_peak &&
+	    k->delta.spike_bytes == e->delta.spike_bytes;
+}
+
+static inline void
+output_event_keep(struct output_event_key *k, const struct event_stat *e,
+    bool deltas)
+{
+	*k = (struct output_event_key){
+		.name = e->interned,
+		.current_bytes = e->current_bytes,
+		.current_count = e->current_count,
+		.high_bytes = e->high_bytes,
+		.alloc_bytes = e->alloc_bytes,
+		.free_bytes = e->free_bytes,
+		.alloc_count = e->alloc_count,
+		.free_count = e->free_count,
+		.delta = e->delta,
+		.deltas = deltas,
+	};
+}
+
 /* The columns of --list, in order; text shows them under heads of its own. */
 struct thread_column {
 	const char *name;

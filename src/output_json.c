@@ -320,20 +320,68 @@ put_event(struct obuf *b, const struct sample_row *r)
 }
 
 /*
+ * What JSON keeps between samples: the bytes of the event written at each
+ * of the first places of the last sample, written again while the event
+ * is the same (output_format.h): copying them cost a tenth of writing
+ * its fifteen fields. A longer event is written each time.
+ */
+#define KEPT_EVENTS 16
+#define KEPT_BYTES 1024
+struct json_state {
+	struct kept_event {
+		struct output_event_key key;
+		size_t len; /* 0: nothing kept */
+		char bytes[KEPT_BYTES];
+	} kept[KEPT_EVENTS];
+};
+
+static void *
+json_init(const struct output_settings *set)
+{
+	(void)set;
+	return calloc(1, sizeof(struct json_state));
+}
+
+static void
+json_free(void *state)
+{
+	free(state);
+}
+
+/*
  * Every event has every key, so each line has one shape: what the getters
  * call null is written as null.
  */
 static void
-put_events(struct obuf *b, const struct sample_row *sample)
+put_events(struct obuf *b, const struct sample_row *sample,
+    struct json_state *st)
 {
 	struct sample_row r = *sample;
+	bool deltas = r.s->has_deltas;
 
 	obuf_puts(b, "\"events\":[");
 	for (size_t i = 0; i < r.s->n_events; i++) {
+		struct kept_event *k = i < KEPT_EVENTS ? &st->kept[i] : NULL;
+		size_t from;
+
 		r.e = &r.s->events[i];
 		if (i > 0)
 			obuf_putc(b, ',');
+		if (k != NULL && k->len > 0 &&
+		    output_event_same(&k->key, r.e, deltas)) {
+			obuf_write(b, k->bytes, k->len);
+			continue;
+		}
+		from = b->len;
 		put_event(b, &r);
+		if (k == NULL)
+			continue;
+		k->len = 0;
+		if (!b->failed && b->len - from <= KEPT_BYTES) {
+			k->len = b->len - from;
+			memcpy(k->bytes, b->p + from, k->len);
+			output_event_keep(&k->key, r.e, deltas);
+		}
 	}
 	obuf_putc(b, ']');
 }
@@ -352,7 +400,7 @@ json_sample(struct output *o, const struct sample *s)
 	for (size_t k = 0; k < n_sample_order; k++) {
 		if (sample_order[k] == EVENTS) {
 			obuf_putc(&o->buf, sep);
-			put_events(&o->buf, &r);
+			put_events(&o->buf, &r, o->state);
 		} else
 			put_column(&o->buf, sep, sample_order[k], &r);
 		sep = ',';
@@ -412,6 +460,8 @@ json_statements(struct output *o, const struct summary *sum)
 /* No header and no footer: every line stands alone, even after a crash. */
 const struct format format_json = {
 	.name = "json",
+	.init = json_init,
+	.free = json_free,
 	.sample = json_sample,
 	.threads = json_threads,
 	.statements = json_statements,
