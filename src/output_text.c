@@ -238,7 +238,7 @@ text_sample(struct output *o, const struct sample *s)
 	struct text_state *t = o->state;
 	int rc = put_sample(o, t, s);
 
-	t->statement = s->statement;
+	statement_set(&t->statement, &s->statement);
 	t->has_statement = true;
 	t->setup_off = s->setup_off;
 	return rc;
