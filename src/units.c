@@ -11,7 +11,7 @@
 #include "units.h"
 
 /* The man page promises these units; larger counts stay in TiB. */
-static const char *const unit_names[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+static const char unit_names[][4] = { "B", "KiB", "MiB", "GiB", "TiB" };
 #define UNIT_LAST (sizeof(unit_names) / sizeof(unit_names[0]) - 1)
 
 /*
@@ -92,7 +92,8 @@ units_bytes(int64_t bytes, char *buf, size_t len)
 	*p++ = (char)('0' + cents / 10);
 	*p++ = (char)('0' + cents % 10);
 	*p++ = ' ';
-	memcpy(p, unit_names[u], strlen(unit_names[u]) + 1);
+	/* From KiB on, every unit is three letters: with its NUL, four bytes. */
+	memcpy(p, unit_names[u], 4);
 out:
 	if (len < BYTES_MAX && len > 0) {
 		size_t n = strlen(tmp) < len - 1 ? strlen(tmp) : len - 1;
