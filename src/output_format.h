@@ -156,6 +156,29 @@ output_event_keep(struct output_event_key *k, const struct event_stat *e,
 	};
 }
 
+/*
+ * A text column's value and the bytes a format wrote of it, kept from one
+ * sample to the next: a statement stays the same for many samples, and
+ * escaping it again cost more than the rest of the sample's fields. All
+ * zero is nothing kept; output_text_kept_free() frees what it holds.
+ */
+struct output_text_kept {
+	struct obuf value;   /* the bytes the getter gave */
+	struct obuf written; /* what the format wrote of them */
+	bool plain;          /* the value's plain flag (COLUMN_NAME) */
+	bool kept;
+};
+typedef void output_text_writer(struct obuf *b, const char *s, size_t n,
+    bool plain);
+
+/*
+ * Writes the n bytes at s to b as put() writes them, or, when they and
+ * plain are what k kept, the bytes put() wrote of them then.
+ */
+void output_text_put(struct obuf *b, struct output_text_kept *k,
+    const char *s, size_t n, bool plain, output_text_writer *put);
+void output_text_kept_free(struct output_text_kept *k);
+
 /* The columns of --list, in order; text shows them under heads of its own. */
 struct thread_column {
 	const char *name;

@@ -228,18 +228,24 @@ put_known(char *p, const struct sample_column *c, bool known,
 	return NULL;
 }
 
+/* A text value: a name its entry calls plain needs no look at its bytes. */
+static void
+write_text(struct obuf *b, const char *s, size_t n, bool plain)
+{
+	if (plain) {
+		obuf_putc(b, '"');
+		obuf_write(b, s, n);
+		obuf_putc(b, '"');
+	} else
+		output_json_put_string(b, s, n);
+}
+
 /* A text value, after its key, at the end of b. */
 static void
 put_text(struct obuf *b, const struct sample_column *c,
     const union column_value *v)
 {
-	/* A name its entry calls plain needs no look at its bytes. */
-	if (c->kind == COLUMN_NAME && v->plain) {
-		obuf_putc(b, '"');
-		obuf_write(b, v->s, v->len);
-		obuf_putc(b, '"');
-	} else
-		output_json_put_string(b, v->s, v->len);
+	write_text(b, v->s, v->len, c->kind == COLUMN_NAME && v->plain);
 }
 
 /*
@@ -250,7 +256,7 @@ put_text(struct obuf *b, const struct sample_column *c,
  */
 static void
 put_column(struct obuf *b, char sep, size_t j,
-    const struct sample_row *r)
+    const struct sample_row *r, struct output_text_kept *kept)
 {
 	const struct sample_column *c = &sample_columns[j];
 	union column_value v;
@@ -268,7 +274,8 @@ put_column(struct obuf *b, char sep, size_t j,
 		return;
 	}
 	b->len = (size_t)(p - b->p);
-	put_text(b, c, &v);
+	output_text_put(b, &kept[j], v.s, v.len,
+	    c->kind == COLUMN_NAME && v.plain, write_text);
 }
 
 /*
@@ -333,6 +340,8 @@ struct json_state {
 		size_t len; /* 0: nothing kept */
 		char bytes[KEPT_BYTES];
 	} kept[KEPT_EVENTS];
+	/* Each sample-level text column's last value (output_format.h). */
+	struct output_text_kept text[SAMPLE_COLUMNS];
 };
 
 static void *
@@ -345,7 +354,11 @@ json_init(const struct output_settings *set)
 static void
 json_free(void *state)
 {
-	free(state);
+	struct json_state *st = state;
+
+	for (size_t j = 0; j < SAMPLE_COLUMNS; j++)
+		output_text_kept_free(&st->text[j]);
+	free(st);
 }
 
 /*
@@ -402,7 +415,8 @@ json_sample(struct output *o, const struct sample *s)
 			obuf_putc(&o->buf, sep);
 			put_events(&o->buf, &r, o->state);
 		} else
-			put_column(&o->buf, sep, sample_order[k], &r);
+			put_column(&o->buf, sep, sample_order[k], &r,
+			    ((struct json_state *)o->state)->text);
 		sep = ',';
 	}
 	obuf_write(&o->buf, "}\n", 2);

@@ -22,6 +22,7 @@
 #include "names.h"
 #include "json_check.h"
 #include "output.h"
+#include "output_format.h"
 #include "output_table.h"
 #include "ring.h"
 #include "runstats.h"
@@ -518,6 +519,62 @@ test_unchanged_events_write_the_same(void **state)
 			output_release(&kept);
 			output_release(&fresh);
 		}
+}
+
+static int text_writes;
+
+/* A writer that says how often it was called. */
+static void
+counted_writer(struct obuf *b, const char *s, size_t n, bool plain)
+{
+	text_writes++;
+	obuf_putc(b, plain ? '<' : '[');
+	obuf_write(b, s, n);
+	obuf_putc(b, plain ? '>' : ']');
+}
+
+/*
+ * A text column kept (output_text_put()) is written again as it was only
+ * when its bytes and plain flag are the same: a longer, shorter or other
+ * value, or the other flag, goes to the writer.
+ */
+static void
+test_text_kept(void **state)
+{
+	static const struct {
+		const char *s;
+		size_t n;
+		bool plain;
+		int writes;
+	} steps[] = {
+		{ "SELECT 1", 8, false, 1 },
+		{ "SELECT 1", 8, false, 1 },
+		{ "SELECT 2", 8, false, 2 },
+		{ "SELECT 2;", 9, false, 3 },
+		{ "SELECT 2", 8, false, 4 },
+		{ "SELECT 2", 8, true, 5 },
+		{ "SELECT 2", 8, true, 5 },
+		{ "", 0, true, 6 },
+		{ "", 0, true, 6 },
+		{ "a\0b", 3, true, 7 },
+		{ "a\0c", 3, true, 8 },
+	};
+	struct output_text_kept k = { 0 };
+	struct obuf b = { 0 };
+
+	(void)state;
+	text_writes = 0;
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		obuf_clear(&b);
+		output_text_put(&b, &k, steps[i].s, steps[i].n, steps[i].plain,
+		    counted_writer);
+		assert_int_equal(text_writes, steps[i].writes);
+		assert_int_equal(b.len, steps[i].n + 2);
+		assert_int_equal(b.p[0], steps[i].plain ? '<' : '[');
+		assert_memory_equal(b.p + 1, steps[i].s, steps[i].n);
+	}
+	output_text_kept_free(&k);
+	obuf_free(&b);
 }
 
 static void
@@ -1614,6 +1671,7 @@ main(void)
 		cmocka_unit_test(test_golden_json),
 		cmocka_unit_test(test_interned_names_write_the_same),
 		cmocka_unit_test(test_unchanged_events_write_the_same),
+		cmocka_unit_test(test_text_kept),
 		cmocka_unit_test(test_nothing_written),
 		cmocka_unit_test(test_write_error),
 		cmocka_unit_test(test_capture_heading),
