@@ -47,13 +47,13 @@ short_name(const char *name)
 	return name + sizeof(prefix) - 1;
 }
 
-static inline void
+/* v as text writes bytes, into buf (CELL bytes); returns its length. */
+static inline size_t
 fmt_bytes(const struct output *o, int64_t v, char *buf)
 {
 	if (o->settings.exact_bytes)
-		snprintf(buf, CELL, "%" PRId64, v);
-	else
-		units_bytes(v, buf, CELL);
+		return (size_t)snprintf(buf, CELL, "%" PRId64, v);
+	return units_bytes(v, buf, CELL);
 }
 
 static inline void

@@ -57,7 +57,7 @@ put_uint(char *p, uint64_t v)
  * snprintf() was half the cost of its sample. Into buf when it has room
  * for any value, else beside it and then cut to fit.
  */
-void
+size_t
 units_bytes(int64_t bytes, char *buf, size_t len)
 {
 	/* Negating in unsigned arithmetic is defined, even for INT64_MIN. */
@@ -72,6 +72,7 @@ units_bytes(int64_t bytes, char *buf, size_t len)
 	if (mag < 1024) {
 		p = put_uint(p, mag);
 		memcpy(p, " B", 3);
+		p += 2;
 		goto out;
 	}
 	while (u < UNIT_LAST && mag >> (10 * (u + 1)) != 0)
@@ -94,13 +95,18 @@ units_bytes(int64_t bytes, char *buf, size_t len)
 	*p++ = ' ';
 	/* From KiB on, every unit is three letters: with its NUL, four bytes. */
 	memcpy(p, unit_names[u], 4);
+	p += 3;
 out:
-	if (len < BYTES_MAX && len > 0) {
+	if (len >= BYTES_MAX)
+		return (size_t)(p - buf);
+	if (len > 0) {
 		size_t n = strlen(tmp) < len - 1 ? strlen(tmp) : len - 1;
 
 		memcpy(buf, tmp, n);
 		buf[n] = '\0';
+		return n;
 	}
+	return 0;
 }
 
 /* n as d digits, zeros first, at p; returns the end. */

@@ -16,7 +16,7 @@ check_bytes(int64_t v, const char *want)
 	char buf[64];
 
 	memset(buf, 'x', sizeof(buf));
-	units_bytes(v, buf, sizeof(buf));
+	assert_int_equal(units_bytes(v, buf, sizeof(buf)), strlen(want));
 	assert_string_equal(buf, want);
 }
 
@@ -54,7 +54,7 @@ test_bytes_cut(void **state)
 			memcpy(want, whole, n);
 			want[n] = '\0';
 			memset(cut, 'x', sizeof(cut));
-			units_bytes(values[i], cut, len);
+			assert_int_equal(units_bytes(values[i], cut, len), n);
 			assert_string_equal(cut, want);
 			assert_int_equal(cut[len], 'x');
 		}
