@@ -56,6 +56,17 @@ statement_set(struct statement *dst, const struct statement *src)
 	dst->text_len = src->text_len;
 }
 
+void
+statement_clear(struct statement *s)
+{
+	s->thread_id = 0;
+	s->has_id = false;
+	s->id = 0;
+	s->digest[0] = '\0';
+	s->text[0] = '\0';
+	s->text_len = 0;
+}
+
 size_t
 statement_text_len(const struct statement *s)
 {

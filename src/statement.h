@@ -51,6 +51,12 @@ void statement_set_text(struct statement *s, const char *v, size_t n);
  */
 void statement_set(struct statement *dst, const struct statement *src);
 
+/*
+ * Makes s the empty statement: nothing known. Only what is read of an
+ * empty one is written, not the 900 bytes of its buffers.
+ */
+void statement_clear(struct statement *s);
+
 /* The bytes of the text, NUL bytes included. */
 size_t statement_text_len(const struct statement *s);
 
