@@ -126,7 +126,7 @@ struct conn_value {
 		int64_t i;
 		uint64_t u;
 	};
-	const char *s;    /* any other column: NUL-terminated, len bytes */
+	const char *s;    /* any other column: len bytes, no NUL after them */
 	unsigned long len;
 };
 typedef int (*conn_value_fn)(void *ctx, unsigned ncols,

@@ -228,22 +228,48 @@ keep(struct prev_event *p, const struct event_stat *e, bool same_name)
 	p->free_count = e->free_count;
 }
 
+/*
+ * Whether each of the n events has the name that stood in its place: the
+ * server gives a thread's rows in the same order each time.
+ */
+static bool
+in_place(const struct delta_table *t, const struct event_stat *ev, size_t n)
+{
+	if (n != t->n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!same_name(&t->prev[i], &ev[i]))
+			return false;
+	return true;
+}
+
 int
 delta_table_update(struct delta_table *t, struct event_stat *ev, size_t n)
 {
 	static const struct prev_event zero;
 	int had_prev = t->primed;
-	/*
-	 * The server gives a thread's rows in the same order each time: while
-	 * the names stand where they stood, no lookup is needed, and at the
-	 * end neither are new names nor a new index. Two events with one
-	 * entry (names.h) have one name: strcmp() cost a thousand
-	 * instructions a sample.
-	 */
-	bool same = had_prev && n == t->n;
 
 	if (reserve(t, n) != 0)
 		return -1;
+	/*
+	 * While the names stand where they stood, no lookup is needed, nor
+	 * new names or a new index, and an event whose counters did not move
+	 * (most of an idle thread's) has nothing to keep: a pass over the
+	 * names first, then one that compares and keeps what moved. Two
+	 * events with one entry (names.h) have one name: strcmp() cost a
+	 * thousand instructions a sample.
+	 */
+	if (had_prev && in_place(t, ev, n)) {
+		for (size_t i = 0; i < n; i++) {
+			if (unchanged(&t->prev[i], &ev[i])) {
+				ev[i].delta = (struct event_delta){ 0 };
+				continue;
+			}
+			compare(&ev[i], &t->prev[i]);
+			keep(&t->prev[i], &ev[i], true);
+		}
+		return 1;
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct prev_event *p = &zero;
 
@@ -251,42 +277,40 @@ delta_table_update(struct delta_table *t, struct event_stat *ev, size_t n)
 			ev[i].delta = (struct event_delta){ 0 };
 			continue;
 		}
-		if (same && same_name(&t->prev[i], &ev[i])) {
-			p = &t->prev[i];
-		} else {
-			size_t slot = *find_slot(t, ev[i].name);
+		size_t slot = *find_slot(t, ev[i].name);
 
-			same = false;
-			if (slot != 0)
-				p = &t->prev[slot - 1];
-		}
+		if (slot != 0)
+			p = &t->prev[slot - 1];
 		compare(&ev[i], p);
 	}
 	for (size_t i = 0; i < n; i++)
-		keep(&t->prev[i], &ev[i], same);
+		keep(&t->prev[i], &ev[i], false);
 	t->n = n;
 	t->primed = true;
-	if (!same)
-		index_prev(t);
+	index_prev(t);
 	return had_prev;
 }
 
 void
 delta_sums(struct sample *s, const struct event_stat *ev, size_t n)
 {
-	s->alloc_delta_bytes = 0;
+	uint64_t alloc = 0;
+	bool peaked = false;
+
 	s->negative_events = 0;
 	s->negative_bytes = 0;
 	s->between_peak_total = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (s->has_deltas)
-			s->alloc_delta_bytes += ev[i].delta.alloc_bytes;
+		alloc += ev[i].delta.alloc_bytes;
+		peaked |= ev[i].delta.unseen_peak | (ev[i].delta.spike_bytes > 0);
 		if (ev[i].current_bytes < 0) {
 			s->negative_events++;
 			s->negative_bytes += ev[i].current_bytes;
 		}
 	}
-	for (size_t i = 0; s->has_deltas && i < n; i++) {
+	s->alloc_delta_bytes = s->has_deltas ? alloc : 0;
+	/* Most samples have no event that peaked between them: no second pass. */
+	for (size_t i = 0; s->has_deltas && peaked && i < n; i++) {
 		int64_t peak = event_between_peak(&ev[i]);
 		int64_t t;
 

@@ -18,6 +18,37 @@ struct chart_state {
 	struct chart *chart; /* owned; made at the first sample */
 };
 
+void
+output_text_put(struct obuf *b, struct output_text_kept *k, const char *s,
+    size_t n, bool plain, output_text_writer *put)
+{
+	size_t from = b->len;
+
+	if (k->kept && k->plain == plain && k->value.len == n &&
+	    (n == 0 || memcmp(k->value.p, s, n) == 0)) {
+		obuf_write(b, k->written.p, k->written.len);
+		return;
+	}
+	put(b, s, n, plain);
+	k->kept = false;
+	if (b->failed)
+		return;
+	obuf_clear(&k->value);
+	obuf_write(&k->value, s, n);
+	obuf_clear(&k->written);
+	obuf_write(&k->written, b->p + from, b->len - from);
+	k->plain = plain;
+	k->kept = !k->value.failed && !k->written.failed;
+}
+
+void
+output_text_kept_free(struct output_text_kept *k)
+{
+	obuf_free(&k->value);
+	obuf_free(&k->written);
+	k->kept = false;
+}
+
 void *
 output_chart_init(const struct output_settings *set)
 {

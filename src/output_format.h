@@ -101,6 +101,84 @@ sample_column_load(const struct sample_column *c, const struct event_stat *e)
 	return v;
 }
 
+/*
+ * What every event column's value comes from: the name's entry, the
+ * counters, the deltas, and whether the sample has deltas. A writer that
+ * keeps the bytes it wrote of an event writes them again while
+ * output_event_same() says nothing of that changed, as with most of an
+ * idle thread's top events. An event without an entry (names.h) is never
+ * the same: its name would have to be compared.
+ */
+struct output_event_key {
+	const struct event_name *name;
+	int64_t current_bytes, current_count, high_bytes;
+	uint64_t alloc_bytes, free_bytes, alloc_count, free_count;
+	struct event_delta delta;
+	bool deltas;
+};
+
+static inline bool
+output_event_same(const struct output_event_key *k,
+    const struct event_stat *e, bool deltas)
+{
+	return k->name == e->interned && k->name != NULL &&
+	    k->deltas == deltas &&
+	    k->current_bytes == e->current_bytes &&
+	    k->current_count == e->current_count &&
+	    k->high_bytes == e->high_bytes &&
+	    k->alloc_bytes == e->alloc_bytes &&
+	    k->free_bytes == e->free_bytes &&
+	    k->alloc_count == e->alloc_count &&
+	    k->free_count == e->free_count &&
+	    k->delta.alloc_bytes == e->delta.alloc_bytes &&
+	    k->delta.free_bytes == e->delta.free_bytes &&
+	    k->delta.alloc_count == e->delta.alloc_count &&
+	    k->delta.free_count == e->delta.free_count &&
+	    k->delta.unseen_peak == e->delta.unseen_peak &&
+	    k->delta.spike_bytes == e->delta.spike_bytes;
+}
+
+static inline void
+output_event_keep(struct output_event_key *k, const struct event_stat *e,
+    bool deltas)
+{
+	*k = (struct output_event_key){
+		.name = e->interned,
+		.current_bytes = e->current_bytes,
+		.current_count = e->current_count,
+		.high_bytes = e->high_bytes,
+		.alloc_bytes = e->alloc_bytes,
+		.free_bytes = e->free_bytes,
+		.alloc_count = e->alloc_count,
+		.free_count = e->free_count,
+		.delta = e->delta,
+		.deltas = deltas,
+	};
+}
+
+/*
+ * A text column's value and the bytes a format wrote of it, kept from one
+ * sample to the next: a statement stays the same for many samples, and
+ * escaping it again cost more than the rest of the sample's fields. All
+ * zero is nothing kept; output_text_kept_free() frees what it holds.
+ */
+struct output_text_kept {
+	struct obuf value;   /* the bytes the getter gave */
+	struct obuf written; /* what the format wrote of them */
+	bool plain;          /* the value's plain flag (COLUMN_NAME) */
+	bool kept;
+};
+typedef void output_text_writer(struct obuf *b, const char *s, size_t n,
+    bool plain);
+
+/*
+ * Writes the n bytes at s to b as put() writes them, or, when they and
+ * plain are what k kept, the bytes put() wrote of them then.
+ */
+void output_text_put(struct obuf *b, struct output_text_kept *k,
+    const char *s, size_t n, bool plain, output_text_writer *put);
+void output_text_kept_free(struct output_text_kept *k);
+
 /* The columns of --list, in order; text shows them under heads of its own. */
 struct thread_column {
 	const char *name;

@@ -75,24 +75,26 @@ put_setup_off(struct obuf *b, unsigned off)
 	obuf_puts(b, " ##\n");
 }
 
-/* One value of a sample's rows, into o->scratch; w: the widest so far. */
+/*
+ * One value of a sample's rows, into o->scratch, its length (under CELL)
+ * in the byte before it; w: the widest so far.
+ */
 static void
 add_value(struct output *o, int64_t bytes, size_t *w)
 {
-	char v[CELL];
-	size_t n;
+	char v[CELL + 1];
+	size_t n = fmt_bytes(o, bytes, v + 1);
 
-	fmt_bytes(o, bytes, v);
-	n = strlen(v);
+	v[0] = (char)n;
 	obuf_write(&o->scratch, v, n + 1);
 	*w = max_size(*w, n);
 }
 
 /*
  * The values of a sample's rows, each formatted once into o->scratch, one
- * after the other with their NULs, in the order the rows are written: the
- * events, the total, and the filtered total under --events. Returns the
- * width of the widest, so that values line up.
+ * after the other, each after its length, in the order the rows are
+ * written: the events, the total, and the filtered total under --events.
+ * Returns the width of the widest, so that values line up.
  */
 static size_t
 format_values(struct output *o, const struct sample *s)
@@ -124,14 +126,14 @@ plain_cells(const struct event_stat *e, const char *shown)
 
 /*
  * A row of a sample: its name (of plain cells, or SIZE_MAX: cleaned), and
- * the value at *v, which then moves on to the next. Values are our own
- * digits and units: no cleaning needed.
+ * the value at *v (after its length: add_value()), which then moves on to
+ * the next. Values are our own digits and units: no cleaning needed.
  */
 static void
 put_value_row(struct output *o, const char *name, size_t plain,
     size_t width, const char **v, size_t value_width)
 {
-	size_t n = strlen(*v);
+	size_t n = (unsigned char)*(*v)++;
 
 	obuf_putc(&o->buf, ' ');
 	if (plain != SIZE_MAX) {
@@ -143,7 +145,7 @@ put_value_row(struct output *o, const char *name, size_t plain,
 	obuf_fill(&o->buf, ' ', value_width > n ? value_width - n : 0);
 	obuf_write(&o->buf, *v, n);
 	obuf_putc(&o->buf, '\n');
-	*v += n + 1;
+	*v += n;
 }
 
 /*
@@ -238,7 +240,7 @@ text_sample(struct output *o, const struct sample *s)
 	struct text_state *t = o->state;
 	int rc = put_sample(o, t, s);
 
-	t->statement = s->statement;
+	statement_set(&t->statement, &s->statement);
 	t->has_statement = true;
 	t->setup_off = s->setup_off;
 	return rc;

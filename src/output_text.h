@@ -35,16 +35,25 @@ max_size(size_t a, size_t b)
 static inline const char *
 short_name(const char *name)
 {
-	return strncmp(name, "memory/", 7) == 0 ? name + 7 : name;
+	static const char prefix[] = "memory/";
+
+	/*
+	 * Byte by byte, stopping at the first that differs (a NUL among
+	 * them): strncmp() cost more than the rest of a row's name.
+	 */
+	for (size_t i = 0; i < sizeof(prefix) - 1; i++)
+		if (name[i] != prefix[i])
+			return name;
+	return name + sizeof(prefix) - 1;
 }
 
-static inline void
+/* v as text writes bytes, into buf (CELL bytes); returns its length. */
+static inline size_t
 fmt_bytes(const struct output *o, int64_t v, char *buf)
 {
 	if (o->settings.exact_bytes)
-		snprintf(buf, CELL, "%" PRId64, v);
-	else
-		units_bytes(v, buf, CELL);
+		return (size_t)snprintf(buf, CELL, "%" PRId64, v);
+	return units_bytes(v, buf, CELL);
 }
 
 static inline void

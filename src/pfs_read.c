@@ -36,7 +36,7 @@ struct pfs_reader {
 	bool typed;                /* this reading's counters: counters_typed() */
 	int bad_row;
 	bool out_of_memory;
-	int thread_rows;           /* rows of a thread: 0 when it is gone */
+	size_t rows;               /* rows read; a thread's: 0 when it is gone */
 	struct statement statement;
 };
 
@@ -83,6 +83,37 @@ counters_typed(const struct conn_value *v)
 	    pfs_value_typed(&v[COL_FREE_COUNT], true);
 }
 
+/*
+ * What the first row of a reading says for all of them: the columns and
+ * their types are the statement's, the same in each row, so they are
+ * checked once; in a thread's rows, the statement is read from it.
+ */
+static int
+first_row(struct pfs_reader *r, unsigned ncols, const struct conn_value *v)
+{
+	if (ncols < (r->is_grain ? N_MEMORY_COLS : N_THREAD_COLS) ||
+	    v[COL_NAME].is_int)
+		return r->bad_row = 1, -1;
+	r->typed = counters_typed(v);
+	return r->is_grain ? 0 : statement_row(r, v);
+}
+
+/*
+ * Row n's name, where another stood or none yet: copied, and its entry
+ * looked up.
+ */
+static void
+new_name(struct pfs_reader *r, struct event_stat *e, const char *s,
+    size_t len)
+{
+	memcpy(e->name, s, len);
+	e->name[len] = '\0';
+	/* A NUL inside is cut there, as every reader of name does. */
+	e->interned = names_intern(e->name, strlen(e->name));
+	if (r->n >= r->named)
+		r->named = r->n + 1;
+}
+
 static int
 event_row(void *ctx, unsigned ncols, const struct conn_value *v)
 {
@@ -90,16 +121,11 @@ event_row(void *ctx, unsigned ncols, const struct conn_value *v)
 	struct event_stat *e;
 	size_t namelen;
 
-	if (ncols < (r->is_grain ? N_MEMORY_COLS : N_THREAD_COLS))
-		return r->bad_row = 1, -1;
-	if (!r->is_grain && r->thread_rows++ == 0 &&
-	    statement_row(r, v) != 0)
+	if (r->rows++ == 0 && first_row(r, ncols, v) != 0)
 		return -1;
 	/* A thread with no memory in use: its one row has none. */
 	if (v[COL_NAME].null)
 		return r->is_grain ? (r->bad_row = 1, -1) : 0;
-	if (v[COL_NAME].is_int)
-		return r->bad_row = 1, -1;
 	if (r->n == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 128;
 		struct event_stat *p = realloc(r->events, cap * sizeof(*p));
@@ -113,22 +139,14 @@ event_row(void *ctx, unsigned ncols, const struct conn_value *v)
 	    EVENT_NAME_MAX;
 	if (r->n >= r->named || e->interned == NULL ||
 	    e->interned->len != namelen ||
-	    memcmp(e->name, v[COL_NAME].s, namelen) != 0) {
-		memcpy(e->name, v[COL_NAME].s, namelen);
-		e->name[namelen] = '\0';
-		/* A NUL inside is cut there, as every reader of name does. */
-		e->interned = names_intern(e->name, strlen(e->name));
-		if (r->n >= r->named)
-			r->named = r->n + 1;
-	}
+	    memcmp(e->name, v[COL_NAME].s, namelen) != 0)
+		new_name(r, e, v[COL_NAME].s, namelen);
 	/*
 	 * The counters as bound, signed and unsigned as the server types
 	 * them: loaded as they are, where checking each value of each row
 	 * cost a third of reading it. Otherwise (a server that types them
 	 * otherwise) each is checked.
 	 */
-	if (r->n == 0)
-		r->typed = counters_typed(v);
 	if (r->typed) {
 		e->current_bytes = pfs_value_int(&v[COL_CURRENT_BYTES]);
 		e->current_count = pfs_value_int(&v[COL_CURRENT_COUNT]);
@@ -160,8 +178,8 @@ reader_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
 	r->n = 0;
 	r->bad_row = 0;
 	r->out_of_memory = false;
-	r->thread_rows = 0;
-	memset(&r->statement, 0, sizeof(r->statement));
+	/* The first row sets every field of the statement (statement_row()). */
+	r->rows = 0;
 	st = conn_query_kept(*r->conn, r->sql, r->params, r->n_params,
 	    event_row, r, NULL, err, errlen);
 	if (st != CONN_OK) {
@@ -185,7 +203,7 @@ reader_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
 		    SOURCE_STOPPED : SOURCE_ERROR;
 	}
 	/* The threads table has no row for a thread that ended. */
-	if (!r->is_grain && r->thread_rows == 0)
+	if (!r->is_grain && r->rows == 0)
 		return SOURCE_GONE;
 	out->events = r->events;
 	out->n = r->n;

@@ -42,22 +42,34 @@ pfs_query_failed(enum conn_status st, const char *what,
  * Decimal columns, parsed by hand: they are most of what a sample reads,
  * and strtoll() with its locale and base handling costs several times more.
  */
-static int
-digits_u64(const char *v, uint64_t *out)
+int
+pfs_bytes_u64(const char *v, size_t n, uint64_t *out)
 {
 	uint64_t x = 0;
-	const char *p = v;
 
-	for (; *p >= '0' && *p <= '9'; p++) {
-		unsigned d = (unsigned)(*p - '0');
+	if (n == 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		unsigned d = (unsigned)(v[i] - '0');
 
-		if (x > (UINT64_MAX - d) / 10)
+		if (d > 9 || x > (UINT64_MAX - d) / 10)
 			return -1;
 		x = x * 10 + d;
 	}
-	if (p == v || *p != '\0')
-		return -1;
 	*out = x;
+	return 0;
+}
+
+int
+pfs_bytes_i64(const char *v, size_t n, int64_t *out)
+{
+	uint64_t x;
+	size_t neg = n > 0 && *v == '-';
+
+	if (pfs_bytes_u64(v + neg, n - neg, &x) != 0 ||
+	    x > (neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX))
+		return -1;
+	*out = neg ? (int64_t)(0 - x) : (int64_t)x;
 	return 0;
 }
 
@@ -68,25 +80,17 @@ pfs_column_u64(const char *v, uint64_t *out)
 		*out = 0;
 		return 0;
 	}
-	return digits_u64(v, out);
+	return pfs_bytes_u64(v, strlen(v), out);
 }
 
 int
 pfs_column_i64(const char *v, int64_t *out)
 {
-	uint64_t x;
-	int neg;
-
 	if (v == NULL) {
 		*out = 0;
 		return 0;
 	}
-	neg = *v == '-';
-	if (digits_u64(v + neg, &x) != 0 ||
-	    x > (neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX))
-		return -1;
-	*out = neg ? (int64_t)(0 - x) : (int64_t)x;
-	return 0;
+	return pfs_bytes_i64(v, strlen(v), out);
 }
 
 void

@@ -31,10 +31,13 @@
  */
 int pfs_column_u64(const char *v, uint64_t *out);
 int pfs_column_i64(const char *v, int64_t *out);
+/* The same of the n bytes at v, which need no NUL after them. */
+int pfs_bytes_u64(const char *v, size_t n, uint64_t *out);
+int pfs_bytes_i64(const char *v, size_t n, int64_t *out);
 
 /*
  * The same of a typed value (conn_query_kept()): an integer as it is, if
- * it fits, and any other column as pfs_column_*() read its text. Inline:
+ * it fits, and any other column as pfs_bytes_*() read its len bytes. Inline:
  * a sample reads seven of them a row, and the call was most of their cost.
  */
 static inline int
@@ -45,7 +48,7 @@ pfs_value_u64(const struct conn_value *v, uint64_t *out)
 		return 0;
 	}
 	if (!v->is_int)
-		return pfs_column_u64(v->s, out);
+		return pfs_bytes_u64(v->s, v->len, out);
 	if (!v->is_unsigned && v->i < 0)
 		return -1;
 	*out = v->is_unsigned ? v->u : (uint64_t)v->i;
@@ -60,7 +63,7 @@ pfs_value_i64(const struct conn_value *v, int64_t *out)
 		return 0;
 	}
 	if (!v->is_int)
-		return pfs_column_i64(v->s, out);
+		return pfs_bytes_i64(v->s, v->len, out);
 	if (v->is_unsigned && v->u > (uint64_t)INT64_MAX)
 		return -1;
 	*out = v->is_unsigned ? (int64_t)v->u : v->i;

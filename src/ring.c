@@ -2,8 +2,10 @@
  * The ring keeps one array of samples and one array of events, both
  * allocated in ring_create(): slot i owns events[i * max_events ...].
  */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ring.h"
 
@@ -56,7 +58,17 @@ ring_slot(struct ring *r)
 
 	/* Keep the slot's storage: callers fill the fields, not the pointer. */
 	struct event_stat *events = s->events;
-	*s = (struct sample){ .events = events };
+	size_t at = offsetof(struct sample, statement);
+	size_t after = at + sizeof(s->statement);
+
+	/*
+	 * All zero but the statement's buffers, which an empty statement
+	 * leaves unread: zeroing them cost more than filling the rest.
+	 */
+	memset(s, 0, at);
+	statement_clear(&s->statement);
+	memset((char *)s + after, 0, sizeof(*s) - after);
+	s->events = events;
 	return s;
 }
 

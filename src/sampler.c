@@ -111,7 +111,7 @@ fill_sample(struct loop *l, struct sample *s, const struct reading *rd,
 	s->setup_off = rd->setup_off;
 	s->waiting = false;
 	if (rd->statement != NULL)
-		s->statement = *rd->statement;
+		statement_set(&s->statement, rd->statement);
 	return 0;
 }
 

@@ -42,6 +42,31 @@ statement_set_text(struct statement *s, const char *v, size_t n)
 	s->text_len = copy_cut(s->text, STATEMENT_TEXT_MAX, v, n);
 }
 
+void
+statement_set(struct statement *dst, const struct statement *src)
+{
+	size_t len = statement_text_len(src);
+
+	dst->thread_id = src->thread_id;
+	dst->has_id = src->has_id;
+	dst->id = src->id;
+	memcpy(dst->digest, src->digest, strlen(src->digest) + 1);
+	memcpy(dst->text, src->text, len);
+	dst->text[len] = '\0';
+	dst->text_len = src->text_len;
+}
+
+void
+statement_clear(struct statement *s)
+{
+	s->thread_id = 0;
+	s->has_id = false;
+	s->id = 0;
+	s->digest[0] = '\0';
+	s->text[0] = '\0';
+	s->text_len = 0;
+}
+
 size_t
 statement_text_len(const struct statement *s)
 {

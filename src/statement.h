@@ -44,6 +44,19 @@ void statement_copy(char *dst, size_t max, const char *v, size_t n);
  */
 void statement_set_text(struct statement *s, const char *v, size_t n);
 
+/*
+ * Copies src to dst: its fields, and the bytes of its digest and text
+ * with their NUL, not the unused rest of them, which a struct copy moved
+ * whole (some 900 bytes) for a statement of a few dozen.
+ */
+void statement_set(struct statement *dst, const struct statement *src);
+
+/*
+ * Makes s the empty statement: nothing known. Only what is read of an
+ * empty one is written, not the 900 bytes of its buffers.
+ */
+void statement_clear(struct statement *s);
+
 /* The bytes of the text, NUL bytes included. */
 size_t statement_text_len(const struct statement *s);
 

@@ -28,6 +28,23 @@ by_name_then_age(const void *a, const void *b)
 	return (x->age > y->age) - (x->age < y->age);
 }
 
+/*
+ * The same grouping by the names' entries (names.h), for a ring whose
+ * events all have one: a pointer comparison, where strcmp() cost a tenth
+ * of a sample for each sample of the run. Only the grouping matters: the
+ * events are ranked by by_max_bytes() afterwards.
+ */
+static int
+by_entry_then_age(const void *a, const void *b)
+{
+	const struct occurrence *x = a, *y = b;
+	uintptr_t p = (uintptr_t)x->e->interned, q = (uintptr_t)y->e->interned;
+
+	if (p != q)
+		return (p > q) - (p < q);
+	return (x->age > y->age) - (x->age < y->age);
+}
+
 static int
 by_max_bytes(const void *a, const void *b)
 {
@@ -102,19 +119,27 @@ fold_event(const struct occurrence *occ, size_t n, struct summary_event *ev)
 	ev->last_bytes = occ[n - 1].e->current_bytes;
 }
 
-/* The length of the run of one name starting at occ[0]. */
+/*
+ * The length of the run of one name starting at occ[0], grouped by their
+ * entries (by_entry) or their names.
+ */
 static size_t
-run_length(const struct occurrence *occ, size_t n)
+run_length(const struct occurrence *occ, size_t n, bool by_entry)
 {
 	size_t k = 1;
 
-	while (k < n && strcmp(occ[k].e->name, occ[0].e->name) == 0)
+	while (k < n && (by_entry ? occ[k].e->interned == occ[0].e->interned :
+	    strcmp(occ[k].e->name, occ[0].e->name) == 0))
 		k++;
 	return k;
 }
 
+/*
+ * Every event of the ring, grouped by name, oldest first within each;
+ * *by_entry says whether they were grouped by their entries.
+ */
 static struct occurrence *
-collect(const struct ring *r, size_t *np)
+collect(const struct ring *r, size_t *np, bool *by_entry)
 {
 	struct occurrence *occ;
 	size_t n = 0, k = 0;
@@ -133,7 +158,11 @@ collect(const struct ring *r, size_t *np)
 			occ[k++] = (struct occurrence){ &s->events[j], i,
 			    s->has_deltas };
 	}
-	qsort(occ, n, sizeof(*occ), by_name_then_age);
+	*by_entry = true;
+	for (size_t i = 0; i < n && *by_entry; i++)
+		*by_entry = occ[i].e->interned != NULL;
+	qsort(occ, n, sizeof(*occ), *by_entry ? by_entry_then_age :
+	    by_name_then_age);
 	return occ;
 }
 
@@ -270,6 +299,7 @@ summary_build(const struct ring *r, uint64_t skipped, struct summary *out)
 {
 	struct occurrence *occ;
 	size_t n, names = 0;
+	bool by_entry;
 
 	*out = (struct summary){ .skipped = skipped };
 	if ((out->n_samples = ring_len(r)) == 0)
@@ -279,13 +309,13 @@ summary_build(const struct ring *r, uint64_t skipped, struct summary *out)
 		summary_free(out);
 		return -1;
 	}
-	if ((occ = collect(r, &n)) == NULL) {
+	if ((occ = collect(r, &n, &by_entry)) == NULL) {
 		if (n == 0)
 			return 0;
 		summary_free(out);
 		return -1;
 	}
-	for (size_t i = 0; i < n; i += run_length(occ + i, n - i))
+	for (size_t i = 0; i < n; i += run_length(occ + i, n - i, by_entry))
 		names++;
 	if ((out->events = calloc(names, sizeof(*out->events))) == NULL) {
 		free(occ);
@@ -293,7 +323,7 @@ summary_build(const struct ring *r, uint64_t skipped, struct summary *out)
 		return -1;
 	}
 	for (size_t i = 0, k; i < n; i += k) {
-		k = run_length(occ + i, n - i);
+		k = run_length(occ + i, n - i, by_entry);
 		fold_event(occ + i, k, &out->events[out->n_events++]);
 	}
 	free(occ);

@@ -41,27 +41,33 @@ before(const struct event_stat *x, const struct event_stat *y)
  * With k < n, only the first k need an order: each event is inserted into
  * the sorted first k, or left where it is, and one pushed out takes its
  * place. For a top 4 of a few dozen events that is a tenth of a qsort of
- * them all, paid on every sample.
+ * them all, paid on every sample; and most events have fewer bytes than
+ * the least of the top k, which one comparison tells.
  */
 size_t
 topn_select(const struct event_stat *src, size_t n, size_t k,
     const struct event_stat **order)
 {
-	for (size_t i = 0; i < n; i++)
-		order[i] = &src[i];
 	if (k == 0 || k >= n) {
+		for (size_t i = 0; i < n; i++)
+			order[i] = &src[i];
 		if (n > 1) /* with none, order may be NULL: qsort may not take it */
 			qsort(order, n, sizeof(*order), by_current_desc);
 		return n;
 	}
 	for (size_t i = 0; i < n; i++) {
-		const struct event_stat *e = order[i];
+		const struct event_stat *e = &src[i];
 		size_t j = i;
 
 		if (i >= k) {
-			if (!before(e, order[k - 1]))
+			const struct event_stat *least = order[k - 1];
+
+			if (e->current_bytes < least->current_bytes ||
+			    !before(e, least)) {
+				order[i] = e;
 				continue;
-			order[i] = order[k - 1]; /* pushed out, into e's place */
+			}
+			order[i] = least; /* pushed out, into e's place */
 			j = k - 1;
 		}
 		for (; j > 0 && before(e, order[j - 1]); j--)

@@ -2,6 +2,7 @@
  * Byte counts are formatted with integer arithmetic only: no rounding mode,
  * no locale decimal point, and INT64_MIN has a magnitude like any other.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,7 +11,7 @@
 #include "units.h"
 
 /* The man page promises these units; larger counts stay in TiB. */
-static const char *const unit_names[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+static const char unit_names[][4] = { "B", "KiB", "MiB", "GiB", "TiB" };
 #define UNIT_LAST (sizeof(unit_names) / sizeof(unit_names[0]) - 1)
 
 /*
@@ -56,7 +57,7 @@ put_uint(char *p, uint64_t v)
  * snprintf() was half the cost of its sample. Into buf when it has room
  * for any value, else beside it and then cut to fit.
  */
-void
+size_t
 units_bytes(int64_t bytes, char *buf, size_t len)
 {
 	/* Negating in unsigned arithmetic is defined, even for INT64_MIN. */
@@ -71,6 +72,7 @@ units_bytes(int64_t bytes, char *buf, size_t len)
 	if (mag < 1024) {
 		p = put_uint(p, mag);
 		memcpy(p, " B", 3);
+		p += 2;
 		goto out;
 	}
 	while (u < UNIT_LAST && mag >> (10 * (u + 1)) != 0)
@@ -91,14 +93,20 @@ units_bytes(int64_t bytes, char *buf, size_t len)
 	*p++ = (char)('0' + cents / 10);
 	*p++ = (char)('0' + cents % 10);
 	*p++ = ' ';
-	memcpy(p, unit_names[u], strlen(unit_names[u]) + 1);
+	/* From KiB on, every unit is three letters: with its NUL, four bytes. */
+	memcpy(p, unit_names[u], 4);
+	p += 3;
 out:
-	if (len < BYTES_MAX && len > 0) {
+	if (len >= BYTES_MAX)
+		return (size_t)(p - buf);
+	if (len > 0) {
 		size_t n = strlen(tmp) < len - 1 ? strlen(tmp) : len - 1;
 
 		memcpy(buf, tmp, n);
 		buf[n] = '\0';
+		return n;
 	}
+	return 0;
 }
 
 /* n as d digits, zeros first, at p; returns the end. */
@@ -131,6 +139,9 @@ civil(int64_t days, int64_t *y, int *m, int *d)
 	*y = yoe + era * 400 + (*m <= 2);
 }
 
+/* "2026-11-21T23:49:56.": the part of a timestamp that is its second. */
+#define TIMESTAMP_SECOND 20
+
 void
 units_timestamp(int64_t wall_ms, char *buf, size_t len)
 {
@@ -146,27 +157,47 @@ units_timestamp(int64_t wall_ms, char *buf, size_t len)
 	}
 	/* Years 1000 to 9999 by hand; beyond, as the C library writes them. */
 	if (secs >= -30610224000 && secs < 253402300800 && len >= 25) {
-		int64_t days = secs / 86400, sod = secs % 86400, y;
-		int m, d;
+		/*
+		 * The second written last, kept by each thread: samples taken
+		 * within one second (at 10 ms, a hundred) write only its
+		 * milliseconds, where the date cost three quarters of a
+		 * timestamp.
+		 */
+		static _Thread_local struct {
+			bool made;
+			int64_t secs;
+			char date[TIMESTAMP_SECOND];
+		} last;
 		char *p = buf;
 
-		if (sod < 0) {
-			sod += 86400;
-			days--;
+		if (!last.made || last.secs != secs) {
+			int64_t days = secs / 86400, sod = secs % 86400, y;
+			int m, d;
+
+			if (sod < 0) {
+				sod += 86400;
+				days--;
+			}
+			civil(days, &y, &m, &d);
+			p = put_digits(p, y, 4);
+			*p++ = '-';
+			p = put_digits(p, m, 2);
+			*p++ = '-';
+			p = put_digits(p, d, 2);
+			*p++ = 'T';
+			p = put_digits(p, sod / 3600, 2);
+			*p++ = ':';
+			p = put_digits(p, sod / 60 % 60, 2);
+			*p++ = ':';
+			p = put_digits(p, sod % 60, 2);
+			*p++ = '.';
+			memcpy(last.date, buf, TIMESTAMP_SECOND);
+			last.secs = secs;
+			last.made = true;
+		} else {
+			memcpy(p, last.date, TIMESTAMP_SECOND);
+			p += TIMESTAMP_SECOND;
 		}
-		civil(days, &y, &m, &d);
-		p = put_digits(p, y, 4);
-		*p++ = '-';
-		p = put_digits(p, m, 2);
-		*p++ = '-';
-		p = put_digits(p, d, 2);
-		*p++ = 'T';
-		p = put_digits(p, sod / 3600, 2);
-		*p++ = ':';
-		p = put_digits(p, sod / 60 % 60, 2);
-		*p++ = ':';
-		p = put_digits(p, sod % 60, 2);
-		*p++ = '.';
 		p = put_digits(p, ms, 3);
 		*p++ = 'Z';
 		*p = '\0';

@@ -5,8 +5,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* "512 B", "25.22 KiB", "1.50 MiB", "-3.00 GiB": binary units, two decimals. */
-void units_bytes(int64_t bytes, char *buf, size_t len);
+/*
+ * "512 B", "25.22 KiB", "1.50 MiB", "-3.00 GiB": binary units, two
+ * decimals; returns its length.
+ */
+size_t units_bytes(int64_t bytes, char *buf, size_t len);
 
 /* "2026-11-21T23:49:56.123Z": ISO 8601, UTC, milliseconds. */
 void units_timestamp(int64_t wall_ms, char *buf, size_t len);

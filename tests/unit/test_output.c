@@ -22,6 +22,7 @@
 #include "names.h"
 #include "json_check.h"
 #include "output.h"
+#include "output_format.h"
 #include "output_table.h"
 #include "ring.h"
 #include "runstats.h"
@@ -423,6 +424,157 @@ test_interned_names_write_the_same(void **state)
 			free(plain);
 			free(interned);
 		}
+}
+
+/* The bytes output_sample() writes of s through o, whose state stays. */
+static char *
+sample_bytes(struct output *o, const struct sample *s, size_t *len)
+{
+	char *buf = NULL;
+
+	assert_non_null(o->fp = open_memstream(&buf, len));
+	assert_int_equal(output_sample(o, s), 0);
+	assert_int_equal(fclose(o->fp), 0);
+	o->fp = NULL;
+	return buf;
+}
+
+/*
+ * CSV and JSON write an event again from the bytes they kept of it while
+ * nothing it is written from changed (output_format.h): after a first
+ * sample, a second one, the same or with one thing of its first event
+ * changed, is written as an output that kept nothing writes it. Fails
+ * when the key leaves out anything a column of the event reads.
+ */
+static void
+test_unchanged_events_write_the_same(void **state)
+{
+	static const char *const formats[] = { "csv", "json" };
+	enum { CHANGES = 17 };
+
+	(void)state;
+	for (size_t f = 0; f < 2; f++)
+		for (int change = 0; change < CHANGES; change++) {
+			struct event_stat a[3] = {
+				with_delta(ev_all("memory/test/a", 5000, 9, 7000,
+				    90000, 85000, 30, 21), 100, 50, 2, 1, false),
+				with_spike(ev("memory/test/b", 4000), 3000),
+				ev("memory/test/c", 3000),
+			};
+			struct event_stat b[3];
+			struct sample sa = { .seq = 1, .wall_ms = WALL,
+			    .has_deltas = true, .thread_id = 42,
+			    .total_bytes = 12000, .n_events = 3, .events = a };
+			struct sample sb = sa;
+			struct output kept = { .fmt = output_table_find(
+			    formats[f]) };
+			struct output fresh = kept;
+			struct event_stat *e = &b[0];
+			char *got, *want;
+			size_t glen, wlen;
+
+			for (size_t i = 0; i < 3; i++) {
+				a[i].interned = names_intern(a[i].name,
+				    strlen(a[i].name));
+				assert_non_null(a[i].interned);
+			}
+			memcpy(b, a, sizeof(b));
+			sb.seq = 2;
+			sb.events = b;
+			switch (change) {
+			case 1: e->current_bytes++; break;
+			case 2: e->current_count++; break;
+			case 3: e->high_bytes++; break;
+			case 4: e->alloc_bytes++; break;
+			case 5: e->free_bytes++; break;
+			case 6: e->alloc_count++; break;
+			case 7: e->free_count++; break;
+			case 8: e->delta.alloc_bytes++; break;
+			case 9: e->delta.free_bytes++; break;
+			case 10: e->delta.alloc_count++; break;
+			case 11: e->delta.free_count++; break;
+			case 12: e->delta.unseen_peak = true; break;
+			case 13: e->delta.spike_bytes = 6000; break;
+			case 14: sb.has_deltas = false; break;
+			case 15:
+				*e = b[2];
+				b[2] = a[0];
+				break;
+			case 16: {
+				static const char other[] = "memory/test/d";
+
+				memcpy(e->name, other, sizeof(other));
+				e->interned = names_intern(other,
+				    strlen(other));
+				break;
+			}
+			}
+			free(sample_bytes(&kept, &sa, &glen));
+			got = sample_bytes(&kept, &sb, &glen);
+			want = sample_bytes(&fresh, &sb, &wlen);
+			assert_int_equal(glen, wlen);
+			assert_memory_equal(got, want, wlen);
+			free(got);
+			free(want);
+			output_release(&kept);
+			output_release(&fresh);
+		}
+}
+
+static int text_writes;
+
+/* A writer that says how often it was called. */
+static void
+counted_writer(struct obuf *b, const char *s, size_t n, bool plain)
+{
+	text_writes++;
+	obuf_putc(b, plain ? '<' : '[');
+	obuf_write(b, s, n);
+	obuf_putc(b, plain ? '>' : ']');
+}
+
+/*
+ * A text column kept (output_text_put()) is written again as it was only
+ * when its bytes and plain flag are the same: a longer, shorter or other
+ * value, or the other flag, goes to the writer.
+ */
+static void
+test_text_kept(void **state)
+{
+	static const struct {
+		const char *s;
+		size_t n;
+		bool plain;
+		int writes;
+	} steps[] = {
+		{ "SELECT 1", 8, false, 1 },
+		{ "SELECT 1", 8, false, 1 },
+		{ "SELECT 2", 8, false, 2 },
+		{ "SELECT 2;", 9, false, 3 },
+		{ "SELECT 2", 8, false, 4 },
+		{ "SELECT 2", 8, true, 5 },
+		{ "SELECT 2", 8, true, 5 },
+		{ "", 0, true, 6 },
+		{ "", 0, true, 6 },
+		{ "a\0b", 3, true, 7 },
+		{ "a\0c", 3, true, 8 },
+	};
+	struct output_text_kept k = { 0 };
+	struct obuf b = { 0 };
+
+	(void)state;
+	text_writes = 0;
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		obuf_clear(&b);
+		output_text_put(&b, &k, steps[i].s, steps[i].n, steps[i].plain,
+		    counted_writer);
+		assert_int_equal(text_writes, steps[i].writes);
+		assert_int_equal(b.len, steps[i].n + 2);
+		assert_int_equal(b.p[0], steps[i].plain ? '<' : '[');
+		assert_memory_equal(b.p + 1, steps[i].s, steps[i].n);
+	}
+	output_text_kept_free(&k);
+	obuf_free(&b);
 }
 
 static void
@@ -1584,6 +1736,8 @@ main(void)
 		cmocka_unit_test(test_golden_csv),
 		cmocka_unit_test(test_golden_json),
 		cmocka_unit_test(test_interned_names_write_the_same),
+		cmocka_unit_test(test_unchanged_events_write_the_same),
+		cmocka_unit_test(test_text_kept),
 		cmocka_unit_test(test_nothing_written),
 		cmocka_unit_test(test_write_error),
 		cmocka_unit_test(test_capture_heading),

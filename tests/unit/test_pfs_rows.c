@@ -180,7 +180,8 @@ test_query_failed(void **state)
 
 /*
  * Typed values (conn_query_kept()): integers as they are, when they fit
- * the signedness asked for; NULL as 0; text read as pfs_column_*() reads it.
+ * the signedness asked for; NULL as 0; text by its length, as
+ * pfs_column_*() reads a C string.
  */
 static void
 test_typed_values(void **state)
@@ -193,6 +194,9 @@ test_typed_values(void **state)
 	    .u = (uint64_t)INT64_MAX };
 	struct conn_value text = { .s = "42", .len = 2 };
 	struct conn_value junk = { .s = "4x", .len = 2 };
+	/* A typed row's string has no NUL after it: its length ends it. */
+	struct conn_value cut = { .s = "-4217", .len = 3 };
+	struct conn_value empty = { .s = "", .len = 0 };
 	uint64_t u = 7;
 	int64_t i = 7;
 
@@ -219,6 +223,18 @@ test_typed_values(void **state)
 	assert_true(i == 42);
 	assert_int_equal(pfs_value_u64(&junk, &u), -1);
 	assert_int_equal(pfs_value_i64(&junk, &i), -1);
+	assert_int_equal(pfs_value_i64(&cut, &i), 0);
+	assert_true(i == -42);
+	assert_int_equal(pfs_value_u64(&cut, &u), -1);
+	cut.s = "4217";
+	cut.len = 2;
+	assert_int_equal(pfs_value_u64(&cut, &u), 0);
+	assert_true(u == 42);
+	assert_int_equal(pfs_value_u64(&empty, &u), -1);
+	assert_int_equal(pfs_value_i64(&empty, &i), -1);
+	empty.s = "-";
+	empty.len = 1;
+	assert_int_equal(pfs_value_i64(&empty, &i), -1);
 }
 
 /*

@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "ring.h"
@@ -91,10 +92,45 @@ test_rejects_impossible_sizes(void **state)
 	ring_free(NULL);
 }
 
+/*
+ * A slot used before comes back zeroed, its events' storage kept, and an
+ * empty statement (ring.c leaves the statement's unused bytes as they
+ * were); fails when a field around the statement is left unzeroed.
+ */
+static void
+test_slot_zeroed(void **state)
+{
+	struct ring *r = ring_create(1, 2);
+	struct sample *s, want;
+	struct event_stat *events;
+	size_t at = offsetof(struct sample, statement);
+	size_t after = at + sizeof(s->statement);
+
+	(void)state;
+	assert_non_null(r);
+	s = ring_slot(r);
+	events = s->events;
+	memset(s, 0xa5, sizeof(*s));
+	s->events = events;
+	s->statement.text_len = 3;
+	ring_commit(r);
+	s = ring_slot(r);
+	memset(&want, 0, sizeof(want));
+	want.events = events;
+	assert_memory_equal(s, &want, at);
+	assert_memory_equal((char *)s + after, (char *)&want + after,
+	    sizeof(*s) - after);
+	assert_false(statement_known(&s->statement));
+	assert_int_equal(statement_text_len(&s->statement), 0);
+	assert_int_equal(s->statement.thread_id, 0);
+	ring_free(r);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_slot_zeroed),
 		cmocka_unit_test(test_fills_then_wraps),
 		cmocka_unit_test(test_slots_keep_their_storage),
 		cmocka_unit_test(test_slot_is_cleared),

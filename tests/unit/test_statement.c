@@ -139,6 +139,35 @@ test_text_with_nul(void **state)
 	assert_int_equal(statement_text_len(&t), 0);
 }
 
+/*
+ * statement_set() copies what the statement holds, a NUL inside its text
+ * and a text set as a C string among it, over whatever dst held.
+ */
+static void
+test_set(void **state)
+{
+	struct statement src = st(42, true, 7,
+	    "0123456789abcdef0123456789abcdef", "");
+	struct statement plain = st(43, false, 0, "", "SELECT 2");
+	struct statement dst;
+
+	(void)state;
+	statement_set_text(&src, "SELECT '\0' AS x", 16);
+	memset(&dst, 'x', sizeof(dst));
+	statement_set(&dst, &src);
+	assert_true(dst.thread_id == 42 && dst.has_id && dst.id == 7);
+	assert_string_equal(dst.digest, src.digest);
+	assert_int_equal(statement_text_len(&dst), 16);
+	assert_memory_equal(dst.text, "SELECT '\0' AS x", 17);
+	/* A shorter one over it: nothing of the longer one is left. */
+	statement_set(&dst, &plain);
+	assert_true(dst.thread_id == 43 && !dst.has_id && dst.id == 0);
+	assert_string_equal(dst.digest, "");
+	assert_int_equal(statement_text_len(&dst), 8);
+	assert_string_equal(dst.text, "SELECT 2");
+	assert_true(statement_same(&dst, &plain));
+}
+
 int
 main(void)
 {
@@ -147,6 +176,7 @@ main(void)
 		cmocka_unit_test(test_known),
 		cmocka_unit_test(test_copy),
 		cmocka_unit_test(test_text_with_nul),
+		cmocka_unit_test(test_set),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "fixtures.h"
+#include "names.h"
 #include "ring.h"
 #include "summary.h"
 
@@ -72,10 +73,14 @@ evh(const char *name, int64_t current, int64_t high)
 	return e;
 }
 
+/* Set: push_seq() gives each event its name's entry, as the reader does. */
+static bool intern_names;
+
 static void
 push_seq(struct ring *r, uint64_t seq, int64_t total,
     const struct event_stat *e, size_t n)
 {
+	struct event_stat named[8];
 	struct sample proto = {
 		.seq = seq,
 		.elapsed_us = (seq - 1) * 250000 + 17,
@@ -84,6 +89,16 @@ push_seq(struct ring *r, uint64_t seq, int64_t total,
 		.total_bytes = total,
 	};
 
+	if (intern_names) {
+		assert_true(n <= 8);
+		for (size_t i = 0; i < n; i++) {
+			named[i] = e[i];
+			named[i].interned = names_intern(e[i].name,
+			    strlen(e[i].name));
+			assert_non_null(named[i].interned);
+		}
+		e = named;
+	}
 	push(r, &proto, e, n);
 }
 
@@ -176,6 +191,26 @@ test_wrapped_window(void **state)
 	assert_null(s.events);
 	assert_int_equal(s.n_events, 0);
 	ring_free(r);
+}
+
+/*
+ * Events with their names' entries are grouped by them (summary.c): the
+ * same summary as by their names.
+ */
+static void
+test_wrapped_window_by_entries(void **state)
+{
+	intern_names = true;
+	test_wrapped_window(state);
+}
+
+/* Also when the test failed: the next ones go by names again. */
+static int
+stop_interning(void **state)
+{
+	(void)state;
+	intern_names = false;
+	return 0;
 }
 
 static void
@@ -540,6 +575,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_wrapped_window),
+		cmocka_unit_test_teardown(test_wrapped_window_by_entries,
+		    stop_interning),
 		cmocka_unit_test(test_ties_by_name),
 		cmocka_unit_test(test_empty_ring),
 		cmocka_unit_test(test_no_events),

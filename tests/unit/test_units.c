@@ -16,7 +16,7 @@ check_bytes(int64_t v, const char *want)
 	char buf[64];
 
 	memset(buf, 'x', sizeof(buf));
-	units_bytes(v, buf, sizeof(buf));
+	assert_int_equal(units_bytes(v, buf, sizeof(buf)), strlen(want));
 	assert_string_equal(buf, want);
 }
 
@@ -54,7 +54,7 @@ test_bytes_cut(void **state)
 			memcpy(want, whole, n);
 			want[n] = '\0';
 			memset(cut, 'x', sizeof(cut));
-			units_bytes(values[i], cut, len);
+			assert_int_equal(units_bytes(values[i], cut, len), n);
 			assert_string_equal(cut, want);
 			assert_int_equal(cut[len], 'x');
 		}
@@ -137,6 +137,28 @@ test_timestamp(void **state)
 	check_ts(1000, "1970-01-01T00:00:01.000Z");
 }
 
+/*
+ * Each thread keeps the second it wrote last: the next timestamp of that
+ * second writes only its milliseconds, and any other second is written
+ * whole, one a day apart, a minute apart or the one before among them.
+ */
+static void
+test_timestamp_same_second(void **state)
+{
+	(void)state;
+	check_ts(1795304996123LL, "2026-11-21T23:49:56.123Z");
+	check_ts(1795304996999LL, "2026-11-21T23:49:56.999Z");
+	check_ts(1795304996000LL, "2026-11-21T23:49:56.000Z");
+	check_ts(1795304997000LL, "2026-11-21T23:49:57.000Z");
+	check_ts(1795304996500LL, "2026-11-21T23:49:56.500Z");
+	check_ts(1795391396500LL, "2026-11-22T23:49:56.500Z");
+	check_ts(1795391336500LL, "2026-11-22T23:48:56.500Z");
+	check_ts(1795391336501LL, "2026-11-22T23:48:56.501Z");
+	check_ts(-1, "1969-12-31T23:59:59.999Z");
+	check_ts(-1000, "1969-12-31T23:59:59.000Z");
+	check_ts(-1001, "1969-12-31T23:59:58.999Z");
+}
+
 static void
 test_timestamp_negative(void **state)
 {
@@ -211,6 +233,7 @@ main(void)
 		cmocka_unit_test(test_bytes_extremes),
 		cmocka_unit_test(test_bytes_truncates),
 		cmocka_unit_test(test_timestamp),
+		cmocka_unit_test(test_timestamp_same_second),
 		cmocka_unit_test(test_timestamp_negative),
 		cmocka_unit_test(test_timestamp_by_hand),
 		cmocka_unit_test(test_timestamp_extremes),
