@@ -102,6 +102,30 @@ pfs_global_total(struct conn *c, int64_t *bytes, char *err, size_t errlen)
 }
 
 enum pfs_status
+pfs_server_memory(struct conn *c, int64_t *bytes, bool *known, char *err,
+    size_t errlen)
+{
+	struct pfs_ints r;
+	enum pfs_status ps;
+
+	*bytes = 0;
+	*known = false;
+	if ((ps = query_ints(c, pfs_sql_server_memory,
+	    "reading performance_schema.global_status", &r, err,
+	    errlen)) != PFS_OK)
+		return ps;
+	if (r.rows > 0 && !r.isnull[0] && r.v[0] > 0) {
+		*bytes = r.v[0];
+		*known = true;
+	} else if (r.rows > 0 && !r.isnull[1] && r.v[1] > 0) {
+		/* 0 while MySQL does not track it: unknown, not nothing. */
+		*bytes = r.v[1];
+		*known = true;
+	}
+	return PFS_OK;
+}
+
+enum pfs_status
 pfs_setup(struct conn *c, uint64_t thread_id, struct pfs_setup *out,
     char *err, size_t errlen)
 {

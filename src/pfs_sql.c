@@ -123,6 +123,19 @@ const char pfs_sql_global_total[] =
     "SELECT COALESCE(SUM(CURRENT_NUMBER_OF_BYTES_USED), 0) "
     "FROM performance_schema.memory_summary_global_by_event_name";
 
+/*
+ * What the server itself says it allocated, beside the process's pages:
+ * MariaDB's Memory_used (every allocation of mysys, counted by the
+ * server), and MySQL's Global_connection_memory (8.0.28+: the sessions'
+ * memory, 0 unless global_connection_memory_tracking is on). Each server
+ * has one of the two names, so one text serves both, no version asked.
+ */
+const char pfs_sql_server_memory[] =
+    "SELECT (SELECT VARIABLE_VALUE FROM performance_schema.global_status "
+    "WHERE VARIABLE_NAME = 'MEMORY_USED'), "
+    "(SELECT VARIABLE_VALUE FROM performance_schema.global_status "
+    "WHERE VARIABLE_NAME = 'GLOBAL_CONNECTION_MEMORY')";
+
 const char pfs_sql_enable_instruments[] =
     "UPDATE performance_schema.setup_instruments SET ENABLED = 'YES' "
     "WHERE NAME LIKE 'memory/%'";

@@ -88,6 +88,7 @@ make_queries(void)
 	add("preflight", pfs_sql_preflight);
 	add("memory_disabled", pfs_sql_memory_disabled);
 	add("global_total", pfs_sql_global_total);
+	add("server_memory", pfs_sql_server_memory);
 	add("enable_instruments", pfs_sql_enable_instruments);
 	add("consumers_off", pfs_sql_consumers_off);
 	add("list_threads summed", pfs_sql_list_threads_summed);
