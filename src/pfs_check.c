@@ -102,24 +102,24 @@ pfs_global_total(struct conn *c, int64_t *bytes, char *err, size_t errlen)
 }
 
 enum pfs_status
-pfs_server_memory(struct conn *c, int64_t *bytes, bool *known, char *err,
-    size_t errlen)
+pfs_server_memory(struct conn *c, const struct server_kind *k,
+    int64_t *bytes, bool *known, char *err, size_t errlen)
 {
+	const char *sql = pfs_sql_server_memory(k);
 	struct pfs_ints r;
 	enum pfs_status ps;
 
 	*bytes = 0;
 	*known = false;
-	if ((ps = query_ints(c, pfs_sql_server_memory,
-	    "reading performance_schema.global_status", &r, err,
-	    errlen)) != PFS_OK)
+	if (sql == NULL)
+		return PFS_OK;
+	if ((ps = query_ints(c, sql, "reading performance_schema.global_status",
+	    &r, err, errlen)) != PFS_OK)
 		return ps;
-	if (r.rows > 0 && !r.isnull[0] && r.v[0] > 0) {
+	/* A stale value while MySQL does not count: unknown, not that. */
+	if (r.rows > 0 && !r.isnull[0] && r.v[0] >= 0 && !r.isnull[1] &&
+	    r.v[1] == 1) {
 		*bytes = r.v[0];
-		*known = true;
-	} else if (r.rows > 0 && !r.isnull[1] && r.v[1] > 0) {
-		/* 0 while MySQL does not track it: unknown, not nothing. */
-		*bytes = r.v[1];
 		*known = true;
 	}
 	return PFS_OK;

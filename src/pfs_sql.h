@@ -32,7 +32,6 @@ int pfs_server_kind_check(const struct server_kind *k, char *err, size_t errlen)
 extern const char pfs_sql_preflight[];
 extern const char pfs_sql_memory_disabled[];
 extern const char pfs_sql_global_total[];
-extern const char pfs_sql_server_memory[];
 extern const char pfs_sql_enable_instruments[]; /* shown, never sent */
 extern const char pfs_sql_consumers_off[];
 /* --list: the way for a server of kind k (see enum find_memory). */
@@ -56,6 +55,8 @@ enum find_memory {
 /* The way for a server of kind k, and whether it keeps sessions' peaks. */
 enum find_memory pfs_sql_find_memory(const struct server_kind *k);
 bool pfs_sql_keeps_peaks(const struct server_kind *k);
+/* The server's own count of its sessions' memory; NULL where it keeps none. */
+const char *pfs_sql_server_memory(const struct server_kind *k);
 /* What pfs_sql_find_statements() asks for. */
 struct find_sql {
 	bool pattern, user, db, bytes; /* the filters given: one parameter each */

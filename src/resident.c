@@ -59,7 +59,7 @@ read_status(struct resident *r, struct process_memory *p)
 
 	if (r->next_status_ns == 0 || now >= r->next_status_ns) {
 		r->next_status_ns = now + RESIDENT_STATUS_EVERY_NS;
-		if (s->ops->server_memory(s->conn, &r->status_bytes,
+		if (s->ops->server_memory(s->conn, &s->kind, &r->status_bytes,
 		    &r->has_status, err, sizeof(err)) != PFS_OK)
 			r->has_status = false;
 	}

@@ -300,10 +300,10 @@ fake_global_total(struct conn *c, int64_t *bytes, char *err, size_t errlen)
 }
 
 static enum pfs_status
-fake_server_memory(struct conn *c, int64_t *bytes, bool *known, char *err,
-    size_t errlen)
+fake_server_memory(struct conn *c, const struct server_kind *k,
+    int64_t *bytes, bool *known, char *err, size_t errlen)
 {
-	(void)err, (void)errlen;
+	(void)k, (void)err, (void)errlen;
 	assert_true(c->open);
 	fake->status_reads++;
 	*bytes = fake->status_known ? fake->status_bytes : 0;

@@ -88,10 +88,17 @@ make_queries(void)
 	add("preflight", pfs_sql_preflight);
 	add("memory_disabled", pfs_sql_memory_disabled);
 	add("global_total", pfs_sql_global_total);
-	add("server_memory", pfs_sql_server_memory);
 	add("enable_instruments", pfs_sql_enable_instruments);
 	add("consumers_off", pfs_sql_consumers_off);
 	add("list_threads summed", pfs_sql_list_threads_summed);
+	/* The server's own count: MariaDB's, MySQL 8.0.28+'s. */
+	for (size_t f = 0; f < N_FLAVOURS; f++) {
+		struct server_kind k = pfs_server_kind_parse(flavours[f].version);
+		const char *text = pfs_sql_server_memory(&k);
+
+		if (text != NULL)
+			add_for("server_memory", text, 1u << f);
+	}
 	/* threads.TOTAL_MEMORY: MySQL 8.0.31+ alone has it. */
 	for (size_t f = 0; f < N_FLAVOURS; f++) {
 		struct server_kind k = pfs_server_kind_parse(flavours[f].version);
