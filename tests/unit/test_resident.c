@@ -239,6 +239,10 @@ test_no_such_process_here(void **state)
 	assert_true(r.process.has_status);
 	assert_int_equal(n_told, 1);
 	assert_non_null(strstr(told[0], "no process 77777 on this machine"));
+	/* A reconnect to a server still elsewhere: no second note. */
+	sess.server.boot_s += 60;
+	assert_false(read_one().process.known);
+	assert_int_equal(n_told, 1);
 }
 
 static void
