@@ -322,6 +322,9 @@ static const struct endpoint {
 	    serve_metrics },
 	{ "/pprof/memory", "the latest sample as a pprof profile (gzipped)",
 	    serve_pprof },
+	/* Where Parca and other pprof scrapers ask by default. */
+	{ "/debug/pprof/heap", "the same, at the path pprof scrapers ask",
+	    serve_pprof },
 	{ "/", "this list", serve_index },
 };
 #define N_ENDPOINTS (sizeof(endpoints) / sizeof(endpoints[0]))
