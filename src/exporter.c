@@ -322,8 +322,13 @@ static const struct endpoint {
 	    serve_metrics },
 	{ "/pprof/memory", "the latest sample as a pprof profile (gzipped)",
 	    serve_pprof },
-	/* Where Parca and other pprof scrapers ask by default. */
-	{ "/debug/pprof/heap", "the same, at the path pprof scrapers ask",
+	/*
+	 * Where pprof scrapers ask for memory: Go's heap profile path, and
+	 * allocs, the memory path of Parca's and Pyroscope's defaults.
+	 */
+	{ "/debug/pprof/heap", "the same, at Go's heap profile path",
+	    serve_pprof },
+	{ "/debug/pprof/allocs", "the same, where Parca and Pyroscope ask",
 	    serve_pprof },
 	{ "/", "this list", serve_index },
 };

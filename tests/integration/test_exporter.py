@@ -352,8 +352,10 @@ class Exporter(mmp.TestCase):
         [s] = mmp.parse_json_lines(j.stdout)
         want = {e["event_name"]: e["current_bytes"] for e in s["events"]
                 if e["current_bytes"] > 0}
-        # /debug/pprof/heap: where Parca and other pprof scrapers ask.
-        for path in ("/pprof/memory", "/debug/pprof/heap"):
+        # Go's heap profile path, and where Parca's and Pyroscope's
+        # defaults ask for memory.
+        for path in ("/pprof/memory", "/debug/pprof/heap",
+                     "/debug/pprof/allocs"):
             url = "http://127.0.0.1:%d%s" % (port, path)
             p = subprocess.run(
                 [test_profiles.GO, "tool", "pprof", "-top", "-unit=B",
