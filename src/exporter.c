@@ -351,7 +351,7 @@ make_index(struct exporter *x)
 
 	for (size_t i = 0; i < N_ENDPOINTS && n < sizeof(x->index); i++)
 		n += (size_t)snprintf(x->index + n, sizeof(x->index) - n,
-		    "%-16s %s\n", endpoints[i].path, endpoints[i].what);
+		    "%-20s %s\n", endpoints[i].path, endpoints[i].what);
 }
 
 static enum MHD_Result
