@@ -47,25 +47,36 @@ def vm_rss(pid):
 
 class Holder:
     """A session of root holding HELD bytes in user variables until
-    closed: the variables are set before __enter__ returns."""
+    closed: the variables are set before __enter__ returns, and freed
+    before __exit__ does (the session is killed and gone: MySQL does not
+    notice a client gone while it sleeps, and would hold them a minute)."""
 
     def __enter__(self):
         sql = ("SET @a = REPEAT('a', %d), @b = REPEAT('b', %d); "
-               "SELECT 'ready'; SELECT SLEEP(60);" % (VAR_BYTES, VAR_BYTES))
+               "SELECT CONNECTION_ID(); SELECT SLEEP(60);" %
+               (VAR_BYTES, VAR_BYTES))
         self.proc = subprocess.Popen(
             ["mariadb", "--no-defaults", "-uroot", "-S", mmp.SOCKET, "-N",
              "-B", "--unbuffered", "-e", sql],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE)
         line = self.proc.stdout.readline().decode().strip()
-        if line != "ready":
+        if not line.isdigit():
             self.proc.kill()
             raise AssertionError("the holding session failed: %r %r" % (
                 line, self.proc.stderr.read()))
+        self.id = int(line)
         return self
 
     def __exit__(self, *exc):
-        self.proc.kill()
+        mmp.root_sql("KILL %d" % self.id)
+        for _ in range(100):
+            if not mmp.root_sql("SELECT 1 FROM information_schema.PROCESSLIST "
+                                "WHERE ID = %d" % self.id):
+                break
+            time.sleep(0.1)
+        else:
+            raise AssertionError("session %d still there" % self.id)
         self.proc.wait()
         self.proc.stdout.close()
         self.proc.stderr.close()
