@@ -268,7 +268,7 @@ static const struct family families[] = {
 	{ "memory_total_bytes", GAUGE, "Bytes in use over every event of the "
 	    "target.", write_total, 0 },
 	{ "process_resident_bytes", GAUGE, "Resident memory of the server's "
-	    "process (Rss of /proc/PID/smaps_rollup; --global on the server's "
+	    "process (VmRSS of /proc/PID/status; --global on the server's "
 	    "machine only).", write_process, 0 },
 	{ "process_anon_bytes", GAUGE, "Of it, anonymous memory (heaps, "
 	    "stacks).", write_process, 0 },

@@ -21,9 +21,9 @@ enum procmem_trust procfs_check(const char *root, uint64_t pid,
     int64_t boot_s, char *why, size_t whylen);
 
 /*
- * The resident memory of pid into *out: smaps_rollup, else status (which
- * everyone may read). Returns 0, or -1 (errno set) when neither is read,
- * as when the process has ended.
+ * The resident memory of pid into *out: status (which everyone may read,
+ * and cheap), else smaps_rollup. Returns 0, or -1 (errno set) when neither
+ * is read, as when the process has ended.
  */
 int procfs_memory(const char *root, uint64_t pid, struct process_memory *out);
 

@@ -1,6 +1,6 @@
 /*
  * What the kernel's files say of a process, parsed from their text: its
- * resident pages (/proc/PID/smaps_rollup, else /proc/PID/status), and
+ * resident pages (/proc/PID/status, else /proc/PID/smaps_rollup), and
  * whether a process id the server gave is that server (its binary and its
  * start time). No file is opened here (procfs.h opens them), so the unit
  * tests feed it fixture text.

@@ -1,6 +1,7 @@
 /*
  * A sample source that reads, beside each sample of --global, what the
- * server's process holds as the kernel counts it (procfs.h), and the
+ * server's process holds as the kernel counts it (procfs.h: status, a few
+ * counters, not smaps_rollup's walk of the page tables), and the
  * server's own count from its status, at most once a second, on the
  * sampling chain's connection. The sample carries both (struct
  * process_memory), so formats and observers see only sample fields.
