@@ -137,7 +137,7 @@ class Resident(mmp.TestCase):
         s, _ = self.sample()
         self.assertIsNone(s["status_memory_bytes"], s)
 
-    def test_csv_text_and_replay_keep_it(self):
+    def test_csv_text_svg_and_replay_keep_it(self):
         p = self.run_ok(["--global", "--count", "2", "--frequency", "200",
                          "--format", "csv", "--top", "1", "-q"])
         rows = self.assertCsvSamples(p.stdout, mmp.describe(p))
@@ -149,6 +149,11 @@ class Resident(mmp.TestCase):
                          "--top", "1", "-q"])
         self.assertRegex(p.stdout, r"not counted by performance_schema: at "
                          r"most -?[\d.]+ [KMG]iB, sample #[12] at ")
+        # The chart: a dashed line of it, and its row in the legend.
+        p = self.run_ok(["--global", "--count", "2", "--frequency", "200",
+                         "--format", "svg", "--top", "1", "-q"])
+        self.assertIn('<g class="resident"', p.stdout)
+        self.assertIn("resident (process)", p.stdout)
         j = self.run_ok(["--global", "--count", "2", "--frequency", "200",
                          "--format", "json", "--top", "1", "-q"])
         path = os.path.join(os.environ["MMP_DIR"], "resident-replay.jsonl")
