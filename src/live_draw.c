@@ -324,6 +324,7 @@ draw_header(const struct live_model *m, const struct live_view *v,
 	char line[1024], tot[32], rss[32], gap[32], when[64] = "";
 	int64_t total = newest != NULL ? newest->total : 0;
 	const char *text = m->statement[0] != '\0' ? m->statement : "-";
+	int64_t diff;
 	double secs;
 
 	fill_row(g, 0, LIVE_C_TITLE, LIVE_A_REVERSE);
@@ -358,9 +359,10 @@ draw_header(const struct live_model *m, const struct live_view *v,
 	 * grain, which runs no statement, leaves the statement's line empty.
 	 */
 	if (m->statement[0] == '\0' && newest != NULL &&
-	    newest->has_resident) {
+	    newest->has_resident &&
+	    !__builtin_sub_overflow(newest->resident, total, &diff)) {
 		bytes_cell(v, newest->resident, rss, sizeof(rss));
-		bytes_cell(v, newest->resident - total, gap, sizeof(gap));
+		bytes_cell(v, diff, gap, sizeof(gap));
 		snprintf(line, sizeof(line), "resident %s (the line), not "
 		    "counted %s", rss, gap);
 		text = line;
