@@ -43,9 +43,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct jsonl_meta meta, meta2;
 	char err[512], *line, *line2;
 
+	int rc;
+
 	err[0] = '\0';
-	if (jsonl_sample((const char *)data, size, &s, MAX_EVENTS, &meta, err,
-	    sizeof(err)) != 0) {
+	rc = jsonl_sample((const char *)data, size, &s, MAX_EVENTS, &meta, err,
+	    sizeof(err));
+	if (rc == 1)
+		return 0; /* not a sample: passed over */
+	if (rc != 0) {
 		if (err[0] == '\0')
 			abort(); /* refused without a word */
 		return 0;

@@ -81,14 +81,23 @@ struct output_dump {
 	size_t held;       /* samples written before that one; by signal, all */
 };
 
-/* A capture of --wait-for begins: which statement the samples that follow are of. */
+/*
+ * A capture of a hunt begins: which statement, or idle holder, the samples
+ * that follow are of.
+ */
 struct output_capture {
 	uint64_t number;        /* 1, 2, ... */
 	int64_t started_s;      /* when the capture began, seconds since the epoch */
 	uint64_t connection_id;
 	uint64_t thread_id;
-	int64_t running_s;      /* how long the statement had run then */
-	const char *text;       /* the start of the statement */
+	int64_t running_s;      /* how long the statement had run (idle: been idle) then */
+	const char *text;       /* the start of the statement; "" when idle */
+	bool idle;              /* found holding size_bytes while running none */
+	int64_t bytes;          /* what its connection held when found */
+	int64_t size_bytes;     /* --bigger-than; 0: none */
+	/* Past size_bytes only between two looks: its session's peak said so. */
+	bool between_looks;
+	int64_t peak_bytes;     /* that peak; 0: not known */
 };
 
 /*
@@ -147,8 +156,9 @@ int output_threads(struct output *o, const struct thread_list *l);
  */
 int output_dump(struct output *o, const struct output_dump *d);
 /*
- * Says which capture follows. Only text marks it: CSV and JSON rows tell
- * captures apart by thread_id and sample.
+ * Says which capture follows. Text marks it with a heading, JSON with a
+ * line of "type":"capture"; CSV rows tell captures apart by thread_id and
+ * sample.
  */
 int output_capture(struct output *o, const struct output_capture *c);
 /* --statements: the run's statements, ranked, in the format's way. */

@@ -66,6 +66,13 @@ struct session_ops {
 	enum pfs_status (*list_threads)(struct conn *c,
 	    const struct server_kind *kind, struct thread_list *out, char *err,
 	    size_t errlen);
+	/*
+	 * pfs_memory_limits(): MySQL 8.0.28+'s, read at most once a
+	 * connection, by the first that needs them (capture_memory_limits()).
+	 */
+	enum pfs_status (*memory_limits)(struct conn *c,
+	    const struct server_kind *kind, struct pfs_memory_limits *out,
+	    char *err, size_t errlen);
 	/* pfs_setup(), pfs_find_statements(), pfs_thread_statement() */
 	enum pfs_status (*setup)(struct conn *c, uint64_t thread_id,
 	    struct pfs_setup *out, char *err, size_t errlen);
@@ -108,6 +115,12 @@ struct session {
 	struct server_kind kind;
 	uint64_t own_thread;       /* our own thread: never a target */
 	size_t instruments;        /* memory instruments the server knows */
+	/*
+	 * connection_memory_limit and its kin, once limits_read: asked at
+	 * most once a connection (a reconnect clears limits_read).
+	 */
+	struct pfs_memory_limits limits;
+	bool limits_read;
 	enum session_statements statements;
 };
 

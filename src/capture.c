@@ -22,6 +22,7 @@
 #include "sampler.h"
 #include "summary.h"
 #include "threads.h"
+#include "units.h"
 
 /*
  * When the queries take this share of one core, in percent, at the
@@ -47,6 +48,7 @@ struct capture {
 	const struct sampler_stats *stats; /* the run's counts so far */
 	bool duty_noted;                /* the note on the queries' cost is said */
 	struct runstats *run;           /* the whole run, every sample folded in */
+	int64_t limit_bytes;            /* connection_memory_limit; 0: none */
 };
 
 bool
@@ -139,7 +141,10 @@ begin_capture(struct capture *c, const struct clock *clk)
 	return output_capture(&f->out, &(struct output_capture){
 		.number = c->number, .started_s = clk->wall_ms(clk->ctx) / 1000,
 		.connection_id = m->connection_id, .thread_id = m->thread_id,
-		.running_s = m->time_s, .text = m->text,
+		.running_s = m->time_s, .text = m->text, .idle = m->idle,
+		.bytes = m->current_bytes,
+		.size_bytes = (int64_t)c->opts->bigger_than_bytes,
+		.between_looks = m->between_looks, .peak_bytes = m->peak_bytes,
 	});
 }
 
@@ -148,11 +153,22 @@ static void
 note_capture_end(const struct capture *c, const struct sampler_stats *stats)
 {
 	const char *why;
+	char held[128];
 
 	switch (stats->end) {
 	case SAMPLER_END_GONE:
 		why = c->follow.end == FOLLOW_FINISHED ?
 		    "the statement finished" : "the connection closed";
+		if (c->follow.end == FOLLOW_RELEASED) {
+			char size[32];
+
+			units_bytes((int64_t)c->opts->bigger_than_bytes, size,
+			    sizeof(size));
+			snprintf(held, sizeof(held), "it held less than %s for "
+			    "--trigger-hold %" PRIu64 " s", size,
+			    c->opts->trigger_hold_s);
+			why = held;
+		}
 		break;
 	case SAMPLER_END_COUNT:
 		why = "--count reached";
@@ -384,6 +400,28 @@ note_partial_instruments(const struct capture *c)
 		diag_note(c->env->diag, "%s", note);
 }
 
+const struct pfs_memory_limits *
+capture_memory_limits(struct session *s)
+{
+	char err[256];
+
+	if (!s->limits_read && s->conn != NULL) {
+		/* A failed read is no limit known; the next query says why. */
+		if (s->ops->memory_limits(s->conn, &s->kind, &s->limits, err,
+		    sizeof(err)) != PFS_OK)
+			s->limits = (struct pfs_memory_limits){ 0 };
+		s->limits_read = true;
+	}
+	return &s->limits;
+}
+
+/* connection_memory_limit, which applies to a thread, not a grain; 0: none. */
+static int64_t
+limit_of(const struct capture *c)
+{
+	return c->grain[0] == '\0' ? c->limit_bytes : 0;
+}
+
 /* The event that went lowest in the run, for the note on negative events. */
 static const struct run_event *
 lowest_event(const struct summary *sum)
@@ -432,6 +470,16 @@ note_run(const struct capture *c, const struct summary *sum,
 		    "threads allocated and it freed, or the reverse (see MEMORY "
 		    "THAT MOVES in mysqlmemprof(1))", what, sum->run.last_total,
 		    global);
+	if (sum->limit_bytes > 0) {
+		char most[32], limit[32];
+
+		units_bytes(summary_most_held(sum), most, sizeof(most));
+		units_bytes(sum->limit_bytes, limit, sizeof(limit));
+		diag_note(d, "the most %s held, %s, is %.0f%% of "
+		    "connection_memory_limit %s", what, most,
+		    (double)summary_most_held(sum) * 100 /
+		    (double)sum->limit_bytes, limit);
+	}
 	if (sum->run.events_left_out > 0)
 		diag_note(d, "more than %d events in the run: %" PRIu64
 		    " readings of the others are left out of the summary's "
@@ -552,10 +600,12 @@ finish(struct capture *c, struct ring *ring, const struct sampler_stats *stats,
 		diag_say("out of memory building the summary");
 		return EXIT_RUNTIME;
 	}
-	note_run(c, &sum, stats);
 	sum.thread_id = thread_id;
+	sum.limit_bytes = limit_of(c);
+	note_run(c, &sum, stats);
 	if (c->env->observer != NULL && c->env->observer->end != NULL)
-		c->env->observer->end(c->env->observer->ctx, &sum, stats);
+		c->env->observer->end(c->env->observer->ctx, &sum, stats,
+		    stats->end == SAMPLER_END_SOURCE_ERROR ? err : NULL);
 	if (output_end(&f->out, &sum) != 0 && rc == EXIT_DONE)
 		rc = outfile_failed(f);
 	if (write_statements(c, &sum) != 0 && rc == EXIT_DONE)
@@ -586,6 +636,7 @@ sample(struct capture *c, struct sampler_config *cfg, struct source src,
 			.server_version = c->env->session->ops->server_version(
 			    c->env->session->conn),
 			.interval_ms = c->opts->frequency_ms,
+			.limit_bytes = limit_of(c),
 		});
 	c->stats = &stats;
 	if (begin_capture(c, clk) != 0)
@@ -654,8 +705,10 @@ capture_run_from(const struct capture_env *env,
 		return EXIT_RUNTIME;
 	if ((ring = make_ring(&c)) == NULL)
 		return EXIT_RUNTIME;
-	if (!is_grain)
+	if (!is_grain) {
 		check_statements(&c);
+		c.limit_bytes = capture_memory_limits(s)->connection;
+	}
 	note_partial_instruments(&c);
 	if ((c.run = runstats_create()) == NULL) {
 		diag_say("out of memory");
@@ -714,6 +767,8 @@ capture_run_from(const struct capture_env *env,
 		c.follow = (struct follow){
 			.inner = src, .session = s, .stmt = *found,
 			.poll_ns = o->poll_ms * 1000000u, .clk = &clk,
+			.hold_bytes = (int64_t)o->bigger_than_bytes,
+			.hold_ns = o->trigger_hold_s * 1000000000u,
 		};
 		src = follow_source(&c.follow);
 	}

@@ -31,6 +31,8 @@ struct capture_target {
 	const struct stmt_match *found; /* the statement --wait-for found, or NULL */
 	const char *server_version;
 	uint64_t interval_ms;
+	/* MySQL's connection_memory_limit, for a thread; 0: none set or known. */
+	int64_t limit_bytes;
 };
 
 /*
@@ -45,8 +47,9 @@ struct capture_observer {
 	void (*begin)(void *ctx, const struct capture_target *t);
 	int (*sample)(void *ctx, const struct sample *s,
 	    const struct sampler_stats *so_far);
+	/* why: the error that ended the capture, as said on stderr; NULL. */
 	void (*end)(void *ctx, const struct summary *sum,
-	    const struct sampler_stats *stats);
+	    const struct sampler_stats *stats, const char *why);
 };
 
 /* What a capture works with; all of it borrowed from the caller. */
@@ -73,6 +76,12 @@ struct capture_env {
  * server, 0 while not known.
  */
 bool capture_ring_fits(const struct options *o, size_t instruments);
+
+/*
+ * MySQL's connection_memory_limit and its kin: read through s's operations
+ * the first time a connection is asked, then kept in s->limits.
+ */
+const struct pfs_memory_limits *capture_memory_limits(struct session *s);
 
 /*
  * Captures the thread, connection or grain of the options; or, when found

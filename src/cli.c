@@ -496,10 +496,11 @@ check_needs(struct cli_parse *ps)
 		    ps->needs[NEEDS_SERVER], ps->needs[NEEDS_SERVER]);
 		return -1;
 	}
-	if (ps->needs[NEEDS_TRIGGER_BYTES] != NULL && o->trigger_bytes == 0) {
-		snprintf(ps->err, ps->errlen, "--%s needs --trigger-bytes: it "
-		    "says how long to go on writing once the total falls below "
-		    "it", ps->needs[NEEDS_TRIGGER_BYTES]);
+	if (ps->needs[NEEDS_TRIGGER_BYTES] != NULL && o->trigger_bytes == 0 &&
+	    o->bigger_than_bytes == 0 && o->bigger_than_pct == 0) {
+		snprintf(ps->err, ps->errlen, "--%s needs --trigger-bytes or "
+		    "--bigger-than: it says how long to go on once the total "
+		    "falls below it", ps->needs[NEEDS_TRIGGER_BYTES]);
 		return -1;
 	}
 	return check_profile(ps);

@@ -66,6 +66,12 @@ struct options {
 	char *wait_pattern;      /* --wait-for: SQL LIKE on the statement text */
 	uint64_t longer_than_s;  /* --longer-than */
 	uint64_t bigger_than_bytes; /* --bigger-than; 0: any size */
+	/*
+	 * --bigger-than N%: N percent of the server's connection_memory_limit,
+	 * which the hunt turns into bigger_than_bytes once connected; 0: none.
+	 */
+	unsigned bigger_than_pct;
+	bool running_only;       /* --running-only: no idle holders */
 	char *match_user;
 	char *match_db;
 	uint64_t poll_ms;        /* --poll */

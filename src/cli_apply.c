@@ -164,6 +164,43 @@ store_number(void *dst, size_t size, uint64_t v)
 		memcpy(dst, &v, sizeof(v));
 }
 
+static int set_bytes(struct cli_parse *ps, const struct cli_row *r,
+    const char *arg);
+
+/*
+ * --bigger-than: bytes, or "N%" of connection_memory_limit (1 to 100),
+ * which only the server can turn into bytes.
+ */
+int
+cli_set_bigger_than(struct cli_parse *ps, const struct cli_row *r,
+    const char *arg, bool from_file)
+{
+	size_t len = strlen(arg);
+	const char *errstr;
+	char num[32];
+	uint64_t pct;
+
+	(void)from_file;
+	ps->o->bigger_than_bytes = 0;
+	ps->o->bigger_than_pct = 0;
+	if (len == 0 || arg[len - 1] != '%')
+		return set_bytes(ps, r, arg);
+	if (len - 1 >= sizeof(num)) {
+		errstr = "too long";
+	} else {
+		memcpy(num, arg, len - 1);
+		num[len - 1] = '\0';
+		if (cli_number(num, 1, 100, &pct, &errstr) == 0) {
+			ps->o->bigger_than_pct = (unsigned)pct;
+			return 0;
+		}
+	}
+	snprintf(ps->err, ps->errlen, "--%s '%s'%s: %s; give a percentage of "
+	    "connection_memory_limit from 1%% to 100%%, e.g. --%s 80%%",
+	    r->name, arg, ps->where, errstr, r->name);
+	return -1;
+}
+
 static int
 set_bytes(struct cli_parse *ps, const struct cli_row *r, const char *arg)
 {

@@ -51,14 +51,21 @@ const struct cli_row cli_rows[] = {
 	    .arg = "SECONDS",
 	    .help = "the same for a statement running this long;\n"
 	    "with --wait-for, both must hold" },
-	/* At most the largest total a thread can have, as --trigger-bytes. */
-	{ .name = "bigger-than", .kind = KIND_BYTES, FIELD(bigger_than_bytes),
-	    .target = TARGET_WAIT, .min = 1, .max = INT64_MAX,
+	/*
+	 * At most the largest total a thread can have, as --trigger-bytes;
+	 * or a percentage of connection_memory_limit, at most all of it.
+	 */
+	{ .name = "bigger-than", .kind = KIND_SPECIAL,
+	    .set = cli_set_bigger_than, FIELD(bigger_than_bytes),
+	    .target = TARGET_WAIT,
+	    .min = 1, .max = INT64_MAX,
 	    .hint = "give bytes, with K, M or G for KiB, MiB or GiB, e.g. "
-	    "--bigger-than 1G",
+	    "--bigger-than 1G, or a percentage of connection_memory_limit, "
+	    "e.g. --bigger-than 80%",
 	    .arg = "SIZE",
-	    .help = "the same for a connection whose statement runs\n"
-	    "while it holds SIZE bytes (K, M, G) or more;\n"
+	    .help = "the same for a connection that holds SIZE bytes\n"
+	    "(K, M, G) or more, running a statement or idle;\n"
+	    "or N%, of MySQL's connection_memory_limit;\n"
 	    "with the two above, all must hold" },
 	{ .name = "global", .kind = KIND_FLAG, .target = TARGET_GLOBAL,
 	    .help = "sample the whole server's memory" },
@@ -104,6 +111,10 @@ const struct cli_row cli_rows[] = {
 	{ .name = "repeat", .kind = KIND_FLAG, FIELD(repeat),
 	    .needs = NEEDS_WAIT,
 	    .help = "after a capture, wait for the next statement" },
+	{ .name = "running-only", .kind = KIND_FLAG, FIELD(running_only),
+	    .needs = NEEDS_WAIT,
+	    .help = "--bigger-than takes only a connection running a\n"
+	    "statement, not one that holds the size idle" },
 	NOTE("  Here --output may hold %c (connection id), %t (thread id), %% "
 	    "and strftime\n"
 	    "  conversions such as %Y%m%d-%H%M%S: then each capture has its "
@@ -163,7 +174,9 @@ const struct cli_row cli_rows[] = {
 	    .hint = "give seconds, e.g. --trigger-hold 5",
 	    .arg = "SECONDS",
 	    .help = "go on writing until the total has been below N\n"
-	    "this long (default 5)" },
+	    "this long (default 5); with --bigger-than, the\n"
+	    "capture of an idle holder ends once it has held\n"
+	    "less than SIZE this long" },
 
 	HEADING("Output:"),
 	{ .name = "format", .kind = KIND_SPECIAL, .set = cli_set_format,

@@ -36,7 +36,7 @@ enum cli_kind {
 enum cli_needs {
 	NEEDS_NOTHING,
 	NEEDS_WAIT,          /* --wait-for or --longer-than */
-	NEEDS_TRIGGER_BYTES, /* --trigger-bytes */
+	NEEDS_TRIGGER_BYTES, /* --trigger-bytes or --bigger-than */
 	NEEDS_PROFILE,       /* --format folded or pprof */
 	NEEDS_LISTEN,        /* --listen */
 	NEEDS_SERVER,        /* a server: anything but --read */
@@ -144,5 +144,6 @@ cli_set_fn cli_set_profile_at;
 cli_set_fn cli_set_profile_root;
 cli_set_fn cli_set_timestamps;
 cli_set_fn cli_set_listen;
+cli_set_fn cli_set_bigger_than;
 
 #endif

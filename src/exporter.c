@@ -95,6 +95,7 @@ struct exporter {
 	char grain[700];      /* the capture's grain; "" for a thread */
 	char server_version[128];
 	uint64_t interval_ms;
+	int64_t limit_bytes;       /* connection_memory_limit of a thread; 0: none */
 	struct sample latest; /* its events are the array below */
 	bool have_sample;
 	uint64_t latest_ns;   /* when it came, on the monotonic clock */
@@ -130,6 +131,7 @@ observe_begin(void *ctx, const struct capture_target *t)
 	snprintf(x->server_version, sizeof(x->server_version), "%s",
 	    t->server_version != NULL ? t->server_version : "");
 	x->interval_ms = t->interval_ms;
+	x->limit_bytes = t->limit_bytes;
 	x->capturing = true;
 	x->begun_ns = x->clk.now_ns(x->clk.ctx);
 	pthread_mutex_unlock(&x->lock);
@@ -189,11 +191,11 @@ observe_sample(void *ctx, const struct sample *s,
 
 static void
 observe_end(void *ctx, const struct summary *sum,
-    const struct sampler_stats *stats)
+    const struct sampler_stats *stats, const char *why)
 {
 	struct exporter *x = ctx;
 
-	(void)sum;
+	(void)sum, (void)why;
 	pthread_mutex_lock(&x->lock);
 	x->skipped_before += stats->skipped;
 	x->lost_before += stats->lost;
@@ -248,6 +250,7 @@ serve_metrics(struct exporter *x, struct MHD_Connection *c, unsigned *status)
 		.samples = x->samples, .skipped = x->skipped, .lost = x->lost,
 		.threads = x->threads, .n_threads = x->n_threads,
 		.max_series = x->env->opts->max_series,
+		.limit_bytes = x->limit_bytes,
 	}, f);
 	pthread_mutex_unlock(&x->lock);
 	if (fclose(fp) != 0 || rc != 0) {

@@ -16,6 +16,17 @@
 #include "hunt.h"
 #include "look.h"
 
+/*
+ * Whether --bigger-than takes a connection that holds the size idle too:
+ * unless --running-only, or --wait-for, which names a statement, says not.
+ */
+static bool
+holders_too(const struct options *o)
+{
+	return o->bigger_than_bytes > 0 && !o->running_only &&
+	    o->wait_pattern == NULL;
+}
+
 /* "statement like 'X' running at least 5 s of user 'U' in database 'D'". */
 static void
 describe_wait(const struct options *o, char *buf, size_t size)
@@ -47,6 +58,11 @@ describe_wait(const struct options *o, char *buf, size_t size)
 	if (o->match_db != NULL) {
 		len = strlen(buf);
 		snprintf(buf + len, size - len, " in database '%s'", o->match_db);
+	}
+	if (holders_too(o)) {
+		len = strlen(buf);
+		snprintf(buf + len, size - len, ", or a connection holding it "
+		    "idle");
 	}
 }
 
@@ -124,9 +140,54 @@ note_between_looks(const struct diag *d, const struct options *o,
 	units_bytes((int64_t)o->bigger_than_bytes, size, sizeof(size));
 	units_bytes(m->peak_bytes, peak, sizeof(peak));
 	units_bytes(m->current_bytes, now, sizeof(now));
-	diag_note(d, "it crossed %s between two looks: its session's peak, "
-	    "as the server keeps it, rose to %s since the last look; it holds "
-	    "%s now", size, peak, now);
+	diag_note(d, "crossed %s between looks, peak %s: its session's peak, "
+	    "as the server keeps it, rose since the last look; it holds %s now",
+	    size, peak, now);
+}
+
+/* ", 45% of connection_memory_limit 64.0 MiB", or "" without a limit. */
+static void
+of_limit(const struct session *s, int64_t bytes, char *buf, size_t size)
+{
+	char limit[32];
+
+	buf[0] = '\0';
+	if (s->limits.connection <= 0)
+		return;
+	units_bytes(s->limits.connection, limit, sizeof(limit));
+	snprintf(buf, size, ", %.0f%% of connection_memory_limit %s",
+	    (double)bytes * 100 / (double)s->limits.connection, limit);
+}
+
+/* What was found, and how it was found. */
+static void
+note_found(const struct capture_env *env, const struct stmt_match *m)
+{
+	const struct diag *d = env->diag;
+	char held[32], limit[128];
+
+	units_bytes(m->current_bytes, held, sizeof(held));
+	of_limit(env->session, m->current_bytes, limit, sizeof(limit));
+	if (m->idle)
+		diag_note(d, "found connection %" PRIu64 " (thread %" PRIu64
+		    ", user %s) idle for %" PRId64 " s, holding %s%s: it runs "
+		    "no statement; it is captured until it holds less than "
+		    "--bigger-than for --trigger-hold %" PRIu64 " s (--running-"
+		    "only leaves such connections out)", m->connection_id,
+		    m->thread_id, m->user, m->time_s, held, limit,
+		    env->opts->trigger_hold_s);
+	else if (m->current_bytes > 0)
+		diag_note(d, "found connection %" PRIu64 " (thread %" PRIu64
+		    ", user %s) running for %" PRId64 " s, holding %s%s: "
+		    "%.100s", m->connection_id, m->thread_id, m->user,
+		    m->time_s, held, limit, m->text);
+	else
+		diag_note(d, "found connection %" PRIu64 " (thread %" PRIu64
+		    ", user %s) running for %" PRId64 " s: %.100s",
+		    m->connection_id, m->thread_id, m->user, m->time_s,
+		    m->text);
+	if (m->between_looks)
+		note_between_looks(d, env->opts, m);
 }
 
 /* After a capture: whether to wait for another. */
@@ -184,11 +245,7 @@ wait_with(const struct capture_env *env, struct look *w)
 			diag_say("%s", err);
 			return EXIT_RUNTIME;
 		}
-		diag_note(d, "found connection %" PRIu64 " (thread %" PRIu64 ", "
-		    "user %s) running for %" PRId64 " s: %.100s",
-		    m.connection_id, m.thread_id, m.user, m.time_s, m.text);
-		if (m.between_looks)
-			note_between_looks(d, o, &m);
+		note_found(env, &m);
 		if (f->pattern != NULL && outfile_name(f, m.connection_id,
 		    m.thread_id) != 0)
 			return EXIT_RUNTIME;
@@ -217,29 +274,75 @@ wait_with(const struct capture_env *env, struct look *w)
 	}
 }
 
+/*
+ * --bigger-than N%: the size, from the connection_memory_limit the session
+ * read at connect. Returns 0, or an exit status having said why not.
+ */
+static int
+size_of_limit(const struct capture_env *env, struct options *o)
+{
+	struct session *s = env->session;
+	char size[32], limit[32];
+
+	if (o->bigger_than_pct == 0)
+		return 0;
+	if (!capture_memory_limits(s)->known) {
+		diag_say("--bigger-than %u%%: %s has no connection_memory_limit "
+		    "(MySQL 8.0.28 and later have it); give a size, e.g. "
+		    "--bigger-than 1G", o->bigger_than_pct,
+		    s->ops->server_version(s->conn));
+		return EXIT_USAGE;
+	}
+	if (s->limits.connection <= 0) {
+		diag_say("--bigger-than %u%%: connection_memory_limit is not set "
+		    "on this server (it is at its default, no limit); give a "
+		    "size, e.g. --bigger-than 1G, or SET GLOBAL "
+		    "connection_memory_limit", o->bigger_than_pct);
+		return EXIT_USAGE;
+	}
+	o->bigger_than_bytes = (uint64_t)(s->limits.connection / 100 *
+	    o->bigger_than_pct + s->limits.connection % 100 *
+	    o->bigger_than_pct / 100);
+	units_bytes((int64_t)o->bigger_than_bytes, size, sizeof(size));
+	units_bytes(s->limits.connection, limit, sizeof(limit));
+	diag_note(env->diag, "--bigger-than %u%%: %s, of connection_memory_limit "
+	    "%s (MySQL does not hold privileged accounts such as root to it)",
+	    o->bigger_than_pct, size, limit);
+	return 0;
+}
+
 int
 hunt_run(const struct capture_env *env)
 {
-	const struct options *o = env->opts;
+	struct options o = *env->opts; /* a copy: --bigger-than N% is set */
+	struct capture_env sized = *env;
 	struct clock clk = env->clk != NULL ? *env->clk : clock_system();
-	struct look w = {
+	struct look w;
+	int rc;
+
+	if ((rc = size_of_limit(env, &o)) != 0)
+		return rc;
+	/* What was found is said against the limit, where one is set. */
+	capture_memory_limits(env->session);
+	sized.opts = &o;
+	w = (struct look){
 		.session = env->session,
-		.filter = { .pattern = o->wait_pattern, .user = o->match_user,
-		    .db = o->match_db, .min_time_s = (int64_t)o->longer_than_s,
-		    .min_bytes = (int64_t)o->bigger_than_bytes },
-		.poll_ns = o->poll_ms * 1000000u,
-		.timeout_ns = o->wait_timeout_s * 1000000000u,
+		.filter = { .pattern = o.wait_pattern, .user = o.match_user,
+		    .db = o.match_db, .min_time_s = (int64_t)o.longer_than_s,
+		    .min_bytes = (int64_t)o.bigger_than_bytes,
+		    .idle_bytes = holders_too(&o) ?
+		    (int64_t)o.bigger_than_bytes : 0 },
+		.poll_ns = o.poll_ms * 1000000u,
+		.timeout_ns = o.wait_timeout_s * 1000000000u,
 		.clk = &clk, .stop = &env->sig->stop,
 		.notify = diag_note_cb, .notify_ctx = (void *)env->diag,
 	};
-	int rc;
-
 	/* --window readings of each candidate, within HISTORY_MAX_BYTES. */
-	if ((w.history = history_create(o->window,
+	if ((w.history = history_create(o.window,
 	    env->session->instruments)) == NULL)
 		diag_note(env->diag, "out of memory for the history kept while "
 		    "waiting; captures begin when found");
-	rc = wait_with(env, &w);
+	rc = wait_with(&sized, &w);
 	look_done(&w);
 	history_free(w.history);
 	return rc;

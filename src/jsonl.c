@@ -335,7 +335,11 @@ jsonl_sample(const char *line, size_t len, struct sample *s,
 		    "object; --read takes what --format json wrote",
 		    json_is_array(root) ? "an array" : "a bare value");
 		rc = -1;
-	} else
+	} else if (json_is_string(json_object_get(root, "type")) &&
+	    strcmp(json_string_value(json_object_get(root, "type")),
+	    "capture") == 0)
+		rc = 1; /* a capture's line: what follows is of it */
+	else
 		rc = parse_sample(&c, root, s, max_events, meta);
 	json_decref(root);
 	return rc;

@@ -99,14 +99,16 @@ observe_begin(void *ctx, const struct capture_target *t)
 	l->following = t->found != NULL;
 	if (t->found != NULL)
 		snprintf(target + n, sizeof(target) - n,
-		    "  user %.100s  db %.100s", t->found->user[0] ? t->found->user :
-		    "-", t->found->db[0] ? t->found->db : "-");
+		    "  user %.100s  db %.100s%s", t->found->user[0] ?
+		    t->found->user : "-", t->found->db[0] ? t->found->db : "-",
+		    t->found->idle ? "  found idle, holding" : "");
 	else if (l->in_view && l->open_who[0] != '\0')
 		snprintf(target + n, sizeof(target) - n, "  %s",
 		    l->open_who);
 	live_model_begin(&l->model, t->server_version, target, t->interval_ms,
 	    t->found != NULL ? t->found->time_s :
 	    l->in_view ? l->open_running_s : 0);
+	l->model.limit_bytes = t->limit_bytes;
 	l->dirty = true;
 	pthread_mutex_unlock(&l->mu);
 }
@@ -144,7 +146,7 @@ end_words(enum sampler_end e, bool following)
 
 static void
 observe_end(void *ctx, const struct summary *sum,
-    const struct sampler_stats *stats)
+    const struct sampler_stats *stats, const char *why)
 {
 	struct live *l = ctx;
 	struct output o = {
@@ -159,9 +161,13 @@ observe_end(void *ctx, const struct summary *sum,
 	output_release(&o);
 	pthread_mutex_lock(&l->mu);
 	l->model.state = LIVE_ENDED;
-	snprintf(l->model.end_note, sizeof(l->model.end_note), "%s after %"
-	    PRIu64 " samples", end_words(stats->end, l->following),
-	    stats->taken);
+	if (why != NULL && why[0] != '\0')
+		snprintf(l->model.end_note, sizeof(l->model.end_note),
+		    "%.200s, after %" PRIu64 " samples", why, stats->taken);
+	else
+		snprintf(l->model.end_note, sizeof(l->model.end_note), "%s after %"
+		    PRIu64 " samples", end_words(stats->end, l->following),
+		    stats->taken);
 	l->dirty = true;
 	pthread_mutex_unlock(&l->mu);
 }
@@ -294,11 +300,6 @@ draw(struct live *l)
 			    l->last_note, LIVE_C_PEAK, LIVE_A_BOLD);
 		return;
 	}
-	if (l->model.state == LIVE_ENDED && l->model.end_note[0] != '\0' &&
-	    strstr(l->model.end_note, "failed") != NULL &&
-	    l->last_note[0] != '\0')
-		snprintf(l->model.end_note, sizeof(l->model.end_note), "%s",
-		    l->last_note);
 	live_draw(&l->model, &v, &l->grid);
 }
 

@@ -369,10 +369,24 @@ draw_header(const struct live_model *m, const struct live_view *v,
 	}
 	live_grid_text(g, 1, 0, g->w - (int)strlen(when) - 1, text, 0, 0);
 	bytes_cell(v, total, tot, sizeof(tot));
-	snprintf(line, sizeof(line), "every %" PRIu64 " ms  samples %" PRIu64
-	    "  skipped %" PRIu64 "  our cost %.2f ms/sample  total %s",
-	    m->interval_ms, m->taken, m->skipped, (double)m->query_us / 1000.0,
-	    tot);
+	/*
+	 * How close it came to MySQL's connection_memory_limit, before our
+	 * cost, which a narrow terminal may cut.
+	 */
+	if (m->limit_bytes > 0) {
+		char limit[32];
+
+		bytes_cell(v, m->limit_bytes, limit, sizeof(limit));
+		snprintf(line, sizeof(line), "every %" PRIu64 " ms  samples %"
+		    PRIu64 "  skipped %" PRIu64 "  total %s  limit %s (most "
+		    "%.0f%%)  our cost %.2f ms/sample", m->interval_ms, m->taken,
+		    m->skipped, tot, limit, (double)m->most_total * 100 /
+		    (double)m->limit_bytes, (double)m->query_us / 1000.0);
+	} else
+		snprintf(line, sizeof(line), "every %" PRIu64 " ms  samples %"
+		    PRIu64 "  skipped %" PRIu64 "  our cost %.2f ms/sample  "
+		    "total %s", m->interval_ms, m->taken, m->skipped,
+		    (double)m->query_us / 1000.0, tot);
 	live_grid_text(g, 2, 0, g->w, line, 0, 0);
 }
 

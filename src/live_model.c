@@ -53,6 +53,7 @@ live_model_begin(struct live_model *m, const char *server, const char *target,
 	m->statement_base_s = running_s;
 	memset(&m->last, 0, sizeof(m->last));
 	m->end_note[0] = '\0';
+	m->limit_bytes = m->most_total = 0;
 	m->len = m->head = 0;
 	m->state = LIVE_RUNNING;
 }
@@ -131,6 +132,8 @@ live_model_add(struct live_model *m, const struct sample *s, uint64_t taken,
 	c->total = s->total_bytes;
 	c->has_resident = s->process.known;
 	c->resident = s->process.known ? s->process.resident_bytes : 0;
+	if (s->total_bytes > m->most_total)
+		m->most_total = s->total_bytes;
 	c->has_deltas = s->has_deltas;
 	c->peak = false;
 	c->new_statement = changed;

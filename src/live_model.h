@@ -60,6 +60,8 @@ struct live_model {
 	int64_t statement_base_s;   /* how long it ran before we first saw it */
 	struct statement last;      /* to tell changes */
 	char end_note[256];   /* why the capture ended, for the screen */
+	/* MySQL's connection_memory_limit (0: none), and the most total seen. */
+	int64_t limit_bytes, most_total;
 
 	/* The newest cap samples, a ring of columns. */
 	struct live_column *col;

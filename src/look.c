@@ -30,7 +30,10 @@ name_match(char *buf, size_t size, const struct stmt_match *m)
 	char bytes[32];
 
 	units_bytes(m->current_bytes, bytes, sizeof(bytes));
-	if (len < size)
+	if (len < size && m->idle)
+		snprintf(buf + len, size - len, "connection %" PRIu64 " (%s): "
+		    "idle", m->connection_id, bytes);
+	else if (len < size)
 		snprintf(buf + len, size - len, "connection %" PRIu64 " (%s): "
 		    "%.*s%s", m->connection_id, bytes, NAMED_TEXT, m->text,
 		    strlen(m->text) > NAMED_TEXT ? "..." : "");
@@ -42,16 +45,21 @@ tell_others(struct look *w, const struct match_list *l, ptrdiff_t chosen)
 {
 	char msg[1536], bytes[32];
 	size_t named = 0, others = 0;
+	bool idle = l->v[chosen].idle;
 
 	for (size_t i = 0; i < l->n; i++)
-		if ((ptrdiff_t)i != chosen && !match_seen_has(&w->seen, &l->v[i]))
+		if ((ptrdiff_t)i != chosen && !match_seen_has(&w->seen,
+		    &l->v[i])) {
 			others++;
+			idle |= l->v[i].idle;
+		}
 	if (others == 0)
 		return;
 	units_bytes(l->v[chosen].current_bytes, bytes, sizeof(bytes));
-	snprintf(msg, sizeof(msg), "%zu statements match; taking connection "
+	snprintf(msg, sizeof(msg), "%zu %s match; taking connection "
 	    "%" PRIu64 ", the largest (%s); the others, for later: ", others + 1,
-	    l->v[chosen].connection_id, bytes);
+	    idle ? "connections" : "statements", l->v[chosen].connection_id,
+	    bytes);
 	for (size_t i = 0; i < l->n && named < NAMED_MAX; i++) {
 		if ((ptrdiff_t)i == chosen || match_seen_has(&w->seen, &l->v[i]))
 			continue;
@@ -142,7 +150,8 @@ keep_history(struct look *w, const struct match_list *l, char *err,
 
 /*
  * Fills in m->completed, which a look for the history leaves 0, from one
- * look at its thread: PFS_NOT_FOUND when it no longer runs that statement.
+ * look at its thread: PFS_NOT_FOUND when it no longer runs that statement
+ * (for an idle match: when it runs one, or ran one since).
  */
 static enum pfs_status
 completed(struct look *w, struct stmt_match *m, char *err, size_t errlen)
@@ -159,7 +168,7 @@ completed(struct look *w, struct stmt_match *m, char *err, size_t errlen)
 		return ps;
 	count = now.completed;
 	now.completed = m->completed;
-	if (!running || !match_same(m, &now))
+	if (running == m->idle || !match_same(m, &now))
 		return PFS_NOT_FOUND;
 	m->completed = count;
 	return PFS_OK;

@@ -66,7 +66,8 @@ enum look_status {
  * holds the most memory, and a note names the others. A running
  * statement whose session's peak rose to min_bytes or more since the last
  * look matches too, with m->between_looks; the first look of each call
- * only learns the peaks.
+ * only learns the peaks. With filter.idle_bytes, a connection that runs
+ * no statement and holds that much matches too, with m->idle.
  */
 enum look_status look_find(struct look *w, struct stmt_match *m,
     char *err, size_t errlen);

@@ -13,7 +13,10 @@
 /* The start of a statement's text kept for messages, in bytes. */
 #define MATCH_TEXT_MAX 400
 
-/* A thread running a statement, as performance_schema.threads shows it. */
+/*
+ * A thread running a statement, or holding memory idle, as
+ * performance_schema.threads shows it.
+ */
 struct stmt_match {
 	uint64_t thread_id;
 	uint64_t connection_id;
@@ -32,6 +35,11 @@ struct stmt_match {
 	int64_t peak_bytes;
 	bool peak_only;        /* listed for its peak alone: no candidate */
 	bool between_looks;    /* taken from its peak: past the size only between two looks */
+	/*
+	 * Runs no statement (time_s: how long it has been so), and holds the
+	 * size: a connection found holding memory while idle.
+	 */
+	bool idle;
 };
 
 struct match_list {

@@ -140,6 +140,24 @@ write_total(FILE *fp, const struct family *f, const struct metrics_view *v)
 		    v->sample->total_bytes);
 }
 
+/* connection_memory_limit and the share of it in use: only where set. */
+static void
+write_limit(FILE *fp, const struct family *f, const struct metrics_view *v)
+{
+	if (v->limit_bytes <= 0)
+		return;
+	if (strcmp(f->name, "connection_memory_limit_bytes") == 0)
+		fprintf(fp, PREFIX "%s %" PRId64 "\n", f->name, v->limit_bytes);
+	else if (v->sample != NULL && v->sample->total_bytes >= 0) {
+		/* Four decimals, without the locale. */
+		uint64_t r = (uint64_t)((double)v->sample->total_bytes * 10000 /
+		    (double)v->limit_bytes + 0.5);
+
+		fprintf(fp, PREFIX "%s %" PRIu64 ".%04u\n", f->name, r / 10000,
+		    (unsigned)(r % 10000));
+	}
+}
+
 /*
  * The server's process beside the sample (--global on its machine); no
  * sample of the family when not read, never a guess.
@@ -278,6 +296,11 @@ static const struct family families[] = {
 	{ "status_memory_bytes", GAUGE, "The server's own count of its "
 	    "sessions' memory (MariaDB Memory_used, MySQL "
 	    "Global_connection_memory while tracked).", write_process, 0 },
+	{ "connection_memory_limit_bytes", GAUGE, "MySQL's "
+	    "connection_memory_limit, where set (a thread's target only).",
+	    write_limit, 0 },
+	{ "connection_memory_limit_ratio", GAUGE, "The target's total over "
+	    "connection_memory_limit, where set.", write_limit, 0 },
 	{ "memory_used_bytes", GAUGE, "Bytes in use by event "
 	    "(CURRENT_NUMBER_OF_BYTES_USED).", write_event, EV_USED },
 	{ "memory_high_bytes", GAUGE, "High-water mark of bytes in use by "

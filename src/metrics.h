@@ -36,6 +36,7 @@ struct metrics_view {
 	const struct thread_total *threads; /* the whole server's top threads */
 	size_t n_threads;
 	size_t max_series;          /* labelled series at most: events first */
+	int64_t limit_bytes;        /* MySQL's connection_memory_limit; 0: none */
 };
 
 /* The format a scraper's Accept header asks for (NULL: none given). */

@@ -409,9 +409,62 @@ json_statements(struct output *o, const struct summary *sum)
 	return obuf_status(&o->buf);
 }
 
-/* No header and no footer: every line stands alone, even after a crash. */
+/* An integer member, or null when it is not known (0). */
+static void
+put_known_int(struct obuf *b, const char *name, int64_t v)
+{
+	put_member(b, name, COLUMN_INT, v != 0,
+	    &(union column_value){ .i = v });
+}
+
+/*
+ * A capture of a hunt begins: one line marked "type":"capture", which
+ * --read passes over, saying what the samples after it are of: a running
+ * statement or a connection idle, holding memory, and whether it crossed
+ * --bigger-than only between two looks.
+ */
+static int
+json_capture(struct output *o, const struct output_capture *c)
+{
+	struct obuf *b = &o->buf;
+	char ts[64];
+
+	units_timestamp(c->started_s * 1000, ts, sizeof(ts));
+	obuf_puts(b, "{\"type\":\"capture\",\"capture\":");
+	obuf_uint(b, c->number);
+	obuf_puts(b, ",\"timestamp\":");
+	output_json_put_string(b, ts, strlen(ts));
+	obuf_puts(b, ",\"connection_id\":");
+	obuf_uint(b, c->connection_id);
+	obuf_puts(b, ",\"thread_id\":");
+	obuf_uint(b, c->thread_id);
+	obuf_puts(b, c->idle ? ",\"state\":\"idle\",\"seconds\":" :
+	    ",\"state\":\"running\",\"seconds\":");
+	obuf_int(b, c->running_s);
+	obuf_puts(b, ",\"statement\":");
+	if (c->idle)
+		obuf_puts(b, "null");
+	else
+		output_json_put_string(b, c->text, strlen(c->text));
+	obuf_puts(b, ",\"bytes\":");
+	obuf_int(b, c->bytes);
+	obuf_putc(b, ',');
+	put_known_int(b, "bigger_than_bytes", c->size_bytes);
+	obuf_puts(b, c->between_looks ? ",\"between_looks\":true," :
+	    ",\"between_looks\":false,");
+	put_known_int(b, "peak_bytes", c->peak_bytes);
+	obuf_write(b, "}\n", 2);
+	return obuf_status(b);
+}
+
+/*
+ * No header and no footer: every line stands alone, even after a crash.
+ * A line of "type" is not a sample: a capture's (json_capture()), or a
+ * statement's in the file of --statements.
+ */
 const struct format format_json = {
 	.name = "json",
+	.capture = json_capture,
 	.sample = json_sample,
 	.threads = json_threads,
 	.statements = json_statements,

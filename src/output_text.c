@@ -277,10 +277,28 @@ text_capture(struct output *o, const struct output_capture *c)
 	    strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm) == 0)
 		snprintf(when, sizeof(when), "?");
 	obuf_printf(&o->buf, "## Capture %" PRIu64 " at %s: connection %" PRIu64
-	    ", thread %" PRIu64 ", running %" PRId64 " s: ", c->number, when,
-	    c->connection_id, c->thread_id, c->running_s);
-	clean_cut(&o->buf, c->text, CAPTURE_LINE);
-	obuf_puts(&o->buf, " ##\n");
+	    ", thread %" PRIu64 ", ", c->number, when, c->connection_id,
+	    c->thread_id);
+	if (c->idle) {
+		char held[CELL], size[CELL];
+
+		fmt_bytes(o, c->bytes, held);
+		fmt_bytes(o, c->size_bytes, size);
+		obuf_printf(&o->buf, "idle %" PRId64 " s, holding %s "
+		    "(--bigger-than %s) ##\n", c->running_s, held, size);
+	} else {
+		obuf_printf(&o->buf, "running %" PRId64 " s: ", c->running_s);
+		clean_cut(&o->buf, c->text, CAPTURE_LINE);
+		obuf_puts(&o->buf, " ##\n");
+	}
+	if (c->between_looks) {
+		char size[CELL], peak[CELL];
+
+		fmt_bytes(o, c->size_bytes, size);
+		fmt_bytes(o, c->peak_bytes, peak);
+		obuf_printf(&o->buf, "## crossed %s between looks, peak %s ##\n",
+		    size, peak);
+	}
 	return obuf_status(&o->buf);
 }
 const struct format format_text = {

@@ -423,6 +423,22 @@ put_untracked(struct output *o, const struct run_totals *t)
 	    t->max_untracked_seq, when, rss, counted);
 }
 
+/* " connection_memory_limit 64.0 MiB: the most held, 45.2 MiB, is 70% of it". */
+static void
+put_limit(struct output *o, const struct summary *s)
+{
+	char limit[CELL], most[CELL];
+	int64_t held = summary_most_held(s);
+
+	if (s->limit_bytes <= 0)
+		return;
+	fmt_bytes(o, s->limit_bytes, limit);
+	fmt_bytes(o, held, most);
+	obuf_printf(&o->buf, " connection_memory_limit %s: the most held, %s, "
+	    "is %.0f%% of it\n", limit, most, (double)held * 100 /
+	    (double)s->limit_bytes);
+}
+
 static int
 output_text_end_run(struct output *o, const struct summary *s)
 {
@@ -455,6 +471,7 @@ output_text_end_run(struct output *o, const struct summary *s)
 	put_cells(&o->buf, label, name_width, RUN_COLS, c, w);
 	put_run_peaks(o, s, name_width);
 	obuf_printf(&o->buf, " skipped ticks: %" PRIu64 "\n", s->skipped);
+	put_limit(o, s);
 	put_server_time(o, &s->run);
 	put_untracked(o, &s->run);
 	put_run_statements(o, s);
@@ -502,6 +519,7 @@ output_text_end(struct output *o, const struct summary *s)
 	    name_width, SUM_COLS, c, w);
 	put_peaks(o, s, name_width, w);
 	obuf_printf(&o->buf, " skipped ticks: %" PRIu64 "\n", s->skipped);
+	put_limit(o, s);
 	put_statements(o, s);
 	return obuf_status(&o->buf);
 }

@@ -69,6 +69,25 @@ enum pfs_status pfs_preflight(struct conn *c, struct pfs_preflight *out,
     char *err, size_t errlen);
 
 /*
+ * MySQL 8.0.28+'s limits on the memory of connections, as its global
+ * variables say them; a limit left at its default (the largest unsigned
+ * integer) is none, 0.
+ */
+struct pfs_memory_limits {
+	bool known;         /* the server has them and they were read */
+	int64_t connection; /* connection_memory_limit; 0: none */
+	int64_t global;     /* global_connection_memory_limit; 0: none */
+	bool tracking;      /* global_connection_memory_tracking is ON */
+};
+
+/*
+ * Reads them where the server of kind k has them (pfs_sql_has_memory_
+ * limits()); elsewhere *out is left unknown without a query. One query.
+ */
+enum pfs_status pfs_memory_limits(struct conn *c, const struct server_kind *k,
+    struct pfs_memory_limits *out, char *err, size_t errlen);
+
+/*
  * Checks that events_statements_current records statements. When it does
  * not, returns PFS_DISABLED with a note saying how to enable it; sampling
  * goes on without statement ids.
@@ -158,6 +177,12 @@ struct match_filter {
 	 * this, running or not; 0: no peaks. Not with min_bytes.
 	 */
 	int64_t peak_bytes;
+	/*
+	 * List as well, idle, every session that runs no statement and holds
+	 * at least this (the user, database and time filters apply; with a
+	 * pattern, none is); 0: none. Not with min_bytes.
+	 */
+	int64_t idle_bytes;
 	/*
 	 * Leave stmt_match.completed 0, the dearest part of the query: for
 	 * a caller that asks pfs_thread_statement() of the few it takes.

@@ -101,6 +101,51 @@ pfs_global_total(struct conn *c, int64_t *bytes, char *err, size_t errlen)
 	return PFS_OK;
 }
 
+/* One row of pfs_sql_memory_limits: a name and its value. */
+static int
+limit_row(void *ctx, unsigned ncols, char **v, const unsigned long *len)
+{
+	struct pfs_memory_limits *l = ctx;
+	uint64_t u;
+
+	(void)len;
+	if (ncols < 2 || v[0] == NULL || v[1] == NULL)
+		return -1;
+	if (strcmp(v[0], "global_connection_memory_tracking") == 0) {
+		l->tracking = strcmp(v[1], "ON") == 0 || strcmp(v[1], "1") == 0;
+		return 0;
+	}
+	if (pfs_column_u64(v[1], &u) != 0)
+		return -1;
+	/* The default, the largest unsigned integer, is no limit. */
+	if (strcmp(v[0], "connection_memory_limit") == 0)
+		l->connection = u >= INT64_MAX ? 0 : (int64_t)u;
+	else if (strcmp(v[0], "global_connection_memory_limit") == 0)
+		l->global = u >= INT64_MAX ? 0 : (int64_t)u;
+	return 0;
+}
+
+enum pfs_status
+pfs_memory_limits(struct conn *c, const struct server_kind *k,
+    struct pfs_memory_limits *out, char *err, size_t errlen)
+{
+	enum conn_status st;
+
+	memset(out, 0, sizeof(*out));
+	if (!pfs_sql_has_memory_limits(k))
+		return PFS_OK;
+	st = conn_query(c, pfs_sql_memory_limits, limit_row, out, NULL, err,
+	    errlen);
+	if (st != CONN_OK) {
+		memset(out, 0, sizeof(*out));
+		return pfs_query_failed(st, "reading connection_memory_limit "
+		    "from performance_schema.global_variables", err, err,
+		    errlen);
+	}
+	out->known = true;
+	return PFS_OK;
+}
+
 enum pfs_status
 pfs_server_memory(struct conn *c, const struct server_kind *k,
     int64_t *bytes, bool *known, char *err, size_t errlen)

@@ -43,26 +43,36 @@ stmt_row(struct stmt_match *m, char **v, const unsigned long *len)
 
 struct find_ctx {
 	struct match_list *l;
+	bool idle;  /* the rows end with the candidate and idle flags */
 	int failed; /* out of memory */
 };
+
+static bool
+flag_set(const char *v)
+{
+	return v != NULL && strcmp(v, "1") == 0;
+}
 
 static int
 find_row(void *ctx, unsigned ncols, char **v, const unsigned long *len)
 {
 	struct find_ctx *fc = ctx;
+	unsigned cand = STMT_NCOLS + (fc->l->peaks ? 2 : 1);
 	struct stmt_match m;
 
-	if (ncols < STMT_NCOLS + (fc->l->peaks ? 3 : 1) ||
-	    stmt_row(&m, v, len) != 0 ||
+	if (ncols < cand + (fc->l->peaks || fc->idle ? 1 : 0) +
+	    (fc->idle ? 1 : 0) || stmt_row(&m, v, len) != 0 ||
 	    pfs_column_i64(v[STMT_NCOLS], &m.current_bytes) != 0)
 		return -1;
 	/* A peak the account may not see (MariaDB without PROCESS) is NULL: 0. */
-	if (fc->l->peaks) {
-		if (pfs_column_i64(v[STMT_NCOLS + 1], &m.peak_bytes) != 0)
-			return -1;
-		m.peak_only = v[STMT_NCOLS + 2] == NULL ||
-		    strcmp(v[STMT_NCOLS + 2], "1") != 0;
-	}
+	if (fc->l->peaks && pfs_column_i64(v[STMT_NCOLS + 1], &m.peak_bytes) !=
+	    0)
+		return -1;
+	/* A row is a running candidate, an idle one, or there for its peak. */
+	if (fc->idle)
+		m.idle = !flag_set(v[cand]) && flag_set(v[cand + 1]);
+	if (fc->l->peaks)
+		m.peak_only = !flag_set(v[cand]) && !m.idle;
 	if (match_list_add(fc->l, &m) != 0)
 		return fc->failed = 1, -1;
 	return 0;
@@ -73,15 +83,17 @@ pfs_find_statements(struct conn *c, const struct server_kind *k,
     const struct match_filter *f, uint64_t own_thread,
     struct match_list *out, char *err, size_t errlen)
 {
-	struct conn_param p[6];
-	struct find_ctx fc = { .l = out };
+	struct conn_param p[10];
 	struct find_sql q = {
 		.pattern = f->pattern != NULL, .user = f->user != NULL,
 		.db = f->db != NULL, .bytes = f->min_bytes > 0,
 		.memory = pfs_sql_find_memory(k),
 		.completed = !f->no_completed,
 		.peaks = f->peak_bytes > 0 && pfs_sql_keeps_peaks(k),
+		.idle = f->idle_bytes > 0 && f->pattern == NULL &&
+		    f->min_bytes == 0,
 	};
+	struct find_ctx fc = { .l = out, .idle = q.idle };
 	char sql[2048];
 	unsigned n = 0;
 	enum conn_status st;
@@ -95,8 +107,8 @@ pfs_find_statements(struct conn *c, const struct server_kind *k,
 		    "not fit");
 		return PFS_ERROR;
 	}
-	/* In the order of the text: with peaks the flag's come first. */
-	if (!q.peaks)
+	/* In the order of the text: with flags, theirs come first. */
+	if (!q.peaks && !q.idle)
 		p[n++] = (struct conn_param){ .i = (int64_t)own_thread };
 	p[n++] = (struct conn_param){ .i = f->min_time_s };
 	if (f->pattern != NULL)
@@ -105,12 +117,21 @@ pfs_find_statements(struct conn *c, const struct server_kind *k,
 		p[n++] = (struct conn_param){ .s = f->user };
 	if (f->db != NULL)
 		p[n++] = (struct conn_param){ .s = f->db };
-	if (q.peaks) {
-		p[n++] = (struct conn_param){ .i = (int64_t)own_thread };
-		p[n++] = (struct conn_param){ .i = f->peak_bytes };
-	} else if (q.bytes) {
-		p[n++] = (struct conn_param){ .i = f->min_bytes };
+	if (q.idle) {
+		p[n++] = (struct conn_param){ .i = f->min_time_s };
+		if (f->user != NULL)
+			p[n++] = (struct conn_param){ .s = f->user };
+		if (f->db != NULL)
+			p[n++] = (struct conn_param){ .s = f->db };
 	}
+	if (q.peaks || q.idle)
+		p[n++] = (struct conn_param){ .i = (int64_t)own_thread };
+	if (q.peaks)
+		p[n++] = (struct conn_param){ .i = f->peak_bytes };
+	if (q.idle)
+		p[n++] = (struct conn_param){ .i = f->idle_bytes };
+	else if (q.bytes && !q.peaks)
+		p[n++] = (struct conn_param){ .i = f->min_bytes };
 	st = conn_query_params(c, sql, p, n, find_row, &fc, NULL, err, errlen);
 	if (st != CONN_OK) {
 		match_list_free(out);

@@ -161,6 +161,16 @@ const char pfs_sql_consumers_off[] =
     "('global_instrumentation', 'thread_instrumentation', "
     "'events_statements_current') AND ENABLED <> 'YES' ORDER BY NAME";
 
+/*
+ * MySQL 8.0.28's limits on connections' memory, by name and value (on
+ * MariaDB the names are unknown: it is not asked).
+ */
+const char pfs_sql_memory_limits[] =
+    "SELECT VARIABLE_NAME, VARIABLE_VALUE "
+    "FROM performance_schema.global_variables WHERE VARIABLE_NAME IN "
+    "('connection_memory_limit', 'global_connection_memory_limit', "
+    "'global_connection_memory_tracking')";
+
 #define LIST_HEAD \
     "SELECT t.THREAD_ID, t.PROCESSLIST_ID, t.TYPE, t.NAME, " \
     "t.PROCESSLIST_USER, t.PROCESSLIST_HOST, t.PROCESSLIST_COMMAND, " \
@@ -253,6 +263,13 @@ pfs_sql_keeps_peaks(const struct server_kind *k)
 	    pfs_sql_find_memory(k) == FIND_THREADS;
 }
 
+bool
+pfs_sql_has_memory_limits(const struct server_kind *k)
+{
+	return k->flavour == SERVER_MYSQL && (k->major > 8 || (k->major == 8 &&
+	    (k->minor > 0 || k->patch >= 28)));
+}
+
 /*
  * Only constant text goes into the SQL; the user's pattern and names are
  * parameters. Other mysqlmemprof sessions are left out: their own queries
@@ -274,18 +291,31 @@ pfs_sql_keeps_peaks(const struct server_kind *k)
  * reaches the size, so that a session missing from a look is known to
  * have been under it then. HAVING, which can name the flag, picks them:
  * the flag's parameters come first, as the SELECT list does.
+ *
+ * With idle, each row says too whether it is a session that runs no
+ * statement (passing the user, database and time), and such a session
+ * holding the size is listed: it holds it as a statement would. Without
+ * peaks that reads every foreground session's memory, where the plain
+ * query reads only the running ones'.
  */
 int
 pfs_sql_find_statements(char *buf, size_t size, const struct find_sql *q)
 {
 	const char *completed = q->completed ? STMT_COMPLETED : "0";
 	const char *bytes, *from, *over;
-	char filters[256];
+	char filters[256], idle[256] = "";
 
 	if (fits(snprintf(filters, sizeof(filters), "%s%s%s",
 	    q->pattern ? " AND t.PROCESSLIST_INFO LIKE ?" : "",
 	    q->user ? " AND t.PROCESSLIST_USER = ?" : "",
 	    q->db ? " AND t.PROCESSLIST_DB = ?" : ""), sizeof(filters)) != 0)
+		return -1;
+	/* An idle session has no text: the pattern is never asked of it. */
+	if (q->idle && (q->pattern || q->bytes || fits(snprintf(idle,
+	    sizeof(idle), ", (NOT (" STMT_RUNNING ") AND "
+	    "t.PROCESSLIST_TIME >= ?%s%s) AS idle",
+	    q->user ? " AND t.PROCESSLIST_USER = ?" : "",
+	    q->db ? " AND t.PROCESSLIST_DB = ?" : ""), sizeof(idle)) != 0))
 		return -1;
 	switch (q->memory) {
 	case FIND_INDEXED:
@@ -314,15 +344,23 @@ pfs_sql_find_statements(char *buf, size_t size, const struct find_sql *q)
 			return -1;
 		return fits(snprintf(buf, size, "SELECT " STMT_HEAD "%s, "
 		    "%s AS bytes, %s AS peak, (" STMT_RUNNING " AND "
-		    "t.PROCESSLIST_TIME >= ?%s) AS cand FROM %s%s "
+		    "t.PROCESSLIST_TIME >= ?%s) AS cand%s FROM %s%s "
 		    "WHERE t.TYPE = 'FOREGROUND' AND t.INSTRUMENTED = 'YES' AND "
-		    "t.THREAD_ID <> ? HAVING cand OR peak >= ?", completed,
+		    "t.THREAD_ID <> ? HAVING cand OR peak >= ?%s", completed,
 		    bytes, q->memory == FIND_THREADS ? "t.MAX_TOTAL_MEMORY" :
-		    "p.MAX_MEMORY_USED", filters, from,
+		    "p.MAX_MEMORY_USED", filters, idle, from,
 		    q->memory == FIND_THREADS ? "" : " LEFT JOIN "
-		    "information_schema.PROCESSLIST p ON p.ID = t.PROCESSLIST_ID"),
-		    size);
+		    "information_schema.PROCESSLIST p ON p.ID = t.PROCESSLIST_ID",
+		    q->idle ? " OR idle AND bytes >= ?" : ""), size);
 	}
+	/* Idle holders too: every session is read, and HAVING picks. */
+	if (q->idle)
+		return fits(snprintf(buf, size, "SELECT " STMT_HEAD "%s, "
+		    "%s AS bytes, (" STMT_RUNNING " AND "
+		    "t.PROCESSLIST_TIME >= ?%s) AS cand%s FROM %s "
+		    "WHERE t.TYPE = 'FOREGROUND' AND t.INSTRUMENTED = 'YES' AND "
+		    "t.THREAD_ID <> ? HAVING cand OR idle AND bytes >= ?",
+		    completed, bytes, filters, idle, from), size);
 	return fits(snprintf(buf, size, "SELECT " STMT_HEAD "%s, %s AS bytes "
 	    "FROM %s WHERE t.TYPE = 'FOREGROUND' AND t.INSTRUMENTED = 'YES' AND "
 	    STMT_RUNNING " AND t.THREAD_ID <> ? AND t.PROCESSLIST_TIME >= ?%s%s",

@@ -34,6 +34,8 @@ extern const char pfs_sql_memory_disabled[];
 extern const char pfs_sql_global_total[];
 extern const char pfs_sql_enable_instruments[]; /* shown, never sent */
 extern const char pfs_sql_consumers_off[];
+/* The limits of connections' memory: only where pfs_sql_has_memory_limits(). */
+extern const char pfs_sql_memory_limits[];
 /* --list: the way for a server of kind k (see enum find_memory). */
 extern const char pfs_sql_list_threads_summed[];
 extern const char pfs_sql_list_threads_kept[];
@@ -57,6 +59,8 @@ enum find_memory pfs_sql_find_memory(const struct server_kind *k);
 bool pfs_sql_keeps_peaks(const struct server_kind *k);
 /* The server's own count of its sessions' memory; NULL where it keeps none. */
 const char *pfs_sql_server_memory(const struct server_kind *k);
+/* Whether it has connection_memory_limit and its kin: MySQL 8.0.28+. */
+bool pfs_sql_has_memory_limits(const struct server_kind *k);
 /* What pfs_sql_find_statements() asks for. */
 struct find_sql {
 	bool pattern, user, db, bytes; /* the filters given: one parameter each */
@@ -68,12 +72,19 @@ struct find_sql {
 	 * with bytes; only where pfs_sql_keeps_peaks().
 	 */
 	bool peaks;
+	/*
+	 * A flag too for the sessions that run no statement, and those of
+	 * them that hold a size listed: not with bytes nor a pattern.
+	 */
+	bool idle;
 };
 /*
  * The columns: STMT_COLUMNS, the bytes; with peaks, the peak and whether
- * the row is a candidate. Parameters: own thread, seconds, then pattern,
- * user, db, bytes when asked; with peaks: seconds, pattern, user, db, own
- * thread, the peak's size.
+ * the row is a candidate; with idle, whether the row is a candidate (if
+ * not said already) and whether it is idle. Parameters: own thread,
+ * seconds, then pattern, user, db, bytes when asked; with peaks or idle:
+ * seconds, pattern, user, db; with idle, seconds, user, db; own thread;
+ * with peaks, the peak's size; with idle, the idle size.
  */
 int pfs_sql_find_statements(char *buf, size_t size, const struct find_sql *q);
 int pfs_sql_thread_statement(char *buf, size_t size, uint64_t thread_id);

@@ -129,8 +129,9 @@ try_once(struct reconnect *rc, uint64_t until, uint64_t run_end, char *err,
 	s->ops->close(s->conn);
 	s->conn = c;
 	s->own_thread = own;
-	/* An upgrade may have come with a restart. */
+	/* An upgrade may have come with a restart, a limit with SET GLOBAL. */
 	s->kind = kind;
+	s->limits_read = false;
 	/*
 	 * With a thread, the boot time it was found under stays the one to
 	 * compare with, so the slack cannot walk away over many reconnects.

@@ -179,9 +179,12 @@ replay_line(struct replay *p, const char *line, size_t n, uint64_t lineno)
 	char err[512];
 	uint64_t last_seq = p->begun ? ring_get(p->ring,
 	    ring_len(p->ring) - 1)->seq : 0;
+	int rc = jsonl_sample(line, n, s, ring_max_events(p->ring), &p->meta,
+	    err, sizeof(err));
 
-	if (jsonl_sample(line, n, s, ring_max_events(p->ring), &p->meta, err,
-	    sizeof(err)) != 0) {
+	if (rc == 1)
+		return 0; /* a capture's line, not a sample */
+	if (rc != 0) {
 		diag_say("%s: line %" PRIu64 ": %s", p->o->read_path, lineno,
 		    err);
 		return -1;

@@ -30,6 +30,7 @@ const struct session_ops session_server = {
 	.top_threads = pfs_top_threads,
 	.list_threads = pfs_list_threads,
 	.setup = pfs_setup,
+	.memory_limits = pfs_memory_limits,
 	.find_statements = pfs_find_statements,
 	.thread_statement = pfs_thread_statement,
 	.threads_memory = pfs_threads_memory,
@@ -52,6 +53,8 @@ session_open(struct session *s, char *err, size_t errlen)
 	s->own_thread = pf.own_thread;
 	s->server = pf.server;
 	s->kind = pf.kind;
+	/* Asked by the first capture or hunt that needs them: not by --list. */
+	s->limits_read = false;
 	return 0;
 }
 

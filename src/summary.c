@@ -332,3 +332,12 @@ summary_free(struct summary *s)
 	s->n_peaks = 0;
 	s->n_statements = 0;
 }
+
+int64_t
+summary_most_held(const struct summary *s)
+{
+	if (!s->has_run || s->run.samples == 0)
+		return s->max_total;
+	return s->run.between_peak_total > s->run.max_total ?
+	    s->run.between_peak_total : s->run.max_total;
+}

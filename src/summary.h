@@ -73,6 +73,9 @@ struct summary {
 	size_t n_run_statements;
 	/* The statements of the run, largest growth_bytes first; owned by the summary. */
 	struct run_statement *run_statements;
+
+	/* MySQL's connection_memory_limit of a thread's capture; 0: none. */
+	int64_t limit_bytes;
 };
 
 /*
@@ -83,5 +86,10 @@ int summary_build(const struct ring *r, uint64_t skipped, struct summary *out);
 /* Adds the whole run's part; returns 0, or -1 when out of memory. */
 int summary_add_run(struct summary *s, const struct runstats *r);
 void summary_free(struct summary *s);
+/*
+ * The most the target held: over the run, peaks between samples included,
+ * when it has one; else the window's largest total.
+ */
+int64_t summary_most_held(const struct summary *s);
 
 #endif

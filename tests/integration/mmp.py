@@ -455,7 +455,10 @@ def hungry(rows=1000000):
 
 
 def parse_json_lines(text):
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
+    """The samples of --format json: a hunt's line that says what the
+    capture after it is of ("type":"capture") is left out."""
+    lines = [json.loads(line) for line in text.splitlines() if line.strip()]
+    return [l for l in lines if l.get("type") != "capture"]
 
 
 def parse_csv(text):

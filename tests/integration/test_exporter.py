@@ -403,6 +403,27 @@ class Exporter(mmp.TestCase):
         self.assertNotIn("mysqlmemprof_untracked_bytes", m)
         self.finish_ok(b, sig=signal.SIGTERM)
 
+    @mmp.only_on("mysql", "connection_memory_limit is MySQL's (8.0.28+)")
+    def test_connection_memory_limit_of_a_thread(self):
+        # Read at connect: set before the exporter starts.
+        mmp.root_sql("SET GLOBAL connection_memory_limit = %d" % (64 << 20))
+        self.addCleanup(mmp.root_sql, "SET GLOBAL connection_memory_limit "
+                        "= DEFAULT")
+        w = self.start(mmp.idle(30))
+        b, port = self.serve("--thread", str(w.thread_id))
+        m = series(get(port)[2])
+        self.assertEqual(m["mysqlmemprof_connection_memory_limit_bytes"],
+                         64 << 20, m)
+        ratio = m["mysqlmemprof_connection_memory_limit_ratio"]
+        total = m["mysqlmemprof_memory_total_bytes"]
+        self.assertAlmostEqual(ratio, total / (64 << 20), places=3)
+        self.finish_ok(b, sig=signal.SIGTERM)
+        # A grain has no such limit.
+        b, port = self.serve("--global")
+        m = series(get(port)[2])
+        self.assertNotIn("mysqlmemprof_connection_memory_limit_bytes", m)
+        self.finish_ok(b, sig=signal.SIGTERM)
+
     def test_sigterm_ends_it_promptly(self):
         b, port = self.serve()
         t0 = time.monotonic()

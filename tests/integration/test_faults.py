@@ -185,7 +185,11 @@ class ServerGoesAway(mmp.TestCase):
         w = self.start(mmp.idle(60))
         proc = self.spawn(["--thread", str(w.thread_id), "--format", "csv",
                            "--frequency", "100", "--reconnect-timeout", "60"])
-        time.sleep(0.6)
+        # Three samples out before the kill, however loaded the machine:
+        # the header, then rows that start with the sample's number.
+        proc.stdout_line()
+        while proc.stdout_line().split(",", 1)[0] != "3":
+            pass
         with mmp.killed_server():
             pass
         p = proc.finish(timeout=90)

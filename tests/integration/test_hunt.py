@@ -86,6 +86,43 @@ class RootWorkload(mmp.Workload):
         self._thread_id = None
 
 
+class IdleHolder(mmp.Workload):
+    """A `loader` session that sets user variables of about mib MiB (15 MB
+    each, under max_allowed_packet), then runs nothing: its client waits on
+    stdin, which send() writes to, until the session is killed."""
+
+    def __init__(self, mib):
+        sets = ", ".join("@h%d = REPEAT('x', %d)" % (i, 15 * 1000 * 1000)
+                         for i in range(mib // 15))
+        self.proc = subprocess.Popen(
+            mmp._loader_argv(), stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.send("SET %s;\nSELECT CONNECTION_ID();" % sets)
+        self.connection_id = self._read_id()
+        self._thread_id = None
+
+    def send(self, sql):
+        self.proc.stdin.write((sql + "\n").encode())
+        self.proc.stdin.flush()
+
+    def kill(self):
+        if self.proc.stdin is not None:
+            try:
+                self.proc.stdin.close()
+            except BrokenPipeError:
+                pass
+            self.proc.stdin = None
+        super().kill()
+
+
+def capture_lines(text):
+    """The JSON lines of a capture's start ("type":"capture"), and the
+    samples, apart."""
+    lines = [json.loads(l) for l in text.splitlines() if l.strip()]
+    return ([l for l in lines if l.get("type") == "capture"],
+            [l for l in lines if "type" not in l])
+
+
 def samples_of(rows):
     """The CSV rows of each sample, in order: (first row of it, its rows)."""
     out = {}
@@ -201,17 +238,19 @@ class Hunt(mmp.TestCase):
             self.addCleanup(mmp.root_sql, "REVOKE PROCESS ON *.* FROM "
                             "'mmp'@'%s'" % host)
 
-    def spike_between_looks(self, timeout):
-        """A run of --bigger-than 8M looking every 3 s, and a statement
-        that spikes past 8M just after one look, then sleeps through the
-        next: (the run, the workload, its thread)."""
-        proc = self.spawn(["--bigger-than", "8M", "--poll", "3000",
+    def spike_between_looks(self, timeout, poll=["--poll", "3000"],
+                            rows=100000):
+        """A run of --bigger-than 8M looking every 3 s (or as poll says),
+        and a statement that spikes past 8M just after the first look (its
+        GROUP BY of rows rows), then sleeps through the next: (the run, the
+        workload, its thread)."""
+        proc = self.spawn(["--bigger-than", "8M", "--running-only",
                            "--frequency", "200", "--format", "json",
-                           "--wait-timeout", str(timeout)])
+                           "--wait-timeout", str(timeout)] + poll)
         proc.wait_for_stderr("waiting for")
         w = self.start(mmp.Workload(
-            IN_MEMORY, "SELECT SLEEP(0.3) + mmp_hunt_spike(100000) + "
-            "SLEEP(4);"))
+            IN_MEMORY, "SELECT SLEEP(0.1) + mmp_hunt_spike(%d) + "
+            "SLEEP(4);" % rows))
         thread = w.thread_id
         return proc.finish(), w, thread
 
@@ -226,12 +265,13 @@ class Hunt(mmp.TestCase):
         self.assertEqual(p.returncode, 0, desc)
         self.assertIn("found connection %d " % w.connection_id, p.stderr,
                       desc)
-        m = re.search(r"it crossed 8\.00 MiB between two looks: its "
-                      r"session's peak, as the server keeps it, rose to "
-                      r"([0-9.]+) MiB since the last look; it holds ", p.stderr)
+        m = re.search(r"crossed 8\.00 MiB between looks, peak ([0-9.]+) "
+                      r"MiB: its session's peak, as the server keeps it, "
+                      r"rose since the last look; it holds ",
+                      p.stderr)
         self.assertIsNotNone(m, desc)
         self.assertGreaterEqual(float(m.group(1)), 8.0, desc)
-        samples = mmp.parse_json_lines(p.stdout)
+        heads, samples = capture_lines(p.stdout)
         self.assertTrue(samples, desc)
         for s in samples:
             self.assertEqual(s["thread_id"], thread, desc)
@@ -288,7 +328,8 @@ class Hunt(mmp.TestCase):
         # Text marks the reading from the look that found it.
         self.assertIn("(taken while waiting) ##", p.stdout, desc)
         self.assertIn(" of a connection holding at least 10.00 MiB of user "
-                      "'loader'", p.stderr, desc)
+                      "'loader', or a connection holding it idle", p.stderr,
+                      desc)
 
     def test_nothing_past_size_times_out(self):
         self.start(holder(0, 5))
@@ -296,8 +337,131 @@ class Hunt(mmp.TestCase):
                      "--wait-timeout", "1"])
         desc = mmp.describe(p)
         self.assertEqual(p.returncode, 3, desc)
-        self.assertIn("holding at least 1.00 GiB within --wait-timeout",
+        self.assertIn("holding at least 1.00 GiB, or a connection holding "
+                      "it idle within --wait-timeout", p.stderr, desc)
+
+    def test_spike_between_looks_at_the_default_poll(self):
+        """The same at the default --poll (1000 ms): the capture says it
+        crossed between looks, with the peak, in its JSON line as on
+        stderr, and begins with the reading of the look that found it."""
+        self.grant_process()
+        # Some 14 MiB for about 0.3 s on MySQL 9.7, less on MariaDB.
+        p, w, thread = self.spike_between_looks(15, poll=[], rows=30000)
+        desc = mmp.describe(p)
+        self.assertEqual(p.returncode, 0, desc)
+        self.assertIn("looking every 1000 ms", p.stderr, desc)
+        self.assertIn("crossed 8.00 MiB between looks, peak ", p.stderr, desc)
+        heads, samples = capture_lines(p.stdout)
+        self.assertEqual(len(heads), 1, desc)
+        self.assertTrue(heads[0]["between_looks"], desc)
+        self.assertEqual(heads[0]["state"], "running", desc)
+        self.assertGreaterEqual(heads[0]["peak_bytes"], 8 * MIB, desc)
+        self.assertLess(heads[0]["bytes"], 8 * MIB, desc)
+        self.assertEqual(heads[0]["connection_id"], w.connection_id, desc)
+        waiting = [s for s in samples if s["waiting"] == 1]
+        self.assertGreaterEqual(len(waiting), 1, desc)
+        self.assertEqual(samples[:len(waiting)], waiting, desc)
+        self.assertIn("the capture begins with %d reading" % len(waiting),
                       p.stderr, desc)
+
+    def test_idle_holder_found_and_followed_until_released(self):
+        """A connection that holds SIZE in user variables while it runs
+        nothing is found, said to be idle, and captured, whatever it runs,
+        until it has held less for --trigger-hold."""
+        h = self.start(IdleHolder(30))
+        thread = h.thread_id
+        proc = self.spawn(["--bigger-than", "20M", "--poll", "200",
+                           "--frequency", "200", "--trigger-hold", "1",
+                           "--format", "json", "--wait-timeout", "30"])
+        proc.wait_for_stderr("found connection %d " % h.connection_id)
+        time.sleep(1)
+        h.send("SET @h0 = NULL, @h1 = NULL;")
+        released = time.monotonic()
+        p = proc.finish(timeout=30)
+        desc = mmp.describe(p)
+        self.assertEqual(p.returncode, 0, desc)
+        self.assertRegex(p.stderr, r"found connection %d \(thread %d, user "
+                         r"loader\) idle for \d+ s, holding [0-9.]+ MiB"
+                         r"(, \d+%% of connection_memory_limit [0-9.]+ MiB)?: "
+                         r"it runs no statement" % (h.connection_id, thread),
+                         desc)
+        self.assertIn("capture 1 ended (it held less than 20.00 MiB for "
+                      "--trigger-hold 1 s): connection %d" % h.connection_id,
+                      p.stderr, desc)
+        # About a second after it let go: not at once, not much later.
+        self.assertGreater(time.monotonic() - released, 0.9, desc)
+        heads, samples = capture_lines(p.stdout)
+        self.assertEqual(len(heads), 1, desc)
+        self.assertEqual(heads[0]["state"], "idle", desc)
+        self.assertIsNone(heads[0]["statement"], desc)
+        self.assertEqual(heads[0]["thread_id"], thread, desc)
+        self.assertGreaterEqual(heads[0]["bytes"], 20 * MIB, desc)
+        self.assertEqual(heads[0]["bigger_than_bytes"], 20 * MIB, desc)
+        self.assertTrue(samples, desc)
+        for s in samples:
+            self.assertEqual(s["thread_id"], thread, desc)
+        self.assertGreaterEqual(samples[0]["total_bytes"], 20 * MIB, desc)
+        self.assertLess(samples[-1]["total_bytes"], 20 * MIB, desc)
+        # The user variables, as both servers count them.
+        names = {e["event_name"] for e in samples[0]["events"]}
+        self.assertTrue(any("user_var" in n for n in names), names)
+        # --read passes over the capture's line.
+        d = tempfile.mkdtemp(prefix="mmp-hunt-")
+        self.addCleanup(shutil.rmtree, d, True)
+        path = os.path.join(d, "idle.json")
+        with open(path, "w") as f:
+            f.write(p.stdout)
+        r = mmp.run(["--read", path, "--format", "csv"], conn=False)
+        self.assertEqual(r.returncode, 0, mmp.describe(r))
+        self.assertEqual(len(samples_of(self.assertCsvSamples(
+            r.stdout, mmp.describe(r)))), len(samples), mmp.describe(r))
+
+    def test_idle_holder_left_out_when_running_only(self):
+        self.start(IdleHolder(30))
+        p = mmp.run(["--bigger-than", "20M", "--running-only", "--poll",
+                     "200", "--wait-timeout", "2"])
+        desc = mmp.describe(p)
+        self.assertEqual(p.returncode, 3, desc)
+        self.assertNotIn("found connection", p.stderr, desc)
+        self.assertNotIn("holding it idle", p.stderr, desc)
+
+    @mmp.only_on("mysql", "connection_memory_limit is MySQL's (8.0.28+)")
+    def test_bigger_than_a_share_of_connection_memory_limit(self):
+        p = mmp.run(["--bigger-than", "80%", "--wait-timeout", "1"])
+        desc = mmp.describe(p)
+        self.assertEqual(p.returncode, 2, desc)
+        self.assertIn("--bigger-than 80%: connection_memory_limit is not "
+                      "set on this server", p.stderr, desc)
+        mmp.root_sql("SET GLOBAL connection_memory_limit = %d" % (64 * MIB))
+        self.addCleanup(mmp.root_sql, "SET GLOBAL connection_memory_limit "
+                        "= DEFAULT")
+        h = self.start(IdleHolder(30))
+        p = mmp.run(["--bigger-than", "30%", "--poll", "200",
+                     "--frequency", "200", "--count", "3",
+                     "--wait-timeout", "20"])
+        desc = mmp.describe(p)
+        self.assertEqual(p.returncode, 0, desc)
+        self.assertIn("--bigger-than 30%: 19.20 MiB, of "
+                      "connection_memory_limit 64.00 MiB", p.stderr, desc)
+        m = re.search(r"found connection %d \(thread \d+, user loader\) "
+                      r"idle for \d+ s, holding [0-9.]+ MiB, (\d+)%% of "
+                      r"connection_memory_limit 64\.00 MiB" %
+                      h.connection_id, p.stderr)
+        self.assertIsNotNone(m, desc)
+        self.assertTrue(30 <= int(m.group(1)) <= 60, desc)
+        self.assertRegex(p.stdout, r"\n connection_memory_limit 64\.00 MiB: "
+                         r"the most held, [0-9.]+ MiB, is \d+% of it\n", desc)
+        self.assertRegex(p.stderr, r"the most the thread held, [0-9.]+ MiB, "
+                         r"is \d+% of connection_memory_limit 64\.00 MiB",
+                         desc)
+
+    @mmp.only_on("mariadb", "MariaDB has no connection_memory_limit")
+    def test_bigger_than_a_share_refused_on_mariadb(self):
+        p = mmp.run(["--bigger-than", "80%", "--wait-timeout", "1"])
+        desc = mmp.describe(p)
+        self.assertEqual(p.returncode, 2, desc)
+        self.assertIn("has no connection_memory_limit (MySQL 8.0.28 and later "
+                      "have it)", p.stderr, desc)
 
     def test_longer_than_shows_the_first_seconds_too(self):
         tok = "mmp-hunt-%d" % os.getpid()

@@ -106,9 +106,11 @@ class Trigger(mmp.TestCase):
         p = self.spawn(["--thread", str(w.thread_id), "--frequency", "50",
                         "--window", "3", "--trigger-bytes", "1G", "--bytes"])
         p.wait_for_stderr("kill -USR1")
-        time.sleep(0.4)
+        # 20 ticks for a window of 3: room for a loaded machine.
+        time.sleep(1.0)
         p.signal(signal.SIGUSR1)
-        time.sleep(0.1)
+        # The marker written before the stop, whatever the machine's load.
+        self.assertRegex(p.stdout_line(), r"^## trigger: SIGUSR1")
         r = self.finish_ok(p, sig=signal.SIGINT)
         out, desc = r.stdout, mmp.describe(r)
         self.assertRegex(out, r"^## trigger: SIGUSR1, writing the 3 samples "

@@ -23,6 +23,8 @@ static struct outfile out;
 static struct signal_flags sig;
 static struct diag dg;
 static struct capture_env env;
+/* Where parse() sends the output; NULL: /dev/null. */
+static const char *out_path;
 
 /* Parses the options of a command line, NULL-terminated, into opts. */
 static void
@@ -47,7 +49,8 @@ parse(const char *first, ...)
 		free(argv[i]);
 	static const struct output_settings settings;
 
-	assert_int_equal(outfile_init(&out, "/dev/null", false, opts.format,
+	assert_int_equal(outfile_init(&out, out_path != NULL ? out_path :
+	    "/dev/null", false, opts.format,
 	    &settings, &sig.reopen), 0);
 }
 

@@ -58,6 +58,11 @@ struct fake_server {
 	uint64_t own_seen;       /* own_thread as find_statements() was given it */
 	int peaks;               /* the server keeps the sessions' peaks */
 	int64_t peak_asked;      /* match_filter.peak_bytes of the latest look */
+	int64_t idle_asked;      /* match_filter.idle_bytes of the latest look */
+
+	/* memory_limits(): MySQL's connection_memory_limit and kin. */
+	struct pfs_memory_limits limits;
+	size_t limit_reads;
 
 	/* setup(): what performance_schema's setup is now. */
 	struct pfs_setup setup;
@@ -227,6 +232,7 @@ fake_find(struct conn *c, const struct server_kind *kind,
 	fake->looks_at[fake->looks_done++] = fake->now;
 	fake->own_seen = own_thread;
 	fake->peak_asked = f->peak_bytes;
+	fake->idle_asked = f->idle_bytes;
 	memset(out, 0, sizeof(*out));
 	/* A look's rows carry peaks, and peak_only rows, as the test wrote them. */
 	out->peaks = fake->peaks && f->peak_bytes > 0;
@@ -424,6 +430,18 @@ fake_reader_free(struct pfs_reader *r)
 	free(r);
 }
 
+/* As pfs_memory_limits(): the test's limits, known when any is set. */
+static enum pfs_status
+fake_memory_limits(struct conn *c, const struct server_kind *kind,
+    struct pfs_memory_limits *out, char *err, size_t errlen)
+{
+	(void)kind, (void)err, (void)errlen;
+	assert_true(c->open);
+	fake->limit_reads++;
+	*out = fake->limits;
+	return PFS_OK;
+}
+
 static enum pfs_status
 fake_setup(struct conn *c, uint64_t thread_id, struct pfs_setup *out,
     char *err, size_t errlen)
@@ -515,6 +533,7 @@ static const struct session_ops fake_ops = {
 	.top_threads = fake_top_threads,
 	.list_threads = fake_list_threads,
 	.setup = fake_setup,
+	.memory_limits = fake_memory_limits,
 	.find_statements = fake_find,
 	.thread_statement = fake_thread_statement,
 	.threads_memory = fake_threads_memory,
@@ -541,6 +560,8 @@ fake_session(struct fake_server *srv, struct session *s)
 	s->own_thread = srv->next_own++;
 	s->server = (struct pfs_server_id){ .boot_s = srv->boot_s,
 	    .pid = srv->pid };
+	/* Read by the first that needs them, as after session_open(). */
+	s->limits_read = false;
 	/* opens_at[0] is this first connect; reconnects follow it. */
 }
 

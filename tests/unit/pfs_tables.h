@@ -123,7 +123,8 @@ static const struct table_def mariadb_10_11[] = {
  * storage/perfschema: table_threads.cc at e117a2b5 (2019),
  * table_events_statements.cc at 548ee8e1 (2018),
  * table_esms_by_thread_by_event_name.cc at 08f46b3c (2019),
- * table_global_status.cc at 087b0bbd (2020), table_mems_*_by_event_name.cc
+ * table_global_status.cc at 087b0bbd (2020) and table_global_variables.cc
+ * (the same two columns), table_mems_*_by_event_name.cc
  * and table_session_connect_attrs.cc in the Plugin_table form of 8.0,
  * table_setup_instruments.cc with PROPERTIES and VOLATILITY (8.0),
  * table_setup_consumers.cc (NAME, ENABLED since 5.6).
@@ -157,6 +158,8 @@ static const struct table_def mariadb_10_11[] = {
 	  "VOLATILITY int, DOCUMENTATION longtext" }, \
 	{ "setup_consumers", "NAME varchar(64), ENABLED enum" }, \
 	{ "global_status", \
+	  "VARIABLE_NAME varchar(64), VARIABLE_VALUE varchar(1024)" }, \
+	{ "global_variables", \
 	  "VARIABLE_NAME varchar(64), VARIABLE_VALUE varchar(1024)" }, \
 	{ "session_connect_attrs", \
 	  "PROCESSLIST_ID bigint unsigned, ATTR_NAME varchar(32), " \

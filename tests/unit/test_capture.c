@@ -14,6 +14,7 @@ static char grain_seen[64]; /* t->grain lives only as long as the capture */
 static size_t n_statements;
 static uint64_t statement_ids[8];
 static size_t statement_samples[8];
+static char end_why[512];         /* what the observer heard at the end */
 
 static void
 seen_begin(void *ctx, const struct capture_target *t)
@@ -34,9 +35,11 @@ seen_sample(void *ctx, const struct sample *s, const struct sampler_stats *st)
 }
 
 static void
-seen_end(void *ctx, const struct summary *sum, const struct sampler_stats *st)
+seen_end(void *ctx, const struct summary *sum, const struct sampler_stats *st,
+    const char *why)
 {
 	(void)ctx, (void)st;
+	snprintf(end_why, sizeof(end_why), "%s", why != NULL ? why : "(none)");
 	n_statements = sum->n_statements;
 	for (size_t i = 0; i < sum->n_statements && i < 8; i++) {
 		statement_ids[i] = sum->statements[i].statement->id;
@@ -75,6 +78,7 @@ setup(void **state)
 	dg = (struct diag){ 0 };
 	opts = (struct options){ 0 };
 	samples_seen = stop_after = n_statements = 0;
+	end_why[0] = '\0';
 	target_seen = (struct capture_target){ 0 };
 	env = (struct capture_env){ .opts = &opts, .session = &sess,
 	    .out = &out, .diag = &dg, .sig = &sig, .observer = &observer,
@@ -246,6 +250,33 @@ test_lost_reading_reconnects(void **state)
 	assert_int_equal(sess.conn->id, 2);
 }
 
+/*
+ * Lost with no reconnecting: the observer hears the error that ended the
+ * capture (the live view shows it, whatever notes come after).
+ */
+static void
+test_lost_without_reconnect_tells_the_observer(void **state)
+{
+	(void)state;
+	srv.lose_at_read = 2;
+	parse("--thread", "42", "--count", "3", "--frequency", "100",
+	    "--reconnect-timeout", "0", NULL);
+	assert_int_equal(run(NULL, NULL), EXIT_RUNTIME);
+	assert_int_equal(samples_seen, 1);
+	assert_non_null(strstr(end_why, "lost the connection while reading"));
+	assert_said("lost the connection while reading");
+}
+
+/* A count reached is no error: the observer hears none. */
+static void
+test_done_tells_the_observer_no_error(void **state)
+{
+	(void)state;
+	parse("--thread", "42", "--count", "2", NULL);
+	assert_int_equal(run(NULL, NULL), EXIT_DONE);
+	assert_string_equal(end_why, "(none)");
+}
+
 /* A statement found by waiting: its capture ends when it does. */
 static void
 test_found_statement_ends_the_capture(void **state)
@@ -343,6 +374,8 @@ main(void)
 		T(test_total_above_the_servers_is_noted),
 		T(test_statement_boundaries),
 		T(test_lost_reading_reconnects),
+		T(test_lost_without_reconnect_tells_the_observer),
+		T(test_done_tells_the_observer_no_error),
 		T(test_found_statement_ends_the_capture),
 		T(test_stop_ends_it_as_a_count),
 		T(test_top_threads_read_beside_the_samples),

@@ -534,6 +534,37 @@ test_bigger_than(void **state)
 	    "3"), CLI_USAGE);
 	assert_non_null(strstr(err, "only one"));
 	cli_free(&o);
+	/* A share of connection_memory_limit, from 1% to 100%. */
+	assert_int_equal(PARSE(&o, err, "--bigger-than", "80%",
+	    "--running-only", "--trigger-hold", "2"), CLI_OK);
+	assert_int_equal(o.bigger_than_pct, 80);
+	assert_int_equal(o.bigger_than_bytes, 0);
+	assert_true(o.running_only);
+	assert_int_equal(o.trigger_hold_s, 2);
+	assert_int_equal(o.target, TARGET_WAIT);
+	cli_free(&o);
+	/* The last one given counts: a size after a share replaces it. */
+	assert_int_equal(PARSE(&o, err, "--bigger-than", "100%",
+	    "--bigger-than", "2M"), CLI_OK);
+	assert_int_equal(o.bigger_than_pct, 0);
+	assert_int_equal(o.bigger_than_bytes, 2 << 20);
+	cli_free(&o);
+	assert_int_equal(PARSE(&o, err, "--bigger-than", "0%"), CLI_USAGE);
+	assert_non_null(strstr(err, "--bigger-than '0%': must be at least 1; "
+	    "give a percentage of connection_memory_limit from 1% to 100%"));
+	cli_free(&o);
+	assert_int_equal(PARSE(&o, err, "--bigger-than", "101%"), CLI_USAGE);
+	assert_non_null(strstr(err, "from 1% to 100%"));
+	cli_free(&o);
+	assert_int_equal(PARSE(&o, err, "--bigger-than", "8x%"), CLI_USAGE);
+	cli_free(&o);
+	assert_int_equal(PARSE(&o, err, "--bigger-than", "%"), CLI_USAGE);
+	cli_free(&o);
+	/* --trigger-hold without a size to hold to. */
+	assert_int_equal(PARSE(&o, err, "--wait-for", "x", "--trigger-hold",
+	    "2"), CLI_USAGE);
+	assert_non_null(strstr(err, "needs --trigger-bytes or --bigger-than"));
+	cli_free(&o);
 }
 
 static void
@@ -1048,10 +1079,10 @@ test_options_that_need_another(void **state)
 		    "--bigger-than: it applies to statements waited for", {
 			{ "--wait-for", "x", NULL },
 			{ "--longer-than", "0", NULL } } },
-		[NEEDS_TRIGGER_BYTES] = { "needs --trigger-bytes: it says how "
-		    "long to go on writing", {
+		[NEEDS_TRIGGER_BYTES] = { "needs --trigger-bytes or "
+		    "--bigger-than: it says how long to go on", {
 			{ "--thread", "1", "--trigger-bytes", "1M", NULL },
-			{ "--global", "--trigger-bytes=1", NULL } } },
+			{ "--bigger-than", "80%", NULL } } },
 		[NEEDS_PROFILE] = { "applies to profiles; give --format folded "
 		    "or pprof too", {
 			{ "--thread", "1", "--format", "folded", NULL },
@@ -1104,7 +1135,7 @@ test_options_that_need_another(void **state)
 		cli_free(&o);
 		tested[r->needs]++;
 	}
-	assert_int_equal(tested[NEEDS_WAIT], 5);
+	assert_int_equal(tested[NEEDS_WAIT], 6);
 	assert_int_equal(tested[NEEDS_TRIGGER_BYTES], 1);
 	assert_int_equal(tested[NEEDS_PROFILE], 2);
 }

@@ -4,6 +4,9 @@
  * going round again until --wait-timeout, and a connection lost while
  * waiting, taken up again by the one reconnect policy.
  */
+#include <stdlib.h>
+#include <unistd.h>
+
 #include "fake_capture.h"
 
 #include "reconnect.h"
@@ -12,6 +15,10 @@
 static struct stmt_match a = { .thread_id = 42, .connection_id = 9,
     .time_s = 5, .start_s = 1699999990, .digest = "da", .user = "app",
     .text = "SELECT SLEEP(10)" };
+/* A connection idle for 12 s, holding 30 MiB. */
+static struct stmt_match idle = { .thread_id = 44, .connection_id = 11,
+    .time_s = 12, .start_s = 1699999988, .digest = "", .user = "loader",
+    .current_bytes = 30 << 20, .idle = true };
 static struct stmt_match b = { .thread_id = 43, .connection_id = 10,
     .time_s = 6, .start_s = 1699999995, .digest = "db", .user = "app",
     .text = "SELECT SLEEP(20)" };
@@ -160,6 +167,168 @@ test_lost_without_reconnecting_ends_it(void **state)
 	assert_int_equal(srv.opens, 1);
 }
 
+/* The whole text of the output file the test asked for. */
+static char out_text[65536];
+
+static void
+read_out(const char *path)
+{
+	FILE *fp = fopen(path, "r");
+	size_t n;
+
+	assert_non_null(fp);
+	n = fread(out_text, 1, sizeof(out_text) - 1, fp);
+	out_text[n] = '\0';
+	fclose(fp);
+}
+
+/*
+ * --bigger-than finds a connection holding the size idle, says so in a
+ * note and in the capture's heading, and captures it, whatever it runs,
+ * until it has held less for --trigger-hold.
+ */
+static void
+test_idle_holder_captured_until_released(void **state)
+{
+	char path[] = "/tmp/test_hunt_XXXXXX";
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	out_path = path;
+	looks(1, &idle);
+	srv.running = 0;
+	srv.now_running = idle;
+	/* 30 MiB for five readings, then 1 MiB. */
+	for (size_t i = 0; i < 5; i++)
+		srv.reader_bytes[i] = 30 << 20;
+	srv.reader_bytes[5] = 1 << 20;
+	srv.n_reader_bytes = 6;
+	srv.limits = (struct pfs_memory_limits){ .known = true,
+	    .connection = 64 << 20 };
+	parse("--bigger-than", "20M", "--poll", "500", "--frequency", "100",
+	    "--trigger-hold", "1", NULL);
+	assert_int_equal(run(), EXIT_DONE);
+	parse_free();
+	out_path = NULL;
+	assert_int_equal(srv.idle_asked, 20 << 20);
+	/* The limit: read once for the hunt and its capture, and said. */
+	assert_int_equal(srv.limit_reads, 1);
+	assert_said("holding 30.00 MiB, 47% of connection_memory_limit "
+	    "64.00 MiB: it runs no statement");
+	assert_said("the most the thread held, 30.00 MiB, is 47% of "
+	    "connection_memory_limit 64.00 MiB");
+	assert_said("waiting for a statement of a connection holding at least "
+	    "20.00 MiB, or a connection holding it idle, looking every");
+	assert_said("found connection 11 (thread 44, user loader) idle for "
+	    "12 s, holding 30.00 MiB, 47% of connection_memory_limit");
+	assert_said("capture 1 ended (it held less than 20.00 MiB for "
+	    "--trigger-hold 1 s): connection 11");
+	/* Below from the sixth reading, at 0.5 s: a second more, 11 more. */
+	assert_int_equal(srv.reads, 16);
+	read_out(path);
+	unlink(path);
+	assert_non_null(strstr(out_text, ": connection 11, thread 44, idle "
+	    "12 s, holding 30.00 MiB (--bigger-than 20.00 MiB) ##"));
+	assert_non_null(strstr(out_text, "\n connection_memory_limit 64.00 "
+	    "MiB: the most held, 30.00 MiB, is 47% of it\n"));
+}
+
+/* --running-only asks for no idle holder, nor does --wait-for. */
+static void
+test_running_only(void **state)
+{
+	(void)state;
+	looks(1, NULL);
+	parse("--bigger-than", "20M", "--running-only", "--wait-timeout", "1",
+	    NULL);
+	assert_int_equal(run(), EXIT_NO_MATCH);
+	assert_int_equal(srv.idle_asked, 0);
+	assert_said("no statement of a connection holding at least 20.00 MiB "
+	    "within");
+	parse_free();
+	parse("--bigger-than", "20M", "--wait-for", "SELECT%",
+	    "--wait-timeout", "1", NULL);
+	assert_int_equal(run(), EXIT_NO_MATCH);
+	assert_int_equal(srv.idle_asked, 0);
+	parse_free();
+	parse("--bigger-than", "20M", "--wait-timeout", "1", NULL);
+	assert_int_equal(run(), EXIT_NO_MATCH);
+	assert_int_equal(srv.idle_asked, 20 << 20);
+}
+
+/*
+ * --bigger-than N%: of the connection_memory_limit the session read; none
+ * set, or none at all (MariaDB, MySQL before 8.0.28), is a usage error.
+ */
+static void
+test_bigger_than_a_share_of_the_limit(void **state)
+{
+	(void)state;
+	looks(1, NULL);
+	parse("--bigger-than", "80%", "--wait-timeout", "1", NULL);
+	assert_int_equal(run(), EXIT_USAGE);
+	assert_said("--bigger-than 80%: 10.11.6-MariaDB-fake has no "
+	    "connection_memory_limit (MySQL 8.0.28 and later have it)");
+	assert_int_equal(srv.looks_done, 0);
+	/* Asked once a connection: a reconnect asks again. */
+	srv.limits = (struct pfs_memory_limits){ .known = true };
+	assert_int_equal(run(), EXIT_USAGE);
+	assert_int_equal(srv.limit_reads, 1);
+	sess.limits_read = false;
+	assert_int_equal(run(), EXIT_USAGE);
+	assert_said("--bigger-than 80%: connection_memory_limit is not set");
+	srv.limits.connection = 64 << 20;
+	sess.limits_read = false;
+	assert_int_equal(run(), EXIT_NO_MATCH);
+	assert_int_equal(srv.limit_reads, 3);
+	assert_said("--bigger-than 80%: 51.20 MiB, of connection_memory_limit "
+	    "64.00 MiB");
+	assert_int_equal(srv.idle_asked, (int64_t)(64 << 20) * 80 / 100);
+	assert_said("no statement of a connection holding at least 51.20 MiB");
+}
+
+/*
+ * Past --bigger-than only between two looks: the capture says so, in
+ * the note and in its heading, and begins with the history's readings.
+ */
+static void
+test_crossed_between_looks_said(void **state)
+{
+	char path[] = "/tmp/test_hunt_XXXXXX";
+	int fd = mkstemp(path);
+	struct stmt_match look1[1], look2[1];
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	out_path = path;
+	srv.peaks = 1;
+	look1[0] = a;
+	look1[0].current_bytes = 1 << 20;
+	look1[0].peak_bytes = 2 << 20;
+	look2[0] = look1[0];
+	look2[0].peak_bytes = 40 << 20;
+	srv.n_looks = 2;
+	srv.looks[0] = look1;
+	srv.looks[1] = look2;
+	srv.look_n[0] = srv.look_n[1] = 1;
+	srv.ends_at[1] = 1 * SEC;
+	parse("--bigger-than", "30M", "--poll", "500", "--frequency", "100",
+	    "--count", "20", NULL);
+	assert_int_equal(run(), EXIT_DONE);
+	parse_free();
+	out_path = NULL;
+	assert_said("crossed 30.00 MiB between looks, peak 40.00 MiB");
+	assert_said("the capture begins with 2 readings taken while waiting");
+	read_out(path);
+	unlink(path);
+	assert_non_null(strstr(out_text, "running 5 s: SELECT SLEEP(10) ##\n"
+	    "## crossed 30.00 MiB between looks, peak 40.00 MiB ##\n"));
+	assert_non_null(strstr(out_text, "(taken while waiting)"));
+}
+
 int
 main(void)
 {
@@ -170,6 +339,10 @@ main(void)
 		T(test_nothing_within_the_timeout),
 		T(test_lost_while_waiting_reconnects),
 		T(test_lost_without_reconnecting_ends_it),
+		T(test_idle_holder_captured_until_released),
+		T(test_running_only),
+		T(test_bigger_than_a_share_of_the_limit),
+		T(test_crossed_between_looks_said),
 #undef T
 	};
 

@@ -227,6 +227,34 @@ steady_model(struct live_model *m)
 	}
 }
 
+/*
+ * With MySQL's connection_memory_limit, the header says it and how close
+ * the capture came, before our cost; a new capture forgets both.
+ */
+static void
+test_draw_limit(void **state)
+{
+	struct live_model m;
+	struct live_view v = { .rows = 5 };
+	struct live_grid g;
+
+	(void)state;
+	steady_model(&m);
+	m.limit_bytes = 8 * MIB;
+	assert_int_equal(live_grid_init(&g, 80, 24), 0);
+	live_draw(&m, &v, &g);
+	read_grid(&g);
+	/* The most total seen: 3.5 MiB and the last event's 30 bytes. */
+	if (strstr(screen[2], "every 100 ms  samples 30  skipped 0  total "
+	    "3.50 MiB  limit 8.00 MiB (most 44%)") == NULL)
+		fail_msg("[%s]", screen[2]);
+	live_model_begin(&m, "9.7.4", "thread 42 (connection 7)", 100, 0);
+	assert_int_equal(m.limit_bytes, 0);
+	assert_int_equal(m.most_total, 0);
+	live_grid_free(&g);
+	live_model_free(&m);
+}
+
 static void
 test_draw_view(void **state)
 {
@@ -545,6 +573,7 @@ main(void)
 		cmocka_unit_test(test_model_marks_and_statement),
 		cmocka_unit_test(test_draw_view),
 		cmocka_unit_test(test_draw_resident),
+		cmocka_unit_test(test_draw_limit),
 		cmocka_unit_test(test_rows_bounded),
 		cmocka_unit_test(test_downsampled_keeps_peaks),
 		cmocka_unit_test(test_small_screen_and_ended),

@@ -347,8 +347,70 @@ test_stop_and_lost(void **state)
 	assert_int_equal(look_find(&w, &m, err, sizeof(err)), LOOK_STOPPED);
 }
 
+/*
+ * --bigger-than with idle holders asked: a connection that runs nothing and
+ * holds the size is taken, idle, before a smaller running statement; the
+ * look asks for them with the size.
+ */
+static void
+test_idle_holder_found(void **state)
+{
+	struct look w = observer(0);
+	struct stmt_match one[2], m;
+	char err[256];
+
+	(void)state;
+	w.filter.min_bytes = w.filter.idle_bytes = 20 << 20;
+	one[0] = stmt(70, 30 << 20, "");
+	one[0].idle = true;
+	one[0].time_s = 12;
+	one[0].peak_bytes = 30 << 20;
+	one[1] = stmt(71, 5 << 20, "SELECT small");
+	one[1].peak_bytes = 5 << 20;
+	srv.peaks = 1;
+	srv.n_looks = 1;
+	srv.looks[0] = one;
+	srv.look_n[0] = 2;
+	srv.running = 0;
+	srv.now_running = one[0];
+	srv.now_running.completed = 4;
+	assert_int_equal(look_find(&w, &m, err, sizeof(err)), LOOK_FOUND);
+	assert_int_equal(srv.idle_asked, 20 << 20);
+	assert_int_equal(srv.looks_done, 1);
+	assert_int_equal(m.thread_id, 70);
+	assert_true(m.idle);
+	assert_int_equal(m.completed, 4);
+	assert_int_equal(m.current_bytes, 30 << 20);
+	/* The small statement is no match: no note of others. */
+	assert_int_equal(n_told, 0);
+	look_done(&w);
+}
+
+/* An idle holder that runs a statement by the time it is looked at is not. */
+static void
+test_idle_holder_busy_again_not_taken(void **state)
+{
+	struct look w = observer(1);
+	struct stmt_match one[1], m;
+	char err[256];
+
+	(void)state;
+	w.filter.min_bytes = w.filter.idle_bytes = 20 << 20;
+	one[0] = stmt(70, 30 << 20, "");
+	one[0].idle = true;
+	srv.n_looks = 1;
+	srv.looks[0] = one;
+	srv.look_n[0] = 1;
+	srv.running = 1;
+	srv.now_running = one[0];
+	assert_int_equal(look_find(&w, &m, err, sizeof(err)), LOOK_TIMEOUT);
+	look_done(&w);
+}
+
 /* The followed thread's memory, read while the statement runs. */
 static size_t inner_reads;
+static int64_t inner_bytes;   /* what each read holds */
+static struct event_stat inner_event;
 
 static enum source_status
 inner_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
@@ -356,7 +418,9 @@ inner_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
 {
 	(void)ctx, (void)deadline_ns, (void)err, (void)errlen;
 	inner_reads++;
-	*out = (struct reading){ 0 };
+	inner_event = (struct event_stat){ .name = "memory/sql/fake",
+	    .current_bytes = inner_bytes };
+	*out = (struct reading){ .events = &inner_event, .n = 1 };
 	return SOURCE_OK;
 }
 
@@ -423,6 +487,57 @@ test_follow_idle_and_closed(void **state)
 	assert_int_equal(f.end, FOLLOW_CLOSED);
 }
 
+/*
+ * An idle holder is followed by its memory, not its statement: whatever
+ * it runs, until it has held less than the size for the hold time (the
+ * reading that finds it so is the last), or its connection closes.
+ */
+static void
+test_follow_idle_holder_until_released(void **state)
+{
+	struct stmt_match m = stmt(70, 30 << 20, "");
+	struct follow f = follower(&m);
+	struct source src = follow_source(&f);
+	struct reading r;
+	char err[256];
+
+	(void)state;
+	inner_reads = 0;
+	f.stmt.idle = true;
+	f.hold_bytes = 20 << 20;
+	f.hold_ns = 1 * SEC;
+	/* Running a statement is no end for it. */
+	srv.running = 1;
+	srv.now_running = stmt(70, 30 << 20, "SET @x = NULL");
+	inner_bytes = 30 << 20;
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(src.read(src.ctx, 0, &r, err, sizeof(err)),
+		    SOURCE_OK);
+		srv.now += 500 * MS;
+	}
+	/* Below at 1.5 s, above again at 2 s: the hold starts over. */
+	inner_bytes = 1 << 20;
+	assert_int_equal(src.read(src.ctx, 0, &r, err, sizeof(err)), SOURCE_OK);
+	srv.now += 500 * MS;
+	inner_bytes = 25 << 20;
+	assert_int_equal(src.read(src.ctx, 0, &r, err, sizeof(err)), SOURCE_OK);
+	srv.now += 500 * MS;
+	/* Below from 2.5 s: at 3 s and 3.5 s still held, at 3.5 s a second. */
+	inner_bytes = 1 << 20;
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(src.read(src.ctx, 0, &r, err, sizeof(err)),
+		    SOURCE_OK);
+		assert_int_equal(f.end, FOLLOW_RUNNING);
+		srv.now += 500 * MS;
+	}
+	assert_int_equal(src.read(src.ctx, 0, &r, err, sizeof(err)),
+	    SOURCE_GONE);
+	assert_int_equal(f.end, FOLLOW_RELEASED);
+	assert_int_equal(inner_reads, 8);
+	/* Its statement is never asked. */
+	assert_int_equal(srv.statement_looks, 0);
+}
+
 int
 main(void)
 {
@@ -445,6 +560,11 @@ main(void)
 		cmocka_unit_test_setup(test_follow_until_the_statement_ends,
 		    setup),
 		cmocka_unit_test_setup(test_follow_idle_and_closed, setup),
+		cmocka_unit_test_setup(test_idle_holder_found, setup),
+		cmocka_unit_test_setup(test_idle_holder_busy_again_not_taken,
+		    setup),
+		cmocka_unit_test_setup(test_follow_idle_holder_until_released,
+		    setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

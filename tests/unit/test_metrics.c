@@ -125,6 +125,30 @@ test_prometheus_page(void **state)
 	    "user=\"\",host=\"\",digest=\"\"} 100\n");
 	has(p, "mysqlmemprof_series_dropped 0\n");
 	has_not(p, "# EOF");
+	/* No connection_memory_limit: neither of its families has a value. */
+	has_not(p, "\nmysqlmemprof_connection_memory_limit");
+	free(p);
+}
+
+/* MySQL's connection_memory_limit: the limit, and the share of it in use. */
+static void
+test_connection_memory_limit(void **state)
+{
+	struct metrics_view v = view();
+	char *p;
+
+	(void)state;
+	v.limit_bytes = 1 << 20;
+	p = render(&v, METRICS_PROMETHEUS);
+	has(p, "# TYPE mysqlmemprof_connection_memory_limit_bytes gauge\n");
+	has(p, "mysqlmemprof_connection_memory_limit_bytes 1048576\n");
+	/* 123456 of 1048576, four decimals, whatever the locale. */
+	has(p, "mysqlmemprof_connection_memory_limit_ratio 0.1177\n");
+	free(p);
+	v.sample = NULL;
+	p = render(&v, METRICS_PROMETHEUS);
+	has(p, "mysqlmemprof_connection_memory_limit_bytes 1048576\n");
+	has_not(p, "\nmysqlmemprof_connection_memory_limit_ratio ");
 	free(p);
 }
 
@@ -289,6 +313,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_prometheus_page),
+		cmocka_unit_test(test_connection_memory_limit),
 		cmocka_unit_test(test_label_escaping),
 		cmocka_unit_test(test_openmetrics_page),
 		cmocka_unit_test(test_process),

@@ -560,9 +560,20 @@ test_capture_heading(void **state)
 		assert_int_equal(output_capture(&o, &c), 0);
 		output_release(&o);
 		fclose(o.fp);
-		if (i > 0) {
-			/* CSV and JSON rows stand alone: no heading. */
+		if (i == 1) {
+			/* CSV rows stand alone: no heading. */
 			assert_int_equal(len, 0);
+		} else if (i == 2) {
+			/* One line --read passes over, the text escaped. */
+			assert_non_null(strstr(buf, "{\"type\":\"capture\","
+			    "\"capture\":2,"));
+			assert_non_null(strstr(buf, "\"connection_id\":17,"
+			    "\"thread_id\":48,\"state\":\"running\","
+			    "\"seconds\":31,\"statement\":\"SELECT a,\\n\\tb "
+			    "FROM t /* \\u001b[2J */"));
+			assert_non_null(strstr(buf, "\"bigger_than_bytes\":null,"
+			    "\"between_looks\":false,\"peak_bytes\":null}\n"));
+			assert_int_equal(strchr(buf, '\n') - buf + 1, (long)len);
 		} else {
 			assert_non_null(strstr(buf, "## Capture 2 at "));
 			assert_non_null(strstr(buf, ": connection 17, thread 48, "
@@ -570,6 +581,61 @@ test_capture_heading(void **state)
 			assert_non_null(strstr(buf, "... ##\n"));
 			assert_null(strchr(buf, '\x1b'));
 			assert_int_equal(strchr(buf, '\n') - buf + 1, (long)len);
+		}
+		free(buf);
+	}
+}
+
+/*
+ * A connection found holding memory idle, past --bigger-than only between
+ * two looks: the heading says so in text and JSON.
+ */
+static void
+test_capture_heading_idle_and_between(void **state)
+{
+	struct output_capture c = {
+		.number = 1, .connection_id = 12, .thread_id = 53,
+		.running_s = 4, .text = "", .idle = true,
+		.bytes = 30 << 20, .size_bytes = 20 << 20,
+	};
+	struct output_capture b = {
+		.number = 3, .connection_id = 13, .thread_id = 54,
+		.running_s = 2, .text = "SELECT spike", .bytes = 1 << 20,
+		.size_bytes = 20 << 20, .between_looks = true,
+		.peak_bytes = 31 << 20,
+	};
+	const char *formats[] = { "text", "json" };
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		struct output o = { .fmt = output_table_find(formats[i]) };
+		char *buf = NULL;
+		size_t len;
+
+		assert_non_null(o.fp = open_memstream(&buf, &len));
+		assert_int_equal(output_capture(&o, &c), 0);
+		assert_int_equal(output_capture(&o, &b), 0);
+		output_release(&o);
+		fclose(o.fp);
+		if (i == 0) {
+			assert_non_null(strstr(buf, ": connection 12, thread 53, "
+			    "idle 4 s, holding 30.00 MiB (--bigger-than 20.00 MiB) "
+			    "##\n"));
+			assert_non_null(strstr(buf, ": connection 13, thread 54, "
+			    "running 2 s: SELECT spike ##\n## crossed 20.00 MiB "
+			    "between looks, peak 31.00 MiB ##\n"));
+			/* An idle one crossed nothing: one such line. */
+			assert_null(strstr(strstr(buf, "## crossed") + 1,
+			    "## crossed"));
+		} else {
+			assert_non_null(strstr(buf, "\"connection_id\":12,"
+			    "\"thread_id\":53,\"state\":\"idle\","
+			    "\"seconds\":4,\"statement\":null,\"bytes\":31457280,"
+			    "\"bigger_than_bytes\":20971520,\"between_looks\":false"));
+			assert_non_null(strstr(buf, "\"state\":\"running\","
+			    "\"seconds\":2,\"statement\":\"SELECT spike\","
+			    "\"bytes\":1048576,\"bigger_than_bytes\":20971520,"
+			    "\"between_looks\":true,\"peak_bytes\":32505856}\n"));
 		}
 		free(buf);
 	}
@@ -1546,6 +1612,7 @@ main(void)
 		cmocka_unit_test(test_nothing_written),
 		cmocka_unit_test(test_write_error),
 		cmocka_unit_test(test_capture_heading),
+		cmocka_unit_test(test_capture_heading_idle_and_between),
 		cmocka_unit_test(test_thread_list_free),
 		cmocka_unit_test(test_csv_roundtrip),
 		cmocka_unit_test(test_csv_list_roundtrip),

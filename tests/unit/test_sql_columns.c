@@ -28,7 +28,7 @@ struct query {
 	unsigned flavours; /* bit f: meant for flavours[f] alone; 0: for all */
 };
 
-static struct query queries[384];
+static struct query queries[640];
 static size_t n_queries;
 
 static void
@@ -61,14 +61,18 @@ add_looks(void)
 		struct server_kind k = pfs_server_kind_parse(flavours[f].version);
 		enum find_memory memory = pfs_sql_find_memory(&k);
 
-		for (unsigned i = 0; i < 64; i++) {
+		for (unsigned i = 0; i < 128; i++) {
+			/* Peaks where kept; idle holders without a pattern. */
+			bool refused = ((i & 16) && ((i & 8) ||
+			    !pfs_sql_keeps_peaks(&k))) ||
+			    ((i & 64) && (i & 9));
+
 			assert_int_equal(pfs_sql_find_statements(sql, sizeof(sql),
 			    &(struct find_sql){ .pattern = i & 1, .user = i & 2,
 			    .db = i & 4, .bytes = i & 8, .memory = memory,
-			    .completed = !(i & 32), .peaks = i & 16 }),
-			    (i & 16) && ((i & 8) || !pfs_sql_keeps_peaks(&k)) ?
-			    -1 : 0);
-			if ((i & 16) && ((i & 8) || !pfs_sql_keeps_peaks(&k)))
+			    .completed = !(i & 32), .peaks = i & 16,
+			    .idle = i & 64 }), refused ? -1 : 0);
+			if (refused)
 				continue;
 			snprintf(name, sizeof(name), "find_statements %u", i);
 			add_for(name, sql, 1u << f);
@@ -90,6 +94,13 @@ make_queries(void)
 	add("global_total", pfs_sql_global_total);
 	add("enable_instruments", pfs_sql_enable_instruments);
 	add("consumers_off", pfs_sql_consumers_off);
+	/* connection_memory_limit and its kin: MySQL 8.0.28+ alone. */
+	for (size_t f = 0; f < N_FLAVOURS; f++) {
+		struct server_kind k = pfs_server_kind_parse(flavours[f].version);
+
+		if (pfs_sql_has_memory_limits(&k))
+			add_for("memory_limits", pfs_sql_memory_limits, 1u << f);
+	}
 	add("list_threads summed", pfs_sql_list_threads_summed);
 	/* The server's own count: MariaDB's, MySQL 8.0.28+'s. */
 	for (size_t f = 0; f < N_FLAVOURS; f++) {
@@ -530,15 +541,18 @@ test_find_memory(void **state)
 		const char *version;
 		enum find_memory memory;
 		bool peaks;
+		bool limits; /* connection_memory_limit */
 	} cases[] = {
-		{ "10.11.19-MariaDB-0+deb12u1", FIND_SUMMED, true },
-		{ "5.5.5-10.5.27-MariaDB", FIND_SUMMED, true },
-		{ "8.0.30", FIND_INDEXED, false },
-		{ "8.0.31", FIND_THREADS, true },
-		{ "8.4.3", FIND_THREADS, true },
-		{ "9.7.4-2", FIND_THREADS, true },
-		{ "5.7.44-log", FIND_INDEXED, false },
-		{ "unknown", FIND_SUMMED, false },
+		{ "10.11.19-MariaDB-0+deb12u1", FIND_SUMMED, true, false },
+		{ "5.5.5-10.5.27-MariaDB", FIND_SUMMED, true, false },
+		{ "8.0.27", FIND_INDEXED, false, false },
+		{ "8.0.28", FIND_INDEXED, false, true },
+		{ "8.0.30", FIND_INDEXED, false, true },
+		{ "8.0.31", FIND_THREADS, true, true },
+		{ "8.4.3", FIND_THREADS, true, true },
+		{ "9.7.4-2", FIND_THREADS, true, true },
+		{ "5.7.44-log", FIND_INDEXED, false, false },
+		{ "unknown", FIND_SUMMED, false, false },
 	};
 
 	(void)state;
@@ -547,6 +561,8 @@ test_find_memory(void **state)
 
 		assert_int_equal(pfs_sql_find_memory(&k), cases[i].memory);
 		assert_int_equal(pfs_sql_keeps_peaks(&k), cases[i].peaks);
+		assert_int_equal(pfs_sql_has_memory_limits(&k),
+		    cases[i].limits);
 	}
 }
 
