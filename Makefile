@@ -59,6 +59,8 @@ CORE += outfile capture hunt
 CORE += runstats names
 # --global with --listen: the top threads read beside the samples.
 CORE += top_threads
+# --global: the server's process beside the samples (its /proc files).
+CORE += procmem procfs resident
 # The buffer the text, CSV and JSON formats write a sample into.
 CORE += obuf
 # --listen: the page of the exporter (metrics), and the exporter.

@@ -85,6 +85,22 @@ enum {
 	SETUP_OFF_THREAD = 4,     /* the thread's INSTRUMENTED */
 };
 
+/*
+ * The server's process as the kernel counts its pages, beside what
+ * performance_schema counts (resident.h): read with each sample of
+ * --global when the server runs on this machine. And the server's own
+ * count of what it allocated, from its status (MariaDB's Memory_used,
+ * MySQL's Global_connection_memory while it tracks it), from anywhere.
+ */
+struct process_memory {
+	bool known;             /* the process's pages were read */
+	int64_t resident_bytes; /* Rss */
+	int64_t anon_bytes;     /* of it, anonymous pages (heaps, stacks) */
+	int64_t file_bytes;     /* of it, file pages (the binary, libraries) */
+	bool has_status;        /* the server gave its own count */
+	int64_t status_bytes;
+};
+
 struct sample {
 	uint64_t seq;        /* 1, 2, ... in the order taken */
 	uint64_t elapsed_us; /* monotonic time since the first sample was due */
@@ -121,6 +137,8 @@ struct sample {
 	 * every --poll, not every --frequency, at its own time.
 	 */
 	bool waiting;
+	/* The server's process beside the sample; --global only. */
+	struct process_memory process;
 };
 
 /*

@@ -57,6 +57,10 @@ struct session_ops {
 	/* pfs_global_total(), pfs_top_threads(), pfs_list_threads() */
 	enum pfs_status (*global_total)(struct conn *c, int64_t *bytes,
 	    char *err, size_t errlen);
+	/* pfs_server_memory(): the server's own count, from its status. */
+	enum pfs_status (*server_memory)(struct conn *c,
+	    const struct server_kind *kind, int64_t *bytes, bool *known,
+	    char *err, size_t errlen);
 	enum pfs_status (*top_threads)(struct conn *c, size_t max,
 	    struct thread_total *out, size_t *n, char *err, size_t errlen);
 	enum pfs_status (*list_threads)(struct conn *c,

@@ -37,6 +37,8 @@ struct reading {
 	const struct statement *statement;
 	/* SETUP_OFF_* (sample.h): what was switched off while sampling. */
 	unsigned setup_off;
+	/* The server's process (sample.h), when a source on the chain read it. */
+	struct process_memory process;
 };
 
 struct source {

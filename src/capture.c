@@ -14,8 +14,10 @@
 #include "filter.h"
 #include "guard.h"
 #include "pfs.h"
+#include "procfs.h"
 #include "reconnect.h"
 #include "recorder.h"
+#include "resident.h"
 #include "runstats.h"
 #include "sampler.h"
 #include "summary.h"
@@ -682,6 +684,7 @@ capture_run_from(const struct capture_env *env,
 	struct clock clk = env->clk != NULL ? *env->clk : clock_system();
 	struct pfs_reader *reader;
 	struct reconnect recon;
+	struct resident res;
 	struct guard guard;
 	struct source src;
 	struct ring *ring;
@@ -736,6 +739,15 @@ capture_run_from(const struct capture_env *env,
 	};
 	src = reconnect_source(&recon);
 	c.reader = reader;
+	/* The whole server's process is beside the whole server's count. */
+	if (is_grain && grain == GRAIN_GLOBAL) {
+		res = (struct resident){
+			.inner = src, .session = s, .clk = &clk,
+			.proc = env->proc != NULL ? env->proc : PROCFS_ROOT,
+			.notify = diag_note_cb, .notify_ctx = (void *)env->diag,
+		};
+		src = resident_source(&res);
+	}
 	if (env->top_threads != NULL) {
 		struct top_threads *t = env->top_threads;
 

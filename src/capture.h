@@ -66,6 +66,8 @@ struct capture_env {
 	 * the samples for the observer to copy (top_threads.h); NULL: none.
 	 */
 	struct top_threads *top_threads;
+	/* Where /proc is (procfs.h): NULL for PROCFS_ROOT; a test's tree. */
+	const char *proc;
 };
 
 /*

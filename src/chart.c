@@ -39,6 +39,8 @@ chart_reset(struct chart *c)
 	c->samples = 0;
 	c->gaps = 0;
 	c->max_total = 0;
+	c->has_resident = false;
+	c->max_resident = 0;
 	c->interval_us = 0;
 	c->last_due_us = 0;
 	c->has_last_statement = false;
@@ -71,6 +73,11 @@ fold(struct chart *c, size_t a, size_t b)
 	x->last_us = y->last_us;
 	x->samples += y->samples;
 	x->total = max64(x->total, y->total);
+	if (y->has_resident) {
+		x->resident = x->has_resident ? max64(x->resident, y->resident) :
+		    y->resident;
+		x->has_resident = true;
+	}
 	/* The widest gap is the one shown. */
 	if (y->gap_to_us - y->gap_from_us > x->gap_to_us - x->gap_from_us) {
 		x->gap_from_us = y->gap_from_us;
@@ -227,6 +234,14 @@ chart_add(struct chart *c, const struct sample *s)
 	col->samples++;
 	c->max_total = c->samples == 0 ? s->total_bytes :
 	    max64(c->max_total, s->total_bytes);
+	if (s->process.known) {
+		col->resident = col->has_resident ? max64(col->resident,
+		    s->process.resident_bytes) : s->process.resident_bytes;
+		col->has_resident = true;
+		c->max_resident = c->has_resident ? max64(c->max_resident,
+		    s->process.resident_bytes) : s->process.resident_bytes;
+		c->has_resident = true;
+	}
 	for (size_t k = 0; k < s->n_events; k++) {
 		const struct event_stat *e = &s->events[k];
 		int x = event_index(c, e->name);

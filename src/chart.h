@@ -26,6 +26,9 @@ struct chart_column {
 	int64_t first_wall_ms;      /* wall clock of its first sample */
 	uint64_t samples;
 	int64_t total;              /* the largest thread total */
+	/* The server's process (--global on its machine): its largest Rss. */
+	bool has_resident;
+	int64_t resident;
 	/*
 	 * The widest stretch without samples just before the column's first
 	 * sample (then gap_to_us is first_us) or, once merged, between two of
@@ -67,6 +70,8 @@ struct chart {
 	uint64_t samples;
 	uint64_t gaps;            /* gaps seen: reconnects, skipped ticks */
 	int64_t max_total;
+	bool has_resident;        /* some sample had the server's process */
+	int64_t max_resident;
 	/* The interval, as the smallest step between due times seen so far. */
 	uint64_t interval_us;
 	uint64_t last_due_us;

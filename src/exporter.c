@@ -325,6 +325,14 @@ static const struct endpoint {
 	    serve_metrics },
 	{ "/pprof/memory", "the latest sample as a pprof profile (gzipped)",
 	    serve_pprof },
+	/*
+	 * Where pprof scrapers ask for memory: Go's heap profile path, and
+	 * allocs, the memory path of Parca's and Pyroscope's defaults.
+	 */
+	{ "/debug/pprof/heap", "the same, at Go's heap profile path",
+	    serve_pprof },
+	{ "/debug/pprof/allocs", "the same, where Parca and Pyroscope ask",
+	    serve_pprof },
 	{ "/", "this list", serve_index },
 };
 #define N_ENDPOINTS (sizeof(endpoints) / sizeof(endpoints[0]))
@@ -346,7 +354,7 @@ make_index(struct exporter *x)
 
 	for (size_t i = 0; i < N_ENDPOINTS && n < sizeof(x->index); i++)
 		n += (size_t)snprintf(x->index + n, sizeof(x->index) - n,
-		    "%-16s %s\n", endpoints[i].path, endpoints[i].what);
+		    "%-20s %s\n", endpoints[i].path, endpoints[i].what);
 }
 
 static enum MHD_Result

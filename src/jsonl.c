@@ -232,6 +232,39 @@ parse_statement(struct ctx *c, json_t *root, struct sample *s)
 	return 0;
 }
 
+/*
+ * The server's process (added keys): untracked_bytes is resident less
+ * total_bytes, so it is read to check, not kept.
+ */
+static int
+parse_process(struct ctx *c, json_t *root, struct sample *s,
+    int64_t *untracked)
+{
+	struct process_memory *p = &s->process;
+	bool anon, gap, overflow;
+	int64_t diff = 0;
+
+	if (get_int_added(c, root, "process_resident_bytes",
+	    &p->resident_bytes, &p->known) != 0 ||
+	    get_int_added(c, root, "process_anon_bytes", &p->anon_bytes,
+	    &anon) != 0 ||
+	    get_int_added(c, root, "untracked_bytes", untracked, &gap) != 0 ||
+	    get_int_added(c, root, "status_memory_bytes", &p->status_bytes,
+	    &p->has_status) != 0)
+		return -1;
+	overflow = p->known && __builtin_sub_overflow(p->resident_bytes,
+	    s->total_bytes, &diff);
+
+	/* What output_columns.c writes: null for a total beyond any process. */
+	if (p->known != anon || gap != (p->known && !overflow) || (gap &&
+	    *untracked != diff) || (p->known && (p->anon_bytes < 0 ||
+	    p->anon_bytes > p->resident_bytes)))
+		return fail(c, "process figures that disagree, at",
+		    "process_resident_bytes");
+	p->file_bytes = p->known ? p->resident_bytes - p->anon_bytes : 0;
+	return 0;
+}
+
 static int
 parse_sample(struct ctx *c, json_t *root, struct sample *s, size_t max,
     struct jsonl_meta *meta)
@@ -240,7 +273,7 @@ parse_sample(struct ctx *c, json_t *root, struct sample *s, size_t max,
 	size_t len;
 	bool known;
 	uint64_t elapsed_ms;
-	int64_t waiting;
+	int64_t waiting, untracked;
 
 	if (get_uint(c, root, "sample", &s->seq, NULL) != 0 ||
 	    get_uint(c, root, "elapsed_ms", &elapsed_ms, NULL) != 0 ||
@@ -258,7 +291,8 @@ parse_sample(struct ctx *c, json_t *root, struct sample *s, size_t max,
 	    &meta->filtered) != 0 ||
 	    get_text(c, root, "setup_off", &off, &len) != 0 ||
 	    parse_setup_off(c, off, &s->setup_off) != 0 ||
-	    get_int_added(c, root, "waiting", &waiting, &known) != 0)
+	    get_int_added(c, root, "waiting", &waiting, &known) != 0 ||
+	    parse_process(c, root, s, &untracked) != 0)
 		return -1;
 	s->waiting = waiting != 0;
 	if (s->seq == 0)

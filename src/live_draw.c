@@ -2,9 +2,12 @@
  * The live view's screens, drawn into a grid. From the top:
  *
  *   title bar        server, target
- *   statement        running for N s / ended N s ago
+ *   statement        running for N s / ended N s ago; a grain's: with
+ *                    --global on the server's machine, the process's
+ *                    resident memory and how much of it is not counted
  *   counts           interval, samples, skipped, our cost, total
- *   stackplot        y labels on the left, newest sample on the right
+ *   stackplot        y labels on the left, newest sample on the right; the
+ *                    resident memory a line above the bands, in the scale
  *   marks            ^ an event peaked between samples, * a new statement
  *   time axis        seconds since the capture began
  *   table            the events of the bands, then "other"
@@ -316,9 +319,12 @@ fill_row(struct live_grid *g, int y, int color, int attr)
 
 static void
 draw_header(const struct live_model *m, const struct live_view *v,
-    struct live_grid *g, int64_t total)
+    struct live_grid *g, const struct live_column *newest)
 {
-	char line[1024], tot[32], when[64] = "";
+	char line[1024], tot[32], rss[32], gap[32], when[64] = "";
+	int64_t total = newest != NULL ? newest->total : 0;
+	const char *text = m->statement[0] != '\0' ? m->statement : "-";
+	int64_t diff;
 	double secs;
 
 	fill_row(g, 0, LIVE_C_TITLE, LIVE_A_REVERSE);
@@ -348,8 +354,20 @@ draw_header(const struct live_model *m, const struct live_view *v,
 			snprintf(when, sizeof(when), "idle since %.0f s", secs);
 	}
 	text_right(g, 1, g->w, when, 0, LIVE_A_BOLD);
-	live_grid_text(g, 1, 0, g->w - (int)strlen(when) - 1,
-	    m->statement[0] != '\0' ? m->statement : "-", 0, 0);
+	/*
+	 * The process's pages (--global on the server's machine), where a
+	 * grain, which runs no statement, leaves the statement's line empty.
+	 */
+	if (m->statement[0] == '\0' && newest != NULL &&
+	    newest->has_resident &&
+	    !__builtin_sub_overflow(newest->resident, total, &diff)) {
+		bytes_cell(v, newest->resident, rss, sizeof(rss));
+		bytes_cell(v, diff, gap, sizeof(gap));
+		snprintf(line, sizeof(line), "resident %s (the line), not "
+		    "counted %s", rss, gap);
+		text = line;
+	}
+	live_grid_text(g, 1, 0, g->w - (int)strlen(when) - 1, text, 0, 0);
 	bytes_cell(v, total, tot, sizeof(tot));
 	/*
 	 * How close it came to MySQL's connection_memory_limit, before our
@@ -402,6 +420,27 @@ column_sample(const struct live_model *m, int j, int w, size_t *first,
 	return best;
 }
 
+/*
+ * The process's resident memory, a mark at its height in column x: over
+ * the bands when it is below the total counted (pages not yet touched).
+ */
+static void
+draw_resident(const struct live_view *v, struct live_grid *g,
+    const struct live_column *c, int64_t top, int top_y, int h, int x)
+{
+	int at;
+
+	if (!c->has_resident || c->resident <= 0 || top <= 0)
+		return;
+	at = (int)((double)c->resident * h / (double)top + 0.5);
+	if (at < 1)
+		at = 1;
+	if (at > h)
+		at = h;
+	put(g, top_y + h - at, x, v->ascii ? '-' : 0x2500, LIVE_C_AXIS,
+	    LIVE_A_BOLD);
+}
+
 static void
 draw_chart(const struct live_model *m, const struct live_view *v,
     struct live_grid *g, const struct row *rows, size_t n_rows, int top_y,
@@ -412,10 +451,18 @@ draw_chart(const struct live_model *m, const struct live_view *v,
 	char label[32];
 	size_t first, last, i;
 
-	for (int j = 0; j < w; j++)
-		if ((i = column_sample(m, j, w, &first, &last)) != SIZE_MAX &&
-		    live_model_column(m, i)->total > max)
-			max = live_model_column(m, i)->total;
+	for (int j = 0; j < w; j++) {
+		const struct live_column *c;
+
+		if ((i = column_sample(m, j, w, &first, &last)) == SIZE_MAX)
+			continue;
+		c = live_model_column(m, i);
+		if (c->total > max)
+			max = c->total;
+		/* The process's pages in the scale too: the gap is seen. */
+		if (c->has_resident && c->resident > max)
+			max = c->resident;
+	}
 	top = live_scale_top(max);
 	for (int r = 0; r < h; r++)
 		put(g, top_y + r, LABEL_W - 1, v->ascii ? '|' : 0x2502,
@@ -459,6 +506,7 @@ draw_chart(const struct live_model *m, const struct live_view *v,
 				    b < n_rows ? band_glyph(v, b) : other_glyph(v),
 				    band_color(b < n_rows ? b : SIZE_MAX), 0);
 		}
+		draw_resident(v, g, c, top, top_y, h, LABEL_W + j);
 		if (peak)
 			put(g, top_y + h, LABEL_W + j, '^', LIVE_C_PEAK,
 			    LIVE_A_BOLD);
@@ -690,7 +738,7 @@ live_draw(const struct live_model *m, const struct live_view *v,
 	}
 	if (c != NULL)
 		n_rows = pick_rows(m, &vv, rows);
-	draw_header(m, &vv, g, c ? c->total : 0);
+	draw_header(m, &vv, g, c);
 	chart_h = g->h - FIXED_ROWS - (int)want;
 	draw_chart(m, &vv, g, rows, n_rows, HEADER_ROWS, chart_h);
 	draw_time_axis(m, &vv, g, HEADER_ROWS + chart_h + 1);

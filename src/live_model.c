@@ -130,6 +130,8 @@ live_model_add(struct live_model *m, const struct sample *s, uint64_t taken,
 	c->seq = s->seq;
 	c->elapsed_us = s->elapsed_us;
 	c->total = s->total_bytes;
+	c->has_resident = s->process.known;
+	c->resident = s->process.known ? s->process.resident_bytes : 0;
 	if (s->total_bytes > m->most_total)
 		m->most_total = s->total_bytes;
 	c->has_deltas = s->has_deltas;

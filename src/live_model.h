@@ -30,6 +30,9 @@ struct live_column {
 	uint64_t seq;
 	uint64_t elapsed_us;
 	int64_t total;
+	/* The server's process beside it (--global on its machine). */
+	bool has_resident;
+	int64_t resident;
 	bool has_deltas;
 	bool peak;            /* an event peaked between samples */
 	bool new_statement;   /* the statement differs from the previous sample's */

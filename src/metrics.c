@@ -159,6 +159,35 @@ write_limit(FILE *fp, const struct family *f, const struct metrics_view *v)
 }
 
 /*
+ * The server's process beside the sample (--global on its machine); no
+ * sample of the family when not read, never a guess.
+ */
+static void
+write_process(FILE *fp, const struct family *f, const struct metrics_view *v)
+{
+	const struct process_memory *p;
+	int64_t n;
+
+	if (v->sample == NULL)
+		return;
+	p = &v->sample->process;
+	if (strcmp(f->name, "status_memory_bytes") == 0) {
+		if (!p->has_status)
+			return;
+		n = p->status_bytes;
+	} else if (!p->known)
+		return;
+	else if (strcmp(f->name, "process_resident_bytes") == 0)
+		n = p->resident_bytes;
+	else if (strcmp(f->name, "process_anon_bytes") == 0)
+		n = p->anon_bytes;
+	else if (__builtin_sub_overflow(p->resident_bytes,
+	    v->sample->total_bytes, &n))
+		return;
+	fprintf(fp, PREFIX "%s %" PRId64 "\n", f->name, n);
+}
+
+/*
  * How many of the sample's events fit --max-series, the events taking
  * their series first, largest first: the same for each event family.
  */
@@ -256,6 +285,17 @@ static const struct family families[] = {
 	    "took.", write_query, 0 },
 	{ "memory_total_bytes", GAUGE, "Bytes in use over every event of the "
 	    "target.", write_total, 0 },
+	{ "process_resident_bytes", GAUGE, "Resident memory of the server's "
+	    "process (VmRSS of /proc/PID/status; --global on the server's "
+	    "machine only).", write_process, 0 },
+	{ "process_anon_bytes", GAUGE, "Of it, anonymous memory (heaps, "
+	    "stacks).", write_process, 0 },
+	{ "untracked_bytes", GAUGE, "Resident memory performance_schema does "
+	    "not count: process_resident_bytes less memory_total_bytes.",
+	    write_process, 0 },
+	{ "status_memory_bytes", GAUGE, "The server's own count of its "
+	    "sessions' memory (MariaDB Memory_used, MySQL "
+	    "Global_connection_memory while tracked).", write_process, 0 },
 	{ "connection_memory_limit_bytes", GAUGE, "MySQL's "
 	    "connection_memory_limit, where set (a thread's target only).",
 	    write_limit, 0 },

@@ -152,6 +152,42 @@ sample_waiting(const struct sample_row *r, union column_value *v)
 	return true;
 }
 
+/*
+ * The server's process beside the sample (--global on the server's
+ * machine): null when it was not read, never a guess.
+ */
+static bool
+sample_process_resident(const struct sample_row *r, union column_value *v)
+{
+	v->i = r->s->process.resident_bytes;
+	return r->s->process.known;
+}
+
+static bool
+sample_process_anon(const struct sample_row *r, union column_value *v)
+{
+	v->i = r->s->process.anon_bytes;
+	return r->s->process.known;
+}
+
+/*
+ * Resident memory performance_schema does not count; may be below 0. A
+ * total beyond any process (a hand-made capture) gives null.
+ */
+static bool
+sample_untracked(const struct sample_row *r, union column_value *v)
+{
+	return r->s->process.known && !__builtin_sub_overflow(
+	    r->s->process.resident_bytes, r->s->total_bytes, &v->i);
+}
+
+static bool
+sample_status_memory(const struct sample_row *r, union column_value *v)
+{
+	v->i = r->s->process.status_bytes;
+	return r->s->process.has_status;
+}
+
 /* An event's columns: r->e is never NULL here (see sample_column_get). */
 
 static bool
@@ -313,6 +349,11 @@ const struct sample_column sample_columns[] = {
 	    GETTER },
 	{ "setup_off",         S, COLUMN_TEXT, sample_setup_off, GETTER },
 	{ "waiting",           S, COLUMN_UINT, sample_waiting, GETTER },
+	{ "process_resident_bytes", S, COLUMN_INT, sample_process_resident,
+	    GETTER },
+	{ "process_anon_bytes", S, COLUMN_INT, sample_process_anon, GETTER },
+	{ "untracked_bytes",   S, COLUMN_INT,  sample_untracked, GETTER },
+	{ "status_memory_bytes", S, COLUMN_INT, sample_status_memory, GETTER },
 };
 _Static_assert(sizeof(struct event_stat) < 65535, "an offset fits in at");
 _Static_assert(sizeof(sample_columns) / sizeof(sample_columns[0]) ==

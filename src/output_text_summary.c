@@ -403,6 +403,26 @@ put_server_time(struct output *o, const struct run_totals *t)
 	obuf_puts(&o->buf, "\n");
 }
 
+/*
+ * With --global on the server's machine: where the process's resident
+ * memory was furthest above what performance_schema counts, and when.
+ */
+static void
+put_untracked(struct output *o, const struct run_totals *t)
+{
+	char gap[CELL], rss[CELL], counted[CELL], when[40];
+
+	if (t->process_samples == 0)
+		return;
+	fmt_bytes(o, t->max_untracked, gap);
+	fmt_bytes(o, t->max_untracked_resident, rss);
+	fmt_bytes(o, t->max_untracked_resident - t->max_untracked, counted);
+	units_timestamp(t->max_untracked_wall_ms, when, sizeof(when));
+	obuf_printf(&o->buf, " not counted by performance_schema: at most %s, "
+	    "sample #%" PRIu64 " at %s (resident %s, counted %s)\n", gap,
+	    t->max_untracked_seq, when, rss, counted);
+}
+
 /* " connection_memory_limit 64.0 MiB: the most held, 45.2 MiB, is 70% of it". */
 static void
 put_limit(struct output *o, const struct summary *s)
@@ -453,6 +473,7 @@ output_text_end_run(struct output *o, const struct summary *s)
 	obuf_printf(&o->buf, " skipped ticks: %" PRIu64 "\n", s->skipped);
 	put_limit(o, s);
 	put_server_time(o, &s->run);
+	put_untracked(o, &s->run);
 	put_run_statements(o, s);
 	return obuf_status(&o->buf);
 }

@@ -110,6 +110,15 @@ enum pfs_status pfs_check_memory_instruments(struct conn *c, char *note,
 enum pfs_status pfs_global_total(struct conn *c, int64_t *bytes, char *err,
     size_t errlen);
 
+/*
+ * What the server counts of its sessions' memory, from its status:
+ * MariaDB's Memory_used, or MySQL 8.0.28+'s Global_connection_memory
+ * while global_connection_memory_tracking is on. *known is false when the
+ * server counts neither (older MySQL, tracking off). One query at most.
+ */
+enum pfs_status pfs_server_memory(struct conn *c, const struct server_kind *k,
+    int64_t *bytes, bool *known, char *err, size_t errlen);
+
 /* Which column of performance_schema.threads pfs_find_thread() matches. */
 enum pfs_thread_key {
 	PFS_BY_THREAD,     /* THREAD_ID */

@@ -147,6 +147,30 @@ pfs_memory_limits(struct conn *c, const struct server_kind *k,
 }
 
 enum pfs_status
+pfs_server_memory(struct conn *c, const struct server_kind *k,
+    int64_t *bytes, bool *known, char *err, size_t errlen)
+{
+	const char *sql = pfs_sql_server_memory(k);
+	struct pfs_ints r;
+	enum pfs_status ps;
+
+	*bytes = 0;
+	*known = false;
+	if (sql == NULL)
+		return PFS_OK;
+	if ((ps = query_ints(c, sql, "reading performance_schema.global_status",
+	    &r, err, errlen)) != PFS_OK)
+		return ps;
+	/* A stale value while MySQL does not count: unknown, not that. */
+	if (r.rows > 0 && !r.isnull[0] && r.v[0] >= 0 && !r.isnull[1] &&
+	    r.v[1] == 1) {
+		*bytes = r.v[0];
+		*known = true;
+	}
+	return PFS_OK;
+}
+
+enum pfs_status
 pfs_setup(struct conn *c, uint64_t thread_id, struct pfs_setup *out,
     char *err, size_t errlen)
 {

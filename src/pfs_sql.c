@@ -123,6 +123,33 @@ const char pfs_sql_global_total[] =
     "SELECT COALESCE(SUM(CURRENT_NUMBER_OF_BYTES_USED), 0) "
     "FROM performance_schema.memory_summary_global_by_event_name";
 
+/*
+ * What the server itself counts of its sessions' memory, beside the
+ * process's pages. MariaDB's global Memory_used. MySQL 8.0.28+'s
+ * Global_connection_memory, counted only while
+ * global_connection_memory_tracking is on, and kept at its last value
+ * when switched off: the second column says whether it is counted now.
+ * Older MySQL counts neither (NULL: nothing is asked).
+ */
+static const char sql_server_memory_mariadb[] =
+    "SELECT VARIABLE_VALUE, 1 FROM performance_schema.global_status "
+    "WHERE VARIABLE_NAME = 'MEMORY_USED'";
+static const char sql_server_memory_mysql[] =
+    "SELECT VARIABLE_VALUE, @@global.global_connection_memory_tracking "
+    "FROM performance_schema.global_status "
+    "WHERE VARIABLE_NAME = 'GLOBAL_CONNECTION_MEMORY'";
+
+const char *
+pfs_sql_server_memory(const struct server_kind *k)
+{
+	if (k->flavour == SERVER_MARIADB)
+		return sql_server_memory_mariadb;
+	if (k->major > 8 || (k->major == 8 && (k->minor > 0 ||
+	    k->patch >= 28)))
+		return sql_server_memory_mysql;
+	return NULL;
+}
+
 const char pfs_sql_enable_instruments[] =
     "UPDATE performance_schema.setup_instruments SET ENABLED = 'YES' "
     "WHERE NAME LIKE 'memory/%'";

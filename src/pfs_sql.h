@@ -57,6 +57,8 @@ enum find_memory {
 /* The way for a server of kind k, and whether it keeps sessions' peaks. */
 enum find_memory pfs_sql_find_memory(const struct server_kind *k);
 bool pfs_sql_keeps_peaks(const struct server_kind *k);
+/* The server's own count of its sessions' memory; NULL where it keeps none. */
+const char *pfs_sql_server_memory(const struct server_kind *k);
 /* Whether it has connection_memory_limit and its kin: MySQL 8.0.28+. */
 bool pfs_sql_has_memory_limits(const struct server_kind *k);
 /* What pfs_sql_find_statements() asks for. */

@@ -333,6 +333,41 @@ bands(FILE *fp, const struct chart *c, const struct scale *sc,
 	fputs("</g>\n", fp);
 }
 
+/*
+ * The server's process's resident memory (--global on its machine), a
+ * dashed line over the bands, broken where a column has none or a gap.
+ */
+static void
+resident(FILE *fp, const struct chart *c, const struct scale *sc)
+{
+	bool open = false;
+
+	if (!c->has_resident)
+		return;
+	fputs("<g class=\"resident\" fill=\"none\" stroke=\"#7b3294\" "
+	    "stroke-width=\"1.5\" stroke-dasharray=\"5,3\"><title>resident "
+	    "memory of the server's process</title>\n", fp);
+	for (size_t i = 0; i < c->n_columns; i++) {
+		const struct chart_column *col = &c->columns[i];
+
+		if (open && (!col->has_resident || starts_after_gap(c, i))) {
+			fputs("\"/>\n", fp);
+			open = false;
+		}
+		if (!col->has_resident)
+			continue;
+		if (!open) {
+			fputs("<polyline points=\"", fp);
+			point(fp, x_col(c, sc, i) - 1, y_of(sc, col->resident));
+			open = true;
+		}
+		point(fp, x_col(c, sc, i) + 1, y_of(sc, col->resident));
+	}
+	if (open)
+		fputs("\"/>\n", fp);
+	fputs("</g>\n", fp);
+}
+
 static void
 put_bytes(FILE *fp, int64_t b)
 {
@@ -502,6 +537,15 @@ legend(FILE *fp, const struct chart *c, const size_t *top, size_t n_top,
 	    "stroke=\"#111\" stroke-width=\"1.5\"/>", LEGEND_X, LEGEND_X + 12,
 	    y + 6, y + 6);
 	legend_row(fp, row++, sw, total, strlen(total), c->max_total);
+	if (c->has_resident) {
+		y = LEGEND_Y + (int)row * LEGEND_ROW;
+		snprintf(sw, sizeof(sw), "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" "
+		    "y2=\"%d\" stroke=\"#7b3294\" stroke-width=\"1.5\" "
+		    "stroke-dasharray=\"5,3\"/>", LEGEND_X, LEGEND_X + 12,
+		    y + 6, y + 6);
+		legend_row(fp, row++, sw, "resident (process)", 18,
+		    c->max_resident);
+	}
 	y = LEGEND_Y + (int)row * LEGEND_ROW;
 	snprintf(sw, sizeof(sw), "<path d=\"M%d,%dL%d,%dL%d,%dZ\" "
 	    "fill=\"#d62728\"/>", LEGEND_X + 1, y + 1, LEGEND_X + 11, y + 1,
@@ -525,6 +569,10 @@ picture_svg(FILE *fp, const struct chart *c, const char *what,
 	size_t top[PICTURE_BANDS], n_top = chart_top(c, top, PICTURE_BANDS);
 	struct scale sc = { 0 };
 	int64_t high = c->max_total;
+
+	/* The process's pages in the scale too: the gap is seen. */
+	if (c->has_resident && c->max_resident > high)
+		high = c->max_resident;
 
 	for (size_t i = 0; i < c->n_columns; i++) {
 		if (stacked(c, top, n_top, i, n_top) > high)
@@ -571,6 +619,7 @@ picture_svg(FILE *fp, const struct chart *c, const char *what,
 		    (PLOT_X0 + PLOT_X1) / 2, (PLOT_Y0 + PLOT_Y1) / 2);
 	else {
 		bands(fp, c, &sc, top, n_top, total);
+		resident(fp, c, &sc);
 		gaps(fp, c, &sc);
 		peaks(fp, c, &sc, top, n_top);
 		statements(fp, c, &sc);

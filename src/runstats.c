@@ -248,6 +248,23 @@ add_query(struct runstats *r, const struct sample *s)
 		t->query_us_max = s->query_us;
 }
 
+/* The largest gap between the process's pages and the total counted. */
+static void
+add_process(struct run_totals *t, const struct sample *s)
+{
+	int64_t gap;
+
+	if (!s->process.known || __builtin_sub_overflow(
+	    s->process.resident_bytes, s->total_bytes, &gap))
+		return;
+	if (t->process_samples++ == 0 || gap > t->max_untracked) {
+		t->max_untracked = gap;
+		t->max_untracked_resident = s->process.resident_bytes;
+		t->max_untracked_seq = s->seq;
+		t->max_untracked_wall_ms = s->wall_ms;
+	}
+}
+
 double
 runstats_duty_pct(const struct run_totals *t)
 {
@@ -287,6 +304,7 @@ runstats_add(struct runstats *r, const struct sample *s)
 	t->mean_total = r->total_sum / (double)t->samples;
 	if (!s->waiting)
 		add_query(r, s);
+	add_process(t, s);
 	for (size_t i = 0; i < s->n_events; i++)
 		add_event(r, &s->events[i], s->has_deltas);
 	add_to_statement(r, s);

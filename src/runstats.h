@@ -89,6 +89,16 @@ struct run_totals {
 	uint64_t queried;
 	uint64_t query_us_sum, query_us_max, first_query_us;
 	uint64_t queried_span_us;
+	/*
+	 * The server's process beside the samples (--global on its machine,
+	 * struct process_memory): the samples that had it, and the one where
+	 * its resident memory was furthest above the total counted.
+	 */
+	uint64_t process_samples;
+	int64_t max_untracked;          /* resident less the total */
+	int64_t max_untracked_resident; /* the resident bytes then */
+	uint64_t max_untracked_seq;
+	int64_t max_untracked_wall_ms;
 };
 
 /*

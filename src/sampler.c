@@ -109,6 +109,7 @@ fill_sample(struct loop *l, struct sample *s, const struct reading *rd,
 	s->thread_id = l->cfg->thread_id;
 	s->gap_ms = rd->gap_us / 1000;
 	s->setup_off = rd->setup_off;
+	s->process = rd->process;
 	s->waiting = false;
 	if (rd->statement != NULL)
 		statement_set(&s->statement, rd->statement);

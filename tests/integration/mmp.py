@@ -61,24 +61,30 @@ SETUP_OFF_RE = r"^((memory_instruments|statements_consumer|thread_instrumented)(
 # Then 1 for a reading taken while waiting, before the capture began
 # (--wait-for, --longer-than, --bigger-than), else 0.
 WAITING_KEYS = ["waiting"]
+# Then, with --global on the server's machine, its process's resident and
+# anonymous bytes, the resident bytes performance_schema does not count,
+# and the server's own count of its sessions' memory: null (empty) when
+# not known.
+PROCESS_KEYS = ["process_resident_bytes", "process_anon_bytes",
+                "untracked_bytes", "status_memory_bytes"]
 CSV_HEADER = ["sample", "elapsed_ms", "timestamp", "thread_id", "event_name",
               "current_bytes", "current_count", "high_bytes", "alloc_bytes",
               "free_bytes", "alloc_count", "free_count", "total_bytes",
               "late_us", "query_us", "gap_ms"] + DELTA_KEYS + \
     ["unseen_peak_bytes", "spike_lower_bytes"] + STATEMENT_KEYS + \
     GRAIN_KEYS + SETUP_KEYS + \
-    WAITING_KEYS
+    WAITING_KEYS + PROCESS_KEYS
 CSV_INT_COLUMNS = [c for c in CSV_HEADER if c not in
                    ["timestamp", "event_name", "unseen_peak_bytes",
                     "spike_lower_bytes",
                     "thread_id"] + DELTA_KEYS + STATEMENT_KEYS + GRAIN_KEYS +
-                   SETUP_KEYS]
+                   SETUP_KEYS + PROCESS_KEYS]
 EVENT_KEYS = ["event_name", "current_bytes", "current_count", "high_bytes",
               "alloc_bytes", "free_bytes", "alloc_count", "free_count"] + \
     DELTA_KEYS + ["unseen_peak_bytes", "spike_lower_bytes"]
 SAMPLE_KEYS = ["sample", "elapsed_ms", "timestamp", "thread_id",
                "total_bytes", "late_us", "query_us", "gap_ms", "events"] + \
-    STATEMENT_KEYS + GRAIN_KEYS + SETUP_KEYS + WAITING_KEYS
+    STATEMENT_KEYS + GRAIN_KEYS + SETUP_KEYS + WAITING_KEYS + PROCESS_KEYS
 LIST_HEADER = ["thread_id", "connection_id", "type", "name", "user", "host",
                "command", "time", "state", "current_bytes", "statement"]
 TIMESTAMP_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
@@ -568,6 +574,9 @@ class TestCase(unittest.TestCase):
             d["filtered_total_bytes"] = int(v) if v else None
             self.assertRegex(d["setup_off"], SETUP_OFF_RE, r)
             d["setup_off"] = d["setup_off"] or None
+            for c in PROCESS_KEYS:
+                self.assertRegex(d[c], r"^(-?\d+)?$", (c, r))
+                d[c] = int(d[c]) if d[c] else None
             self.assertRegex(d["timestamp"], TIMESTAMP_RE)
             if not no_event:
                 self.assertTrue(d["event_name"].startswith("memory/"), d)
@@ -584,7 +593,8 @@ class TestCase(unittest.TestCase):
             if k in ("digest", "statement"):
                 self.assertIn(type(s[k]), (str, type(None)), (k, s))
                 self.assertNotEqual(s[k], "", (k, s))
-            elif k in ("statement_id", "filtered_total_bytes"):
+            elif k in ("statement_id", "filtered_total_bytes") or \
+                    k in PROCESS_KEYS:
                 self.assertIn(type(s[k]), (int, type(None)), (k, s))
             elif k == "grain":
                 self.assertIn(type(s[k]), (str, type(None)), (k, s))

@@ -347,25 +347,60 @@ class Exporter(mmp.TestCase):
         home = self.tmp("go")
         os.makedirs(home)
         env = test_profiles.go_env(home)
-        p = subprocess.run(
-            [test_profiles.GO, "tool", "pprof", "-top", "-unit=B",
-             "-nodefraction=0", "-nodecount=100000",
-             "-sample_index=inuse_space",
-             "http://127.0.0.1:%d/pprof/memory" % port],
-            capture_output=True, text=True, env=env, timeout=120)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        flat = {}
-        for line in p.stdout.splitlines():
-            m = test_profiles.TOP_LINE.match(line)
-            if m and int(m.group(1)) != 0:
-                flat[m.group(3)] = int(m.group(1))
         j = self.run_ok(["--thread", str(w.thread_id), "--format", "json",
                          "--count", "1", "--top", "0"])
         [s] = mmp.parse_json_lines(j.stdout)
         want = {e["event_name"]: e["current_bytes"] for e in s["events"]
                 if e["current_bytes"] > 0}
-        self.assertEqual(flat, want, p.stdout)
-        self.assertIn("Type: inuse_space", p.stdout)
+        # Go's heap profile path, and where Parca's and Pyroscope's
+        # defaults ask for memory.
+        for path in ("/pprof/memory", "/debug/pprof/heap",
+                     "/debug/pprof/allocs"):
+            url = "http://127.0.0.1:%d%s" % (port, path)
+            p = subprocess.run(
+                [test_profiles.GO, "tool", "pprof", "-top", "-unit=B",
+                 "-nodefraction=0", "-nodecount=100000",
+                 "-sample_index=inuse_space", url],
+                capture_output=True, text=True, env=env, timeout=120)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            flat = {}
+            for line in p.stdout.splitlines():
+                m = test_profiles.TOP_LINE.match(line)
+                if m and int(m.group(1)) != 0:
+                    flat[m.group(3)] = int(m.group(1))
+            self.assertEqual(flat, want, (path, p.stdout))
+            self.assertIn("Type: inuse_space", p.stdout)
+            # Its labels are strings (Pyroscope drops numeric ones):
+            # -tags shows a numeric label's values with units.
+            p = subprocess.run(
+                [test_profiles.GO, "tool", "pprof", "-tags", url],
+                capture_output=True, text=True, env=env, timeout=120)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertRegex(p.stdout, r"(?m)^ thread: Total ", p.stdout)
+            self.assertRegex(p.stdout, r"(?m)^\s+\S+B \(\s*100%%\): %d$" %
+                             w.thread_id, p.stdout)
+        self.finish_ok(b, sig=signal.SIGTERM)
+
+    def test_global_serves_the_process(self):
+        """--global on the server's machine: the process's resident bytes
+        and what performance_schema does not count, from the same sample
+        as the total; a thread's page has neither."""
+        b, port = self.serve("--global", "--top", "3")
+        m = series(get(port)[2])
+        self.assertGreater(m["mysqlmemprof_process_resident_bytes"], 0, m)
+        self.assertLessEqual(m["mysqlmemprof_process_anon_bytes"],
+                             m["mysqlmemprof_process_resident_bytes"])
+        self.assertEqual(m["mysqlmemprof_untracked_bytes"],
+                         m["mysqlmemprof_process_resident_bytes"] -
+                         m["mysqlmemprof_memory_total_bytes"], m)
+        if mmp.MARIADB:
+            self.assertGreater(m["mysqlmemprof_status_memory_bytes"], 0, m)
+        self.finish_ok(b, sig=signal.SIGTERM)
+        w = self.start(mmp.idle(30))
+        b, port = self.serve("--thread", str(w.thread_id))
+        m = series(get(port)[2])
+        self.assertNotIn("mysqlmemprof_process_resident_bytes", m)
+        self.assertNotIn("mysqlmemprof_untracked_bytes", m)
         self.finish_ok(b, sig=signal.SIGTERM)
 
     @mmp.only_on("mysql", "connection_memory_limit is MySQL's (8.0.28+)")

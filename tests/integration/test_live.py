@@ -208,6 +208,22 @@ class Live(mmp.TestCase):
         self.assertIn("## Summary of", t.scrollback())
         self.assertIn("user_var_entry::value", s)
 
+    def test_global_shows_the_process(self):
+        """--global on the server's machine: the process's resident memory
+        and what is not counted on the statement's line, and its line in
+        the chart."""
+        t = self.term(["--live", "--global", "--frequency", "100"])
+        s = t.wait_for(lambda x: "resident" in x and table_rows(x))
+        self.assertRegex(s, r"resident [\d.]+ (KiB|MiB|GiB) \(the line\), "
+                         r"not counted -?[\d.]+ (B|KiB|MiB|GiB)")
+        self.assertIn("\u2500", s)
+        t.keys("q")
+        s = t.wait_for(exited)
+        self.assertRestored(s)
+        self.assertEqual(status_of(s), 0, s)
+        self.assertIn("not counted by performance_schema: at most",
+                      t.scrollback())
+
     def test_resize_redraws(self):
         w = self.start(mmp.idle(30))
         t = self.view(w)

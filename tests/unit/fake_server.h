@@ -93,6 +93,10 @@ struct fake_server {
 	size_t checks;           /* check_*() calls */
 	int64_t global_bytes;    /* global_total() */
 	size_t global_reads;
+	/* server_memory(): the server's own count, when known. */
+	int64_t status_bytes;
+	bool status_known;
+	size_t status_reads;
 
 	/* top_threads(): these, largest first; or top_status, a failure. */
 	struct thread_total tops[4];
@@ -298,6 +302,18 @@ fake_global_total(struct conn *c, int64_t *bytes, char *err, size_t errlen)
 	assert_true(c->open);
 	fake->global_reads++;
 	*bytes = fake->global_bytes;
+	return PFS_OK;
+}
+
+static enum pfs_status
+fake_server_memory(struct conn *c, const struct server_kind *k,
+    int64_t *bytes, bool *known, char *err, size_t errlen)
+{
+	(void)k, (void)err, (void)errlen;
+	assert_true(c->open);
+	fake->status_reads++;
+	*bytes = fake->status_known ? fake->status_bytes : 0;
+	*known = fake->status_known;
 	return PFS_OK;
 }
 
@@ -513,6 +529,7 @@ static const struct session_ops fake_ops = {
 	.check_statements = fake_check_statements,
 	.check_memory_instruments = fake_check_memory_instruments,
 	.global_total = fake_global_total,
+	.server_memory = fake_server_memory,
 	.top_threads = fake_top_threads,
 	.list_threads = fake_list_threads,
 	.setup = fake_setup,

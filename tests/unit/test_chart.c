@@ -234,6 +234,58 @@ test_svg_bands(void **state)
 	assert_int_equal(groups, 3);
 	assert_non_null(strstr(buf, "thread &lt;7&gt;"));
 	assert_null(strstr(buf, "thread <7>"));
+	/* No process beside the samples: no line of it, nor its legend. */
+	assert_null(strstr(buf, "class=\"resident\""));
+	assert_null(strstr(buf, "resident (process)"));
+	free(buf);
+	chart_free(c);
+}
+
+/*
+ * --global on the server's machine: the process's resident memory is a
+ * line of its own, broken where samples lack it, its largest kept when
+ * columns merge, and in the scale.
+ */
+static void
+test_resident(void **state)
+{
+	struct chart *c = chart_create();
+	struct event_stat e[2];
+	char *buf = NULL;
+	size_t len = 0, lines = 0;
+	FILE *fp;
+
+	(void)state;
+	assert_non_null(c);
+	for (uint64_t i = 1; i <= 4 * CHART_MAX_COLUMNS; i++) {
+		struct sample s = at(i, 100, 200, e);
+
+		/* None in the first ten, then 5 MiB, 9 MiB at one sample. */
+		if (i > 10)
+			s.process = (struct process_memory){ .known = true,
+			    .resident_bytes = i == 5000 ? 9 << 20 : 5 << 20 };
+		chart_add(c, &s);
+	}
+	assert_true(c->has_resident);
+	assert_int_equal(c->max_resident, 9 << 20);
+	assert_int_equal(c->per_column, 4);
+	/* The first column's four samples had none; the last's all had. */
+	assert_false(c->columns[0].has_resident);
+	assert_true(c->columns[c->n_columns - 1].has_resident);
+	for (size_t i = 0; i < c->n_columns; i++)
+		if (c->columns[i].first_us <= 4999 * 100000 &&
+		    4999 * 100000 <= c->columns[i].last_us)
+			assert_int_equal(c->columns[i].resident, 9 << 20);
+	fp = open_memstream(&buf, &len);
+	picture_svg(fp, c, "global", "global total");
+	fclose(fp);
+	for (const char *p = buf; (p = strstr(p, "<g class=\"resident\"")); p++)
+		lines++;
+	assert_int_equal(lines, 1);
+	assert_non_null(strstr(buf, "resident (process) <tspan fill=\"#777\">"
+	    "9.00 MiB"));
+	/* The scale reaches the process's 9 MiB, not only the total's. */
+	assert_non_null(strstr(buf, ">10 MiB<"));
 	free(buf);
 	chart_free(c);
 }
@@ -248,6 +300,7 @@ main(void)
 		cmocka_unit_test(test_statements_and_top),
 		cmocka_unit_test(test_text_escaped),
 		cmocka_unit_test(test_svg_bands),
+		cmocka_unit_test(test_resident),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

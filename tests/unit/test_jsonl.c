@@ -71,6 +71,8 @@ round_trip(const struct sample *s, const char *grain, bool filtered)
 	assert_int_equal(back.between_peak_total, s->between_peak_total);
 	assert_int_equal(back.negative_events, s->negative_events);
 	assert_int_equal(back.negative_bytes, s->negative_bytes);
+	/* The server's process, file pages as resident less anonymous. */
+	assert_memory_equal(&back.process, &s->process, sizeof(s->process));
 	again = json_of(&back, meta.has_grain ? meta.grain : NULL,
 	    meta.filtered);
 	assert_string_equal(again, line);
@@ -100,6 +102,14 @@ test_round_trip(void **state)
 	/* The first sample: no deltas, no statement, a grain. */
 	s = sample_of(e, 3, 1);
 	round_trip(&s, "user:app", false);
+	/* --global's, with the server's process beside it, and without. */
+	s.process = (struct process_memory){ .known = true,
+	    .resident_bytes = 100000, .anon_bytes = 90000, .file_bytes = 10000,
+	    .has_status = true, .status_bytes = 4096 };
+	round_trip(&s, "global", false);
+	s.process = (struct process_memory){ .has_status = true,
+	    .status_bytes = 0 };
+	round_trip(&s, "global", false);
 	/* No event at all. */
 	s = sample_of(e, 0, 3);
 	round_trip(&s, NULL, false);
@@ -141,6 +151,28 @@ test_refused(void **state)
 	free(line);
 	refused("{\"sample\":1,\"elapsed_ms\":0,\"timestamp\":\"yesterday\"}",
 	    "timestamp");
+	/* The process's figures must agree with each other and the total. */
+	s = sample_of(e, 2, 2);
+	s.process = (struct process_memory){ .known = true,
+	    .resident_bytes = 200000, .anon_bytes = 150000,
+	    .file_bytes = 50000 };
+	line = json_of(&s, "global", false);
+	line[strlen(line) - 1] = '\0';
+	round_trip(&s, "global", false);
+	{
+		char *at = strstr(line, "\"untracked_bytes\":76544");
+
+		assert_non_null(at);
+		at[strlen("\"untracked_bytes\":7")] = '9';
+		refused(line, "process figures that disagree");
+		at[strlen("\"untracked_bytes\":7")] = '6';
+		at = strstr(line, "\"process_anon_bytes\":150000");
+		assert_non_null(at);
+		memcpy(at, "\"process_anon_bytes\":950000",
+		    strlen("\"process_anon_bytes\":950000"));
+		refused(line, "process figures that disagree");
+	}
+	free(line);
 	refused("{\"sample\":1,\"elapsed_ms\":0,\"timestamp\":"
 	    "\"2026-02-31T00:00:00.000Z\"}", "timestamp");
 }

@@ -347,6 +347,63 @@ test_draw_view(void **state)
 	live_model_free(&m);
 }
 
+/*
+ * --global on the server's machine: the process's resident memory in the
+ * header, with what is not counted, and a line in the scale above the
+ * bands; none of it without.
+ */
+static void
+test_draw_resident(void **state)
+{
+	struct live_model m;
+	struct live_view v = { .rows = 5 };
+	struct live_grid g;
+	struct fake f;
+	int top, bottom, x, y;
+
+	(void)state;
+	assert_int_equal(live_model_init(&m, 50, 0), 0);
+	live_model_begin(&m, "10.11.6-MariaDB", "global", 100, 0);
+	for (uint64_t i = 1; i <= 10; i++) {
+		make(&f, i, 3 * MIB, 1, "memory/sql/big", (int64_t)3 * MIB);
+		/* A grain runs no statement. */
+		memset(&f.s.statement, 0, sizeof(f.s.statement));
+		f.s.process = (struct process_memory){ .known = i > 2,
+		    .resident_bytes = 7 * MIB, .anon_bytes = 6 * MIB,
+		    .file_bytes = MIB };
+		add(&m, &f);
+	}
+	assert_int_equal(live_grid_init(&g, 80, 24), 0);
+	live_draw(&m, &v, &g);
+	read_grid(&g);
+	assert_non_null(strstr(screen[1], "resident 7.00 MiB (the line), "
+	    "not counted 4.00 MiB"));
+	assert_non_null(strstr(screen[2], "total 3.00 MiB"));
+	/* The scale holds the resident 7 MiB: 8 MiB at the top. */
+	top = line_with(&g, "8 MiB\xe2\x94\x82");
+	bottom = line_with(&g, "0 B\xe2\x94\x82");
+	assert_int_equal(top, 3);
+	x = g.w - 1;
+	/* The line at 7/8 of the height, over empty cells; the bands below. */
+	y = bottom + 1 - (int)((7.0 * (bottom - top + 1)) / 8 + 0.5);
+	assert_int_equal(cell(&g, y, x), 0x2500);
+	assert_int_equal(cell(&g, y + 1, x), ' ');
+	assert_int_equal(cell(&g, bottom, x), 0x2588);
+	/* The first two samples had no process: no line over them. */
+	for (int r = top; r <= bottom; r++)
+		assert_int_not_equal(cell(&g, r, g.w - 10), 0x2500);
+	assert_int_equal(cell(&g, y, g.w - 8), 0x2500);
+	/* The newest without: the header says nothing of it. */
+	make(&f, 11, 3 * MIB, 1, "memory/sql/big", (int64_t)3 * MIB);
+	memset(&f.s.statement, 0, sizeof(f.s.statement));
+	add(&m, &f);
+	live_draw(&m, &v, &g);
+	read_grid(&g);
+	assert_null(strstr(screen[1], "resident"));
+	live_grid_free(&g);
+	live_model_free(&m);
+}
+
 /* More rows than the screen has room for: as many as fit. */
 static void
 test_rows_bounded(void **state)
@@ -515,6 +572,7 @@ main(void)
 		cmocka_unit_test(test_model_window_and_names),
 		cmocka_unit_test(test_model_marks_and_statement),
 		cmocka_unit_test(test_draw_view),
+		cmocka_unit_test(test_draw_resident),
 		cmocka_unit_test(test_draw_limit),
 		cmocka_unit_test(test_rows_bounded),
 		cmocka_unit_test(test_downsampled_keeps_peaks),

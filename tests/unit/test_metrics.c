@@ -182,6 +182,45 @@ test_openmetrics_page(void **state)
 	free(p);
 }
 
+/*
+ * The server's process, when read beside the sample; its gauges absent
+ * when not (a remote server), and the server's count apart from it.
+ */
+static void
+test_process(void **state)
+{
+	struct metrics_view v = view();
+	char *p = render(&v, METRICS_PROMETHEUS);
+
+	(void)state;
+	has(p, "# TYPE mysqlmemprof_process_resident_bytes gauge\n# HELP");
+	has_not(p, "\nmysqlmemprof_process_resident_bytes ");
+	has_not(p, "\nmysqlmemprof_untracked_bytes ");
+	has_not(p, "\nmysqlmemprof_status_memory_bytes ");
+	free(p);
+	sample.process = (struct process_memory){ .known = true,
+	    .resident_bytes = 200000, .anon_bytes = 150000,
+	    .file_bytes = 50000, .has_status = true, .status_bytes = 777 };
+	p = render(&v, METRICS_PROMETHEUS);
+	has(p, "\nmysqlmemprof_process_resident_bytes 200000\n");
+	has(p, "\nmysqlmemprof_process_anon_bytes 150000\n");
+	/* 200000 - memory_total_bytes 123456. */
+	has(p, "\nmysqlmemprof_untracked_bytes 76544\n");
+	has(p, "\nmysqlmemprof_status_memory_bytes 777\n");
+	free(p);
+	/* Fewer pages than counted: below 0, as it is. */
+	sample.process.resident_bytes = 100000;
+	sample.process.known = true;
+	p = render(&v, METRICS_PROMETHEUS);
+	has(p, "\nmysqlmemprof_untracked_bytes -23456\n");
+	free(p);
+	sample.process.known = false;
+	p = render(&v, METRICS_PROMETHEUS);
+	has_not(p, "\nmysqlmemprof_untracked_bytes ");
+	has(p, "\nmysqlmemprof_status_memory_bytes 777\n");
+	free(p);
+}
+
 /* Not up, no sample yet: the page still says so, with no sample's series. */
 static void
 test_no_sample(void **state)
@@ -277,6 +316,7 @@ main(void)
 		cmocka_unit_test(test_connection_memory_limit),
 		cmocka_unit_test(test_label_escaping),
 		cmocka_unit_test(test_openmetrics_page),
+		cmocka_unit_test(test_process),
 		cmocka_unit_test(test_no_sample),
 		cmocka_unit_test(test_max_series),
 		cmocka_unit_test(test_format_for),

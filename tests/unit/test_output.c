@@ -285,6 +285,22 @@ render(const char *format, bool exact, enum what what, size_t *len)
 			struct sample copy = *ring_get(r, i);
 
 			copy.filtered_total_bytes = copy.total_bytes / 2;
+			/*
+			 * The grain's samples after the first have the server's
+			 * process beside them, as --global's would.
+			 */
+			if (what == GRAIN && i > 0 &&
+			    copy.total_bytes < ((int64_t)1 << 40))
+				copy.process = (struct process_memory){
+					.known = true,
+					.resident_bytes = copy.total_bytes +
+					    ((int64_t)i << 20),
+					.anon_bytes = copy.total_bytes +
+					    ((int64_t)i << 19),
+					.file_bytes = (int64_t)i << 19,
+					.has_status = i > 1,
+					.status_bytes = copy.total_bytes / 2,
+				};
 			for (size_t k = 0; intern_names && k < copy.n_events;
 			    k++) {
 				struct event_stat *e = &copy.events[k];
@@ -795,7 +811,7 @@ test_thread_list_free(void **state)
 /* CSV parsed back with libcsv. */
 
 #define MAX_ROWS 32
-#define MAX_FIELDS 32
+#define MAX_FIELDS 40
 
 struct field {
 	char *s; /* NULL for an unquoted empty field */
@@ -936,14 +952,16 @@ test_csv_roundtrip(void **state)
 	(void)state;
 	check_crlf(buf, len);
 	t = parse_csv(buf, len);
-	assert_int_equal(t->n_fields[0], 29);
-	header_is(t->f[0], 29, "sample,elapsed_ms,timestamp,thread_id,"
+	assert_int_equal(t->n_fields[0], 33);
+	header_is(t->f[0], 33, "sample,elapsed_ms,timestamp,thread_id,"
 	    "event_name,current_bytes,current_count,high_bytes,alloc_bytes,"
 	    "free_bytes,alloc_count,free_count,total_bytes,late_us,query_us,"
 	    "gap_ms,alloc_delta_bytes,free_delta_bytes,alloc_delta_count,"
 	    "free_delta_count,unseen_peak_bytes,spike_lower_bytes,"
 	    "statement_id,digest,"
-	    "statement,grain,filtered_total_bytes,setup_off,waiting");
+	    "statement,grain,filtered_total_bytes,setup_off,waiting,"
+	    "process_resident_bytes,process_anon_bytes,untracked_bytes,"
+	    "status_memory_bytes");
 	for (size_t i = 0; i < ring_len(r); i++) {
 		const struct sample *s = ring_get(r, i);
 		char ts[64];
@@ -955,7 +973,7 @@ test_csv_roundtrip(void **state)
 			    s->n_events ? &s->events[j] : NULL;
 
 			assert_true(row < t->n_rows);
-			assert_int_equal(t->n_fields[row], 29);
+			assert_int_equal(t->n_fields[row], 33);
 			field_u64(&f[0], s->seq);
 			field_u64(&f[1], s->elapsed_us / 1000);
 			field_is(&f[2], ts);
@@ -1010,6 +1028,9 @@ test_csv_roundtrip(void **state)
 			/* A thread, without --events: both empty. */
 			field_is(&f[25], NULL);
 			field_is(&f[26], NULL);
+			/* Not --global: no process beside it. */
+			for (size_t k = 29; k < 33; k++)
+				field_is(&f[k], NULL);
 		}
 	}
 	assert_int_equal(t->n_rows, row);
@@ -1150,7 +1171,9 @@ json_deltas(const char *buf)
 	assert_non_null(strstr(buf, "\"gap_ms\":2500,\"events\":[],"
 	    "\"statement_id\":null,\"digest\":null,\"statement\":null,"
 	    "\"grain\":null,\"filtered_total_bytes\":null,"
-	    "\"setup_off\":null,\"waiting\":0}\n"));
+	    "\"setup_off\":null,\"waiting\":0,"
+	    "\"process_resident_bytes\":null,\"process_anon_bytes\":null,"
+	    "\"untracked_bytes\":null,\"status_memory_bytes\":null}\n"));
 	assert_non_null(strstr(buf, "\"query_us\":18446744073709551615,"
 	    "\"gap_ms\":18446744073709551615,"));
 	assert_non_null(strstr(buf, "\"alloc_delta_bytes\":"
@@ -1201,7 +1224,9 @@ test_json_valid(void **state)
 	    "\"spike_lower_bytes\":null}],\"statement_id\":101,\"digest\":null,"
 	    "\"statement\":\"SELECT a, COUNT(*) FROM t GROUP BY a\","
 	    "\"grain\":null,\"filtered_total_bytes\":null,"
-	    "\"setup_off\":null,\"waiting\":0}\n"));
+	    "\"setup_off\":null,\"waiting\":0,"
+	    "\"process_resident_bytes\":null,\"process_anon_bytes\":null,"
+	    "\"untracked_bytes\":null,\"status_memory_bytes\":null}\n"));
 	assert_non_null(strstr(buf, "],\"statement_id\":101,"
 	    "\"digest\":\"3f1c8e0e8b2f2a4c9a0d1e6b7c5d4e3f\","));
 	assert_non_null(strstr(buf, "],\"statement_id\":18446744073709551615,"

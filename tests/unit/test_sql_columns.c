@@ -102,6 +102,14 @@ make_queries(void)
 			add_for("memory_limits", pfs_sql_memory_limits, 1u << f);
 	}
 	add("list_threads summed", pfs_sql_list_threads_summed);
+	/* The server's own count: MariaDB's, MySQL 8.0.28+'s. */
+	for (size_t f = 0; f < N_FLAVOURS; f++) {
+		struct server_kind k = pfs_server_kind_parse(flavours[f].version);
+		const char *text = pfs_sql_server_memory(&k);
+
+		if (text != NULL)
+			add_for("server_memory", text, 1u << f);
+	}
 	/* threads.TOTAL_MEMORY: MySQL 8.0.31+ alone has it. */
 	for (size_t f = 0; f < N_FLAVOURS; f++) {
 		struct server_kind k = pfs_server_kind_parse(flavours[f].version);

@@ -1,0 +1,30 @@
+/*
+ * The files of /proc that say what the server's process holds, opened
+ * and read; procmem.h parses their text. The root is "/proc", or a tree
+ * of fixtures in the unit tests.
+ */
+#ifndef MYSQLMEMPROF_PROCFS_H
+#define MYSQLMEMPROF_PROCFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "procmem.h"
+
+#define PROCFS_ROOT "/proc"
+
+/*
+ * Whether pid, which the server that started at boot_s gave, is that
+ * server's process on this machine; *why says why not.
+ */
+enum procmem_trust procfs_check(const char *root, uint64_t pid,
+    int64_t boot_s, char *why, size_t whylen);
+
+/*
+ * The resident memory of pid into *out: status (which everyone may read,
+ * and cheap), else smaps_rollup. Returns 0, or -1 (errno set) when neither
+ * is read, as when the process has ended.
+ */
+int procfs_memory(const char *root, uint64_t pid, struct process_memory *out);
+
+#endif

@@ -1,0 +1,283 @@
+/*
+ * The server's process beside the samples, against a fake server and a
+ * tree of /proc fixtures: trusted once per run of the server (not per
+ * sample), read from status or else smaps_rollup, absent with one note
+ * when the id is not the server's here, and the server's own count asked
+ * at most once a second.
+ */
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fake_server.h"
+#include "procfs.h"
+#include "resident.h"
+
+#define PID 2902
+#define BTIME 1795630870
+/* Started 25781 s after boot, at the kernel's ticks per second. */
+#define STARTED (BTIME + 25781)
+
+static struct fake_server srv;
+static struct session sess;
+static char root[64];
+static char told[4][1024];
+static size_t n_told;
+static struct resident res;
+static struct source src;
+
+static void
+notify(void *ctx, const char *msg)
+{
+	(void)ctx;
+	if (n_told < 4)
+		snprintf(told[n_told], sizeof(told[0]), "%s", msg);
+	n_told++;
+}
+
+static enum source_status
+inner_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
+    size_t errlen)
+{
+	(void)ctx, (void)deadline_ns, (void)err, (void)errlen;
+	*out = (struct reading){ 0 };
+	return SOURCE_OK;
+}
+
+static void
+put(const char *name, const char *text)
+{
+	char path[256];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", root, name);
+	assert_non_null(fp = fopen(path, "w"));
+	fputs(text, fp);
+	assert_int_equal(fclose(fp), 0);
+}
+
+static void
+drop(const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", root, name);
+	unlink(path);
+}
+
+static void
+exe_is(const char *target)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%d/exe", root, PID);
+	unlink(path);
+	assert_int_equal(symlink(target, path), 0);
+}
+
+/* The process's stat with its start, in ticks after boot. */
+static void
+started_at(long secs)
+{
+	char text[512];
+
+	snprintf(text, sizeof(text), "%d (mariadbd) S 1 2541 26269 0 -1 "
+	    "4194560 53663 0 0 0 108 54 0 0 20 0 10 0 %ld 8797510500352 "
+	    "54638\n", PID, secs * sysconf(_SC_CLK_TCK));
+	put("2902/stat", text);
+}
+
+static int
+setup(void **state)
+{
+	char dir[128];
+
+	(void)state;
+	snprintf(root, sizeof(root), "/tmp/test_resident.XXXXXX");
+	assert_non_null(mkdtemp(root));
+	snprintf(dir, sizeof(dir), "%s/%d", root, PID);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	put("stat", "cpu  1 2 3 4\nintr 1 0 9\nbtime 1795630870\n"
+	    "processes 2307\n");
+	started_at(STARTED - BTIME);
+	put("2902/comm", "mariadbd\n");
+	put("2902/smaps_rollup", "564e03f28000-7fff808e3000 ---p 00000000 "
+	    "00:00 0 [rollup]\nRss:  300000 kB\nPss:  290000 kB\n"
+	    "Anonymous:  250000 kB\n");
+	put("2902/status", "Name:\tmariadbd\nVmRSS:\t 200000 kB\n"
+	    "RssAnon:\t 150000 kB\nRssFile:\t 50000 kB\n");
+	exe_is("/usr/sbin/mariadbd");
+	srv = (struct fake_server){ .boot_s = STARTED, .pid = PID,
+	    .next_own = 7, .status_bytes = 4096, .status_known = true };
+	fake_session(&srv, &sess);
+	n_told = 0;
+	res = (struct resident){
+		.inner = { .read = inner_read }, .session = &sess,
+		.clk = &fake_clock, .proc = root, .notify = notify,
+	};
+	src = resident_source(&res);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+	return 0;
+}
+
+static struct reading
+read_one(void)
+{
+	struct reading r;
+	char err[256];
+
+	assert_int_equal(src.read(src.ctx, 0, &r, err, sizeof(err)),
+	    SOURCE_OK);
+	srv.now += 250 * MS;
+	return r;
+}
+
+static void
+test_reads_the_trusted_process(void **state)
+{
+	struct reading r;
+
+	(void)state;
+	r = read_one();
+	assert_true(r.process.known);
+	/* status, not smaps_rollup's costly walk of the page tables. */
+	assert_int_equal(r.process.resident_bytes, 200000 * 1024LL);
+	assert_int_equal(r.process.anon_bytes, 150000 * 1024LL);
+	assert_int_equal(r.process.file_bytes, 50000 * 1024LL);
+	assert_true(r.process.has_status);
+	assert_int_equal(r.process.status_bytes, 4096);
+	assert_int_equal(n_told, 0);
+	/* A kernel before 4.5: no RssAnon in status; smaps_rollup then. */
+	put("2902/status", "Name:\tmariadbd\nVmRSS:\t 200000 kB\n");
+	r = read_one();
+	assert_true(r.process.known);
+	assert_int_equal(r.process.resident_bytes, 300000 * 1024LL);
+	assert_int_equal(r.process.anon_bytes, 250000 * 1024LL);
+	assert_int_equal(r.process.file_bytes, 50000 * 1024LL);
+	assert_int_equal(n_told, 0);
+}
+
+static void
+test_status_once_a_second(void **state)
+{
+	struct reading r;
+
+	(void)state;
+	for (int i = 0; i < 12; i++) {
+		r = read_one();
+		if (i == 5)
+			srv.status_bytes = 8192;
+	}
+	/* 12 samples in 3 s: the status asked at 0, 1 and 2 s. */
+	assert_int_equal(srv.status_reads, 3);
+	assert_int_equal(r.process.status_bytes, 8192);
+	srv.status_known = false;
+	srv.now += 1000 * MS;
+	r = read_one();
+	assert_false(r.process.has_status);
+	assert_int_equal(r.process.status_bytes, 0);
+	assert_true(r.process.known);
+}
+
+static void
+test_checks_once_per_run_of_the_server(void **state)
+{
+	struct reading r;
+
+	(void)state;
+	assert_true(read_one().process.known);
+	/*
+	 * Checked at the first sample only: what the id's process is now
+	 * is not asked again while the session knows the same server.
+	 */
+	exe_is("/usr/bin/python3.11");
+	assert_true(read_one().process.known);
+	/* A reconnect learns another run of the server: checked again. */
+	sess.server.boot_s += 60;
+	r = read_one();
+	assert_false(r.process.known);
+	assert_true(r.process.has_status);
+	assert_int_equal(n_told, 1);
+	assert_non_null(strstr(told[0], "python3.11, not mysqld or "
+	    "mariadbd"));
+	assert_non_null(strstr(told[0], "untracked_bytes columns are null"));
+	for (int i = 0; i < 8; i++)
+		assert_false(read_one().process.known);
+	assert_int_equal(n_told, 1);
+}
+
+static void
+test_another_server_is_not_trusted(void **state)
+{
+	(void)state;
+	/* The same binary, started an hour before the server connected to. */
+	started_at(STARTED - BTIME - 3600);
+	for (int i = 0; i < 4; i++)
+		assert_false(read_one().process.known);
+	assert_int_equal(n_told, 1);
+	assert_non_null(strstr(told[0], "started 3600 s before"));
+}
+
+static void
+test_no_such_process_here(void **state)
+{
+	struct reading r;
+
+	(void)state;
+	sess.server.pid = 77777;
+	r = read_one();
+	assert_false(r.process.known);
+	assert_int_equal(r.process.resident_bytes, 0);
+	/* The server's own count comes from the server, from anywhere. */
+	assert_true(r.process.has_status);
+	assert_int_equal(n_told, 1);
+	assert_non_null(strstr(told[0], "no process 77777 on this machine"));
+	/* A reconnect to a server still elsewhere: no second note. */
+	sess.server.boot_s += 60;
+	assert_false(read_one().process.known);
+	assert_int_equal(n_told, 1);
+}
+
+static void
+test_process_gone(void **state)
+{
+	(void)state;
+	assert_true(read_one().process.known);
+	drop("2902/smaps_rollup");
+	drop("2902/status");
+	assert_false(read_one().process.known);
+	assert_false(read_one().process.known);
+	assert_int_equal(n_told, 1);
+	assert_non_null(strstr(told[0], "cannot read process 2902"));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_reads_the_trusted_process,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_status_once_a_second,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_checks_once_per_run_of_the_server, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_another_server_is_not_trusted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_such_process_here,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_process_gone, setup,
+		    teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
