@@ -121,6 +121,13 @@ struct sample {
 	 * every --poll, not every --frequency, at its own time.
 	 */
 	bool waiting;
+	/*
+	 * The statements the thread finished since the previous sample, as
+	 * the server recorded them (finished.h), oldest first: those too
+	 * short for any sample to see as well. Storage owned by the ring.
+	 */
+	const struct finished_statement *finished;
+	size_t n_finished;
 };
 
 /*

@@ -37,6 +37,12 @@ struct reading {
 	const struct statement *statement;
 	/* SETUP_OFF_* (sample.h): what was switched off while sampling. */
 	unsigned setup_off;
+	/*
+	 * The statements the target finished since the previous reading,
+	 * oldest first, owned by the source until the next read; none: 0.
+	 */
+	const struct finished_statement *finished;
+	size_t n_finished;
 };
 
 struct source {

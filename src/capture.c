@@ -12,6 +12,7 @@
 #include "capture.h"
 #include "exitcode.h"
 #include "filter.h"
+#include "finished.h"
 #include "guard.h"
 #include "pfs.h"
 #include "reconnect.h"
@@ -631,6 +632,7 @@ capture_run_from(const struct capture_env *env,
 	struct clock clk = env->clk != NULL ? *env->clk : clock_system();
 	struct pfs_reader *reader;
 	struct reconnect recon;
+	struct finished fin;
 	struct guard guard;
 	struct source src;
 	struct ring *ring;
@@ -683,6 +685,14 @@ capture_run_from(const struct capture_env *env,
 	};
 	src = reconnect_source(&recon);
 	c.reader = reader;
+	/* A thread's statements, each as the server recorded it once ended. */
+	if (!is_grain) {
+		fin = (struct finished){
+			.inner = src, .session = s, .thread_id = cfg.thread_id,
+			.notify = diag_note_cb, .notify_ctx = (void *)env->diag,
+		};
+		src = finished_source(&fin);
+	}
 	if (env->top_threads != NULL) {
 		struct top_threads *t = env->top_threads;
 

@@ -1275,7 +1275,7 @@ check_statement_lines(const char *buf, size_t len)
 	assert_true(line < summary);
 	/* Under the summary, the most growth first; no text, no statement. */
 	assert_non_null(line = strstr(summary, "\n## Statements by growth: 2 "
-	    "in the run ##\n rank "));
+	    "in the run, peaks sampled ##\n rank "));
 	assert_non_null(line = strstr(line, "\n 1 "));
 	assert_non_null(line = strstr(line, "\n      statement: SELECT 'a,"));
 	assert_non_null(line = strstr(line, "\n 2 "));

@@ -1,0 +1,139 @@
+/*
+ * The statements a followed thread finished. MySQL numbers every event of
+ * a thread in turn: a top-level statement takes EVENT_ID, the events
+ * inside it the ids up to its END_EVENT_ID, and the next statement the id
+ * after that. The thread's history keeps its last few statements, of any
+ * level, and pushes the oldest out; a read that finds its first row past
+ * the id it asked from, while the oldest row kept is past that id too,
+ * knows that statements ended and were pushed out before it came.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "finished.h"
+
+static void
+tell(struct finished *f, const char *msg)
+{
+	if (f->notify != NULL)
+		f->notify(f->notify_ctx, msg);
+}
+
+bool
+finished_due(struct finished *f, const struct statement *now)
+{
+	bool due;
+
+	if (!f->started) {
+		/*
+		 * The first statement seen is the first of the capture: a
+		 * running one is read when it ends, an ended one now.
+		 */
+		f->started = true;
+		f->from = now->id;
+		due = now->ended;
+	} else
+		due = now->id != f->last_id || (now->ended && !f->last_ended) ||
+		    f->pending;
+	f->last_id = now->id;
+	f->last_ended = now->ended;
+	return due;
+}
+
+uint64_t
+finished_gaps(struct finished *f, struct pfs_history *h)
+{
+	uint64_t lost = 0;
+
+	if (h->n == 0)
+		return 0;
+	/* What lies between is pushed out only when the oldest kept is past it. */
+	if (h->rows[0].statement.id > f->from && h->oldest > f->from) {
+		h->rows[0].lost_before = 1;
+		lost = 1;
+	}
+	f->from = h->rows[h->n - 1].end_id + 1;
+	return lost;
+}
+
+static void
+say_lost(struct finished *f)
+{
+	char msg[700];
+
+	if (f->said_lost)
+		return;
+	f->said_lost = true;
+	snprintf(msg, sizeof(msg), "statements of thread %" PRIu64 " ended "
+	    "unseen: its events_statements_history keeps only the last "
+	    "performance_schema_events_statements_history_size statements "
+	    "(10 by default), which more ended between two samples; raise "
+	    "it at the server's start, or sample more often (--frequency); "
+	    "the summary counts them", f->thread_id);
+	tell(f, msg);
+}
+
+/* One read of the history; a failed one is tried again at the next reading. */
+static void
+read_history(struct finished *f, struct reading *out)
+{
+	struct session *s = f->session;
+	struct pfs_history *h = &f->buf;
+	char err[512];
+	uint64_t lost;
+
+	f->pending = true;
+	if (s->ops->thread_history == NULL || s->ops->thread_history(s->conn,
+	    &s->kind, f->thread_id, f->from, h, err, sizeof(err)) != PFS_OK)
+		return;
+	f->pending = false;
+	f->reads++;
+	if (!h->peaks) {
+		f->off = true;
+		tell(f, "the peaks of statements are sampled: this server keeps "
+		    "no statement's own peak (MySQL 8.0.31 and later keep it, "
+		    "in events_statements_history.MAX_TOTAL_MEMORY), so a "
+		    "statement shorter than --frequency may go unseen");
+		return;
+	}
+	if (!h->consumer) {
+		if (!f->said_consumer)
+			tell(f, "events_statements_history is off: statements "
+			    "that end between two samples go unseen, and peaks "
+			    "are sampled; UPDATE performance_schema.setup_consumers "
+			    "SET ENABLED = 'YES' WHERE NAME = "
+			    "'events_statements_history' switches it on");
+		f->said_consumer = true;
+		return;
+	}
+	if ((lost = finished_gaps(f, h)) > 0) {
+		f->lost += lost;
+		say_lost(f);
+	}
+	/* A full read: more rows may wait for the next reading. */
+	f->pending = h->n == PFS_HISTORY_ROWS;
+	out->finished = h->rows;
+	out->n_finished = h->n;
+}
+
+static enum source_status
+finished_read(void *ctx, uint64_t deadline_ns, struct reading *out,
+    char *err, size_t errlen)
+{
+	struct finished *f = ctx;
+	enum source_status st = f->inner.read(f->inner.ctx, deadline_ns, out,
+	    err, errlen);
+
+	if (st != SOURCE_OK || f->off || out->statement == NULL ||
+	    !out->statement->has_id)
+		return st;
+	if (finished_due(f, out->statement))
+		read_history(f, out);
+	return st;
+}
+
+struct source
+finished_source(struct finished *f)
+{
+	return (struct source){ .ctx = f, .read = finished_read };
+}
