@@ -306,3 +306,65 @@ jsonl_sample(const char *line, size_t len, struct sample *s,
 	json_decref(root);
 	return rc;
 }
+
+#define FINISHED_TAG "{\"type\":\"finished\""
+
+bool
+jsonl_is_finished(const char *line, size_t len)
+{
+	return len >= sizeof(FINISHED_TAG) - 1 &&
+	    memcmp(line, FINISHED_TAG, sizeof(FINISHED_TAG) - 1) == 0;
+}
+
+static int
+parse_finished(struct ctx *c, json_t *root, struct finished_statement *f,
+    uint64_t *seq)
+{
+	const char *digest, *text;
+	size_t dlen, tlen;
+	uint64_t thread_id;
+	bool has_peak;
+
+	if (get_uint(c, root, "sample", seq, NULL) != 0 ||
+	    get_uint(c, root, "thread_id", &thread_id, NULL) != 0 ||
+	    get_uint(c, root, "statement_id", &f->statement.id, NULL) != 0 ||
+	    get_uint(c, root, "end_id", &f->end_id, NULL) != 0 ||
+	    get_text(c, root, "digest", &digest, &dlen) != 0 ||
+	    get_text(c, root, "statement", &text, &tlen) != 0 ||
+	    get_uint(c, root, "duration_us", &f->duration_us, NULL) != 0 ||
+	    get_uint(c, root, "rows_sent", &f->rows_sent, NULL) != 0 ||
+	    get_uint(c, root, "rows_examined", &f->rows_examined, NULL) != 0 ||
+	    get_int(c, root, "peak_bytes", &f->peak_bytes, &has_peak) != 0 ||
+	    get_uint(c, root, "lost_before", &f->lost_before, NULL) != 0)
+		return -1;
+	f->has_peak = has_peak;
+	f->statement.thread_id = thread_id;
+	f->statement.has_id = true;
+	f->statement.ended = true;
+	statement_copy(f->statement.digest, STATEMENT_DIGEST_MAX, digest, dlen);
+	statement_set_text(&f->statement, text, tlen);
+	return 0;
+}
+
+int
+jsonl_finished(const char *line, size_t len, struct finished_statement *f,
+    uint64_t *seq, char *err, size_t errlen)
+{
+	struct ctx c = { .err = err, .errlen = errlen };
+	json_error_t je;
+	json_t *root;
+	int rc;
+
+	root = json_loadb(line, len, JSON_ALLOW_NUL | JSON_REJECT_DUPLICATES,
+	    &je);
+	if (root == NULL) {
+		snprintf(err, errlen, "not JSON (%s, at character %d); --read "
+		    "takes what --format json wrote", je.text, je.position);
+		return -1;
+	}
+	memset(f, 0, sizeof(*f));
+	rc = json_is_object(root) ? parse_finished(&c, root, f, seq) :
+	    (snprintf(err, errlen, "not a finished statement"), -1);
+	json_decref(root);
+	return rc;
+}

@@ -30,4 +30,17 @@ struct jsonl_meta {
 int jsonl_sample(const char *line, size_t len, struct sample *s,
     size_t max_events, struct jsonl_meta *meta, char *err, size_t errlen);
 
+/*
+ * Whether the line is a statement a sample brought ("type":"finished"),
+ * which --format json writes just before that sample's line.
+ */
+bool jsonl_is_finished(const char *line, size_t len);
+
+/*
+ * Parses such a line into *f, and the sample that brought it into *seq.
+ * Returns 0, or -1 with err as jsonl_sample() says it.
+ */
+int jsonl_finished(const char *line, size_t len, struct finished_statement *f,
+    uint64_t *seq, char *err, size_t errlen);
+
 #endif

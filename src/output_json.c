@@ -338,12 +338,63 @@ put_events(struct obuf *b, const struct sample_row *sample)
 	obuf_putc(b, ']');
 }
 
+/* A member of a finished statement's line: a count, or null when not known. */
+static void
+put_count(struct obuf *b, const char *name, bool known, uint64_t u)
+{
+	union column_value v = { .u = u };
+
+	obuf_putc(b, ',');
+	put_member(b, name, COLUMN_UINT, known, &v);
+}
+
+/*
+ * The statements the thread finished since the sample before, as the
+ * server recorded them: one line each, before the sample that brought
+ * them, marked "type":"finished" so that it is never read as a sample
+ * (--read gives them to the sample after them).
+ */
+static void
+put_finished(struct obuf *b, const struct sample *s)
+{
+	for (size_t i = 0; i < s->n_finished; i++) {
+		const struct finished_statement *f = &s->finished[i];
+		const struct statement *st = &f->statement;
+		union column_value v;
+
+		obuf_puts(b, "{\"type\":\"finished\"");
+		put_count(b, "sample", true, s->seq);
+		put_count(b, "thread_id", true, s->thread_id);
+		put_count(b, "statement_id", true, st->id);
+		put_count(b, "end_id", true, f->end_id);
+		obuf_putc(b, ',');
+		v = (union column_value){ .s = st->digest,
+		    .len = strlen(st->digest) };
+		put_member(b, "digest", COLUMN_TEXT, st->digest[0] != '\0', &v);
+		obuf_putc(b, ',');
+		v = (union column_value){ .s = st->text,
+		    .len = statement_text_len(st) };
+		put_member(b, "statement", COLUMN_TEXT, v.len > 0, &v);
+		put_count(b, "duration_us", true, f->duration_us);
+		put_count(b, "rows_sent", true, f->rows_sent);
+		put_count(b, "rows_examined", true, f->rows_examined);
+		obuf_putc(b, ',');
+		v = (union column_value){ .i = f->peak_bytes };
+		put_member(b, "peak_bytes", COLUMN_INT, f->has_peak, &v);
+		put_count(b, "lost_before", true, f->lost_before);
+		obuf_write(b, "}\n", 2);
+	}
+}
+
 static int
 json_sample(struct output *o, const struct sample *s)
 {
 	char ts[64];
 	struct sample_row r = { .o = o, .s = s, .timestamp = ts };
 	char sep = '{';
+
+	if (s->n_finished > 0)
+		put_finished(&o->buf, s);
 
 	/* Made once: pthread_once() itself cost more than a field. */
 	if (!atomic_load_explicit(&sample_keys_made, memory_order_acquire))

@@ -126,6 +126,9 @@ struct replay {
 	uint64_t thread_id;
 	uint64_t samples;  /* replayed, over every capture */
 	bool begun;        /* a capture is open: its summary is still to come */
+	/* The finished statements read for the sample that follows them. */
+	struct finished_statement *finished;
+	size_t n_finished, finished_cap;
 	bool failed;       /* a write failed, and was said */
 };
 
@@ -169,6 +172,35 @@ end_capture(struct replay *p)
 	if (fresh_capture(p) != 0)
 		rc = -1;
 	return rc;
+}
+
+/* A statement the next sample brought: held until that sample's line. */
+static int
+hold_finished(struct replay *p, const char *line, size_t n, uint64_t lineno)
+{
+	char err[512];
+	uint64_t seq;
+
+	if (p->n_finished == p->finished_cap) {
+		size_t cap = p->finished_cap ? p->finished_cap * 2 : 8;
+		struct finished_statement *f = realloc(p->finished,
+		    cap * sizeof(*f));
+
+		if (f == NULL) {
+			diag_say("out of memory");
+			return -1;
+		}
+		p->finished = f;
+		p->finished_cap = cap;
+	}
+	if (jsonl_finished(line, n, &p->finished[p->n_finished], &seq, err,
+	    sizeof(err)) != 0) {
+		diag_say("%s: line %" PRIu64 ": %s", p->o->read_path, lineno,
+		    err);
+		return -1;
+	}
+	p->n_finished++;
+	return 0;
 }
 
 /* One line: a sample into the ring and out in the format. */
@@ -217,6 +249,17 @@ replay_line(struct replay *p, const char *line, size_t n, uint64_t lineno)
 			goto failed;
 		p->begun = true;
 	}
+	if (p->n_finished > 0) {
+		struct finished_statement *f = ring_finished(p->ring,
+		    p->n_finished);
+
+		if (f == NULL) {
+			diag_say("out of memory");
+			return -1;
+		}
+		memcpy(f, p->finished, p->n_finished * sizeof(*f));
+		p->n_finished = 0;
+	}
 	ring_commit(p->ring);
 	runstats_add(p->run, s);
 	p->samples++;
@@ -263,7 +306,10 @@ replay_lines(struct replay *p, struct reader *r)
 			    p->samples == 1 ? "is" : "are");
 			return EXIT_RUNTIME;
 		}
-		if (replay_line(p, line, n, lineno) != 0)
+		if (jsonl_is_finished(line, n)) {
+			if (hold_finished(p, line, n, lineno) != 0)
+				return EXIT_RUNTIME;
+		} else if (replay_line(p, line, n, lineno) != 0)
 			return p->failed && errno == EPIPE ? EXIT_DONE :
 			    EXIT_RUNTIME;
 	}
@@ -344,6 +390,7 @@ replay_run(const struct options *o, struct signal_flags *sig,
 	outfile_free(&p.f);
 	ring_free(p.ring);
 	runstats_free(p.run);
+	free(p.finished);
 	free(r.buf);
 	if (r.fd != 0)
 		close(r.fd);
