@@ -12,11 +12,20 @@
 
 #include "sample.h"
 
-/* What a line says of the run rather than of the sample. */
+/*
+ * What a line says of the run rather than of the sample. Zeroed before
+ * the first line; the caller frees finished after the last.
+ */
 struct jsonl_meta {
 	bool has_grain;  /* "grain" is not null: --global, --for-* */
 	char grain[600]; /* "global", "user:app", ... */
 	bool filtered;   /* "filtered_total_bytes" is not null: --events, --exclude */
+	/*
+	 * The sample's "finished" statements, which its finished points to
+	 * until the next line; grown as needed, freed by the caller.
+	 */
+	struct finished_statement *finished;
+	size_t finished_cap;
 };
 
 /*
@@ -29,18 +38,5 @@ struct jsonl_meta {
  */
 int jsonl_sample(const char *line, size_t len, struct sample *s,
     size_t max_events, struct jsonl_meta *meta, char *err, size_t errlen);
-
-/*
- * Whether the line is a statement a sample brought ("type":"finished"),
- * which --format json writes just before that sample's line.
- */
-bool jsonl_is_finished(const char *line, size_t len);
-
-/*
- * Parses such a line into *f, and the sample that brought it into *seq.
- * Returns 0, or -1 with err as jsonl_sample() says it.
- */
-int jsonl_finished(const char *line, size_t len, struct finished_statement *f,
-    uint64_t *seq, char *err, size_t errlen);
 
 #endif

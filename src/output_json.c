@@ -350,22 +350,22 @@ put_count(struct obuf *b, const char *name, bool known, uint64_t u)
 
 /*
  * The statements the thread finished since the sample before, as the
- * server recorded them: one line each, before the sample that brought
- * them, marked "type":"finished" so that it is never read as a sample
- * (--read gives them to the sample after them).
+ * server recorded them (finished.h), oldest first: "finished":[...] in
+ * every sample, empty in most, so that every line keeps one shape.
  */
 static void
 put_finished(struct obuf *b, const struct sample *s)
 {
+	obuf_puts(b, ",\"finished\":[");
 	for (size_t i = 0; i < s->n_finished; i++) {
 		const struct finished_statement *f = &s->finished[i];
 		const struct statement *st = &f->statement;
-		union column_value v;
+		union column_value v = { .u = st->id };
 
-		obuf_puts(b, "{\"type\":\"finished\"");
-		put_count(b, "sample", true, s->seq);
-		put_count(b, "thread_id", true, s->thread_id);
-		put_count(b, "statement_id", true, st->id);
+		if (i > 0)
+			obuf_putc(b, ',');
+		obuf_putc(b, '{');
+		put_member(b, "statement_id", COLUMN_UINT, true, &v);
 		put_count(b, "end_id", true, f->end_id);
 		obuf_putc(b, ',');
 		v = (union column_value){ .s = st->digest,
@@ -382,8 +382,9 @@ put_finished(struct obuf *b, const struct sample *s)
 		v = (union column_value){ .i = f->peak_bytes };
 		put_member(b, "peak_bytes", COLUMN_INT, f->has_peak, &v);
 		put_count(b, "lost_before", true, f->lost_before);
-		obuf_write(b, "}\n", 2);
+		obuf_putc(b, '}');
 	}
+	obuf_putc(b, ']');
 }
 
 static int
@@ -393,8 +394,6 @@ json_sample(struct output *o, const struct sample *s)
 	struct sample_row r = { .o = o, .s = s, .timestamp = ts };
 	char sep = '{';
 
-	if (s->n_finished > 0)
-		put_finished(&o->buf, s);
 
 	/* Made once: pthread_once() itself cost more than a field. */
 	if (!atomic_load_explicit(&sample_keys_made, memory_order_acquire))
@@ -408,6 +407,7 @@ json_sample(struct output *o, const struct sample *s)
 			put_column(&o->buf, sep, sample_order[k], &r);
 		sep = ',';
 	}
+	put_finished(&o->buf, s);
 	obuf_write(&o->buf, "}\n", 2);
 	return obuf_status(&o->buf);
 }

@@ -126,9 +126,6 @@ struct replay {
 	uint64_t thread_id;
 	uint64_t samples;  /* replayed, over every capture */
 	bool begun;        /* a capture is open: its summary is still to come */
-	/* The finished statements read for the sample that follows them. */
-	struct finished_statement *finished;
-	size_t n_finished, finished_cap;
 	bool failed;       /* a write failed, and was said */
 };
 
@@ -172,35 +169,6 @@ end_capture(struct replay *p)
 	if (fresh_capture(p) != 0)
 		rc = -1;
 	return rc;
-}
-
-/* A statement the next sample brought: held until that sample's line. */
-static int
-hold_finished(struct replay *p, const char *line, size_t n, uint64_t lineno)
-{
-	char err[512];
-	uint64_t seq;
-
-	if (p->n_finished == p->finished_cap) {
-		size_t cap = p->finished_cap ? p->finished_cap * 2 : 8;
-		struct finished_statement *f = realloc(p->finished,
-		    cap * sizeof(*f));
-
-		if (f == NULL) {
-			diag_say("out of memory");
-			return -1;
-		}
-		p->finished = f;
-		p->finished_cap = cap;
-	}
-	if (jsonl_finished(line, n, &p->finished[p->n_finished], &seq, err,
-	    sizeof(err)) != 0) {
-		diag_say("%s: line %" PRIu64 ": %s", p->o->read_path, lineno,
-		    err);
-		return -1;
-	}
-	p->n_finished++;
-	return 0;
 }
 
 /* One line: a sample into the ring and out in the format. */
@@ -249,16 +217,17 @@ replay_line(struct replay *p, const char *line, size_t n, uint64_t lineno)
 			goto failed;
 		p->begun = true;
 	}
-	if (p->n_finished > 0) {
-		struct finished_statement *f = ring_finished(p->ring,
-		    p->n_finished);
+	/* The line's statements, kept in the ring as the sampler keeps them. */
+	if (s->n_finished > 0) {
+		const struct finished_statement *from = s->finished;
+		size_t nf = s->n_finished;
+		struct finished_statement *f = ring_finished(p->ring, nf);
 
 		if (f == NULL) {
 			diag_say("out of memory");
 			return -1;
 		}
-		memcpy(f, p->finished, p->n_finished * sizeof(*f));
-		p->n_finished = 0;
+		memcpy(f, from, nf * sizeof(*f));
 	}
 	ring_commit(p->ring);
 	runstats_add(p->run, s);
@@ -306,10 +275,7 @@ replay_lines(struct replay *p, struct reader *r)
 			    p->samples == 1 ? "is" : "are");
 			return EXIT_RUNTIME;
 		}
-		if (jsonl_is_finished(line, n)) {
-			if (hold_finished(p, line, n, lineno) != 0)
-				return EXIT_RUNTIME;
-		} else if (replay_line(p, line, n, lineno) != 0)
+		if (replay_line(p, line, n, lineno) != 0)
 			return p->failed && errno == EPIPE ? EXIT_DONE :
 			    EXIT_RUNTIME;
 	}
@@ -390,7 +356,7 @@ replay_run(const struct options *o, struct signal_flags *sig,
 	outfile_free(&p.f);
 	ring_free(p.ring);
 	runstats_free(p.run);
-	free(p.finished);
+	free(p.meta.finished);
 	free(r.buf);
 	if (r.fd != 0)
 		close(r.fd);

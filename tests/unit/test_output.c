@@ -932,7 +932,7 @@ json_deltas(const char *buf)
 	assert_non_null(strstr(buf, "\"gap_ms\":2500,\"events\":[],"
 	    "\"statement_id\":null,\"digest\":null,\"statement\":null,"
 	    "\"grain\":null,\"filtered_total_bytes\":null,"
-	    "\"setup_off\":null,\"waiting\":0}\n"));
+	    "\"setup_off\":null,\"waiting\":0,\"finished\":[]}\n"));
 	assert_non_null(strstr(buf, "\"query_us\":18446744073709551615,"
 	    "\"gap_ms\":18446744073709551615,"));
 	assert_non_null(strstr(buf, "\"alloc_delta_bytes\":"
@@ -983,7 +983,7 @@ test_json_valid(void **state)
 	    "\"spike_lower_bytes\":null}],\"statement_id\":101,\"digest\":null,"
 	    "\"statement\":\"SELECT a, COUNT(*) FROM t GROUP BY a\","
 	    "\"grain\":null,\"filtered_total_bytes\":null,"
-	    "\"setup_off\":null,\"waiting\":0}\n"));
+	    "\"setup_off\":null,\"waiting\":0,\"finished\":[]}\n"));
 	assert_non_null(strstr(buf, "],\"statement_id\":101,"
 	    "\"digest\":\"3f1c8e0e8b2f2a4c9a0d1e6b7c5d4e3f\","));
 	assert_non_null(strstr(buf, "],\"statement_id\":18446744073709551615,"
