@@ -450,28 +450,10 @@ note_run(const struct capture *c, const struct summary *sum,
 static int
 write_statements(const struct capture *c, const struct summary *sum)
 {
-	const char *path = c->opts->statements_file;
-	struct output o;
-	char err[1024];
-	int rc;
-
-	if (path == NULL)
+	if (c->opts->statements_file == NULL)
 		return 0;
-	o = (struct output){ .fmt = c->opts->format,
-	    .settings.exact_bytes = c->opts->exact_bytes };
-	if ((o.fp = outfile_open_extra(path, "--statements", c->number > 1,
-	    err, sizeof(err))) == NULL) {
-		diag_say("%s", err);
-		return -1;
-	}
-	rc = output_statements(&o, sum);
-	output_release(&o);
-	if (fclose(o.fp) != 0)
-		rc = -1;
-	if (rc != 0)
-		diag_say("--statements: cannot write %s: %s", path,
-		    strerror(errno));
-	return rc;
+	return outfile_write_statements(c->opts->statements_file,
+	    c->opts->format, c->opts->exact_bytes, c->number > 1, sum);
 }
 
 /*

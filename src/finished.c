@@ -26,12 +26,13 @@ finished_due(struct finished *f, const struct statement *now)
 
 	if (!f->started) {
 		/*
-		 * The first statement seen is the first of the capture: a
-		 * running one is read when it ends, an ended one now.
+		 * The first statement seen is the first of the capture: read
+		 * from it on, at once (an ended one is there already; and a
+		 * server without statements' peaks is known at the start).
 		 */
 		f->started = true;
 		f->from = now->id;
-		due = now->ended;
+		due = true;
 	} else
 		due = now->id != f->last_id || (now->ended && !f->last_ended) ||
 		    f->pending;

@@ -126,6 +126,7 @@ struct replay {
 	uint64_t thread_id;
 	uint64_t samples;  /* replayed, over every capture */
 	bool begun;        /* a capture is open: its summary is still to come */
+	uint64_t captures; /* summaries written */
 	bool failed;       /* a write failed, and was said */
 };
 
@@ -163,6 +164,11 @@ end_capture(struct replay *p)
 		p->failed = true;
 		rc = -1;
 	}
+	/* --statements as the run wrote it: the first capture starts the file. */
+	if (rc == 0 && p->o->statements_file != NULL &&
+	    outfile_write_statements(p->o->statements_file, p->o->format,
+	    p->o->exact_bytes, p->captures++ > 0, &sum) != 0)
+		rc = -1;
 	summary_free(&sum);
 	ring_free(p->ring);
 	runstats_free(p->run);

@@ -88,17 +88,18 @@ test_reads_only_when_the_statement_changes_or_ends(void **state)
 	srv.reader_stmt[2] = 16;
 	srv.reader_stmt[3] = srv.reader_stmt[4] = srv.reader_stmt[5] = 16;
 	srv.reader_ended[4] = srv.reader_ended[5] = true;
+
+	rd = read_one();
+	/* The first reading reads: 10 runs, nothing ended yet. */
+	assert_int_equal(srv.history_reads, 1);
+	assert_int_equal(srv.history_from, 10);
 	srv.history[0] = row(10, 12, 5000);
 	srv.history[1] = row(13, 15, 9000);
 	srv.n_history = 2;
-
 	rd = read_one();
-	assert_int_equal(srv.history_reads, 0); /* running: nothing ended */
-	assert_int_equal(rd.n_finished, 0);
+	assert_int_equal(srv.history_reads, 1); /* 10 runs on */
 	rd = read_one();
-	assert_int_equal(srv.history_reads, 0);
-	rd = read_one();
-	assert_int_equal(srv.history_reads, 1);
+	assert_int_equal(srv.history_reads, 2);
 	assert_int_equal(srv.history_from, 10);
 	assert_int_equal(rd.n_finished, 2);
 	assert_int_equal(rd.finished[0].statement.id, 10);
@@ -107,17 +108,17 @@ test_reads_only_when_the_statement_changes_or_ends(void **state)
 	assert_int_equal(rd.finished[0].lost_before, 0);
 	assert_int_equal(rd.finished[1].statement.thread_id, 42);
 	rd = read_one();
-	assert_int_equal(srv.history_reads, 1); /* 16 still runs */
+	assert_int_equal(srv.history_reads, 2); /* 16 still runs */
 	/* 16 ended: read from past 13's last event. */
 	srv.history[2] = row(16, 20, 7000);
 	srv.n_history = 3;
 	rd = read_one();
-	assert_int_equal(srv.history_reads, 2);
+	assert_int_equal(srv.history_reads, 3);
 	assert_int_equal(srv.history_from, 16);
 	assert_int_equal(rd.n_finished, 1);
 	assert_int_equal(rd.finished[0].statement.id, 16);
 	rd = read_one();
-	assert_int_equal(srv.history_reads, 2); /* idle: nothing new */
+	assert_int_equal(srv.history_reads, 3); /* idle: nothing new */
 	assert_int_equal(rd.n_finished, 0);
 	assert_int_equal(fin.lost, 0);
 	assert_int_equal(n_told, 0);
@@ -153,9 +154,9 @@ test_gap_counted_and_said_once(void **state)
 	srv.reader_stmt[0] = 10;
 	for (size_t i = 1; i < 16; i++)
 		srv.reader_stmt[i] = 10 + 20 * i;
+	read_one();
 	srv.history[0] = row(30, 31, 1); /* 10 lost */
 	srv.n_history = 1;
-	read_one();
 	rd = read_one();
 	assert_int_equal(rd.n_finished, 1);
 	assert_int_equal(rd.finished[0].lost_before, 1);
@@ -183,10 +184,10 @@ test_no_gap_while_the_history_holds_it(void **state)
 	(void)state;
 	srv.reader_stmt[0] = 10;
 	srv.reader_stmt[1] = 40;
+	read_one();
 	srv.history[0] = row(30, 31, 1);
 	srv.n_history = 1;
 	srv.history_oldest = 9;
-	read_one();
 	rd = read_one();
 	assert_int_equal(rd.n_finished, 1);
 	assert_int_equal(rd.finished[0].lost_before, 0);
@@ -220,7 +221,7 @@ test_consumer_off(void **state)
 		srv.reader_stmt[i] = 10 + i;
 	for (int i = 0; i < 4; i++)
 		assert_int_equal(read_one().n_finished, 0);
-	assert_int_equal(srv.history_reads, 3);
+	assert_int_equal(srv.history_reads, 4);
 	assert_int_equal(n_told, 1);
 	assert_non_null(strstr(told[0], "UPDATE performance_schema."
 	    "setup_consumers SET ENABLED = 'YES' WHERE NAME = "
@@ -236,15 +237,15 @@ test_failed_read_tried_again(void **state)
 	(void)state;
 	srv.reader_stmt[0] = 10;
 	srv.reader_stmt[1] = srv.reader_stmt[2] = 20;
+	read_one();
 	srv.history[0] = row(10, 19, 1);
 	srv.n_history = 1;
 	srv.history_lose = 1;
-	read_one();
 	rd = read_one();
-	assert_int_equal(srv.history_reads, 1);
+	assert_int_equal(srv.history_reads, 2);
 	assert_int_equal(rd.n_finished, 0);
 	rd = read_one(); /* the same statement, but a read is owed */
-	assert_int_equal(srv.history_reads, 2);
+	assert_int_equal(srv.history_reads, 3);
 	assert_int_equal(srv.history_from, 10);
 	assert_int_equal(rd.n_finished, 1);
 }
