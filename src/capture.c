@@ -439,6 +439,18 @@ note_run(const struct capture *c, const struct summary *sum,
 		diag_note(d, "more than %d statements in the run: the %" PRIu64
 		    " with the least growth are left out of the ranking",
 		    RUNSTATS_MAX_STATEMENTS, sum->run.statements_dropped);
+	if (sum->run.statements_lost > 0)
+		diag_note(d, "at least %" PRIu64 " statement%s of %s ended unseen, "
+		    "pushed out of its events_statements_history before a sample "
+		    "read it: the server keeps a thread's last "
+		    "performance_schema_events_statements_history_size statements "
+		    "(10 by default); raise it at the server's start, sample more "
+		    "often (--frequency), or find them in "
+		    "events_statements_history_long, once UPDATE "
+		    "performance_schema.setup_consumers SET ENABLED = 'YES' WHERE "
+		    "NAME = 'events_statements_history_long' switches it on",
+		    sum->run.statements_lost, sum->run.statements_lost == 1 ?
+		    "" : "s", what);
 }
 
 /*

@@ -57,23 +57,6 @@ finished_gaps(struct finished *f, struct pfs_history *h)
 	return lost;
 }
 
-static void
-say_lost(struct finished *f)
-{
-	char msg[700];
-
-	if (f->said_lost)
-		return;
-	f->said_lost = true;
-	snprintf(msg, sizeof(msg), "statements of thread %" PRIu64 " ended "
-	    "unseen: its events_statements_history keeps only the last "
-	    "performance_schema_events_statements_history_size statements "
-	    "(10 by default), which more ended between two samples; raise "
-	    "it at the server's start, or sample more often (--frequency); "
-	    "the summary counts them", f->thread_id);
-	tell(f, msg);
-}
-
 /* One read of the history; a failed one is tried again at the next reading. */
 static void
 read_history(struct finished *f, struct reading *out)
@@ -107,10 +90,9 @@ read_history(struct finished *f, struct reading *out)
 		f->said_consumer = true;
 		return;
 	}
-	if ((lost = finished_gaps(f, h)) > 0) {
+	/* Counted in the rows: the capture says how many at its end. */
+	if ((lost = finished_gaps(f, h)) > 0)
 		f->lost += lost;
-		say_lost(f);
-	}
 	/* A full read: more rows may wait for the next reading. */
 	f->pending = h->n == PFS_HISTORY_ROWS;
 	out->finished = h->rows;

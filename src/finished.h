@@ -39,7 +39,7 @@ struct finished {
 	bool pending;        /* a read failed, or more rows wait: read again */
 	uint64_t reads;      /* reads of the history */
 	uint64_t lost;       /* statements known to have ended unseen, at least */
-	bool said_consumer, said_lost;
+	bool said_consumer;
 	struct pfs_history buf;
 };
 
