@@ -113,6 +113,11 @@ struct session {
 	uint64_t own_thread;       /* our own thread: never a target */
 	size_t instruments;        /* memory instruments the server knows */
 	enum session_statements statements;
+	/*
+	 * A read of a thread's finished statements found that the server
+	 * keeps no statement's peak (finished.h), and said so: once a run.
+	 */
+	bool no_statement_peaks;
 };
 
 /* The operations of a real server, through conn.h and pfs.h. */

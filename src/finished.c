@@ -74,6 +74,10 @@ read_history(struct finished *f, struct reading *out)
 	f->reads++;
 	if (!h->peaks) {
 		f->off = true;
+		/* Once a run, not at each capture of --repeat. */
+		if (s->no_statement_peaks)
+			return;
+		s->no_statement_peaks = true;
 		tell(f, "the peaks of statements are sampled: this server keeps "
 		    "no statement's own peak (MySQL 8.0.31 and later keep it, "
 		    "in events_statements_history.MAX_TOTAL_MEMORY), so a "

@@ -207,6 +207,14 @@ test_server_without_peaks(void **state)
 	assert_int_equal(n_told, 1);
 	assert_non_null(strstr(told[0], "peaks of statements are sampled"));
 	assert_non_null(strstr(told[0], "8.0.31"));
+	/* The next capture of the run says it no more. */
+	fin = (struct finished){
+		.inner = sess.ops->reader_source(reader), .session = &sess,
+		.thread_id = 42, .notify = notify,
+	};
+	read_one();
+	assert_true(fin.off);
+	assert_int_equal(n_told, 1);
 }
 
 /* The consumer off: how to switch it on, said once; read again later. */
