@@ -27,12 +27,12 @@ finished_due(struct finished *f, const struct statement *now)
 	if (!f->started) {
 		/*
 		 * The first statement seen is the first of the capture: read
-		 * from it on, at once (an ended one is there already; and a
-		 * server without statements' peaks is known at the start).
+		 * from it on; an ended one is there already, a running one
+		 * not yet.
 		 */
 		f->started = true;
 		f->from = now->id;
-		due = true;
+		due = now->ended;
 	} else
 		due = now->id != f->last_id || (now->ended && !f->last_ended) ||
 		    f->pending;
@@ -57,6 +57,22 @@ finished_gaps(struct finished *f, struct pfs_history *h)
 	return lost;
 }
 
+/* The server keeps no statement's peak: said once a run, no more reads. */
+static void
+no_peaks(struct finished *f)
+{
+	struct session *s = f->session;
+
+	f->off = true;
+	if (s->no_statement_peaks)
+		return;
+	s->no_statement_peaks = true;
+	tell(f, "the peaks of statements are sampled: this server keeps "
+	    "no statement's own peak (MySQL 8.0.31 and later keep it, "
+	    "in events_statements_history.MAX_TOTAL_MEMORY), so a "
+	    "statement shorter than --frequency may go unseen");
+}
+
 /* One read of the history; a failed one is tried again at the next reading. */
 static void
 read_history(struct finished *f, struct reading *out)
@@ -67,21 +83,13 @@ read_history(struct finished *f, struct reading *out)
 	uint64_t lost;
 
 	f->pending = true;
-	if (s->ops->thread_history == NULL || s->ops->thread_history(s->conn,
-	    &s->kind, f->thread_id, f->from, h, err, sizeof(err)) != PFS_OK)
+	if (s->ops->thread_history(s->conn, &s->kind, f->thread_id, f->from,
+	    h, err, sizeof(err)) != PFS_OK)
 		return;
 	f->pending = false;
 	f->reads++;
 	if (!h->peaks) {
-		f->off = true;
-		/* Once a run, not at each capture of --repeat. */
-		if (s->no_statement_peaks)
-			return;
-		s->no_statement_peaks = true;
-		tell(f, "the peaks of statements are sampled: this server keeps "
-		    "no statement's own peak (MySQL 8.0.31 and later keep it, "
-		    "in events_statements_history.MAX_TOTAL_MEMORY), so a "
-		    "statement shorter than --frequency may go unseen");
+		no_peaks(f);
 		return;
 	}
 	if (!h->consumer) {
@@ -114,6 +122,22 @@ finished_read(void *ctx, uint64_t deadline_ns, struct reading *out,
 	if (st != SOURCE_OK || f->off || out->statement == NULL ||
 	    !out->statement->has_id)
 		return st;
+	/*
+	 * At the first reading, whether the server keeps statements' peaks
+	 * at all, without a query: said at the start, not at the first end.
+	 */
+	if (!f->started) {
+		struct session *s = f->session;
+		struct pfs_history *h = &f->buf;
+		char why[256];
+
+		if (s->ops->thread_history(s->conn, &s->kind, f->thread_id,
+		    PFS_HISTORY_PROBE, h, why, sizeof(why)) == PFS_OK &&
+		    !h->peaks) {
+			no_peaks(f);
+			return st;
+		}
+	}
 	if (finished_due(f, out->statement))
 		read_history(f, out);
 	return st;

@@ -7,10 +7,10 @@
  * shorter than the interval only as a lower bound; the server's record of
  * each statement misses neither.
  *
- * It reads at the first reading, then only when the reading's statement
- * changed or ended since the one before (one round trip then, none
- * otherwise), so a thread running one long statement, or idle, costs
- * nothing more.
+ * It reads only when the reading's statement changed or ended since the
+ * one before, or at the first reading when its statement had ended (one
+ * round trip then, none otherwise), so a thread running one long
+ * statement, or idle, costs nothing more.
  */
 #ifndef MYSQLMEMPROF_FINISHED_H
 #define MYSQLMEMPROF_FINISHED_H
@@ -48,8 +48,8 @@ struct source finished_source(struct finished *f);
 
 /*
  * Whether the statements finished since the reading before are worth a
- * read, given this reading's statement: the first, or it changed or
- * ended. Updates f.
+ * read, given this reading's statement: it changed or ended (the first:
+ * it ended). Updates f.
  */
 bool finished_due(struct finished *f, const struct statement *now);
 

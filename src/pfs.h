@@ -204,8 +204,10 @@ struct pfs_history {
 /*
  * The top-level statements thread_id finished with an EVENT_ID of from_id
  * or more, from events_statements_history, with the server's peak of
- * each. One query, only where the server kind keeps those peaks.
+ * each. One query, only where the server kind keeps those peaks; none
+ * with from_id PFS_HISTORY_PROBE, which only fills out->peaks.
  */
+#define PFS_HISTORY_PROBE UINT64_MAX
 enum pfs_status pfs_thread_history(struct conn *c,
     const struct server_kind *k, uint64_t thread_id, uint64_t from_id,
     struct pfs_history *out, char *err, size_t errlen);

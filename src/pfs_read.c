@@ -355,7 +355,7 @@ pfs_thread_history(struct conn *c, const struct server_kind *k,
 	out->consumer = false;
 	out->oldest = 0;
 	out->n = 0;
-	if (!out->peaks)
+	if (!out->peaks || from_id == PFS_HISTORY_PROBE)
 		return PFS_OK;
 	/* The same text each time, so it stays prepared on the connection. */
 	if (pfs_sql_thread_history(sql, sizeof(sql), STATEMENT_TEXT_CHARS,

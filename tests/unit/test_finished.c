@@ -90,16 +90,18 @@ test_reads_only_when_the_statement_changes_or_ends(void **state)
 	srv.reader_ended[4] = srv.reader_ended[5] = true;
 
 	rd = read_one();
-	/* The first reading reads: 10 runs, nothing ended yet. */
-	assert_int_equal(srv.history_reads, 1);
-	assert_int_equal(srv.history_from, 10);
+	/* 10 runs, nothing ended: only whether peaks are kept, no query. */
+	assert_int_equal(srv.history_reads, 0);
+	assert_int_equal(srv.history_probes, 1);
+	assert_int_equal(rd.n_finished, 0);
 	srv.history[0] = row(10, 12, 5000);
 	srv.history[1] = row(13, 15, 9000);
 	srv.n_history = 2;
 	rd = read_one();
-	assert_int_equal(srv.history_reads, 1); /* 10 runs on */
+	assert_int_equal(srv.history_reads, 0); /* 10 runs on */
 	rd = read_one();
-	assert_int_equal(srv.history_reads, 2);
+	assert_int_equal(srv.history_reads, 1);
+	assert_int_equal(srv.history_probes, 1);
 	assert_int_equal(srv.history_from, 10);
 	assert_int_equal(rd.n_finished, 2);
 	assert_int_equal(rd.finished[0].statement.id, 10);
@@ -108,17 +110,17 @@ test_reads_only_when_the_statement_changes_or_ends(void **state)
 	assert_int_equal(rd.finished[0].lost_before, 0);
 	assert_int_equal(rd.finished[1].statement.thread_id, 42);
 	rd = read_one();
-	assert_int_equal(srv.history_reads, 2); /* 16 still runs */
+	assert_int_equal(srv.history_reads, 1); /* 16 still runs */
 	/* 16 ended: read from past 13's last event. */
 	srv.history[2] = row(16, 20, 7000);
 	srv.n_history = 3;
 	rd = read_one();
-	assert_int_equal(srv.history_reads, 3);
+	assert_int_equal(srv.history_reads, 2);
 	assert_int_equal(srv.history_from, 16);
 	assert_int_equal(rd.n_finished, 1);
 	assert_int_equal(rd.finished[0].statement.id, 16);
 	rd = read_one();
-	assert_int_equal(srv.history_reads, 3); /* idle: nothing new */
+	assert_int_equal(srv.history_reads, 2); /* idle: nothing new */
 	assert_int_equal(rd.n_finished, 0);
 	assert_int_equal(fin.lost, 0);
 	assert_int_equal(n_told, 0);
@@ -202,7 +204,9 @@ test_server_without_peaks(void **state)
 		srv.reader_stmt[i] = 10 + i;
 	for (int i = 0; i < 5; i++)
 		assert_int_equal(read_one().n_finished, 0);
-	assert_int_equal(srv.history_reads, 1);
+	/* Known at the first reading, without a query; never asked again. */
+	assert_int_equal(srv.history_probes, 1);
+	assert_int_equal(srv.history_reads, 0);
 	assert_true(fin.off);
 	assert_int_equal(n_told, 1);
 	assert_non_null(strstr(told[0], "peaks of statements are sampled"));
@@ -227,7 +231,7 @@ test_consumer_off(void **state)
 		srv.reader_stmt[i] = 10 + i;
 	for (int i = 0; i < 4; i++)
 		assert_int_equal(read_one().n_finished, 0);
-	assert_int_equal(srv.history_reads, 4);
+	assert_int_equal(srv.history_reads, 3);
 	assert_int_equal(n_told, 1);
 	assert_non_null(strstr(told[0], "UPDATE performance_schema."
 	    "setup_consumers SET ENABLED = 'YES' WHERE NAME = "
@@ -248,10 +252,10 @@ test_failed_read_tried_again(void **state)
 	srv.n_history = 1;
 	srv.history_lose = 1;
 	rd = read_one();
-	assert_int_equal(srv.history_reads, 2);
+	assert_int_equal(srv.history_reads, 1);
 	assert_int_equal(rd.n_finished, 0);
 	rd = read_one(); /* the same statement, but a read is owed */
-	assert_int_equal(srv.history_reads, 3);
+	assert_int_equal(srv.history_reads, 2);
 	assert_int_equal(srv.history_from, 10);
 	assert_int_equal(rd.n_finished, 1);
 }
