@@ -40,7 +40,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct event_stat ev[MAX_EVENTS], ev2[MAX_EVENTS];
 	struct sample s = { .events = ev }, again = { .events = ev2 };
-	struct jsonl_meta meta, meta2;
+	struct jsonl_meta meta = { 0 }, meta2 = { 0 };
 	char err[512], *line, *line2;
 
 	int rc;
@@ -53,6 +53,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc != 0) {
 		if (err[0] == '\0')
 			abort(); /* refused without a word */
+		free(meta.finished);
 		return 0;
 	}
 	line = write_as("json", &s, meta.has_grain ? meta.grain : NULL,
@@ -68,5 +69,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(line2);
 	free(write_as("svg", &s, NULL, false, true));
 	free(write_as("html", &s, NULL, false, true));
+	free(meta.finished);
+	free(meta2.finished);
 	return 0;
 }

@@ -139,6 +139,13 @@ struct sample {
 	bool waiting;
 	/* The server's process beside the sample; --global only. */
 	struct process_memory process;
+	/*
+	 * The statements the thread finished since the previous sample, as
+	 * the server recorded them (finished.h), oldest first: those too
+	 * short for any sample to see as well. Storage owned by the ring.
+	 */
+	const struct finished_statement *finished;
+	size_t n_finished;
 };
 
 /*

@@ -87,6 +87,14 @@ struct session_ops {
 	    size_t n, bool statements, pfs_thread_memory_fn fn, void *ctx,
 	    char *err, size_t errlen);
 	/*
+	 * pfs_thread_history(): the statements a thread finished, with the
+	 * server's peak of each, where its kind keeps them (out->peaks).
+	 */
+	enum pfs_status (*thread_history)(struct conn *c,
+	    const struct server_kind *kind, uint64_t thread_id,
+	    uint64_t from_id, struct pfs_history *out, char *err,
+	    size_t errlen);
+	/*
 	 * The reader of a capture (pfs_read.h): a source reading t through
 	 * the session's connection of the moment, so a reconnect needs no
 	 * word to it. NULL when out of memory; reader_free() frees it.
@@ -122,6 +130,11 @@ struct session {
 	struct pfs_memory_limits limits;
 	bool limits_read;
 	enum session_statements statements;
+	/*
+	 * A read of a thread's finished statements found that the server
+	 * keeps no statement's peak (finished.h), and said so: once a run.
+	 */
+	bool no_statement_peaks;
 };
 
 /* The operations of a real server, through conn.h and pfs.h. */

@@ -39,6 +39,12 @@ struct reading {
 	unsigned setup_off;
 	/* The server's process (sample.h), when a source on the chain read it. */
 	struct process_memory process;
+	/*
+	 * The statements the target finished since the previous reading,
+	 * oldest first, owned by the source until the next read; none: 0.
+	 */
+	const struct finished_statement *finished;
+	size_t n_finished;
 };
 
 struct source {

@@ -12,6 +12,7 @@
 #include "capture.h"
 #include "exitcode.h"
 #include "filter.h"
+#include "finished.h"
 #include "guard.h"
 #include "pfs.h"
 #include "procfs.h"
@@ -488,6 +489,18 @@ note_run(const struct capture *c, const struct summary *sum,
 		diag_note(d, "more than %d statements in the run: the %" PRIu64
 		    " with the least growth are left out of the ranking",
 		    RUNSTATS_MAX_STATEMENTS, sum->run.statements_dropped);
+	if (sum->run.statements_lost > 0)
+		diag_note(d, "at least %" PRIu64 " statement%s of %s ended unseen, "
+		    "pushed out of its events_statements_history before a sample "
+		    "read it: the server keeps a thread's last "
+		    "performance_schema_events_statements_history_size statements "
+		    "(10 by default); raise it at the server's start, sample more "
+		    "often (--frequency), or find them in "
+		    "events_statements_history_long, once UPDATE "
+		    "performance_schema.setup_consumers SET ENABLED = 'YES' WHERE "
+		    "NAME = 'events_statements_history_long' switches it on",
+		    sum->run.statements_lost, sum->run.statements_lost == 1 ?
+		    "" : "s", what);
 }
 
 /*
@@ -499,28 +512,10 @@ note_run(const struct capture *c, const struct summary *sum,
 static int
 write_statements(const struct capture *c, const struct summary *sum)
 {
-	const char *path = c->opts->statements_file;
-	struct output o;
-	char err[1024];
-	int rc;
-
-	if (path == NULL)
+	if (c->opts->statements_file == NULL)
 		return 0;
-	o = (struct output){ .fmt = c->opts->format,
-	    .settings.exact_bytes = c->opts->exact_bytes };
-	if ((o.fp = outfile_open_extra(path, "--statements", c->number > 1,
-	    err, sizeof(err))) == NULL) {
-		diag_say("%s", err);
-		return -1;
-	}
-	rc = output_statements(&o, sum);
-	output_release(&o);
-	if (fclose(o.fp) != 0)
-		rc = -1;
-	if (rc != 0)
-		diag_say("--statements: cannot write %s: %s", path,
-		    strerror(errno));
-	return rc;
+	return outfile_write_statements(c->opts->statements_file,
+	    c->opts->format, c->opts->exact_bytes, c->number > 1, sum);
 }
 
 /*
@@ -685,6 +680,7 @@ capture_run_from(const struct capture_env *env,
 	struct pfs_reader *reader;
 	struct reconnect recon;
 	struct resident res;
+	struct finished fin;
 	struct guard guard;
 	struct source src;
 	struct ring *ring;
@@ -747,6 +743,14 @@ capture_run_from(const struct capture_env *env,
 			.notify = diag_note_cb, .notify_ctx = (void *)env->diag,
 		};
 		src = resident_source(&res);
+	}
+	/* A thread's statements, each as the server recorded it once ended. */
+	if (!is_grain) {
+		fin = (struct finished){
+			.inner = src, .session = s, .thread_id = cfg.thread_id,
+			.notify = diag_note_cb, .notify_ctx = (void *)env->diag,
+		};
+		src = finished_source(&fin);
 	}
 	if (env->top_threads != NULL) {
 		struct top_threads *t = env->top_threads;

@@ -172,6 +172,9 @@ observe_sample(void *ctx, const struct sample *s,
 	if (s->n_events <= x->events_cap) {
 		x->latest = *s;
 		x->latest.events = x->events;
+		/* The ring's, not copied: no page shows them. */
+		x->latest.finished = NULL;
+		x->latest.n_finished = 0;
 		if (s->n_events > 0)
 			memcpy(x->events, s->events, s->n_events *
 			    sizeof(*x->events));

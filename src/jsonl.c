@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -265,6 +266,74 @@ parse_process(struct ctx *c, json_t *root, struct sample *s,
 	return 0;
 }
 
+/* One of "finished", as output_json.c writes it. */
+static int
+parse_one_finished(struct ctx *c, json_t *o, uint64_t thread_id,
+    struct finished_statement *f)
+{
+	const char *digest, *text;
+	size_t dlen, tlen;
+	bool has_peak;
+
+	if (!json_is_object(o))
+		return fail(c, "not an object in", "finished");
+	memset(f, 0, sizeof(*f));
+	if (get_uint(c, o, "statement_id", &f->statement.id, NULL) != 0 ||
+	    get_uint(c, o, "end_id", &f->end_id, NULL) != 0 ||
+	    get_text(c, o, "digest", &digest, &dlen) != 0 ||
+	    get_text(c, o, "statement", &text, &tlen) != 0 ||
+	    get_uint(c, o, "duration_us", &f->duration_us, NULL) != 0 ||
+	    get_uint(c, o, "rows_sent", &f->rows_sent, NULL) != 0 ||
+	    get_uint(c, o, "rows_examined", &f->rows_examined, NULL) != 0 ||
+	    get_int(c, o, "peak_bytes", &f->peak_bytes, &has_peak) != 0 ||
+	    get_uint(c, o, "lost_before", &f->lost_before, NULL) != 0)
+		return -1;
+	f->has_peak = has_peak;
+	f->statement.thread_id = thread_id;
+	f->statement.has_id = true;
+	f->statement.ended = true;
+	statement_copy(f->statement.digest, STATEMENT_DIGEST_MAX, digest, dlen);
+	statement_set_text(&f->statement, text, tlen);
+	return 0;
+}
+
+/*
+ * "finished", which captures before it lack: into meta's storage, grown
+ * as needed; s->finished points there until the next line.
+ */
+static int
+parse_finished(struct ctx *c, json_t *root, struct sample *s,
+    struct jsonl_meta *meta)
+{
+	json_t *a = json_object_get(root, "finished");
+	size_t n;
+
+	if (a == NULL)
+		return 0;
+	if (!json_is_array(a))
+		return fail(c, "not an array:", "finished");
+	if ((n = json_array_size(a)) == 0)
+		return 0;
+	if (n > meta->finished_cap) {
+		struct finished_statement *f = realloc(meta->finished,
+		    n * sizeof(*f));
+
+		if (f == NULL) {
+			snprintf(c->err, c->errlen, "out of memory");
+			return -1;
+		}
+		meta->finished = f;
+		meta->finished_cap = n;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (parse_one_finished(c, json_array_get(a, i), s->thread_id,
+		    &meta->finished[i]) != 0)
+			return -1;
+	s->finished = meta->finished;
+	s->n_finished = n;
+	return 0;
+}
+
 static int
 parse_sample(struct ctx *c, json_t *root, struct sample *s, size_t max,
     struct jsonl_meta *meta)
@@ -292,7 +361,8 @@ parse_sample(struct ctx *c, json_t *root, struct sample *s, size_t max,
 	    get_text(c, root, "setup_off", &off, &len) != 0 ||
 	    parse_setup_off(c, off, &s->setup_off) != 0 ||
 	    get_int_added(c, root, "waiting", &waiting, &known) != 0 ||
-	    parse_process(c, root, s, &untracked) != 0)
+	    parse_process(c, root, s, &untracked) != 0 ||
+	    parse_finished(c, root, s, meta) != 0)
 		return -1;
 	s->waiting = waiting != 0;
 	if (s->seq == 0)
@@ -344,3 +414,4 @@ jsonl_sample(const char *line, size_t len, struct sample *s,
 	json_decref(root);
 	return rc;
 }
+

@@ -12,11 +12,20 @@
 
 #include "sample.h"
 
-/* What a line says of the run rather than of the sample. */
+/*
+ * What a line says of the run rather than of the sample. Zeroed before
+ * the first line; the caller frees finished after the last.
+ */
 struct jsonl_meta {
 	bool has_grain;  /* "grain" is not null: --global, --for-* */
 	char grain[600]; /* "global", "user:app", ... */
 	bool filtered;   /* "filtered_total_bytes" is not null: --events, --exclude */
+	/*
+	 * The sample's "finished" statements, which its finished points to
+	 * until the next line; grown as needed, freed by the caller.
+	 */
+	struct finished_statement *finished;
+	size_t finished_cap;
 };
 
 /*

@@ -8,7 +8,8 @@
  *   counts           interval, samples, skipped, our cost, total
  *   stackplot        y labels on the left, newest sample on the right; the
  *                    resident memory a line above the bands, in the scale
- *   marks            ^ an event peaked between samples, * a new statement
+ *   marks            ^ an event peaked between samples, ! a statement too
+ *                    short to be sampled ran before it, * a new statement
  *   time axis        seconds since the capture began
  *   table            the events of the bands, then "other"
  *   status line      the keys, or why the capture ended
@@ -352,6 +353,10 @@ draw_header(const struct live_model *m, const struct live_view *v,
 			snprintf(when, sizeof(when), "running for %.0f s", secs);
 		else
 			snprintf(when, sizeof(when), "idle since %.0f s", secs);
+		/* Only when the server said so: most captures have none. */
+		if (m->unseen > 0)
+			snprintf(when + strlen(when), sizeof(when) -
+			    strlen(when), "  !%" PRIu64 " unsampled", m->unseen);
 	}
 	text_right(g, 1, g->w, when, 0, LIVE_A_BOLD);
 	/*
@@ -478,7 +483,7 @@ draw_chart(const struct live_model *m, const struct live_view *v,
 		const struct live_column *c;
 		int64_t sum = 0;
 		int below = 0;
-		bool peak = false, stmt = false;
+		bool peak = false, stmt = false, unseen = false;
 
 		if ((i = column_sample(m, j, w, &first, &last)) == SIZE_MAX)
 			continue;
@@ -486,6 +491,7 @@ draw_chart(const struct live_model *m, const struct live_view *v,
 		for (size_t k = first; k <= last; k++) {
 			peak |= live_model_column(m, k)->peak;
 			stmt |= live_model_column(m, k)->new_statement;
+			unseen |= live_model_column(m, k)->unseen > 0;
 		}
 		/* Stacked from the bottom: the table's rows, then "other". */
 		for (size_t b = 0; b <= n_rows; b++) {
@@ -509,6 +515,9 @@ draw_chart(const struct live_model *m, const struct live_view *v,
 		draw_resident(v, g, c, top, top_y, h, LABEL_W + j);
 		if (peak)
 			put(g, top_y + h, LABEL_W + j, '^', LIVE_C_PEAK,
+			    LIVE_A_BOLD);
+		else if (unseen)
+			put(g, top_y + h, LABEL_W + j, '!', LIVE_C_STATEMENT,
 			    LIVE_A_BOLD);
 		else if (stmt)
 			put(g, top_y + h, LABEL_W + j, '*', LIVE_C_STATEMENT,
@@ -657,6 +666,8 @@ draw_help(const struct live_view *v, struct live_grid *g)
 		"?      this help; any key closes it",
 		"",
 		"^ an event peaked between samples",
+		"! statements too short to be sampled",
+		"  ran before it (the server's record)",
 		"* the statement changed",
 	};
 	int n = (int)(sizeof(lines) / sizeof(lines[0]));

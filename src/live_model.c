@@ -52,6 +52,7 @@ live_model_begin(struct live_model *m, const char *server, const char *target,
 	m->statement_since_us = 0;
 	m->statement_base_s = running_s;
 	memset(&m->last, 0, sizeof(m->last));
+	m->unseen = 0;
 	m->end_note[0] = '\0';
 	m->limit_bytes = m->most_total = 0;
 	m->len = m->head = 0;
@@ -126,6 +127,21 @@ live_model_add(struct live_model *m, const struct sample *s, uint64_t taken,
 			return -1;
 		c->ev = ev;
 	}
+	/* Neither the statement of the sample before nor of this one. */
+	c->unseen = 0;
+	c->unseen_peak = 0;
+	for (size_t i = 0; i < s->n_finished; i++) {
+		const struct statement *f = &s->finished[i].statement;
+
+		if ((m->last.has_id && m->last.id == f->id) ||
+		    (s->statement.has_id && s->statement.id == f->id))
+			continue;
+		c->unseen++;
+		if (s->finished[i].has_peak &&
+		    s->finished[i].peak_bytes > c->unseen_peak)
+			c->unseen_peak = s->finished[i].peak_bytes;
+	}
+	m->unseen += c->unseen;
 	note_statement(m, s, &changed);
 	c->seq = s->seq;
 	c->elapsed_us = s->elapsed_us;

@@ -36,6 +36,13 @@ struct live_column {
 	bool has_deltas;
 	bool peak;            /* an event peaked between samples */
 	bool new_statement;   /* the statement differs from the previous sample's */
+	/*
+	 * Statements that began and ended between the previous sample and
+	 * this one, too short for a sample to see (finished.h), and the
+	 * largest exact peak among them (0: none known).
+	 */
+	uint32_t unseen;
+	int64_t unseen_peak;
 	size_t n;
 	struct live_event *ev; /* largest current bytes first; owned by the model */
 };
@@ -59,6 +66,7 @@ struct live_model {
 	uint64_t statement_since_us; /* elapsed_us when it began, or ended */
 	int64_t statement_base_s;   /* how long it ran before we first saw it */
 	struct statement last;      /* to tell changes */
+	uint64_t unseen;            /* statements too short to be sampled, in the capture */
 	char end_note[256];   /* why the capture ended, for the screen */
 	/* MySQL's connection_memory_limit (0: none), and the most total seen. */
 	int64_t limit_bytes, most_total;

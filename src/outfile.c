@@ -4,6 +4,7 @@
  * or a file someone else made for a capture.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -579,4 +580,27 @@ outfile_each_sample(struct outfile *f)
 	f->each = true;
 	f->out.next_file = next_sample;
 	f->out.next_file_ctx = f;
+}
+
+int
+outfile_write_statements(const char *path, const struct format *fmt,
+    bool exact_bytes, bool append, const struct summary *sum)
+{
+	struct output o = { .fmt = fmt, .settings.exact_bytes = exact_bytes };
+	char err[1024];
+	int rc;
+
+	if ((o.fp = outfile_open_extra(path, "--statements", append, err,
+	    sizeof(err))) == NULL) {
+		diag_say("%s", err);
+		return -1;
+	}
+	rc = output_statements(&o, sum);
+	output_release(&o);
+	if (fclose(o.fp) != 0)
+		rc = -1;
+	if (rc != 0)
+		diag_say("--statements: cannot write %s: %s", path,
+		    strerror(errno));
+	return rc;
 }

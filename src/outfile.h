@@ -62,6 +62,13 @@ int outfile_open(struct outfile *f);
 FILE *outfile_open_extra(const char *path, const char *option, bool append,
     char *err, size_t errlen);
 /*
+ * --statements: the run's statements ranked (sum->run_statements) in fmt,
+ * to path, a file of their own; appended to when append is set (a later
+ * capture of the run). Returns 0, or -1 having said why.
+ */
+int outfile_write_statements(const char *path, const struct format *fmt,
+    bool exact_bytes, bool append, const struct summary *sum);
+/*
  * A capture begins: the first in the file open now writes the format's
  * header. Returns 0, or -1 with errno set.
  */

@@ -547,18 +547,19 @@ stmt_start_bytes(const struct statement_row *r, union column_value *v)
 	return true;
 }
 
+/* The sampled peaks: none of a statement no sample saw. */
 static bool
 stmt_peak_bytes(const struct statement_row *r, union column_value *v)
 {
 	v->i = r->st->peak_bytes;
-	return true;
+	return r->st->samples > 0;
 }
 
 static bool
 stmt_between_peak_bytes(const struct statement_row *r, union column_value *v)
 {
 	v->i = r->st->between_peak_bytes;
-	return true;
+	return r->st->samples > 0;
 }
 
 static bool
@@ -573,6 +574,48 @@ stmt_alloc_bytes(const struct statement_row *r, union column_value *v)
 {
 	v->u = r->st->alloc_bytes;
 	return true;
+}
+
+/* Whose its peak is: the server's own record ("server"), or the samples'. */
+static bool
+stmt_peak_source(const struct statement_row *r, union column_value *v)
+{
+	return text_or_null(r->st->exact ? "server" : "samples", v);
+}
+
+static bool
+stmt_exact_peak_bytes(const struct statement_row *r, union column_value *v)
+{
+	v->i = r->st->exact_peak_bytes;
+	return r->st->exact;
+}
+
+static bool
+stmt_missed_bytes(const struct statement_row *r, union column_value *v)
+{
+	v->i = run_statement_missed(r->st);
+	return v->i >= 0;
+}
+
+static bool
+stmt_server_us(const struct statement_row *r, union column_value *v)
+{
+	v->u = r->st->server_us;
+	return r->st->finished;
+}
+
+static bool
+stmt_rows_sent(const struct statement_row *r, union column_value *v)
+{
+	v->u = r->st->rows_sent;
+	return r->st->finished;
+}
+
+static bool
+stmt_rows_examined(const struct statement_row *r, union column_value *v)
+{
+	v->u = r->st->rows_examined;
+	return r->st->finished;
 }
 
 const struct statement_column statement_columns[] = {
@@ -592,6 +635,12 @@ const struct statement_column statement_columns[] = {
 	{ "between_peak_bytes", COLUMN_INT,  stmt_between_peak_bytes },
 	{ "growth_bytes",       COLUMN_INT,  stmt_growth_bytes },
 	{ "alloc_bytes",        COLUMN_UINT, stmt_alloc_bytes },
+	{ "peak_source",        COLUMN_TEXT, stmt_peak_source },
+	{ "exact_peak_bytes",   COLUMN_INT,  stmt_exact_peak_bytes },
+	{ "missed_bytes",       COLUMN_INT,  stmt_missed_bytes },
+	{ "server_duration_us", COLUMN_UINT, stmt_server_us },
+	{ "rows_sent",          COLUMN_UINT, stmt_rows_sent },
+	{ "rows_examined",      COLUMN_UINT, stmt_rows_examined },
 };
 _Static_assert(sizeof(statement_columns) / sizeof(statement_columns[0]) ==
     STATEMENT_COLUMNS,

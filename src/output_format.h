@@ -210,7 +210,7 @@ struct statement_column {
 /* The rows of each list; output_columns.c checks them at compile time. */
 #define SAMPLE_COLUMNS 33
 #define THREAD_COLUMNS 11
-#define STATEMENT_COLUMNS 16
+#define STATEMENT_COLUMNS 22
 
 extern const struct sample_column sample_columns[];
 extern const struct thread_column thread_columns[];

@@ -50,20 +50,37 @@ cell_text(FILE *fp, const char *s, size_t n)
 /*
  * The run's statements, ranked by how much memory each took on (runstats.h:
  * its peak, peaks between samples included, less the thread's total when
- * it began), as the text summary ranks them.
+ * it began), as the text summary ranks them. Where the server recorded a
+ * statement's own peak (MySQL 8.0.31+), that exact peak ranks it, and
+ * what the samples saw of it stands beside it.
  */
 static void
 statements_table(FILE *fp, const struct summary *sum)
 {
+	const struct run_totals *t = &sum->run;
+	bool exact = t->statements_exact > 0;
+
 	fputs("<h2>Statements ranked by memory growth</h2>\n", fp);
 	if (sum->n_run_statements == 0) {
 		fputs("<p class=\"note\">No statement was seen.</p>\n", fp);
 		return;
 	}
-	fputs("<table class=\"statements\"><thead><tr><th>#</th><th>growth"
-	    "</th><th>peak total</th><th>total at start</th><th>allocated"
-	    "</th><th>samples</th><th>ran</th><th class=\"text\">statement"
-	    "</th></tr></thead><tbody>\n", fp);
+	if (!exact)
+		fputs("<p class=\"note\">Peaks sampled: the server recorded "
+		    "no statement's own peak (MySQL 8.0.31 and later do).</p>\n",
+		    fp);
+	else
+		fprintf(fp, "<p class=\"note\">%" PRIu64 " peaks the server's "
+		    "own (exact); %" PRIu64 " statements ran between two samples"
+		    "%s.</p>\n", t->statements_exact, t->statements_unsampled,
+		    t->statements_lost > 0 ? "; some were lost from the "
+		    "server's history" : "");
+	fprintf(fp, "<table class=\"statements\"><thead><tr><th>#</th><th>"
+	    "growth</th><th>peak total</th>%s<th>total at start</th><th>"
+	    "allocated</th><th>samples</th><th>ran</th><th class=\"text\">"
+	    "statement</th></tr></thead><tbody>\n", exact ? "<th>peak of</th>"
+	    "<th title=\"the exact peak over the sampled one\">missed by "
+	    "sampling</th>" : "");
 	for (size_t i = 0; i < sum->n_run_statements; i++) {
 		const struct run_statement *r = &sum->run_statements[i];
 		const struct statement *s = &r->statement;
@@ -71,12 +88,20 @@ statements_table(FILE *fp, const struct summary *sum)
 
 		fprintf(fp, "<tr><td>%zu</td>", i + 1);
 		cell_bytes(fp, r->growth_bytes);
-		cell_bytes(fp, r->between_peak_bytes);
+		cell_bytes(fp, run_statement_peak(r));
+		if (exact) {
+			fputs(r->exact ? "<td>server</td>" : "<td>samples</td>",
+			    fp);
+			if (run_statement_missed(r) >= 0)
+				cell_bytes(fp, run_statement_missed(r));
+			else
+				fputs("<td>-</td>", fp);
+		}
 		cell_bytes(fp, r->start_bytes);
 		cell_bytes(fp, (int64_t)r->alloc_bytes);
 		fprintf(fp, "<td>%" PRIu64 "</td><td>%" PRIu64 " ms</td>",
-		    r->samples, (r->last_elapsed_us - r->first_elapsed_us) /
-		    1000);
+		    r->samples, r->finished ? r->server_us / 1000 :
+		    (r->last_elapsed_us - r->first_elapsed_us) / 1000);
 		if (len > 0)
 			cell_text(fp, s->text, len);
 		else

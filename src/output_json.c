@@ -399,12 +399,62 @@ put_events(struct obuf *b, const struct sample_row *sample,
 	obuf_putc(b, ']');
 }
 
+/* A member of a finished statement's line: a count, or null when not known. */
+static void
+put_count(struct obuf *b, const char *name, bool known, uint64_t u)
+{
+	union column_value v = { .u = u };
+
+	obuf_putc(b, ',');
+	put_member(b, name, COLUMN_UINT, known, &v);
+}
+
+/*
+ * The statements the thread finished since the sample before, as the
+ * server recorded them (finished.h), oldest first: "finished":[...] in
+ * every sample, empty in most, so that every line keeps one shape.
+ */
+static void
+put_finished(struct obuf *b, const struct sample *s)
+{
+	obuf_puts(b, ",\"finished\":[");
+	for (size_t i = 0; i < s->n_finished; i++) {
+		const struct finished_statement *f = &s->finished[i];
+		const struct statement *st = &f->statement;
+		union column_value v = { .u = st->id };
+
+		if (i > 0)
+			obuf_putc(b, ',');
+		obuf_putc(b, '{');
+		put_member(b, "statement_id", COLUMN_UINT, true, &v);
+		put_count(b, "end_id", true, f->end_id);
+		obuf_putc(b, ',');
+		v = (union column_value){ .s = st->digest,
+		    .len = strlen(st->digest) };
+		put_member(b, "digest", COLUMN_TEXT, st->digest[0] != '\0', &v);
+		obuf_putc(b, ',');
+		v = (union column_value){ .s = st->text,
+		    .len = statement_text_len(st) };
+		put_member(b, "statement", COLUMN_TEXT, v.len > 0, &v);
+		put_count(b, "duration_us", true, f->duration_us);
+		put_count(b, "rows_sent", true, f->rows_sent);
+		put_count(b, "rows_examined", true, f->rows_examined);
+		obuf_putc(b, ',');
+		v = (union column_value){ .i = f->peak_bytes };
+		put_member(b, "peak_bytes", COLUMN_INT, f->has_peak, &v);
+		put_count(b, "lost_before", true, f->lost_before);
+		obuf_putc(b, '}');
+	}
+	obuf_putc(b, ']');
+}
+
 static int
 json_sample(struct output *o, const struct sample *s)
 {
 	char ts[64];
 	struct sample_row r = { .o = o, .s = s, .timestamp = ts };
 	char sep = '{';
+
 
 	/* Made once: pthread_once() itself cost more than a field. */
 	if (!atomic_load_explicit(&sample_keys_made, memory_order_acquire))
@@ -419,6 +469,7 @@ json_sample(struct output *o, const struct sample *s)
 			    ((struct json_state *)o->state)->text);
 		sep = ',';
 	}
+	put_finished(&o->buf, s);
 	obuf_write(&o->buf, "}\n", 2);
 	return obuf_status(&o->buf);
 }

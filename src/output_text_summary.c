@@ -315,60 +315,117 @@ put_run_peaks(struct output *o, const struct summary *s,
 	free(peaked);
 }
 
-#define STMT_COLS 6
+#define STMT_COLS 8
+/* "of" and "missed" only when some peak is the server's. */
+#define STMT_COL_OF 3
+#define STMT_COL_MISSED 4
 static const char *const stmt_heads[STMT_COLS] = {
-	"growth", "start", "peak", "allocated", "samples", "ran"
+	"growth", "start", "peak", "of", "missed", "allocated", "samples", "ran"
 };
 
-static void
+/*
+ * The cells of a statement, or the heads when st is NULL; with exact
+ * false, without "of" and "missed". Returns how many.
+ */
+static size_t
 stmt_cells(const struct output *o, const struct run_statement *st,
-    char c[STMT_COLS][CELL])
+    bool exact, char c[STMT_COLS][CELL])
 {
-	fmt_bytes(o, st->growth_bytes, c[0]);
-	fmt_bytes(o, st->start_bytes, c[1]);
-	fmt_bytes(o, st->between_peak_bytes, c[2]);
-	fmt_bytes(o, st->alloc_bytes > INT64_MAX ? INT64_MAX :
-	    (int64_t)st->alloc_bytes, c[3]);
-	if (st->first_seq == st->last_seq)
-		snprintf(c[4], CELL, "#%" PRIu64, st->first_seq);
-	else
-		snprintf(c[4], CELL, "#%" PRIu64 "-#%" PRIu64, st->first_seq,
-		    st->last_seq);
-	snprintf(c[5], CELL, "%" PRIu64 " ms",
-	    (st->last_elapsed_us - st->first_elapsed_us) / 1000);
+	char all[STMT_COLS][CELL];
+	size_t n = 0;
+	int64_t missed;
+
+	if (st == NULL) {
+		for (size_t j = 0; j < STMT_COLS; j++)
+			snprintf(all[j], CELL, "%s", stmt_heads[j]);
+	} else {
+		fmt_bytes(o, st->growth_bytes, all[0]);
+		fmt_bytes(o, st->start_bytes, all[1]);
+		fmt_bytes(o, run_statement_peak(st), all[2]);
+		snprintf(all[3], CELL, "%s", st->exact ? "server" : "samples");
+		if ((missed = run_statement_missed(st)) >= 0)
+			fmt_bytes(o, missed, all[4]);
+		else
+			snprintf(all[4], CELL, "-");
+		fmt_bytes(o, st->alloc_bytes > INT64_MAX ? INT64_MAX :
+		    (int64_t)st->alloc_bytes, all[5]);
+		/* Finished between two samples: the sample that brought it. */
+		if (st->samples == 0)
+			snprintf(all[6], CELL, "none (#%" PRIu64 ")",
+			    st->first_seq);
+		else if (st->first_seq == st->last_seq)
+			snprintf(all[6], CELL, "#%" PRIu64, st->first_seq);
+		else
+			snprintf(all[6], CELL, "#%" PRIu64 "-#%" PRIu64,
+			    st->first_seq, st->last_seq);
+		/* The server's clock when it says; else the samples' span. */
+		snprintf(all[7], CELL, "%" PRIu64 " ms", st->finished ?
+		    st->server_us / 1000 :
+		    (st->last_elapsed_us - st->first_elapsed_us) / 1000);
+	}
+	for (size_t j = 0; j < STMT_COLS; j++)
+		if (exact || (j != STMT_COL_OF && j != STMT_COL_MISSED))
+			memcpy(c[n++], all[j], CELL);
+	return n;
+}
+
+/* What the heading says of the peaks: whose they are. */
+static void
+put_peaks_heading(struct output *o, const struct run_totals *t)
+{
+	if (t->statements_exact == 0) {
+		obuf_puts(&o->buf, ", peaks sampled");
+		return;
+	}
+	obuf_printf(&o->buf, "; peaks: %" PRIu64 " the server's (exact)",
+	    t->statements_exact);
+	if (t->statements_exact < t->statements_finished ||
+	    t->statements_finished == 0)
+		obuf_puts(&o->buf, ", the others sampled");
+	if (t->statements_unsampled > 0)
+		obuf_printf(&o->buf, "; %" PRIu64 " ran between samples",
+		    t->statements_unsampled);
+	if (t->statements_lost > 0)
+		obuf_printf(&o->buf, "; at least %" PRIu64 " lost from the "
+		    "server's history", t->statements_lost);
 }
 
 /*
  * The statements of the run, the most growth first: the memory each took,
- * rather than the memory the thread held when it began.
+ * rather than the memory the thread held when it began. A peak is the
+ * server's own record of the statement where it keeps one (MySQL 8.0.31+),
+ * beside what the samples saw of it; else the samples'.
  */
 static void
 put_run_statements(struct output *o, const struct summary *s)
 {
+	bool exact = s->run.statements_exact > 0;
 	char c[STMT_COLS][CELL];
-	size_t w[STMT_COLS];
+	size_t w[STMT_COLS] = { 0 }, n;
 
 	if (s->n_run_statements == 0)
 		return;
-	obuf_printf(&o->buf, "## Statements by growth: %zu in the run%s ##\n",
+	obuf_printf(&o->buf, "## Statements by growth: %zu in the run%s",
 	    s->n_run_statements, s->run.statements_dropped > 0 ?
 	    ", the least grown left out" : "");
-	for (size_t j = 0; j < STMT_COLS; j++)
-		w[j] = strlen(stmt_heads[j]);
+	put_peaks_heading(o, &s->run);
+	obuf_puts(&o->buf, " ##\n");
+	n = stmt_cells(o, NULL, exact, c);
+	for (size_t j = 0; j < n; j++)
+		w[j] = strlen(c[j]);
 	for (size_t i = 0; i < s->n_run_statements; i++) {
-		stmt_cells(o, &s->run_statements[i], c);
-		widen(STMT_COLS, c, w);
+		stmt_cells(o, &s->run_statements[i], exact, c);
+		widen(n, c, w);
 	}
-	for (size_t j = 0; j < STMT_COLS; j++)
-		snprintf(c[j], CELL, "%s", stmt_heads[j]);
-	put_cells(&o->buf, "rank", 4, STMT_COLS, c, w);
+	stmt_cells(o, NULL, exact, c);
+	put_cells(&o->buf, "rank", 4, n, c, w);
 	/* Under its numbers, a statement of any length stays readable. */
 	for (size_t i = 0; i < s->n_run_statements; i++) {
 		char rank[CELL];
 
 		snprintf(rank, CELL, "%zu", i + 1);
-		stmt_cells(o, &s->run_statements[i], c);
-		put_cells(&o->buf, rank, 4, STMT_COLS, c, w);
+		stmt_cells(o, &s->run_statements[i], exact, c);
+		put_cells(&o->buf, rank, 4, n, c, w);
 		obuf_puts(&o->buf, "      statement: ");
 		put_statement_text(&o->buf, &s->run_statements[i].statement);
 		obuf_putc(&o->buf, '\n');

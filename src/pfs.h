@@ -219,6 +219,33 @@ enum pfs_status pfs_threads_memory(struct conn *c, const uint64_t *ids,
     size_t n, bool statements, pfs_thread_memory_fn fn, void *ctx,
     char *err, size_t errlen);
 
+/* The most statements one read of a thread's history gives. */
+#define PFS_HISTORY_ROWS 32
+
+/* What pfs_thread_history() read. */
+struct pfs_history {
+	/*
+	 * The server keeps each statement's peak (MySQL 8.0.31+); when not,
+	 * nothing was asked and the rest is empty.
+	 */
+	bool peaks;
+	bool consumer;   /* events_statements_history records */
+	uint64_t oldest; /* the oldest EVENT_ID of the thread's history, any level; 0: none */
+	size_t n;        /* rows, oldest first: PFS_HISTORY_ROWS means more may wait */
+	struct finished_statement rows[PFS_HISTORY_ROWS];
+};
+
+/*
+ * The top-level statements thread_id finished with an EVENT_ID of from_id
+ * or more, from events_statements_history, with the server's peak of
+ * each. One query, only where the server kind keeps those peaks; none
+ * with from_id PFS_HISTORY_PROBE, which only fills out->peaks.
+ */
+#define PFS_HISTORY_PROBE UINT64_MAX
+enum pfs_status pfs_thread_history(struct conn *c,
+    const struct server_kind *k, uint64_t thread_id, uint64_t from_id,
+    struct pfs_history *out, char *err, size_t errlen);
+
 /*
  * What thread_id runs now, in *now (current_bytes not filled in):
  * PFS_NOT_FOUND when the thread is gone, *running false when it runs no

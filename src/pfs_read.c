@@ -48,7 +48,8 @@ enum {
 	COL_NAME, COL_CURRENT_BYTES, COL_CURRENT_COUNT, COL_HIGH_BYTES,
 	COL_ALLOC_BYTES, COL_FREE_BYTES, COL_ALLOC_COUNT, COL_FREE_COUNT,
 	N_MEMORY_COLS,
-	COL_DIGEST = N_MEMORY_COLS, COL_EVENT_ID, COL_TEXT, N_THREAD_COLS
+	COL_DIGEST = N_MEMORY_COLS, COL_EVENT_ID, COL_TEXT, COL_END_ID,
+	N_THREAD_COLS
 };
 
 static int
@@ -63,6 +64,7 @@ statement_row(struct pfs_reader *r, const struct conn_value *v)
 	statement_copy(st->digest, STATEMENT_DIGEST_MAX, v[COL_DIGEST].s,
 	    v[COL_DIGEST].len);
 	statement_set_text(st, v[COL_TEXT].s, v[COL_TEXT].len);
+	st->ended = !v[COL_END_ID].null;
 	return 0;
 }
 
@@ -301,6 +303,95 @@ pfs_check_grain(struct conn *c, enum pfs_grain grain, const char *user,
 	    "account or host appears there once it has connected (see --list "
 	    "for who is connected)", who, pfs_sql_grain_table(grain));
 	return PFS_NOT_FOUND;
+}
+
+/* The columns of pfs_sql_thread_history(), in order. */
+enum {
+	H_EVENT_ID, H_END_ID, H_DIGEST, H_TEXT, H_WAIT, H_ROWS_SENT,
+	H_ROWS_EXAMINED, H_PEAK, H_CONSUMER, H_OLDEST, N_HISTORY_COLS
+};
+
+struct history_read {
+	struct pfs_history *out;
+	uint64_t thread_id;
+	bool bad_row;
+};
+
+static int
+history_row(void *ctx, unsigned ncols, const struct conn_value *v)
+{
+	struct history_read *h = ctx;
+	struct pfs_history *out = h->out;
+	struct finished_statement *f;
+	uint64_t consumer, wait_ps;
+	int64_t peak;
+
+	if (ncols < N_HISTORY_COLS ||
+	    pfs_value_u64(&v[H_CONSUMER], &consumer) != 0 ||
+	    pfs_value_u64(&v[H_OLDEST], &out->oldest) != 0)
+		return h->bad_row = true, -1;
+	out->consumer = consumer != 0;
+	/* The consumer's row alone: no statement. */
+	if (v[H_EVENT_ID].null || out->n == PFS_HISTORY_ROWS)
+		return 0;
+	f = &out->rows[out->n];
+	memset(f, 0, sizeof(*f));
+	if (pfs_value_u64(&v[H_EVENT_ID], &f->statement.id) != 0 ||
+	    pfs_value_u64(&v[H_END_ID], &f->end_id) != 0 ||
+	    pfs_value_u64(&v[H_WAIT], &wait_ps) != 0 ||
+	    pfs_value_u64(&v[H_ROWS_SENT], &f->rows_sent) != 0 ||
+	    pfs_value_u64(&v[H_ROWS_EXAMINED], &f->rows_examined) != 0 ||
+	    pfs_value_i64(&v[H_PEAK], &peak) != 0)
+		return h->bad_row = true, -1;
+	f->statement.thread_id = h->thread_id;
+	f->statement.has_id = true;
+	f->statement.ended = true;
+	statement_copy(f->statement.digest, STATEMENT_DIGEST_MAX,
+	    v[H_DIGEST].s, v[H_DIGEST].len);
+	statement_set_text(&f->statement, v[H_TEXT].s, v[H_TEXT].len);
+	f->duration_us = wait_ps / 1000000;
+	f->has_peak = !v[H_PEAK].null;
+	f->peak_bytes = peak;
+	out->n++;
+	return 0;
+}
+
+enum pfs_status
+pfs_thread_history(struct conn *c, const struct server_kind *k,
+    uint64_t thread_id, uint64_t from_id, struct pfs_history *out,
+    char *err, size_t errlen)
+{
+	char sql[1024];
+	struct conn_param params[3] = {
+		{ .i = (int64_t)thread_id }, { .i = (int64_t)thread_id },
+		{ .i = from_id > INT64_MAX ? INT64_MAX : (int64_t)from_id },
+	};
+	struct history_read h = { .out = out, .thread_id = thread_id };
+	enum conn_status st;
+
+	out->peaks = pfs_sql_keeps_statement_peaks(k);
+	out->consumer = false;
+	out->oldest = 0;
+	out->n = 0;
+	if (!out->peaks || from_id == PFS_HISTORY_PROBE)
+		return PFS_OK;
+	/* The same text each time, so it stays prepared on the connection. */
+	if (pfs_sql_thread_history(sql, sizeof(sql), STATEMENT_TEXT_CHARS,
+	    PFS_HISTORY_ROWS) != 0) {
+		snprintf(err, errlen, "the query of the history does not fit");
+		return PFS_ERROR;
+	}
+	st = conn_query_kept(c, sql, params, 3, history_row, &h, NULL, err,
+	    errlen);
+	if (st != CONN_OK) {
+		if (h.bad_row)
+			snprintf(err, errlen, "unexpected value in "
+			    "events_statements_history; worth a bug report "
+			    "with the server's version");
+		return pfs_query_failed(st, "reading the thread's finished "
+		    "statements", err, err, errlen);
+	}
+	return PFS_OK;
 }
 
 void

@@ -270,6 +270,13 @@ pfs_sql_has_memory_limits(const struct server_kind *k)
 	    (k->minor > 0 || k->patch >= 28)));
 }
 
+bool
+pfs_sql_keeps_statement_peaks(const struct server_kind *k)
+{
+	/* events_statements_history.MAX_TOTAL_MEMORY came with 8.0.31. */
+	return pfs_sql_find_memory(k) == FIND_THREADS;
+}
+
 /*
  * Only constant text goes into the SQL; the user's pattern and names are
  * parameters. Other mysqlmemprof sessions are left out: their own queries
@@ -391,7 +398,7 @@ pfs_sql_thread_statement(char *buf, size_t size, uint64_t thread_id)
  * One round trip per sample: the thread's memory rows, each with the
  * thread's top-level statement, running or, between statements, the last
  * one (events_statements_current keeps it, and fills its DIGEST in when it
- * ends). Without that consumer the table keeps stale rows, so only
+ * ends; its END_EVENT_ID, once set, says it ended). Without that consumer the table keeps stale rows, so only
  * threads.PROCESSLIST_INFO, the running statement's text, is read. A
  * thread without memory in use still gives one row, its memory columns
  * NULL; a thread that ended gives none.
@@ -410,7 +417,8 @@ pfs_sql_thread_memory(char *buf, size_t size, bool statements,
 	if (statements)
 		return fits(snprintf(buf, size, "SELECT " MEMORY_COLUMNS("m.")
 		    ", s.DIGEST, s.EVENT_ID, "
-		    "LEFT(COALESCE(s.SQL_TEXT, t.PROCESSLIST_INFO), %d) "
+		    "LEFT(COALESCE(s.SQL_TEXT, t.PROCESSLIST_INFO), %d), "
+		    "s.END_EVENT_ID "
 		    "FROM performance_schema.threads t "
 		    "LEFT JOIN " PFS_THREAD_MEMORY " m "
 		    "ON m.THREAD_ID = t.THREAD_ID AND " MEMORY_USED("m.") " "
@@ -419,7 +427,7 @@ pfs_sql_thread_memory(char *buf, size_t size, bool statements,
 		    "AND s.NESTING_EVENT_LEVEL = 0 "
 		    "WHERE t.THREAD_ID = ?", text_chars), size);
 	return fits(snprintf(buf, size, "SELECT " MEMORY_COLUMNS("m.")
-	    ", NULL, NULL, LEFT(t.PROCESSLIST_INFO, %d) "
+	    ", NULL, NULL, LEFT(t.PROCESSLIST_INFO, %d), NULL "
 	    "FROM performance_schema.threads t "
 	    "LEFT JOIN " PFS_THREAD_MEMORY " m "
 	    "ON m.THREAD_ID = t.THREAD_ID AND " MEMORY_USED("m.") " "
@@ -545,4 +553,31 @@ pfs_sql_threads_memory(char *buf, size_t size, const uint64_t *ids,
 	    "NULL, LEFT(PROCESSLIST_INFO, %d) "
 	    "FROM performance_schema.threads WHERE THREAD_ID IN (%s)", list,
 	    text_chars, list), size);
+}
+
+/*
+ * The top-level statements one thread finished from an EVENT_ID on, with
+ * the server's exact peak of each (MySQL 8.0.31+: MAX_TOTAL_MEMORY, the
+ * session's largest total while it ran), oldest first. The table's key
+ * is (THREAD_ID, EVENT_ID): a read of a few rows of one thread. The
+ * consumer's row leads the join, so an answer always has a row that says
+ * whether events_statements_history records at all; and the oldest
+ * EVENT_ID the thread's history still holds, of any level, says whether
+ * rows were pushed out before they were read (finished.c's gaps).
+ */
+int
+pfs_sql_thread_history(char *buf, size_t size, int text_chars, int limit)
+{
+	return fits(snprintf(buf, size, "SELECT h.EVENT_ID, h.END_EVENT_ID, "
+	    "h.DIGEST, LEFT(h.SQL_TEXT, %d), h.TIMER_WAIT, h.ROWS_SENT, "
+	    "h.ROWS_EXAMINED, h.MAX_TOTAL_MEMORY, c.ENABLED = 'YES', "
+	    "(SELECT MIN(o.EVENT_ID) FROM "
+	    "performance_schema.events_statements_history o "
+	    "WHERE o.THREAD_ID = ?) "
+	    "FROM performance_schema.setup_consumers c "
+	    "LEFT JOIN performance_schema.events_statements_history h "
+	    "ON h.THREAD_ID = ? AND h.EVENT_ID >= ? AND "
+	    "h.NESTING_EVENT_LEVEL = 0 AND h.END_EVENT_ID IS NOT NULL "
+	    "WHERE c.NAME = 'events_statements_history' "
+	    "ORDER BY h.EVENT_ID LIMIT %d", text_chars, limit), size);
 }

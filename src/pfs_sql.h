@@ -61,6 +61,11 @@ bool pfs_sql_keeps_peaks(const struct server_kind *k);
 const char *pfs_sql_server_memory(const struct server_kind *k);
 /* Whether it has connection_memory_limit and its kin: MySQL 8.0.28+. */
 bool pfs_sql_has_memory_limits(const struct server_kind *k);
+/*
+ * Whether it keeps each statement's peak (events_statements_history's
+ * MAX_TOTAL_MEMORY): MySQL 8.0.31 and later; pfs_sql_thread_history().
+ */
+bool pfs_sql_keeps_statement_peaks(const struct server_kind *k);
 /* What pfs_sql_find_statements() asks for. */
 struct find_sql {
 	bool pattern, user, db, bytes; /* the filters given: one parameter each */
@@ -94,6 +99,14 @@ int pfs_sql_thread_statement(char *buf, size_t size, uint64_t thread_id);
  */
 int pfs_sql_thread_memory(char *buf, size_t size, bool statements,
     int text_chars);
+/*
+ * The top-level statements a thread finished, from an EVENT_ID on, at
+ * most limit, with each one's peak: only where
+ * pfs_sql_keeps_statement_peaks(). Parameters: the thread, the thread,
+ * the first EVENT_ID.
+ */
+int pfs_sql_thread_history(char *buf, size_t size, int text_chars,
+    int limit);
 /* Parameters: user, host, as the grain has them. */
 int pfs_sql_grain_memory(char *buf, size_t size, enum pfs_grain grain);
 int pfs_sql_grain_rows(char *buf, size_t size, enum pfs_grain grain);

@@ -126,6 +126,7 @@ struct replay {
 	uint64_t thread_id;
 	uint64_t samples;  /* replayed, over every capture */
 	bool begun;        /* a capture is open: its summary is still to come */
+	uint64_t captures; /* summaries written */
 	bool failed;       /* a write failed, and was said */
 };
 
@@ -163,6 +164,11 @@ end_capture(struct replay *p)
 		p->failed = true;
 		rc = -1;
 	}
+	/* --statements as the run wrote it: the first capture starts the file. */
+	if (rc == 0 && p->o->statements_file != NULL &&
+	    outfile_write_statements(p->o->statements_file, p->o->format,
+	    p->o->exact_bytes, p->captures++ > 0, &sum) != 0)
+		rc = -1;
 	summary_free(&sum);
 	ring_free(p->ring);
 	runstats_free(p->run);
@@ -219,6 +225,18 @@ replay_line(struct replay *p, const char *line, size_t n, uint64_t lineno)
 		if (outfile_begin_capture(&p->f) != 0)
 			goto failed;
 		p->begun = true;
+	}
+	/* The line's statements, kept in the ring as the sampler keeps them. */
+	if (s->n_finished > 0) {
+		const struct finished_statement *from = s->finished;
+		size_t nf = s->n_finished;
+		struct finished_statement *f = ring_finished(p->ring, nf);
+
+		if (f == NULL) {
+			diag_say("out of memory");
+			return -1;
+		}
+		memcpy(f, from, nf * sizeof(*f));
 	}
 	ring_commit(p->ring);
 	runstats_add(p->run, s);
@@ -347,6 +365,7 @@ replay_run(const struct options *o, struct signal_flags *sig,
 	outfile_free(&p.f);
 	ring_free(p.ring);
 	runstats_free(p.run);
+	free(p.meta.finished);
 	free(r.buf);
 	if (r.fd != 0)
 		close(r.fd);

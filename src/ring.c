@@ -16,6 +16,12 @@ struct ring {
 	size_t len;
 	struct sample *samples;
 	struct event_stat *events;
+	/*
+	 * Each slot's finished statements, grown as a sample brings more:
+	 * most samples have none, so nothing is allocated before one does.
+	 */
+	struct finished_statement **finished;
+	size_t *finished_cap;
 };
 
 struct ring *
@@ -32,7 +38,10 @@ ring_create(size_t window, size_t max_events)
 	r->max_events = max_events;
 	r->samples = calloc(window, sizeof(*r->samples));
 	r->events = calloc(window, max_events * sizeof(*r->events));
-	if (r->samples == NULL || r->events == NULL) {
+	r->finished = calloc(window, sizeof(*r->finished));
+	r->finished_cap = calloc(window, sizeof(*r->finished_cap));
+	if (r->samples == NULL || r->events == NULL || r->finished == NULL ||
+	    r->finished_cap == NULL) {
 		ring_free(r);
 		return NULL;
 	}
@@ -46,6 +55,11 @@ ring_free(struct ring *r)
 {
 	if (r == NULL)
 		return;
+	if (r->finished != NULL)
+		for (size_t i = 0; i < r->window; i++)
+			free(r->finished[i]);
+	free(r->finished);
+	free(r->finished_cap);
 	free(r->samples);
 	free(r->events);
 	free(r);
@@ -70,6 +84,26 @@ ring_slot(struct ring *r)
 	memset((char *)s + after, 0, sizeof(*s) - after);
 	s->events = events;
 	return s;
+}
+
+struct finished_statement *
+ring_finished(struct ring *r, size_t n)
+{
+	size_t i = (r->head + r->len) % r->window;
+	struct sample *s = &r->samples[i];
+
+	if (n > r->finished_cap[i]) {
+		struct finished_statement *p = realloc(r->finished[i],
+		    n * sizeof(*p));
+
+		if (p == NULL)
+			return NULL;
+		r->finished[i] = p;
+		r->finished_cap[i] = n;
+	}
+	s->finished = r->finished[i];
+	s->n_finished = n;
+	return r->finished[i];
 }
 
 void

@@ -17,6 +17,11 @@ void ring_free(struct ring *r);
 
 /* The slot the next sample goes to; when the ring is full, the oldest one. */
 struct sample *ring_slot(struct ring *r);
+/*
+ * Room for n finished statements in the slot ring_slot() last returned,
+ * which its sample's finished then points to; NULL when out of memory.
+ */
+struct finished_statement *ring_finished(struct ring *r, size_t n);
 /* Makes the slot returned by ring_slot() the newest sample. */
 void ring_commit(struct ring *r);
 

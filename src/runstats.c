@@ -13,6 +13,7 @@
 #include "strhash.h"
 
 #define SLOTS (2 * RUNSTATS_MAX_EVENTS) /* a power of two */
+#define RECENT 8
 
 struct event_acc {
 	struct run_event e;
@@ -29,6 +30,13 @@ struct runstats {
 	struct run_statement *stmts; /* [RUNSTATS_MAX_STATEMENTS] */
 	size_t n_stmts;
 	struct run_statement *cur; /* the statement of the last sample, or NULL */
+	/*
+	 * The entries begun last, newest at recent[0]: a finished statement
+	 * is one of them when a sample saw it (the one running at the sample
+	 * before, as a rule), and a sample of one just finished finds it
+	 * here. Bounded, so a finished statement costs a few compares.
+	 */
+	struct run_statement *recent[RECENT];
 	bool has_prev;
 	int64_t prev_total;        /* the total of the last sample */
 	uint64_t first_queried_us; /* elapsed_us of the first sample queried */
@@ -164,8 +172,9 @@ least_growth(struct runstats *r)
 	return min;
 }
 
-static void
-begin_statement(struct runstats *r, const struct sample *s)
+/* Room for a statement: a new entry, or the one with the least growth. */
+static struct run_statement *
+new_entry(struct runstats *r)
 {
 	struct run_statement *st;
 
@@ -175,6 +184,48 @@ begin_statement(struct runstats *r, const struct sample *s)
 		st = least_growth(r);
 		r->t.statements_dropped++;
 	}
+	memmove(&r->recent[1], &r->recent[0],
+	    (RECENT - 1) * sizeof(r->recent[0]));
+	r->recent[0] = st;
+	return st;
+}
+
+/* The entry of a statement begun lately, or NULL. */
+static struct run_statement *
+find_recent(struct runstats *r, const struct statement *s)
+{
+	for (size_t i = 0; i < RECENT && r->recent[i] != NULL; i++)
+		if (statement_same(&r->recent[i]->statement, s))
+			return r->recent[i];
+	return NULL;
+}
+
+/* growth_bytes from the peak and the start. */
+static void
+settle_growth(struct run_statement *st)
+{
+	int64_t peak = run_statement_peak(st);
+
+	/* A start far below zero (memory that moved) cannot overflow it. */
+	if (peak <= st->start_bytes)
+		st->growth_bytes = 0;
+	else if (__builtin_sub_overflow(peak, st->start_bytes,
+	    &st->growth_bytes))
+		st->growth_bytes = INT64_MAX;
+}
+
+static void
+begin_statement(struct runstats *r, const struct sample *s)
+{
+	struct run_statement *st;
+
+	/* Finished before this sample, brought by it: the same statement. */
+	if ((st = find_recent(r, &s->statement)) != NULL && st->samples == 0) {
+		r->t.statements_unsampled--;
+		r->cur = st;
+		return;
+	}
+	st = new_entry(r);
 	*st = (struct run_statement){
 		.statement = s->statement,
 		.first_seq = s->seq,
@@ -222,12 +273,52 @@ add_to_statement(struct runstats *r, const struct sample *s)
 	if (st->samples > 1 && s->between_peak_total > st->between_peak_bytes)
 		st->between_peak_bytes = s->between_peak_total;
 	st->alloc_bytes += s->alloc_delta_bytes;
-	/* A start far below zero (memory that moved) cannot overflow it. */
-	if (st->between_peak_bytes <= st->start_bytes)
-		st->growth_bytes = 0;
-	else if (__builtin_sub_overflow(st->between_peak_bytes,
-	    st->start_bytes, &st->growth_bytes))
-		st->growth_bytes = INT64_MAX;
+	settle_growth(st);
+}
+
+/*
+ * A statement the server recorded once finished, which ended before s:
+ * the entry its samples made, else one of its own, begun between the
+ * sample before and s, from the lower of their totals.
+ */
+static void
+add_finished(struct runstats *r, const struct sample *s,
+    const struct finished_statement *f)
+{
+	struct run_statement *st = find_recent(r, &f->statement);
+	struct run_totals *t = &r->t;
+
+	t->statements_lost += f->lost_before;
+	if (st != NULL && st->finished)
+		return; /* read twice: once is enough */
+	t->statements_finished++;
+	if (st == NULL) {
+		st = new_entry(r);
+		*st = (struct run_statement){
+			.statement = f->statement,
+			.first_seq = s->seq, .last_seq = s->seq,
+			.first_elapsed_us = s->elapsed_us,
+			.last_elapsed_us = s->elapsed_us,
+			.first_wall_ms = s->wall_ms, .last_wall_ms = s->wall_ms,
+			.start_bytes = s->total_bytes,
+		};
+		if (r->has_prev && r->prev_total < st->start_bytes)
+			st->start_bytes = r->prev_total;
+		t->statements_unsampled++;
+	}
+	if (st->statement.digest[0] == '\0')
+		memcpy(st->statement.digest, f->statement.digest,
+		    sizeof(st->statement.digest));
+	st->finished = true;
+	st->server_us = f->duration_us;
+	st->rows_sent = f->rows_sent;
+	st->rows_examined = f->rows_examined;
+	if (f->has_peak) {
+		st->exact = true;
+		st->exact_peak_bytes = f->peak_bytes;
+		t->statements_exact++;
+	}
+	settle_growth(st);
 }
 
 /* A sample's query, taken while sampling. */
@@ -307,6 +398,9 @@ runstats_add(struct runstats *r, const struct sample *s)
 	add_process(t, s);
 	for (size_t i = 0; i < s->n_events; i++)
 		add_event(r, &s->events[i], s->has_deltas);
+	/* They ended before this sample was taken. */
+	for (size_t i = 0; i < s->n_finished; i++)
+		add_finished(r, s, &s->finished[i]);
 	add_to_statement(r, s);
 	r->has_prev = true;
 	r->prev_total = s->total_bytes;

@@ -57,9 +57,41 @@ struct run_statement {
 	int64_t start_bytes;
 	int64_t peak_bytes;         /* the largest total a sample of it saw */
 	int64_t between_peak_bytes; /* the peak, peaks between samples included */
-	int64_t growth_bytes;       /* between_peak_bytes - start_bytes, at least 0 */
+	int64_t growth_bytes;       /* run_statement_peak() - start_bytes, at least 0 */
 	uint64_t alloc_bytes;       /* allocated while it ran, over every event */
+	/*
+	 * What the server recorded once it finished (finished.h), when a
+	 * sample brought it: with no sample of it running (samples 0) it
+	 * ran between two samples, and the sample fields above are of the
+	 * sample that brought it. exact: exact_peak_bytes is the server's
+	 * own peak of it (MAX_TOTAL_MEMORY), not a sampled one.
+	 */
+	bool finished;
+	bool exact;
+	int64_t exact_peak_bytes;
+	uint64_t server_us;         /* its duration, the server's clock */
+	uint64_t rows_sent, rows_examined;
 };
+
+/* Its peak: the server's, exact, when known; else the sampled one. */
+static inline int64_t
+run_statement_peak(const struct run_statement *st)
+{
+	return st->exact ? st->exact_peak_bytes : st->between_peak_bytes;
+}
+
+/*
+ * What sampling missed of its peak: the exact peak over the sampled one,
+ * when both are known; -1 when not.
+ */
+static inline int64_t
+run_statement_missed(const struct run_statement *st)
+{
+	if (!st->exact || st->samples == 0)
+		return -1;
+	return st->exact_peak_bytes > st->between_peak_bytes ?
+	    st->exact_peak_bytes - st->between_peak_bytes : 0;
+}
 
 /* The run's totals, and what the caps left out. */
 struct run_totals {
@@ -73,6 +105,16 @@ struct run_totals {
 	uint64_t delta_spikes;
 	uint64_t events_left_out;     /* names beyond RUNSTATS_MAX_EVENTS */
 	uint64_t statements_dropped;  /* statements pushed out by RUNSTATS_MAX_STATEMENTS */
+	/*
+	 * The statements the server recorded once finished (finished.h):
+	 * how many, how many of them no sample saw running, how many with
+	 * an exact peak, and how many ended unseen, pushed out of the
+	 * thread's history before a read (at least).
+	 */
+	uint64_t statements_finished;
+	uint64_t statements_unsampled;
+	uint64_t statements_exact;
+	uint64_t statements_lost;
 	size_t negative_events;       /* kept events that were below 0 in some sample */
 	/*
 	 * Over every event read, kept or not: the most that were below 0 in

@@ -25,6 +25,7 @@
 
 struct loop {
 	const struct sampler_config *cfg;
+	struct ring *ring;  /* the slot being filled owns the finished statements */
 	const struct clock *clk;
 	uint64_t t0;
 	uint64_t origin;    /* elapsed time counts from here: t0, or the first reading before */
@@ -113,6 +114,14 @@ fill_sample(struct loop *l, struct sample *s, const struct reading *rd,
 	s->waiting = false;
 	if (rd->statement != NULL)
 		statement_set(&s->statement, rd->statement);
+	if (rd->n_finished > 0) {
+		struct finished_statement *f = ring_finished(l->ring,
+		    rd->n_finished);
+
+		if (f == NULL)
+			return -1;
+		memcpy(f, rd->finished, rd->n_finished * sizeof(*f));
+	}
 	return 0;
 }
 
@@ -243,7 +252,7 @@ sampler_run(const struct sampler_config *cfg, const struct source *src,
     void *sink_ctx, volatile sig_atomic_t *stop, struct sampler_stats *stats,
     char *err, size_t errlen)
 {
-	struct loop l = { .cfg = cfg, .clk = clk };
+	struct loop l = { .cfg = cfg, .clk = clk, .ring = ring };
 	enum sampler_end end;
 	uint64_t k = 0;
 

@@ -34,6 +34,7 @@ const struct session_ops session_server = {
 	.find_statements = pfs_find_statements,
 	.thread_statement = pfs_thread_statement,
 	.threads_memory = pfs_threads_memory,
+	.thread_history = pfs_thread_history,
 	.reader_create = reader_create,
 	.reader_source = pfs_reader_source,
 	.reader_without_statements = pfs_reader_without_statements,

@@ -54,6 +54,7 @@ statement_set(struct statement *dst, const struct statement *src)
 	memcpy(dst->text, src->text, len);
 	dst->text[len] = '\0';
 	dst->text_len = src->text_len;
+	dst->ended = src->ended;
 }
 
 void
@@ -65,6 +66,7 @@ statement_clear(struct statement *s)
 	s->digest[0] = '\0';
 	s->text[0] = '\0';
 	s->text_len = 0;
+	s->ended = false;
 }
 
 size_t

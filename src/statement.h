@@ -29,6 +29,34 @@ struct statement {
 	 */
 	char text[STATEMENT_TEXT_MAX + 1];
 	size_t text_len;
+	/*
+	 * It has ended: events_statements_current keeps a thread's last
+	 * statement while the thread idles (END_EVENT_ID set).
+	 */
+	bool ended;
+};
+
+/*
+ * A statement the followed thread finished, as the server recorded it in
+ * events_statements_history once it ended (finished.h): every one is
+ * known, those that ran between two samples too.
+ */
+struct finished_statement {
+	struct statement statement; /* its id, digest and text */
+	uint64_t end_id;      /* END_EVENT_ID: the last event id it used */
+	uint64_t duration_us; /* TIMER_WAIT, the server's clock */
+	uint64_t rows_sent, rows_examined;
+	/*
+	 * MAX_TOTAL_MEMORY (MySQL 8.0.31+): the session's largest total while
+	 * it ran, exact, with what the session held when it began.
+	 */
+	bool has_peak;
+	int64_t peak_bytes;
+	/*
+	 * Statements known to have ended unseen just before it, lost from
+	 * the thread's history before a read came (at least this many).
+	 */
+	uint64_t lost_before;
 };
 
 /*

@@ -82,9 +82,14 @@ CSV_INT_COLUMNS = [c for c in CSV_HEADER if c not in
 EVENT_KEYS = ["event_name", "current_bytes", "current_count", "high_bytes",
               "alloc_bytes", "free_bytes", "alloc_count", "free_count"] + \
     DELTA_KEYS + ["unseen_peak_bytes", "spike_lower_bytes"]
+# Last in JSON only: the statements the thread finished since the sample
+# before, as the server recorded them (MySQL 8.0.31+; [] otherwise).
+FINISHED_KEYS = ["statement_id", "end_id", "digest", "statement",
+                 "duration_us", "rows_sent", "rows_examined", "peak_bytes",
+                 "lost_before"]
 SAMPLE_KEYS = ["sample", "elapsed_ms", "timestamp", "thread_id",
                "total_bytes", "late_us", "query_us", "gap_ms", "events"] + \
-    STATEMENT_KEYS + GRAIN_KEYS + SETUP_KEYS + WAITING_KEYS + PROCESS_KEYS
+    STATEMENT_KEYS + GRAIN_KEYS + SETUP_KEYS + WAITING_KEYS + PROCESS_KEYS + ["finished"]
 LIST_HEADER = ["thread_id", "connection_id", "type", "name", "user", "host",
                "command", "time", "state", "current_bytes", "statement"]
 TIMESTAMP_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
@@ -605,6 +610,17 @@ class TestCase(unittest.TestCase):
                 # A thread has its id; another grain its name instead.
                 self.assertIs(type(s[k]), type(None) if s["grain"] else int,
                               (k, s))
+            elif k == "finished":
+                self.assertIs(type(s[k]), list, (k, s))
+                for f in s[k]:
+                    self.assertEqual(sorted(f), sorted(FINISHED_KEYS), f)
+                    for fk in FINISHED_KEYS:
+                        if fk in ("digest", "statement"):
+                            self.assertIn(type(f[fk]), (str, type(None)), f)
+                        elif fk == "peak_bytes":
+                            self.assertIn(type(f[fk]), (int, type(None)), f)
+                        else:
+                            self.assertIs(type(f[fk]), int, (fk, f))
             elif k not in ("timestamp", "events"):
                 self.assertIs(type(s[k]), int, (k, s))
         for e in s["events"]:

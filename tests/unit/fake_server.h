@@ -116,6 +116,24 @@ struct fake_server {
 	int64_t reader_bytes[16];
 	size_t n_reader_bytes;
 	uint64_t reader_stmt[16];
+	bool reader_ended[16];   /* reading i's statement has ended */
+	/*
+	 * thread_history(): a server that keeps statements' peaks when
+	 * history_peaks is set (MySQL 8.0.31+), its consumer on unless
+	 * history_off; the top-level statements its history holds, oldest
+	 * first, each given when its id is at least the one asked from;
+	 * the oldest id the history holds, of any level (0: the first
+	 * row's). history_lose: the next read fails, the connection lost.
+	 */
+	int history_peaks;
+	int history_off;
+	struct finished_statement history[8];
+	size_t n_history;
+	uint64_t history_oldest;
+	int history_lose;
+	size_t history_reads;
+	size_t history_probes;   /* asked only whether peaks are kept */
+	uint64_t history_from;   /* the id the latest read asked from */
 	size_t gone_after;
 	size_t lose_at_read;
 	size_t reads, readers, readers_freed, readers_without;
@@ -387,6 +405,7 @@ fake_reader_read(void *ctx, uint64_t deadline_ns, struct reading *out,
 	if (id != 0 && !r->without_statements) {
 		r->st.has_id = true;
 		r->st.id = id;
+		r->st.ended = fake->reader_ended[i < 16 ? i : 15];
 	}
 	if (id != 0)
 		snprintf(r->st.text, sizeof(r->st.text), "SELECT %llu",
@@ -518,6 +537,42 @@ fake_threads_memory(struct conn *c, const uint64_t *ids, size_t n,
 	return PFS_OK;
 }
 
+static enum pfs_status
+fake_thread_history(struct conn *c, const struct server_kind *kind,
+    uint64_t thread_id, uint64_t from_id, struct pfs_history *out,
+    char *err, size_t errlen)
+{
+	(void)kind;
+	assert_true(c != NULL && c->open);
+	*out = (struct pfs_history){ .peaks = fake->history_peaks != 0 };
+	if (from_id == PFS_HISTORY_PROBE) {
+		fake->history_probes++;
+		return PFS_OK;
+	}
+	fake->history_reads++;
+	fake->history_from = from_id;
+	if (!out->peaks)
+		return PFS_OK;
+	if (fake->history_lose) {
+		fake->history_lose = 0;
+		snprintf(err, errlen, "lost the connection");
+		return PFS_LOST;
+	}
+	out->consumer = !fake->history_off;
+	if (!out->consumer)
+		return PFS_OK;
+	out->oldest = fake->history_oldest != 0 ? fake->history_oldest :
+	    fake->n_history > 0 ? fake->history[0].statement.id : 0;
+	for (size_t i = 0; i < fake->n_history && out->n < PFS_HISTORY_ROWS;
+	    i++)
+		if (fake->history[i].statement.id >= from_id) {
+			out->rows[out->n] = fake->history[i];
+			out->rows[out->n].statement.thread_id = thread_id;
+			out->n++;
+		}
+	return PFS_OK;
+}
+
 static const struct session_ops fake_ops = {
 	.open = fake_open,
 	.close = fake_close,
@@ -537,6 +592,7 @@ static const struct session_ops fake_ops = {
 	.find_statements = fake_find,
 	.thread_statement = fake_thread_statement,
 	.threads_memory = fake_threads_memory,
+	.thread_history = fake_thread_history,
 	.reader_create = fake_reader_create,
 	.reader_source = fake_reader_source,
 	.reader_without_statements = fake_reader_without_statements,

@@ -95,6 +95,8 @@ static const struct table_def mariadb_10_11[] = {
 	  MEMORY_COUNTERS },
 	{ "events_statements_current",
 	  STATEMENTS_HEAD "DIGEST varchar(32), " STATEMENTS_TAIL },
+	{ "events_statements_history",
+	  STATEMENTS_HEAD "DIGEST varchar(32), " STATEMENTS_TAIL },
 	{ "events_statements_summary_by_thread_by_event_name",
 	  STATEMENT_SUMMARY },
 	{ "setup_instruments",
@@ -169,6 +171,8 @@ static const struct table_def mysql_8_0[] = {
 	{ "threads", MYSQL_THREADS_80 },
 	{ "events_statements_current",
 	  STATEMENTS_HEAD "DIGEST varchar(64), " STATEMENTS_TAIL },
+	{ "events_statements_history",
+	  STATEMENTS_HEAD "DIGEST varchar(64), " STATEMENTS_TAIL },
 	MYSQL_COMMON_TABLES,
 	{ NULL, NULL },
 };
@@ -195,6 +199,12 @@ static const struct table_def mysql_8_4[] = {
 	  "MAX_CONTROLLED_MEMORY bigint unsigned, TOTAL_MEMORY bigint unsigned, "
 	  "MAX_TOTAL_MEMORY bigint unsigned" },
 	{ "events_statements_current",
+	  STATEMENTS_HEAD "DIGEST varchar(64), " STATEMENTS_TAIL ", "
+	  "STATEMENT_ID bigint unsigned, CPU_TIME bigint unsigned, "
+	  "MAX_CONTROLLED_MEMORY bigint unsigned, "
+	  "MAX_TOTAL_MEMORY bigint unsigned, EXECUTION_ENGINE enum" },
+	/* The same table as events_statements_current, one row per statement ended. */
+	{ "events_statements_history",
 	  STATEMENTS_HEAD "DIGEST varchar(64), " STATEMENTS_TAIL ", "
 	  "STATEMENT_ID bigint unsigned, CPU_TIME bigint unsigned, "
 	  "MAX_CONTROLLED_MEMORY bigint unsigned, "

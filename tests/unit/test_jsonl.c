@@ -58,7 +58,7 @@ round_trip(const struct sample *s, const char *grain, bool filtered)
 	char *line = json_of(s, grain, filtered), *again;
 	struct event_stat back_ev[8];
 	struct sample back = { .events = back_ev };
-	struct jsonl_meta meta;
+	struct jsonl_meta meta = { 0 };
 	char err[512];
 
 	assert_int_equal(jsonl_sample(line, strlen(line) - 1, &back, 8, &meta,
@@ -76,8 +76,10 @@ round_trip(const struct sample *s, const char *grain, bool filtered)
 	again = json_of(&back, meta.has_grain ? meta.grain : NULL,
 	    meta.filtered);
 	assert_string_equal(again, line);
+	assert_int_equal(back.n_finished, s->n_finished);
 	free(again);
 	free(line);
+	free(meta.finished);
 }
 
 static void
@@ -99,6 +101,20 @@ test_round_trip(void **state)
 	strcpy(s.statement.digest, "abcdef0123");
 	statement_set_text(&s.statement, "SELECT \"q\" '<script>'\n\0x", 25);
 	round_trip(&s, NULL, true);
+	/* Statements it finished: one with the server's peak, one without. */
+	struct finished_statement f[2] = {
+		{ .statement = { .has_id = true, .id = 97, .thread_id = 42,
+		  .digest = "0123abcd", .text = "SELECT 1" }, .end_id = 98,
+		  .duration_us = 150000, .rows_sent = 1, .rows_examined = 50000,
+		  .has_peak = true, .peak_bytes = 31457280, .lost_before = 1 },
+		{ .statement = { .has_id = true, .id = 99, .thread_id = 42 },
+		  .end_id = 101 },
+	};
+	s.finished = f;
+	s.n_finished = 2;
+	round_trip(&s, NULL, true);
+	s.finished = NULL;
+	s.n_finished = 0;
 	/* The first sample: no deltas, no statement, a grain. */
 	s = sample_of(e, 3, 1);
 	round_trip(&s, "user:app", false);
@@ -120,13 +136,14 @@ refused(const char *line, const char *words)
 {
 	struct event_stat e[2];
 	struct sample s = { .events = e };
-	struct jsonl_meta meta;
+	struct jsonl_meta meta = { 0 };
 	char err[512];
 
 	assert_int_equal(jsonl_sample(line, strlen(line), &s, 2, &meta, err,
 	    sizeof(err)), -1);
 	if (strstr(err, words) == NULL)
 		fail_msg("\"%s\": \"%s\" does not say \"%s\"", line, err, words);
+	free(meta.finished);
 }
 
 static void

@@ -564,6 +564,58 @@ test_draw_list(void **state)
 	live_model_free(&m);
 }
 
+/*
+ * Statements the server recorded as finished between two samples, none of
+ * them the statement either sample saw: marked '!' under the sample that
+ * brought them, and counted in the header.
+ */
+static void
+test_unsampled_statements_marked(void **state)
+{
+	struct live_model m;
+	struct live_view v = { .rows = 5 };
+	struct live_grid g;
+	struct fake f;
+	struct finished_statement done[3] = {
+		{ .statement = { .has_id = true, .id = 7 } },  /* seen: sample 1 */
+		{ .statement = { .has_id = true, .id = 9 }, .has_peak = true,
+		  .peak_bytes = 30 * MIB },
+		{ .statement = { .has_id = true, .id = 11 }, .has_peak = true,
+		  .peak_bytes = 20 * MIB },
+	};
+	int bottom;
+
+	(void)state;
+	assert_int_equal(live_model_init(&m, 10, 0), 0);
+	live_model_begin(&m, "9.7.4", "thread 42", 1000, 0);
+	make(&f, 1, MIB, 1, "memory/sql/a", (int64_t)MIB);
+	add(&m, &f);
+	make(&f, 2, MIB, 1, "memory/sql/a", (int64_t)MIB);
+	f.s.statement.id = 13;
+	f.s.finished = done;
+	f.s.n_finished = 3;
+	add(&m, &f);
+	make(&f, 3, MIB, 1, "memory/sql/a", (int64_t)MIB);
+	f.s.statement.id = 13;
+	add(&m, &f);
+	assert_int_equal(live_model_column(&m, 0)->unseen, 0);
+	assert_int_equal(live_model_column(&m, 1)->unseen, 2);
+	assert_int_equal(live_model_column(&m, 1)->unseen_peak, 30 * MIB);
+	assert_int_equal(live_model_column(&m, 2)->unseen, 0);
+	assert_int_equal(m.unseen, 2);
+	assert_int_equal(live_grid_init(&g, 80, 24), 0);
+	live_draw(&m, &v, &g);
+	read_grid(&g);
+	assert_non_null(strstr(screen[1], "!2 unsampled"));
+	bottom = line_with(&g, "0 B\xe2\x94\x82");
+	assert_true(bottom > 0);
+	assert_int_equal(cell(&g, bottom + 1, g.w - 2), '!');
+	assert_int_not_equal(cell(&g, bottom + 1, g.w - 1), '!');
+	assert_int_not_equal(cell(&g, bottom + 1, g.w - 3), '!');
+	live_grid_free(&g);
+	live_model_free(&m);
+}
+
 int
 main(void)
 {
@@ -574,6 +626,7 @@ main(void)
 		cmocka_unit_test(test_draw_view),
 		cmocka_unit_test(test_draw_resident),
 		cmocka_unit_test(test_draw_limit),
+		cmocka_unit_test(test_unsampled_statements_marked),
 		cmocka_unit_test(test_rows_bounded),
 		cmocka_unit_test(test_downsampled_keeps_peaks),
 		cmocka_unit_test(test_small_screen_and_ended),

@@ -1173,7 +1173,7 @@ json_deltas(const char *buf)
 	    "\"grain\":null,\"filtered_total_bytes\":null,"
 	    "\"setup_off\":null,\"waiting\":0,"
 	    "\"process_resident_bytes\":null,\"process_anon_bytes\":null,"
-	    "\"untracked_bytes\":null,\"status_memory_bytes\":null}\n"));
+	    "\"untracked_bytes\":null,\"status_memory_bytes\":null,\"finished\":[]}\n"));
 	assert_non_null(strstr(buf, "\"query_us\":18446744073709551615,"
 	    "\"gap_ms\":18446744073709551615,"));
 	assert_non_null(strstr(buf, "\"alloc_delta_bytes\":"
@@ -1226,7 +1226,7 @@ test_json_valid(void **state)
 	    "\"grain\":null,\"filtered_total_bytes\":null,"
 	    "\"setup_off\":null,\"waiting\":0,"
 	    "\"process_resident_bytes\":null,\"process_anon_bytes\":null,"
-	    "\"untracked_bytes\":null,\"status_memory_bytes\":null}\n"));
+	    "\"untracked_bytes\":null,\"status_memory_bytes\":null,\"finished\":[]}\n"));
 	assert_non_null(strstr(buf, "],\"statement_id\":101,"
 	    "\"digest\":\"3f1c8e0e8b2f2a4c9a0d1e6b7c5d4e3f\","));
 	assert_non_null(strstr(buf, "],\"statement_id\":18446744073709551615,"
@@ -1518,7 +1518,7 @@ check_statement_lines(const char *buf, size_t len)
 	assert_true(line < summary);
 	/* Under the summary, the most growth first; no text, no statement. */
 	assert_non_null(line = strstr(summary, "\n## Statements by growth: 2 "
-	    "in the run ##\n rank "));
+	    "in the run, peaks sampled ##\n rank "));
 	assert_non_null(line = strstr(line, "\n 1 "));
 	assert_non_null(line = strstr(line, "\n      statement: SELECT 'a,"));
 	assert_non_null(line = strstr(line, "\n 2 "));

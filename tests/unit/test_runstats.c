@@ -337,6 +337,133 @@ test_event_cap(void **state)
 	runstats_free(r);
 }
 
+/* Feeds a sample as feed() does, bringing finished statements f[0..nf). */
+static void
+feed_finished(struct runstats *r, uint64_t seq, uint64_t stmt_id,
+    int64_t total, const struct finished_statement *f, size_t nf)
+{
+	struct event_stat e = ev("memory/x", total);
+	struct sample s = {
+		.seq = seq, .elapsed_us = (seq - 1) * 1000000,
+		.wall_ms = 1700000000000 + (int64_t)(seq - 1) * 1000,
+		.has_deltas = seq > 1, .thread_id = 42, .total_bytes = total,
+		.n_events = 1, .events = &e, .finished = f, .n_finished = nf,
+	};
+
+	if (stmt_id != 0) {
+		s.statement.thread_id = 42;
+		s.statement.has_id = true;
+		s.statement.id = stmt_id;
+	}
+	runstats_add(r, &s);
+}
+
+static struct finished_statement
+done(uint64_t id, bool has_peak, int64_t peak, uint64_t lost)
+{
+	struct finished_statement f = {
+		.statement = { .thread_id = 42, .has_id = true, .id = id,
+		    .ended = true },
+		.end_id = id + 1, .duration_us = 150000, .rows_sent = 1,
+		.rows_examined = 50000, .has_peak = has_peak,
+		.peak_bytes = peak, .lost_before = lost,
+	};
+
+	snprintf(f.statement.text, sizeof(f.statement.text), "finished %ju",
+	    (uintmax_t)id);
+	return f;
+}
+
+/*
+ * Statement 10 sampled at 5 MiB, its exact peak 30 MiB: the exact one
+ * ranks it, the sampled one beside it says what sampling missed.
+ * Statement 20 ran between two samples: no sample saw it, yet it is
+ * ranked by its exact peak over the lower of the totals around it.
+ * Statement 30 has no peak (a server that keeps none): sampled, ranked
+ * by its samples. Each is one entry, however many times it is seen.
+ */
+static void
+test_finished_merge_and_rank(void **state)
+{
+	struct runstats *r = runstats_create();
+	const struct run_totals *t;
+	struct run_statement *st;
+	struct finished_statement f[2];
+	size_t n;
+
+	(void)state;
+	feed_finished(r, 1, 10, 1 * MiB, NULL, 0);
+	feed_finished(r, 2, 10, 5 * MiB, NULL, 0);
+	/* 10 ended, 20 ran and ended; 30 runs at sample 3. */
+	f[0] = done(10, true, 30 * MiB, 0);
+	f[1] = done(20, true, 40 * MiB, 0);
+	feed_finished(r, 3, 30, 2 * MiB, f, 2);
+	feed_finished(r, 4, 30, 3 * MiB, NULL, 0);
+	/* 30 ended, read twice (a read tried again): counted once. */
+	f[0] = done(30, false, 0, 2);
+	feed_finished(r, 5, 30, 1 * MiB, f, 1);
+	feed_finished(r, 6, 30, 1 * MiB, f, 1);
+
+	assert_int_equal(runstats_statements(r, &st, &n), 0);
+	assert_int_equal(n, 3);
+	/* 20: 40 MiB over min(5, 2) MiB, no sample. */
+	assert_int_equal(st[0].statement.id, 20);
+	assert_true(st[0].exact && st[0].finished);
+	assert_int_equal(st[0].samples, 0);
+	assert_int_equal(st[0].start_bytes, 2 * MiB);
+	assert_int_equal(st[0].growth_bytes, 38 * MiB);
+	assert_int_equal(run_statement_missed(&st[0]), -1);
+	assert_int_equal(st[0].first_seq, 3);
+	assert_int_equal(st[0].rows_examined, 50000);
+	assert_int_equal(st[0].server_us, 150000);
+	/* 10: 30 MiB exact, 5 MiB sampled: 25 MiB missed. */
+	assert_int_equal(st[1].statement.id, 10);
+	assert_true(st[1].exact);
+	assert_int_equal(st[1].samples, 2);
+	assert_int_equal(run_statement_peak(&st[1]), 30 * MiB);
+	assert_int_equal(st[1].between_peak_bytes, 5 * MiB);
+	assert_int_equal(run_statement_missed(&st[1]), 25 * MiB);
+	assert_int_equal(st[1].growth_bytes, 29 * MiB);
+	/* 30: no exact peak, sampled. */
+	assert_int_equal(st[2].statement.id, 30);
+	assert_false(st[2].exact);
+	assert_true(st[2].finished);
+	assert_int_equal(run_statement_peak(&st[2]), 3 * MiB);
+	t = runstats_totals(r);
+	assert_int_equal(t->statements_finished, 3);
+	assert_int_equal(t->statements_exact, 2);
+	assert_int_equal(t->statements_unsampled, 1);
+	assert_int_equal(t->statements_lost, 4); /* lost_before, each read */
+	free(st);
+	runstats_free(r);
+}
+
+/*
+ * A statement that ended before the sample that brought it, which sees
+ * the thread idle with it: one entry, its only sample taken after it.
+ */
+static void
+test_finished_then_seen_idle(void **state)
+{
+	struct runstats *r = runstats_create();
+	struct run_statement *st;
+	struct finished_statement f = done(20, true, 40 * MiB, 0);
+	size_t n;
+
+	(void)state;
+	feed_finished(r, 1, 10, 1 * MiB, NULL, 0);
+	feed_finished(r, 2, 20, 1 * MiB, &f, 1);
+	feed_finished(r, 3, 20, 1 * MiB, NULL, 0);
+	assert_int_equal(runstats_statements(r, &st, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(st[0].statement.id, 20);
+	assert_int_equal(st[0].samples, 2);
+	assert_int_equal(run_statement_missed(&st[0]), 39 * MiB);
+	assert_int_equal(runstats_totals(r)->statements_unsampled, 0);
+	free(st);
+	runstats_free(r);
+}
+
 int
 main(void)
 {
@@ -350,6 +477,8 @@ main(void)
 		cmocka_unit_test(test_negative_events_counted_once),
 		cmocka_unit_test(test_statement_cap),
 		cmocka_unit_test(test_event_cap),
+		cmocka_unit_test(test_finished_merge_and_rank),
+		cmocka_unit_test(test_finished_then_seen_idle),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -141,6 +141,15 @@ make_queries(void)
 	}
 	assert_int_equal(pfs_sql_thread_statement(sql, 1024, 42), 0);
 	add("thread_statement", sql);
+	/* pfs_read.c's buffer: 1024; only where statements' peaks are kept. */
+	assert_int_equal(pfs_sql_thread_history(sql, 1024, STATEMENT_TEXT_CHARS,
+	    PFS_HISTORY_ROWS), 0);
+	for (size_t f = 0; f < N_FLAVOURS; f++) {
+		struct server_kind k = pfs_server_kind_parse(flavours[f].version);
+
+		if (pfs_sql_keeps_statement_peaks(&k))
+			add_for("thread_history", sql, 1u << f);
+	}
 	assert_int_equal(pfs_sql_setup(sql, 800, 42), 0);
 	add("setup", sql);
 	/* pfs_list.c's buffer is 1024. */
@@ -542,17 +551,18 @@ test_find_memory(void **state)
 		enum find_memory memory;
 		bool peaks;
 		bool limits; /* connection_memory_limit */
+		bool statement_peaks;
 	} cases[] = {
-		{ "10.11.19-MariaDB-0+deb12u1", FIND_SUMMED, true, false },
-		{ "5.5.5-10.5.27-MariaDB", FIND_SUMMED, true, false },
-		{ "8.0.27", FIND_INDEXED, false, false },
-		{ "8.0.28", FIND_INDEXED, false, true },
-		{ "8.0.30", FIND_INDEXED, false, true },
-		{ "8.0.31", FIND_THREADS, true, true },
-		{ "8.4.3", FIND_THREADS, true, true },
-		{ "9.7.4-2", FIND_THREADS, true, true },
-		{ "5.7.44-log", FIND_INDEXED, false, false },
-		{ "unknown", FIND_SUMMED, false, false },
+		{ "10.11.19-MariaDB-0+deb12u1", FIND_SUMMED, true, false, false },
+		{ "5.5.5-10.5.27-MariaDB", FIND_SUMMED, true, false, false },
+		{ "8.0.27", FIND_INDEXED, false, false, false },
+		{ "8.0.28", FIND_INDEXED, false, true, false },
+		{ "8.0.30", FIND_INDEXED, false, true, false },
+		{ "8.0.31", FIND_THREADS, true, true, true },
+		{ "8.4.3", FIND_THREADS, true, true, true },
+		{ "9.7.4-2", FIND_THREADS, true, true, true },
+		{ "5.7.44-log", FIND_INDEXED, false, false, false },
+		{ "unknown", FIND_SUMMED, false, false, false },
 	};
 
 	(void)state;
@@ -563,6 +573,8 @@ test_find_memory(void **state)
 		assert_int_equal(pfs_sql_keeps_peaks(&k), cases[i].peaks);
 		assert_int_equal(pfs_sql_has_memory_limits(&k),
 		    cases[i].limits);
+		assert_int_equal(pfs_sql_keeps_statement_peaks(&k),
+		    cases[i].statement_peaks);
 	}
 }
 

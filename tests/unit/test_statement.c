@@ -153,15 +153,19 @@ test_set(void **state)
 
 	(void)state;
 	statement_set_text(&src, "SELECT '\0' AS x", 16);
+	src.ended = true;
 	memset(&dst, 'x', sizeof(dst));
+	dst.ended = false; /* a bool holds 0 or 1 */
 	statement_set(&dst, &src);
 	assert_true(dst.thread_id == 42 && dst.has_id && dst.id == 7);
+	assert_true(dst.ended);
 	assert_string_equal(dst.digest, src.digest);
 	assert_int_equal(statement_text_len(&dst), 16);
 	assert_memory_equal(dst.text, "SELECT '\0' AS x", 17);
 	/* A shorter one over it: nothing of the longer one is left. */
 	statement_set(&dst, &plain);
 	assert_true(dst.thread_id == 43 && !dst.has_id && dst.id == 0);
+	assert_false(dst.ended);
 	assert_string_equal(dst.digest, "");
 	assert_int_equal(statement_text_len(&dst), 8);
 	assert_string_equal(dst.text, "SELECT 2");
