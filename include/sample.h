@@ -149,6 +149,19 @@ struct sample {
 };
 
 /*
+ * The process's resident memory performance_schema does not count, into
+ * *bytes: below 0 when counted pages are not yet touched. False when the
+ * process was not read, or the total is beyond any process (a hand-made
+ * capture). The one rule of every output, the summary and --read.
+ */
+static inline bool
+sample_untracked(const struct sample *s, int64_t *bytes)
+{
+	return s->process.known && !__builtin_sub_overflow(
+	    s->process.resident_bytes, s->total_bytes, bytes);
+}
+
+/*
  * The largest bytes the event is known to have held between the previous
  * sample and this one, unseen by both: its risen high-water mark, else the
  * delta's lower bound; 0 when neither proves a peak.

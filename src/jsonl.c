@@ -253,8 +253,7 @@ parse_process(struct ctx *c, json_t *root, struct sample *s,
 	    get_int_added(c, root, "status_memory_bytes", &p->status_bytes,
 	    &p->has_status) != 0)
 		return -1;
-	overflow = p->known && __builtin_sub_overflow(p->resident_bytes,
-	    s->total_bytes, &diff);
+	overflow = p->known && !sample_untracked(s, &diff);
 
 	/* What output_columns.c writes: null for a total beyond any process. */
 	if (p->known != anon || gap != (p->known && !overflow) || (gap &&

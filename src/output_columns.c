@@ -175,10 +175,9 @@ sample_process_anon(const struct sample_row *r, union column_value *v)
  * total beyond any process (a hand-made capture) gives null.
  */
 static bool
-sample_untracked(const struct sample_row *r, union column_value *v)
+sample_untracked_row(const struct sample_row *r, union column_value *v)
 {
-	return r->s->process.known && !__builtin_sub_overflow(
-	    r->s->process.resident_bytes, r->s->total_bytes, &v->i);
+	return sample_untracked(r->s, &v->i);
 }
 
 static bool
@@ -352,7 +351,7 @@ const struct sample_column sample_columns[] = {
 	{ "process_resident_bytes", S, COLUMN_INT, sample_process_resident,
 	    GETTER },
 	{ "process_anon_bytes", S, COLUMN_INT, sample_process_anon, GETTER },
-	{ "untracked_bytes",   S, COLUMN_INT,  sample_untracked, GETTER },
+	{ "untracked_bytes",   S, COLUMN_INT,  sample_untracked_row, GETTER },
 	{ "status_memory_bytes", S, COLUMN_INT, sample_status_memory, GETTER },
 };
 _Static_assert(sizeof(struct event_stat) < 65535, "an offset fits in at");

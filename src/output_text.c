@@ -21,6 +21,9 @@
 
 #define CAPTURE_LINE    63  /* the statement in a capture's heading */
 #define FILTERED_LABEL  "(filtered total)"
+/* --global on the server's machine: its process, beside what is counted. */
+#define RESIDENT_LABEL  "(process resident)"
+#define UNTRACKED_LABEL "(not counted)"
 
 /*
  * What was said in this file of the last sample written, so that only
@@ -93,12 +96,14 @@ add_value(struct output *o, int64_t bytes, size_t *w)
 /*
  * The values of a sample's rows, each formatted once into o->scratch, one
  * after the other, each after its length, in the order the rows are
- * written: the events, the total, and the filtered total under --events.
+ * written: the events, the total, the filtered total under --events, and
+ * the process's resident memory and what of it is not counted.
  * Returns the width of the widest, so that values line up.
  */
 static size_t
 format_values(struct output *o, const struct sample *s)
 {
+	int64_t untracked;
 	size_t w = 0;
 
 	obuf_clear(&o->scratch);
@@ -107,6 +112,10 @@ format_values(struct output *o, const struct sample *s)
 	add_value(o, s->total_bytes, &w);
 	if (o->filtered)
 		add_value(o, s->filtered_total_bytes, &w);
+	if (sample_untracked(s, &untracked)) {
+		add_value(o, s->process.resident_bytes, &w);
+		add_value(o, untracked, &w);
+	}
 	return w;
 }
 
@@ -190,6 +199,7 @@ put_sample(struct output *o, const struct text_state *t,
 	size_t width = max_size(NAME_WIDTH, clean_width(label, false));
 	size_t vw = format_values(o, s);
 	const char *v = o->scratch.p;
+	int64_t untracked;
 
 	if (obuf_status(&o->scratch) != 0)
 		return -1;
@@ -229,6 +239,10 @@ put_sample(struct output *o, const struct text_state *t,
 	put_value_row(o, label, SIZE_MAX, width, &v, vw);
 	if (o->filtered)
 		put_value_row(o, FILTERED_LABEL, SIZE_MAX, width, &v, vw);
+	if (sample_untracked(s, &untracked)) {
+		put_value_row(o, RESIDENT_LABEL, SIZE_MAX, width, &v, vw);
+		put_value_row(o, UNTRACKED_LABEL, SIZE_MAX, width, &v, vw);
+	}
 	put_sample_peaks(o, s);
 	obuf_putc(&o->buf, '\n');
 	return obuf_status(&o->buf);

@@ -345,8 +345,7 @@ add_process(struct run_totals *t, const struct sample *s)
 {
 	int64_t gap;
 
-	if (!s->process.known || __builtin_sub_overflow(
-	    s->process.resident_bytes, s->total_bytes, &gap))
+	if (!sample_untracked(s, &gap))
 		return;
 	if (t->process_samples++ == 0 || gap > t->max_untracked) {
 		t->max_untracked = gap;

@@ -6,6 +6,7 @@ namespace, as a server on another machine) getting one note and null
 columns, never a wrong number."""
 
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -149,6 +150,12 @@ class Resident(mmp.TestCase):
                          "--top", "1", "-q"])
         self.assertRegex(p.stdout, r"not counted by performance_schema: at "
                          r"most -?[\d.]+ [KMG]iB, sample #[12] at ")
+        # Each sample's rows end with the process and what it does not count.
+        self.assertEqual(len(re.findall(
+            r"(?m)^ \(global total\) +-> +[\d.]+ [KMG]iB\n"
+            r" \(process resident\) +-> +[\d.]+ [KMG]iB\n"
+            r" \(not counted\) +-> +-?[\d.]+ [KMG]iB\n", p.stdout)), 2,
+            p.stdout)
         # The chart: a dashed line of it, and its row in the legend.
         p = self.run_ok(["--global", "--count", "2", "--frequency", "200",
                          "--format", "svg", "--top", "1", "-q"])
