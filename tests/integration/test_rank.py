@@ -119,9 +119,18 @@ class Ranking(mmp.TestCase):
                 self.assertGreaterEqual(r["between_peak_bytes"],
                                         r["peak_bytes"])
             self.assertRegex(r["first_timestamp"], mmp.TIMESTAMP_RE)
-            self.assertIs(type(r["statement_id"]), int, r)
+            # null only for a statement a sample knew by its text alone:
+            # performance_schema skips a row being written (the statement
+            # starting or ending), and the text then comes from the
+            # processlist, which has no id. MySQL 9.7, once in CI.
+            if r["statement_id"] is None:
+                self.assertEqual(r["peak_source"], "samples", r)
+                self.assertEqual(r["samples"], 1, r)
+            else:
+                self.assertIs(type(r["statement_id"]), int, r)
             self.assertGreaterEqual(r["last_sample"], r["first_sample"], r)
         self.assertEqual(recs[0]["statement"], GROUP_BY, desc)
+        self.assertIs(type(recs[0]["statement_id"]), int, recs[0])
         self.assertGreater(recs[0]["alloc_bytes"], 20 << 20, recs[0])
         self.assertGreater(recs[0]["duration_ms"], 0, recs[0])
         # The samples themselves stay samples: no record of another type.
