@@ -307,16 +307,22 @@ class Bench:
                            check=True)
         finally:
             self.server.sql("SET GLOBAL general_log = OFF")
-        seen, prepared = {}, None
+        # An execution is logged with its parameters in place: it is of
+        # the prepared statement whose text before the first '?' begins it
+        # (not of the last one prepared: the history of a thread's
+        # statements is prepared too, after the sample's).
+        seen = {}
         with open(path, errors="replace") as f:
             for line in f:
                 m = re.search(r"\d+ (Prepare|Execute)\t(.*)$",
                               line.rstrip("\n"))
                 if m and m.group(1) == "Prepare":
-                    prepared = m.group(2)
-                    seen.setdefault(prepared, 0)
-                elif m and prepared is not None:
-                    seen[prepared] += 1
+                    seen.setdefault(m.group(2), 0)
+                elif m:
+                    for p in seen:
+                        if m.group(2).startswith(p.split("?", 1)[0]):
+                            seen[p] += 1
+                            break
         os.remove(path)
         sql = max(seen, key=seen.get) if seen else None
         if sql is None or seen[sql] < 5:
