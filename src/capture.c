@@ -402,15 +402,18 @@ note_partial_instruments(const struct capture *c)
 }
 
 const struct pfs_memory_limits *
-capture_memory_limits(struct session *s)
+capture_memory_limits(struct session *s, char *err, size_t errlen)
 {
-	char err[256];
+	char why[256];
 
 	if (!s->limits_read && s->conn != NULL) {
-		/* A failed read is no limit known; the next query says why. */
-		if (s->ops->memory_limits(s->conn, &s->kind, &s->limits, err,
-		    sizeof(err)) != PFS_OK)
+		if (s->ops->memory_limits(s->conn, &s->kind, &s->limits, why,
+		    sizeof(why)) != PFS_OK) {
 			s->limits = (struct pfs_memory_limits){ 0 };
+			if (err != NULL)
+				snprintf(err, errlen, "%s", why);
+			return NULL;
+		}
 		s->limits_read = true;
 	}
 	return &s->limits;
@@ -703,7 +706,11 @@ capture_run_from(const struct capture_env *env,
 		return EXIT_RUNTIME;
 	if (!is_grain) {
 		check_statements(&c);
-		c.limit_bytes = capture_memory_limits(s)->connection;
+		const struct pfs_memory_limits *l =
+		    capture_memory_limits(s, NULL, 0);
+
+		/* Unread, the summary says no limit rather than a wrong one. */
+		c.limit_bytes = l != NULL ? l->connection : 0;
 	}
 	note_partial_instruments(&c);
 	if ((c.run = runstats_create()) == NULL) {

@@ -79,9 +79,11 @@ bool capture_ring_fits(const struct options *o, size_t instruments);
 
 /*
  * MySQL's connection_memory_limit and its kin: read through s's operations
- * the first time a connection is asked, then kept in s->limits.
+ * the first time a connection is asked, then kept in s->limits. NULL when
+ * the read failed, with err saying why (err may be NULL); asked again then.
  */
-const struct pfs_memory_limits *capture_memory_limits(struct session *s);
+const struct pfs_memory_limits *capture_memory_limits(struct session *s,
+    char *err, size_t errlen);
 
 /*
  * Captures the thread, connection or grain of the options; or, when found

@@ -470,7 +470,7 @@ check_needs(struct cli_parse *ps)
 		    "long as it runs; give --global, --for-user, --for-host, "
 		    "--for-account, --thread or --connection, not %s",
 		    o->target == TARGET_LIST ? "--list" :
-		    "--wait-for or --longer-than");
+		    "--wait-for, --longer-than or --bigger-than");
 		return -1;
 	}
 	/* html and svg draw a run: a list of threads has nothing to draw. */

@@ -252,7 +252,8 @@ set_target(struct cli_parse *ps, enum target_kind kind, bool from_file)
 	if (o->target != TARGET_NONE && o->target != kind &&
 	    !(ps->target_from_file && !from_file)) {
 		snprintf(ps->err, ps->errlen, "--thread, --connection, --list, "
-		    "--wait-for or --longer-than, --global and --for-user, "
+		    "--wait-for, --longer-than or --bigger-than, --global and "
+		    "--for-user, "
 		    "--for-host, --for-account and --read name targets that exclude each "
 		    "other; give only one of them");
 		return -1;

@@ -10,7 +10,7 @@
 
 /* An idle holder's reading: whether it has been below the size long enough. */
 static void
-watch_hold(struct follow *f, const struct reading *r, uint64_t now)
+hold_check(struct follow *f, const struct reading *r, uint64_t now)
 {
 	int64_t total = 0;
 
@@ -43,7 +43,7 @@ follow_holder(struct follow *f, uint64_t deadline_ns, struct reading *out,
 	if (st == SOURCE_GONE)
 		f->end = FOLLOW_CLOSED;
 	else if (st == SOURCE_OK)
-		watch_hold(f, out, f->clk->now_ns(f->clk->ctx));
+		hold_check(f, out, f->clk->now_ns(f->clk->ctx));
 	return st;
 }
 

@@ -1,5 +1,5 @@
 /*
- * Waiting for statements: watch.c looks, capture.c captures, and this file
+ * The hunt: look.c looks, follow.c follows, capture.c captures, and this file
  * goes round between them, reconnecting when the server goes away while
  * nothing is followed.
  */
@@ -198,7 +198,7 @@ wait_again(const struct capture_env *env, int rc)
 	    env->opts->repeat;
 }
 
-/* hunt_run() with the watch w, its history w->history or NULL. */
+/* hunt_run() with the look w, its history w->history or NULL. */
 static int
 wait_with(const struct capture_env *env, struct look *w)
 {
@@ -282,11 +282,18 @@ static int
 size_of_limit(const struct capture_env *env, struct options *o)
 {
 	struct session *s = env->session;
-	char size[32], limit[32];
+	char size[32], limit[32], err[256];
+	const struct pfs_memory_limits *l;
 
 	if (o->bigger_than_pct == 0)
 		return 0;
-	if (!capture_memory_limits(s)->known) {
+	if ((l = capture_memory_limits(s, err, sizeof(err))) == NULL) {
+		diag_say("--bigger-than %u%%: cannot read connection_memory_limit: "
+		    "%s; give a size, e.g. --bigger-than 1G", o->bigger_than_pct,
+		    err);
+		return EXIT_RUNTIME;
+	}
+	if (!l->known) {
 		diag_say("--bigger-than %u%%: %s has no connection_memory_limit "
 		    "(MySQL 8.0.28 and later have it); give a size, e.g. "
 		    "--bigger-than 1G", o->bigger_than_pct,
@@ -323,7 +330,7 @@ hunt_run(const struct capture_env *env)
 	if ((rc = size_of_limit(env, &o)) != 0)
 		return rc;
 	/* What was found is said against the limit, where one is set. */
-	capture_memory_limits(env->session);
+	(void)capture_memory_limits(env->session, NULL, 0);
 	sized.opts = &o;
 	w = (struct look){
 		.session = env->session,

@@ -75,7 +75,7 @@ enum look_status look_find(struct look *w, struct stmt_match *m,
 /* Remembers m as captured: look_find() will not give it again. */
 void look_captured(struct look *w, const struct stmt_match *m);
 
-/* Frees what the watch keeps between looks. */
+/* Frees what the look keeps between looks. */
 void look_done(struct look *w);
 
 #endif

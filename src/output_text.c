@@ -97,11 +97,12 @@ add_value(struct output *o, int64_t bytes, size_t *w)
  * The values of a sample's rows, each formatted once into o->scratch, one
  * after the other, each after its length, in the order the rows are
  * written: the events, the total, the filtered total under --events, and
- * the process's resident memory and what of it is not counted.
+ * the process's resident memory and what of it is not counted (*process:
+ * whether those two are there).
  * Returns the width of the widest, so that values line up.
  */
 static size_t
-format_values(struct output *o, const struct sample *s)
+format_values(struct output *o, const struct sample *s, bool *process)
 {
 	int64_t untracked;
 	size_t w = 0;
@@ -112,7 +113,7 @@ format_values(struct output *o, const struct sample *s)
 	add_value(o, s->total_bytes, &w);
 	if (o->filtered)
 		add_value(o, s->filtered_total_bytes, &w);
-	if (sample_untracked(s, &untracked)) {
+	if ((*process = sample_untracked(s, &untracked))) {
 		add_value(o, s->process.resident_bytes, &w);
 		add_value(o, untracked, &w);
 	}
@@ -197,9 +198,9 @@ put_sample(struct output *o, const struct text_state *t,
 	char label_buf[EVENT_NAME_MAX + 16];
 	const char *label = total_label(o, label_buf, sizeof(label_buf));
 	size_t width = max_size(NAME_WIDTH, clean_width(label, false));
-	size_t vw = format_values(o, s);
+	bool process;
+	size_t vw = format_values(o, s, &process);
 	const char *v = o->scratch.p;
-	int64_t untracked;
 
 	if (obuf_status(&o->scratch) != 0)
 		return -1;
@@ -239,7 +240,7 @@ put_sample(struct output *o, const struct text_state *t,
 	put_value_row(o, label, SIZE_MAX, width, &v, vw);
 	if (o->filtered)
 		put_value_row(o, FILTERED_LABEL, SIZE_MAX, width, &v, vw);
-	if (sample_untracked(s, &untracked)) {
+	if (process) {
 		put_value_row(o, RESIDENT_LABEL, SIZE_MAX, width, &v, vw);
 		put_value_row(o, UNTRACKED_LABEL, SIZE_MAX, width, &v, vw);
 	}

@@ -57,7 +57,7 @@ read_status(struct resident *r, struct process_memory *p)
 	uint64_t now = r->clk->now_ns(r->clk->ctx);
 	char err[256];
 
-	if (r->next_status_ns == 0 || now >= r->next_status_ns) {
+	if (now >= r->next_status_ns) {
 		r->next_status_ns = now + RESIDENT_STATUS_EVERY_NS;
 		if (s->ops->server_memory(s->conn, &s->kind, &r->status_bytes,
 		    &r->has_status, err, sizeof(err)) != PFS_OK)
@@ -85,7 +85,6 @@ resident_read(void *ctx, uint64_t deadline_ns, struct reading *out,
 		/* Gone, or no longer ours to read: check again at the next connect. */
 		snprintf(why, sizeof(why), "cannot read process %" PRIu64 ": %s",
 		    r->pid, strerror(errno));
-		memset(&out->process, 0, sizeof(out->process));
 		r->pid = 0;
 		note(r, why);
 	}

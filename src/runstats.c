@@ -160,14 +160,18 @@ add_event(struct runstats *r, const struct event_stat *e, bool has_deltas)
 	}
 }
 
-/* The finished statement with the least growth, to make room. */
+/*
+ * The finished statement with the least growth, to make room: never the
+ * running one (r->cur), which a finished one may be added beside.
+ */
 static struct run_statement *
 least_growth(struct runstats *r)
 {
-	struct run_statement *min = &r->stmts[0];
+	struct run_statement *min = NULL;
 
-	for (size_t i = 1; i < r->n_stmts; i++)
-		if (r->stmts[i].growth_bytes < min->growth_bytes)
+	for (size_t i = 0; i < r->n_stmts; i++)
+		if (&r->stmts[i] != r->cur && (min == NULL ||
+		    r->stmts[i].growth_bytes < min->growth_bytes))
 			min = &r->stmts[i];
 	return min;
 }

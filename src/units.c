@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "obuf.h"
 #include "units.h"
 
 /* The man page promises these units; larger counts stay in TiB. */
@@ -34,21 +35,6 @@ hundredths(uint64_t rem, unsigned shift)
 	return cents;
 }
 
-/* v in decimal at p; returns the end. */
-static char *
-put_uint(char *p, uint64_t v)
-{
-	char d[20];
-	int n = 0;
-
-	do
-		d[n++] = (char)('0' + v % 10);
-	while ((v /= 10) != 0);
-	while (n > 0)
-		*p++ = d[--n];
-	return p;
-}
-
 /* The most units_bytes() writes: "-", INT64_MIN's digits, " B" and a NUL. */
 #define BYTES_MAX 24
 
@@ -70,7 +56,7 @@ units_bytes(int64_t bytes, char *buf, size_t len)
 	if (bytes < 0)
 		*p++ = '-';
 	if (mag < 1024) {
-		p = put_uint(p, mag);
+		p += obuf_uint_digits(p, mag);
 		memcpy(p, " B", 3);
 		p += 2;
 		goto out;
@@ -88,7 +74,7 @@ units_bytes(int64_t bytes, char *buf, size_t len)
 		whole = 1;
 		u++;
 	}
-	p = put_uint(p, whole);
+	p += obuf_uint_digits(p, whole);
 	*p++ = '.';
 	*p++ = (char)('0' + cents / 10);
 	*p++ = (char)('0' + cents % 10);

@@ -464,6 +464,42 @@ test_finished_then_seen_idle(void **state)
 	runstats_free(r);
 }
 
+/*
+ * A full table: a statement the server recorded as finished takes the
+ * room of the one with the least growth, never of the statement still
+ * running, which has none yet.
+ */
+static void
+test_full_table_keeps_the_running_statement(void **state)
+{
+	struct runstats *r = runstats_create();
+	struct run_statement *st;
+	struct finished_statement f = done(4000, true, 10 * MiB, 0);
+	uint64_t seq = 1;
+	size_t n;
+
+	(void)state;
+	assert_non_null(r);
+	/* RUNSTATS_MAX_STATEMENTS - 1 of 2 MiB growth each. */
+	for (uint64_t id = 1; id < RUNSTATS_MAX_STATEMENTS; id++) {
+		feed_finished(r, seq++, id, 1 * MiB, NULL, 0);
+		feed_finished(r, seq++, id, 3 * MiB, NULL, 0);
+	}
+	/* The last room: one that runs, no growth; then 4000 ends beside it. */
+	feed_finished(r, seq++, 5000, 1 * MiB, NULL, 0);
+	feed_finished(r, seq, 5000, 1 * MiB, &f, 1);
+	assert_int_equal(runstats_statements(r, &st, &n), 0);
+	assert_int_equal(n, RUNSTATS_MAX_STATEMENTS);
+	for (size_t i = 0; i < n; i++)
+		if (st[i].statement.id == 5000) {
+			assert_int_equal(st[i].first_seq, seq - 1);
+			assert_int_equal(st[i].samples, 2);
+		}
+	assert_int_equal(runstats_totals(r)->statements_dropped, 1);
+	free(st);
+	runstats_free(r);
+}
+
 int
 main(void)
 {
@@ -477,6 +513,7 @@ main(void)
 		cmocka_unit_test(test_negative_events_counted_once),
 		cmocka_unit_test(test_statement_cap),
 		cmocka_unit_test(test_event_cap),
+		cmocka_unit_test(test_full_table_keeps_the_running_statement),
 		cmocka_unit_test(test_finished_merge_and_rank),
 		cmocka_unit_test(test_finished_then_seen_idle),
 	};
