@@ -121,6 +121,12 @@ struct session {
 	struct pfs_server_id server; /* a thread id means one thread while it holds */
 	/* Which server and version: learnt at connect, again at a reconnect. */
 	struct server_kind kind;
+	/*
+	 * What the kind means to the modules above, which never look at it:
+	 * a sample's read scans every thread's rows (MariaDB), so its cost
+	 * grows with them. Learnt with the kind.
+	 */
+	bool sample_scans_threads;
 	uint64_t own_thread;       /* our own thread: never a target */
 	size_t instruments;        /* memory instruments the server knows */
 	/*

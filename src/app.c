@@ -85,39 +85,6 @@ stdout_written(void)
 	return EXIT_RUNTIME;
 }
 
-/*
- * A binary format written to a terminal would garble it: standard output,
- * or the names of it that --output takes (outfile.c).
- */
-static bool
-binary_to_terminal(const struct options *o)
-{
-	const char *p = o->output;
-
-	if (!o->format->binary || o->target == TARGET_LIST)
-		return false;
-	if (p == NULL || strcmp(p, "/dev/stdout") == 0 ||
-	    strcmp(p, "/dev/fd/1") == 0 || strcmp(p, "/proc/self/fd/1") == 0)
-		return isatty(STDOUT_FILENO);
-	return strcmp(p, "/dev/tty") == 0;
-}
-
-/*
- * Whether the run writes its data to standard output: not the live view,
- * whose samples go only to --output, nor --listen's, which go nowhere
- * without one.
- */
-static bool
-writes_stdout(const struct options *o)
-{
-	const char *p = o->output;
-
-	if (o->live || o->listen_port != 0)
-		return false;
-	return p == NULL || strcmp(p, "/dev/stdout") == 0 || strcmp(p, "/dev/fd/1") == 0 ||
-	    strcmp(p, "/proc/self/fd/1") == 0;
-}
-
 /* Returns an exit status when the run ends here, or -1 to go on. */
 static int
 parse_options(struct options *o, int argc, char **argv)
@@ -142,20 +109,6 @@ parse_options(struct options *o, int argc, char **argv)
 	case CLI_OK:
 		break;
 	}
-	if (stdout_closed && writes_stdout(o)) {
-		diag_say("standard output is closed: nowhere to write; give "
-		    "--output FILE, or start with standard output open");
-		return EXIT_RUNTIME;
-	}
-	if (binary_to_terminal(o)) {
-		diag_say("--format %s is binary and standard output is a "
-		    "terminal; write it to a file with -o FILE, or pipe it",
-		    o->format->name);
-		return EXIT_USAGE;
-	}
-	if (o->password_on_command_line && !o->quiet)
-		diag_say("warning: using a password on the command line can be "
-		    "insecure; prefer an option file or -p to be asked");
 	return -1;
 }
 
@@ -313,6 +266,12 @@ enum mode_needs {
 	MODE_CONNECT  = 1 << 3, /* and connected; without, the mode connects */
 	MODE_OUTPUT   = 1 << 4, /* the output file: --output, stdout, nowhere */
 	MODE_DRAWN    = 1 << 5, /* with --live, the live view watches it */
+	/* Its data go only to --output, nowhere without one (as drawn). */
+	MODE_NAMED_OUTPUT = 1 << 6,
+	/* Captures one after another: --output may name a file for each. */
+	MODE_FILE_EACH = 1 << 7,
+	/* Writes lists of threads, not samples: a binary format is no harm. */
+	MODE_THREADS  = 1 << 8,
 };
 
 #define SERVER (MODE_SESSION | MODE_CONNECT)
@@ -331,13 +290,13 @@ static const struct mode {
 	int (*run)(const struct capture_env *env); /* the exit status */
 } modes[] = {
 	{ "read",    is_read,    MODE_RING,                          run_read },
-	{ "listen",  is_listen,  MODE_RING | MODE_SESSION | MODE_OUTPUT,
-	    exporter_run },
-	{ "top",     is_top,     MODE_TERMINAL | SERVER | MODE_OUTPUT,
-	    top_run },
-	{ "list",    is_list,    SERVER | MODE_OUTPUT,               run_list },
-	{ "hunt",    is_hunt,    MODE_RING | SERVER | MODE_OUTPUT | MODE_DRAWN,
-	    hunt_run },
+	{ "listen",  is_listen,  MODE_RING | MODE_SESSION | MODE_OUTPUT |
+	    MODE_NAMED_OUTPUT, exporter_run },
+	{ "top",     is_top,     MODE_TERMINAL | SERVER | MODE_OUTPUT |
+	    MODE_NAMED_OUTPUT | MODE_THREADS, top_run },
+	{ "list",    is_list,    SERVER | MODE_OUTPUT | MODE_THREADS, run_list },
+	{ "hunt",    is_hunt,    MODE_RING | SERVER | MODE_OUTPUT | MODE_DRAWN |
+	    MODE_FILE_EACH, hunt_run },
 	{ "capture", is_capture, MODE_RING | SERVER | MODE_OUTPUT | MODE_DRAWN,
 	    run_capture },
 };
@@ -354,6 +313,71 @@ mode_of(const struct options *o)
 	return &modes[i];
 }
 
+/* Whether --live draws mode m: the live view is an observer of its row. */
+static bool
+drawn(const struct mode *m, const struct options *o)
+{
+	return o->live && (m->needs & MODE_DRAWN);
+}
+
+/*
+ * Whether the run writes its data to standard output: not when the live
+ * view draws it, nor for a mode whose samples go only to --output.
+ */
+static bool
+writes_stdout(const struct mode *m, const struct options *o)
+{
+	const char *p = o->output;
+
+	if (drawn(m, o) || (m->needs & MODE_NAMED_OUTPUT))
+		return false;
+	return p == NULL || strcmp(p, "/dev/stdout") == 0 || strcmp(p, "/dev/fd/1") == 0 ||
+	    strcmp(p, "/proc/self/fd/1") == 0;
+}
+
+/*
+ * A binary format written to a terminal would garble it: standard output,
+ * or the names of it that --output takes (outfile.c).
+ */
+static bool
+binary_to_terminal(const struct mode *m, const struct options *o)
+{
+	const char *p = o->output;
+
+	if (!o->format->binary || (m->needs & MODE_THREADS))
+		return false;
+	if (p == NULL || strcmp(p, "/dev/stdout") == 0 ||
+	    strcmp(p, "/dev/fd/1") == 0 || strcmp(p, "/proc/self/fd/1") == 0)
+		return isatty(STDOUT_FILENO);
+	return strcmp(p, "/dev/tty") == 0;
+}
+
+/* What the options ask of mode m: an exit status when it cannot run, or -1. */
+static int
+check_mode(const struct mode *m, const struct options *o)
+{
+	if (o->live && !(m->needs & (MODE_DRAWN | MODE_TERMINAL))) {
+		diag_say("--live draws a capture, a hunt or --list, not "
+		    "--%s; leave out --live", m->name);
+		return EXIT_USAGE;
+	}
+	if (stdout_closed && writes_stdout(m, o)) {
+		diag_say("standard output is closed: nowhere to write; give "
+		    "--output FILE, or start with standard output open");
+		return EXIT_RUNTIME;
+	}
+	if (binary_to_terminal(m, o)) {
+		diag_say("--format %s is binary and standard output is a "
+		    "terminal; write it to a file with -o FILE, or pipe it",
+		    o->format->name);
+		return EXIT_USAGE;
+	}
+	if (o->password_on_command_line && !o->quiet)
+		diag_say("warning: using a password on the command line can be "
+		    "insecure; prefer an option file or -p to be asked");
+	return -1;
+}
+
 /* The mode run; with --live, watched by the live view when it draws it. */
 static int
 run_observed(const struct mode *m, struct capture_env *env)
@@ -361,7 +385,7 @@ run_observed(const struct mode *m, struct capture_env *env)
 	struct live *l;
 	int rc;
 
-	if (!env->opts->live || !(m->needs & MODE_DRAWN))
+	if (!drawn(m, env->opts))
 		return m->run(env);
 	if ((l = live_start(env)) == NULL)
 		return EXIT_RUNTIME;
@@ -378,21 +402,17 @@ run_mode(const struct mode *m, struct capture_env *env,
 {
 	const struct options *o = env->opts;
 	struct outfile f;
-	/*
-	 * Only waiting captures one statement after another: a file each;
-	 * and --profile-at each writes a file per sample.
-	 */
+	/* --profile-at each writes a file per sample. */
 	bool each = o->format->profile && o->profile_at == PROFILE_AT_EACH;
-	bool pattern = (o->target == TARGET_WAIT || each) &&
+	bool pattern = ((m->needs & MODE_FILE_EACH) || each) &&
 	    o->output != NULL && outname_is_pattern(o->output);
 
 	/*
 	 * The live view has the terminal: its samples go only to --output,
-	 * and without one nowhere; its summary follows the screen. The
-	 * exporter's samples, too, go only to --output.
+	 * and without one nowhere; its summary follows the screen.
 	 */
-	const char *path = o->output == NULL && (o->live ||
-	    o->listen_port != 0) ? "/dev/null" : o->output;
+	const char *path = o->output == NULL && (drawn(m, o) ||
+	    (m->needs & MODE_NAMED_OUTPUT)) ? "/dev/null" : o->output;
 	/* The profile formats: which sample, which frame above the events. */
 	const struct output_settings settings = {
 		.exact_bytes = o->exact_bytes, .profile_at = o->profile_at,
@@ -444,11 +464,10 @@ app_run(int argc, char **argv)
 	diag_set_timestamps(o.timestamps == STAMP_ON ||
 	    (o.timestamps == STAMP_AUTO && !isatty(STDERR_FILENO)));
 	m = mode_of(&o);
-	/*
-	 * Before the password prompt and the connection: nothing to draw on.
-	 * --live asks for the terminal even of a mode it does not draw.
-	 */
-	if ((o.live || (m->needs & MODE_TERMINAL)) &&
+	if ((rc = check_mode(m, &o)) >= 0)
+		goto out;
+	/* Before the password prompt and the connection: nothing to draw on. */
+	if ((drawn(m, &o) || (m->needs & MODE_TERMINAL)) &&
 	    live_check_terminal() != 0) {
 		rc = EXIT_USAGE;
 		goto out;

@@ -236,12 +236,11 @@ note_duty(struct capture *c)
 	if ((pct = duty_pct(st, c->opts->frequency_ms)) < DUTY_NOTE_PCT)
 		return;
 	c->duty_noted = true;
-	/* MySQL reads a thread's rows by their key; MariaDB scans them all. */
 	diag_note(c->env->diag, "each sample costs the server about %.1f ms"
 	    "%s; at --frequency %" PRIu64
 	    " that is %.0f%% of a core%s; see --frequency or --max-load",
 	    (double)st->query_ns / (double)(st->taken + st->lost) / 1e6,
-	    c->env->session->kind.flavour == SERVER_MARIADB ?
+	    c->env->session->sample_scans_threads ?
 	    " (it grows with the threads connected)" : "",
 	    c->opts->frequency_ms, pct, c->opts->max_load_pct != 0 &&
 	    pct > c->opts->max_load_pct ? ", so --max-load skips ticks" : "");

@@ -614,9 +614,9 @@ cli_parse(int argc, char **argv, const struct cli_env *env,
 		    "VERIFY_IDENTITY");
 		return CLI_USAGE;
 	}
-	/* An exporter watches the whole server unless told otherwise. */
-	if (o->target == TARGET_NONE && o->listen_port != 0)
-		o->target = TARGET_GLOBAL;
+	/* As --listen's row says: the exporter watches the whole server. */
+	if (o->target == TARGET_NONE)
+		o->target = ps.implied;
 	if (o->target == TARGET_NONE) {
 		snprintf(err, errlen, "no target; give --thread ID, "
 		    "--connection ID, --wait-for PATTERN, --longer-than SECONDS, "

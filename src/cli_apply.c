@@ -278,6 +278,8 @@ cli_apply(struct cli_parse *ps, const struct cli_row *r, const char *arg,
 	if (r->target != TARGET_NONE &&
 	    set_target(ps, r->target, from_file) != 0)
 		return -1;
+	if (r->implies != TARGET_NONE)
+		ps->implied = r->implies;
 	switch (r->kind) {
 	case KIND_STRING:
 		return set_string(ps, r, arg);

@@ -219,7 +219,7 @@ const struct cli_row cli_rows[] = {
 
 	HEADING("Exporter:"),
 	{ .name = "listen", .kind = KIND_SPECIAL, .set = cli_set_listen,
-	    .arg = "[ADDR:]PORT",
+	    .implies = TARGET_GLOBAL, .arg = "[ADDR:]PORT",
 	    .help = "serve the latest sample on ADDR:PORT/metrics\n"
 	    "for Prometheus until stopped (ADDR default\n"
 	    "127.0.0.1; target default --global)" },

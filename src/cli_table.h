@@ -60,6 +60,7 @@ struct cli_parse {
 	/* --login-path's group, shared by every client as [client] is. */
 	const char *login_group;
 	bool target_from_file; /* the target so far came from an option file */
+	enum target_kind implied; /* a row's .implies, taken if none is named */
 	/* The first option of each group of cli_needs on the command line. */
 	const char *needs[N_NEEDS];
 };
@@ -89,6 +90,8 @@ struct cli_row {
 	uint64_t min, max;   /* KIND_NUMBER, KIND_BYTES */
 	const char *hint;    /* the fix, for error messages */
 	enum target_kind target; /* the target the option names, if any */
+	/* The target it implies when no option names one (--listen: global). */
+	enum target_kind implies;
 	enum cli_needs needs;
 	bool command_line_only;  /* an option file may not hold it */
 	bool secret;         /* overwritten in argv once copied */

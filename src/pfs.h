@@ -59,6 +59,7 @@ struct pfs_preflight {
 	struct pfs_server_id server;
 	/* Which server and version, from the handshake: the SQL follows it. */
 	struct server_kind kind;
+	bool sample_scans_threads; /* pfs_sql_sample_scans_threads() of kind */
 };
 
 /*

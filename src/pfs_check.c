@@ -38,6 +38,7 @@ pfs_preflight(struct conn *c, struct pfs_preflight *out, char *err,
 	out->kind = pfs_server_kind_parse(conn_server_version(c));
 	if (pfs_server_kind_check(&out->kind, err, errlen) != 0)
 		return PFS_ERROR;
+	out->sample_scans_threads = pfs_sql_sample_scans_threads(&out->kind);
 	if ((ps = query_ints(c, pfs_sql_preflight,
 	    "reading performance_schema", &r, err, errlen)) != PFS_OK)
 		return ps;

@@ -264,6 +264,12 @@ pfs_sql_keeps_peaks(const struct server_kind *k)
 }
 
 bool
+pfs_sql_sample_scans_threads(const struct server_kind *k)
+{
+	return k->flavour == SERVER_MARIADB;
+}
+
+bool
 pfs_sql_has_memory_limits(const struct server_kind *k)
 {
 	return k->flavour == SERVER_MYSQL && (k->major > 8 || (k->major == 8 &&

@@ -59,6 +59,11 @@ enum find_memory pfs_sql_find_memory(const struct server_kind *k);
 bool pfs_sql_keeps_peaks(const struct server_kind *k);
 /* The server's own count of its sessions' memory; NULL where it keeps none. */
 const char *pfs_sql_server_memory(const struct server_kind *k);
+/*
+ * Whether a sample's read scans every thread's rows, so that its cost
+ * grows with the threads connected: MariaDB's; MySQL reads them by key.
+ */
+bool pfs_sql_sample_scans_threads(const struct server_kind *k);
 /* Whether it has connection_memory_limit and its kin: MySQL 8.0.28+. */
 bool pfs_sql_has_memory_limits(const struct server_kind *k);
 /*

@@ -44,22 +44,18 @@ restarted(const struct session *s, const struct pfs_server_id *id)
  * server and the same session on that thread.
  */
 static enum pfs_status
-check(struct reconnect *rc, struct conn *c, struct pfs_server_id *id,
-    uint64_t *own, struct server_kind *kind, char *err, size_t errlen)
+check(struct reconnect *rc, struct conn *c, struct pfs_preflight *pf,
+    char *err, size_t errlen)
 {
 	const struct session_ops *ops = rc->session->ops;
-	struct pfs_preflight pf;
 	uint64_t connection_id;
 	enum pfs_status st;
 
-	if ((st = ops->preflight(c, &pf, err, errlen)) != PFS_OK)
+	if ((st = ops->preflight(c, pf, err, errlen)) != PFS_OK)
 		return st;
-	*id = pf.server;
-	*own = pf.own_thread;
-	*kind = pf.kind;
 	if (rc->thread_id != 0) {
 		/* A summary over many threads outlives a restart; a thread does not. */
-		if (restarted(rc->session, id)) {
+		if (restarted(rc->session, &pf->server)) {
 			snprintf(err, errlen, "the server restarted, so thread %"
 			    PRIu64 " is gone; start a new capture (see --list)",
 			    rc->thread_id);
@@ -105,10 +101,9 @@ try_once(struct reconnect *rc, uint64_t until, uint64_t run_end, char *err,
 {
 	struct session *s = rc->session;
 	struct conn_params p = s->params;
-	struct pfs_server_id id;
-	struct server_kind kind;
+	struct pfs_preflight pf;
 	struct conn *c;
-	uint64_t own, now = rc->clk->now_ns(rc->clk->ctx);
+	uint64_t now = rc->clk->now_ns(rc->clk->ctx);
 	enum pfs_status st;
 
 	/*
@@ -120,7 +115,7 @@ try_once(struct reconnect *rc, uint64_t until, uint64_t run_end, char *err,
 	cap_timeout(&p.read_timeout_s, now, run_end);
 	if (s->ops->open(&c, &p, err, errlen) != CONN_OK)
 		return SOURCE_LOST;
-	if ((st = check(rc, c, &id, &own, &kind, err, errlen)) != PFS_OK) {
+	if ((st = check(rc, c, &pf, err, errlen)) != PFS_OK) {
 		s->ops->close(c);
 		/* What may pass is tried again; a definite answer ends it. */
 		return st == PFS_LOST || st == PFS_ERROR ? SOURCE_LOST :
@@ -128,9 +123,10 @@ try_once(struct reconnect *rc, uint64_t until, uint64_t run_end, char *err,
 	}
 	s->ops->close(s->conn);
 	s->conn = c;
-	s->own_thread = own;
+	s->own_thread = pf.own_thread;
 	/* An upgrade may have come with a restart, a limit with SET GLOBAL. */
-	s->kind = kind;
+	s->kind = pf.kind;
+	s->sample_scans_threads = pf.sample_scans_threads;
 	s->limits_read = false;
 	/*
 	 * With a thread, the boot time it was found under stays the one to
@@ -138,7 +134,7 @@ try_once(struct reconnect *rc, uint64_t until, uint64_t run_end, char *err,
 	 * Without one, the server may have restarted: its new run counts.
 	 */
 	if (rc->thread_id == 0)
-		s->server = id;
+		s->server = pf.server;
 	return SOURCE_OK;
 }
 

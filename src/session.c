@@ -54,6 +54,7 @@ session_open(struct session *s, char *err, size_t errlen)
 	s->own_thread = pf.own_thread;
 	s->server = pf.server;
 	s->kind = pf.kind;
+	s->sample_scans_threads = pf.sample_scans_threads;
 	/* Asked by the first capture or hunt that needs them: not by --list. */
 	s->limits_read = false;
 	return 0;
