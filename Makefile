@@ -51,7 +51,7 @@ CORE = cli cli_apply cli_options cli_usage optfile clock ring topn delta filter 
        clean output_text output_text_summary output_text_list output_csv output_json \
        threads match outname \
        statement trigger recorder reconnect look follow guard finished scrub diag pfs_rows \
-       pfs_sql profile pprof output_profile output_folded output_pprof live_model live_draw history
+       pfs_sql profile pprof output_profile output_folded output_pprof live_model live_grid live_draw live_draw_list history
 # One capture, waiting and the output file: through the session's
 # operations, so the fake server drives them.
 CORE += outfile capture hunt

@@ -46,118 +46,6 @@ live_max_rows(int h)
 	return n > 0 ? (size_t)n : 1;
 }
 
-int
-live_grid_init(struct live_grid *g, int w, int h)
-{
-	g->w = w > 0 ? w : 1;
-	g->h = h > 0 ? h : 1;
-	g->c = calloc((size_t)g->w * (size_t)g->h, sizeof(*g->c));
-	if (g->c == NULL)
-		return -1;
-	live_grid_clear(g);
-	return 0;
-}
-
-void
-live_grid_free(struct live_grid *g)
-{
-	free(g->c);
-	g->c = NULL;
-}
-
-void
-live_grid_clear(struct live_grid *g)
-{
-	for (int i = 0; i < g->w * g->h; i++)
-		g->c[i] = (struct live_cell){ .ch = ' ' };
-}
-
-static void
-put(struct live_grid *g, int y, int x, uint32_t ch, int color, int attr)
-{
-	if (y < 0 || y >= g->h || x < 0 || x >= g->w)
-		return;
-	g->c[y * g->w + x] = (struct live_cell){ .ch = ch,
-	    .color = (uint8_t)color, .attr = (uint8_t)attr };
-}
-
-int
-live_grid_text(struct live_grid *g, int y, int x, int maxw, const char *s,
-    int color, int attr)
-{
-	size_t n = strlen(s);
-	int w = 0;
-
-	while (n > 0 && w < maxw && x + w < g->w) {
-		uint32_t cp;
-		size_t k = scrub_utf8(s, n, &cp);
-
-		if (k == 0 || !scrub_shown(cp) || wcwidth((wchar_t)cp) != 1) {
-			/* wcwidth() is -1 for all but ASCII in the C locale. */
-			if (k == 0 || cp >= 0x80 || !scrub_shown(cp))
-				cp = '?';
-			if (k == 0)
-				k = 1;
-		}
-		put(g, y, x + w, cp, color, attr);
-		w++;
-		s += k;
-		n -= k;
-	}
-	return w;
-}
-
-/* Text right-aligned so that it ends before column end. */
-static void
-text_right(struct live_grid *g, int y, int end, const char *s, int color,
-    int attr)
-{
-	int len = (int)strlen(s);
-
-	live_grid_text(g, y, end - len, len, s, color, attr);
-}
-
-void
-live_grid_row(const struct live_grid *g, int y, char *buf, size_t len)
-{
-	size_t at = 0, keep = 0;
-
-	if (len == 0)
-		return;
-	for (int x = 0; x < g->w && y >= 0 && y < g->h; x++) {
-		uint32_t cp = g->c[y * g->w + x].ch;
-		char u[4];
-		size_t k;
-
-		if (cp < 0x80) {
-			u[0] = (char)cp;
-			k = 1;
-		} else if (cp < 0x800) {
-			u[0] = (char)(0xc0 | cp >> 6);
-			u[1] = (char)(0x80 | (cp & 0x3f));
-			k = 2;
-		} else if (cp < 0x10000) {
-			u[0] = (char)(0xe0 | cp >> 12);
-			u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-			u[2] = (char)(0x80 | (cp & 0x3f));
-			k = 3;
-		} else {
-			u[0] = (char)(0xf0 | cp >> 18);
-			u[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-			u[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-			u[3] = (char)(0x80 | (cp & 0x3f));
-			k = 4;
-		}
-		if (at + k >= len)
-			break;
-		memcpy(buf + at, u, k);
-		at += k;
-		if (cp != ' ')
-			keep = at;
-	}
-	buf[keep] = '\0';
-}
-
 int64_t
 live_scale_top(int64_t max)
 {
@@ -196,8 +84,8 @@ live_scale_label(int64_t v, char *buf, size_t len)
 		    v < 0 ? "-" : "", tenths / 10, tenths % 10, unit[u]);
 }
 
-static void
-bytes_cell(const struct live_view *v, int64_t b, char *buf, size_t len)
+void
+live_bytes_cell(const struct live_view *v, int64_t b, char *buf, size_t len)
 {
 	if (v->exact)
 		snprintf(buf, len, "%" PRId64, b);
@@ -283,9 +171,8 @@ short_name(const char *name)
 	return strncmp(name, "memory/", 7) == 0 ? name + 7 : name;
 }
 
-/* "sql/main" for "thread/sql/main": a background thread's command. */
-static const char *
-thread_name(const char *name)
+const char *
+live_thread_name(const char *name)
 {
 	return strncmp(name, "thread/", 7) == 0 ? name + 7 : name;
 }
@@ -312,13 +199,6 @@ band_color(size_t band)
 }
 
 static void
-fill_row(struct live_grid *g, int y, int color, int attr)
-{
-	for (int x = 0; x < g->w; x++)
-		put(g, y, x, ' ', color, attr);
-}
-
-static void
 draw_header(const struct live_model *m, const struct live_view *v,
     struct live_grid *g, const struct live_column *newest)
 {
@@ -328,13 +208,13 @@ draw_header(const struct live_model *m, const struct live_view *v,
 	int64_t diff;
 	double secs;
 
-	fill_row(g, 0, LIVE_C_TITLE, LIVE_A_REVERSE);
+	live_grid_fill_row(g, 0, LIVE_C_TITLE, LIVE_A_REVERSE);
 	snprintf(line, sizeof(line), " mysqlmemprof  %s  %s", m->server,
 	    m->target);
 	live_grid_text(g, 0, 0, g->w, line, LIVE_C_TITLE, LIVE_A_REVERSE);
 	/* In the title bar, where it is seen first. */
 	if (v->paused)
-		text_right(g, 0, g->w - 1, " [PAUSED]", LIVE_C_TITLE,
+		live_grid_text_right(g, 0, g->w - 1, " [PAUSED]", LIVE_C_TITLE,
 		    LIVE_A_REVERSE | LIVE_A_BOLD);
 	if (m->state == LIVE_WAITING) {
 		live_grid_text(g, 1, 0, g->w, "waiting for a statement to "
@@ -358,7 +238,7 @@ draw_header(const struct live_model *m, const struct live_view *v,
 			snprintf(when + strlen(when), sizeof(when) -
 			    strlen(when), "  !%" PRIu64 " unsampled", m->unseen);
 	}
-	text_right(g, 1, g->w, when, 0, LIVE_A_BOLD);
+	live_grid_text_right(g, 1, g->w, when, 0, LIVE_A_BOLD);
 	/*
 	 * The process's pages (--global on the server's machine), where a
 	 * grain, which runs no statement, leaves the statement's line empty.
@@ -366,14 +246,14 @@ draw_header(const struct live_model *m, const struct live_view *v,
 	if (m->statement[0] == '\0' && newest != NULL &&
 	    newest->has_resident &&
 	    !__builtin_sub_overflow(newest->resident, total, &diff)) {
-		bytes_cell(v, newest->resident, rss, sizeof(rss));
-		bytes_cell(v, diff, gap, sizeof(gap));
+		live_bytes_cell(v, newest->resident, rss, sizeof(rss));
+		live_bytes_cell(v, diff, gap, sizeof(gap));
 		snprintf(line, sizeof(line), "resident %s (the line), not "
 		    "counted %s", rss, gap);
 		text = line;
 	}
 	live_grid_text(g, 1, 0, g->w - (int)strlen(when) - 1, text, 0, 0);
-	bytes_cell(v, total, tot, sizeof(tot));
+	live_bytes_cell(v, total, tot, sizeof(tot));
 	/*
 	 * How close it came to MySQL's connection_memory_limit, before our
 	 * cost, which a narrow terminal may cut.
@@ -381,7 +261,7 @@ draw_header(const struct live_model *m, const struct live_view *v,
 	if (m->limit_bytes > 0) {
 		char limit[32];
 
-		bytes_cell(v, m->limit_bytes, limit, sizeof(limit));
+		live_bytes_cell(v, m->limit_bytes, limit, sizeof(limit));
 		snprintf(line, sizeof(line), "every %" PRIu64 " ms  samples %"
 		    PRIu64 "  skipped %" PRIu64 "  total %s  limit %s (most "
 		    "%.0f%%)  our cost %.2f ms/sample", m->interval_ms, m->taken,
@@ -442,7 +322,7 @@ draw_resident(const struct live_view *v, struct live_grid *g,
 		at = 1;
 	if (at > h)
 		at = h;
-	put(g, top_y + h - at, x, v->ascii ? '-' : 0x2500, LIVE_C_AXIS,
+	live_grid_put(g, top_y + h - at, x, v->ascii ? '-' : 0x2500, LIVE_C_AXIS,
 	    LIVE_A_BOLD);
 }
 
@@ -470,14 +350,14 @@ draw_chart(const struct live_model *m, const struct live_view *v,
 	}
 	top = live_scale_top(max);
 	for (int r = 0; r < h; r++)
-		put(g, top_y + r, LABEL_W - 1, v->ascii ? '|' : 0x2502,
+		live_grid_put(g, top_y + r, LABEL_W - 1, v->ascii ? '|' : 0x2502,
 		    LIVE_C_AXIS, 0);
 	/* Labels at the top, the middle and the bottom of the scale. */
 	live_scale_label(top, label, sizeof(label));
-	text_right(g, top_y, LABEL_W - 1, label, LIVE_C_AXIS, 0);
+	live_grid_text_right(g, top_y, LABEL_W - 1, label, LIVE_C_AXIS, 0);
 	live_scale_label(top / 2, label, sizeof(label));
-	text_right(g, top_y + h / 2, LABEL_W - 1, label, LIVE_C_AXIS, 0);
-	text_right(g, top_y + h - 1, LABEL_W - 1, "0 B", LIVE_C_AXIS, 0);
+	live_grid_text_right(g, top_y + h / 2, LABEL_W - 1, label, LIVE_C_AXIS, 0);
+	live_grid_text_right(g, top_y + h - 1, LABEL_W - 1, "0 B", LIVE_C_AXIS, 0);
 
 	for (int j = 0; j < w; j++) {
 		const struct live_column *c;
@@ -508,19 +388,19 @@ draw_chart(const struct live_model *m, const struct live_view *v,
 			if (upto > h)
 				upto = h;
 			for (; below < upto; below++)
-				put(g, top_y + h - 1 - below, LABEL_W + j,
+				live_grid_put(g, top_y + h - 1 - below, LABEL_W + j,
 				    b < n_rows ? band_glyph(v, b) : other_glyph(v),
 				    band_color(b < n_rows ? b : SIZE_MAX), 0);
 		}
 		draw_resident(v, g, c, top, top_y, h, LABEL_W + j);
 		if (peak)
-			put(g, top_y + h, LABEL_W + j, '^', LIVE_C_PEAK,
+			live_grid_put(g, top_y + h, LABEL_W + j, '^', LIVE_C_PEAK,
 			    LIVE_A_BOLD);
 		else if (unseen)
-			put(g, top_y + h, LABEL_W + j, '!', LIVE_C_STATEMENT,
+			live_grid_put(g, top_y + h, LABEL_W + j, '!', LIVE_C_STATEMENT,
 			    LIVE_A_BOLD);
 		else if (stmt)
-			put(g, top_y + h, LABEL_W + j, '*', LIVE_C_STATEMENT,
+			live_grid_put(g, top_y + h, LABEL_W + j, '*', LIVE_C_STATEMENT,
 			    LIVE_A_BOLD);
 	}
 	live_grid_text(g, top_y + h, 0, LABEL_W - 1, "^pk *stmt",
@@ -556,7 +436,7 @@ draw_time_axis(const struct live_model *m, const struct live_view *v,
 		live_grid_text(g, y, x, len, label, LIVE_C_AXIS, 0);
 		/* A tick, unless a mark is there. */
 		if (g->c[(y - 1) * g->w + LABEL_W + j].ch == ' ')
-			put(g, y - 1, LABEL_W + j, v->ascii ? '\'' : 0x2575,
+			live_grid_put(g, y - 1, LABEL_W + j, v->ascii ? '\'' : 0x2575,
 			    LIVE_C_AXIS, 0);
 		free_from = x + len;
 	}
@@ -595,7 +475,7 @@ draw_table(const struct live_model *m, const struct live_view *v,
 	for (int k = 0; k < 5; k++) {
 		bool sorted = sorts[k] == (int)v->sort;
 
-		text_right(g, y, ends[k], heads[k], LIVE_C_AXIS,
+		live_grid_text_right(g, y, ends[k], heads[k], LIVE_C_AXIS,
 		    LIVE_A_BOLD | (sorted ? LIVE_A_REVERSE : 0));
 	}
 	for (size_t r = 0; r <= n_rows && c != NULL; r++) {
@@ -611,41 +491,41 @@ draw_table(const struct live_model *m, const struct live_view *v,
 			b = e->bytes;
 			kept += b;
 			if (rows[r].peaked)
-				put(g, ry, 0, '^', LIVE_C_PEAK, LIVE_A_BOLD);
-			put(g, ry, 1, band_glyph(v, r), band_color(r), 0);
-			put(g, ry, 2, band_glyph(v, r), band_color(r), 0);
+				live_grid_put(g, ry, 0, '^', LIVE_C_PEAK, LIVE_A_BOLD);
+			live_grid_put(g, ry, 1, band_glyph(v, r), band_color(r), 0);
+			live_grid_put(g, ry, 2, band_glyph(v, r), band_color(r), 0);
 			/* Long names keep their end, which tells them apart. */
 			if ((int)strlen(name) > name_w && name_w > 1) {
 				name += strlen(name) - (size_t)(name_w - 1);
-				put(g, ry, 4, v->ascii ? '~' : 0x2026, 0, 0);
+				live_grid_put(g, ry, 4, v->ascii ? '~' : 0x2026, 0, 0);
 				live_grid_text(g, ry, 5, name_w - 1, name, 0, 0);
 			} else
 				live_grid_text(g, ry, 4, name_w, name, 0, 0);
 			if (rows[r].has_change) {
-				bytes_cell(v, (int64_t)rows[r].change, cell,
+				live_bytes_cell(v, (int64_t)rows[r].change, cell,
 				    sizeof(cell));
 				strcat(cell, "/s");
-				text_right(g, ry, ends[1], cell, 0, 0);
+				live_grid_text_right(g, ry, ends[1], cell, 0, 0);
 			}
-			bytes_cell(v, e->high, cell, sizeof(cell));
-			text_right(g, ry, ends[3], cell, 0, 0);
+			live_bytes_cell(v, e->high, cell, sizeof(cell));
+			live_grid_text_right(g, ry, ends[3], cell, 0, 0);
 			if (c->has_deltas) {
-				bytes_cell(v, (int64_t)e->alloc, cell,
+				live_bytes_cell(v, (int64_t)e->alloc, cell,
 				    sizeof(cell));
-				text_right(g, ry, ends[4], cell, 0, 0);
+				live_grid_text_right(g, ry, ends[4], cell, 0, 0);
 			}
 		} else {
 			b = c->total - kept;
-			put(g, ry, 1, other_glyph(v), LIVE_C_OTHER, 0);
-			put(g, ry, 2, other_glyph(v), LIVE_C_OTHER, 0);
+			live_grid_put(g, ry, 1, other_glyph(v), LIVE_C_OTHER, 0);
+			live_grid_put(g, ry, 2, other_glyph(v), LIVE_C_OTHER, 0);
 			live_grid_text(g, ry, 4, name_w, "other", 0, 0);
 		}
-		bytes_cell(v, b, cell, sizeof(cell));
-		text_right(g, ry, ends[0] - 2, cell, 0, 0);
+		live_bytes_cell(v, b, cell, sizeof(cell));
+		live_grid_text_right(g, ry, ends[0] - 2, cell, 0, 0);
 		if (c->total > 0) {
 			snprintf(cell, sizeof(cell), "%.1f%%",
 			    (double)b * 100.0 / (double)c->total);
-			text_right(g, ry, ends[2], cell, 0, 0);
+			live_grid_text_right(g, ry, ends[2], cell, 0, 0);
 		}
 	}
 }
@@ -676,16 +556,15 @@ draw_help(const struct live_view *v, struct live_grid *g)
 	(void)v;
 	for (int y = 0; y < n + 2; y++)
 		for (int x = 0; x < w; x++)
-			put(g, y0 + y, x0 + x, ' ', LIVE_C_TITLE,
+			live_grid_put(g, y0 + y, x0 + x, ' ', LIVE_C_TITLE,
 			    LIVE_A_REVERSE);
 	for (int i = 0; i < n; i++)
 		live_grid_text(g, y0 + 1 + i, x0 + 2, w - 4, lines[i],
 		    LIVE_C_TITLE, LIVE_A_REVERSE);
 }
 
-/* The screen is smaller than the view needs: one line says so. */
-static bool
-too_small(struct live_grid *g)
+bool
+live_draw_too_small(struct live_grid *g)
 {
 	char line[96];
 
@@ -708,11 +587,11 @@ draw_status(const struct live_model *m, const struct live_view *v,
 	if (m->state == LIVE_ENDED && m->end_note[0] != '\0') {
 		int keys;
 
-		fill_row(g, y, LIVE_C_PEAK, LIVE_A_REVERSE);
+		live_grid_fill_row(g, y, LIVE_C_PEAK, LIVE_A_REVERSE);
 		/* The keys always show; a long note is cut before them. */
 		keys = snprintf(line, sizeof(line), "  press q to quit%s ",
 		    v->from_list ? ", Esc for the list" : "");
-		text_right(g, y, g->w, line, LIVE_C_PEAK, LIVE_A_REVERSE);
+		live_grid_text_right(g, y, g->w, line, LIVE_C_PEAK, LIVE_A_REVERSE);
 		snprintf(line, sizeof(line), " %s", m->end_note);
 		live_grid_text(g, y, 0, g->w - keys, line, LIVE_C_PEAK,
 		    LIVE_A_REVERSE);
@@ -736,7 +615,7 @@ live_draw(const struct live_model *m, const struct live_view *v,
 	int chart_h;
 
 	live_grid_clear(g);
-	if (too_small(g))
+	if (live_draw_too_small(g))
 		return;
 	if (want > live_max_rows(g->h))
 		want = live_max_rows(g->h);
@@ -759,85 +638,4 @@ live_draw(const struct live_model *m, const struct live_view *v,
 		draw_help(v, g);
 	if (rows != stack_rows)
 		free(rows);
-}
-
-/* --list: the columns, their widths at 80 columns; the statement gets the rest. */
-void
-live_draw_list(const struct live_model *m, const struct live_view *v,
-    struct live_grid *g)
-{
-	static const char *const heads[] = { "thread", "conn", "user", "host",
-	    "command", "time", "state", "memory" };
-	static const int widths[] = { 7, 7, 9, 10, 9, 6, 11, 11 };
-	int n_cols = (int)(sizeof(widths) / sizeof(widths[0]));
-	const struct thread_list *l = &m->threads;
-	int rows = g->h - 3, first = 0, x;
-	char line[512];
-
-	live_grid_clear(g);
-	if (too_small(g))
-		return;
-	fill_row(g, 0, LIVE_C_TITLE, LIVE_A_REVERSE);
-	snprintf(line, sizeof(line), " mysqlmemprof  %s  %zu threads by "
-	    "memory, every %" PRIu64 " ms%s", m->server, l->n, m->interval_ms,
-	    v->paused ? "  [PAUSED]" : "");
-	live_grid_text(g, 0, 0, g->w, line, LIVE_C_TITLE, LIVE_A_REVERSE);
-	x = 2;
-	for (int k = 0; k < n_cols; k++) {
-		live_grid_text(g, 1, x, widths[k] - 1, heads[k], LIVE_C_AXIS,
-		    LIVE_A_BOLD);
-		x += widths[k];
-	}
-	live_grid_text(g, 1, x, g->w - x, "statement", LIVE_C_AXIS,
-	    LIVE_A_BOLD);
-	if (v->selected >= (size_t)rows)
-		first = (int)(v->selected - (size_t)rows + 1);
-	for (int r = 0; r < rows && (size_t)(first + r) < l->n; r++) {
-		const struct thread_info *t = &l->v[first + r];
-		bool sel = (size_t)(first + r) == v->selected;
-		int attr = sel ? LIVE_A_REVERSE : 0, y = 2 + r;
-		char cell[8][64], stmt[256];
-
-		if (sel)
-			fill_row(g, y, 0, attr);
-		snprintf(cell[0], 64, "%" PRIu64, t->thread_id);
-		if (t->has_connection)
-			snprintf(cell[1], 64, "%" PRIu64, t->connection_id);
-		else
-			snprintf(cell[1], 64, "-");
-		snprintf(cell[2], 64, "%s", t->user ? t->user : "-");
-		snprintf(cell[3], 64, "%s", t->host ? t->host : "-");
-		snprintf(cell[4], 64, "%s", t->command ? t->command :
-		    (t->name ? thread_name(t->name) : "-"));
-		if (t->has_time)
-			snprintf(cell[5], 64, "%" PRId64, t->time_s);
-		else
-			snprintf(cell[5], 64, "-");
-		snprintf(cell[6], 64, "%s", t->state ? t->state : "");
-		bytes_cell(v, t->current_bytes, cell[7], 64);
-		/* The cursor shows without colours and in a copy of the screen. */
-		if (sel)
-			put(g, y, 0, '>', 0, attr);
-		x = 2;
-		for (int k = 0; k < n_cols; k++) {
-			if (k == 7)
-				text_right(g, y, x + widths[k] - 1, cell[k], 0,
-				    attr);
-			else
-				live_grid_text(g, y, x, widths[k] - 1, cell[k],
-				    0, attr);
-			x += widths[k];
-		}
-		snprintf(stmt, sizeof(stmt), "%.*s", (int)(t->statement_len <
-		    sizeof(stmt) - 1 ? t->statement_len : sizeof(stmt) - 1),
-		    t->statement ? t->statement : "");
-		for (char *p = stmt; *p != '\0'; p++)
-			if (*p == '\n' || *p == '\t' || *p == '\r')
-				*p = ' ';
-		live_grid_text(g, y, x, g->w - x, stmt, 0, attr);
-	}
-	snprintf(line, sizeof(line), " q quit  Up/Down move  Enter open the "
-	    "thread's live view  p %s  b %s", v->paused ? "resume" : "pause",
-	    v->exact ? "KiB/MiB" : "bytes");
-	live_grid_text(g, g->h - 1, 0, g->w, line, LIVE_C_AXIS, 0);
 }

@@ -11,37 +11,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "live_grid.h"
 #include "live_model.h"
 
 /* The smallest screen drawn; a smaller one gets a line saying so. */
 #define LIVE_MIN_W 80
 #define LIVE_MIN_H 24
-
-/* Colours: 0 is the terminal's; the bands, then the rest. */
-#define LIVE_BANDS 8
-enum live_color {
-	LIVE_C_DEFAULT = 0,
-	LIVE_C_BAND = 1,                   /* 1 .. LIVE_BANDS, cycled */
-	LIVE_C_OTHER = LIVE_C_BAND + LIVE_BANDS,
-	LIVE_C_AXIS,
-	LIVE_C_PEAK,
-	LIVE_C_STATEMENT,
-	LIVE_C_TITLE,
-	LIVE_N_COLORS,
-};
-#define LIVE_A_BOLD 1
-#define LIVE_A_REVERSE 2
-
-struct live_cell {
-	uint32_t ch;
-	uint8_t color;
-	uint8_t attr;
-};
-
-struct live_grid {
-	int w, h;
-	struct live_cell *c; /* w * h, row by row; owned */
-};
 
 /* What the keys change. */
 enum live_sort {
@@ -67,20 +42,6 @@ struct live_view {
 /* The most event rows the table can have at height h. */
 size_t live_max_rows(int h);
 
-int live_grid_init(struct live_grid *g, int w, int h);
-void live_grid_free(struct live_grid *g);
-/* Blanks every cell. */
-void live_grid_clear(struct live_grid *g);
-/*
- * Writes UTF-8 text at (y, x), at most maxw cells; a character that is not
- * one cell wide on a terminal, or that scrub.h refuses, becomes '?'.
- * Returns the cells written.
- */
-int live_grid_text(struct live_grid *g, int y, int x, int maxw,
-    const char *s, int color, int attr);
-/* Row y as UTF-8 (for tests and the README), trailing blanks cut. */
-void live_grid_row(const struct live_grid *g, int y, char *buf, size_t len);
-
 /*
  * The top of the y scale for a largest value max: the smallest 2^k or
  * 3 * 2^k bytes not below it (1 KiB at least), so that halves and
@@ -93,8 +54,16 @@ void live_scale_label(int64_t v, char *buf, size_t len);
 /* The capture screen: header, stackplot, table, status line. */
 void live_draw(const struct live_model *m, const struct live_view *v,
     struct live_grid *g);
-/* The --list screen: the threads by memory, the selected one marked. */
+/* The --list screen (live_draw_list.c): the threads by memory, the selected one marked. */
 void live_draw_list(const struct live_model *m, const struct live_view *v,
     struct live_grid *g);
+
+/* What both screens use: the line that says the terminal is too small
+ * (true when it is), a cell of bytes as the view shows them, and a
+ * background thread's name without "thread/". */
+bool live_draw_too_small(struct live_grid *g);
+void live_bytes_cell(const struct live_view *v, int64_t b, char *buf,
+    size_t len);
+const char *live_thread_name(const char *name);
 
 #endif
