@@ -46,7 +46,7 @@ MHD_SONAME   = $(shell objdump -p $$(pkg-config --variable=libdir libmicrohttpd 
 JANSSON_LIBS = $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 
 # The modules that never see the server: unit-tested on their own.
-CORE = cli cli_apply cli_options cli_usage optfile clock ring topn delta filter sampler \
+CORE = cli cli_check cli_apply cli_options cli_usage optfile clock ring topn delta filter sampler \
        summary units output output_format output_table output_columns \
        clean output_text output_text_summary output_text_list output_csv output_json \
        threads match outname \

@@ -135,6 +135,13 @@ void cli_apply_off(struct cli_parse *ps, const struct cli_row *r);
  */
 void cli_free_field(struct options *o, const struct cli_row *r);
 
+/*
+ * Options that need another, given on the command line without it, and
+ * what the profile formats and --output patterns ask (cli_check.c).
+ * Returns 0, or -1 with ps->err set.
+ */
+int cli_check_needs(struct cli_parse *ps);
+
 /* The handlers of the rows that need one, in cli_apply.c. */
 cli_set_fn cli_set_password;
 cli_set_fn cli_set_ssl_mode;
