@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "capture.h"
-#include "capture_impl.h"
+#include "capture_end.h"
 #include "exitcode.h"
 #include "filter.h"
 #include "finished.h"
@@ -57,7 +57,7 @@ capture_ring_fits(const struct options *o, size_t instruments)
  * query short, when the run ends as a count would, with nothing sampled.
  */
 static int
-failed_start(const struct capture *c, const char *err)
+failed_start(const struct capture_state *c, const char *err)
 {
 	if (c->env->sig->stop)
 		return EXIT_DONE;
@@ -67,7 +67,7 @@ failed_start(const struct capture *c, const char *err)
 
 /* Finds the thread to sample; returns 0 or an exit status. */
 static int
-resolve_target(struct capture *c, uint64_t *thread_id,
+resolve_target(struct capture_state *c, uint64_t *thread_id,
     uint64_t *connection_id)
 {
 	const struct options *o = c->opts;
@@ -96,7 +96,7 @@ resolve_target(struct capture *c, uint64_t *thread_id,
 }
 
 static struct ring *
-make_ring(const struct capture *c)
+make_ring(const struct capture_state *c)
 {
 	size_t events = sampler_max_events(c->opts->top,
 	    c->env->session->instruments);
@@ -115,7 +115,7 @@ make_ring(const struct capture *c)
  * and JSON rows tell captures apart by thread_id and sample.
  */
 static int
-begin_capture(struct capture *c, const struct clock *clk)
+begin_capture(struct capture_state *c, const struct clock *clk)
 {
 	struct outfile *f = c->env->out;
 	const struct stmt_match *m = c->found;
@@ -138,7 +138,7 @@ begin_capture(struct capture *c, const struct clock *clk)
 static int
 answer_dump(void *ctx)
 {
-	struct capture *c = ctx;
+	struct capture_state *c = ctx;
 	size_t n;
 
 	if (!c->env->sig->dump)
@@ -157,7 +157,7 @@ answer_dump(void *ctx)
  * server a noticeable share of a core at this --frequency.
  */
 static void
-note_duty(struct capture *c)
+note_duty(struct capture_state *c)
 {
 	const struct sampler_stats *st = c->stats;
 	double pct;
@@ -180,7 +180,7 @@ note_duty(struct capture *c)
 static int
 sink_sample(void *ctx, const struct sample *s)
 {
-	struct capture *c = ctx;
+	struct capture_state *c = ctx;
 	const struct capture_observer *w = c->env->observer;
 
 	note_duty(c);
@@ -198,7 +198,7 @@ sink_sample(void *ctx, const struct sample *s)
 
 /* Says once a run when samples will have no statement ids, and how to fix it. */
 static void
-check_statements(const struct capture *c)
+check_statements(const struct capture_state *c)
 {
 	struct session *s = c->env->session;
 	char msg[1024];
@@ -224,7 +224,7 @@ check_statements(const struct capture *c)
 
 /* With --trigger-bytes, what is held and how to have it written. */
 static void
-note_trigger(const struct capture *c, const struct sampler_stats *stats)
+note_trigger(const struct capture_state *c, const struct sampler_stats *stats)
 {
 	const struct options *o = c->opts;
 
@@ -247,7 +247,7 @@ note_trigger(const struct capture *c, const struct sampler_stats *stats)
 static void
 statements_off(void *ctx)
 {
-	struct capture *c = ctx;
+	struct capture_state *c = ctx;
 
 	c->env->session->statements = STATEMENTS_OFF;
 	c->env->session->ops->reader_without_statements(c->reader);
@@ -271,7 +271,7 @@ target_grain(const struct options *o, enum pfs_grain *g)
  * "user:app", "host:localhost", "account:app@localhost").
  */
 static int
-check_grain(struct capture *c, enum pfs_grain g)
+check_grain(struct capture_state *c, enum pfs_grain g)
 {
 	const struct options *o = c->opts;
 	struct session *s = c->env->session;
@@ -294,7 +294,7 @@ check_grain(struct capture *c, enum pfs_grain g)
 
 /* "sampling thread 42 (connection 7) every 250 ms on 10.11.6-MariaDB ...". */
 static void
-note_start(const struct capture *c, uint64_t thread_id,
+note_start(const struct capture_state *c, uint64_t thread_id,
     uint64_t connection_id)
 {
 	struct session *s = c->env->session;
@@ -321,7 +321,7 @@ note_start(const struct capture *c, uint64_t thread_id,
  * since the checks before sampling passed.
  */
 static void
-note_partial_instruments(const struct capture *c)
+note_partial_instruments(const struct capture_state *c)
 {
 	struct session *s = c->env->session;
 	char note[1024];
@@ -354,7 +354,7 @@ capture_memory_limits(struct session *s, char *err, size_t errlen)
  * now, before the run, not after it. The first capture starts the file.
  */
 static bool
-statements_file_ok(const struct capture *c)
+statements_file_ok(const struct capture_state *c)
 {
 	char err[1024];
 	FILE *fp;
@@ -372,7 +372,7 @@ statements_file_ok(const struct capture *c)
 
 /* Runs the sampler over the source; the ring and reader are made. */
 static int
-sample(struct capture *c, struct sampler_config *cfg, struct source src,
+run_sampler(struct capture_state *c, struct sampler_config *cfg, struct source src,
     struct ring *ring, const struct clock *clk, uint64_t connection_id)
 {
 	const struct capture_observer *w = c->env->observer;
@@ -418,7 +418,7 @@ capture_run_from(const struct capture_env *env,
 {
 	const struct options *o = env->opts;
 	struct session *s = env->session;
-	struct capture c = {
+	struct capture_state c = {
 		.env = env, .opts = o, .found = found, .number = number,
 		.filter = {
 			.include = o->include_events,
@@ -543,7 +543,7 @@ capture_run_from(const struct capture_env *env,
 	}
 	env->out->out.grain = is_grain ? c.grain : NULL;
 	env->out->out.filtered = filter_active(&c.filter);
-	rc = sample(&c, &cfg, src, ring, &clk, connection_id);
+	rc = run_sampler(&c, &cfg, src, ring, &clk, connection_id);
 	env->out->out.grain = NULL;
 	if (end != NULL)
 		*end = c.follow.end;

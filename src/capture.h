@@ -11,64 +11,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "capture_env.h"
 #include "cli.h"
-#include "clock.h"
-#include "diag.h"
-#include "match.h"
-#include "outfile.h"
-#include "sampler.h"
-#include "session.h"
-#include "signals.h"
-#include "summary.h"
-#include "top_threads.h"
 #include "follow.h"
-
-/* What a capture samples, for an observer. */
-struct capture_target {
-	uint64_t thread_id;     /* 0 for a grain */
-	uint64_t connection_id; /* 0 for a background thread or a grain */
-	const char *grain;      /* "global", "user:NAME", ...; NULL for a thread */
-	const struct stmt_match *found; /* the statement --wait-for found, or NULL */
-	const char *server_version;
-	uint64_t interval_ms;
-	/* MySQL's connection_memory_limit, for a thread; 0: none set or known. */
-	int64_t limit_bytes;
-};
-
-/*
- * Sees a capture as it runs, beside the output: a live view, an exporter.
- * Each callback runs on the sampling thread and may be NULL. sample() sees
- * every sample as soon as it is taken, before --trigger-bytes can hold it
- * back, with the run's counts so far; a non-zero return ends the capture as
- * a failed write does. end() sees the summary before it is written.
- */
-struct capture_observer {
-	void *ctx;
-	void (*begin)(void *ctx, const struct capture_target *t);
-	int (*sample)(void *ctx, const struct sample *s,
-	    const struct sampler_stats *so_far);
-	/* why: the error that ended the capture, as said on stderr; NULL. */
-	void (*end)(void *ctx, const struct summary *sum,
-	    const struct sampler_stats *stats, const char *why);
-};
-
-/* What a capture works with; all of it borrowed from the caller. */
-struct capture_env {
-	const struct options *opts;
-	struct session *session;
-	struct outfile *out;
-	const struct diag *diag;
-	struct signal_flags *sig;
-	const struct capture_observer *observer; /* NULL: none */
-	const struct clock *clk;   /* NULL: the system's; a test's fake clock */
-	/*
-	 * The whole server's top threads, read on the sampling chain beside
-	 * the samples for the observer to copy (top_threads.h); NULL: none.
-	 */
-	struct top_threads *top_threads;
-	/* Where /proc is (procfs.h): NULL for PROCFS_ROOT; a test's tree. */
-	const char *proc;
-};
+#include "match.h"
+#include "session.h"
 
 /*
  * Whether the ring that --window and --top ask for stays within the limit

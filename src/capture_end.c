@@ -5,7 +5,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "capture_impl.h"
+#include "capture_end.h"
 #include "exitcode.h"
 #include "runstats.h"
 #include "summary.h"
@@ -23,14 +23,14 @@ capture_duty_pct(const struct sampler_stats *st, uint64_t frequency_ms)
 }
 
 int64_t
-capture_limit_of(const struct capture *c)
+capture_limit_of(const struct capture_state *c)
 {
 	return c->grain[0] == '\0' ? c->limit_bytes : 0;
 }
 
 /* Says why a capture of --wait-for ended. */
 static void
-note_capture_end(const struct capture *c, const struct sampler_stats *stats)
+note_capture_end(const struct capture_state *c, const struct sampler_stats *stats)
 {
 	const char *why;
 	char held[128];
@@ -87,7 +87,7 @@ lowest_event(const struct summary *sum)
  * total is read once here, at the end, never per sample.
  */
 static void
-note_run(const struct capture *c, const struct summary *sum,
+note_run(const struct capture_state *c, const struct summary *sum,
     const struct sampler_stats *stats)
 {
 	const struct diag *d = c->env->diag;
@@ -154,7 +154,7 @@ note_run(const struct capture *c, const struct summary *sum,
  * Returns 0, or -1 having said why.
  */
 static int
-write_statements(const struct capture *c, const struct summary *sum)
+write_statements(const struct capture_state *c, const struct summary *sum)
 {
 	if (c->opts->statements_file == NULL)
 		return 0;
@@ -164,7 +164,7 @@ write_statements(const struct capture *c, const struct summary *sum)
 
 /* What the sampler's end means for the exit status, said on stderr. */
 int
-capture_finish(struct capture *c, struct ring *ring, const struct sampler_stats *stats,
+capture_finish(struct capture_state *c, struct ring *ring, const struct sampler_stats *stats,
     uint64_t thread_id, const char *err)
 {
 	const struct options *o = c->opts;

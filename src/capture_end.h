@@ -1,23 +1,21 @@
 /*
- * What the files of one capture share (capture.c, which sets it up and
- * runs the sampler, and capture_end.c, which ends it): its state, the
- * context of the callbacks the sampler calls, and the few calls between
- * them.
+ * The end of one capture (capture_end.c), and the state of the capture it
+ * reads, which capture.c sets up and hands the sampler's callbacks.
  */
-#ifndef MYSQLMEMPROF_CAPTURE_IMPL_H
-#define MYSQLMEMPROF_CAPTURE_IMPL_H
+#ifndef MYSQLMEMPROF_CAPTURE_END_H
+#define MYSQLMEMPROF_CAPTURE_END_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "capture.h"
+#include "capture_env.h"
 #include "filter.h"
 #include "follow.h"
 #include "recorder.h"
 #include "ring.h"
 #include "sampler.h"
 
-struct capture {
+struct capture_state {
 	const struct capture_env *env;
 	struct pfs_reader *reader;
 	const struct options *opts;
@@ -39,12 +37,12 @@ struct capture {
  */
 double capture_duty_pct(const struct sampler_stats *st, uint64_t frequency_ms);
 /* connection_memory_limit, which applies to a thread, not a grain; 0: none. */
-int64_t capture_limit_of(const struct capture *c);
+int64_t capture_limit_of(const struct capture_state *c);
 /*
  * What the sampler's end means for the exit status, said on stderr; the
  * summary built from the ring and written (capture_end.c).
  */
-int capture_finish(struct capture *c, struct ring *ring,
+int capture_finish(struct capture_state *c, struct ring *ring,
     const struct sampler_stats *stats, uint64_t thread_id, const char *err);
 
 #endif
