@@ -205,8 +205,7 @@ enum pfs_status pfs_find_statements(struct conn *c,
 /*
  * The top-level statements that ended past f->min_bytes, by their own
  * peak, on the sessions (not own_thread) whose peak passed it, matching
- * f's time, pattern, user and database: each ended, by thread then
- * EVENT_ID, into *out (the caller's). Only where the server kind keeps
+ * f's time, pattern, user and database: each ended, in no order, into *out (the caller's). Only where the server kind keeps
  * statements' peaks (MySQL 8.0.31+); elsewhere nothing is asked and
  * out->peaks is false.
  */

@@ -388,7 +388,8 @@ pfs_sql_thread_statement(char *buf, size_t size, uint64_t thread_id)
  * keeps in events_statements_history once it ends, shows it. The history
  * is keyed by (THREAD_ID, EVENT_ID): joined from threads, only the
  * sessions whose peak passed the size are read, a few rows each. The
- * caller keeps the EVENT_IDs it has seen.
+ * caller keeps the EVENT_IDs it has seen, and sorts (the server's sort
+ * cost more than the rows: doc/queries.md).
  */
 int
 pfs_sql_finished_over(char *buf, size_t size, bool seconds, bool pattern,
@@ -404,8 +405,7 @@ pfs_sql_finished_over(char *buf, size_t size, bool seconds, bool pattern,
 	    "WHERE t.TYPE = 'FOREGROUND' AND t.INSTRUMENTED = 'YES' AND "
 	    "t.THREAD_ID <> ? AND t.MAX_TOTAL_MEMORY >= ? AND "
 	    "h.NESTING_EVENT_LEVEL = 0 AND h.END_EVENT_ID IS NOT NULL AND "
-	    "h.MAX_TOTAL_MEMORY >= ?%s%s%s%s "
-	    "ORDER BY t.THREAD_ID, h.EVENT_ID",
+	    "h.MAX_TOTAL_MEMORY >= ?%s%s%s%s",
 	    seconds ? " AND h.TIMER_WAIT >= ? * 1000000000000" : "",
 	    pattern ? " AND h.SQL_TEXT LIKE ?" : "",
 	    user ? " AND t.PROCESSLIST_USER = ?" : "",
