@@ -82,6 +82,14 @@ struct session_ops {
 	    size_t errlen);
 	enum pfs_status (*thread_statement)(struct conn *c, uint64_t thread_id,
 	    bool *running, struct stmt_match *now, char *err, size_t errlen);
+	/*
+	 * pfs_finished_over(): the statements that ended past a size, by
+	 * their own peak, where the server's kind keeps it (out->peaks).
+	 */
+	enum pfs_status (*finished_over)(struct conn *c,
+	    const struct server_kind *kind, const struct match_filter *f,
+	    uint64_t own_thread, struct match_list *out, char *err,
+	    size_t errlen);
 	/* pfs_threads_memory(), for the history kept while waiting; may be NULL. */
 	enum pfs_status (*threads_memory)(struct conn *c, const uint64_t *ids,
 	    size_t n, bool statements, pfs_thread_memory_fn fn, void *ctx,

@@ -145,6 +145,26 @@ note_between_looks(const struct diag *d, const struct options *o,
 	    size, peak, now);
 }
 
+/*
+ * The statement had ended past --bigger-than, seen by its own peak: its
+ * session's peak was past the size already, so it could not rise.
+ */
+static void
+note_ended(const struct diag *d, const struct options *o,
+    const struct stmt_match *m)
+{
+	char size[32], peak[32], now[32];
+
+	units_bytes((int64_t)o->bigger_than_bytes, size, sizeof(size));
+	units_bytes(m->peak_bytes, peak, sizeof(peak));
+	units_bytes(m->current_bytes, now, sizeof(now));
+	diag_note(d, "crossed %s between looks, peak %s: the statement's own "
+	    "peak, as the server kept it when it ended (events_statements_"
+	    "history.MAX_TOTAL_MEMORY, event %" PRIu64 "); its session's "
+	    "peak was past the size already; the connection holds %s now",
+	    size, peak, m->event_id, now);
+}
+
 /* ", 45% of connection_memory_limit 64.0 MiB", or "" without a limit. */
 static void
 of_limit(const struct session *s, int64_t bytes, char *buf, size_t size)
@@ -168,6 +188,18 @@ note_found(const struct capture_env *env, const struct stmt_match *m)
 
 	units_bytes(m->current_bytes, held, sizeof(held));
 	of_limit(env->session, m->current_bytes, limit, sizeof(limit));
+	if (m->ended) {
+		units_bytes(m->peak_bytes, held, sizeof(held));
+		of_limit(env->session, m->peak_bytes, limit, sizeof(limit));
+		diag_note(d, "found connection %" PRIu64 " (thread %" PRIu64
+		    ", user %s): a statement that ended before this look, "
+		    "after %" PRId64 ".%03" PRId64 " s, peak %s%s: %.100s",
+		    m->connection_id, m->thread_id, m->user,
+		    m->duration_ms / 1000, m->duration_ms % 1000, held, limit,
+		    m->text);
+		note_ended(d, env->opts, m);
+		return;
+	}
 	if (m->idle)
 		diag_note(d, "found connection %" PRIu64 " (thread %" PRIu64
 		    ", user %s) idle for %" PRId64 " s, holding %s%s: it runs "
@@ -250,7 +282,9 @@ wait_with(const struct capture_env *env, struct look *w)
 		    m.thread_id) != 0)
 			return EXIT_RUNTIME;
 		before = NULL;
-		n_before = h != NULL ? readings_before(h, &m, &before) : 0;
+		/* The history's readings are of what runs now, not of it. */
+		n_before = h != NULL && !m.ended ? readings_before(h, &m,
+		    &before) : 0;
 		if (n_before > 0)
 			diag_note(d, "the capture begins with %zu reading%s "
 			    "taken while waiting, the first %.1f s before it "

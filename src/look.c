@@ -29,8 +29,13 @@ name_match(char *buf, size_t size, const struct stmt_match *m)
 	size_t len = strlen(buf);
 	char bytes[32];
 
-	units_bytes(m->current_bytes, bytes, sizeof(bytes));
-	if (len < size && m->idle)
+	units_bytes(m->ended ? m->peak_bytes : m->current_bytes, bytes,
+	    sizeof(bytes));
+	if (len < size && m->ended)
+		snprintf(buf + len, size - len, "connection %" PRIu64 " (peak "
+		    "%s, ended): %.*s%s", m->connection_id, bytes, NAMED_TEXT,
+		    m->text, strlen(m->text) > NAMED_TEXT ? "..." : "");
+	else if (len < size && m->idle)
 		snprintf(buf + len, size - len, "connection %" PRIu64 " (%s): "
 		    "idle", m->connection_id, bytes);
 	else if (len < size)
@@ -271,6 +276,163 @@ note_no_peaks(struct look *w, const struct match_list *l)
 	    "shorter --poll sees more");
 }
 
+/* Whether a session's peak at this look reached the size. */
+static bool
+past_size(const struct look *w)
+{
+	for (size_t i = 0; i < w->n_peaks; i++)
+		if (w->peaks[i].peak_bytes >= w->filter.min_bytes)
+			return true;
+	return false;
+}
+
+/* The newest ended statement of a session accounted for; 0: none. */
+static uint64_t
+end_before(const struct look *w, uint64_t thread_id)
+{
+	size_t lo = 0, hi = w->n_ends;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (w->ends[mid].thread_id == thread_id)
+			return w->ends[mid].event_id;
+		if (w->ends[mid].thread_id < thread_id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+static int
+by_thread_event(const void *a, const void *b)
+{
+	const struct stmt_match *x = a, *y = b;
+
+	if (x->thread_id != y->thread_id)
+		return x->thread_id < y->thread_id ? -1 : 1;
+	return x->event_id < y->event_id ? -1 : x->event_id > y->event_id;
+}
+
+/*
+ * A statement of m's session that runs now was taken for the rise of the
+ * session's peak; m, ended since the last look with a peak as high,
+ * is what rose it: the running one is taken out of l.
+ */
+static void
+drop_explained(struct match_list *l, const struct stmt_match *m)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < l->n; i++)
+		if (!(l->v[i].thread_id == m->thread_id && !l->v[i].ended &&
+		    l->v[i].between_looks && l->v[i].peak_bytes <=
+		    m->peak_bytes))
+			l->v[kept++] = l->v[i];
+	l->n = kept;
+}
+
+/* Says once what goes unseen where the server keeps no statement's peak. */
+static void
+note_no_statement_peaks(struct look *w)
+{
+	w->ends_off = true;
+	tell(w, "a session whose peak is past the size already cannot show "
+	    "another crossing (its peak only rises), and this server keeps "
+	    "no statement's own peak (MySQL 8.0.31 and later keep it): "
+	    "another statement of such a session past the size is found "
+	    "only if it holds the size at a look; a shorter --poll sees more");
+}
+
+/*
+ * Adds to l, ended, the statements that ended past the size since the
+ * last look on sessions whose peak was past it, and keeps what it saw.
+ * Asked only when a session's peak is past the size (else none can be).
+ */
+static enum pfs_status
+look_ended(struct look *w, struct match_list *l, char *err, size_t errlen)
+{
+	struct session *s = w->session;
+	struct match_list e;
+	struct look_end *ends = NULL;
+	size_t n = 0;
+	enum pfs_status ps;
+
+	if (w->ends_off || s->ops->finished_over == NULL)
+		return PFS_OK;
+	if (!past_size(w)) {
+		/* No session has any such statement: all are accounted for. */
+		free(w->ends);
+		w->ends = NULL;
+		w->n_ends = 0;
+		w->ends_known = true;
+		w->learn_thread = 0;
+		return PFS_OK;
+	}
+	ps = s->ops->finished_over(s->conn, &s->kind, &w->filter,
+	    s->own_thread, &e, err, errlen);
+	if (ps != PFS_OK) {
+		w->ends_known = false;
+		return ps;
+	}
+	if (!e.peaks) {
+		note_no_statement_peaks(w);
+		return PFS_OK;
+	}
+	if (e.n > 1)
+		qsort(e.v, e.n, sizeof(*e.v), by_thread_event);
+	if (e.n > 0 && (ends = malloc(e.n * sizeof(*ends))) == NULL)
+		goto oom;
+	for (size_t i = 0; i < e.n; i++) {
+		const struct stmt_match *m = &e.v[i];
+		bool learn = !w->ends_known || m->thread_id == w->learn_thread;
+		uint64_t before = end_before(w, m->thread_id);
+
+		if (n == 0 || ends[n - 1].thread_id != m->thread_id)
+			ends[n++] = (struct look_end){ m->thread_id,
+			    learn ? 0 : before };
+		if (learn) {
+			if (m->event_id > ends[n - 1].event_id)
+				ends[n - 1].event_id = m->event_id;
+			continue;
+		}
+		if (m->event_id <= before)
+			continue;
+		drop_explained(l, m);
+		e.v[i].between_looks = true;
+		if (match_list_add(l, m) != 0)
+			goto oom;
+	}
+	free(w->ends);
+	w->ends = ends;
+	w->n_ends = n;
+	w->ends_known = true;
+	w->learn_thread = 0;
+	match_list_free(&e);
+	return PFS_OK;
+oom:
+	free(ends);
+	match_list_free(&e);
+	w->ends_known = false;
+	snprintf(err, errlen, "out of memory keeping the ended statements");
+	return PFS_ERROR;
+}
+
+/* m is taken: look_ended() gives the statements of its session after it. */
+static void
+taken(struct look *w, const struct stmt_match *m)
+{
+	if (!m->ended) {
+		w->learn_thread = m->thread_id;
+		return;
+	}
+	for (size_t i = 0; i < w->n_ends; i++)
+		if (w->ends[i].thread_id == m->thread_id &&
+		    w->ends[i].event_id < m->event_id)
+			w->ends[i].event_id = m->event_id;
+}
+
 /*
  * One look. With a history or a size, the server is asked for every
  * candidate (no time nor size), and the thresholds are applied here; with
@@ -330,6 +492,11 @@ look(struct look *w, struct match_list *l, char *err, size_t errlen)
 		l->v[kept++] = *m;
 	}
 	l->n = kept;
+	if (w->filter.min_bytes > 0 && w->peaks_valid &&
+	    (ps = look_ended(w, l, err, errlen)) != PFS_OK) {
+		match_list_free(l);
+		return ps;
+	}
 	return PFS_OK;
 }
 
@@ -354,12 +521,16 @@ look_find(struct look *w, struct stmt_match *m, char *err, size_t errlen)
 		if (clk->sleep_until(clk->ctx, due) == EINTR)
 			continue; /* a signal: look at *stop, then sleep again */
 		enum pfs_status ps = look(w, &l, err, errlen);
-		if (ps == PFS_LOST)
+		if (ps == PFS_LOST) {
+			/* Maybe another run of the server: its ids start again. */
+			w->ends_known = false;
 			return LOOK_LOST;
+		}
 		if (ps != PFS_OK)
 			return LOOK_ERROR;
 		if ((i = match_choose(&l, &w->seen)) >= 0) {
 			*m = l.v[i];
+			taken(w, m);
 			tell_others(w, &l, i);
 			match_list_free(&l);
 			return LOOK_FOUND;
@@ -383,4 +554,7 @@ look_done(struct look *w)
 	free(w->peaks);
 	w->peaks = NULL;
 	w->n_peaks = w->cap_peaks = 0;
+	free(w->ends);
+	w->ends = NULL;
+	w->n_ends = 0;
 }

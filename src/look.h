@@ -43,6 +43,24 @@ struct look {
 	size_t n_peaks, cap_peaks;
 	bool peaks_valid;          /* the last look of this wait read them */
 	bool peaks_noted;          /* a note said peaks cannot be had */
+	/*
+	 * With min_bytes, where the server keeps each statement's peak: for
+	 * each session with ended statements past min_bytes, the newest
+	 * EVENT_ID of them accounted for, by thread (owned). A newer one is
+	 * a match, ended. Until ends_known, a look only learns them; so does
+	 * the look after a capture for the thread captured (learn_thread).
+	 */
+	struct look_end *ends;
+	size_t n_ends;
+	bool ends_known;
+	bool ends_off;             /* the server keeps no statement's peak */
+	uint64_t learn_thread;     /* 0: none */
+};
+
+/* A session's ended statements past the size, accounted for up to event_id. */
+struct look_end {
+	uint64_t thread_id;
+	uint64_t event_id;
 };
 
 /* A session's peak at a look. */
@@ -66,8 +84,11 @@ enum look_status {
  * holds the most memory, and a note names the others. A running
  * statement whose session's peak rose to min_bytes or more since the last
  * look matches too, with m->between_looks; the first look of each call
- * only learns the peaks. With filter.idle_bytes, a connection that runs
- * no statement and holds that much matches too, with m->idle.
+ * only learns the peaks. So does a statement that ended past min_bytes,
+ * by its own peak, on a session whose peak was past it (m->ended), where
+ * the server keeps that peak; the first look of all only learns them.
+ * With filter.idle_bytes, a connection that runs no statement and holds
+ * that much matches too, with m->idle.
  */
 enum look_status look_find(struct look *w, struct stmt_match *m,
     char *err, size_t errlen);

@@ -37,7 +37,7 @@ match_same(const struct stmt_match *a, const struct stmt_match *b)
 	int64_t d = a->start_s - b->start_s;
 
 	return a->thread_id == b->thread_id && a->completed == b->completed &&
-	    strcmp(a->digest, b->digest) == 0 && d >= -1 && d <= 1;
+	    a->event_id == b->event_id && strcmp(a->digest, b->digest) == 0 && d >= -1 && d <= 1;
 }
 
 bool
@@ -65,6 +65,10 @@ match_seen_add(struct match_seen *s, const struct stmt_match *m)
 static bool
 better(const struct stmt_match *a, const struct stmt_match *b)
 {
+	if (a->ended != b->ended)
+		return !a->ended;
+	if (a->ended && a->peak_bytes != b->peak_bytes)
+		return a->peak_bytes > b->peak_bytes;
 	if (a->current_bytes != b->current_bytes)
 		return a->current_bytes > b->current_bytes;
 	if (a->time_s != b->time_s)

@@ -40,6 +40,16 @@ struct stmt_match {
 	 * size: a connection found holding memory while idle.
 	 */
 	bool idle;
+	/*
+	 * A statement that had ended when a look found it past the size
+	 * (MySQL 8.0.31+'s events_statements_history): peak_bytes is its own
+	 * peak, as the server kept it, event_id its EVENT_ID, duration_ms how
+	 * long it ran (time_s in whole seconds), current_bytes what its
+	 * connection holds now; start_s and completed are 0.
+	 */
+	bool ended;
+	uint64_t event_id;
+	int64_t duration_ms;
 };
 
 struct match_list {
@@ -66,7 +76,8 @@ struct match_seen {
  * no statement ended in between and, since PROCESSLIST_TIME counts whole
  * seconds, starts at most 1 s apart. (The count of ended statements tells
  * apart two runs of one text within a second, when the statement
- * instruments are on, as they are by default.)
+ * instruments are on, as they are by default.) Ended statements are told
+ * apart by their EVENT_ID.
  */
 bool match_same(const struct stmt_match *a, const struct stmt_match *b);
 bool match_seen_has(const struct match_seen *s, const struct stmt_match *m);
@@ -74,7 +85,9 @@ void match_seen_add(struct match_seen *s, const struct stmt_match *m);
 
 /*
  * The match to capture: the one not yet captured with the most current
- * bytes (then the longest running, then the lowest thread id); -1 if none.
+ * bytes (then the longest running, then the lowest thread id), a running
+ * one before one that ended (the latter, with the largest peak, is still
+ * there at the next look); -1 if none.
  */
 ptrdiff_t match_choose(const struct match_list *l,
     const struct match_seen *seen);

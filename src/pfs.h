@@ -204,6 +204,17 @@ enum pfs_status pfs_find_statements(struct conn *c,
     uint64_t own_thread, struct match_list *out, char *err, size_t errlen);
 
 /*
+ * The top-level statements that ended past f->min_bytes, by their own
+ * peak, on the sessions (not own_thread) whose peak passed it, matching
+ * f's time, pattern, user and database: each ended, in no order, into *out (the caller's). Only where the server kind keeps
+ * statements' peaks (MySQL 8.0.31+); elsewhere nothing is asked and
+ * out->peaks is false.
+ */
+enum pfs_status pfs_finished_over(struct conn *c,
+    const struct server_kind *k, const struct match_filter *f,
+    uint64_t own_thread, struct match_list *out, char *err, size_t errlen);
+
+/*
  * One thread's memory rows and top-level statement, as
  * pfs_threads_memory() read them; events is the caller's until it returns.
  * A non-zero return stops the calls.

@@ -146,6 +146,97 @@ pfs_find_statements(struct conn *c, const struct server_kind *k,
 	return PFS_OK;
 }
 
+/* The columns of pfs_sql_finished_over(). */
+enum {
+	FO_THREAD, FO_CONNECTION, FO_EVENT_ID, FO_TIMER_WAIT, FO_PEAK,
+	FO_BYTES, FO_DIGEST, FO_USER, FO_DB, FO_TEXT, FO_NCOLS
+};
+
+struct over_ctx {
+	struct match_list *l;
+	int failed; /* 1: a bad value, 2: out of memory */
+};
+
+static int
+over_row(void *ctx, unsigned ncols, char **v, const unsigned long *len)
+{
+	struct over_ctx *oc = ctx;
+	struct stmt_match m = { .ended = true };
+	uint64_t wait_ps = 0;
+
+	if (ncols < FO_NCOLS || pfs_column_u64(v[FO_THREAD], &m.thread_id) != 0 ||
+	    pfs_column_u64(v[FO_CONNECTION], &m.connection_id) != 0 ||
+	    pfs_column_u64(v[FO_EVENT_ID], &m.event_id) != 0 ||
+	    (v[FO_TIMER_WAIT] != NULL &&
+	    pfs_column_u64(v[FO_TIMER_WAIT], &wait_ps) != 0) ||
+	    pfs_column_i64(v[FO_PEAK], &m.peak_bytes) != 0 ||
+	    pfs_column_i64(v[FO_BYTES], &m.current_bytes) != 0)
+		return oc->failed = 1, -1;
+	/* TIMER_WAIT is in picoseconds; NULL when the statement was not timed. */
+	m.duration_ms = (int64_t)(wait_ps / 1000000000u);
+	m.time_s = m.duration_ms / 1000;
+	pfs_copy_column(m.digest, sizeof(m.digest), v[FO_DIGEST], len[FO_DIGEST]);
+	pfs_copy_column(m.user, sizeof(m.user), v[FO_USER], len[FO_USER]);
+	pfs_copy_column(m.db, sizeof(m.db), v[FO_DB], len[FO_DB]);
+	pfs_copy_column(m.text, sizeof(m.text), v[FO_TEXT], len[FO_TEXT]);
+	for (size_t i = 0; v[FO_TEXT] != NULL && i < len[FO_TEXT] &&
+	    i + 1 < sizeof(m.text); i++)
+		if (m.text[i] == '\0')
+			m.text[i] = '?';
+	if (match_list_add(oc->l, &m) != 0)
+		return oc->failed = 2, -1;
+	return 0;
+}
+
+enum pfs_status
+pfs_finished_over(struct conn *c, const struct server_kind *k,
+    const struct match_filter *f, uint64_t own_thread,
+    struct match_list *out, char *err, size_t errlen)
+{
+	struct conn_param p[7];
+	struct over_ctx oc = { .l = out };
+	char sql[1536];
+	unsigned n = 0;
+	enum conn_status st;
+
+	memset(out, 0, sizeof(*out));
+	if (!pfs_sql_keeps_statement_peaks(k) || f->min_bytes <= 0)
+		return PFS_OK;
+	out->peaks = true;
+	if (pfs_sql_finished_over(sql, sizeof(sql), f->min_time_s > 0,
+	    f->pattern != NULL, f->user != NULL, f->db != NULL) != 0) {
+		snprintf(err, errlen, "looking for ended statements: the query "
+		    "does not fit");
+		return PFS_ERROR;
+	}
+	p[n++] = (struct conn_param){ .i = (int64_t)own_thread };
+	p[n++] = (struct conn_param){ .i = f->min_bytes };
+	p[n++] = (struct conn_param){ .i = f->min_bytes };
+	if (f->min_time_s > 0)
+		p[n++] = (struct conn_param){ .i = f->min_time_s };
+	if (f->pattern != NULL)
+		p[n++] = (struct conn_param){ .s = f->pattern };
+	if (f->user != NULL)
+		p[n++] = (struct conn_param){ .s = f->user };
+	if (f->db != NULL)
+		p[n++] = (struct conn_param){ .s = f->db };
+	st = conn_query_params(c, sql, p, n, over_row, &oc, NULL, err, errlen);
+	if (st != CONN_OK) {
+		match_list_free(out);
+		if (oc.failed == 2)
+			snprintf(err, errlen, "out of memory looking for ended "
+			    "statements");
+		else if (oc.failed == 1)
+			snprintf(err, errlen, "unexpected value in "
+			    "events_statements_history; worth a bug report "
+			    "with the server's version");
+		return oc.failed ? PFS_ERROR : pfs_query_failed(st,
+		    "looking for ended statements", err, err, errlen);
+	}
+	out->peaks = true;
+	return PFS_OK;
+}
+
 struct state_ctx {
 	int rows;
 	bool running;

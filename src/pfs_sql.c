@@ -389,6 +389,36 @@ pfs_sql_thread_statement(char *buf, size_t size, uint64_t thread_id)
 }
 
 /*
+ * A spike past the size in a session whose peak passed it already leaves
+ * that peak as it was: the statement's own peak, which MySQL 8.0.31+
+ * keeps in events_statements_history once it ends, shows it. The history
+ * is keyed by (THREAD_ID, EVENT_ID): joined from threads, only the
+ * sessions whose peak passed the size are read, a few rows each. The
+ * caller keeps the EVENT_IDs it has seen, and sorts (the server's sort
+ * cost more than the rows: doc/queries.md).
+ */
+int
+pfs_sql_finished_over(char *buf, size_t size, bool seconds, bool pattern,
+    bool user, bool db)
+{
+	return fits(snprintf(buf, size, "SELECT t.THREAD_ID, t.PROCESSLIST_ID, "
+	    "h.EVENT_ID, h.TIMER_WAIT, h.MAX_TOTAL_MEMORY, t.TOTAL_MEMORY, "
+	    "CONCAT(LENGTH(h.SQL_TEXT), ':', CRC32(h.SQL_TEXT)), "
+	    "t.PROCESSLIST_USER, h.CURRENT_SCHEMA, LEFT(h.SQL_TEXT, 100) "
+	    "FROM performance_schema.threads t "
+	    "JOIN performance_schema.events_statements_history h "
+	    "ON h.THREAD_ID = t.THREAD_ID "
+	    "WHERE t.TYPE = 'FOREGROUND' AND t.INSTRUMENTED = 'YES' AND "
+	    "t.THREAD_ID <> ? AND t.MAX_TOTAL_MEMORY >= ? AND "
+	    "h.NESTING_EVENT_LEVEL = 0 AND h.END_EVENT_ID IS NOT NULL AND "
+	    "h.MAX_TOTAL_MEMORY >= ?%s%s%s%s",
+	    seconds ? " AND h.TIMER_WAIT >= ? * 1000000000000" : "",
+	    pattern ? " AND h.SQL_TEXT LIKE ?" : "",
+	    user ? " AND t.PROCESSLIST_USER = ?" : "",
+	    db ? " AND h.CURRENT_SCHEMA = ?" : ""), size);
+}
+
+/*
  * The memory columns of every reader, thread or grain, from the
  * memory_summary_* table whose alias (with its dot, or "") is p: the COL_
  * columns of pfs_read.c in order. MEMORY_USED leaves out the never-used

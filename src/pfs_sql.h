@@ -99,6 +99,17 @@ struct find_sql {
 int pfs_sql_find_statements(char *buf, size_t size, const struct find_sql *q);
 int pfs_sql_thread_statement(char *buf, size_t size, uint64_t thread_id);
 /*
+ * The top-level statements in events_statements_history that passed a
+ * size, of the sessions whose peak (threads.MAX_TOTAL_MEMORY) passed it:
+ * only where pfs_sql_keeps_statement_peaks(). The columns: thread,
+ * connection, EVENT_ID, TIMER_WAIT, the statement's peak, the session's
+ * TOTAL_MEMORY, the digest of stmt_row(), user, schema, the text; in no
+ * order. Parameters: own thread, the size (twice), then
+ * seconds, pattern, user, db, each when asked.
+ */
+int pfs_sql_finished_over(char *buf, size_t size, bool seconds,
+    bool pattern, bool user, bool db);
+/*
  * Parameter: the thread id. statements: join events_statements_current
  * for the id and digest.
  */

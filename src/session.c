@@ -33,6 +33,7 @@ const struct session_ops session_server = {
 	.memory_limits = pfs_memory_limits,
 	.find_statements = pfs_find_statements,
 	.thread_statement = pfs_thread_statement,
+	.finished_over = pfs_finished_over,
 	.threads_memory = pfs_threads_memory,
 	.thread_history = pfs_thread_history,
 	.reader_create = reader_create,

@@ -115,6 +115,29 @@ class IdleHolder(mmp.Workload):
         super().kill()
 
 
+class PooledSession(IdleHolder):
+    """A `loader` session kept open, as a connection pool keeps one: setup
+    runs first; run() sends a statement and waits for its one-line answer."""
+
+    def __init__(self, setup):
+        self.proc = subprocess.Popen(
+            mmp._loader_argv(), stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.send(setup + "\nSELECT CONNECTION_ID();")
+        self.connection_id = self._read_id()
+        self._thread_id = None
+
+    def run(self, sql):
+        self.send(sql)
+        self._read_id()
+
+
+def mib(text):
+    """"32.20 MiB" (or KiB, GiB) in bytes, to the precision written."""
+    n, unit = text.split()
+    return float(n) * {"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}[unit]
+
+
 def capture_lines(text):
     """The JSON lines of a capture's start ("type":"capture"), and the
     samples, apart."""
@@ -363,6 +386,97 @@ class Hunt(mmp.TestCase):
         self.assertEqual(samples[:len(waiting)], waiting, desc)
         self.assertIn("the capture begins with %d reading" % len(waiting),
                       p.stderr, desc)
+
+    # A 3 s statement holding some 20 to 50 MB for a fraction of a second
+    # (MySQL 9.7: 47 MiB of 100,000 rows, 28 MiB of 60,000).
+    POOLED_SPIKE = "SELECT SLEEP(0.5) + mmp_hunt_spike(%d) + SLEEP(2.5);"
+
+    def statement_peak(self, thread):
+        """The server's own peak of the thread's latest spike, once ended."""
+        rows = mmp.root_sql(
+            "SELECT MAX_TOTAL_MEMORY FROM "
+            "performance_schema.events_statements_history WHERE "
+            "THREAD_ID = %d AND NESTING_EVENT_LEVEL = 0 AND SQL_TEXT LIKE "
+            "'%%mmp_hunt_spike%%' ORDER BY EVENT_ID DESC LIMIT 1" % thread)
+        return int(rows[0][0])
+
+    @mmp.only_on("mysql", "MariaDB keeps no statement's own peak: a spike "
+                 "of a session whose peak is past SIZE already is seen only "
+                 "while it holds SIZE at a look (the test below)")
+    def test_each_spike_of_one_pooled_connection_found(self):
+        """Three runs of one spiking statement on one connection, each
+        waited for apart, the spike between two looks (--poll 2000: it
+        comes some 1 s after the first): the first raises the
+        session's peak past SIZE (threads.MAX_TOTAL_MEMORY, which only
+        rises), so the second and third cannot show a crossing; each is
+        found by the statement's own peak (events_statements_history),
+        exact, at the first look after it ended, with its text and time.
+        The later runs spike less than the first, so that the session's
+        peak stays where the first left it."""
+        w = self.start(PooledSession(IN_MEMORY))
+        thread = w.thread_id
+        for run in (1, 2, 3):
+            proc = self.spawn(["--bigger-than", "8M", "--wait-timeout", "15",
+                               "--poll", "2000", "--frequency", "200",
+                               "--format", "json"])
+            proc.wait_for_stderr("waiting for")
+            time.sleep(0.3)
+            w.run(self.POOLED_SPIKE % (100000 if run == 1 else 60000))
+            p = proc.finish()
+            desc = "run %d: %s" % (run, mmp.describe(p))
+            peak = self.statement_peak(thread)
+            self.assertGreater(peak, 8 * MIB, desc)
+            self.assertEqual(p.returncode, 0, desc)
+            self.assertIn("found connection %d " % w.connection_id, p.stderr,
+                          desc)
+            heads, _ = capture_lines(p.stdout)
+            self.assertEqual(len(heads), 1, desc)
+            self.assertEqual(heads[0]["connection_id"], w.connection_id, desc)
+            self.assertNotIn("keeps no statement's own peak", p.stderr, desc)
+            # A loaded host may stretch the spike over a look: found so.
+            if heads[0]["bytes"] >= 8 * MIB:
+                continue
+            self.assertTrue(heads[0]["between_looks"], desc)
+            if run == 1:
+                # Found running, by its session's peak, which it made.
+                self.assertIn("its session's peak, as the server keeps it, "
+                              "rose since the last look", p.stderr, desc)
+                self.assertGreaterEqual(heads[0]["peak_bytes"], 8 * MIB, desc)
+                continue
+            self.assertEqual(heads[0]["peak_bytes"], peak, desc)
+            self.assertIn("mmp_hunt_spike", heads[0]["statement"], desc)
+            m = re.search(r"a statement that ended before this look, after "
+                          r"([0-9]+)\.([0-9]{3}) s, peak ([0-9.]+ [KMG]iB): "
+                          r"SELECT SLEEP\(0\.5\) \+ mmp_hunt_spike", p.stderr)
+            self.assertIsNotNone(m, desc)
+            self.assertGreaterEqual(int(m.group(1)), 2, desc)
+            self.assertLessEqual(int(m.group(1)), 4, desc)
+            self.assertAlmostEqual(mib(m.group(3)), peak, delta=0.01 * MIB,
+                                   msg=desc)
+            self.assertIn("crossed 8.00 MiB between looks, peak %s: the "
+                          "statement's own peak, as the server kept it when "
+                          "it ended" % m.group(3), p.stderr, desc)
+
+    @mmp.only_on("mariadb", "MySQL 8.0.31+ keeps each statement's own peak: "
+                 "the test above")
+    def test_session_past_size_already_says_what_goes_unseen(self):
+        """MariaDB keeps a session's peak (MAX_MEMORY_USED), which only
+        rises, and no statement's: once a session's peak is past SIZE, a
+        note says that its later spikes are found only while they hold
+        SIZE at a look."""
+        self.grant_process()
+        w = self.start(PooledSession(
+            "SET @h0 = REPEAT('x', 15000000); SET @h0 = NULL;"))
+        p = mmp.run(["--bigger-than", "8M", "--running-only", "--poll",
+                     "200", "--wait-timeout", "2"])
+        desc = mmp.describe(p)
+        self.assertEqual(p.returncode, 3, desc)
+        self.assertNotIn("found connection %d " % w.connection_id, p.stderr,
+                         desc)
+        self.assertEqual(p.stderr.count(
+            "this server keeps no statement's own peak (MySQL 8.0.31 and "
+            "later keep it): another statement of such a session past the "
+            "size is found only if it holds the size at a look"), 1, desc)
 
     def test_idle_holder_found_and_followed_until_released(self):
         """A connection that holds SIZE in user variables while it runs

@@ -59,6 +59,16 @@ struct fake_server {
 	int peaks;               /* the server keeps the sessions' peaks */
 	int64_t peak_asked;      /* match_filter.peak_bytes of the latest look */
 	int64_t idle_asked;      /* match_filter.idle_bytes of the latest look */
+	/*
+	 * finished_over(): at look i (as looks[]; the last repeats), the
+	 * statements that ended past the size, as the test wrote them; none
+	 * asked when no_statement_peaks (MariaDB, MySQL before 8.0.31).
+	 */
+	const struct stmt_match *ended[16];
+	size_t ended_n[16];
+	int no_statement_peaks;
+	size_t ended_asks;
+	int lose_at_ended;       /* this ask (1-based) loses the connection */
 
 	/* memory_limits(): MySQL's connection_memory_limit and kin. */
 	struct pfs_memory_limits limits;
@@ -260,6 +270,32 @@ fake_find(struct conn *c, const struct server_kind *kind,
 	}
 	for (size_t k = 0; fake->n_looks > 0 && k < fake->look_n[i]; k++)
 		assert_int_equal(match_list_add(out, &fake->looks[i][k]), 0);
+	return PFS_OK;
+}
+
+static enum pfs_status
+fake_finished_over(struct conn *c, const struct server_kind *kind,
+    const struct match_filter *f, uint64_t own_thread,
+    struct match_list *out, char *err, size_t errlen)
+{
+	size_t i = fake->looks_done == 0 ? 0 : fake->looks_done - 1;
+
+	(void)kind;
+	(void)own_thread;
+	assert_true(c->open);
+	assert_true(f->min_bytes > 0);
+	memset(out, 0, sizeof(*out));
+	if (fake->no_statement_peaks)
+		return PFS_OK;
+	out->peaks = true;
+	if ((int)++fake->ended_asks == fake->lose_at_ended) {
+		snprintf(err, errlen, "lost the connection");
+		return PFS_LOST;
+	}
+	if (fake->n_looks > 0 && i >= fake->n_looks)
+		i = fake->n_looks - 1;
+	for (size_t k = 0; k < fake->ended_n[i]; k++)
+		assert_int_equal(match_list_add(out, &fake->ended[i][k]), 0);
 	return PFS_OK;
 }
 
@@ -591,6 +627,7 @@ static const struct session_ops fake_ops = {
 	.memory_limits = fake_memory_limits,
 	.find_statements = fake_find,
 	.thread_statement = fake_thread_statement,
+	.finished_over = fake_finished_over,
 	.threads_memory = fake_threads_memory,
 	.thread_history = fake_thread_history,
 	.reader_create = fake_reader_create,

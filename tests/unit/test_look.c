@@ -291,6 +291,227 @@ test_no_peaks_noted_once(void **state)
 	look_done(&w);
 }
 
+/* A statement that ended: its own peak, its EVENT_ID, how long it ran. */
+static struct stmt_match
+ended(uint64_t thread_id, uint64_t event_id, int64_t peak, const char *text)
+{
+	struct stmt_match m = stmt(thread_id, 1 << 20, text);
+
+	m.ended = true;
+	m.event_id = event_id;
+	m.peak_bytes = peak;
+	m.duration_ms = 3020;
+	m.time_s = 3;
+	m.start_s = 0;
+	return m;
+}
+
+/*
+ * A session whose peak was past the size already (a pooled connection
+ * after its first large statement): its peak cannot rise, so a spike of
+ * its later statements shows no crossing. One that ended since the last
+ * look past the size by its own peak, a newer EVENT_ID than that look
+ * saw, is found, ended, once; those of the first look are only learnt.
+ */
+static void
+test_ended_past_size_found_by_its_own_peak(void **state)
+{
+	struct look w = observer(0);
+	struct stmt_match pool[1], e1[1], e2[2], e3[3], m;
+	char err[256];
+
+	(void)state;
+	srv.peaks = 1;
+	w.filter.min_bytes = 30 << 20;
+	pool[0] = stmt(61, 1 << 20, "");
+	pool[0].peak_bytes = 50 << 20;
+	pool[0].peak_only = true;
+	e1[0] = ended(61, 10, 50 << 20, "SELECT first");
+	e2[0] = e1[0];
+	e2[1] = ended(61, 20, 40 << 20, "SELECT again");
+	e3[0] = e2[0];
+	e3[1] = e2[1];
+	e3[2] = ended(61, 30, 35 << 20, "SELECT third");
+	srv.n_looks = 3;
+	for (size_t i = 0; i < 3; i++) {
+		srv.looks[i] = pool;
+		srv.look_n[i] = 1;
+	}
+	srv.ended[0] = e1;
+	srv.ended_n[0] = 1;
+	srv.ended[1] = e2;
+	srv.ended_n[1] = 2;
+	srv.ended[2] = e3;
+	srv.ended_n[2] = 3;
+	assert_int_equal(look_find(&w, &m, err, sizeof(err)), LOOK_FOUND);
+	assert_int_equal(srv.looks_done, 2);
+	assert_int_equal(srv.ended_asks, 2);
+	assert_true(m.ended);
+	assert_true(m.between_looks);
+	assert_int_equal(m.thread_id, 61);
+	assert_int_equal(m.event_id, 20);
+	assert_int_equal(m.peak_bytes, 40 << 20);
+	assert_int_equal(m.duration_ms, 3020);
+	assert_string_equal(m.text, "SELECT again");
+	assert_int_equal(n_told, 0);
+	/* The next wait: 20 is not found again; 30, newer, is. */
+	assert_int_equal(look_find(&w, &m, err, sizeof(err)), LOOK_FOUND);
+	assert_int_equal(srv.looks_done, 3);
+	assert_int_equal(m.event_id, 30);
+	assert_int_equal(m.peak_bytes, 35 << 20);
+	/* And then none: every one is accounted for. */
+	w.timeout_ns = 2 * SEC;
+	assert_int_equal(look_find(&w, &m, err, sizeof(err)), LOOK_TIMEOUT);
+	assert_int_equal(n_told, 0);
+	look_done(&w);
+	assert_null(w.ends);
+}
+
+/*
+ * The statements that ended are asked only when a session's peak is past
+ * the size; a session that was under it at the last look had none, so
+ * the first one that ends past it is found even where a crossing is
+ * blamed on what the session runs now: the ended one, as high as the
+ * peak, is what rose it, and is taken instead.
+ */
+static void
+test_ended_asked_only_past_size_and_preferred_to_a_guess(void **state)
+{
+	struct look w = observer(0);
+	struct stmt_match look1[1], look2[1], e2[1], m;
+	char err[256];
+
+	(void)state;
+	srv.peaks = 1;
+	w.filter.min_bytes = 30 << 20;
+	look1[0] = stmt(60, 1 << 20, "SELECT small");
+	look1[0].peak_bytes = 2 << 20;
+	look2[0] = stmt(60, 1 << 20, "SELECT next");
+	look2[0].peak_bytes = 40 << 20;
+	e2[0] = ended(60, 5, 40 << 20, "SELECT spike");
+	srv.n_looks = 2;
+	srv.looks[0] = look1;
+	srv.look_n[0] = 1;
+	srv.looks[1] = look2;
+	srv.look_n[1] = 1;
+	srv.ended[1] = e2;
+	srv.ended_n[1] = 1;
+	srv.running = 1;
+	srv.now_running = look2[0];
+	assert_int_equal(look_find(&w, &m, err, sizeof(err)), LOOK_FOUND);
+	assert_int_equal(srv.ended_asks, 1);
+	assert_true(m.ended);
+	assert_int_equal(m.event_id, 5);
+	assert_string_equal(m.text, "SELECT spike");
+	/* The running one, blamed for the rise, is not named either. */
+	assert_int_equal(n_told, 0);
+	look_done(&w);
+}
+
+/*
+ * The look after a capture only learns the ended statements of the
+ * connection captured: the statement followed to its end is not found
+ * again. Another connection's are found.
+ */
+static void
+test_captured_connection_not_found_again_when_ended(void **state)
+{
+	struct look w = observer(0);
+	struct stmt_match look1[2], e1[1], e2[3], m;
+	char err[256];
+
+	(void)state;
+	srv.peaks = 1;
+	w.filter.min_bytes = 30 << 20;
+	look1[0] = stmt(60, 40 << 20, "SELECT big");
+	look1[0].peak_bytes = 40 << 20;
+	look1[1] = stmt(61, 1 << 20, "");
+	look1[1].peak_bytes = 50 << 20;
+	look1[1].peak_only = true;
+	e1[0] = ended(61, 10, 50 << 20, "SELECT old");
+	e2[0] = ended(60, 7, 40 << 20, "SELECT big");
+	e2[1] = e1[0];
+	e2[2] = ended(61, 12, 31 << 20, "SELECT other");
+	srv.n_looks = 2;
+	srv.looks[0] = look1;
+	srv.look_n[0] = 2;
+	srv.looks[1] = &look1[1];
+	srv.look_n[1] = 1;
+	srv.ended[0] = e1;
+	srv.ended_n[0] = 1;
+	srv.ended[1] = e2;
+	srv.ended_n[1] = 3;
+	srv.running = 1;
+	srv.now_running = look1[0];
+	assert_int_equal(look_find(&w, &m, err, sizeof(err)), LOOK_FOUND);
+	assert_false(m.ended);
+	assert_int_equal(m.thread_id, 60);
+	assert_int_equal(look_find(&w, &m, err, sizeof(err)), LOOK_FOUND);
+	assert_true(m.ended);
+	assert_int_equal(m.thread_id, 61);
+	assert_int_equal(m.event_id, 12);
+	w.timeout_ns = 2 * SEC;
+	assert_int_equal(look_find(&w, &m, err, sizeof(err)), LOOK_TIMEOUT);
+	look_done(&w);
+}
+
+/* A lost connection: the next look learns again, finds nothing old. */
+static void
+test_ended_learnt_again_after_a_lost_connection(void **state)
+{
+	struct look w = observer(0);
+	struct stmt_match pool[1], e[1], m;
+	char err[256];
+
+	(void)state;
+	srv.peaks = 1;
+	w.filter.min_bytes = 30 << 20;
+	pool[0] = stmt(61, 1 << 20, "");
+	pool[0].peak_bytes = 50 << 20;
+	pool[0].peak_only = true;
+	e[0] = ended(61, 10, 50 << 20, "SELECT first");
+	srv.n_looks = 1;
+	srv.looks[0] = pool;
+	srv.look_n[0] = 1;
+	srv.ended[0] = e;
+	srv.ended_n[0] = 1;
+	srv.lose_at_ended = 1;
+	assert_int_equal(look_find(&w, &m, err, sizeof(err)), LOOK_LOST);
+	w.timeout_ns = 2 * SEC;
+	assert_int_equal(look_find(&w, &m, err, sizeof(err)), LOOK_TIMEOUT);
+	assert_true(srv.ended_asks > 2);
+	look_done(&w);
+}
+
+/*
+ * A server that keeps sessions' peaks but no statement's (MariaDB): once
+ * a session's peak is past the size, a note says once what goes unseen,
+ * and the server is not asked again.
+ */
+static void
+test_no_statement_peaks_noted_once(void **state)
+{
+	struct look w = observer(2);
+	struct stmt_match pool[1], m;
+	char err[256];
+
+	(void)state;
+	srv.peaks = 1;
+	srv.no_statement_peaks = 1;
+	w.filter.min_bytes = 30 << 20;
+	pool[0] = stmt(61, 1 << 20, "");
+	pool[0].peak_bytes = 50 << 20;
+	pool[0].peak_only = true;
+	srv.n_looks = 1;
+	srv.looks[0] = pool;
+	srv.look_n[0] = 1;
+	assert_int_equal(look_find(&w, &m, err, sizeof(err)), LOOK_TIMEOUT);
+	assert_int_equal(n_told, 1);
+	assert_non_null(strstr(told[0], "keeps no statement's own peak"));
+	assert_non_null(strstr(told[0], "only if it holds the size at a look"));
+	look_done(&w);
+}
+
 /* A statement captured is not taken again; the next largest is. */
 static void
 test_captured_statement_not_taken_again(void **state)
@@ -555,6 +776,17 @@ main(void)
 		    setup),
 		cmocka_unit_test_setup(test_no_peaks_noted_once, setup),
 		cmocka_unit_test_setup(test_empty_looks_with_peaks, setup),
+		cmocka_unit_test_setup(test_ended_past_size_found_by_its_own_peak,
+		    setup),
+		cmocka_unit_test_setup(
+		    test_ended_asked_only_past_size_and_preferred_to_a_guess,
+		    setup),
+		cmocka_unit_test_setup(
+		    test_captured_connection_not_found_again_when_ended, setup),
+		cmocka_unit_test_setup(
+		    test_ended_learnt_again_after_a_lost_connection, setup),
+		cmocka_unit_test_setup(test_no_statement_peaks_noted_once,
+		    setup),
 		cmocka_unit_test_setup(test_timeout, setup),
 		cmocka_unit_test_setup(test_stop_and_lost, setup),
 		cmocka_unit_test_setup(test_follow_until_the_statement_ends,

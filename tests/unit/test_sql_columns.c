@@ -150,6 +150,15 @@ make_queries(void)
 		if (pfs_sql_keeps_statement_peaks(&k))
 			add_for("thread_history", sql, 1u << f);
 	}
+	/* pfs_look.c's buffer: 1536; every filter, only where those peaks are. */
+	assert_int_equal(pfs_sql_finished_over(sql, 1536, true, true, true,
+	    true), 0);
+	for (size_t f = 0; f < N_FLAVOURS; f++) {
+		struct server_kind k = pfs_server_kind_parse(flavours[f].version);
+
+		if (pfs_sql_keeps_statement_peaks(&k))
+			add_for("finished_over", sql, 1u << f);
+	}
 	assert_int_equal(pfs_sql_setup(sql, 800, 42), 0);
 	add("setup", sql);
 	/* pfs_list.c's buffer is 1024. */
