@@ -30,8 +30,11 @@ endif
 BUILD   ?= build
 
 # Recursive (=) so they are computed when used, after `deps` has run.
-MYSQL_CFLAGS = $(shell pkg-config --cflags mysqlclient 2>/dev/null || mysql_config --cflags)
-MYSQL_LIBS   = $(shell pkg-config --libs mysqlclient 2>/dev/null || mysql_config --libs)
+# mysqlclient: Oracle's library, or Connector/C through Debian's
+# default-libmysqlclient-dev; libmariadb: Connector/C installed alone
+# (libmariadb-dev, as Debian 13 users do).
+MYSQL_CFLAGS = $(shell pkg-config --cflags mysqlclient 2>/dev/null || pkg-config --cflags libmariadb 2>/dev/null || mysql_config --cflags)
+MYSQL_LIBS   = $(shell pkg-config --libs mysqlclient 2>/dev/null || pkg-config --libs libmariadb 2>/dev/null || mysql_config --libs)
 CMOCKA_LIBS  = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 # The pprof format: protobuf-c for the message, zlib for its gzip.
 PPROF_CFLAGS = $(shell pkg-config --cflags libprotobuf-c zlib 2>/dev/null)

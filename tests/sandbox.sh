@@ -7,10 +7,12 @@
 # $MMP_SERVER says which server:
 #   mariadb   MariaDB 10.11 of Debian 12, from the host (the default)
 #   mysql     Oracle MySQL 9.7 of Debian unstable, run under chroot in the
-#             root of tests/sidroot.sh (made on first use). Its folder is
-#             made inside the root and the sandbox's folder is a symbolic
-#             link to it, so that one path names the same file on both
-#             sides: the socket, the logs, what the server writes.
+#             sid root of tests/root.sh (made on first use)
+#   mariadb11 MariaDB 11.8 of Debian 13, run under chroot in its trixie
+#             root the same way
+# A server in a root has its folder made inside the root, and the
+# sandbox's folder is a symbolic link to it, so that one path names the
+# same file on both sides: the socket, the logs, what the server writes.
 #
 #   tests/sandbox.sh start    create and start it (harmless when running)
 #   tests/sandbox.sh stop     shut it down and remove its folder
@@ -33,14 +35,18 @@ dir=${MMP_SANDBOX_DIR:-/tmp/mmp-sandbox-$(id -u)}
 dir=${dir%/}
 kind=${MMP_SERVER:-mariadb}
 here=$(cd "$(dirname "$0")" && pwd)
+# suite: the root of tests/root.sh the server runs in, none for the host's.
 case "$kind" in
-mariadb) root= ;;
-mysql)
-	root=$("$here/sidroot.sh" path)
-	[ "$(id -u)" -eq 0 ] || { echo "sandbox: MMP_SERVER=mysql runs mysqld under chroot, which needs root; run as root, or use MMP_SERVER=mariadb" >&2; exit 1; }
-	;;
-*) echo "sandbox: MMP_SERVER=$kind: not a server kind (mariadb, mysql)" >&2; exit 2 ;;
+mariadb) suite= ;;
+mysql) suite=sid ;;
+mariadb11) suite=trixie ;;
+*) echo "sandbox: MMP_SERVER=$kind: not a server kind (mariadb, mysql, mariadb11)" >&2; exit 2 ;;
 esac
+root=
+if [ -n "$suite" ]; then
+	root=$("$here/root.sh" "$suite" path)
+	[ "$(id -u)" -eq 0 ] || { echo "sandbox: MMP_SERVER=$kind runs its server under chroot, which needs root; run as root, or use MMP_SERVER=mariadb" >&2; exit 1; }
+fi
 sock=$dir/sock
 marker=$dir/.mmp-sandbox
 start_timeout=${MMP_SANDBOX_START_TIMEOUT:-60}
@@ -100,6 +106,7 @@ server_argv() {
 	case "$kind" in
 	mariadb) echo mariadbd ;;
 	mysql) printf '%s\n' chroot "$root" mysqld ;;
+	mariadb11) printf '%s\n' chroot "$root" mariadbd ;;
 	esac
 	printf '%s\n' --no-defaults "${user_opt[@]}" \
 		--datadir="$dir/data" --tmpdir="$dir/tmp" \
@@ -114,6 +121,10 @@ server_argv() {
 		--max-connections=100
 	case "$kind" in
 	mariadb) echo --innodb-log-file-size=16M ;;
+	# MariaDB 11.4 and later make themselves a certificate at start: off,
+	# so that the sandbox is a server without TLS as 10.11's is (test_tls
+	# starts one with its certificates, whose options come later and win).
+	mariadb11) printf '%s\n' --innodb-log-file-size=16M --skip-ssl ;;
 	mysql) printf '%s\n' --mysqlx=OFF --secure-file-priv= ;;
 	esac
 	# Split at spaces, as documented above.
@@ -150,7 +161,7 @@ launch() {
 setup_accounts() {
 	# Anonymous accounts would shadow the named ones on localhost; only
 	# mariadb-install-db makes them.
-	if [ "$kind" = mariadb ]; then
+	if [ "$kind" != mysql ]; then
 		root_sql -e "DELETE FROM mysql.global_priv WHERE User = ''; FLUSH PRIVILEGES;"
 	fi
 	root_sql <<-'SQL'
@@ -219,7 +230,7 @@ cmd_start() {
 # The sandbox's folder; for MySQL, inside the root with a link to it.
 make_folder() {
 	if [ -n "$root" ]; then
-		"$here/sidroot.sh" ensure server
+		"$here/root.sh" "$suite" ensure server
 		rm -rf --one-file-system "${root:?}$dir"
 		mkdir -p "$root$dir"
 		chmod 700 "$root$dir"
@@ -242,6 +253,14 @@ init_datadir() {
 		mariadb-install-db --no-defaults --datadir="$dir/data" \
 			--auth-root-authentication-method=normal --skip-test-db \
 			--skip-name-resolve "${user_opt[@]}"
+		;;
+	mariadb11)
+		# --force: the root has no /etc/hosts, and the script refuses
+		# a host name it cannot resolve, which --skip-name-resolve
+		# never asks it to.
+		chroot "$root" mariadb-install-db --no-defaults --datadir="$dir/data" \
+			--auth-root-authentication-method=normal --skip-test-db \
+			--skip-name-resolve --force "${user_opt[@]}"
 		;;
 	mysql)
 		chroot "$root" mysqld --no-defaults --initialize-insecure \

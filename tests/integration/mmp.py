@@ -24,19 +24,25 @@ BIN = os.environ.get("MMP_BIN") or os.path.join(REPO, "mysqlmemprof")
 SOCKET = os.environ.get("MMP_SOCKET", "")
 PORT = os.environ.get("MMP_PORT", "")
 HOST = os.environ.get("MMP_HOST", "127.0.0.1")
-# Which server the sandbox runs: "mariadb" or "mysql" (tests/sandbox.sh).
+# Which server the sandbox runs: "mariadb" (10.11), "mariadb11" (11.8) or
+# "mysql" (tests/sandbox.sh). The tests ask for the family: MariaDB's two
+# behave alike unless a test says otherwise.
 SERVER = os.environ.get("MMP_SERVER", "mariadb")
 SERVER_VERSION = os.environ.get("MMP_SERVER_VERSION", "")
 MYSQL = SERVER == "mysql"
-MARIADB = SERVER == "mariadb"
-# Which client library the binary was built with: "connector-c" (Debian
-# 12's MariaDB Connector/C) or "oracle" (tests/oracle.sh).
+MARIADB = SERVER in ("mariadb", "mariadb11")
+FAMILY = "mysql" if MYSQL else "mariadb"
+# Which client library the binary was built with: "connector-c" (MariaDB
+# Connector/C: Debian 12's 3.3, or Debian 13's 3.4) or "oracle"
+# (tests/platform.sh).
 CLIENT = os.environ.get("MMP_CLIENT", "connector-c")
 
 
-def only_on(kind, why):
-    """Skips a test that cannot apply to the other server, saying why."""
-    return unittest.skipUnless(SERVER == kind, "%s only: %s" % (kind, why))
+def only_on(family, why):
+    """Skips a test that cannot apply to the other server family ("mariadb"
+    or "mysql"), saying why."""
+    return unittest.skipUnless(FAMILY == family,
+                               "%s only: %s" % (family, why))
 
 MMP_USER = "mmp"
 MMP_PASSWORD = "mmp-pass"

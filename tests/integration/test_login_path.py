@@ -1,5 +1,5 @@
 """--login-path and ~/.mylogin.cnf, made by the real mysql_config_editor
-of MySQL 9.7 in the root of tests/sidroot.sh (a client feature: the same
+of MySQL 9.7 in the sid root of tests/root.sh (a client feature: the same
 file serves MariaDB)."""
 
 import os
@@ -13,23 +13,23 @@ import time
 import mmp
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SIDROOT = os.path.join(os.path.dirname(HERE), "sidroot.sh")
+ROOT_SH = os.path.join(os.path.dirname(HERE), "root.sh")
 
 
 def root_path():
-    out = subprocess.run([SIDROOT, "path"], check=True, capture_output=True,
+    out = subprocess.run([ROOT_SH, "sid", "path"], check=True, capture_output=True,
                          timeout=30).stdout.decode().strip()
     if not os.path.exists(os.path.join(out, "usr", "bin",
                                        "mysql_config_editor")):
         raise AssertionError("no mysql_config_editor in %s; run: "
-                             "tests/sidroot.sh ensure server" % out)
+                             "tests/root.sh sid ensure server" % out)
     return out
 
 
 def config_editor(home, args, password=None):
     """Runs mysql_config_editor in the root with HOME=home (as the root sees
     it). It reads a password from the terminal only: a pty answers."""
-    argv = [SIDROOT, "run", "env", "HOME=" + home, "mysql_config_editor"] + args
+    argv = [ROOT_SH, "sid", "run", "env", "HOME=" + home, "mysql_config_editor"] + args
     pid, fd = pty.fork()
     if pid == 0:
         os.execv(argv[0], argv)

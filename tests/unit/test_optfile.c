@@ -741,7 +741,7 @@ test_fifo_refused_dev_null_read(void **state)
 
 /*
  * A login path file as MySQL 9.7.4's mysql_config_editor wrote it, in the
- * root of tests/sidroot.sh:
+ * sid root of tests/root.sh:
  *   HOME=/tmp/x mysql_config_editor set --login-path=fixture \
  *       --host=db1.example --port=3307 --user=prof \
  *       --socket=/run/mysqld/x.sock
