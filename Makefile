@@ -150,7 +150,7 @@ demo: deps
 # quote from it are not the ones it now holds.
 # About 35 minutes on two cores (run.py 8, overhead.py 11 on each server,
 # servers.sh 4; each section says how long it took). MMP_BENCH_QUICK=1: a
-# smoke run of about 10 minutes, left in build/bench.
+# smoke run of about 6 minutes, left in build/bench.
 BENCH_OUT = build/bench
 BENCH_ENV = BUILD=$(BUILD) CC='$(CC)' CFLAGS='$(CFLAGS)' \
 	    MYSQL_CFLAGS='$(MYSQL_CFLAGS)' MYSQL_LIBS='$(MYSQL_LIBS)' \

@@ -122,6 +122,11 @@ def phrases(text):
                               ms(poll("mariadb", lst["mariadb"], 1000)),
                               ms(poll("mysql", look["mysql"], 1000)),
                               ms(poll("mariadb", look["mariadb"], 1000)))))
+    # README, --bigger-than: its look and the history's read on MariaDB.
+    add(README, lambda: (
+        "the history one more: about %s ms and %s ms at 1,000 connections"
+        % (ms(poll("mariadb", peaks["mariadb"], 1000)),
+           ms(poll("mariadb", history, 1000)))))
     # README, "The memory performance_schema does not see", and the man
     # page's --global: reading /proc, with no idle connections.
     add(README, lambda: (
