@@ -142,22 +142,35 @@ demo: deps
 	$(MAKE) all
 	scripts/demo.sh
 
-# mysqlmemprof against the samplers people use, on a throwaway server of
-# its own: prints the figures and writes bench/RESULTS.md (about 8 minutes);
-# then what sampling costs the server under sysbench and with up to 1,000
-# connections, in its own section of that file (about 17 minutes more);
-# then the same on MySQL 9.7 (MMP_SERVER=mysql, a section of its own, about
-# 17 minutes more); then a sample's, a look's and --list's cost on MariaDB
-# and on MySQL 9.7, a section each (bench/servers.sh, about 3 minutes more).
-# MMP_BENCH_QUICK=1: a smoke run of a few minutes.
+# bench/run.py (mysqlmemprof against the samplers people use), then
+# bench/overhead.py on MariaDB 10.11 and on MySQL 9.7 (what sampling costs
+# the server under sysbench and with up to 1,000 connections, the 1.05x and
+# 1.2x targets), then bench/servers.sh (a sample, a look and --list on each
+# server), each on a throwaway server of its own. Each rewrites its section
+# of a new build/bench/RESULTS.md, copied with the raw runs over
+# bench/RESULTS.md once all have run: nothing of an earlier run survives;
+# bench/docfigures.py then says which figures README.md and the man page
+# quote from it are not the ones it now holds.
+# About 35 minutes on two cores (run.py 8, overhead.py 11 on each server,
+# servers.sh 4; each section says how long it took). MMP_BENCH_QUICK=1: a
+# smoke run of about 6 minutes, left in build/bench.
+BENCH_OUT = build/bench
 BENCH_ENV = BUILD=$(BUILD) CC='$(CC)' CFLAGS='$(CFLAGS)' \
-	    MYSQL_CFLAGS='$(MYSQL_CFLAGS)' MYSQL_LIBS='$(MYSQL_LIBS)'
+	    MYSQL_CFLAGS='$(MYSQL_CFLAGS)' MYSQL_LIBS='$(MYSQL_LIBS)' \
+	    MMP_BENCH_RESULTS=$(CURDIR)/$(BENCH_OUT)/RESULTS.md
 bench: deps-test
 	$(MAKE) all
+	rm -rf $(BENCH_OUT) && mkdir -p $(BENCH_OUT)
 	$(BENCH_ENV) python3 bench/run.py
 	$(BENCH_ENV) python3 bench/overhead.py
 	MMP_SERVER=mysql $(BENCH_ENV) python3 bench/overhead.py
-	bench/servers.sh
+	$(BENCH_ENV) bench/servers.sh
+	@if [ "$$MMP_BENCH_QUICK" = 1 ]; then \
+		echo "bench: a smoke run; its results stay in $(BENCH_OUT)"; \
+	else \
+		cp $(BENCH_OUT)/RESULTS* bench/ && echo "bench: wrote bench/RESULTS.md"; \
+	fi
+	-[ "$$MMP_BENCH_QUICK" = 1 ] || python3 bench/docfigures.py
 
 # libFuzzer harnesses (clang): `make fuzz` builds them, `make fuzz-run`
 # runs each for FUZZ_SECONDS on a corpus kept under build/.

@@ -7,7 +7,7 @@ and measures:
 
   workload    sysbench oltp_read_only and oltp_read_write, 2 threads, with
               no sampler, mysqlmemprof, the Python sampler and the bare
-              query (bench/floor paced) at 1000/250/100/10 ms, in
+              query (bench/floor paced) at 250 and 10 ms, in
               interleaved rounds: TPS and p95 latency as ratios to no
               sampler, with their spread over the rounds
   threads     the server's CPU per sample and the query time against the
@@ -20,12 +20,12 @@ and measures:
               instructions each program runs per sample, counted by
               callgrind, which no other process on the machine moves
 
-Writes its section of bench/RESULTS.md (between the markers of
-benchlib.OVERHEAD_SECTION; the rest of the file is left alone) and the raw
-runs in RESULTS-overhead.json. Standard library only. MMP_BENCH_QUICK=1
-shrinks every run for a smoke test of a minute or two.
+Rewrites its section of bench/RESULTS.md whole (overhead, or
+overhead-mysql with MMP_SERVER=mysql; the other sections are left as they
+are) and the raw runs in RESULTS-overhead[-mysql].json. About 11 minutes on
+two cores. Standard library only. MMP_BENCH_QUICK=1 shrinks every run for a
+smoke test of a few minutes.
 """
-import datetime
 import json
 import math
 import os
@@ -45,15 +45,18 @@ from benchlib import (BUILT, MMP, OVERHEAD_SECTION, QUICK, RESULTS,
                       USER, Holder, Server, build_helpers, count_headers,
                       fmt, log, median, paired, parse_done, read_floats,
                       read_json, read_section, rounds_text, table,
-                      tool_versions, write_section)
+                      stamp, tool_versions, write_section)
 
 SYSBENCH = shutil.which("sysbench")
 TESTS = ["oltp_read_only", "oltp_read_write"]
 SB_THREADS = 2
 SB_TABLES, SB_ROWS = (2, 1000) if QUICK else (4, 10000)
-INTERVALS = [1000, 250, 100, 10]
+# The workload's intervals: the popular script's 250 ms, and 10 ms, where
+# a sampler's cost shows if anywhere; slower ones were within the
+# no-sampler runs' own spread every time, and took a third of the run.
+INTERVALS = [250, 10]
 WORK_ROUNDS = 1 if QUICK else 3
-WORK_S = 1 if QUICK else 7              # sysbench --time per run
+WORK_S = 1 if QUICK else 5              # sysbench --time per run
 READY_S = 30                            # a sampler must connect by then
 IDLE_S = 1.0 if QUICK else 2.0          # idle baseline of the server
 LEVELS = [0, 100] if QUICK else [0, 100, 500, 1000]
@@ -321,15 +324,21 @@ def spread_ratio(runs, base, key):
 
 # ------------------------------------------------------------------ report
 
-def instr_report(ins):
+def instr_report(ins, alone=None):
     """The subsection "Instructions per sample by format", as lines; none
-    without callgrind's counts."""
+    without callgrind's counts. alone: (date, tree) of an
+    MMP_BENCH_ONLY=instr run, which names its own tree, not the section's."""
     if not ins:
         return []
     lines = []
     add = lines.append
     add("### Instructions per sample by format")
     add("")
+    if alone:
+        add(stamp("MMP_BENCH_ONLY=instr bench/overhead.py", *alone) +
+            " This table alone: the rest of the section is from the run "
+            "named at its top.")
+        add("")
     add("The same programs under callgrind, %d samples every %d ms: "
         "the instructions each runs in user space per sample (a run of "
         "%d samples less a run of %d), libraries included, the kernel "
@@ -369,18 +378,15 @@ def report(res):
     add("## Overhead on the server%s (bench/overhead.py)" % (
         ", MySQL" if benchlib.SERVER_KIND == "mysql" else ""))
     add("")
-    add("Written by `make bench` (bench/overhead.py) on %s; tree %s; "
-        "sysbench %s; %s %s on its own throwaway server (started with "
+    add(stamp("bench/overhead.py", res["date"], res["versions"]["tree"]))
+    add("")
+    add("sysbench %s; %s %s on its own throwaway server (started with "
         "--max-connections=%d). Load average %s before, %s after. Raw runs "
         "in RESULTS-%s.json."
-        % (res["date"], res["versions"]["tree"], res["sysbench"],
+        % (res["sysbench"],
            "MySQL" if benchlib.SERVER_KIND == "mysql" else "MariaDB",
            res["server_version"], res["max_connections"], res["load"][0],
            res["load"][1], section_name(OVERHEAD_SECTION)))
-    if QUICK:
-        add("")
-        add("**MMP_BENCH_QUICK=1: a smoke run with shortened runs, not for "
-            "conclusions.**")
     add("")
 
     # Workload.
@@ -627,7 +633,8 @@ def write_instr(res):
         log("no instructions table in %s to replace" %
             os.path.relpath(RESULTS))
         return
-    body = (body[:i] + "\n".join(instr_report(res["instr"])) + "\n" +
+    body = (body[:i] + "\n".join(instr_report(
+        res["instr"], (res["date"], res["versions"]["tree"]))) + "\n" +
             body[j + 1:])
     write_section(RESULTS, section_name(OVERHEAD_SECTION), body)
     raw = os.path.splitext(RESULTS)[0] + "-%s.json" % section_name(
@@ -743,8 +750,7 @@ def main():
     helpers["mysqlmemprof"] = os.path.join(bindir, "mysqlmemprof")
     shutil.copy2(BUILT, helpers["mysqlmemprof"])
     started = time.monotonic()
-    res = {"date": datetime.datetime.now(datetime.timezone.utc)
-           .strftime("%Y-%m-%d %H:%M UTC"),
+    res = {"date": benchlib.now_utc(),
            "load": [open("/proc/loadavg").read().split()[0], None],
            "max_connections": max(LEVELS) + 200}
     r = subprocess.run([SYSBENCH, "--version"], capture_output=True,

@@ -3,7 +3,9 @@
 server, with 0, 100 and 1,000 idle connections open (and two connections
 running a statement, so that the per-thread sums have candidates to be
 computed for), beside the Python sampler's query. A query the server
-lacks (MySQL's threads.TOTAL_MEMORY on MariaDB) is "-".
+lacks (MySQL's threads.TOTAL_MEMORY on MariaDB) is "-". Also what reading
+the server's /proc/PID/status (--global's process rows) and smaps_rollup
+(their fallback) costs, at each level.
 
 Run against the sandbox (tests/sandbox.sh start; eval "$(tests/sandbox.sh
 env)"), of either kind (MMP_SERVER=mariadb|mysql), with Debian's python3
@@ -12,8 +14,9 @@ and python3-pymysql:
     /usr/bin/python3 bench/poll_cost.py [--counts 0,100,1000] [--runs 40]
         [--results bench/RESULTS.md --section NAME]
 
-With --results, the table goes into that file's section NAME too (make
-bench: bench/servers.sh runs it on each server).
+With --results, the table goes into that file's section NAME too, rewritten
+whole under a heading that names the tree and the date (make bench:
+bench/servers.sh runs it on each server).
 
 Each query is the text src/pfs_sql.c builds (copied here: keep the two in
 step), sent --runs times back to back over the unix socket; the figure is
@@ -165,6 +168,32 @@ def time_query(cur, sql, runs):
     return statistics.median(times) * 1e6
 
 
+def proc_read_us(path, runs):
+    """The median microseconds of reading path whole, or None when it
+    cannot be read (another machine, no right to trace the server)."""
+    times = []
+    try:
+        for _ in range(runs + 1):
+            t0 = time.perf_counter()
+            with open(path, "rb") as f:
+                f.read()
+            times.append(time.perf_counter() - t0)
+    except OSError:
+        return None
+    return statistics.median(times[1:]) * 1e6
+
+
+def vmrss_mib(pid):
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
+    return None
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--socket", default=os.environ.get("MMP_SOCKET"))
@@ -180,10 +209,19 @@ def main():
     if not a.socket:
         sys.exit("poll_cost: no --socket and no MMP_SOCKET; eval "
                  "\"$(tests/sandbox.sh env)\" first")
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import benchlib
+    date, tree = benchlib.now_utc(), benchlib.tree()
+    started = time.monotonic()
     admin = connect(a)
     cur = admin.cursor()
     cur.execute("SELECT @@max_connections, VERSION()")
     old_max, version = cur.fetchone()
+    # The server's process, as mysqlmemprof --global finds it.
+    cur.execute("SELECT THREAD_OS_ID FROM performance_schema.threads "
+                "WHERE NAME = 'thread/sql/main'")
+    r = cur.fetchone()
+    pid = int(r[0]) if r and r[0] else 0
     counts = [int(x) for x in a.counts.split(",")]
     cur.execute("SET GLOBAL max_connections = %d" % (max(counts) + 50))
     ready = threading.Semaphore(0)
@@ -211,6 +249,10 @@ def main():
                 sql = sql.replace("%s", ids if "IN (%s)" in sql
                                   else str(runners[0]))
                 row[name] = time_query(cur, sql, a.runs)
+            for f in ("status", "smaps_rollup"):
+                row[PROC % f] = (proc_read_us("/proc/%d/%s" % (pid, f),
+                                              a.runs) if pid else None)
+            row[RSS] = vmrss_mib(pid) if pid else None
             results[n] = (nthreads, row)
             print("%5d idle connections (%d threads): %s" % (
                 n, nthreads, ", ".join("%s %s us" % (k, us(v))
@@ -231,10 +273,18 @@ def main():
                 r = cur.fetchone()
                 if r:
                     cur.execute("KILL QUERY %d" % r[0])
-    names = list(QUERIES)
-    lines = ["Server: %s; median of %d queries over the unix socket, "
-             "microseconds; two connections run SELECT SLEEP meanwhile; "
-             "\"-\": the server has no such column.\n" % (version, a.runs),
+    names = list(QUERIES) + [PROC % "status", PROC % "smaps_rollup", RSS]
+    kind = "MySQL" if "mariadb" not in version.lower() else "MariaDB"
+    lines = ["## What a look, a sample and --list cost, %s "
+             "(bench/servers.sh)\n" % kind,
+             benchlib.stamp("bench/servers.sh", date, tree) + "\n",
+             "Server: %s, a throwaway one (tests/sandbox.sh); bench/"
+             "poll_cost.py sends each query %d times back to back over the "
+             "unix socket and gives the median wall time of one, in "
+             "microseconds (the server's time and a round trip); two "
+             "connections run SELECT SLEEP meanwhile; \"-\": the server "
+             "has no such column. The /proc rows read the server's file "
+             "whole from Python, %d times.\n" % (version, a.runs, a.runs),
              "| query | " + " | ".join(
                  "%d idle (%d threads)" % (n, results[n][0]) for n in counts)
              + " |",
@@ -242,16 +292,19 @@ def main():
     for k in names:
         lines.append("| %s | " % k + " | ".join(
             us(results[n][1][k]) for n in counts) + " |")
+    lines.append("\nThe run took %.0f s." % (time.monotonic() - started))
     table = "\n".join(lines) + "\n"
     print(table)
     if a.results:
-        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-        import benchlib
         benchlib.write_section(a.results, a.section, table)
 
 
+PROC = "read /proc/PID/%s"
+RSS = "server's VmRSS (MiB, not µs)"
+
+
 def us(v):
-    return "-" if v is None else "%.0f" % v
+    return "-" if v is None else "%.0f" % v if v >= 10 else "%.1f" % v
 
 
 if __name__ == "__main__":

@@ -10,11 +10,11 @@ measures on the same target and interval:
   shell               bench/shell_sampler.sh, a loop around the mariadb client
   floor               bench/floor.c, the query back to back from C
 
-Prints a table of figures, ratios and targets, and writes bench/RESULTS.md
-(or $MMP_BENCH_RESULTS). Standard library only. Takes about eight minutes on
-two cores; MMP_BENCH_QUICK=1 shrinks every run for a smoke test.
+Prints a table of figures, ratios and targets, and rewrites its section of
+bench/RESULTS.md (or $MMP_BENCH_RESULTS) whole, the other sections left as
+they are. Standard library only. Takes about eight minutes on two cores;
+MMP_BENCH_QUICK=1 shrinks every run for a smoke test.
 """
-import datetime
 import os
 import platform
 import shutil
@@ -24,13 +24,14 @@ import tempfile
 import time
 
 import benchlib
-from benchlib import (BUILT, MMP, OVERHEAD_SECTION, POLL_SECTION, QUICK, RESULTS,
+from benchlib import (BUILT, MMP, QUICK, RESULTS, RUN_SECTION,
                       SANDBOX_DIR, TARGET_DB, TARGET_PASSWORD, TARGET_USER,
                       TARGET_WORK, Holder, Server, build_helpers, child_env,
                       count_headers, cpu_model, fmt, log, median, met,
                       paired, parse_done, percentile, ratio, read_floats,
-                      read_json, read_section, reap, rounds_text, scaled,
-                      spread_of, table, tool_versions)
+                      read_json, reap, rounds_text, scaled,
+                      spread_of, stamp, table, tool_versions,
+                      write_section)
 
 ROUNDS = 2 if QUICK else 3
 COST_ROUNDS = 2 if QUICK else 5         # the closest comparisons get more
@@ -48,7 +49,10 @@ ALT_S = 1                               # floor --seconds per alternative
 ALT_ROUNDS = 2 if QUICK else 5
 ALT_QUERIES = ["all", "nonzero", "all-order", "nonzero-order", "top4"]
 ALT_PROTOS = ["text", "sqlprep", "binary"]
-RSS_MARKS = [100, 1000, 10000, scaled(100000, 1000)]
+# --window's ring is full after 50 samples: a flat RSS over 30,000 (30 s at
+# --frequency 1) shows the rest is allocated once.
+RSS_LAST = scaled(30000, 1000)
+RSS_MARKS = [m for m in (100, 1000, 10000) if m < RSS_LAST] + [RSS_LAST]
 SCALE_LEVELS = [0, 50, 200]
 SCALE_S = 1 if QUICK else 3
 SCALE_FLOOR_S = 1 if QUICK else 2
@@ -211,13 +215,14 @@ def report(res):
 
     lines = []
     add = lines.append
-    add("# mysqlmemprof benchmark results")
+    add("## mysqlmemprof against the samplers people use (bench/run.py)")
     add("")
-    add("Written by `make bench` (bench/run.py) on %s, from one run. "
-      "Every figure is the median of %d runs (the cost runs: %d) unless it "
-      "says otherwise; the ratios are mysqlmemprof's figure divided by the "
-      "other's. The raw runs are in RESULTS.json."
-      % (res["date"], ROUNDS, COST_ROUNDS))
+    add(stamp("bench/run.py", res["date"], res["versions"]["tree"]))
+    add("")
+    add("Every figure is the median of %d runs (the cost runs: %d) unless it "
+        "says otherwise; the ratios are mysqlmemprof's figure divided by the "
+        "other's. The raw runs are in RESULTS.json."
+        % (ROUNDS, COST_ROUNDS))
     add("")
     add("- Machine: %s, %d cores, Linux %s; load average %s before, %s after "
       "(other work on the machine adds noise)."
@@ -227,6 +232,8 @@ def report(res):
       "%d threads in performance_schema.threads during the cost runs."
       % (res["server_version"], SANDBOX_DIR, res["threads"]))
     for k, v in res["versions"].items():
+        if k == "tree":
+            continue
         add("- %s: %s" % (k.capitalize() if k != "mysqlmemprof" else k, v))
     add("- Target: thread %d, a `loader` connection held open by bench/hold "
       "that ran a small workload once (a table of 5,000 rows, a sort, a "
@@ -234,11 +241,9 @@ def report(res):
       "are in use. Every sampler connects as `mmp` (SELECT on "
       "performance_schema only) over the unix socket."
       % (res["thread"], res["target_rows"][0], res["target_rows"][1]))
-    if QUICK:
-        add("- **MMP_BENCH_QUICK=1: shortened runs, not for conclusions.**")
     add("")
 
-    add("## Summary")
+    add("### Summary")
     add("")
     add("Cost runs, every sampler on the same target at a %d ms interval: "
         "mysqlmemprof and Python %d samples, shell %d; floor %d queries back "
@@ -295,7 +300,7 @@ def report(res):
         v = [r[key] for r in C[w]]
         return "%s (%s–%s)" % (fmt(median(v)), fmt(min(v)), fmt(max(v)))
 
-    add("## Targets")
+    add("### Targets")
     add("")
     add("Measured: median (lowest–highest of the %d runs); then "
         "mysqlmemprof's figure against the other's of the same round, the "
@@ -337,14 +342,14 @@ def report(res):
     add(table(["target", "measured", "result"], targets))
     add("")
 
-    add("## What limits the targets")
+    add("### What limits the targets")
     add("")
     for note in limits(C, med, rate, floor_qps, skipped, rate_query_us,
                        alt, res["alt"]):
         add("- " + note)
     add("")
 
-    add("## Timing")
+    add("### Timing")
     add("")
     add("Lateness of each sample's query start against its due time. "
       "mysqlmemprof's due times are its absolute deadlines (late_us in its "
@@ -367,7 +372,7 @@ def report(res):
              "drift (ms)"], trows))
     add("")
 
-    add("## Memory of mysqlmemprof over a long run")
+    add("### Memory of mysqlmemprof over a long run")
     add("")
     add("One run at --frequency 1, VmRSS read from /proc while it runs "
       "(%s samples/s over the run, peak RSS %s KiB)."
@@ -377,7 +382,7 @@ def report(res):
             [[fmt(k, 0), fmt(rss[k], 0)] for k in RSS_MARKS]))
     add("")
 
-    add("## Sustained rate")
+    add("### Sustained rate")
     add("")
     add("mysqlmemprof --frequency 1 --count %d: %s samples/s, %s ticks "
       "skipped, median query %s µs. floor (every row, text protocol, "
@@ -386,7 +391,7 @@ def report(res):
          fmt(floor_qps)))
     add("")
 
-    add("## Query alternatives")
+    add("### Query alternatives")
     add("")
     add("floor runs each way of asking back to back for %d s; CPU is measured "
         "around its loop only (server: mysqld's utime+stime minus its idle "
@@ -431,7 +436,7 @@ def report(res):
         add("- " + note)
     add("")
 
-    add("## Cost of one sample against the number of threads")
+    add("### Cost of one sample against the number of threads")
     add("")
     add("Idle connections held open by bench/hold; MariaDB's "
       "memory_summary_by_thread_by_event_name has no index, so every query "
@@ -453,7 +458,7 @@ def report(res):
              "mmp server ÷ 0 connections"], srows))
     add("")
 
-    add("## Method")
+    add("### Method")
     add("")
     add("- Client CPU: user+sys of the sampler's whole process tree from "
       "wait4() rusage (bench/rusage) (the shell's includes every mariadb and sleep it "
@@ -584,8 +589,7 @@ def main():
     helpers = build_helpers(bindir)
     helpers["mysqlmemprof"] = os.path.join(bindir, "mysqlmemprof")
     shutil.copy2(BUILT, helpers["mysqlmemprof"])
-    res = {"date": datetime.datetime.now(datetime.timezone.utc)
-           .strftime("%Y-%m-%d %H:%M UTC"),
+    res = {"date": benchlib.now_utc(),
            "load": [open("/proc/loadavg").read().split()[0], None]}
     started = time.monotonic()
     server = Server()
@@ -674,17 +678,11 @@ def main():
 
     text, targets = report(res)
     text += ("\nThe whole run took %.0f s.\n" % (time.monotonic() - started))
-    # The parts of bench/poll_cost.py (bench/servers.sh: one a server) and
-    # bench/overhead.py, from their last runs, stay below ours.
-    kept = "".join(read_section(RESULTS, s)
-                   for s in (POLL_SECTION, "poll-mariadb", "poll-mysql",
-                             OVERHEAD_SECTION, "overhead-mysql"))
-    with open(RESULTS, "w") as f:
-        f.write(text + ("\n" + kept if kept else ""))
+    write_section(RESULTS, RUN_SECTION, text)
     raw = dict(res, alt={"%s/%s" % k: v for k, v in res["alt"].items()})
     benchlib.write_raw(os.path.splitext(RESULTS)[0] + ".json", raw)
     print(text)
-    log("wrote %s" % os.path.relpath(RESULTS))
+    log("wrote its section of %s" % os.path.relpath(RESULTS))
     return 0
 
 

@@ -1,12 +1,14 @@
 #!/bin/bash
 # make bench's part on each server: what one sample, one look of
-# --bigger-than and one --list cost the server at 0, 100 and 1,000 idle
-# connections, beside the Python sampler's query (bench/poll_cost.py),
-# against a throwaway MariaDB 10.11 and a throwaway Oracle MySQL 9.7 in
-# turn (tests/sandbox.sh). Each server's table goes into its own section of
-# bench/RESULTS.md (poll-mariadb, poll-mysql), which bench/run.py keeps.
+# --bigger-than, one --list and a read of the server's /proc files cost at
+# 0, 100 and 1,000 idle connections, beside the Python sampler's query
+# (bench/poll_cost.py), against a throwaway MariaDB 10.11 and a throwaway
+# Oracle MySQL 9.7 in turn (tests/sandbox.sh). Each server's table is
+# rewritten whole in its own section of bench/RESULTS.md (poll-mariadb,
+# poll-mysql; $MMP_BENCH_RESULTS if set), under a heading naming the tree
+# and the date.
 #
-#   bench/servers.sh                 both, about 3 minutes
+#   bench/servers.sh                 both, about 4 minutes
 #   MMP_SERVERS=mysql bench/servers.sh
 #   MMP_BENCH_QUICK=1: 0 and 100 connections, 10 queries each
 set -euo pipefail

@@ -1,0 +1,208 @@
+#!/usr/bin/env python3
+"""The figures README.md and man/mysqlmemprof.1 quote from bench/RESULTS.md,
+recomputed from its generated sections.
+
+Prints each quoted phrase as the results give it and says whether the
+document holds it; exits 1 when one does not (or a section it reads is
+missing), so that after a run of make bench (which runs this last) the
+phrases printed as MISSING are put in the documents in place of the old
+ones. Whitespace is compared loosely: a phrase may wrap across lines.
+
+    python3 bench/docfigures.py [RESULTS.md]
+
+Standard library only.
+"""
+import os
+import re
+import sys
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(BENCH)
+README = os.path.join(ROOT, "README.md")
+MAN = os.path.join(ROOT, "man", "mysqlmemprof.1")
+
+
+class Missing(Exception):
+    pass
+
+
+def tables(text, name):
+    """The Markdown tables of section name: a list of (header, rows), each
+    row a list of cells."""
+    m = re.search(r"<!-- begin: %s -->\n(.*?)<!-- end: %s -->"
+                  % (re.escape(name), re.escape(name)), text, re.S)
+    if not m:
+        raise Missing("no section %s" % name)
+    out, cur = [], None
+    for line in m.group(1).splitlines():
+        if not line.startswith("|"):
+            cur = None
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if cur is None:
+            cur = (cells, [])
+            out.append(cur)
+        elif not set("".join(cells)) <= set("-: "):
+            cur[1].append(cells)
+    return out
+
+
+def number(cell):
+    """A table's cell as a float: '1,234', '21.58 µs'; None for '-'."""
+    m = re.match(r"-?[\d,]+(\.\d+)?", cell)
+    return float(m.group(0).replace(",", "")) if m else None
+
+
+def cell(text, name, first_header, row, column):
+    """The number in section name, in the table whose first header cell
+    is first_header, at the row whose first cell is row and the column
+    whose header begins with column."""
+    for header, rows in tables(text, name):
+        if header[0] != first_header:
+            continue
+        col = [i for i, h in enumerate(header) if h.startswith(column)]
+        hit = [r for r in rows if r[0] == row]
+        if col and hit:
+            v = number(hit[0][col[0]])
+            if v is None:
+                raise Missing("%s: %s / %s is empty" % (name, row, column))
+            return v
+    raise Missing("%s: no %s / %s" % (name, row, column))
+
+
+def ms(us):
+    """Microseconds as the documents write milliseconds."""
+    v = us / 1000.0
+    return "%.0f" % v if v >= 10 else "%.1f" % v
+
+
+def size(mib):
+    return "%.1f GiB" % (mib / 1024.0) if mib >= 1024 else "%.0f MiB" % mib
+
+
+def phrases(text):
+    """(document, phrase) pairs, the phrase as the results give it."""
+    def poll(kind, query, level):
+        return cell(text, "poll-" + kind, "query", query, "%d idle" % level)
+
+    def curve(row, column):
+        return cell(text, "overhead", "idle connections", row, column)
+
+    sample = "one thread's sample (for scale)"
+    look = {"mariadb": "look (MariaDB's: one GROUP BY)",
+            "mysql": "look (MySQL 8.0.31+: threads.TOTAL_MEMORY)"}
+    peaks = {"mariadb": "look with peaks (MariaDB: PROCESSLIST)",
+             "mysql": "look with peaks (MySQL: MAX_TOTAL_MEMORY)"}
+    lst = {"mariadb": "--list (GROUP BY)",
+           "mysql": "--list (threads.TOTAL_MEMORY)"}
+    history = "history read, 2 threads"
+    status = "read /proc/PID/status"
+    smaps = "read /proc/PID/smaps_rollup"
+    rss = "server's VmRSS (MiB, not µs)"
+    growth = "growth per thread (least squares)"
+    out = []
+
+    def add(doc, fn):
+        try:
+            out.append((doc, fn()))
+        except Missing as e:
+            out.append((doc, None, str(e)))
+
+    # README, "What sampling costs the server".
+    add(README, lambda: "about %.0f µs per thread" % curve(
+        growth, "mysqlmemprof server µs/sample"))
+    add(README, lambda: (
+        "one thread's memory rows took %s, %s and %s ms on MariaDB 10.11 "
+        "with 0, 100 and 1,000 idle connections, %s, %s and %s ms on MySQL "
+        "9.7" % tuple(ms(poll(k, sample, n)) for k in ("mariadb", "mysql")
+                      for n in (0, 100, 1000))))
+    add(README, lambda: (
+        "`--list` took %s ms there against %s ms on MariaDB, and the look "
+        "%s ms against %s" % (ms(poll("mysql", lst["mysql"], 1000)),
+                              ms(poll("mariadb", lst["mariadb"], 1000)),
+                              ms(poll("mysql", look["mysql"], 1000)),
+                              ms(poll("mariadb", look["mariadb"], 1000)))))
+    # README, --bigger-than: its look and the history's read on MariaDB.
+    add(README, lambda: (
+        "the history one more: about %s ms and %s ms at 1,000 connections"
+        % (ms(poll("mariadb", peaks["mariadb"], 1000)),
+           ms(poll("mariadb", history, 1000)))))
+    # README, "The memory performance_schema does not see", and the man
+    # page's --global: reading /proc, with no idle connections.
+    add(README, lambda: (
+        "(`status`: the kernel's counters, %.2f ms, where `smaps_rollup` "
+        "takes %s to %s ms on the sandboxes)" % ((
+            max(poll(k, status, 0) for k in ("mariadb", "mysql")) / 1000.0,)
+            + tuple(sorted((ms(poll(k, smaps, 0)) for k in
+                            ("mariadb", "mysql")), key=float)))))
+    add(MAN, lambda: "which cost some %.2f ms." % (
+        max(poll(k, status, 0) for k in ("mariadb", "mysql")) / 1000.0))
+    add(MAN, lambda: (
+        "%s ms for a MariaDB sandbox of %s, %s ms for a MySQL of %s"
+        % (ms(poll("mariadb", smaps, 0)), size(poll("mariadb", rss, 0)),
+           ms(poll("mysql", smaps, 0)), size(poll("mysql", rss, 0)))))
+    # The man page, --max-load: mysqlmemprof's own query time on MariaDB.
+    add(MAN, lambda: "about %.0f \\(mcs per thread" % curve(
+        growth, "mysqlmemprof query µs"))
+    add(MAN, lambda: "at %s threads a sample costs about %s ms" % (
+        "{:,.0f}".format(curve("0", "threads")),
+        ms(curve("0", "mysqlmemprof query µs"))))
+    add(MAN, lambda: (
+        "at 1,000 connections a sample costs about %s ms, and the default "
+        "stretches a 100 ms interval to about %.0f ms" % (
+            ms(curve("1,000", "mysqlmemprof query µs")),
+            max(100, round(curve("1,000", "mysqlmemprof query µs")
+                           / 1000.0 / 0.10, -1)))))
+    # The man page, "What a look costs": its table, a row a level.
+    for kind in ("mariadb", "mysql"):
+        for n, label in ((0, "0 connections"), (100, "100"),
+                         (1000, "1,000")):
+            add(MAN, lambda kind=kind, n=n, label=label: (
+                ".It %s Ta %s, %s Ta %s Ta %s Ta %s" % (
+                    label, ms(poll(kind, look[kind], n)),
+                    ms(poll(kind, peaks[kind], n)),
+                    ms(poll(kind, history, n)),
+                    ms(poll(kind, sample, n)),
+                    ms(poll(kind, lst[kind], n)))))
+    add(MAN, lambda: "about %.0f times the look at 1,000 connections" % (
+        poll("mariadb", peaks["mariadb"], 1000) /
+        poll("mariadb", look["mariadb"], 1000)))
+    add(MAN, lambda: "default 1000 ms, some %.0f%% of a core" % (
+        (poll("mariadb", peaks["mariadb"], 1000) +
+         poll("mariadb", history, 1000)) / 1e6 * 100))
+    return out
+
+
+def loose(s):
+    return re.sub(r"\s+", " ", s)
+
+
+def main():
+    results = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
+        BENCH, "RESULTS.md")
+    with open(results) as f:
+        text = f.read()
+    docs = {}
+    for p in (README, MAN):
+        with open(p) as f:
+            docs[p] = loose(f.read())
+    bad = 0
+    for item in phrases(text):
+        doc = os.path.relpath(item[0], ROOT)
+        if item[1] is None:
+            bad += 1
+            print("%s: cannot tell: %s" % (doc, item[2]))
+        elif loose(item[1]) in docs[item[0]]:
+            print("%s: holds %s" % (doc, item[1]))
+        else:
+            bad += 1
+            print("%s: MISSING %s" % (doc, item[1]))
+    if bad:
+        print("docfigures: %d figure(s) of %s not in the documents as "
+              "quoted; put them in" % (bad, os.path.relpath(results)),
+              file=sys.stderr)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
