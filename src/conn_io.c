@@ -22,7 +22,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include "conn_impl.h"
+#include "conn_io.h"
 
 /* How often a wait looks at the stop flag, and how long a stop lets the
  * operation in flight finish, so that a quick query still ends cleanly. */
