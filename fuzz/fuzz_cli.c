@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_table.h"
 
 #define MAX_ARGS 24
 

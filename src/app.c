@@ -15,6 +15,7 @@
 
 #include "app.h"
 #include "capture.h"
+#include "cli.h"
 #include "diag.h"
 #include "exitcode.h"
 #include "exporter.h"

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "capture_env.h"
-#include "cli.h"
+#include "options.h"
 #include "follow.h"
 #include "match.h"
 #include "session.h"

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cli.h"
+#include "options.h"
 #include "clock.h"
 #include "diag.h"
 #include "match.h"

@@ -8,11 +8,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cli.h"
 #include "cli_table.h"
 #include "optfile.h"
 #include "output.h"
 #include "outname.h"
-#include "output.h"
 
 /* Groups read from option files, as the issue and mysql(1) do. */
 static const char *const groups[] = { "client", "mysqlmemprof", NULL };

@@ -1,6 +1,7 @@
 /*
  * The option table, shared by the files of the command line (cli.c,
- * cli_apply.c, cli_options.c) and its unit test, and nothing else. One row
+ * cli_apply.c, cli_check.c, cli_options.c, cli_usage.c), its unit test and
+ * its fuzzer, and nothing else. One row
  * describes one option completely: getopt_long(), the option-file keys,
  * the defaults, the range checks, the hints of error messages and --help
  * are all made from the rows.
@@ -12,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cli.h"
+#include "options.h"
 
 /* What the value of an option is, and so how it is checked and stored. */
 enum cli_kind {
@@ -134,6 +135,19 @@ void cli_apply_off(struct cli_parse *ps, const struct cli_row *r);
  * clears it, so that a field two rows share is freed once.
  */
 void cli_free_field(struct options *o, const struct cli_row *r);
+
+/*
+ * The values of KIND_NUMBER and KIND_BYTES rows (cli_apply.c). Parses a
+ * decimal integer in [min, max] with no junk; errstr on failure.
+ */
+int cli_number(const char *s, uint64_t min, uint64_t max, uint64_t *out,
+    const char **errstr);
+/*
+ * Parses a byte count: a decimal integer with an optional K, M or G (1K is
+ * 1024 bytes), in [min, max] once multiplied; errstr on failure.
+ */
+int cli_bytes(const char *s, uint64_t min, uint64_t max, uint64_t *out,
+    const char **errstr);
 
 /*
  * Options that need another, given on the command line without it, and

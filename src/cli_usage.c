@@ -4,6 +4,7 @@
  */
 #include <stdio.h>
 
+#include "cli.h"
 #include "cli_table.h"
 #include "output_table.h"
 

@@ -5,7 +5,7 @@
 #ifndef MYSQLMEMPROF_REPLAY_H
 #define MYSQLMEMPROF_REPLAY_H
 
-#include "cli.h"
+#include "options.h"
 #include "diag.h"
 #include "signals.h"
 

@@ -14,6 +14,7 @@
 #include "notes.h"
 
 #include "capture.h"
+#include "cli.h"
 #include "exitcode.h"
 
 static struct fake_server srv;
