@@ -93,6 +93,12 @@ struct output_capture {
 	int64_t running_s;      /* how long the statement had run (idle: been idle) then */
 	const char *text;       /* the start of the statement; "" when idle */
 	bool idle;              /* found holding size_bytes while running none */
+	/*
+	 * Had ended when a look found it, past size_bytes by its own peak
+	 * (peak_bytes): running_s is how long it ran, duration_ms exactly.
+	 */
+	bool ended;
+	int64_t duration_ms;
 	int64_t bytes;          /* what its connection held when found */
 	int64_t size_bytes;     /* --bigger-than; 0: none */
 	/* Past size_bytes only between two looks: its session's peak said so. */

@@ -128,6 +128,7 @@ begin_capture(struct capture_state *c, const struct clock *clk)
 		.number = c->number, .started_s = clk->wall_ms(clk->ctx) / 1000,
 		.connection_id = m->connection_id, .thread_id = m->thread_id,
 		.running_s = m->time_s, .text = m->text, .idle = m->idle,
+		.ended = m->ended, .duration_ms = m->duration_ms,
 		.bytes = m->current_bytes,
 		.size_bytes = (int64_t)c->opts->bigger_than_bytes,
 		.between_looks = m->between_looks, .peak_bytes = m->peak_bytes,

@@ -533,8 +533,9 @@ put_known_int(struct obuf *b, const char *name, int64_t v)
 /*
  * A capture of a hunt begins: one line marked "type":"capture", which
  * --read passes over, saying what the samples after it are of: a running
- * statement or a connection idle, holding memory, and whether it crossed
- * --bigger-than only between two looks.
+ * statement, one that had ended (how long it ran, in duration_ms; null
+ * for the others) or a connection idle, holding memory, and whether it
+ * crossed --bigger-than only between two looks.
  */
 static int
 json_capture(struct output *o, const struct output_capture *c)
@@ -552,8 +553,12 @@ json_capture(struct output *o, const struct output_capture *c)
 	obuf_puts(b, ",\"thread_id\":");
 	obuf_uint(b, c->thread_id);
 	obuf_puts(b, c->idle ? ",\"state\":\"idle\",\"seconds\":" :
+	    c->ended ? ",\"state\":\"ended\",\"seconds\":" :
 	    ",\"state\":\"running\",\"seconds\":");
 	obuf_int(b, c->running_s);
+	obuf_putc(b, ',');
+	put_member(b, "duration_ms", COLUMN_INT, c->ended,
+	    &(union column_value){ .i = c->duration_ms });
 	obuf_puts(b, ",\"statement\":");
 	if (c->idle)
 		obuf_puts(b, "null");

@@ -282,7 +282,11 @@ text_dump(struct output *o, const struct output_dump *d)
 	return obuf_status(&o->buf);
 }
 
-/* "## Capture 2 at 2026-11-22 01:02:03: connection 17, thread 48, ... ##" */
+/*
+ * "## Capture 2 at 2026-11-22 01:02:03: connection 17, thread 48, ... ##":
+ * running N s, idle N s, or, for a statement that had ended when a look
+ * found it, ended after N.NNN s.
+ */
 static int
 text_capture(struct output *o, const struct output_capture *c)
 {
@@ -304,7 +308,12 @@ text_capture(struct output *o, const struct output_capture *c)
 		obuf_printf(&o->buf, "idle %" PRId64 " s, holding %s "
 		    "(--bigger-than %s) ##\n", c->running_s, held, size);
 	} else {
-		obuf_printf(&o->buf, "running %" PRId64 " s: ", c->running_s);
+		if (c->ended)
+			obuf_printf(&o->buf, "ended after %" PRId64 ".%03" PRId64
+			    " s: ", c->duration_ms / 1000, c->duration_ms % 1000);
+		else
+			obuf_printf(&o->buf, "running %" PRId64 " s: ",
+			    c->running_s);
 		clean_cut(&o->buf, c->text, CAPTURE_LINE);
 		obuf_puts(&o->buf, " ##\n");
 	}

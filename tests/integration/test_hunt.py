@@ -442,6 +442,7 @@ class Hunt(mmp.TestCase):
                 self.assertIn("its session's peak, as the server keeps it, "
                               "rose since the last look", p.stderr, desc)
                 self.assertGreaterEqual(heads[0]["peak_bytes"], 8 * MIB, desc)
+                self.assertEqual(heads[0]["state"], "running", desc)
                 continue
             self.assertEqual(heads[0]["peak_bytes"], peak, desc)
             self.assertIn("mmp_hunt_spike", heads[0]["statement"], desc)
@@ -456,6 +457,11 @@ class Hunt(mmp.TestCase):
             self.assertIn("crossed 8.00 MiB between looks, peak %s: the "
                           "statement's own peak, as the server kept it when "
                           "it ended" % m.group(3), p.stderr, desc)
+            # The capture's line says it ended, and how long it ran.
+            self.assertEqual(heads[0]["state"], "ended", desc)
+            self.assertEqual(heads[0]["duration_ms"],
+                             int(m.group(1)) * 1000 + int(m.group(2)), desc)
+            self.assertEqual(heads[0]["seconds"], int(m.group(1)), desc)
 
     @mmp.only_on("mariadb", "MySQL 8.0.31+ keeps each statement's own peak: "
                  "the test above")

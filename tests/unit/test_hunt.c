@@ -329,6 +329,59 @@ test_crossed_between_looks_said(void **state)
 	assert_non_null(strstr(out_text, "(taken while waiting)"));
 }
 
+/*
+ * A statement that had ended past --bigger-than by its own peak (MySQL
+ * 8.0.31+), its session's peak past the size already: the capture's
+ * heading says it ended and how long it ran, not that it runs.
+ */
+static void
+test_ended_statement_heading(void **state)
+{
+	char path[] = "/tmp/test_hunt_XXXXXX";
+	int fd = mkstemp(path);
+	struct stmt_match pool[1], e1[1], e2[2];
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	out_path = path;
+	srv.peaks = 1;
+	pool[0] = (struct stmt_match){ .thread_id = 61, .connection_id = 20,
+	    .user = "app", .current_bytes = 1 << 20, .peak_bytes = 50 << 20,
+	    .peak_only = true };
+	e1[0] = (struct stmt_match){ .thread_id = 61, .connection_id = 20,
+	    .user = "app", .text = "SELECT first", .current_bytes = 1 << 20,
+	    .peak_bytes = 50 << 20, .ended = true, .event_id = 10,
+	    .duration_ms = 1500, .time_s = 1 };
+	e2[0] = e1[0];
+	e2[1] = e1[0];
+	snprintf(e2[1].text, sizeof(e2[1].text), "SELECT again");
+	e2[1].event_id = 20;
+	e2[1].peak_bytes = 40 << 20;
+	e2[1].duration_ms = 3020;
+	e2[1].time_s = 3;
+	srv.n_looks = 2;
+	srv.looks[0] = srv.looks[1] = pool;
+	srv.look_n[0] = srv.look_n[1] = 1;
+	srv.ended[0] = e1;
+	srv.ended_n[0] = 1;
+	srv.ended[1] = e2;
+	srv.ended_n[1] = 2;
+	parse("--bigger-than", "30M", "--poll", "500", "--frequency", "100",
+	    "--count", "20", NULL);
+	assert_int_equal(run(), EXIT_DONE);
+	parse_free();
+	out_path = NULL;
+	assert_said("a statement that ended before this look, after 3.020 s, "
+	    "peak 40.00 MiB: SELECT again");
+	read_out(path);
+	unlink(path);
+	assert_non_null(strstr(out_text, ": connection 20, thread 61, ended "
+	    "after 3.020 s: SELECT again ##\n## crossed 30.00 MiB between "
+	    "looks, peak 40.00 MiB ##\n"));
+	assert_null(strstr(out_text, "running"));
+}
+
 int
 main(void)
 {
@@ -343,6 +396,7 @@ main(void)
 		T(test_running_only),
 		T(test_bigger_than_a_share_of_the_limit),
 		T(test_crossed_between_looks_said),
+		T(test_ended_statement_heading),
 #undef T
 	};
 

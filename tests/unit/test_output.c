@@ -721,7 +721,8 @@ test_capture_heading(void **state)
 			    "\"capture\":2,"));
 			assert_non_null(strstr(buf, "\"connection_id\":17,"
 			    "\"thread_id\":48,\"state\":\"running\","
-			    "\"seconds\":31,\"statement\":\"SELECT a,\\n\\tb "
+			    "\"seconds\":31,\"duration_ms\":null,"
+			    "\"statement\":\"SELECT a,\\n\\tb "
 			    "FROM t /* \\u001b[2J */"));
 			assert_non_null(strstr(buf, "\"bigger_than_bytes\":null,"
 			    "\"between_looks\":false,\"peak_bytes\":null}\n"));
@@ -733,6 +734,49 @@ test_capture_heading(void **state)
 			assert_non_null(strstr(buf, "... ##\n"));
 			assert_null(strchr(buf, '\x1b'));
 			assert_int_equal(strchr(buf, '\n') - buf + 1, (long)len);
+		}
+		free(buf);
+	}
+}
+
+/*
+ * A statement that had ended when a look found it (MySQL 8.0.31+, by its
+ * own peak): the heading says it ended and how long it ran, to the
+ * millisecond, in text and JSON, and that it crossed between looks.
+ */
+static void
+test_capture_heading_ended(void **state)
+{
+	struct output_capture c = {
+		.number = 2, .connection_id = 28, .thread_id = 67,
+		.running_s = 3, .text = "SELECT spike", .bytes = 2 << 20,
+		.size_bytes = 8 << 20, .between_looks = true,
+		.peak_bytes = 28 << 20, .ended = true, .duration_ms = 3014,
+	};
+	const char *formats[] = { "text", "json" };
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		struct output o = { .fmt = output_table_find(formats[i]) };
+		char *buf = NULL;
+		size_t len;
+
+		assert_non_null(o.fp = open_memstream(&buf, &len));
+		assert_int_equal(output_capture(&o, &c), 0);
+		output_release(&o);
+		fclose(o.fp);
+		if (i == 0) {
+			assert_non_null(strstr(buf, ": connection 28, thread 67, "
+			    "ended after 3.014 s: SELECT spike ##\n## crossed "
+			    "8.00 MiB between looks, peak 28.00 MiB ##\n"));
+			assert_null(strstr(buf, "running"));
+		} else {
+			assert_non_null(strstr(buf, "\"connection_id\":28,"
+			    "\"thread_id\":67,\"state\":\"ended\","
+			    "\"seconds\":3,\"duration_ms\":3014,"
+			    "\"statement\":\"SELECT spike\",\"bytes\":2097152,"
+			    "\"bigger_than_bytes\":8388608,\"between_looks\":true,"
+			    "\"peak_bytes\":29360128}\n"));
 		}
 		free(buf);
 	}
@@ -782,10 +826,12 @@ test_capture_heading_idle_and_between(void **state)
 		} else {
 			assert_non_null(strstr(buf, "\"connection_id\":12,"
 			    "\"thread_id\":53,\"state\":\"idle\","
-			    "\"seconds\":4,\"statement\":null,\"bytes\":31457280,"
+			    "\"seconds\":4,\"duration_ms\":null,\"statement\":null,"
+			    "\"bytes\":31457280,"
 			    "\"bigger_than_bytes\":20971520,\"between_looks\":false"));
 			assert_non_null(strstr(buf, "\"state\":\"running\","
-			    "\"seconds\":2,\"statement\":\"SELECT spike\","
+			    "\"seconds\":2,\"duration_ms\":null,"
+			    "\"statement\":\"SELECT spike\","
 			    "\"bytes\":1048576,\"bigger_than_bytes\":20971520,"
 			    "\"between_looks\":true,\"peak_bytes\":32505856}\n"));
 		}
@@ -1767,6 +1813,7 @@ main(void)
 		cmocka_unit_test(test_write_error),
 		cmocka_unit_test(test_capture_heading),
 		cmocka_unit_test(test_capture_heading_idle_and_between),
+		cmocka_unit_test(test_capture_heading_ended),
 		cmocka_unit_test(test_thread_list_free),
 		cmocka_unit_test(test_csv_roundtrip),
 		cmocka_unit_test(test_csv_list_roundtrip),
