@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,246 +14,7 @@
 #include "exitcode.h"
 #include "outfile.h"
 #include "outname.h"
-
-/* How open_output_file() treats what is there. */
-enum open_mode {
-	OPEN_TRUNCATE, /* --output: a new run starts the file again */
-	OPEN_APPEND,   /* SIGHUP: go on in the file logrotate left */
-	OPEN_NEW,      /* a capture's own file: never one that exists */
-};
-
-/*
- * The names people give for a descriptor the program already has:
- * /dev/stdout, /dev/stderr, /dev/fd/N and /proc/self/fd/N. They are
- * symbolic links, which --output otherwise refuses, so they are known by
- * name and the descriptor is duplicated instead of following any link.
- * Returns the descriptor's number, or -1 when path is none of them.
- */
-static int
-fd_name(const char *path)
-{
-	static const char *const dirs[] = { "/dev/fd/", "/proc/self/fd/" };
-
-	if (strcmp(path, "/dev/stdout") == 0)
-		return 1;
-	if (strcmp(path, "/dev/stderr") == 0)
-		return 2;
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		const char *n = path + strlen(dirs[i]);
-
-		if (strncmp(path, dirs[i], strlen(dirs[i])) != 0 ||
-		    n[0] == '\0' || strlen(n) > 9 ||
-		    strspn(n, "0123456789") != strlen(n))
-			continue;
-		return atoi(n);
-	}
-	return -1;
-}
-
-/*
- * Descriptor n of fd_name(), if it is open for writing; -1 having said
- * why. Above 2, a socket is refused: the server connection is one of ours,
- * and samples written into it would break it.
- */
-static int
-named_fd_writable(const char *path, int n, char *err, size_t errlen)
-{
-	int fl = fcntl(n, F_GETFL);
-	struct stat st;
-
-	if (fl == -1 || (fl & O_ACCMODE) == O_RDONLY) {
-		snprintf(err, errlen, "--output %s: descriptor %d is not open "
-		    "for writing; redirect it, or give a file", path, n);
-		return -1;
-	}
-	if (n > 2 && fstat(n, &st) == 0 && S_ISSOCK(st.st_mode)) {
-		snprintf(err, errlen, "--output %s: descriptor %d is a socket, "
-		    "maybe the server connection; give a file", path, n);
-		return -1;
-	}
-	return 0;
-}
-
-/* The directory path is in, into dir. */
-static void
-dir_of(const char *path, char *dir, size_t dirlen)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (slash == NULL)
-		snprintf(dir, dirlen, ".");
-	else
-		snprintf(dir, dirlen, "%.*s",
-		    (int)(slash == path ? 1 : slash - path), path);
-}
-
-/*
- * In a sticky directory others can write to, such as /tmp, a file or FIFO
- * that another user made is a trap laid for whoever writes there next.
- * It is refused as the kernel's protected_regular and protected_fifos
- * would, without relying on them: unless it is ours or the directory
- * owner's.
- */
-static bool
-planted(const char *path, const struct stat *st)
-{
-	char dir[4096];
-	struct stat ds;
-
-	if (st->st_uid == geteuid() ||
-	    (!S_ISREG(st->st_mode) && !S_ISFIFO(st->st_mode)))
-		return false;
-	dir_of(path, dir, sizeof(dir));
-	if (stat(dir, &ds) != 0)
-		return true; /* cannot tell: do not trust it */
-	return (ds.st_mode & S_ISVTX) != 0 &&
-	    (ds.st_mode & (S_IWOTH | S_IWGRP)) != 0 && st->st_uid != ds.st_uid;
-}
-
-/*
- * What --output may be: a regular file, a FIFO or a character device such
- * as /dev/null, never a symbolic link, and nothing planted by another user
- * in a shared directory. Returns 0, or -1 with err saying why not.
- */
-static int
-check_kind(const char *path, const struct stat *st, char *err, size_t errlen)
-{
-	if (!S_ISREG(st->st_mode) && !S_ISFIFO(st->st_mode) &&
-	    !S_ISCHR(st->st_mode)) {
-		snprintf(err, errlen, "--output %s is %s; give the path of a "
-		    "regular file", path, S_ISLNK(st->st_mode) ?
-		    "a symbolic link" : S_ISDIR(st->st_mode) ? "a directory" :
-		    "not a regular file");
-		return -1;
-	}
-	if (planted(path, st)) {
-		snprintf(err, errlen, "--output %s belongs to another user in a "
-		    "shared directory; remove it, or write somewhere else",
-		    path);
-		return -1;
-	}
-	return 0;
-}
-
-/*
- * Opens --output, or duplicates the descriptor it names (fd_name()). It
- * refuses a symbolic link (O_NOFOLLOW), so a link planted in a shared
- * directory cannot make it overwrite another file, and what check_kind()
- * refuses, before opening and again on what was opened. A file it makes
- * is private (0600): every format holds statement text.
- */
-static FILE *
-open_output_file(const char *path, enum open_mode mode, char *err,
-    size_t errlen)
-{
-	/*
-	 * O_NONBLOCK: opening a FIFO that has no reader would otherwise wait
-	 * for one, deaf to signals; it fails with ENXIO instead, and the
-	 * flag is cleared once open so that writes block as usual.
-	 */
-	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
-	    (mode == OPEN_APPEND ? O_APPEND : 0) |
-	    (mode == OPEN_NEW ? O_EXCL : 0);
-	bool truncate = mode == OPEN_TRUNCATE;
-	int named = fd_name(path);
-	struct stat st;
-	FILE *fp;
-	int fd;
-
-	if (named >= 0) {
-		if (named_fd_writable(path, named, err, errlen) != 0)
-			return NULL;
-		/* Written as the shell opened it: never truncated here. */
-		if ((fd = fcntl(named, F_DUPFD_CLOEXEC, 3)) < 0) {
-			snprintf(err, errlen, "cannot open --output %s: %s",
-			    path, strerror(errno));
-			return NULL;
-		}
-		truncate = false;
-	} else {
-		if (lstat(path, &st) == 0 &&
-		    check_kind(path, &st, err, errlen) != 0)
-			return NULL;
-		if ((fd = open(path, flags, 0600)) < 0) {
-			if (errno == ENXIO)
-				snprintf(err, errlen, "--output %s is a FIFO "
-				    "that no one reads; start its reader "
-				    "first", path);
-			else if (errno == EEXIST && mode == OPEN_NEW)
-				snprintf(err, errlen, "--output %s was made by "
-				    "someone else meanwhile (another "
-				    "mysqlmemprof?); give each run its own "
-				    "--output pattern", path);
-			else
-				snprintf(err, errlen, "cannot open --output %s: "
-				    "%s; check the path and its permissions",
-				    path, strerror(errno));
-			return NULL;
-		}
-		/* Swapped between lstat() and open(): what was opened counts. */
-		if (fstat(fd, &st) != 0 ||
-		    check_kind(path, &st, err, errlen) != 0) {
-			close(fd);
-			return NULL;
-		}
-		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-	}
-	/* Truncate only regular files: ftruncate fails on /dev/null. */
-	if (truncate && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-		(void)!ftruncate(fd, 0);
-	if ((fp = fdopen(fd, "w")) == NULL) {
-		snprintf(err, errlen, "cannot open --output %s: %s", path,
-		    strerror(errno));
-		close(fd);
-	}
-	return fp;
-}
-
-/*
- * Whether a file can be made or written at path: what is there is one
- * --output may be and writable, or the directory exists and takes new
- * files. Messages name it shown (the pattern it came from). Returns 0, or
- * -1 with err saying why not.
- */
-static int
-check_path(const char *path, const char *shown, bool exists_ok, char *err,
-    size_t errlen)
-{
-	char dir[4096];
-	int named = fd_name(path);
-	struct stat st;
-
-	if (named >= 0)
-		return named_fd_writable(path, named, err, errlen);
-	if (exists_ok && lstat(path, &st) == 0) {
-		if (check_kind(path, &st, err, errlen) != 0)
-			return -1;
-		if (access(path, W_OK) != 0) {
-			snprintf(err, errlen, "cannot write to --output %s: %s; "
-			    "check its permissions", path, strerror(errno));
-			return -1;
-		}
-		return 0;
-	}
-	dir_of(path, dir, sizeof(dir));
-	if (stat(dir, &st) != 0) {
-		snprintf(err, errlen, "--output %s: directory %.512s: %s; "
-		    "create it first, or correct the path", shown, dir,
-		    strerror(errno));
-		return -1;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "--output %s: %.512s is not a directory; "
-		    "correct the path", shown, dir);
-		return -1;
-	}
-	if (access(dir, W_OK | X_OK) != 0) {
-		snprintf(err, errlen, "--output %s: cannot make a file in %.512s: "
-		    "%s; check its permissions", shown, dir, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
+#include "outpath.h"
 
 /* The file name a pattern gives now; -1 with err when it gives none. */
 static int
@@ -286,12 +46,12 @@ check_output(const char *path, bool pattern, char *err, size_t errlen)
 	const char *slash = strrchr(path, '/');
 
 	if (!pattern)
-		return check_path(path, path, true, err, errlen);
+		return outpath_check(path, path, true, err, errlen);
 	if (expand(path, 0, 0, name, sizeof(name), err, errlen) != 0)
 		return -1;
 	if (slash != NULL && memchr(path, '%', (size_t)(slash - path)) != NULL)
 		return 0;
-	return check_path(name, path, false, err, errlen);
+	return outpath_check(name, path, false, err, errlen);
 }
 
 int
@@ -344,8 +104,8 @@ outfile_open(struct outfile *f)
 		f->out.fp = stdout;
 		return 0;
 	}
-	if ((f->out.fp = open_output_file(f->path, f->pattern != NULL ?
-	    OPEN_NEW : OPEN_TRUNCATE, err, sizeof(err))) == NULL) {
+	if ((f->out.fp = outpath_open(f->path, f->pattern != NULL ?
+	    OUTPATH_NEW : OUTPATH_TRUNCATE, err, sizeof(err))) == NULL) {
 		diag_say("%s", err);
 		return -1;
 	}
@@ -356,8 +116,8 @@ FILE *
 outfile_open_extra(const char *path, const char *option, bool append,
     char *err, size_t errlen)
 {
-	FILE *fp = open_output_file(path, append ? OPEN_APPEND :
-	    OPEN_TRUNCATE, err, errlen);
+	FILE *fp = outpath_open(path, append ? OUTPATH_APPEND :
+	    OUTPATH_TRUNCATE, err, errlen);
 	char *at, copy[2048];
 
 	/* The checks name --output; the file is the option's. */
@@ -430,7 +190,7 @@ outfile_reopen_if_asked(struct outfile *f)
 	/* A file per sample is new each time already. */
 	if (f->path == NULL || f->out.fp == NULL || f->each)
 		return 0;
-	if ((fp = open_output_file(f->path, OPEN_APPEND, err,
+	if ((fp = outpath_open(f->path, OUTPATH_APPEND, err,
 	    sizeof(err))) == NULL) {
 		/* Keep writing where we were; the old file is still open. */
 		diag_say("%s; still writing to the old file", err);
@@ -463,7 +223,7 @@ remove_unless_whole(const struct outfile *f, bool failed)
 {
 	struct stat st;
 
-	if (!f->out.fmt->binary || f->path == NULL || fd_name(f->path) >= 0 ||
+	if (!f->out.fmt->binary || f->path == NULL || outpath_fd(f->path) >= 0 ||
 	    lstat(f->path, &st) != 0 || !S_ISREG(st.st_mode))
 		return;
 	if ((failed || f->failed || st.st_size == 0) && unlink(f->path) == 0 &&
@@ -555,7 +315,7 @@ next_sample(void *ctx, const struct sample *s)
 		}
 		path = alt;
 	}
-	if ((fp = open_output_file(path, OPEN_NEW, err, sizeof(err))) == NULL)
+	if ((fp = outpath_open(path, OUTPATH_NEW, err, sizeof(err))) == NULL)
 		goto fail;
 	if ((copy = strdup(path)) == NULL) {
 		fclose(fp);
