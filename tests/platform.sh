@@ -18,7 +18,8 @@
 #                       tests/integration/main.py; by default, the
 #                       platform's list below
 #
-# The copy lives in $ROOT/tmp/mmp-NAME-build, made afresh each run (a copy
+# The copy lives in $ROOT/tmp/mmp-NAME-build.TAG (TAG: of the checkout's
+# path), made afresh each run (a copy
 # keeps the mtimes of the tree, which cannot tell make what changed since
 # the last one); build/NAME/mysqlmemprof links to its binary, which runs
 # on the host, for MMP_BIN.
@@ -59,8 +60,11 @@ esac
 
 tests/root.sh "$suite" ensure server build || die "no $suite root to build in"
 root=$(tests/root.sh "$suite" path)
-copy=/tmp/mmp-$name-build # as the root sees it
-sbx=${MMP_PLATFORM_SANDBOX_DIR:-/tmp/mmp-$name-sbx}
+# One copy and one sandbox per checkout: two checkouts may run this at
+# once, and one's copy must not be removed under the other's tests.
+tag=$(printf '%s' "$PWD" | md5sum | cut -c1-8)
+copy=/tmp/mmp-$name-build.$tag # as the root sees it
+sbx=${MMP_PLATFORM_SANDBOX_DIR:-/tmp/mmp-$name-sbx.$tag}
 inroot() {
 	tests/root.sh "$suite" run sh -c "$1"
 }
