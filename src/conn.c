@@ -134,11 +134,14 @@ struct auth_plugin {
 #define AUTH_PLUGIN_TYPE 2          /* MYSQL_CLIENT_AUTHENTICATION_PLUGIN */
 #define AUTH_PLUGIN_INTERFACE 0x0100
 
-/* What the plugin needs of one connect, found through the handle. */
+/* What the plugins need of one connect, found through the handle. */
 struct conn_auth {
 	const char *key_path;  /* --server-public-key-path; NULL: none */
 	bool get_key;          /* --get-server-public-key */
+	bool cleartext;        /* --enable-cleartext-plugin */
+	bool tls_verified;     /* --ssl-mode VERIFY_CA or VERIFY_IDENTITY */
 	bool spent;            /* shared, read only: refused is not written */
+	bool tls;              /* the connection was encrypted when asked */
 	char refused[256];     /* why the password was not sent; "": it was */
 };
 
@@ -153,6 +156,39 @@ static struct conn_auth auth_spent = { .spent = true };
 #define SHA2_REQUEST_KEY 2 /* ours: send me your RSA key */
 #define SHA2_FAST_OK 3     /* the server's: the scramble matched its cache */
 #define SHA2_FULL_AUTH 4   /* the server's: not cached, send the password */
+#define SHA256_REQUEST_KEY 1 /* sha256_password's: send me your RSA key */
+
+/* Says why the password was kept back, once, for conn_open(). */
+static void __attribute__((format(printf, 2, 3)))
+refuse(struct conn_auth *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (a == NULL || a->spent)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(a->refused, sizeof(a->refused), fmt, ap);
+	va_end(ap);
+}
+
+/* The password and its NUL, as it is: over TLS or the socket only. */
+static int
+send_plain(MYSQL_PLUGIN_VIO *vio, const char *pw)
+{
+	return vio->write_packet(vio, (const unsigned char *)pw,
+	    (int)strlen(pw) + 1) == 0 ? CR_OK : CR_ERROR;
+}
+
+static struct conn_auth *
+auth_of(MYSQL *m)
+{
+	struct conn_auth *a = NULL;
+
+	mysql_get_optionv(m, MARIADB_OPT_USERDATA, (void *)AUTH_KEY, &a);
+	if (a != NULL && !a->spent)
+		a->tls = mysql_get_ssl_cipher(m) != NULL;
+	return a;
+}
 
 /* TLS, or the unix socket: the server takes the password as it is there. */
 static bool
@@ -221,12 +257,15 @@ send_encrypted(MYSQL_PLUGIN_VIO *vio, EVP_PKEY *key, const char *pw,
 	return rc;
 }
 
-/* The full authentication over plain TCP: only with a key the user chose. */
+/*
+ * The password over plain TCP, for caching_sha2_password's full
+ * authentication and for sha256_password: encrypted with a key the user
+ * chose, from a file or asked of the server with the plugin's request.
+ */
 static int
-sha2_full_plain(MYSQL_PLUGIN_VIO *vio, struct conn_auth *a, const char *pw,
-    const unsigned char *scramble)
+send_with_key(MYSQL_PLUGIN_VIO *vio, struct conn_auth *a, const char *plugin,
+    unsigned char request, const char *pw, const unsigned char *scramble)
 {
-	static const unsigned char request = SHA2_REQUEST_KEY;
 	EVP_PKEY *key = NULL;
 	unsigned char *pkt;
 	int n, rc;
@@ -246,12 +285,10 @@ sha2_full_plain(MYSQL_PLUGIN_VIO *vio, struct conn_auth *a, const char *pw,
 		if (key == NULL)
 			return CR_ERROR;
 	} else {
-		if (a != NULL && !a->spent)
-			snprintf(a->refused, sizeof(a->refused), "the account's "
-			    "caching_sha2_password must send the password, "
-			    "and the connection is not encrypted; use TLS, "
-			    "--get-server-public-key or "
-			    "--server-public-key-path=FILE");
+		refuse(a, "the account's %s must send the password, and the "
+		    "connection is not encrypted; use TLS, "
+		    "--get-server-public-key or --server-public-key-path=FILE",
+		    plugin);
 		return CR_ERROR;
 	}
 	rc = send_encrypted(vio, key, pw, scramble);
@@ -264,10 +301,9 @@ sha2_authenticate(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
 {
 	unsigned char scramble[SCRAMBLE_LENGTH], reply[32], *pkt;
 	const char *pw = m->passwd != NULL ? m->passwd : "";
-	struct conn_auth *a = NULL;
+	struct conn_auth *a = auth_of(m);
 	int n;
 
-	mysql_get_optionv(m, MARIADB_OPT_USERDATA, (void *)AUTH_KEY, &a);
 	/* The scramble and a NUL, from the greeting or a switch of plugin. */
 	if ((n = vio->read_packet(vio, &pkt)) < 0)
 		return CR_ERROR;
@@ -286,34 +322,185 @@ sha2_authenticate(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
 	if (n != 1 || pkt[0] != SHA2_FULL_AUTH)
 		return CR_SERVER_HANDSHAKE_ERR;
 	if (transport_secure(vio, m))
-		return vio->write_packet(vio, (const unsigned char *)pw,
-		    (int)strlen(pw) + 1) == 0 ? CR_OK : CR_ERROR;
-	return sha2_full_plain(vio, a, pw, scramble);
+		return send_plain(vio, pw);
+	return send_with_key(vio, a, "caching_sha2_password", SHA2_REQUEST_KEY,
+	    pw, scramble);
 }
 
-static struct auth_plugin sha2_plugin = {
-	AUTH_PLUGIN_TYPE, AUTH_PLUGIN_INTERFACE,
-	"caching_sha2_password", "mysqlmemprof",
-	"caching_sha2_password, sending no password to a key not chosen",
-	{ 1, 0, 0 }, "the license of mysqlmemprof", NULL, NULL, NULL, NULL,
-	sha2_authenticate,
+/*
+ * sha256_password: the password itself, encrypted with the server's RSA
+ * key over plain TCP. Connector/C's asks the server for that key unasked,
+ * so whoever answers can hand it a key of their own: here, as for
+ * caching_sha2_password, only a key the user chose.
+ */
+static int
+sha256_authenticate(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
+{
+	const char *pw = m->passwd != NULL ? m->passwd : "";
+	unsigned char scramble[SCRAMBLE_LENGTH], *pkt;
+	int n;
+
+	if ((n = vio->read_packet(vio, &pkt)) < 0)
+		return CR_ERROR;
+	if (n != SCRAMBLE_LENGTH + 1)
+		return CR_SERVER_HANDSHAKE_ERR;
+	memcpy(scramble, pkt, SCRAMBLE_LENGTH);
+	if (*pw == '\0')
+		return vio->write_packet(vio, NULL, 0) == 0 ? CR_OK : CR_ERROR;
+	if (transport_secure(vio, m))
+		return send_plain(vio, pw);
+	return send_with_key(vio, auth_of(m), "sha256_password",
+	    SHA256_REQUEST_KEY, pw, scramble);
+}
+
+/*
+ * Whether a plugin that sends the password as it is may: only with
+ * --enable-cleartext-plugin, and only where no one but the server reads
+ * it, the unix socket or TLS whose certificate was checked (an unchecked
+ * one may be anyone's). Says why not.
+ */
+static bool
+cleartext_allowed(MYSQL_PLUGIN_VIO *vio, MYSQL *m, const char *plugin)
+{
+	struct conn_auth *a = auth_of(m);
+	MYSQL_PLUGIN_VIO_INFO info;
+
+	if (a == NULL || !a->cleartext) {
+		refuse(a, "the server asks for the password in clear text "
+		    "(%s); give --enable-cleartext-plugin if the account "
+		    "needs it", plugin);
+		return false;
+	}
+	vio->info(vio, &info);
+	if (info.protocol == MYSQL_VIO_SOCKET ||
+	    (a->tls_verified && mysql_get_ssl_cipher(m) != NULL))
+		return true;
+	refuse(a, "the server asks for the password in clear text (%s), "
+	    "which --enable-cleartext-plugin sends only over the unix socket "
+	    "or TLS with --ssl-mode=VERIFY_CA or VERIFY_IDENTITY", plugin);
+	return false;
+}
+
+/* mysql_clear_password: the password as it is, where allowed. */
+static int
+clear_authenticate(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
+{
+	if (!cleartext_allowed(vio, m, "mysql_clear_password"))
+		return CR_ERROR;
+	return send_plain(vio, m->passwd != NULL ? m->passwd : "");
+}
+
+/* dialog's questions: the type byte, then the prompt. */
+#define DIALOG_LAST 1      /* the last question */
+#define DIALOG_PASSWORD 4  /* a question whose answer is not echoed */
+
+/*
+ * dialog (PAM accounts): questions from the server, each answered in
+ * clear text. The first, when it asks for a password, gets the
+ * password; any other question is one no one is here to answer.
+ */
+static int
+dialog_authenticate(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
+{
+	const char *pw = m->passwd != NULL ? m->passwd : "";
+	unsigned char *pkt, type = 0;
+	bool first = true;
+	int n;
+
+	if (!cleartext_allowed(vio, m, "dialog"))
+		return CR_ERROR;
+	do {
+		if ((n = vio->read_packet(vio, &pkt)) < 0)
+			return CR_ERROR;
+		if (n > 0) {
+			type = pkt[0];
+			if (type == 0 || type == 254)
+				return CR_OK_HANDSHAKE_COMPLETE;
+			if (!first || (type & ~DIALOG_LAST) != DIALOG_PASSWORD) {
+				refuse(auth_of(m), "the account's %s asks more "
+				    "than the password, which mysqlmemprof cannot "
+				    "answer; connect as an account that needs only "
+				    "its password", "dialog");
+				return CR_ERROR;
+			}
+		}
+		/* No question (a first packet of ours): the password too. */
+		if (send_plain(vio, pw) != CR_OK)
+			return CR_ERROR;
+		first = false;
+	} while ((type & DIALOG_LAST) == 0);
+	return CR_OK;
+}
+
+#define GUARD(plugin, what, fn) { AUTH_PLUGIN_TYPE, AUTH_PLUGIN_INTERFACE, \
+	plugin, "mysqlmemprof", what, { 1, 0, 0 }, \
+	"the license of mysqlmemprof", NULL, NULL, NULL, NULL, fn }
+
+/*
+ * The plugins that would send the password, or what the other end can
+ * read of it: each in place of Connector/C's own. mysql_native_password
+ * (built in) and client_ed25519 send only a hash or a signature of the
+ * server's one-time scramble, which proves the password to the server
+ * without telling it: a server that is not the one can only try to
+ * guess the password from it offline, as from any challenge.
+ */
+static struct auth_plugin guards[] = {
+	GUARD("caching_sha2_password",
+	    "caching_sha2_password, sending no password to a key not chosen",
+	    sha2_authenticate),
+	GUARD("sha256_password",
+	    "sha256_password, sending no password to a key not chosen",
+	    sha256_authenticate),
+	GUARD("mysql_clear_password",
+	    "mysql_clear_password, only if asked to and only where safe",
+	    clear_authenticate),
+	GUARD("dialog", "dialog, only if asked to and only where safe",
+	    dialog_authenticate),
 };
 
-static bool sha2_registered;
+#if MARIADB_PACKAGE_VERSION_ID >= 30300
+/*
+ * The plugins the library may use at all; any other the server asks for
+ * is refused (CR_PLUGIN_NOT_ALLOWED), before the library would load it
+ * from its plugin folder: auth_gssapi_client, for one, would get a
+ * Kerberos ticket for whatever service the other end names.
+ */
+#define AUTH_ALLOWED "mysql_native_password,caching_sha2_password," \
+	"sha256_password,mysql_clear_password,dialog,client_ed25519"
+#endif
+
+/* Why registering the guards failed; "": it did not. */
+static char guards_failed[200];
 
 /*
  * Once per process, before the library would load its own from the
- * plugin folder: the first plugin of a name is the one it uses.
+ * plugin folder: the first plugin of a name is the one it uses. One it
+ * has already (LIBMYSQL_PLUGINS loads some when it starts) would be used
+ * in place of the guard, so that fails every connect.
  */
 static void
-register_sha2(void)
+register_guards(void)
 {
 	MYSQL *m = mysql_init(NULL);
 
-	if (m == NULL)
+	if (m == NULL) {
+		snprintf(guards_failed, sizeof(guards_failed), "out of memory");
 		return;
-	sha2_registered = mysql_client_register_plugin(m,
-	    (struct st_mysql_client_plugin *)&sha2_plugin) != NULL;
+	}
+	for (size_t i = 0; i < sizeof(guards) / sizeof(guards[0]); i++) {
+		struct st_mysql_client_plugin *g =
+		    (struct st_mysql_client_plugin *)&guards[i];
+
+		/* Connector/C 3.3 answers one it has with that one, no error. */
+		if (mysql_client_register_plugin(m, g) != g) {
+			snprintf(guards_failed, sizeof(guards_failed),
+			    "cannot put mysqlmemprof's %s in place of the "
+			    "library's: %s; unset LIBMYSQL_PLUGINS",
+			    guards[i].name, *mysql_error(m) != '\0' ?
+			    mysql_error(m) : "it has loaded its own already");
+			break;
+		}
+	}
 	mysql_close(m);
 }
 
@@ -322,14 +509,19 @@ set_auth(MYSQL *m, struct conn_auth *a, const struct conn_params *p)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-	pthread_once(&once, register_sha2);
+	pthread_once(&once, register_guards);
 	*a = (struct conn_auth){ .key_path = p->server_public_key_path,
-	    .get_key = p->get_server_public_key };
+	    .get_key = p->get_server_public_key,
+	    .cleartext = p->enable_cleartext_plugin,
+	    .tls_verified = p->ssl_mode >= TLS_VERIFY_CA };
+	if (guards_failed[0] != '\0') {
+		snprintf(a->refused, sizeof(a->refused), "%s", guards_failed);
+		return;
+	}
 	mysql_optionsv(m, MARIADB_OPT_USERDATA, (void *)AUTH_KEY, (void *)a);
-	/* Should another copy have come first, it gets the key file at least. */
-	if (!sha2_registered && p->server_public_key_path != NULL)
-		mysql_options(m, MYSQL_SERVER_PUBLIC_KEY,
-		    p->server_public_key_path);
+#if MARIADB_PACKAGE_VERSION_ID >= 30300
+	mysql_optionsv(m, MARIADB_OPT_RESTRICTED_AUTH, AUTH_ALLOWED);
+#endif
 }
 
 static void
@@ -340,6 +532,7 @@ auth_done(MYSQL *m)
 }
 #else
 struct conn_auth {
+	bool tls;          /* unused: the library's plugins say nothing */
 	char refused[256]; /* a key file that cannot serve; "": none */
 };
 
@@ -351,10 +544,19 @@ struct conn_auth {
 static void
 set_auth(MYSQL *m, struct conn_auth *a, const struct conn_params *p)
 {
-	bool get = p->get_server_public_key;
+	bool get = p->get_server_public_key, clear = true;
 
+	a->tls = false;
 	a->refused[0] = '\0';
 	mysql_options(m, MYSQL_OPT_GET_SERVER_PUBLIC_KEY, &get);
+	/*
+	 * Its mysql_clear_password is built in and cannot be replaced: it is
+	 * let send only where it is safe whatever happens, the socket or TLS
+	 * whose certificate is checked.
+	 */
+	if (p->enable_cleartext_plugin &&
+	    (!over_tcp(p) || p->ssl_mode >= TLS_VERIFY_CA))
+		mysql_options(m, MYSQL_ENABLE_CLEARTEXT_PLUGIN, &clear);
 	if (p->server_public_key_path != NULL) {
 		EVP_PKEY_free(key_read(p->server_public_key_path, a->refused,
 		    sizeof(a->refused)));
@@ -478,6 +680,32 @@ connect_hint(unsigned e, const char *msg)
 	}
 }
 
+#ifdef MARIADB_PACKAGE_VERSION
+/*
+ * A plugin not in AUTH_ALLOWED, named as the library's message quotes
+ * it when that is a name: Connector/C 3.3 quotes stray bytes of the
+ * packet instead after a switch of plugin.
+ */
+static void
+refused_plugin(struct conn *c, const char *msg, char *err, size_t errlen)
+{
+	const char *q = strchr(msg, '\'');
+	size_t n = q != NULL ? strspn(q + 1, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") : 0;
+	char what[120] = "an authentication plugin mysqlmemprof does not "
+	    "use (the library does not say which)";
+
+	if (n > 0 && n <= 64 && q[n + 1] == '\'')
+		snprintf(what, sizeof(what), "the authentication plugin '%.*s', "
+		    "which mysqlmemprof does not use", (int)n, q + 1);
+	snprintf(err, errlen, "cannot connect %s: the server asks for %s; "
+	    "connect as an account of mysql_native_password, "
+	    "caching_sha2_password, sha256_password or ed25519 (or of "
+	    "mysql_clear_password or dialog, with --enable-cleartext-plugin)",
+	    c->where, what);
+}
+#endif
+
 enum conn_status
 conn_open(struct conn **out, const struct conn_params *p, char *err,
     size_t errlen)
@@ -555,7 +783,7 @@ conn_open(struct conn **out, const struct conn_params *p, char *err,
 	e = mysql_errno(c->mysql);
 	/* The password kept back, or a key file that could not serve. */
 	if (auth.refused[0] != '\0') {
-		if (p->ssl_mode >= TLS_REQUIRED)
+		if (p->ssl_mode >= TLS_REQUIRED && !auth.tls)
 			snprintf(err, errlen, "cannot connect %s: the server "
 			    "offers no TLS, but --ssl-mode requires it; enable "
 			    "TLS on the server or lower --ssl-mode", c->where);
@@ -565,6 +793,13 @@ conn_open(struct conn **out, const struct conn_params *p, char *err,
 		conn_close(c);
 		return CONN_DENIED;
 	}
+#ifdef MARIADB_PACKAGE_VERSION
+	if (e == CR_PLUGIN_NOT_ALLOWED) {
+		refused_plugin(c, mysql_error(c->mysql), err, errlen);
+		conn_close(c);
+		return CONN_DENIED;
+	}
+#endif
 	snprintf(err, errlen, "cannot connect %s: %s; %s", c->where,
 	    mysql_error(c->mysql), connect_hint(e, mysql_error(c->mysql)));
 	st = conn_classify(e);
