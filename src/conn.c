@@ -64,6 +64,19 @@ conn_classify(unsigned e)
 	}
 }
 
+/*
+ * Wipes the library's copy of the password (MYSQL's passwd, in both
+ * libraries), which it would free as it is. Nothing here authenticates
+ * twice on a handle (no change of user, no reconnect by the library), so
+ * once connected it is not needed.
+ */
+static void
+forget_password(MYSQL *m)
+{
+	if (m != NULL && m->passwd != NULL)
+		explicit_bzero(m->passwd, strlen(m->passwd));
+}
+
 /* Whether the library connects over TCP, not the unix socket. */
 static bool
 over_tcp(const struct conn_params *p)
@@ -158,12 +171,17 @@ static struct conn_auth auth_spent = { .spent = true };
 #define SHA2_FULL_AUTH 4   /* the server's: not cached, send the password */
 #define SHA256_REQUEST_KEY 1 /* sha256_password's: send me your RSA key */
 
-/* Says why the password was kept back, once, for conn_open(). */
-static void __attribute__((format(printf, 2, 3)))
-refuse(struct conn_auth *a, const char *fmt, ...)
+/*
+ * Says why the password was kept back, once, for conn_open(). The
+ * connect fails then, and Connector/C frees its copy unwiped on the way:
+ * wiped here first.
+ */
+static void __attribute__((format(printf, 3, 4)))
+refuse(MYSQL *m, struct conn_auth *a, const char *fmt, ...)
 {
 	va_list ap;
 
+	forget_password(m);
 	if (a == NULL || a->spent)
 		return;
 	va_start(ap, fmt);
@@ -226,9 +244,14 @@ sha2_scramble(const char *pw, const unsigned char *scramble,
 
 /* The key of --server-public-key-path, or NULL with a->refused saying why. */
 static EVP_PKEY *
-key_from_file(struct conn_auth *a)
+key_from_file(MYSQL *m, struct conn_auth *a)
 {
-	return key_read(a->key_path, a->refused, sizeof(a->refused));
+	char why[256];
+	EVP_PKEY *key = key_read(a->key_path, why, sizeof(why));
+
+	if (key == NULL)
+		refuse(m, a, "%s", why);
+	return key;
 }
 
 /* The password and its NUL, XORed with the scramble, RSA-OAEP encrypted. */
@@ -263,15 +286,16 @@ send_encrypted(MYSQL_PLUGIN_VIO *vio, EVP_PKEY *key, const char *pw,
  * chose, from a file or asked of the server with the plugin's request.
  */
 static int
-send_with_key(MYSQL_PLUGIN_VIO *vio, struct conn_auth *a, const char *plugin,
+send_with_key(MYSQL_PLUGIN_VIO *vio, MYSQL *m, const char *plugin,
     unsigned char request, const char *pw, const unsigned char *scramble)
 {
+	struct conn_auth *a = auth_of(m);
 	EVP_PKEY *key = NULL;
 	unsigned char *pkt;
 	int n, rc;
 
 	if (a != NULL && a->key_path != NULL) {
-		if ((key = key_from_file(a)) == NULL)
+		if ((key = key_from_file(m, a)) == NULL)
 			return CR_ERROR;
 	} else if (a != NULL && a->get_key) {
 		if (vio->write_packet(vio, &request, 1) != 0 ||
@@ -285,7 +309,7 @@ send_with_key(MYSQL_PLUGIN_VIO *vio, struct conn_auth *a, const char *plugin,
 		if (key == NULL)
 			return CR_ERROR;
 	} else {
-		refuse(a, "the account's %s must send the password, and the "
+		refuse(m, a, "the account's %s must send the password, and the "
 		    "connection is not encrypted; use TLS, "
 		    "--get-server-public-key or --server-public-key-path=FILE",
 		    plugin);
@@ -301,7 +325,6 @@ sha2_authenticate(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
 {
 	unsigned char scramble[SCRAMBLE_LENGTH], reply[32], *pkt;
 	const char *pw = m->passwd != NULL ? m->passwd : "";
-	struct conn_auth *a = auth_of(m);
 	int n;
 
 	/* The scramble and a NUL, from the greeting or a switch of plugin. */
@@ -323,7 +346,7 @@ sha2_authenticate(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
 		return CR_SERVER_HANDSHAKE_ERR;
 	if (transport_secure(vio, m))
 		return send_plain(vio, pw);
-	return send_with_key(vio, a, "caching_sha2_password", SHA2_REQUEST_KEY,
+	return send_with_key(vio, m, "caching_sha2_password", SHA2_REQUEST_KEY,
 	    pw, scramble);
 }
 
@@ -349,7 +372,7 @@ sha256_authenticate(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
 		return vio->write_packet(vio, NULL, 0) == 0 ? CR_OK : CR_ERROR;
 	if (transport_secure(vio, m))
 		return send_plain(vio, pw);
-	return send_with_key(vio, auth_of(m), "sha256_password",
+	return send_with_key(vio, m, "sha256_password",
 	    SHA256_REQUEST_KEY, pw, scramble);
 }
 
@@ -366,7 +389,7 @@ cleartext_allowed(MYSQL_PLUGIN_VIO *vio, MYSQL *m, const char *plugin)
 	MYSQL_PLUGIN_VIO_INFO info;
 
 	if (a == NULL || !a->cleartext) {
-		refuse(a, "the server asks for the password in clear text "
+		refuse(m, a, "the server asks for the password in clear text "
 		    "(%s); give --enable-cleartext-plugin if the account "
 		    "needs it", plugin);
 		return false;
@@ -375,7 +398,7 @@ cleartext_allowed(MYSQL_PLUGIN_VIO *vio, MYSQL *m, const char *plugin)
 	if (info.protocol == MYSQL_VIO_SOCKET ||
 	    (a->tls_verified && mysql_get_ssl_cipher(m) != NULL))
 		return true;
-	refuse(a, "the server asks for the password in clear text (%s), "
+	refuse(m, a, "the server asks for the password in clear text (%s), "
 	    "which --enable-cleartext-plugin sends only over the unix socket "
 	    "or TLS with --ssl-mode=VERIFY_CA or VERIFY_IDENTITY", plugin);
 	return false;
@@ -417,7 +440,7 @@ dialog_authenticate(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
 			if (type == 0 || type == 254)
 				return CR_OK_HANDSHAKE_COMPLETE;
 			if (!first || (type & ~DIALOG_LAST) != DIALOG_PASSWORD) {
-				refuse(auth_of(m), "the account's %s asks more "
+				refuse(m, auth_of(m), "the account's %s asks more "
 				    "than the password, which mysqlmemprof cannot "
 				    "answer; connect as an account that needs only "
 				    "its password", "dialog");
@@ -764,6 +787,7 @@ conn_open(struct conn **out, const struct conn_params *p, char *err,
 			return CONN_FAILED;
 		}
 		auth_done(c->mysql);
+		forget_password(c->mysql);
 		c->timeout_s = p->read_timeout_s;
 		*out = c;
 		return CONN_OK;
@@ -814,6 +838,7 @@ conn_close(struct conn *c)
 {
 	if (c == NULL)
 		return;
+	forget_password(c->mysql);
 	if (c->mysql != NULL)
 		mysql_close(c->mysql);
 	if (c->forget_kept != NULL)
