@@ -177,7 +177,7 @@ class Auth(mmp.TestCase):
             with self.subTest(plugin=plugin):
                 server, p = self.against(plugin, data=b"\x05Password: ")
                 self.assertKeptBack(server, p, plugin, "clear text",
-                                    "--enable-cleartext-plugin")
+                                    "give --enable-cleartext-plugin")
                 # Allowed, but not over this.
                 server, p = self.against(plugin, "--enable-cleartext-plugin",
                                          data=b"\x05Password: ")
