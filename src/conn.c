@@ -554,14 +554,14 @@ auth_done(MYSQL *m)
 	    (void *)&auth_spent);
 }
 #else
-#include <mysql/client_plugin.h>
+/* <mysql.h> includes <mysql/client_plugin.h>: its struct auth_plugin_t. */
 
 struct conn_auth {
 	const char *key_path;  /* --server-public-key-path; NULL: none */
 	bool get_key;          /* --get-server-public-key */
 	bool cleartext;        /* --enable-cleartext-plugin */
 	bool cleartext_ok;     /* and over the socket or TLS VERIFY_CA and up */
-	bool tls;              /* the connection was encrypted when refused */
+	bool tls;              /* encrypted: REQUIRED and up, which it enforces */
 	char refused[256];     /* why the password was not sent; "": it was */
 };
 
@@ -574,7 +574,7 @@ struct conn_auth {
  */
 static _Thread_local struct conn_auth *auth_now;
 
-typedef struct st_mysql_client_plugin_AUTHENTICATION oracle_plugin;
+typedef struct auth_plugin_t oracle_plugin;
 typedef int (*auth_fn)(MYSQL_PLUGIN_VIO *, MYSQL *);
 typedef enum net_async_status (*auth_nb_fn)(MYSQL_PLUGIN_VIO *, MYSQL *,
     int *);
@@ -585,7 +585,7 @@ static auth_nb_fn sha256_own_nb, clear_own_nb;
 static bool
 transport_secure(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
 {
-	MYSQL_PLUGIN_VIO_INFO info;
+	struct MYSQL_PLUGIN_VIO_INFO info;
 
 	if (mysql_get_ssl_cipher(m) != NULL)
 		return true;
@@ -689,17 +689,17 @@ guard_one(MYSQL *m, const char *name, auth_fn *own, auth_nb_fn *own_nb,
 
 	if (guards_failed[0] != '\0')
 		return;
-	if (pl == NULL || pl->authenticate_user == NULL ||
-	    pl->authenticate_user_nonblocking == NULL) {
+	if (pl == NULL || pl->authenticate_user == NULL) {
 		snprintf(guards_failed, sizeof(guards_failed), "cannot guard "
 		    "the library's %s: %s", name, pl == NULL ? mysql_error(m) :
 		    "it is not the plugin this build knows");
 		return;
 	}
 	*own = pl->authenticate_user;
-	*own_nb = pl->authenticate_user_nonblocking;
 	pl->authenticate_user = fn;
-	pl->authenticate_user_nonblocking = nb;
+	/* One without (mysql_clear_password) is called blocking. */
+	if ((*own_nb = pl->authenticate_user_nonblocking) != NULL)
+		pl->authenticate_user_nonblocking = nb;
 }
 
 static void
@@ -734,7 +734,8 @@ set_auth(MYSQL *m, struct conn_auth *a, const struct conn_params *p)
 	    .get_key = p->get_server_public_key,
 	    .cleartext = p->enable_cleartext_plugin,
 	    .cleartext_ok = p->enable_cleartext_plugin &&
-	    (!over_tcp(p) || p->ssl_mode >= TLS_VERIFY_CA) };
+	    (!over_tcp(p) || p->ssl_mode >= TLS_VERIFY_CA),
+	    .tls = p->ssl_mode >= TLS_REQUIRED };
 	if (guards_failed[0] != '\0') {
 		snprintf(a->refused, sizeof(a->refused), "%s", guards_failed);
 		return;

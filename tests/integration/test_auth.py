@@ -233,9 +233,13 @@ class Auth(mmp.TestCase):
                                    "not encrypted", "--get-server-public-key",
                                    "--server-public-key-path=FILE")
         self.assertNotIn("Access denied", line)
-        # Over the socket, the password as it is.
+        # Over the socket, the password as it is; Oracle's library asks
+        # the server for its key there too, which is the server's own.
         server, p = self.against("sha256_password", unix=True)
-        self.assertSent(server, p)
+        if mmp.CLIENT == "connector-c":
+            self.assertSent(server, p)
+        else:
+            self.assertEqual(server.after[:1], [b"\x01"], mmp.describe(p))
 
     def test_sha256_password_asks_the_key_when_told(self):
         server, p = self.against("sha256_password", "--get-server-public-key")
