@@ -173,7 +173,8 @@ bench: deps-test
 	-[ "$$MMP_BENCH_QUICK" = 1 ] || python3 bench/docfigures.py
 
 # libFuzzer harnesses (clang): `make fuzz` builds them, `make fuzz-run`
-# runs each for FUZZ_SECONDS on a corpus kept under build/.
+# runs each for FUZZ_SECONDS on a corpus kept under build/, with the words
+# of fuzz/NAME.dict when there is one.
 FUZZ_CC      ?= clang
 FUZZ_FLAGS    = -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Isrc -D_GNU_SOURCE
 FUZZ_SECONDS ?= 30
@@ -189,7 +190,9 @@ build/fuzz/%: fuzz/%.c $(FUZZ_CORE) include/*.h src/*.h build/profile.pb-c.c
 fuzz-run: fuzz
 	@for f in $(FUZZERS); do \
 		mkdir -p $$f.corpus && \
-		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 $$f.corpus \
+		d=fuzz/$$(basename $$f).dict; \
+		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 \
+			$$([ -f $$d ] && echo -dict=$$d) $$f.corpus \
 			2>$$f.log || { tail -n 40 $$f.log; exit 1; }; \
 		echo "$$f: $$(grep -c . $$f.log) log lines, no crash in $(FUZZ_SECONDS) s"; \
 	done

@@ -161,6 +161,7 @@ session_setup(struct session *s, const struct options *o,
 			.tls_version = o->tls_version, .protocol = o->protocol,
 			.server_public_key_path = o->server_public_key_path,
 			.get_server_public_key = o->get_server_public_key,
+			.enable_cleartext_plugin = o->enable_cleartext_plugin,
 			.stop = &sig->stop,
 		},
 	};

@@ -341,6 +341,9 @@ cli_set_password(struct cli_parse *ps, const struct cli_row *r,
 	(void)r;
 	o->password_prompt = arg == NULL;
 	o->password_on_command_line = !from_file && arg != NULL;
+	/* One given before (a file, then the command line) is wiped. */
+	if (o->password != NULL)
+		explicit_bzero(o->password, strlen(o->password));
 	if (arg == NULL) {
 		free(o->password);
 		o->password = NULL;

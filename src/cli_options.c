@@ -298,6 +298,11 @@ const struct cli_row cli_rows[] = {
 	    .hint = "give the server's public key, a PEM file",
 	    .arg = "FILE",
 	    .help = "that key, from a PEM file, instead" },
+	{ .name = "enable-cleartext-plugin", .needs = NEEDS_SERVER,
+	    .kind = KIND_FLAG, FIELD(enable_cleartext_plugin),
+	    .help = "send the password as it is when the account's\n"
+	    "plugin asks (PAM), over the socket or TLS\n"
+	    "VERIFY_CA or VERIFY_IDENTITY only" },
 	{ .name = "login-path", .kind = KIND_FILES, FILES(login_path),
 	    .command_line_only = true, .arg = "NAME",
 	    .help = "read [NAME] of ~/.mylogin.cnf too, after\n"

@@ -16,10 +16,10 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
+#include <pthread.h>
 #ifdef MARIADB_PACKAGE_VERSION
 #include <mysql/plugin_auth.h>
 #include <stdarg.h>
-#include <pthread.h>
 #endif
 
 
@@ -62,6 +62,19 @@ conn_classify(unsigned e)
 	default:
 		return CONN_FAILED;
 	}
+}
+
+/*
+ * Wipes the library's copy of the password (MYSQL's passwd, in both
+ * libraries), which it would free as it is. Nothing here authenticates
+ * twice on a handle (no change of user, no reconnect by the library), so
+ * once connected it is not needed.
+ */
+static void
+forget_password(MYSQL *m)
+{
+	if (m != NULL && m->passwd != NULL)
+		explicit_bzero(m->passwd, strlen(m->passwd));
 }
 
 /* Whether the library connects over TCP, not the unix socket. */
@@ -134,11 +147,14 @@ struct auth_plugin {
 #define AUTH_PLUGIN_TYPE 2          /* MYSQL_CLIENT_AUTHENTICATION_PLUGIN */
 #define AUTH_PLUGIN_INTERFACE 0x0100
 
-/* What the plugin needs of one connect, found through the handle. */
+/* What the plugins need of one connect, found through the handle. */
 struct conn_auth {
 	const char *key_path;  /* --server-public-key-path; NULL: none */
 	bool get_key;          /* --get-server-public-key */
+	bool cleartext;        /* --enable-cleartext-plugin */
+	bool tls_verified;     /* --ssl-mode VERIFY_CA or VERIFY_IDENTITY */
 	bool spent;            /* shared, read only: refused is not written */
+	bool tls;              /* the connection was encrypted when asked */
 	char refused[256];     /* why the password was not sent; "": it was */
 };
 
@@ -153,6 +169,44 @@ static struct conn_auth auth_spent = { .spent = true };
 #define SHA2_REQUEST_KEY 2 /* ours: send me your RSA key */
 #define SHA2_FAST_OK 3     /* the server's: the scramble matched its cache */
 #define SHA2_FULL_AUTH 4   /* the server's: not cached, send the password */
+#define SHA256_REQUEST_KEY 1 /* sha256_password's: send me your RSA key */
+
+/*
+ * Says why the password was kept back, once, for conn_open(). The
+ * connect fails then, and Connector/C frees its copy unwiped on the way:
+ * wiped here first.
+ */
+static void __attribute__((format(printf, 3, 4)))
+refuse(MYSQL *m, struct conn_auth *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	forget_password(m);
+	if (a == NULL || a->spent)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(a->refused, sizeof(a->refused), fmt, ap);
+	va_end(ap);
+}
+
+/* The password and its NUL, as it is: over TLS or the socket only. */
+static int
+send_plain(MYSQL_PLUGIN_VIO *vio, const char *pw)
+{
+	return vio->write_packet(vio, (const unsigned char *)pw,
+	    (int)strlen(pw) + 1) == 0 ? CR_OK : CR_ERROR;
+}
+
+static struct conn_auth *
+auth_of(MYSQL *m)
+{
+	struct conn_auth *a = NULL;
+
+	mysql_get_optionv(m, MARIADB_OPT_USERDATA, (void *)AUTH_KEY, &a);
+	if (a != NULL && !a->spent)
+		a->tls = mysql_get_ssl_cipher(m) != NULL;
+	return a;
+}
 
 /* TLS, or the unix socket: the server takes the password as it is there. */
 static bool
@@ -190,9 +244,14 @@ sha2_scramble(const char *pw, const unsigned char *scramble,
 
 /* The key of --server-public-key-path, or NULL with a->refused saying why. */
 static EVP_PKEY *
-key_from_file(struct conn_auth *a)
+key_from_file(MYSQL *m, struct conn_auth *a)
 {
-	return key_read(a->key_path, a->refused, sizeof(a->refused));
+	char why[256];
+	EVP_PKEY *key = key_read(a->key_path, why, sizeof(why));
+
+	if (key == NULL)
+		refuse(m, a, "%s", why);
+	return key;
 }
 
 /* The password and its NUL, XORed with the scramble, RSA-OAEP encrypted. */
@@ -221,18 +280,22 @@ send_encrypted(MYSQL_PLUGIN_VIO *vio, EVP_PKEY *key, const char *pw,
 	return rc;
 }
 
-/* The full authentication over plain TCP: only with a key the user chose. */
+/*
+ * The password over plain TCP, for caching_sha2_password's full
+ * authentication and for sha256_password: encrypted with a key the user
+ * chose, from a file or asked of the server with the plugin's request.
+ */
 static int
-sha2_full_plain(MYSQL_PLUGIN_VIO *vio, struct conn_auth *a, const char *pw,
-    const unsigned char *scramble)
+send_with_key(MYSQL_PLUGIN_VIO *vio, MYSQL *m, const char *plugin,
+    unsigned char request, const char *pw, const unsigned char *scramble)
 {
-	static const unsigned char request = SHA2_REQUEST_KEY;
+	struct conn_auth *a = auth_of(m);
 	EVP_PKEY *key = NULL;
 	unsigned char *pkt;
 	int n, rc;
 
 	if (a != NULL && a->key_path != NULL) {
-		if ((key = key_from_file(a)) == NULL)
+		if ((key = key_from_file(m, a)) == NULL)
 			return CR_ERROR;
 	} else if (a != NULL && a->get_key) {
 		if (vio->write_packet(vio, &request, 1) != 0 ||
@@ -246,12 +309,10 @@ sha2_full_plain(MYSQL_PLUGIN_VIO *vio, struct conn_auth *a, const char *pw,
 		if (key == NULL)
 			return CR_ERROR;
 	} else {
-		if (a != NULL && !a->spent)
-			snprintf(a->refused, sizeof(a->refused), "the account's "
-			    "caching_sha2_password must send the password, "
-			    "and the connection is not encrypted; use TLS, "
-			    "--get-server-public-key or "
-			    "--server-public-key-path=FILE");
+		refuse(m, a, "the account's %s must send the password, and the "
+		    "connection is not encrypted; use TLS, "
+		    "--get-server-public-key or --server-public-key-path=FILE",
+		    plugin);
 		return CR_ERROR;
 	}
 	rc = send_encrypted(vio, key, pw, scramble);
@@ -264,10 +325,8 @@ sha2_authenticate(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
 {
 	unsigned char scramble[SCRAMBLE_LENGTH], reply[32], *pkt;
 	const char *pw = m->passwd != NULL ? m->passwd : "";
-	struct conn_auth *a = NULL;
 	int n;
 
-	mysql_get_optionv(m, MARIADB_OPT_USERDATA, (void *)AUTH_KEY, &a);
 	/* The scramble and a NUL, from the greeting or a switch of plugin. */
 	if ((n = vio->read_packet(vio, &pkt)) < 0)
 		return CR_ERROR;
@@ -286,34 +345,185 @@ sha2_authenticate(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
 	if (n != 1 || pkt[0] != SHA2_FULL_AUTH)
 		return CR_SERVER_HANDSHAKE_ERR;
 	if (transport_secure(vio, m))
-		return vio->write_packet(vio, (const unsigned char *)pw,
-		    (int)strlen(pw) + 1) == 0 ? CR_OK : CR_ERROR;
-	return sha2_full_plain(vio, a, pw, scramble);
+		return send_plain(vio, pw);
+	return send_with_key(vio, m, "caching_sha2_password", SHA2_REQUEST_KEY,
+	    pw, scramble);
 }
 
-static struct auth_plugin sha2_plugin = {
-	AUTH_PLUGIN_TYPE, AUTH_PLUGIN_INTERFACE,
-	"caching_sha2_password", "mysqlmemprof",
-	"caching_sha2_password, sending no password to a key not chosen",
-	{ 1, 0, 0 }, "the license of mysqlmemprof", NULL, NULL, NULL, NULL,
-	sha2_authenticate,
+/*
+ * sha256_password: the password itself, encrypted with the server's RSA
+ * key over plain TCP. Connector/C's asks the server for that key unasked,
+ * so whoever answers can hand it a key of their own: here, as for
+ * caching_sha2_password, only a key the user chose.
+ */
+static int
+sha256_authenticate(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
+{
+	const char *pw = m->passwd != NULL ? m->passwd : "";
+	unsigned char scramble[SCRAMBLE_LENGTH], *pkt;
+	int n;
+
+	if ((n = vio->read_packet(vio, &pkt)) < 0)
+		return CR_ERROR;
+	if (n != SCRAMBLE_LENGTH + 1)
+		return CR_SERVER_HANDSHAKE_ERR;
+	memcpy(scramble, pkt, SCRAMBLE_LENGTH);
+	if (*pw == '\0')
+		return vio->write_packet(vio, NULL, 0) == 0 ? CR_OK : CR_ERROR;
+	if (transport_secure(vio, m))
+		return send_plain(vio, pw);
+	return send_with_key(vio, m, "sha256_password",
+	    SHA256_REQUEST_KEY, pw, scramble);
+}
+
+/*
+ * Whether a plugin that sends the password as it is may: only with
+ * --enable-cleartext-plugin, and only where no one but the server reads
+ * it, the unix socket or TLS whose certificate was checked (an unchecked
+ * one may be anyone's). Says why not.
+ */
+static bool
+cleartext_allowed(MYSQL_PLUGIN_VIO *vio, MYSQL *m, const char *plugin)
+{
+	struct conn_auth *a = auth_of(m);
+	MYSQL_PLUGIN_VIO_INFO info;
+
+	if (a == NULL || !a->cleartext) {
+		refuse(m, a, "the server asks for the password in clear text "
+		    "(%s); give --enable-cleartext-plugin if the account "
+		    "needs it", plugin);
+		return false;
+	}
+	vio->info(vio, &info);
+	if (info.protocol == MYSQL_VIO_SOCKET ||
+	    (a->tls_verified && mysql_get_ssl_cipher(m) != NULL))
+		return true;
+	refuse(m, a, "the server asks for the password in clear text (%s), "
+	    "which --enable-cleartext-plugin sends only over the unix socket "
+	    "or TLS with --ssl-mode=VERIFY_CA or VERIFY_IDENTITY", plugin);
+	return false;
+}
+
+/* mysql_clear_password: the password as it is, where allowed. */
+static int
+clear_authenticate(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
+{
+	if (!cleartext_allowed(vio, m, "mysql_clear_password"))
+		return CR_ERROR;
+	return send_plain(vio, m->passwd != NULL ? m->passwd : "");
+}
+
+/* dialog's questions: the type byte, then the prompt. */
+#define DIALOG_LAST 1      /* the last question */
+#define DIALOG_PASSWORD 4  /* a question whose answer is not echoed */
+
+/*
+ * dialog (PAM accounts): questions from the server, each answered in
+ * clear text. The first, when it asks for a password, gets the
+ * password; any other question is one no one is here to answer.
+ */
+static int
+dialog_authenticate(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
+{
+	const char *pw = m->passwd != NULL ? m->passwd : "";
+	unsigned char *pkt, type = 0;
+	bool first = true;
+	int n;
+
+	if (!cleartext_allowed(vio, m, "dialog"))
+		return CR_ERROR;
+	do {
+		if ((n = vio->read_packet(vio, &pkt)) < 0)
+			return CR_ERROR;
+		if (n > 0) {
+			type = pkt[0];
+			if (type == 0 || type == 254)
+				return CR_OK_HANDSHAKE_COMPLETE;
+			if (!first || (type & ~DIALOG_LAST) != DIALOG_PASSWORD) {
+				refuse(m, auth_of(m), "the account's %s asks more "
+				    "than the password, which mysqlmemprof cannot "
+				    "answer; connect as an account that needs only "
+				    "its password", "dialog");
+				return CR_ERROR;
+			}
+		}
+		/* No question (a first packet of ours): the password too. */
+		if (send_plain(vio, pw) != CR_OK)
+			return CR_ERROR;
+		first = false;
+	} while ((type & DIALOG_LAST) == 0);
+	return CR_OK;
+}
+
+#define GUARD(plugin, what, fn) { AUTH_PLUGIN_TYPE, AUTH_PLUGIN_INTERFACE, \
+	plugin, "mysqlmemprof", what, { 1, 0, 0 }, \
+	"the license of mysqlmemprof", NULL, NULL, NULL, NULL, fn }
+
+/*
+ * The plugins that would send the password, or what the other end can
+ * read of it: each in place of Connector/C's own. mysql_native_password
+ * (built in) and client_ed25519 send only a hash or a signature of the
+ * server's one-time scramble, which proves the password to the server
+ * without telling it: a server that is not the one can only try to
+ * guess the password from it offline, as from any challenge.
+ */
+static struct auth_plugin guards[] = {
+	GUARD("caching_sha2_password",
+	    "caching_sha2_password, sending no password to a key not chosen",
+	    sha2_authenticate),
+	GUARD("sha256_password",
+	    "sha256_password, sending no password to a key not chosen",
+	    sha256_authenticate),
+	GUARD("mysql_clear_password",
+	    "mysql_clear_password, only if asked to and only where safe",
+	    clear_authenticate),
+	GUARD("dialog", "dialog, only if asked to and only where safe",
+	    dialog_authenticate),
 };
 
-static bool sha2_registered;
+#if MARIADB_PACKAGE_VERSION_ID >= 30300
+/*
+ * The plugins the library may use at all; any other the server asks for
+ * is refused (CR_PLUGIN_NOT_ALLOWED), before the library would load it
+ * from its plugin folder: auth_gssapi_client, for one, would get a
+ * Kerberos ticket for whatever service the other end names.
+ */
+#define AUTH_ALLOWED "mysql_native_password,caching_sha2_password," \
+	"sha256_password,mysql_clear_password,dialog,client_ed25519"
+#endif
+
+/* Why registering the guards failed; "": it did not. */
+static char guards_failed[200];
 
 /*
  * Once per process, before the library would load its own from the
- * plugin folder: the first plugin of a name is the one it uses.
+ * plugin folder: the first plugin of a name is the one it uses. One it
+ * has already (LIBMYSQL_PLUGINS loads some when it starts) would be used
+ * in place of the guard, so that fails every connect.
  */
 static void
-register_sha2(void)
+register_guards(void)
 {
 	MYSQL *m = mysql_init(NULL);
 
-	if (m == NULL)
+	if (m == NULL) {
+		snprintf(guards_failed, sizeof(guards_failed), "out of memory");
 		return;
-	sha2_registered = mysql_client_register_plugin(m,
-	    (struct st_mysql_client_plugin *)&sha2_plugin) != NULL;
+	}
+	for (size_t i = 0; i < sizeof(guards) / sizeof(guards[0]); i++) {
+		struct st_mysql_client_plugin *g =
+		    (struct st_mysql_client_plugin *)&guards[i];
+
+		/* Connector/C 3.3 answers one it has with that one, no error. */
+		if (mysql_client_register_plugin(m, g) != g) {
+			snprintf(guards_failed, sizeof(guards_failed),
+			    "cannot put mysqlmemprof's %s in place of the "
+			    "library's: %s; unset LIBMYSQL_PLUGINS",
+			    guards[i].name, *mysql_error(m) != '\0' ?
+			    mysql_error(m) : "it has loaded its own already");
+			break;
+		}
+	}
 	mysql_close(m);
 }
 
@@ -322,14 +532,19 @@ set_auth(MYSQL *m, struct conn_auth *a, const struct conn_params *p)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-	pthread_once(&once, register_sha2);
+	pthread_once(&once, register_guards);
 	*a = (struct conn_auth){ .key_path = p->server_public_key_path,
-	    .get_key = p->get_server_public_key };
+	    .get_key = p->get_server_public_key,
+	    .cleartext = p->enable_cleartext_plugin,
+	    .tls_verified = p->ssl_mode >= TLS_VERIFY_CA };
+	if (guards_failed[0] != '\0') {
+		snprintf(a->refused, sizeof(a->refused), "%s", guards_failed);
+		return;
+	}
 	mysql_optionsv(m, MARIADB_OPT_USERDATA, (void *)AUTH_KEY, (void *)a);
-	/* Should another copy have come first, it gets the key file at least. */
-	if (!sha2_registered && p->server_public_key_path != NULL)
-		mysql_options(m, MYSQL_SERVER_PUBLIC_KEY,
-		    p->server_public_key_path);
+#if MARIADB_PACKAGE_VERSION_ID >= 30300
+	mysql_optionsv(m, MARIADB_OPT_RESTRICTED_AUTH, AUTH_ALLOWED);
+#endif
 }
 
 static void
@@ -339,34 +554,211 @@ auth_done(MYSQL *m)
 	    (void *)&auth_spent);
 }
 #else
+/* <mysql.h> includes <mysql/client_plugin.h>: its struct auth_plugin_t. */
+
 struct conn_auth {
-	char refused[256]; /* a key file that cannot serve; "": none */
+	const char *key_path;  /* --server-public-key-path; NULL: none */
+	bool get_key;          /* --get-server-public-key */
+	bool cleartext;        /* --enable-cleartext-plugin */
+	bool cleartext_ok;     /* and over the socket or TLS VERIFY_CA and up */
+	bool tls;              /* encrypted: REQUIRED and up, which it enforces */
+	char refused[256];     /* why the password was not sent; "": it was */
 };
 
 /*
- * libmysqlclient fetches no key unless asked: the same options say so. A
- * key file is read first, so that a bad one is said as with Connector/C,
- * before connecting.
+ * Oracle's library has its plugins built in, and registering another of
+ * a name it has fails: the guards go in its own plugins' place instead,
+ * each keeping a pointer to the library's function, which it calls when
+ * the rule lets it. Nothing of the handle can carry a pointer of ours, so
+ * the connect under way on this thread is found here.
+ */
+static _Thread_local struct conn_auth *auth_now;
+
+typedef struct auth_plugin_t oracle_plugin;
+typedef int (*auth_fn)(MYSQL_PLUGIN_VIO *, MYSQL *);
+typedef enum net_async_status (*auth_nb_fn)(MYSQL_PLUGIN_VIO *, MYSQL *,
+    int *);
+
+static auth_fn sha256_own, clear_own;
+static auth_nb_fn sha256_own_nb, clear_own_nb;
+
+static bool
+transport_secure(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
+{
+	struct MYSQL_PLUGIN_VIO_INFO info;
+
+	if (mysql_get_ssl_cipher(m) != NULL)
+		return true;
+	vio->info(vio, &info);
+	return info.protocol == MYSQL_VIO_SOCKET;
+}
+
+/*
+ * sha256_password asks the server for its RSA key unasked over plain TCP
+ * (MYSQL_OPT_GET_SERVER_PUBLIC_KEY is caching_sha2_password's only): let
+ * only with a key the user chose, as Connector/C's guard.
+ */
+static bool
+sha256_lets(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
+{
+	struct conn_auth *a = auth_now;
+
+	if (m->passwd == NULL || *m->passwd == '\0' ||
+	    transport_secure(vio, m) ||
+	    (a != NULL && (a->key_path != NULL || a->get_key)))
+		return true;
+	if (a != NULL)
+		snprintf(a->refused, sizeof(a->refused), "the account's "
+		    "sha256_password must send the password, and the "
+		    "connection is not encrypted; use TLS, "
+		    "--get-server-public-key or --server-public-key-path=FILE");
+	return false;
+}
+
+/* Why mysql_clear_password is not let send, into a->refused. */
+static void
+clear_refused(struct conn_auth *a)
+{
+	snprintf(a->refused, sizeof(a->refused), a->cleartext ?
+		    "the server asks for the password in clear text "
+		    "(mysql_clear_password), which --enable-cleartext-plugin "
+		    "sends only over the unix socket or TLS with "
+		    "--ssl-mode=VERIFY_CA or VERIFY_IDENTITY" :
+		    "the server asks for the password in clear text "
+		    "(mysql_clear_password); give --enable-cleartext-plugin if "
+		    "the account needs it");
+}
+
+/*
+ * The library lets its mysql_clear_password run only when told to
+ * (MYSQL_ENABLE_CLEARTEXT_PLUGIN) or when LIBMYSQL_ENABLE_CLEARTEXT_PLUGIN
+ * is set, which this rule wins over.
+ */
+static bool
+clear_lets(void)
+{
+	struct conn_auth *a = auth_now;
+
+	if (a != NULL && a->cleartext_ok)
+		return true;
+	if (a != NULL)
+		clear_refused(a);
+	return false;
+}
+
+static int
+sha256_guard(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
+{
+	return sha256_lets(vio, m) ? sha256_own(vio, m) : CR_ERROR;
+}
+
+static enum net_async_status
+sha256_guard_nb(MYSQL_PLUGIN_VIO *vio, MYSQL *m, int *result)
+{
+	if (sha256_lets(vio, m))
+		return sha256_own_nb(vio, m, result);
+	*result = CR_ERROR;
+	return NET_ASYNC_COMPLETE;
+}
+
+static int
+clear_guard(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
+{
+	return clear_lets() ? clear_own(vio, m) : CR_ERROR;
+}
+
+static enum net_async_status
+clear_guard_nb(MYSQL_PLUGIN_VIO *vio, MYSQL *m, int *result)
+{
+	if (clear_lets())
+		return clear_own_nb(vio, m, result);
+	*result = CR_ERROR;
+	return NET_ASYNC_COMPLETE;
+}
+
+/* Why the guards could not be put in place; "": they were. */
+static char guards_failed[200];
+
+/* The library's plugin name, its functions kept in own, ours put instead. */
+static void
+guard_one(MYSQL *m, const char *name, auth_fn *own, auth_nb_fn *own_nb,
+    auth_fn fn, auth_nb_fn nb)
+{
+	oracle_plugin *pl = (oracle_plugin *)mysql_client_find_plugin(m, name,
+	    MYSQL_CLIENT_AUTHENTICATION_PLUGIN);
+
+	if (guards_failed[0] != '\0')
+		return;
+	if (pl == NULL || pl->authenticate_user == NULL) {
+		snprintf(guards_failed, sizeof(guards_failed), "cannot guard "
+		    "the library's %s: %s", name, pl == NULL ? mysql_error(m) :
+		    "it is not the plugin this build knows");
+		return;
+	}
+	*own = pl->authenticate_user;
+	pl->authenticate_user = fn;
+	/* One without (mysql_clear_password) is called blocking. */
+	if ((*own_nb = pl->authenticate_user_nonblocking) != NULL)
+		pl->authenticate_user_nonblocking = nb;
+}
+
+static void
+register_guards(void)
+{
+	MYSQL *m = mysql_init(NULL);
+
+	if (m == NULL) {
+		snprintf(guards_failed, sizeof(guards_failed), "out of memory");
+		return;
+	}
+	guard_one(m, "sha256_password", &sha256_own, &sha256_own_nb,
+	    sha256_guard, sha256_guard_nb);
+	guard_one(m, "mysql_clear_password", &clear_own, &clear_own_nb,
+	    clear_guard, clear_guard_nb);
+	mysql_close(m);
+}
+
+/*
+ * libmysqlclient's caching_sha2_password fetches no key unless asked: the
+ * same options say so. A key file is read first, so that a bad one is
+ * said as with Connector/C, before connecting.
  */
 static void
 set_auth(MYSQL *m, struct conn_auth *a, const struct conn_params *p)
 {
-	bool get = p->get_server_public_key;
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	bool get = p->get_server_public_key, clear = true;
 
-	a->refused[0] = '\0';
+	pthread_once(&once, register_guards);
+	*a = (struct conn_auth){ .key_path = p->server_public_key_path,
+	    .get_key = p->get_server_public_key,
+	    .cleartext = p->enable_cleartext_plugin,
+	    .cleartext_ok = p->enable_cleartext_plugin &&
+	    (!over_tcp(p) || p->ssl_mode >= TLS_VERIFY_CA),
+	    .tls = p->ssl_mode >= TLS_REQUIRED };
+	if (guards_failed[0] != '\0') {
+		snprintf(a->refused, sizeof(a->refused), "%s", guards_failed);
+		return;
+	}
 	mysql_options(m, MYSQL_OPT_GET_SERVER_PUBLIC_KEY, &get);
+	/* Its own check comes before the guard's: it must let it through. */
+	if (a->cleartext_ok)
+		mysql_options(m, MYSQL_ENABLE_CLEARTEXT_PLUGIN, &clear);
 	if (p->server_public_key_path != NULL) {
 		EVP_PKEY_free(key_read(p->server_public_key_path, a->refused,
 		    sizeof(a->refused)));
 		mysql_options(m, MYSQL_SERVER_PUBLIC_KEY,
 		    p->server_public_key_path);
 	}
+	if (a->refused[0] == '\0')
+		auth_now = a; /* until auth_done() */
 }
 
 static void
 auth_done(MYSQL *m)
 {
 	(void)m;
+	auth_now = NULL;
 }
 #endif
 
@@ -478,6 +870,32 @@ connect_hint(unsigned e, const char *msg)
 	}
 }
 
+#ifdef MARIADB_PACKAGE_VERSION
+/*
+ * A plugin not in AUTH_ALLOWED, named as the library's message quotes
+ * it when that is a name: Connector/C 3.3 quotes stray bytes of the
+ * packet instead after a switch of plugin.
+ */
+static void
+refused_plugin(struct conn *c, const char *msg, char *err, size_t errlen)
+{
+	const char *q = strchr(msg, '\'');
+	size_t n = q != NULL ? strspn(q + 1, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") : 0;
+	char what[120] = "an authentication plugin mysqlmemprof does not "
+	    "use (the library does not say which)";
+
+	if (n > 0 && n <= 64 && q[n + 1] == '\'')
+		snprintf(what, sizeof(what), "the authentication plugin '%.*s', "
+		    "which mysqlmemprof does not use", (int)n, q + 1);
+	snprintf(err, errlen, "cannot connect %s: the server asks for %s; "
+	    "connect as an account of mysql_native_password, "
+	    "caching_sha2_password, sha256_password or ed25519 (or of "
+	    "mysql_clear_password or dialog, with --enable-cleartext-plugin)",
+	    c->where, what);
+}
+#endif
+
 enum conn_status
 conn_open(struct conn **out, const struct conn_params *p, char *err,
     size_t errlen)
@@ -522,7 +940,11 @@ conn_open(struct conn **out, const struct conn_params *p, char *err,
 	mysql_options(c->mysql, MYSQL_OPT_NONBLOCK, &stack);
 #endif
 
-	if (conn_io_connect(c, p) != NULL) {
+	bool connected = conn_io_connect(c, p) != NULL;
+
+	if (c->mysql != NULL)
+		auth_done(c->mysql);
+	if (connected) {
 		/*
 		 * Never trust a library default to have refused plain text;
 		 * reconnecting comes through here too.
@@ -535,7 +957,7 @@ conn_open(struct conn **out, const struct conn_params *p, char *err,
 			conn_close(c);
 			return CONN_FAILED;
 		}
-		auth_done(c->mysql);
+		forget_password(c->mysql);
 		c->timeout_s = p->read_timeout_s;
 		*out = c;
 		return CONN_OK;
@@ -553,9 +975,15 @@ conn_open(struct conn **out, const struct conn_params *p, char *err,
 		return timed_out ? CONN_FAILED : st;
 	}
 	e = mysql_errno(c->mysql);
+#ifndef MARIADB_PACKAGE_VERSION
+	/* Its own refusal of mysql_clear_password, before the guard's. */
+	if (auth.refused[0] == '\0' && e == CR_AUTH_PLUGIN_CANNOT_LOAD &&
+	    strstr(mysql_error(c->mysql), "'mysql_clear_password'") != NULL)
+		clear_refused(&auth);
+#endif
 	/* The password kept back, or a key file that could not serve. */
 	if (auth.refused[0] != '\0') {
-		if (p->ssl_mode >= TLS_REQUIRED)
+		if (p->ssl_mode >= TLS_REQUIRED && !auth.tls)
 			snprintf(err, errlen, "cannot connect %s: the server "
 			    "offers no TLS, but --ssl-mode requires it; enable "
 			    "TLS on the server or lower --ssl-mode", c->where);
@@ -565,6 +993,13 @@ conn_open(struct conn **out, const struct conn_params *p, char *err,
 		conn_close(c);
 		return CONN_DENIED;
 	}
+#ifdef MARIADB_PACKAGE_VERSION
+	if (e == CR_PLUGIN_NOT_ALLOWED) {
+		refused_plugin(c, mysql_error(c->mysql), err, errlen);
+		conn_close(c);
+		return CONN_DENIED;
+	}
+#endif
 	snprintf(err, errlen, "cannot connect %s: %s; %s", c->where,
 	    mysql_error(c->mysql), connect_hint(e, mysql_error(c->mysql)));
 	st = conn_classify(e);
@@ -579,6 +1014,7 @@ conn_close(struct conn *c)
 {
 	if (c == NULL)
 		return;
+	forget_password(c->mysql);
 	if (c->mysql != NULL)
 		mysql_close(c->mysql);
 	if (c->forget_kept != NULL)

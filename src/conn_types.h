@@ -51,6 +51,12 @@ struct conn_params {
 	const char *server_public_key_path;
 	bool get_server_public_key;
 	/*
+	 * Whether mysql_clear_password and dialog (PAM accounts) may send the
+	 * password as it is, over the unix socket or TLS whose certificate
+	 * is checked (VERIFY_CA and up) only. Not set: never.
+	 */
+	bool enable_cleartext_plugin;
+	/*
 	 * Set by SIGINT/SIGTERM (NULL: never). Connecting and queries look at
 	 * it every 100 ms and give up, whatever the timeouts say.
 	 */

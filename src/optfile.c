@@ -38,6 +38,7 @@ static int read_file(struct reader *rd, const char *path, int must_exist,
 static int read_lines(struct reader *rd, FILE *fp, const char *path,
     int depth);
 static int grow(struct optfile_list *l);
+static void free_wiped(char *s);
 
 static void
 add_warning(struct reader *rd, const char *fmt, const char *a, const char *b)
@@ -148,7 +149,7 @@ append(struct reader *rd, const char *key, const char *value,
 	if (e->key == NULL || (value != NULL && e->value == NULL) ||
 	    e->group == NULL || e->origin == NULL) {
 		free(e->key);
-		free(e->value);
+		free_wiped(e->value);
 		free(e->group);
 		free(e->origin);
 		goto oom;
@@ -500,6 +501,7 @@ slurp(FILE *fp, size_t max, size_t *n, const char *path, char *err,
 	if (ferror(fp) || *n > max) {
 		snprintf(err, errlen, "cannot read login path file %s: %s", path,
 		    ferror(fp) ? strerror(errno) : "too large to be one");
+		explicit_bzero(data, *n < max + 1 ? *n : max + 1);
 		free(data);
 		return NULL;
 	}
@@ -593,12 +595,21 @@ optfile_list_take(struct optfile_list *l, struct optfile_entry *e)
 	return 0;
 }
 
+/* Frees s, wiped first: it may be a password. */
+static void
+free_wiped(char *s)
+{
+	if (s != NULL)
+		explicit_bzero(s, strlen(s));
+	free(s);
+}
+
 void
 optfile_list_free(struct optfile_list *l)
 {
 	for (size_t i = 0; i < l->n; i++) {
 		free(l->v[i].key);
-		free(l->v[i].value);
+		free_wiped(l->v[i].value);
 		free(l->v[i].group);
 		free(l->v[i].origin);
 	}

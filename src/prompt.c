@@ -56,6 +56,7 @@ read_line(int fd, char *buf, size_t len, const sigset_t *waiting)
 			break;
 		if (n + 1 < len)
 			buf[n++] = ch;
+		explicit_bzero(&ch, sizeof(ch));
 	}
 	buf[n] = '\0';
 	return 0;

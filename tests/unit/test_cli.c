@@ -1191,9 +1191,9 @@ test_server_options_and_read(void **state)
 	}
 	/*
 	 * host port socket protocol user password, three timeouts, seven of
-	 * TLS, two of the server's RSA key.
+	 * TLS, two of the server's RSA key, --enable-cleartext-plugin.
 	 */
-	assert_int_equal(tested, 18);
+	assert_int_equal(tested, 19);
 }
 
 /* An unsigned integer field of a row, whatever its width. */

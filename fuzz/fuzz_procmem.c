@@ -1,0 +1,80 @@
+/*
+ * libFuzzer harness for the parsers of /proc text (procmem.h): any bytes
+ * as /proc/PID/status, smaps_rollup, stat, /proc/stat, an exe link or a
+ * comm must be parsed or refused, never read out of bounds, and what is
+ * parsed must add up (file pages are resident minus anonymous, none
+ * negative). The input is cut at NUL bytes into the texts of one process.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "procmem.h"
+
+/* The next NUL-ended piece of buf (len bytes, a NUL after them), or "". */
+static const char *
+piece(char **at, const char *end)
+{
+	char *p = *at;
+
+	if (p >= end)
+		return "";
+	*at = p + strlen(p) + 1;
+	return p;
+}
+
+static void
+check(const struct process_memory *m, int rc)
+{
+	if (rc != 0)
+		return;
+	if (!m->known || m->resident_bytes < 0 || m->anon_bytes < 0 ||
+	    m->file_bytes < 0 ||
+	    m->file_bytes != m->resident_bytes - m->anon_bytes)
+		abort();
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *buf = malloc(size + 1), *at, why[256];
+	const char *end;
+	struct process_memory m;
+	struct procmem_facts f;
+	uint64_t ticks;
+	int64_t btime;
+
+	if (buf == NULL)
+		return 0;
+	memcpy(buf, data, size);
+	buf[size] = '\0';
+	end = buf + size;
+
+	/* The whole input as each file. */
+	memset(&m, 0, sizeof(m));
+	check(&m, procmem_parse_status(buf, &m));
+	memset(&m, 0, sizeof(m));
+	check(&m, procmem_parse_rollup(buf, &m));
+	(void)procmem_parse_start(buf, &ticks);
+	(void)procmem_parse_btime(buf, &btime);
+	(void)procmem_is_server_name(buf);
+
+	/* Pieces of it as the files of one process, to be trusted or not. */
+	at = buf;
+	f.exe = piece(&at, end);
+	f.comm = piece(&at, end);
+	f.stat = piece(&at, end);
+	f.proc_stat = piece(&at, end);
+	f.ticks_per_s = size > 0 ? (long)(data[0] % 3) * 50 : 100;
+	if (size > 1 && (data[1] & 1))
+		f.exe = NULL; /* unreadable */
+	why[0] = '\0';
+	enum procmem_trust t = procmem_trust(size, (int64_t)size * 1000, &f,
+	    why, sizeof(why));
+	if (t != PROCMEM_TRUSTED && why[0] == '\0')
+		abort(); /* not trusted, and no word why */
+	if (memchr(why, '\0', sizeof(why)) == NULL)
+		abort();
+	free(buf);
+	return 0;
+}
