@@ -56,6 +56,7 @@ struct options {
 	char *tls_version;    /* checked: "TLSv1.2", "TLSv1.3" or both */
 	char *server_public_key_path;
 	bool get_server_public_key;
+	bool enable_cleartext_plugin;
 
 	enum target_kind target;
 	uint64_t target_id;
