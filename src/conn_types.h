@@ -8,6 +8,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <string.h>
 
 /* --ssl-mode, with the meaning MySQL gives it. */
 enum conn_tls_mode {
@@ -75,5 +76,15 @@ enum conn_status {
 	CONN_FAILED, /* any other error */
 	CONN_STOPPED, /* *stop was set while waiting; the connection is dropped */
 };
+
+/* Whether the library connects over TCP, not the unix socket. */
+static inline bool
+conn_over_tcp(const struct conn_params *p)
+{
+	if (p->protocol != PROTOCOL_DEFAULT)
+		return p->protocol == PROTOCOL_TCP;
+	/* As the client library decides: "localhost" means the unix socket. */
+	return p->host != NULL && strcmp(p->host, "localhost") != 0;
+}
 
 #endif

@@ -1,0 +1,59 @@
+/*
+ * How the password goes to the server: guarded replacements of the
+ * client library's authentication plugins, which send it, or anything
+ * the other end can read it from, only where the user allowed it
+ * (--enable-cleartext-plugin, --server-public-key-path,
+ * --get-server-public-key) over a transport that keeps it (the unix
+ * socket, TLS; for clear text, TLS whose certificate is checked). Only
+ * conn*.c include it, and <mysql.h> with it.
+ */
+#ifndef MYSQLMEMPROF_CONN_AUTH_H
+#define MYSQLMEMPROF_CONN_AUTH_H
+
+#include <mysql.h>
+#include <openssl/evp.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "conn_types.h"
+
+#ifdef MARIADB_PACKAGE_VERSION
+/* What the plugins need of one connect, found through the handle. */
+struct conn_auth {
+	const char *key_path;  /* --server-public-key-path; NULL: none */
+	bool get_key;          /* --get-server-public-key */
+	bool cleartext;        /* --enable-cleartext-plugin */
+	bool tls_verified;     /* --ssl-mode VERIFY_CA or VERIFY_IDENTITY */
+	bool spent;            /* shared, read only: refused is not written */
+	bool tls;              /* the connection was encrypted when asked */
+	char refused[256];     /* why the password was not sent; "": it was */
+};
+#else
+struct conn_auth {
+	const char *key_path;  /* --server-public-key-path; NULL: none */
+	bool get_key;          /* --get-server-public-key */
+	bool cleartext;        /* --enable-cleartext-plugin */
+	bool cleartext_ok;     /* and over the socket or TLS VERIFY_CA and up */
+	bool tls;              /* encrypted: REQUIRED and up, which it enforces */
+	char refused[256];     /* why the password was not sent; "": it was */
+};
+#endif
+
+/*
+ * Before connecting: the guards in place (once a process), a's rules from
+ * p; a->refused says why connecting must not go on ("": it may). a must
+ * live until conn_auth_done().
+ */
+void conn_auth_set(MYSQL *m, struct conn_auth *a, const struct conn_params *p);
+/* Connected: the handle no longer points at the a of conn_auth_set(). */
+void conn_auth_done(MYSQL *m);
+/* Wipes the library's copy of the password, which it would free as it is. */
+void conn_auth_forget_password(MYSQL *m);
+
+/*
+ * For the two libraries' files: the public key in the PEM file path
+ * (--server-public-key-path), or NULL with why saying what is wrong.
+ */
+EVP_PKEY *conn_auth_key_read(const char *path, char *why, size_t whylen);
+
+#endif

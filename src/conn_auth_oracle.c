@@ -1,0 +1,223 @@
+/*
+ * The guarded authentication plugins with Oracle's libmysqlclient
+ * (conn_auth.h): its plugins are built in, so the guards are swapped into
+ * its own plugins' entries and call them when the rules allow. The build
+ * against Connector/C compiles conn_auth_connector.c instead.
+ */
+#include "conn_auth.h"
+
+#include <errmsg.h>
+#include <errno.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef MARIADB_PACKAGE_VERSION
+/* After <mysql.h>, whose types it uses without including it. */
+#include <mysql/plugin_auth.h>
+#include <stdarg.h>
+#endif
+
+#ifndef MARIADB_PACKAGE_VERSION
+/* <mysql.h> includes <mysql/client_plugin.h>: its struct auth_plugin_t. */
+
+
+/*
+ * Oracle's library has its plugins built in, and registering another of
+ * a name it has fails: the guards go in its own plugins' place instead,
+ * each keeping a pointer to the library's function, which it calls when
+ * the rule lets it. Nothing of the handle can carry a pointer of ours, so
+ * the connect under way on this thread is found here.
+ */
+static _Thread_local struct conn_auth *auth_now;
+
+typedef struct auth_plugin_t oracle_plugin;
+typedef int (*auth_fn)(MYSQL_PLUGIN_VIO *, MYSQL *);
+typedef enum net_async_status (*auth_nb_fn)(MYSQL_PLUGIN_VIO *, MYSQL *,
+    int *);
+
+static auth_fn sha256_own, clear_own;
+static auth_nb_fn sha256_own_nb, clear_own_nb;
+
+static bool
+transport_secure(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
+{
+	struct MYSQL_PLUGIN_VIO_INFO info;
+
+	if (mysql_get_ssl_cipher(m) != NULL)
+		return true;
+	vio->info(vio, &info);
+	return info.protocol == MYSQL_VIO_SOCKET;
+}
+
+/*
+ * sha256_password asks the server for its RSA key unasked over plain TCP
+ * (MYSQL_OPT_GET_SERVER_PUBLIC_KEY is caching_sha2_password's only): let
+ * only with a key the user chose, as Connector/C's guard.
+ */
+static bool
+sha256_lets(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
+{
+	struct conn_auth *a = auth_now;
+
+	if (m->passwd == NULL || *m->passwd == '\0' ||
+	    transport_secure(vio, m) ||
+	    (a != NULL && (a->key_path != NULL || a->get_key)))
+		return true;
+	if (a != NULL)
+		snprintf(a->refused, sizeof(a->refused), "the account's "
+		    "sha256_password must send the password, and the "
+		    "connection is not encrypted; use TLS, "
+		    "--get-server-public-key or --server-public-key-path=FILE");
+	return false;
+}
+
+/* Why mysql_clear_password is not let send, into a->refused. */
+static void
+clear_refused(struct conn_auth *a)
+{
+	snprintf(a->refused, sizeof(a->refused), a->cleartext ?
+		    "the server asks for the password in clear text "
+		    "(mysql_clear_password), which --enable-cleartext-plugin "
+		    "sends only over the unix socket or TLS with "
+		    "--ssl-mode=VERIFY_CA or VERIFY_IDENTITY" :
+		    "the server asks for the password in clear text "
+		    "(mysql_clear_password); give --enable-cleartext-plugin if "
+		    "the account needs it");
+}
+
+/*
+ * The library lets its mysql_clear_password run only when told to
+ * (MYSQL_ENABLE_CLEARTEXT_PLUGIN) or when LIBMYSQL_ENABLE_CLEARTEXT_PLUGIN
+ * is set, which this rule wins over.
+ */
+static bool
+clear_lets(void)
+{
+	struct conn_auth *a = auth_now;
+
+	if (a != NULL && a->cleartext_ok)
+		return true;
+	if (a != NULL)
+		clear_refused(a);
+	return false;
+}
+
+static int
+sha256_guard(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
+{
+	return sha256_lets(vio, m) ? sha256_own(vio, m) : CR_ERROR;
+}
+
+static enum net_async_status
+sha256_guard_nb(MYSQL_PLUGIN_VIO *vio, MYSQL *m, int *result)
+{
+	if (sha256_lets(vio, m))
+		return sha256_own_nb(vio, m, result);
+	*result = CR_ERROR;
+	return NET_ASYNC_COMPLETE;
+}
+
+static int
+clear_guard(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
+{
+	return clear_lets() ? clear_own(vio, m) : CR_ERROR;
+}
+
+static enum net_async_status
+clear_guard_nb(MYSQL_PLUGIN_VIO *vio, MYSQL *m, int *result)
+{
+	if (clear_lets())
+		return clear_own_nb(vio, m, result);
+	*result = CR_ERROR;
+	return NET_ASYNC_COMPLETE;
+}
+
+/* Why the guards could not be put in place; "": they were. */
+static char guards_failed[200];
+
+/* The library's plugin name, its functions kept in own, ours put instead. */
+static void
+guard_one(MYSQL *m, const char *name, auth_fn *own, auth_nb_fn *own_nb,
+    auth_fn fn, auth_nb_fn nb)
+{
+	oracle_plugin *pl = (oracle_plugin *)mysql_client_find_plugin(m, name,
+	    MYSQL_CLIENT_AUTHENTICATION_PLUGIN);
+
+	if (guards_failed[0] != '\0')
+		return;
+	if (pl == NULL || pl->authenticate_user == NULL) {
+		snprintf(guards_failed, sizeof(guards_failed), "cannot guard "
+		    "the library's %s: %s", name, pl == NULL ? mysql_error(m) :
+		    "it is not the plugin this build knows");
+		return;
+	}
+	*own = pl->authenticate_user;
+	pl->authenticate_user = fn;
+	/* One without (mysql_clear_password) is called blocking. */
+	if ((*own_nb = pl->authenticate_user_nonblocking) != NULL)
+		pl->authenticate_user_nonblocking = nb;
+}
+
+static void
+register_guards(void)
+{
+	MYSQL *m = mysql_init(NULL);
+
+	if (m == NULL) {
+		snprintf(guards_failed, sizeof(guards_failed), "out of memory");
+		return;
+	}
+	guard_one(m, "sha256_password", &sha256_own, &sha256_own_nb,
+	    sha256_guard, sha256_guard_nb);
+	guard_one(m, "mysql_clear_password", &clear_own, &clear_own_nb,
+	    clear_guard, clear_guard_nb);
+	mysql_close(m);
+}
+
+/*
+ * libmysqlclient's caching_sha2_password fetches no key unless asked: the
+ * same options say so. A key file is read first, so that a bad one is
+ * said as with Connector/C, before connecting.
+ */
+void
+conn_auth_set(MYSQL *m, struct conn_auth *a, const struct conn_params *p)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	bool get = p->get_server_public_key, clear = true;
+
+	pthread_once(&once, register_guards);
+	*a = (struct conn_auth){ .key_path = p->server_public_key_path,
+	    .get_key = p->get_server_public_key,
+	    .cleartext = p->enable_cleartext_plugin,
+	    .cleartext_ok = p->enable_cleartext_plugin &&
+	    (!conn_over_tcp(p) || p->ssl_mode >= TLS_VERIFY_CA),
+	    .tls = p->ssl_mode >= TLS_REQUIRED };
+	if (guards_failed[0] != '\0') {
+		snprintf(a->refused, sizeof(a->refused), "%s", guards_failed);
+		return;
+	}
+	mysql_options(m, MYSQL_OPT_GET_SERVER_PUBLIC_KEY, &get);
+	/* Its own check comes before the guard's: it must let it through. */
+	if (a->cleartext_ok)
+		mysql_options(m, MYSQL_ENABLE_CLEARTEXT_PLUGIN, &clear);
+	if (p->server_public_key_path != NULL) {
+		EVP_PKEY_free(conn_auth_key_read(p->server_public_key_path, a->refused,
+		    sizeof(a->refused)));
+		mysql_options(m, MYSQL_SERVER_PUBLIC_KEY,
+		    p->server_public_key_path);
+	}
+	if (a->refused[0] == '\0')
+		auth_now = a; /* until auth_done() */
+}
+
+void
+conn_auth_done(MYSQL *m)
+{
+	(void)m;
+	auth_now = NULL;
+}
+#endif
