@@ -177,6 +177,24 @@ send_encrypted(MYSQL_PLUGIN_VIO *vio, EVP_PKEY *key, const char *pw,
 }
 
 /*
+ * The scramble and a NUL, from the greeting or a switch of plugin, into
+ * scramble; false with *rc the plugin's answer when it cannot be had.
+ */
+static bool
+read_scramble(MYSQL_PLUGIN_VIO *vio, unsigned char *scramble, int *rc)
+{
+	unsigned char *pkt;
+	int n = vio->read_packet(vio, &pkt);
+
+	if (n < 0 || n != SCRAMBLE_LENGTH + 1) {
+		*rc = n < 0 ? CR_ERROR : CR_SERVER_HANDSHAKE_ERR;
+		return false;
+	}
+	memcpy(scramble, pkt, SCRAMBLE_LENGTH);
+	return true;
+}
+
+/*
  * The password over plain TCP, for caching_sha2_password's full
  * authentication and for sha256_password: encrypted with a key the user
  * chose, from a file or asked of the server with the plugin's request.
@@ -223,12 +241,8 @@ sha2_authenticate(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
 	const char *pw = m->passwd != NULL ? m->passwd : "";
 	int n;
 
-	/* The scramble and a NUL, from the greeting or a switch of plugin. */
-	if ((n = vio->read_packet(vio, &pkt)) < 0)
-		return CR_ERROR;
-	if (n != SCRAMBLE_LENGTH + 1)
-		return CR_SERVER_HANDSHAKE_ERR;
-	memcpy(scramble, pkt, SCRAMBLE_LENGTH);
+	if (!read_scramble(vio, scramble, &n))
+		return n;
 	if (*pw == '\0')
 		return vio->write_packet(vio, NULL, 0) == 0 ? CR_OK : CR_ERROR;
 	/* The fast path, which the server takes when it has the account cached. */
@@ -256,14 +270,11 @@ static int
 sha256_authenticate(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
 {
 	const char *pw = m->passwd != NULL ? m->passwd : "";
-	unsigned char scramble[SCRAMBLE_LENGTH], *pkt;
+	unsigned char scramble[SCRAMBLE_LENGTH];
 	int n;
 
-	if ((n = vio->read_packet(vio, &pkt)) < 0)
-		return CR_ERROR;
-	if (n != SCRAMBLE_LENGTH + 1)
-		return CR_SERVER_HANDSHAKE_ERR;
-	memcpy(scramble, pkt, SCRAMBLE_LENGTH);
+	if (!read_scramble(vio, scramble, &n))
+		return n;
 	if (*pw == '\0')
 		return vio->write_packet(vio, NULL, 0) == 0 ? CR_OK : CR_ERROR;
 	if (transport_secure(vio, m))
