@@ -11,8 +11,6 @@
 #include "cli.h"
 #include "cli_table.h"
 #include "optfile.h"
-#include "output.h"
-#include "outname.h"
 
 /* Groups read from option files, as the issue and mysql(1) do. */
 static const char *const groups[] = { "client", "mysqlmemprof", NULL };
