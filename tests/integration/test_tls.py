@@ -108,6 +108,10 @@ class Tls(mmp.TestCase):
         cls.env["MMP_SANDBOX_EXTRA_ARGS"] = " ".join(
             "--ssl-%s=%s" % (k, inside(os.path.join(cls.certs, f))) for k, f in
             (("ca", "ca.pem"), ("cert", "server.pem"), ("key", "server-key.pem")))
+        # Stopped however this method ends: tearDownClass() runs only
+        # after a setUpClass() that did not fail, and a server left behind
+        # outlives the run.
+        cls.addClassCleanup(cls.stop_sandbox)
         subprocess.run([SANDBOX, "start"], env=cls.env, check=True,
                        capture_output=True, timeout=180)
         out = subprocess.run([SANDBOX, "env"], env=cls.env, check=True,
@@ -117,7 +121,7 @@ class Tls(mmp.TestCase):
         cls.socket = vals["MMP_SOCKET"].strip("'")
 
     @classmethod
-    def tearDownClass(cls):
+    def stop_sandbox(cls):
         subprocess.run([SANDBOX, "stop"], env=cls.env, capture_output=True,
                        timeout=120)
         shutil.rmtree(cls.certs, ignore_errors=True)
