@@ -302,6 +302,9 @@ note_start(const struct capture_state *c, uint64_t thread_id,
 	const char *cipher = s->ops->cipher(s->conn);
 	char what[700], own[64] = "";
 
+	/* A statement the hunt found ended is written, never sampled. */
+	if (c->found != NULL && c->found->ended)
+		return;
 	if (c->grain[0] != '\0')
 		snprintf(what, sizeof(what), "%s", c->grain);
 	else

@@ -462,6 +462,7 @@ class Hunt(mmp.TestCase):
                           "it ended" % m.group(3), p.stderr, desc)
             # The capture's line says it ended, and how long it ran.
             self.assertEqual(heads[0]["state"], "ended", desc)
+            self.assertNotIn("sampling thread", p.stderr, desc)
             self.assertEqual(heads[0]["duration_ms"],
                              int(m.group(1)) * 1000 + int(m.group(2)), desc)
             self.assertEqual(heads[0]["seconds"], int(m.group(1)), desc)

@@ -374,6 +374,8 @@ test_ended_statement_heading(void **state)
 	out_path = NULL;
 	assert_said("a statement that ended before this look, after 3.020 s, "
 	    "peak 40.00 MiB: SELECT again");
+	/* Written, never sampled: nothing says it is being sampled. */
+	assert_null(strstr(notes, "sampling thread"));
 	read_out(path);
 	unlink(path);
 	assert_non_null(strstr(out_text, ": connection 20, thread 61, ended "
