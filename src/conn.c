@@ -270,12 +270,7 @@ conn_open(struct conn **out, const struct conn_params *p, char *err,
 		return timed_out ? CONN_FAILED : st;
 	}
 	e = mysql_errno(c->mysql);
-#ifndef MARIADB_PACKAGE_VERSION
-	/* Its own refusal of mysql_clear_password, before the guard's. */
-	if (auth.refused[0] == '\0' && e == CR_AUTH_PLUGIN_CANNOT_LOAD &&
-	    strstr(mysql_error(c->mysql), "'mysql_clear_password'") != NULL)
-		clear_refused(&auth);
-#endif
+	conn_auth_failed(c->mysql, &auth);
 	/* The password kept back, or a key file that could not serve. */
 	if (auth.refused[0] != '\0') {
 		if (p->ssl_mode >= TLS_REQUIRED && !auth.tls)

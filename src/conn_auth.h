@@ -47,6 +47,11 @@ struct conn_auth {
 void conn_auth_set(MYSQL *m, struct conn_auth *a, const struct conn_params *p);
 /* Connected: the handle no longer points at the a of conn_auth_set(). */
 void conn_auth_done(MYSQL *m);
+/*
+ * Connecting failed: where the library refused the password itself, before
+ * a guard could, a->refused says why as a guard would.
+ */
+void conn_auth_failed(MYSQL *m, struct conn_auth *a);
 /* Wipes the library's copy of the password, which it would free as it is. */
 void conn_auth_forget_password(MYSQL *m);
 

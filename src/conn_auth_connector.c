@@ -454,6 +454,14 @@ conn_auth_set(MYSQL *m, struct conn_auth *a, const struct conn_params *p)
 #endif
 }
 
+/* Its refusals (MARIADB_OPT_RESTRICTED_AUTH) are conn.c's to word. */
+void
+conn_auth_failed(MYSQL *m, struct conn_auth *a)
+{
+	(void)m;
+	(void)a;
+}
+
 void
 conn_auth_done(MYSQL *m)
 {

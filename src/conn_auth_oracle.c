@@ -214,6 +214,16 @@ conn_auth_set(MYSQL *m, struct conn_auth *a, const struct conn_params *p)
 		auth_now = a; /* until auth_done() */
 }
 
+/* Its own refusal of mysql_clear_password comes before the guard's. */
+void
+conn_auth_failed(MYSQL *m, struct conn_auth *a)
+{
+	if (a->refused[0] == '\0' &&
+	    mysql_errno(m) == CR_AUTH_PLUGIN_CANNOT_LOAD &&
+	    strstr(mysql_error(m), "'mysql_clear_password'") != NULL)
+		clear_refused(a);
+}
+
 void
 conn_auth_done(MYSQL *m)
 {
