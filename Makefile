@@ -175,17 +175,31 @@ bench: deps-test
 # libFuzzer harnesses (clang): `make fuzz` builds them, `make fuzz-run`
 # runs each for FUZZ_SECONDS on a corpus kept under build/, with the words
 # of fuzz/NAME.dict when there is one.
+# The core is compiled once, instrumented (fuzzer-no-link), into an
+# archive each harness links: not once a harness.
 FUZZ_CC      ?= clang
-FUZZ_FLAGS    = -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Isrc -D_GNU_SOURCE
+FUZZ_CFLAGS   = -g -O1 -fsanitize=address,undefined -Iinclude -Isrc -Ibuild -D_GNU_SOURCE
 FUZZ_SECONDS ?= 30
-FUZZ_CORE    = $(CORE:%=src/%.c)
+FUZZ_OBJS    = $(CORE:%=build/fuzz/obj/%.o) build/fuzz/obj/profile.pb-c.o
 FUZZERS      = $(patsubst fuzz/%.c,build/fuzz/%,$(wildcard fuzz/fuzz_*.c))
 
 fuzz: $(FUZZERS)
 
-build/fuzz/%: fuzz/%.c $(FUZZ_CORE) include/*.h src/*.h build/profile.pb-c.c
-	@mkdir -p build/fuzz
-	$(FUZZ_CC) $(FUZZ_FLAGS) -Ibuild -o $@ $< $(FUZZ_CORE) build/profile.pb-c.c -lcsv $(PPROF_LIBS) $(JANSSON_LIBS) -lcrypto
+build/fuzz/obj/%.o: src/%.c build/profile.pb-c.h
+	@mkdir -p build/fuzz/obj
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(PPROF_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+
+build/fuzz/obj/profile.pb-c.o: build/profile.pb-c.c
+	@mkdir -p build/fuzz/obj
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(PPROF_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+build/fuzz/libcore.a: $(FUZZ_OBJS)
+	rm -f $@ && $(AR) rcs $@ $^
+
+-include $(wildcard build/fuzz/obj/*.d)
+
+build/fuzz/%: fuzz/%.c build/fuzz/libcore.a
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< build/fuzz/libcore.a -lcsv $(PPROF_LIBS) $(JANSSON_LIBS) -lcrypto
 
 fuzz-run: fuzz
 	@for f in $(FUZZERS); do \
