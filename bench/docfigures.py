@@ -131,7 +131,7 @@ def phrases(text):
     # page's --global: reading /proc, with no idle connections.
     add(README, lambda: (
         "(`status`: the kernel's counters, %.2f ms, where `smaps_rollup` "
-        "takes %s to %s ms on the sandboxes)" % ((
+        "takes %s to %s ms on the sandboxes" % ((
             max(poll(k, status, 0) for k in ("mariadb", "mysql")) / 1000.0,)
             + tuple(sorted((ms(poll(k, smaps, 0)) for k in
                             ("mariadb", "mysql")), key=float)))))
