@@ -14,6 +14,23 @@
 #include "pfs_sql.h"
 
 /*
+ * The digest, user, db and text of a statement, four columns in a row from
+ * v: the text is for notes and headings, so a NUL there is shown, not an end.
+ */
+static void
+copy_texts(struct stmt_match *m, char **v, const unsigned long *len)
+{
+	pfs_copy_column(m->digest, sizeof(m->digest), v[0], len[0]);
+	pfs_copy_column(m->user, sizeof(m->user), v[1], len[1]);
+	pfs_copy_column(m->db, sizeof(m->db), v[2], len[2]);
+	pfs_copy_column(m->text, sizeof(m->text), v[3], len[3]);
+	for (size_t i = 0; v[3] != NULL && i < len[3] && i + 1 < sizeof(m->text);
+	    i++)
+		if (m->text[i] == '\0')
+			m->text[i] = '?';
+}
+
+/*
  * The columns of a statement's row, as pfs_sql.c asks for them (its
  * STMT_COLUMNS), and after them one more: the memory, or whether it runs.
  */
@@ -29,15 +46,7 @@ stmt_row(struct stmt_match *m, char **v, const unsigned long *len)
 	    pfs_column_i64(v[3], &m->start_s) != 0 ||
 	    pfs_column_u64(v[8], &m->completed) != 0)
 		return -1;
-	pfs_copy_column(m->digest, sizeof(m->digest), v[4], len[4]);
-	pfs_copy_column(m->user, sizeof(m->user), v[5], len[5]);
-	pfs_copy_column(m->db, sizeof(m->db), v[6], len[6]);
-	pfs_copy_column(m->text, sizeof(m->text), v[7], len[7]);
-	/* The text is for notes and headings: a NUL there is shown, not an end. */
-	for (size_t i = 0; v[7] != NULL && i < len[7] && i + 1 < sizeof(m->text);
-	    i++)
-		if (m->text[i] == '\0')
-			m->text[i] = '?';
+	copy_texts(m, v + 4, len + 4);
 	return 0;
 }
 
@@ -175,14 +184,7 @@ over_row(void *ctx, unsigned ncols, char **v, const unsigned long *len)
 	/* TIMER_WAIT is in picoseconds; NULL when the statement was not timed. */
 	m.duration_ms = (int64_t)(wait_ps / 1000000000u);
 	m.time_s = m.duration_ms / 1000;
-	pfs_copy_column(m.digest, sizeof(m.digest), v[FO_DIGEST], len[FO_DIGEST]);
-	pfs_copy_column(m.user, sizeof(m.user), v[FO_USER], len[FO_USER]);
-	pfs_copy_column(m.db, sizeof(m.db), v[FO_DB], len[FO_DB]);
-	pfs_copy_column(m.text, sizeof(m.text), v[FO_TEXT], len[FO_TEXT]);
-	for (size_t i = 0; v[FO_TEXT] != NULL && i < len[FO_TEXT] &&
-	    i + 1 < sizeof(m.text); i++)
-		if (m.text[i] == '\0')
-			m.text[i] = '?';
+	copy_texts(&m, v + FO_DIGEST, len + FO_DIGEST);
 	if (match_list_add(oc->l, &m) != 0)
 		return oc->failed = 2, -1;
 	return 0;
