@@ -209,9 +209,12 @@ observe_begin(void *ctx, const struct capture_target *t)
 	if (r->has_run && (run->pid != r->run.pid ||
 	    run->boot_s > r->run.boot_s + 2)) {
 		r->run = *run;
+		char t[64];
+
+		when_stamp(t, sizeof(t), run->boot_s * 1000);
 		snprintf(what, sizeof(what), "the server was restarted: it "
-		    "runs again as process %" PRIu64 " since %" PRId64 " s "
-		    "before now", run->pid, (now / 1000) - run->boot_s);
+		    "runs again as process %" PRIu64 ", started at %.19sZ",
+		    run->pid, t);
 		incident(r, INCIDENT_RESTARTED, now, what);
 	}
 	r->run = *run;
