@@ -209,12 +209,12 @@ observe_begin(void *ctx, const struct capture_target *t)
 	if (r->has_run && (run->pid != r->run.pid ||
 	    run->boot_s > r->run.boot_s + 2)) {
 		r->run = *run;
-		char t[64];
+		char at[64];
 
-		when_stamp(t, sizeof(t), run->boot_s * 1000);
+		when_stamp(at, sizeof(at), run->boot_s * 1000);
 		snprintf(what, sizeof(what), "the server was restarted: it "
 		    "runs again as process %" PRIu64 ", started at %.19sZ",
-		    run->pid, t);
+		    run->pid, at);
 		incident(r, INCIDENT_RESTARTED, now, what);
 	}
 	r->run = *run;
