@@ -202,7 +202,7 @@ static void
 draw_header(const struct live_model *m, const struct live_view *v,
     struct live_grid *g, const struct live_column *newest)
 {
-	char line[1024], tot[32], rss[32], gap[32], when[64] = "";
+	char line[1024], every[40], tot[32], rss[32], gap[32], when[64] = "";
 	int64_t total = newest != NULL ? newest->total : 0;
 	const char *text = m->statement[0] != '\0' ? m->statement : "-";
 	int64_t diff;
@@ -254,6 +254,12 @@ draw_header(const struct live_model *m, const struct live_view *v,
 	}
 	live_grid_text(g, 1, 0, g->w - (int)strlen(when) - 1, text, 0, 0);
 	live_bytes_cell(v, total, tot, sizeof(tot));
+	/* A replay (--read) has no interval of its own: 0. */
+	if (m->interval_ms > 0)
+		snprintf(every, sizeof(every), "every %" PRIu64 " ms",
+		    m->interval_ms);
+	else
+		snprintf(every, sizeof(every), "replayed");
 	/*
 	 * How close it came to MySQL's connection_memory_limit, before our
 	 * cost, which a narrow terminal may cut.
@@ -262,15 +268,15 @@ draw_header(const struct live_model *m, const struct live_view *v,
 		char limit[32];
 
 		live_bytes_cell(v, m->limit_bytes, limit, sizeof(limit));
-		snprintf(line, sizeof(line), "every %" PRIu64 " ms  samples %"
+		snprintf(line, sizeof(line), "%s  samples %"
 		    PRIu64 "  skipped %" PRIu64 "  total %s  limit %s (most "
-		    "%.0f%%)  our cost %.2f ms/sample", m->interval_ms, m->taken,
+		    "%.0f%%)  our cost %.2f ms/sample", every, m->taken,
 		    m->skipped, tot, limit, (double)m->most_total * 100 /
 		    (double)m->limit_bytes, (double)m->query_us / 1000.0);
 	} else
-		snprintf(line, sizeof(line), "every %" PRIu64 " ms  samples %"
+		snprintf(line, sizeof(line), "%s  samples %"
 		    PRIu64 "  skipped %" PRIu64 "  our cost %.2f ms/sample  "
-		    "total %s", m->interval_ms, m->taken, m->skipped,
+		    "total %s", every, m->taken, m->skipped,
 		    (double)m->query_us / 1000.0, tot);
 	live_grid_text(g, 2, 0, g->w, line, 0, 0);
 }
