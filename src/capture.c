@@ -509,6 +509,7 @@ capture_run_from(const struct capture_env *env,
 		res = (struct resident){
 			.inner = src, .session = s, .clk = &clk,
 			.proc = env->proc != NULL ? env->proc : PROCFS_ROOT,
+			.sys = env->sys != NULL ? env->sys : CGROUP_SYS_ROOT,
 			.notify = diag_note_cb, .notify_ctx = (void *)env->diag,
 		};
 		src = resident_source(&res);

@@ -67,6 +67,8 @@ struct capture_env {
 	struct top_threads *top_threads;
 	/* Where /proc is (procfs.h): NULL for PROCFS_ROOT; a test's tree. */
 	const char *proc;
+	/* Where the cgroups are (cgroup.h): NULL for CGROUP_SYS_ROOT; a test's. */
+	const char *sys;
 };
 
 #endif
