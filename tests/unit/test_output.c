@@ -300,6 +300,19 @@ render(const char *format, bool exact, enum what what, size_t *len)
 					.file_bytes = (int64_t)i << 19,
 					.has_status = i > 1,
 					.status_bytes = copy.total_bytes / 2,
+					/*
+					 * In a memory cgroup: of 4 GiB, then
+					 * of no limit after a kill.
+					 */
+					.has_cgroup = true,
+					.cgroup_version = 1,
+					.cgroup_usage_bytes = copy.total_bytes +
+					    ((int64_t)i << 21),
+					.cgroup_limit_bytes = i == 1 ?
+					    (int64_t)4 << 30 : -1,
+					.cgroup_high_bytes = -1,
+					.cgroup_oom = -1,
+					.cgroup_oom_kills = (int64_t)i - 1,
 				};
 			for (size_t k = 0; intern_names && k < copy.n_events;
 			    k++) {
@@ -998,8 +1011,8 @@ test_csv_roundtrip(void **state)
 	(void)state;
 	check_crlf(buf, len);
 	t = parse_csv(buf, len);
-	assert_int_equal(t->n_fields[0], 33);
-	header_is(t->f[0], 33, "sample,elapsed_ms,timestamp,thread_id,"
+	assert_int_equal(t->n_fields[0], 36);
+	header_is(t->f[0], 36, "sample,elapsed_ms,timestamp,thread_id,"
 	    "event_name,current_bytes,current_count,high_bytes,alloc_bytes,"
 	    "free_bytes,alloc_count,free_count,total_bytes,late_us,query_us,"
 	    "gap_ms,alloc_delta_bytes,free_delta_bytes,alloc_delta_count,"
@@ -1007,7 +1020,8 @@ test_csv_roundtrip(void **state)
 	    "statement_id,digest,"
 	    "statement,grain,filtered_total_bytes,setup_off,waiting,"
 	    "process_resident_bytes,process_anon_bytes,untracked_bytes,"
-	    "status_memory_bytes");
+	    "status_memory_bytes,cgroup_usage_bytes,cgroup_limit_bytes,"
+	    "cgroup_oom_kills");
 	for (size_t i = 0; i < ring_len(r); i++) {
 		const struct sample *s = ring_get(r, i);
 		char ts[64];
@@ -1019,7 +1033,7 @@ test_csv_roundtrip(void **state)
 			    s->n_events ? &s->events[j] : NULL;
 
 			assert_true(row < t->n_rows);
-			assert_int_equal(t->n_fields[row], 33);
+			assert_int_equal(t->n_fields[row], 36);
 			field_u64(&f[0], s->seq);
 			field_u64(&f[1], s->elapsed_us / 1000);
 			field_is(&f[2], ts);
@@ -1075,7 +1089,7 @@ test_csv_roundtrip(void **state)
 			field_is(&f[25], NULL);
 			field_is(&f[26], NULL);
 			/* Not --global: no process beside it. */
-			for (size_t k = 29; k < 33; k++)
+			for (size_t k = 29; k < 36; k++)
 				field_is(&f[k], NULL);
 		}
 	}
@@ -1219,7 +1233,9 @@ json_deltas(const char *buf)
 	    "\"grain\":null,\"filtered_total_bytes\":null,"
 	    "\"setup_off\":null,\"waiting\":0,"
 	    "\"process_resident_bytes\":null,\"process_anon_bytes\":null,"
-	    "\"untracked_bytes\":null,\"status_memory_bytes\":null,\"finished\":[]}\n"));
+	    "\"untracked_bytes\":null,\"status_memory_bytes\":null,\"cgroup_usage_bytes\":null,"
+	    "\"cgroup_limit_bytes\":null,\"cgroup_oom_kills\":null,"
+	    "\"finished\":[]}\n"));
 	assert_non_null(strstr(buf, "\"query_us\":18446744073709551615,"
 	    "\"gap_ms\":18446744073709551615,"));
 	assert_non_null(strstr(buf, "\"alloc_delta_bytes\":"
@@ -1272,7 +1288,9 @@ test_json_valid(void **state)
 	    "\"grain\":null,\"filtered_total_bytes\":null,"
 	    "\"setup_off\":null,\"waiting\":0,"
 	    "\"process_resident_bytes\":null,\"process_anon_bytes\":null,"
-	    "\"untracked_bytes\":null,\"status_memory_bytes\":null,\"finished\":[]}\n"));
+	    "\"untracked_bytes\":null,\"status_memory_bytes\":null,\"cgroup_usage_bytes\":null,"
+	    "\"cgroup_limit_bytes\":null,\"cgroup_oom_kills\":null,"
+	    "\"finished\":[]}\n"));
 	assert_non_null(strstr(buf, "],\"statement_id\":101,"
 	    "\"digest\":\"3f1c8e0e8b2f2a4c9a0d1e6b7c5d4e3f\","));
 	assert_non_null(strstr(buf, "],\"statement_id\":18446744073709551615,"
