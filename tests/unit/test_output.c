@@ -301,7 +301,7 @@ render(const char *format, bool exact, enum what what, size_t *len)
 					.has_status = i > 1,
 					.status_bytes = copy.total_bytes / 2,
 					/*
-					 * In a memory cgroup: of 4 GiB, then
+					 * In a memory cgroup: of 4 MiB, then
 					 * of no limit after a kill.
 					 */
 					.has_cgroup = true,
@@ -309,7 +309,7 @@ render(const char *format, bool exact, enum what what, size_t *len)
 					.cgroup_usage_bytes = copy.total_bytes +
 					    ((int64_t)i << 21),
 					.cgroup_limit_bytes = i == 1 ?
-					    (int64_t)4 << 30 : -1,
+					    (int64_t)4 << 20 : -1,
 					.cgroup_high_bytes = -1,
 					.cgroup_oom = -1,
 					.cgroup_oom_kills = (int64_t)i - 1,
