@@ -619,7 +619,7 @@ class TestCase(unittest.TestCase):
                 self.assertIn(type(s[k]), (str, type(None)), (k, s))
                 self.assertNotEqual(s[k], "", (k, s))
             elif k in ("statement_id", "filtered_total_bytes") or \
-                    k in PROCESS_KEYS:
+                    k in PROCESS_KEYS + CGROUP_KEYS:
                 self.assertIn(type(s[k]), (int, type(None)), (k, s))
             elif k == "grain":
                 self.assertIn(type(s[k]), (str, type(None)), (k, s))
