@@ -518,6 +518,7 @@ capture_run_from(const struct capture_env *env,
 			.inner = src, .session = s, .clk = &clk,
 			.status_every_ns = env->events_every_ns,
 			.proc = env->proc != NULL ? env->proc : PROCFS_ROOT,
+			.sys = env->sys != NULL ? env->sys : CGROUP_SYS_ROOT,
 			.notify = diag_note_cb, .notify_ctx = (void *)env->diag,
 		};
 		src = resident_source(&res);

@@ -72,6 +72,8 @@ struct capture_env {
 	 * keeping them between (beat.h); 0: with every sample.
 	 */
 	uint64_t events_every_ns;
+	/* Where the cgroups are (cgroup.h): NULL for CGROUP_SYS_ROOT; a test's. */
+	const char *sys;
 };
 
 #endif

@@ -4,10 +4,13 @@
  *   title bar        server, target
  *   statement        running for N s / ended N s ago; a grain's: with
  *                    --global on the server's machine, the process's
- *                    resident memory and how much of it is not counted
+ *                    resident memory and how much of it is not counted,
+ *                    its memory cgroup's usage and limit
  *   counts           interval, samples, skipped, our cost, total
  *   stackplot        y labels on the left, newest sample on the right; the
- *                    resident memory a line above the bands, in the scale
+ *                    resident memory a line above the bands, in the scale;
+ *                    the cgroup's limit a double line, when it is near
+ *                    enough to be in the scale (LIVE_LIMIT_SCALE)
  *   marks            ^ an event peaked between samples, ! a statement too
  *                    short to be sampled ran before it, * a new statement
  *   time axis        seconds since the capture began
@@ -28,6 +31,12 @@
 #include "units.h"
 
 #define HEADER_ROWS 3
+/*
+ * The cgroup's limit is put in the chart's scale when it is at most this
+ * many times what the chart shows: a limit far above leaves the bands
+ * their height, and the header says how far.
+ */
+#define LIVE_LIMIT_SCALE 4
 #define LABEL_W 10            /* y labels, then the axis line */
 #define MIN_CHART_ROWS 4
 /* Below the chart: marks, time axis, table heading, "other", status. */
@@ -120,6 +129,27 @@ row_cmp(const void *a, const void *b)
 	if (x->key != y->key)
 		return x->key < y->key ? 1 : -1;
 	return x->e->id < y->e->id ? -1 : x->e->id > y->e->id;
+}
+
+/* "  cgroup 210 MiB of 4.00 GiB (5%)" after the resident's words. */
+static void
+put_cgroup(const struct live_view *v, const struct live_column *c,
+    char *line, size_t len)
+{
+	char usage[32], limit[32];
+	size_t at = strlen(line);
+
+	if (!c->has_cgroup || at >= len)
+		return;
+	live_bytes_cell(v, c->cgroup_usage, usage, sizeof(usage));
+	if (c->cgroup_limit < 0) {
+		snprintf(line + at, len - at, "  cgroup %s, no limit", usage);
+		return;
+	}
+	live_bytes_cell(v, c->cgroup_limit, limit, sizeof(limit));
+	snprintf(line + at, len - at, "  cgroup %s of %s (%.0f%%)", usage,
+	    limit, c->cgroup_limit > 0 ? (double)c->cgroup_usage * 100 /
+	    (double)c->cgroup_limit : 100.0);
 }
 
 /*
@@ -250,6 +280,7 @@ draw_header(const struct live_model *m, const struct live_view *v,
 		live_bytes_cell(v, diff, gap, sizeof(gap));
 		snprintf(line, sizeof(line), "resident %s (the line), not "
 		    "counted %s", rss, gap);
+		put_cgroup(v, newest, line, sizeof(line));
 		text = line;
 	}
 	live_grid_text(g, 1, 0, g->w - (int)strlen(when) - 1, text, 0, 0);
@@ -332,13 +363,29 @@ draw_resident(const struct live_view *v, struct live_grid *g,
 	    LIVE_A_BOLD);
 }
 
+/* The cgroup's limit, a double line at its height in column x. */
+static void
+draw_limit(const struct live_view *v, struct live_grid *g,
+    const struct live_column *c, int64_t top, int top_y, int h, int x)
+{
+	int at;
+
+	if (!c->has_cgroup || c->cgroup_limit <= 0 || c->cgroup_limit > top)
+		return;
+	at = (int)((double)c->cgroup_limit * h / (double)top + 0.5);
+	if (at < 1)
+		at = 1;
+	live_grid_put(g, top_y + h - at, x, v->ascii ? '=' : 0x2550,
+	    LIVE_C_PEAK, LIVE_A_BOLD);
+}
+
 static void
 draw_chart(const struct live_model *m, const struct live_view *v,
     struct live_grid *g, const struct row *rows, size_t n_rows, int top_y,
     int h)
 {
 	int w = g->w - LABEL_W;
-	int64_t max = 0, top;
+	int64_t max = 0, limit = 0, top;
 	char label[32];
 	size_t first, last, i;
 
@@ -353,7 +400,12 @@ draw_chart(const struct live_model *m, const struct live_view *v,
 		/* The process's pages in the scale too: the gap is seen. */
 		if (c->has_resident && c->resident > max)
 			max = c->resident;
+		if (c->has_cgroup && c->cgroup_limit > limit)
+			limit = c->cgroup_limit;
 	}
+	/* The limit in the scale when near enough: how close it came is seen. */
+	if (limit > max && max > 0 && limit / LIVE_LIMIT_SCALE <= max)
+		max = limit;
 	top = live_scale_top(max);
 	for (int r = 0; r < h; r++)
 		live_grid_put(g, top_y + r, LABEL_W - 1, v->ascii ? '|' : 0x2502,
@@ -398,6 +450,7 @@ draw_chart(const struct live_model *m, const struct live_view *v,
 				    b < n_rows ? band_glyph(v, b) : other_glyph(v),
 				    band_color(b < n_rows ? b : SIZE_MAX), 0);
 		}
+		draw_limit(v, g, c, top, top_y, h, LABEL_W + j);
 		draw_resident(v, g, c, top, top_y, h, LABEL_W + j);
 		if (peak)
 			live_grid_put(g, top_y + h, LABEL_W + j, '^', LIVE_C_PEAK,

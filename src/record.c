@@ -173,7 +173,7 @@ watch(struct record *r, const struct sample *s)
 	    p->cgroup_oom_kills > r->last.cgroup_oom_kills) {
 		snprintf(what, sizeof(what), "the kernel killed a process of "
 		    "the server's memory cgroup for memory (its OOM-kill count "
-		    "went from %" PRIu64 " to %" PRIu64 ")",
+		    "went from %" PRId64 " to %" PRId64 ")",
 		    r->last.cgroup_oom_kills, p->cgroup_oom_kills);
 		incident(r, INCIDENT_OOM_KILL, s->wall_ms, what);
 	}

@@ -126,6 +126,20 @@ test_round_trip(void **state)
 	s.process = (struct process_memory){ .has_status = true,
 	    .status_bytes = 0 };
 	round_trip(&s, "global", false);
+	/*
+	 * Its memory cgroup: a limit, and none (null); kills, and none
+	 * counted (null). What the columns do not carry comes back unknown.
+	 */
+	s.process = (struct process_memory){ .known = true,
+	    .resident_bytes = 100000, .anon_bytes = 90000, .file_bytes = 10000,
+	    .has_cgroup = true, .cgroup_usage_bytes = 300000,
+	    .cgroup_limit_bytes = (int64_t)4 << 30, .cgroup_high_bytes = -1,
+	    .cgroup_oom = -1, .cgroup_oom_kills = 2, .cgroup_anon_bytes = -1,
+	    .cgroup_file_bytes = -1 };
+	round_trip(&s, "global", false);
+	s.process.cgroup_limit_bytes = -1;
+	s.process.cgroup_oom_kills = -1;
+	round_trip(&s, "global", false);
 	/* No event at all. */
 	s = sample_of(e, 0, 3);
 	round_trip(&s, NULL, false);
@@ -205,6 +219,20 @@ test_refused(void **state)
 		memcpy(at, "\"process_anon_bytes\":950000",
 		    strlen("\"process_anon_bytes\":950000"));
 		refused(line, "process figures that disagree");
+	}
+	free(line);
+	/* A cgroup's limit or kills without its usage. */
+	s.process = (struct process_memory){ .has_cgroup = true,
+	    .cgroup_usage_bytes = 1000, .cgroup_limit_bytes = 2,
+	    .cgroup_oom_kills = 3 };
+	line = json_of(&s, "global", false);
+	line[strlen(line) - 1] = '\0';
+	{
+		char *at = strstr(line, "\"cgroup_usage_bytes\":1000,");
+
+		assert_non_null(at);
+		memcpy(at, "\"cgroup_usage_bytes\":null,", 26);
+		refused(line, "cgroup figures that disagree");
 	}
 	free(line);
 	refused("{\"sample\":1,\"elapsed_ms\":0,\"timestamp\":"
