@@ -5,8 +5,11 @@
 #include <string.h>
 
 #include "capture.h"
+#include "cgroup.h"
 #include "exitcode.h"
 #include "incident.h"
+#include "kmsg.h"
+#include "procfs.h"
 #include "obuf.h"
 #include "output.h"
 #include "output_format.h"
@@ -47,6 +50,12 @@ struct record {
 	struct process_memory last;
 	bool has_last;
 	bool over_share;       /* above --incident-share: said, until below */
+	/*
+	 * The server's memory cgroup, found while its process lives, so
+	 * that its counters can be read once it is killed.
+	 */
+	char cgroup_dir[4096];
+	uint64_t cgroup_pid;   /* the process it was found for */
 	bool failed;           /* DIR could not be written: the run ends */
 };
 
@@ -132,6 +141,18 @@ turn(struct record *r, int64_t now_ms)
 	return 0;
 }
 
+/*
+ * The server's cgroup read now, into p (the last sample's process, its
+ * cgroup's figures replaced): after a kill the counters have moved.
+ */
+static bool
+cgroup_now(const struct record *r, struct process_memory *p)
+{
+	if (r->has_last)
+		*p = r->last;
+	return r->cgroup_dir[0] != '\0' && cgroup_read(r->cgroup_dir, p) == 0;
+}
+
 /* An incident: its line in the record, then its files, at once. */
 static void
 incident(struct record *r, enum incident_kind kind, int64_t at_ms,
@@ -139,11 +160,17 @@ incident(struct record *r, enum incident_kind kind, int64_t at_ms,
 {
 	const struct options *o = r->env->opts;
 	struct incident in = { .kind = kind, .at_ms = at_ms };
+	struct kmsg_oom k;
 	char path[4200], err[512];
 
 	snprintf(in.what, sizeof(in.what), "%s", what);
-	if (r->has_last)
-		in.process = r->last;
+	/* The evidence: the cgroup's counters now, the kernel's own line. */
+	cgroup_now(r, &in.process);
+	snprintf(in.cgroup_dir, sizeof(in.cgroup_dir), "%s", r->cgroup_dir);
+	if ((kind == INCIDENT_GONE || kind == INCIDENT_OOM_KILL) &&
+	    r->cgroup_pid != 0 && kmsg_find_oom(KMSG_PATH, r->cgroup_pid,
+	    &k) == 1)
+		snprintf(in.kmsg, sizeof(in.kmsg), "%s", k.line);
 	if (turn(r, at_ms) != 0)
 		return;
 	if (r->header_due) {
@@ -196,6 +223,30 @@ watch(struct record *r, const struct sample *s)
 			r->over_share = false;
 		}
 	}
+}
+
+/*
+ * The server went away: killed for memory, when its cgroup's OOM-kill
+ * count rose since the last sample, or gone for another reason.
+ */
+static void
+went_away(struct record *r)
+{
+	struct process_memory now;
+	char what[1400];
+
+	if (cgroup_now(r, &now) && r->last.has_cgroup &&
+	    now.cgroup_oom_kills > r->last.cgroup_oom_kills) {
+		snprintf(what, sizeof(what), "the server went away: the kernel "
+		    "killed it for memory in its cgroup (the OOM-kill count "
+		    "went from %" PRId64 " to %" PRId64 ")",
+		    r->last.cgroup_oom_kills, now.cgroup_oom_kills);
+		incident(r, INCIDENT_OOM_KILL, r->clk.wall_ms(r->clk.ctx), what);
+		return;
+	}
+	snprintf(what, sizeof(what), "the server went away%s%s",
+	    r->why[0] != '\0' ? ": " : "", r->why);
+	incident(r, INCIDENT_GONE, r->clk.wall_ms(r->clk.ctx), what);
 }
 
 /* --- The observer of each capture. --- */
@@ -253,6 +304,15 @@ observe_sample(void *ctx, const struct sample *s,
 	}
 	if (flush_tick(r, s->wall_ms) != 0)
 		return -1;
+	/* Found once a process: where its cgroup's counters will be. */
+	if (s->process.known && s->process.pid != r->cgroup_pid) {
+		r->cgroup_pid = s->process.pid;
+		if (cgroup_find(r->env->proc != NULL ? r->env->proc :
+		    PROCFS_ROOT, r->env->sys != NULL ? r->env->sys :
+		    CGROUP_SYS_ROOT, r->cgroup_pid, r->cgroup_dir,
+		    sizeof(r->cgroup_dir)) != 0)
+			r->cgroup_dir[0] = '\0';
+	}
 	r->samples++;
 	r->capture_samples++;
 	watch(r, s);
@@ -325,13 +385,7 @@ record_loop(struct record *r)
 			if (rc == EXIT_USAGE)
 				return rc;
 			if (r->capture_samples > 0) {
-				char what[1200];
-
-				snprintf(what, sizeof(what), "the server went "
-				    "away%s%s", r->why[0] != '\0' ? ": " : "",
-				    r->why);
-				incident(r, INCIDENT_GONE,
-				    r->clk.wall_ms(r->clk.ctx), what);
+				went_away(r);
 				retry = reconnect_backoff(0);
 				last[0] = '\0';
 			}
