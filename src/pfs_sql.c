@@ -638,9 +638,19 @@ pfs_sql_thread_history(char *buf, size_t size, int text_chars, int limit)
 	", " STMT_RUNNING ", s.DIGEST, " \
 	"LEFT(t.PROCESSLIST_INFO, " CONNS_TEXT_CHARS ") " \
 	"FROM performance_schema.threads t "
+/*
+ * The top-level statements, read once and joined: joined as a table, the
+ * server looked up each thread's by scanning every thread's (MySQL 9.7.4
+ * at 1,000 idle connections: 38-65 ms a read against 20 ms; MariaDB, whose
+ * tables have no index: 290 ms against 73). DISTINCT changes no row (a
+ * thread has one top-level statement) but keeps the server from merging
+ * the derived table into the join.
+ */
+#define CONNS_PFS_JOIN_STATEMENT \
+	"LEFT JOIN (SELECT DISTINCT THREAD_ID, END_EVENT_ID, TIMER_WAIT, " \
+	"DIGEST FROM performance_schema.events_statements_current " \
+	"WHERE NESTING_EVENT_LEVEL = 0) s ON s.THREAD_ID = t.THREAD_ID "
 #define CONNS_PFS_WHERE \
-	"LEFT JOIN performance_schema.events_statements_current s " \
-	"ON s.THREAD_ID = t.THREAD_ID AND s.NESTING_EVENT_LEVEL = 0 " \
 	"WHERE t.TYPE = 'FOREGROUND' AND t.PROCESSLIST_ID IS NOT NULL AND " \
 	"t.PROCESSLIST_ID <> CONNECTION_ID() AND " \
 	"t.PROCESSLIST_COMMAND <> 'Daemon'"
@@ -648,18 +658,33 @@ pfs_sql_thread_history(char *buf, size_t size, int text_chars, int limit)
 /* MySQL 8.0.31+: the total and the peak kept in threads, one table. */
 const char pfs_sql_connections_threads[] =
     CONNS_PFS_HEAD "t.TOTAL_MEMORY, t.MAX_TOTAL_MEMORY" CONNS_PFS_TAIL
-    CONNS_PFS_WHERE;
+    CONNS_PFS_JOIN_STATEMENT CONNS_PFS_WHERE;
 
 /*
  * Each thread's memory rows summed, in one GROUP BY joined (as --list's),
- * and no peak: on MariaDB a walk of every thread's rows, some 77 ms at
- * 1,000 idle connections (doc/queries.md), so read at a slower beat.
+ * and no peak: MySQL before 8.0.31.
  */
+#define CONNS_PFS_SUMMED \
+	"LEFT JOIN (SELECT THREAD_ID, SUM(" PFS_BYTES_USED ") AS bytes " \
+	"FROM " PFS_THREAD_MEMORY " GROUP BY THREAD_ID) m " \
+	"ON m.THREAD_ID = t.THREAD_ID "
 const char pfs_sql_connections_summed[] =
-    CONNS_PFS_HEAD "COALESCE(m.bytes, 0), NULL" CONNS_PFS_TAIL
-    "LEFT JOIN (SELECT THREAD_ID, SUM(" PFS_BYTES_USED ") AS bytes "
-    "FROM " PFS_THREAD_MEMORY " GROUP BY THREAD_ID) m "
-    "ON m.THREAD_ID = t.THREAD_ID " CONNS_PFS_WHERE;
+    CONNS_PFS_HEAD "COALESCE(m.bytes, 0), NULL" CONNS_PFS_TAIL CONNS_PFS_SUMMED
+    CONNS_PFS_JOIN_STATEMENT CONNS_PFS_WHERE;
+
+/*
+ * The same on MariaDB without PROCESS: the GROUP BY walks every thread's
+ * rows (some 60-100 ms at 1,000 idle connections on 10.11, doc/queries.md),
+ * so it is read at a slower beat, and no statement is joined: MariaDB
+ * fills a statement's DIGEST in only once it ends. The time is in whole
+ * seconds.
+ */
+const char pfs_sql_connections_no_process[] =
+    "SELECT t.PROCESSLIST_ID, t.THREAD_ID, t.PROCESSLIST_USER, "
+    "t.PROCESSLIST_HOST, t.PROCESSLIST_DB, t.PROCESSLIST_COMMAND, "
+    "t.PROCESSLIST_TIME * 1000, COALESCE(m.bytes, 0), NULL, " STMT_RUNNING
+    ", NULL, LEFT(t.PROCESSLIST_INFO, " CONNS_TEXT_CHARS ") "
+    "FROM performance_schema.threads t " CONNS_PFS_SUMMED CONNS_PFS_WHERE;
 
 /*
  * MariaDB's own accounting of each connection, MEMORY_USED and
@@ -703,6 +728,7 @@ pfs_sql_connections(enum conns_way way)
 	switch (way) {
 	case CONNS_THREADS: return pfs_sql_connections_threads;
 	case CONNS_PROCESSLIST: return pfs_sql_connections_processlist;
+	case CONNS_NO_PROCESS: return pfs_sql_connections_no_process;
 	default: return pfs_sql_connections_summed;
 	}
 }

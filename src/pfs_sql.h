@@ -145,6 +145,7 @@ int pfs_sql_threads_memory(char *buf, size_t size, const uint64_t *ids,
 extern const char pfs_sql_connections_threads[];
 extern const char pfs_sql_connections_summed[];
 extern const char pfs_sql_connections_processlist[];
+extern const char pfs_sql_connections_no_process[];
 enum conns_way pfs_sql_conns_way(const struct server_kind *k);
 const char *pfs_sql_connections(enum conns_way way);
 /* MariaDB: 1 when our account holds PROCESS, else 0. */

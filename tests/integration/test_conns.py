@@ -24,16 +24,16 @@ PRINTER = r"""
 int
 main(void)
 {
-	printf("%s\n%s\n%s\n%s\n", pfs_sql_connections_threads,
+	printf("%s\n%s\n%s\n%s\n%s\n", pfs_sql_connections_threads,
 	    pfs_sql_connections_processlist, pfs_sql_connections_summed,
-	    pfs_sql_process_privilege);
+	    pfs_sql_connections_no_process, pfs_sql_process_privilege);
 	return 0;
 }
 """
 
 
 def _texts():
-    """The four texts of the tree's src/pfs_sql.c."""
+    """The five texts of the tree's src/pfs_sql.c."""
     with tempfile.TemporaryDirectory() as d:
         src = os.path.join(d, "print.c")
         exe = os.path.join(d, "print")
@@ -45,7 +45,8 @@ def _texts():
                        check=True, capture_output=True, timeout=120)
         out = subprocess.run([exe], check=True, capture_output=True).stdout
     lines = out.decode().splitlines()
-    return dict(zip(("threads", "processlist", "summed", "privilege"), lines))
+    return dict(zip(("threads", "processlist", "summed", "no_process",
+                     "privilege"), lines))
 
 
 def as_mmp(sql):
@@ -111,7 +112,7 @@ class Connections(mmp.TestCase):
         self.assertIn(self.peaked.connection_id, by_id, rows)
         return by_id[self.holder.connection_id], by_id[self.peaked.connection_id]
 
-    def check(self, way, peaks, thread_ids):
+    def check(self, way, peaks, thread_ids, seconds=False):
         holder, peaked = self.read(way)
         now_ms = time.time() * 1000
         self.assertEqual(holder.user, "loader")
@@ -120,7 +121,10 @@ class Connections(mmp.TestCase):
         self.assertTrue(holder.running)
         self.assertEqual(holder.text, "SELECT SLEEP(30), 'mmp-conns-holder'")
         # It has run a second or so: not 0, and not before the test began.
-        self.assertGreaterEqual(holder.ms, 1000, vars(holder))
+        if seconds:
+            self.assertEqual(holder.ms % 1000, 0, vars(holder))
+        else:
+            self.assertGreaterEqual(holder.ms, 1000, vars(holder))
         self.assertLess(holder.ms, now_ms - self.t0_ms + 1000, vars(holder))
         self.assertGreaterEqual(holder.bytes, HOLD, vars(holder))
         # The one that let go holds little now.
@@ -146,6 +150,13 @@ class Connections(mmp.TestCase):
     def test_summed_way(self):
         """Older MySQL's, and MariaDB's without PROCESS: no peaks."""
         self.check("summed", peaks=False, thread_ids=True)
+
+    @mmp.only_on("mariadb", "the way of MariaDB without PROCESS")
+    def test_no_process_way(self):
+        """MariaDB's without PROCESS: summed, no statement joined."""
+        holder = self.check("no_process", peaks=False, thread_ids=True,
+                            seconds=True)
+        self.assertIsNone(holder.digest)
 
     @mmp.only_on("mariadb", "information_schema.PROCESSLIST's MEMORY_USED "
                  "is MariaDB's")

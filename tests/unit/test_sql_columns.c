@@ -260,6 +260,7 @@ is_keyword(const char *w)
 	static const char *const kw[] = { "SELECT", "FROM", "WHERE", "AND",
 	    "OR", "NOT", "IN", "LIKE", "IS", "NULL", "AS", "ON", "LEFT", "JOIN",
 	    "GROUP", "BY", "HAVING", "ORDER", "DESC", "ASC", "UNION", "ALL", "EXISTS",
+	    "DISTINCT",
 	    "UPDATE", "SET", "LIMIT", NULL };
 
 	for (size_t i = 0; kw[i] != NULL; i++)
