@@ -531,6 +531,18 @@ capture_run_from(const struct capture_env *env,
 		};
 		src = finished_source(&fin);
 	}
+	/* Every connection beside the whole server's samples. */
+	if (env->conns != NULL && is_grain && grain == GRAIN_GLOBAL) {
+		struct conns *cs = env->conns;
+
+		cs->inner = src;
+		cs->session = s;
+		cs->clk = &clk;
+		cs->notify = diag_note_cb;
+		cs->notify_ctx = (void *)env->diag;
+		cs->next_ns = 0;
+		src = conns_source(cs);
+	}
 	if (env->top_threads != NULL) {
 		struct top_threads *t = env->top_threads;
 

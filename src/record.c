@@ -6,6 +6,8 @@
 
 #include "capture.h"
 #include "cgroup.h"
+#include "conns.h"
+#include "conns_lines.h"
 #include "exitcode.h"
 #include "incident.h"
 #include "kmsg.h"
@@ -42,6 +44,10 @@ struct record {
 	struct pfs_server_id run; /* the run of the server recorded */
 	bool has_run;
 	bool header_due;       /* the next lines begin a segment or a capture */
+	/* Every connection, read beside each sample (conns.h). */
+	struct conns conns;
+	uint64_t conns_seen;   /* conns.reads when last written */
+	struct conns_book book; /* the connections as the lines say */
 	uint64_t samples;      /* of the run of the program */
 	uint64_t capture_samples;
 	enum sampler_end end;  /* how the last capture ended */
@@ -289,6 +295,8 @@ observe_sample(void *ctx, const struct sample *s,
 	(void)so_far;
 	if (turn(r, s->wall_ms) != 0)
 		return -1;
+	bool full = r->header_due;
+
 	if (r->header_due) {
 		put_header(r, s->wall_ms);
 		r->header_due = false;
@@ -302,6 +310,15 @@ observe_sample(void *ctx, const struct sample *s,
 		r->failed = true;
 		return -1;
 	}
+	/* The connections that changed; all of them where a reader begins. */
+	if ((full || r->conns.reads != r->conns_seen) &&
+	    conns_line_put(&r->tick, &r->book, r->conns.v, r->conns.n, full,
+	    s->wall_ms) < 0) {
+		diag_say("--record: out of memory");
+		r->failed = true;
+		return -1;
+	}
+	r->conns_seen = r->conns.reads;
 	if (flush_tick(r, s->wall_ms) != 0)
 		return -1;
 	/* Found once a process: where its cgroup's counters will be. */
@@ -361,6 +378,7 @@ record_loop(struct record *r)
 	o.reconnect_timeout_s = 0;
 	cenv.opts = &o;
 	cenv.observer = &w;
+	cenv.conns = &r->conns;
 	if (cenv.events_every_ns == 0)
 		cenv.events_every_ns = RECORD_EVENTS_EVERY_NS;
 	while (!env->sig->stop && !r->failed) {
@@ -426,6 +444,8 @@ record_run(const struct capture_env *env)
 	rc = record_loop(&r);
 	fclose(r.json.fp);
 	output_release(&r.json);
+	conns_free(&r.conns);
+	conns_book_free(&r.book);
 	obuf_free(&r.tick);
 	segments_close(&r.seg);
 	return rc;
