@@ -167,6 +167,10 @@ test_changed_rows_and_gone_ids(void **state)
 	now[2].thread_id++;
 	assert_int_equal(put(&b, &book, now, 3, false, T0 + 3000, ids,
 	    sizeof(ids)), 1);
+	now[2].bytes++;
+	assert_int_equal(put(&b, &book, now, 3, false, T0 + 3000, ids,
+	    sizeof(ids)), 1);
+	assert_string_equal(ids, "7|");
 	now[1].running = false;
 	assert_int_equal(put(&b, &book, now, 3, false, T0 + 3000, ids,
 	    sizeof(ids)), 1);
