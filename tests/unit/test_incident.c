@@ -265,8 +265,10 @@ record(struct fix *f, struct incident *in)
 	add_incident(f, in);
 	add_sample(f, T0 + 10 * MIN + 500, seq, 1 * MIB);
 	write_segment(f, 0, second, NULL);
+	/* Stamped within the window, cut short before its end. */
 	write_segment(f, second, f->n,
-	    "{\"sample\":99,\"elapsed_ms\":99000,\"timestamp\":\"2026-11-27");
+	    "{\"sample\":99,\"elapsed_ms\":99000,\"timestamp\":"
+	    "\"2026-11-27T03:14:59.000Z\",\"process_resident_by");
 }
 
 /* The incident's files are these two, and no other (no .tmp left). */
@@ -406,14 +408,18 @@ test_incident_files(void **state)
 	{
 		/* The holders' table: connection 3 first, with its text. */
 		const char *t = strstr(got, "<table class=\"holders\">");
-		const char *row3, *row5;
+		const char *row3, *row4, *row5;
 
 		assert_non_null(t);
 		row3 = strstr(t, "<tr><td>3</td>");
 		row5 = strstr(t, "<tr><td>5</td>");
+		row4 = strstr(t, "<tr><td>4</td>");
 		assert_non_null(row3);
+		assert_non_null(row4);
 		assert_non_null(row5);
+		/* By memory: 500 MiB, 2 MiB, 1 MiB. */
 		assert_true(row3 < row5);
+		assert_true(row5 < row4);
 		assert_true(strstr(row3, BIG_SHOWN) < strstr(row3, "</tr>"));
 		/* Connection 2 went before the incident: not among them. */
 		row5 = strstr(t, "</table>");
@@ -443,14 +449,17 @@ test_window_in_the_last_segment(void **state)
 	size_t len;
 
 	record(f, &in);
-	/* The window begins after the second segment did. */
-	if (incident_write(f->dir, &in, 3 * MIN, path, sizeof(path), err,
-	    sizeof(err)) != 0)
+	/*
+	 * The window begins after the second segment did, between two
+	 * lines: its connections line is stamped as the first after.
+	 */
+	if (incident_write(f->dir, &in, 3 * MIN + 10000, path, sizeof(path),
+	    err, sizeof(err)) != 0)
 		fail_msg("incident_write: %s", err);
 	snprintf(path, sizeof(path), "%s/incidents/20261127T031500Z-oom-kill"
 	    ".jsonl", f->dir);
 	assert_non_null(got = slurp(path, &len));
-	check_window(f, got, len, T0 + 7 * MIN, T0 + 10 * MIN);
+	check_window(f, got, len, T0 + 7 * MIN - 10000, T0 + 10 * MIN);
 	free(got);
 }
 
