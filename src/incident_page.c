@@ -234,8 +234,12 @@ read_lines(struct page *p, const char *lines, size_t len)
 		size_t n = nl != NULL ? (size_t)(nl - line) : len - at;
 
 		at += n + 1;
+		/*
+		 * At its own time: the window's first line, the connections
+		 * at its start, comes before any sample.
+		 */
 		if (conns_line_apply(&p->book, line, n) == 0) {
-			follow(p, p->last_ms);
+			follow(p, incident_line_ms(line, n));
 			continue;
 		}
 		if (jsonl_sample(line, n, &p->s, PAGE_EVENTS, &p->meta, err,
