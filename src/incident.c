@@ -239,7 +239,7 @@ incident_write(const char *dir, const struct incident *in,
 		    dir, strerror(errno));
 		goto out;
 	}
-	/* The incident's own line ends its lines, if the segment has not it. */
+	/* The record wrote the incident's own line first: it ends the window. */
 	snprintf(path, pathlen, "%s.jsonl", stem);
 	if (write_whole(path, lines.p, lines.len) != 0) {
 		snprintf(err, errlen, "cannot write %s: %s", path,

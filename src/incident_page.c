@@ -118,8 +118,10 @@ row(FILE *fp, const struct conn_row *r, int64_t growth, int64_t at_ms)
 	cell_bytes(fp, r->peak_bytes);
 	if (growth != INT64_MIN)
 		cell_bytes(fp, growth);
-	fprintf(fp, "<td>%s %" PRId64 " s</td>", r->command,
-	    (at_ms - r->since_ms) / 1000);
+	/* The command comes from a file a person may have edited: escaped. */
+	fputs("<td>", fp);
+	picture_text(fp, r->command, strlen(r->command), 0);
+	fprintf(fp, " %" PRId64 " s</td>", (at_ms - r->since_ms) / 1000);
 	cell_text(fp, r->text[0] != '\0' ? r->text : r->digest);
 	fputs("</tr>\n", fp);
 }
