@@ -145,6 +145,53 @@ test_round_trip(void **state)
 	round_trip(&s, NULL, false);
 }
 
+/*
+ * --record writes a sample whose events are kept (beat.h) without them:
+ * read back, it has the events of the sample before that had its own,
+ * with no delta, since nothing was read; a kept line with none before
+ * has none.
+ */
+static void
+test_events_kept(void **state)
+{
+	struct event_stat e[2] = { ev("memory/sql/a", 5000),
+	    ev("memory/innodb/b", 300) };
+	struct sample full = sample_of(e, 2, 2), kept = sample_of(NULL, 0, 3);
+	struct event_stat back_ev[4];
+	struct sample back = { .events = back_ev };
+	struct jsonl_meta meta = { 0 };
+	char *a, *b, err[256];
+
+	(void)state;
+	e[0].delta = (struct event_delta){ 100, 0, 3, 0, false, 0 };
+	delta_sums(&full, e, 2);
+	kept.events_kept = true;
+	a = json_of(&full, "global", false);
+	b = json_of(&kept, "global", false);
+	assert_non_null(strstr(b, "\"events\":[],"));
+	assert_non_null(strstr(b, "\"events_kept\":1,"));
+	/* Alone: nothing to take the events from. */
+	assert_int_equal(jsonl_sample(b, strlen(b) - 1, &back, 4, &meta, err,
+	    sizeof(err)), 0);
+	assert_int_equal(back.n_events, 0);
+	assert_true(back.events_kept);
+	/* After a sample with events: those, their deltas none. */
+	assert_int_equal(jsonl_sample(a, strlen(a) - 1, &back, 4, &meta, err,
+	    sizeof(err)), 0);
+	assert_false(back.events_kept);
+	assert_int_equal(back.events[0].delta.alloc_bytes, 100);
+	assert_int_equal(jsonl_sample(b, strlen(b) - 1, &back, 4, &meta, err,
+	    sizeof(err)), 0);
+	assert_int_equal(back.n_events, 2);
+	assert_string_equal(back.events[0].name, "memory/sql/a");
+	assert_int_equal(back.events[1].current_bytes, 300);
+	assert_int_equal(back.events[0].delta.alloc_bytes, 0);
+	assert_int_equal(back.seq, 3);
+	free(a);
+	free(b);
+	jsonl_meta_free(&meta);
+}
+
 static void
 refused(const char *line, const char *words)
 {
@@ -244,6 +291,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_events_kept),
 		cmocka_unit_test(test_refused),
 	};
 
