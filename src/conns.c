@@ -10,24 +10,6 @@
 #include "conns.h"
 #include "session.h"
 
-int
-conn_list_reserve(struct conn_list *l, size_t n)
-{
-	struct conn_row *p;
-	size_t cap;
-
-	if (n <= l->cap)
-		return 0;
-	cap = l->cap != 0 ? l->cap : 64;
-	while (cap < n)
-		cap *= 2;
-	if ((p = realloc(l->v, cap * sizeof(*p))) == NULL)
-		return -1;
-	l->v = p;
-	l->cap = cap;
-	return 0;
-}
-
 /* The one note of a run on MariaDB without PROCESS: what it costs, the fix. */
 static void
 note_no_process(struct conns *c)

@@ -23,39 +23,9 @@
 
 #include "clock.h"
 #include "source.h"
+#include "threads.h"
 
 struct session;
-
-/* One connection, as the server shows it; longer text is cut. */
-struct conn_row {
-	uint64_t connection_id;  /* the key */
-	uint64_t thread_id;      /* 0 where the path gives none */
-	char user[129], host[256], db[193], command[17];
-	int64_t since_ms;        /* UTC ms when its command began (now - time) */
-	int64_t bytes;           /* its memory now */
-	int64_t peak_bytes;      /* its peak; -1 where the server keeps none */
-	bool running;            /* a statement runs */
-	char digest[65];         /* "" where not read */
-	char text[1025];         /* the statement's start; "" none */
-};
-
-/* How the connections are read: the server's kind, and its privileges. */
-enum conns_way {
-	CONNS_UNKNOWN = 0, /* not read yet on this connection: the read decides */
-	CONNS_THREADS,     /* threads.TOTAL_MEMORY, MAX_TOTAL_MEMORY: MySQL 8.0.31+ */
-	CONNS_PROCESSLIST, /* information_schema.PROCESSLIST: MariaDB with PROCESS */
-	CONNS_SUMMED,      /* each thread's memory rows summed: older MySQL, ... */
-	CONNS_NO_PROCESS,  /* ... and MariaDB without PROCESS, at CONNS_SLOW_NS */
-};
-
-/* A reading of every connection; v grows as needed, its owner frees it. */
-struct conn_list {
-	struct conn_row *v;
-	size_t n, cap;
-};
-
-/* Room for n rows in l; -1 when out of memory (l is left as it was). */
-int conn_list_reserve(struct conn_list *l, size_t n);
 
 /* The dear way is read at most this often. */
 #define CONNS_SLOW_NS 10000000000ull

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "conns.h"
+#include "threads.h"
 #include "obuf.h"
 
 /*

@@ -10,7 +10,7 @@
 
 #include <stdio.h>
 
-#include "incident.h"
+#include "incident_line.h"
 
 /*
  * Writes the page of in from the incident's lines (len bytes of JSON

@@ -12,7 +12,6 @@
 #include <stdint.h>
 
 #include "conn.h"
-#include "conns.h"
 #include "match.h"
 #include "sample.h"
 #include "statement.h"

@@ -195,19 +195,24 @@ incident(struct record *r, enum incident_kind kind, int64_t at_ms,
 	diag_say("incident: %s; written to %s", in.what, path);
 }
 
-/* What a sample says against the one before: an OOM kill, the limit near. */
+/*
+ * What a sample says against the one before (prev; NULL: none): an OOM
+ * kill, the limit near. r->last is the sample's already, so that the
+ * incident's figures are the sample's.
+ */
 static void
-watch(struct record *r, const struct sample *s)
+watch(struct record *r, const struct sample *s,
+    const struct process_memory *prev)
 {
 	const struct process_memory *p = &s->process;
 	char what[512];
 
-	if (r->has_last && p->has_cgroup && r->last.has_cgroup &&
-	    p->cgroup_oom_kills > r->last.cgroup_oom_kills) {
+	if (prev != NULL && p->has_cgroup && prev->has_cgroup &&
+	    p->cgroup_oom_kills > prev->cgroup_oom_kills) {
 		snprintf(what, sizeof(what), "the kernel killed a process of "
 		    "the server's memory cgroup for memory (its OOM-kill count "
 		    "went from %" PRId64 " to %" PRId64 ")",
-		    r->last.cgroup_oom_kills, p->cgroup_oom_kills);
+		    prev->cgroup_oom_kills, p->cgroup_oom_kills);
 		incident(r, INCIDENT_OOM_KILL, s->wall_ms, what);
 	}
 	if (p->known && p->has_cgroup && p->cgroup_limit_bytes > 0) {
@@ -290,7 +295,9 @@ observe_sample(void *ctx, const struct sample *s,
     const struct sampler_stats *so_far)
 {
 	struct record *r = ctx;
+	struct process_memory prev;
 	struct sample bare;
+	bool had;
 
 	(void)so_far;
 	if (turn(r, s->wall_ms) != 0)
@@ -332,9 +339,11 @@ observe_sample(void *ctx, const struct sample *s,
 	}
 	r->samples++;
 	r->capture_samples++;
-	watch(r, s);
+	prev = r->last;
+	had = r->has_last;
 	r->last = s->process;
 	r->has_last = true;
+	watch(r, s, had ? &prev : NULL);
 	return r->failed ? -1 : 0;
 }
 

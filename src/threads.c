@@ -41,3 +41,21 @@ thread_label(char *buf, size_t len, uint64_t thread_id,
 		    thread_id);
 	return buf;
 }
+
+int
+conn_list_reserve(struct conn_list *l, size_t n)
+{
+	struct conn_row *p;
+	size_t cap;
+
+	if (n <= l->cap)
+		return 0;
+	cap = l->cap != 0 ? l->cap : 64;
+	while (cap < n)
+		cap *= 2;
+	if ((p = realloc(l->v, cap * sizeof(*p))) == NULL)
+		return -1;
+	l->v = p;
+	l->cap = cap;
+	return 0;
+}
