@@ -16,6 +16,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -128,8 +129,9 @@ class RecordCase(mmp.TestCase):
             if done(samples):
                 return samples
             if rec.proc.poll() is not None or time.monotonic() > deadline:
+                p = rec.finish(signal.SIGKILL)
                 self.fail("no %s in %s's segments%s" %
-                          (what, self.dir, mmp.describe(rec.finish())))
+                          (what, self.dir, mmp.describe(p)))
             time.sleep(0.1)
 
     def incidents(self):
@@ -167,10 +169,11 @@ class OomKill(RecordCase):
                 if found:
                     break
                 if time.time() > deadline:
+                    p = rec.finish(signal.SIGKILL)
                     self.fail("no oom-kill incident (.jsonl and .html) in "
                               "%s/incidents 5 s after the kill: %s%s" %
                               (self.dir, sorted(self.incidents()),
-                               mmp.describe(rec.finish(timeout=5))))
+                               mmp.describe(p)))
                 time.sleep(0.1)
             print("\n%s: OOM kill %.1f s into the growth; incident %.1f s "
                   "after it" % (mmp.SERVER, took, time.time() - killed_at),
