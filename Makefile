@@ -74,7 +74,9 @@ SERVER = conn conn_auth conn_auth_connector conn_auth_oracle conn_io conn_stmt p
 SERVER += exporter
 # The picture of a run (--format html, svg) and the reader of captures (--read).
 CORE   += chart picture output_html output_svg jsonl
-SERVER += replay
+# --record: its folder, its connections lines, its incidents; --since.
+CORE   += when segments conns_lines incident incident_page
+SERVER += replay record
 
 CORE_OBJS   = $(CORE:%=$(BUILD)/%.o) $(BUILD)/profile.pb-c.o
 SERVER_OBJS = $(SERVER:%=$(BUILD)/%.o)

@@ -99,6 +99,12 @@ struct process_memory {
 	int64_t file_bytes;     /* of it, file pages (the binary, libraries) */
 	bool has_status;        /* the server gave its own count */
 	int64_t status_bytes;
+	uint64_t pid;
+	bool has_cgroup;
+	int cgroup_version;
+	int64_t cgroup_usage_bytes, cgroup_limit_bytes, cgroup_high_bytes;
+	uint64_t cgroup_oom, cgroup_oom_kills;
+	int64_t cgroup_anon_bytes, cgroup_file_bytes;
 };
 
 struct sample {

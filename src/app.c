@@ -24,6 +24,7 @@
 #include "outname.h"
 #include "pfs.h"
 #include "prompt.h"
+#include "record.h"
 #include "replay.h"
 #include "session.h"
 #include "signals.h"
@@ -236,6 +237,12 @@ is_listen(const struct options *o)
 }
 
 static bool
+is_record(const struct options *o)
+{
+	return o->record_dir != NULL;
+}
+
+static bool
 is_top(const struct options *o)
 {
 	return o->live && o->target == TARGET_LIST;
@@ -294,6 +301,8 @@ static const struct mode {
 	{ "read",    is_read,    MODE_RING,                          run_read },
 	{ "listen",  is_listen,  MODE_RING | MODE_SESSION | MODE_OUTPUT |
 	    MODE_NAMED_OUTPUT, exporter_run },
+	{ "record",  is_record,  MODE_RING | MODE_SESSION | MODE_OUTPUT |
+	    MODE_NAMED_OUTPUT, record_run },
 	{ "top",     is_top,     MODE_TERMINAL | SERVER | MODE_OUTPUT |
 	    MODE_NAMED_OUTPUT | MODE_THREADS, top_run },
 	{ "list",    is_list,    SERVER | MODE_OUTPUT | MODE_THREADS, run_list },

@@ -483,6 +483,9 @@ cli_parse(int argc, char **argv, const struct cli_env *env,
 	/* As --listen's row says: the exporter watches the whole server. */
 	if (o->target == TARGET_NONE)
 		o->target = ps.implied;
+	/* The black box's beat is slower than a capture's. */
+	if (o->frequency_ms == 0)
+		o->frequency_ms = o->record_dir != NULL ? 1000 : 500;
 	if (o->target == TARGET_NONE) {
 		snprintf(err, errlen, "no target; give --thread ID, "
 		    "--connection ID, --wait-for PATTERN, --longer-than SECONDS, "

@@ -9,9 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "cli_table.h"
 #include "output_table.h"
+#include "when.h"
 
 int
 cli_number(const char *s, uint64_t min, uint64_t max, uint64_t *out,
@@ -601,5 +603,30 @@ cli_set_listen(struct cli_parse *ps, const struct cli_row *r,
 		return -1;
 	}
 	o->listen_port = (unsigned)n;
+	return 0;
+}
+
+/* --since, --until: a UTC time or a span before now (when.h). */
+int
+cli_set_when(struct cli_parse *ps, const struct cli_row *r,
+    const char *arg, bool from_file)
+{
+	struct options *o = ps->o;
+	bool since = strcmp(r->name, "since") == 0;
+	struct timespec ts;
+	int64_t ms;
+
+	(void)from_file;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (when_parse(arg, (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000,
+	    &ms) != 0) {
+		snprintf(ps->err, ps->errlen, "--%s '%s'%s: not a time; give "
+		    "UTC as 2026-11-27T03:05 (seconds and Z optional), or a "
+		    "span before now, e.g. -10m, -2h, -1d", r->name, arg,
+		    ps->where);
+		return -1;
+	}
+	*(since ? &o->since_ms : &o->until_ms) = ms;
+	*(since ? &o->has_since : &o->has_until) = true;
 	return 0;
 }

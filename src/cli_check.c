@@ -50,6 +50,30 @@ cli_check_needs(struct cli_parse *ps)
 		    why);
 		return -1;
 	}
+	if (ps->needs[NEEDS_RECORD] != NULL && o->record_dir == NULL) {
+		snprintf(ps->err, ps->errlen, "--%s needs --record: it bounds "
+		    "what the black box keeps", ps->needs[NEEDS_RECORD]);
+		return -1;
+	}
+	if (ps->needs[NEEDS_READ] != NULL && o->target != TARGET_READ) {
+		snprintf(ps->err, ps->errlen, "--%s needs --read: it picks the "
+		    "samples replayed", ps->needs[NEEDS_READ]);
+		return -1;
+	}
+	if (o->has_since && o->has_until && o->until_ms < o->since_ms) {
+		snprintf(ps->err, ps->errlen, "--until comes before --since: "
+		    "no sample is between them; give --until a later time");
+		return -1;
+	}
+	if (o->record_dir != NULL && (o->target != TARGET_GLOBAL ||
+	    o->listen_port != 0 || o->live || o->trigger_bytes != 0)) {
+		snprintf(ps->err, ps->errlen, "--record records the whole "
+		    "server and every connection, alone; leave out %s",
+		    o->listen_port != 0 ? "--listen" : o->live ? "--live" :
+		    o->trigger_bytes != 0 ? "--trigger-bytes" :
+		    "the target (--thread, --wait-for, --list, --for-*)");
+		return -1;
+	}
 	if (ps->needs[NEEDS_LISTEN] != NULL && o->listen_port == 0) {
 		snprintf(ps->err, ps->errlen, "--%s needs --listen: it bounds "
 		    "what the exporter serves", ps->needs[NEEDS_LISTEN]);

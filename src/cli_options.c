@@ -22,7 +22,8 @@ const char cli_usage_head[] =
 "                    --bigger-than SIZE\n"
 "       mysqlmemprof [OPTIONS] --global | --for-user NAME | --for-host HOST |\n"
 "                    --for-account USER@HOST\n"
-"       mysqlmemprof [OPTIONS] --read FILE\n"
+"       mysqlmemprof [OPTIONS] --record DIR\n"
+"       mysqlmemprof [OPTIONS] --read FILE | DIR [--since TIME] [--until TIME]\n"
 "Samples the memory of a MySQL or MariaDB thread, account or server from\n"
 "performance_schema.\n";
 
@@ -88,7 +89,15 @@ const struct cli_row cli_rows[] = {
 	    "input",
 	    .arg = "FILE",
 	    .help = "replay FILE, written by --format json (-: standard\n"
-	    "input), instead of sampling a server" },
+	    "input), or the folder --record DIR wrote,\n"
+	    "instead of sampling a server" },
+	{ .name = "since", .kind = KIND_SPECIAL, .set = cli_set_when,
+	    .needs = NEEDS_READ, .arg = "TIME",
+	    .help = "--read: only samples from TIME on (UTC, e.g.\n"
+	    "2026-11-27T03:05Z, or -10m, -2h: before now)" },
+	{ .name = "until", .kind = KIND_SPECIAL, .set = cli_set_when,
+	    .needs = NEEDS_READ, .arg = "TIME",
+	    .help = "--read: only samples up to TIME" },
 
 	HEADING("Waiting (with --wait-for, --longer-than or --bigger-than):"),
 	{ .name = "match-user", .kind = KIND_STRING, FIELD(match_user),
@@ -121,10 +130,12 @@ const struct cli_row cli_rows[] = {
 	    "own file."),
 
 	HEADING("Sampling:"),
+	/* No .def: the default depends on the mode (cli_check.c). */
 	{ .name = "frequency", .kind = KIND_NUMBER, FIELD(frequency_ms),
-	    .def = "500", .min = 1, .max = 3600000,
+	    .min = 1, .max = 3600000,
 	    .hint = "give milliseconds between samples, e.g. --frequency 250",
-	    .arg = "MS", .help = "milliseconds between samples (default 500)" },
+	    .arg = "MS", .help = "milliseconds between samples (default 500;\n"
+	    "1000 with --record)" },
 	{ .name = "count", .kind = KIND_NUMBER, FIELD(count),
 	    .min = 1, .max = UINT64_C(1000000000000),
 	    .hint = "give a number of samples, e.g. --count 100",
@@ -216,6 +227,40 @@ const struct cli_row cli_rows[] = {
 	    .needs = NEEDS_PROFILE, .arg = "FRAME",
 	    .help = "a frame above the events: thread, statement\n"
 	    "or none (default none)" },
+
+	HEADING("Black box:"),
+	{ .name = "record", .kind = KIND_STRING, FIELD(record_dir),
+	    .implies = TARGET_GLOBAL,
+	    .hint = "give a folder, e.g. --record /var/lib/mysqlmemprof",
+	    .arg = "DIR",
+	    .help = "record the whole server and every connection\n"
+	    "into DIR until stopped, with an incident for\n"
+	    "each restart, OOM kill or limit passed\n"
+	    "(target default --global)" },
+	{ .name = "record-size", .kind = KIND_BYTES, FIELD(record_size),
+	    .needs = NEEDS_RECORD, .def = "256M", .min = 1048576,
+	    .max = INT64_MAX,
+	    .hint = "give bytes, with K, M or G, at least 1M, e.g. "
+	    "--record-size 256M",
+	    .arg = "SIZE", .help = "what DIR's records may hold (default 256M)" },
+	{ .name = "record-age", .kind = KIND_NUMBER, FIELD(record_age_h),
+	    .needs = NEEDS_RECORD, .def = "24", .min = 1, .max = 87600,
+	    .hint = "give hours, e.g. --record-age 24",
+	    .arg = "HOURS", .help = "hours of records kept (default 24)" },
+	{ .name = "incident-minutes", .kind = KIND_NUMBER,
+	    FIELD(incident_minutes), .needs = NEEDS_RECORD, .def = "10",
+	    .min = 1, .max = 1440,
+	    .hint = "give minutes, e.g. --incident-minutes 10",
+	    .arg = "N", .help = "minutes of records an incident shows\n"
+	    "(default 10)" },
+	{ .name = "incident-share", .kind = KIND_NUMBER,
+	    FIELD(incident_share_pct), .needs = NEEDS_RECORD, .def = "90",
+	    .min = 1, .max = 100,
+	    .hint = "give a percentage of the cgroup's limit, e.g. "
+	    "--incident-share 90",
+	    .arg = "PERCENT",
+	    .help = "an incident when the resident memory passes\n"
+	    "PERCENT of the cgroup's limit (default 90)" },
 
 	HEADING("Exporter:"),
 	{ .name = "listen", .kind = KIND_SPECIAL, .set = cli_set_listen,

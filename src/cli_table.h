@@ -41,6 +41,8 @@ enum cli_needs {
 	NEEDS_PROFILE,       /* --format folded or pprof */
 	NEEDS_LISTEN,        /* --listen */
 	NEEDS_SERVER,        /* a server: anything but --read */
+	NEEDS_RECORD,        /* --record */
+	NEEDS_READ,          /* --read */
 	N_NEEDS,
 };
 
@@ -116,7 +118,7 @@ extern const char cli_usage_head[];
 extern const char cli_usage_tail[];
 
 /* The most rows: cli.c builds the arrays of getopt_long() on its stack. */
-#define CLI_MAX_ROWS 80
+#define CLI_MAX_ROWS 96
 
 /*
  * Applies one value of row r to ps->o: checks it, notes what it needs, sets
@@ -168,6 +170,7 @@ cli_set_fn cli_set_profile_at;
 cli_set_fn cli_set_profile_root;
 cli_set_fn cli_set_timestamps;
 cli_set_fn cli_set_listen;
+cli_set_fn cli_set_when;
 cli_set_fn cli_set_bigger_than;
 
 #endif

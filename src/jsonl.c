@@ -380,6 +380,25 @@ parse_sample(struct ctx *c, json_t *root, struct sample *s, size_t max,
 	return 0;
 }
 
+/*
+ * The lines that are not samples but belong among them: a capture's
+ * ("capture": what follows is of it), and those --record writes beside
+ * its samples. A --list line's "type" (FOREGROUND) is none of them.
+ */
+static bool
+passed_over(const char *type)
+{
+	static const char *const types[] = {
+		"capture", "record", "connections", "incident",
+	};
+
+	for (size_t i = 0; type != NULL && i < sizeof(types) /
+	    sizeof(types[0]); i++)
+		if (strcmp(type, types[i]) == 0)
+			return true;
+	return false;
+}
+
 int
 jsonl_sample(const char *line, size_t len, struct sample *s,
     size_t max_events, struct jsonl_meta *meta, char *err, size_t errlen)
@@ -404,10 +423,10 @@ jsonl_sample(const char *line, size_t len, struct sample *s,
 		    "object; --read takes what --format json wrote",
 		    json_is_array(root) ? "an array" : "a bare value");
 		rc = -1;
-	} else if (json_is_string(json_object_get(root, "type")) &&
-	    strcmp(json_string_value(json_object_get(root, "type")),
-	    "capture") == 0)
-		rc = 1; /* a capture's line: what follows is of it */
+	} else if (passed_over(json_string_value(json_object_get(root,
+	    "type")))) {
+		rc = 1;
+	}
 	else
 		rc = parse_sample(&c, root, s, max_events, meta);
 	json_decref(root);

@@ -33,7 +33,8 @@ struct jsonl_meta {
  * events array has room for max_events; the other fields of *s are
  * overwritten; the sums of delta_sums() cover the events the line holds
  * (all of them with --top 0). Returns 0; 1 for a line that is not a
- * sample, to pass over ("type":"capture": a capture of a hunt begins); or -1 with
+ * sample, to pass over (one with a "type": "capture", a capture of a hunt
+ * begins; the lines --record writes beside its samples); or -1 with
  * err saying what is wrong, in words
  * that follow "line N: ", e.g. "not JSON (...)" or "not a mysqlmemprof
  * sample: no \"events\"".

@@ -113,6 +113,15 @@ struct options {
 	char *listen_addr;    /* owned; NULL: 127.0.0.1 */
 	unsigned listen_port;
 	uint64_t max_series;  /* --max-series: labelled series per scrape */
+	/* --record: the black box (record.h); NULL: not recording. */
+	char *record_dir;
+	uint64_t record_size;        /* --record-size: what DIR may hold, bytes */
+	unsigned record_age_h;       /* --record-age: hours kept */
+	unsigned incident_minutes;   /* --incident-minutes: an incident's past */
+	unsigned incident_share_pct; /* --incident-share: of the cgroup's limit */
+	/* --read DIR's window, UTC ms; has_*: given (when.h). */
+	bool has_since, has_until;
+	int64_t since_ms, until_ms;
 };
 
 /*

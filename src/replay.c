@@ -18,6 +18,7 @@
 #include "outfile.h"
 #include "replay.h"
 #include "ring.h"
+#include "segments.h"
 #include "runstats.h"
 #include "summary.h"
 
@@ -128,6 +129,13 @@ struct replay {
 	bool begun;        /* a capture is open: its summary is still to come */
 	uint64_t captures; /* summaries written */
 	bool failed;       /* a write failed, and was said */
+	/*
+	 * --read DIR: the record's segments, where a line cut short (the
+	 * last of a segment, after kill -9) or one that does not parse is
+	 * left out and counted, not the end.
+	 */
+	bool lenient;
+	uint64_t left_out;
 };
 
 /* The ring and the whole run's statistics of a capture to come. */
@@ -190,11 +198,19 @@ replay_line(struct replay *p, const char *line, size_t n, uint64_t lineno)
 
 	if (rc == 1)
 		return 0; /* a capture's line, not a sample */
+	if (rc != 0 && p->lenient) {
+		p->left_out++;
+		return 0;
+	}
 	if (rc != 0) {
 		diag_say("%s: line %" PRIu64 ": %s", p->o->read_path, lineno,
 		    err);
 		return -1;
 	}
+	/* --since, --until: outside the window, as if not there. */
+	if ((p->o->has_since && s->wall_ms < p->o->since_ms) ||
+	    (p->o->has_until && s->wall_ms > p->o->until_ms))
+		return 0;
 	/* Numbers starting again: the next capture of --repeat. */
 	if (p->begun && (s->seq <= last_seq || s->thread_id != p->thread_id)) {
 		struct sample keep = *s;
@@ -276,6 +292,10 @@ replay_lines(struct replay *p, struct reader *r)
 
 	while ((got = next_line(r, &line, &n)) > 0) {
 		lineno++;
+		if (got == 2 && p->lenient) {
+			p->left_out++;
+			break;
+		}
 		if (got == 2) {
 			diag_say("%s: cut short: line %" PRIu64 " has no end; "
 			    "the %" PRIu64 " sample%s before it %s replayed",
@@ -300,12 +320,64 @@ replay_lines(struct replay *p, struct reader *r)
 		    REPLAY_MAX_LINE >> 20);
 		return EXIT_RUNTIME;
 	}
-	if (lineno == 0) {
+	if (lineno == 0 && !p->lenient) {
 		diag_say("%s: empty: no sample to replay; give a file written "
 		    "by --format json", r->name);
 		return EXIT_RUNTIME;
 	}
 	return EXIT_DONE;
+}
+
+/*
+ * --read DIR: each segment of the record in turn, oldest first, as one
+ * stream; a segment that went (pruned while read) is passed over.
+ */
+static int
+replay_dir(struct replay *p, struct reader *r)
+{
+	char **paths;
+	size_t n;
+	int rc = EXIT_DONE;
+
+	if (segments_list(p->o->read_path, &paths, &n) != 0) {
+		diag_say("--read %s: %s; give a folder --record wrote",
+		    p->o->read_path, strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	if (n == 0) {
+		diag_say("--read %s: no records (no segments/*.jsonl); give a "
+		    "folder --record wrote", p->o->read_path);
+		segments_list_free(paths, n);
+		return EXIT_RUNTIME;
+	}
+	p->lenient = true;
+	for (size_t i = 0; i < n && rc == EXIT_DONE; i++) {
+		if ((r->fd = open(paths[i], O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		r->name = paths[i];
+		r->len = r->start = 0;
+		r->eof = false;
+		rc = replay_lines(p, r);
+		close(r->fd);
+		r->fd = -1;
+	}
+	r->name = p->o->read_path;
+	segments_list_free(paths, n);
+	if (p->left_out > 0)
+		diag_note(p->d, "%" PRIu64 " line%s of %s left out: cut short "
+		    "(the last of a segment when the recorder was killed) or "
+		    "not a record", p->left_out, p->left_out == 1 ? "" : "s",
+		    p->o->read_path);
+	return rc;
+}
+
+static bool
+is_dir(const char *path)
+{
+	struct stat st;
+
+	return strcmp(path, "-") != 0 && stat(path, &st) == 0 &&
+	    S_ISDIR(st.st_mode);
 }
 
 /* --output naming the file replayed would empty it before it is read. */
@@ -332,11 +404,14 @@ replay_run(const struct options *o, struct signal_flags *sig,
 	const struct output_settings settings = {
 		.exact_bytes = o->exact_bytes,
 	};
+	bool dir = is_dir(o->read_path);
 	int rc;
 
-	if (open_input(o->read_path, &r.fd) != 0)
+	if (dir)
+		r.fd = -1;
+	else if (open_input(o->read_path, &r.fd) != 0)
 		return EXIT_RUNTIME;
-	if (same_file(r.fd, o->output)) {
+	if (!dir && same_file(r.fd, o->output)) {
 		diag_say("--output %s is the file --read replays; write to "
 		    "another file", o->output);
 		if (r.fd != 0)
@@ -345,14 +420,14 @@ replay_run(const struct options *o, struct signal_flags *sig,
 	}
 	if (outfile_init(&p.f, o->output, false, o->format, &settings,
 	    &sig->reopen) != 0) {
-		if (r.fd != 0)
+		if (r.fd > 0)
 			close(r.fd);
 		return EXIT_RUNTIME;
 	}
 	if (fresh_capture(&p) != 0) {
 		rc = EXIT_RUNTIME;
 	} else {
-		rc = replay_lines(&p, &r);
+		rc = dir ? replay_dir(&p, &r) : replay_lines(&p, &r);
 		/* Whatever stopped the reading, what was replayed is whole. */
 		if (!p.failed && end_capture(&p) != 0 && rc == EXIT_DONE)
 			rc = EXIT_RUNTIME;
@@ -367,7 +442,7 @@ replay_run(const struct options *o, struct signal_flags *sig,
 	runstats_free(p.run);
 	free(p.meta.finished);
 	free(r.buf);
-	if (r.fd != 0)
+	if (r.fd > 0)
 		close(r.fd);
 	return rc;
 }

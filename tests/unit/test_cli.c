@@ -328,7 +328,8 @@ static const struct bad {
 	{ { "--list", "--co", "3", NULL }, "option '--co' is ambiguous: it "
 	    "could be --connection, --count or --connect-timeout" },
 	{ { "--list", "--re=1", NULL }, "option '--re' is ambiguous: it "
-	    "could be --read, --repeat, --read-timeout or --reconnect-timeout" },
+	    "could be --read, --repeat, --record, --record-size, --record-age, "
+	    "--read-timeout or --reconnect-timeout" },
 	{ { "--connection", "--count", "3", NULL },
 	    "--connection needs a value, and '--count' is an option" },
 	{ { "--list", "-u", "--cou", "3", NULL },
@@ -897,6 +898,8 @@ good_value(const struct cli_row *r, char *buf, size_t len)
 	case KIND_STRING:
 	case KIND_LIST:
 		return "x";
+	case KIND_BYTES:
+		return "1M";
 	case KIND_SPECIAL:
 		if (r->set == cli_set_profile_at)
 			return "peak";
@@ -908,6 +911,8 @@ good_value(const struct cli_row *r, char *buf, size_t len)
 			return "TCP";
 		if (r->set == cli_set_tls_version)
 			return "TLSv1.2";
+		if (r->set == cli_set_when)
+			return "2026-11-27T03:05Z";
 		/* FALLTHROUGH */
 	default:
 		fail_msg("--%s: no good value for its kind %d; add one here",
@@ -1091,6 +1096,14 @@ test_options_that_need_another(void **state)
 		    "exporter serves", {
 			{ "--listen", "19199", NULL },
 			{ "--listen=127.0.0.1:19199", NULL } } },
+		[NEEDS_RECORD] = { "needs --record: it bounds what the black "
+		    "box keeps", {
+			{ "--record", "/tmp/x", NULL },
+			{ "--record=/tmp/x", "--global", NULL } } },
+		[NEEDS_READ] = { "needs --read: it picks the samples "
+		    "replayed", {
+			{ "--read", "x.jsonl", NULL },
+			{ "--read=-", NULL } } },
 	};
 	struct options o;
 	char arg[64], text[128], want[160], value[32], err[512];
@@ -1233,6 +1246,16 @@ test_defaults_of_the_rows(void **state)
 			continue;
 		if (r->kind == KIND_NUMBER) {
 			if (number_field(&o, r) != strtoull(r->def, NULL, 10))
+				fail_msg("--%s: %ju, wanted the default %s",
+				    r->name, (uintmax_t)number_field(&o, r),
+				    r->def);
+		} else if (r->kind == KIND_BYTES) {
+			uint64_t v;
+			const char *why;
+
+			assert_int_equal(cli_bytes(r->def, 1, INT64_MAX, &v,
+			    &why), 0);
+			if (number_field(&o, r) != v)
 				fail_msg("--%s: %ju, wanted the default %s",
 				    r->name, (uintmax_t)number_field(&o, r),
 				    r->def);

@@ -162,6 +162,23 @@ test_refused(void **state)
 	/* A --list line is JSON from mysqlmemprof, but not a sample. */
 	refused("{\"thread_id\":1,\"connection_id\":2,\"type\":\"F\"}",
 	    "no key \"sample\"");
+	/* The record's lines beside its samples are passed over. */
+	{
+		static const char *const kept[] = {
+			"{\"type\":\"capture\",\"number\":1}",
+			"{\"type\":\"record\",\"version\":1}",
+			"{\"type\":\"connections\",\"rows\":[],\"gone\":[]}",
+			"{\"type\":\"incident\",\"kind\":\"oom-kill\"}",
+		};
+		struct event_stat ev[2];
+		struct sample t = { .events = ev };
+		struct jsonl_meta m = { 0 };
+		char why[256];
+
+		for (size_t i = 0; i < 4; i++)
+			assert_int_equal(jsonl_sample(kept[i], strlen(kept[i]),
+			    &t, 2, &m, why, sizeof(why)), 1);
+	}
 	/* Three events, room for two. */
 	line[strlen(line) - 1] = '\0';
 	refused(line, "3 events");

@@ -1,0 +1,301 @@
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chart.h"
+#include "conns_lines.h"
+#include "incident_page.h"
+#include "jsonl.h"
+#include "picture.h"
+#include "units.h"
+#include "when.h"
+
+/* The connections each table shows. */
+#define PAGE_ROWS 10
+/* Events a sample of the window keeps: more than the record writes. */
+#define PAGE_EVENTS 256
+
+static const char style[] =
+"body{font-family:'DejaVu Sans',Helvetica,Arial,sans-serif;margin:1.5em;"
+"color:#222;max-width:1200px}\n"
+"h1{font-size:1.4em;margin:0 0 .3em}h2{font-size:1.1em;margin:1.6em 0 .4em}\n"
+"p.what{font-size:1.1em;margin:.2em 0 1em}\n"
+"figure{margin:0;overflow-x:auto}\n"
+"table{border-collapse:collapse;font-size:.9em}\n"
+"th,td{border:1px solid #ddd;padding:.25em .6em;text-align:right;"
+"vertical-align:top;white-space:nowrap}\n"
+"th{background:#f3f3f3}th.text{text-align:left}td.text{text-align:left;"
+"font-family:monospace;white-space:pre-wrap;word-break:break-all;"
+"max-width:50em}\n"
+"tr:nth-child(even) td{background:#fafafa}\n"
+"p.note{color:#666;font-size:.85em}\n";
+
+/* What the window says of one connection: where it began, where it ended. */
+struct grower {
+	struct conn_row last;
+	int64_t first_bytes, first_ms, last_ms;
+};
+
+struct page {
+	struct conns_book book;   /* the connections as the lines say */
+	struct grower *g;
+	size_t n, cap;
+	struct chart *chart;
+	struct sample s;
+	struct jsonl_meta meta;
+	int64_t first_ms, last_ms;
+};
+
+static struct grower *
+grower_of(struct page *p, uint64_t id)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->g[i].last.connection_id == id)
+			return &p->g[i];
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 64;
+		struct grower *g = realloc(p->g, cap * sizeof(*g));
+
+		if (g == NULL)
+			return NULL;
+		p->g = g;
+		p->cap = cap;
+	}
+	memset(&p->g[p->n], 0, sizeof(p->g[0]));
+	p->g[p->n].first_ms = -1;
+	return &p->g[p->n++];
+}
+
+/* After a connections line: each connection's first and latest figures. */
+static void
+follow(struct page *p, int64_t ms)
+{
+	for (size_t i = 0; i < p->book.n; i++) {
+		struct grower *g = grower_of(p, p->book.v[i].connection_id);
+
+		if (g == NULL)
+			return;
+		if (g->first_ms < 0) {
+			g->first_ms = ms;
+			g->first_bytes = p->book.v[i].bytes;
+		}
+		g->last = p->book.v[i];
+		g->last_ms = ms;
+	}
+}
+
+static void
+cell_bytes(FILE *fp, int64_t b)
+{
+	char buf[64];
+
+	if (b < 0) {
+		fputs("<td>-</td>", fp);
+		return;
+	}
+	units_bytes(b, buf, sizeof(buf));
+	fprintf(fp, "<td title=\"%" PRId64 " bytes\">%s</td>", b, buf);
+}
+
+static void
+cell_text(FILE *fp, const char *s)
+{
+	fputs("<td class=\"text\">", fp);
+	picture_text(fp, s, strlen(s), 0);
+	fputs("</td>", fp);
+}
+
+static void
+row(FILE *fp, const struct conn_row *r, int64_t growth, int64_t at_ms)
+{
+	char who[400];
+
+	fprintf(fp, "<tr><td>%" PRIu64 "</td>", r->connection_id);
+	snprintf(who, sizeof(who), "%s@%s", r->user, r->host);
+	cell_text(fp, who);
+	cell_bytes(fp, r->bytes);
+	cell_bytes(fp, r->peak_bytes);
+	if (growth != INT64_MIN)
+		cell_bytes(fp, growth);
+	fprintf(fp, "<td>%s %" PRId64 " s</td>", r->command,
+	    (at_ms - r->since_ms) / 1000);
+	cell_text(fp, r->text[0] != '\0' ? r->text : r->digest);
+	fputs("</tr>\n", fp);
+}
+
+static int
+by_bytes(const void *a, const void *b)
+{
+	const struct conn_row *x = a, *y = b;
+
+	return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : 0;
+}
+
+static int
+by_growth(const void *a, const void *b)
+{
+	const struct grower *x = a, *y = b;
+	int64_t gx = x->last.bytes - x->first_bytes;
+	int64_t gy = y->last.bytes - y->first_bytes;
+
+	return gx < gy ? 1 : gx > gy ? -1 : 0;
+}
+
+static void
+holders(FILE *fp, struct page *p)
+{
+	size_t n = p->book.n < PAGE_ROWS ? p->book.n : PAGE_ROWS;
+
+	fputs("<h2>The connections that held the most</h2>\n", fp);
+	if (p->book.n == 0) {
+		fputs("<p class=\"note\">No connection was recorded in the "
+		    "window.</p>\n", fp);
+		return;
+	}
+	qsort(p->book.v, p->book.n, sizeof(*p->book.v), by_bytes);
+	fputs("<p class=\"note\">At the last record before the incident.</p>\n"
+	    "<table class=\"holders\"><thead><tr><th>connection</th><th "
+	    "class=\"text\">account</th><th>memory</th><th>its peak</th>"
+	    "<th>doing, for</th><th class=\"text\">statement</th></tr>"
+	    "</thead><tbody>\n", fp);
+	for (size_t i = 0; i < n; i++)
+		row(fp, &p->book.v[i], INT64_MIN, p->last_ms);
+	fputs("</tbody></table>\n", fp);
+}
+
+static void
+growers(FILE *fp, struct page *p)
+{
+	size_t n = p->n < PAGE_ROWS ? p->n : PAGE_ROWS;
+	const struct grower *top;
+
+	fputs("<h2>The connections that grew fastest</h2>\n", fp);
+	if (p->n == 0)
+		return;
+	qsort(p->g, p->n, sizeof(*p->g), by_growth);
+	top = &p->g[0];
+	if (top->last.bytes > top->first_bytes && top->last_ms > top->first_ms)
+		fprintf(fp, "<p class=\"what\">Connection %" PRIu64 " grew "
+		    "fastest: %" PRId64 " MiB in %" PRId64 " s.</p>\n",
+		    top->last.connection_id,
+		    (top->last.bytes - top->first_bytes) >> 20,
+		    (top->last_ms - top->first_ms + 999) / 1000);
+	fputs("<table class=\"growers\"><thead><tr><th>connection</th><th "
+	    "class=\"text\">account</th><th>memory</th><th>its peak</th>"
+	    "<th>grew in the window</th><th>doing, for</th><th class=\"text\">"
+	    "statement</th></tr></thead><tbody>\n", fp);
+	for (size_t i = 0; i < n; i++)
+		row(fp, &p->g[i].last, p->g[i].last.bytes - p->g[i].first_bytes,
+		    p->last_ms);
+	fputs("</tbody></table>\n", fp);
+}
+
+static void
+evidence(FILE *fp, const struct incident *in)
+{
+	const struct process_memory *m = &in->process;
+	char a[64], b[64];
+
+	fputs("<h2>The limit that kills</h2>\n", fp);
+	if (!m->has_cgroup) {
+		fputs("<p class=\"note\">No memory cgroup of the server was "
+		    "read: it runs elsewhere, or its cgroup has no memory "
+		    "controller.</p>\n", fp);
+	} else {
+		units_bytes(m->cgroup_usage_bytes, a, sizeof(a));
+		if (m->cgroup_limit_bytes >= 0)
+			units_bytes(m->cgroup_limit_bytes, b, sizeof(b));
+		else
+			snprintf(b, sizeof(b), "no limit");
+		fputs("<table><tbody><tr><th class=\"text\">cgroup</th>", fp);
+		cell_text(fp, in->cgroup_dir);
+		fprintf(fp, "</tr><tr><th class=\"text\">usage</th><td>%s</td>"
+		    "</tr><tr><th class=\"text\">limit</th><td>%s</td></tr>"
+		    "<tr><th class=\"text\">OOM kills</th><td>%" PRIu64
+		    "</td></tr></tbody></table>\n", a, b, m->cgroup_oom_kills);
+	}
+	if (in->kmsg[0] != '\0') {
+		fputs("<p>The kernel said: <code>", fp);
+		picture_text(fp, in->kmsg, strlen(in->kmsg), 0);
+		fputs("</code></p>\n", fp);
+	}
+}
+
+/* Feeds the window's lines: samples to the chart, connections to the book. */
+static int
+read_lines(struct page *p, const char *lines, size_t len)
+{
+	size_t at = 0;
+	char err[256];
+
+	while (at < len) {
+		const char *line = lines + at, *nl = memchr(line, '\n', len - at);
+		size_t n = nl != NULL ? (size_t)(nl - line) : len - at;
+
+		at += n + 1;
+		if (conns_line_apply(&p->book, line, n) == 0) {
+			follow(p, p->last_ms);
+			continue;
+		}
+		if (jsonl_sample(line, n, &p->s, PAGE_EVENTS, &p->meta, err,
+		    sizeof(err)) != 0)
+			continue;
+		chart_add(p->chart, &p->s);
+		if (p->first_ms == 0)
+			p->first_ms = p->s.wall_ms;
+		p->last_ms = p->s.wall_ms;
+	}
+	return 0;
+}
+
+int
+incident_page(FILE *fp, const struct incident *in, const char *lines,
+    size_t len)
+{
+	struct page p = { 0 };
+	char t[64];
+	int rc = -1;
+
+	p.chart = chart_create();
+	p.s.events = calloc(PAGE_EVENTS, sizeof(*p.s.events));
+	if (p.chart == NULL || p.s.events == NULL) {
+		errno = ENOMEM;
+		goto out;
+	}
+	read_lines(&p, lines, len);
+	when_stamp(t, sizeof(t), in->at_ms);
+	fprintf(fp, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta "
+	    "charset=\"utf-8\">\n<meta http-equiv=\"Content-Security-Policy\" "
+	    "content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
+	    "<title>mysqlmemprof: %s at %s</title>\n<style>\n%s</style>\n"
+	    "</head>\n<body>\n<h1>Incident: %s at %s</h1>\n<p class=\"what\">",
+	    incident_kind_name(in->kind), t, style,
+	    incident_kind_name(in->kind), t);
+	picture_text(fp, in->what, strlen(in->what), 0);
+	fputs(".</p>\n", fp);
+	evidence(fp, in);
+	fputs("<h2>The minutes before</h2>\n", fp);
+	if (p.chart->samples > 0) {
+		fputs("<figure>\n", fp);
+		picture_svg(fp, p.chart, "global", "global total");
+		fputs("</figure>\n", fp);
+	} else {
+		fputs("<p class=\"note\">No sample was recorded in the "
+		    "window.</p>\n", fp);
+	}
+	holders(fp, &p);
+	growers(fp, &p);
+	fputs("<p class=\"note\">Written by mysqlmemprof --record; the "
+	    "records of the window are in the .jsonl file beside this page "
+	    "(mysqlmemprof --read FILE replays them).</p>\n</body>\n</html>\n",
+	    fp);
+	rc = ferror(fp) ? -1 : 0;
+out:
+	chart_free(p.chart);
+	free(p.s.events);
+	free(p.meta.finished);
+	free(p.g);
+	conns_book_free(&p.book);
+	return rc;
+}

@@ -1,0 +1,364 @@
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture.h"
+#include "exitcode.h"
+#include "incident.h"
+#include "obuf.h"
+#include "output.h"
+#include "output_format.h"
+#include "output_table.h"
+#include "reconnect.h"
+#include "record.h"
+#include "segments.h"
+#include "when.h"
+
+/* The record's own lines say their shape with this. */
+#define RECORD_VERSION 1
+
+struct record {
+	const struct capture_env *env;
+	struct clock clk;
+	struct segments seg;
+	/* The samples, as --format json writes them, into tick. */
+	struct output json;
+	/* The lines of one sample, written into the segment in one write. */
+	struct obuf tick;
+	size_t last_tick;      /* bytes of the last: room asked of the next */
+	char version[128];     /* the server's */
+	struct pfs_server_id run; /* the run of the server recorded */
+	bool has_run;
+	bool header_due;       /* the next lines begin a segment or a capture */
+	uint64_t samples;      /* of the run of the program */
+	uint64_t capture_samples;
+	enum sampler_end end;  /* how the last capture ended */
+	char why[1024];        /* and why, when by an error */
+	/* What the incidents compare with: the last sample's process. */
+	struct process_memory last;
+	bool has_last;
+	bool over_share;       /* above --incident-share: said, until below */
+	bool failed;           /* DIR could not be written: the run ends */
+};
+
+/* fopencookie's writer: the json format's bytes go into the tick. */
+static ssize_t
+tick_write(void *ctx, const char *buf, size_t n)
+{
+	struct record *r = ctx;
+
+	obuf_write(&r->tick, buf, n);
+	if (obuf_status(&r->tick) != 0) {
+		errno = ENOMEM;
+		return -1;
+	}
+	return (ssize_t)n;
+}
+
+static void
+put_stamp(struct obuf *b, int64_t ms)
+{
+	char t[64];
+
+	when_stamp(t, sizeof(t), ms);
+	obuf_puts(b, t);
+}
+
+/* What a reader needs to begin here: which server, at what beat. */
+static void
+put_header(struct record *r, int64_t now_ms)
+{
+	char n[128];
+
+	obuf_puts(&r->tick, "{\"type\":\"record\",\"version\":");
+	snprintf(n, sizeof(n), "%d,\"timestamp\":\"", RECORD_VERSION);
+	obuf_puts(&r->tick, n);
+	put_stamp(&r->tick, now_ms);
+	obuf_puts(&r->tick, "\",\"server_version\":");
+	output_json_put_string(&r->tick, r->version, strlen(r->version));
+	snprintf(n, sizeof(n), ",\"server_pid\":%" PRIu64 ",\"server_started\":%"
+	    PRId64 ",\"interval_ms\":%" PRIu64 "}\n", r->run.pid,
+	    r->run.boot_s, r->env->opts->frequency_ms);
+	obuf_puts(&r->tick, n);
+}
+
+/* The tick's lines into the segment; a failure ends the run. */
+static int
+flush_tick(struct record *r, int64_t now_ms)
+{
+	char err[512];
+
+	if (obuf_status(&r->tick) == 0 && segments_write(&r->seg, r->tick.p,
+	    r->tick.len, now_ms, err, sizeof(err)) == 0) {
+		r->last_tick = r->tick.len;
+		obuf_clear(&r->tick);
+		return 0;
+	}
+	if (obuf_status(&r->tick) != 0)
+		snprintf(err, sizeof(err), "out of memory");
+	diag_say("--record: %s; the recording stops", err);
+	obuf_clear(&r->tick);
+	r->failed = true;
+	return -1;
+}
+
+/* Begins a segment when due; its first lines say where it starts. */
+static int
+turn(struct record *r, int64_t now_ms)
+{
+	char err[512];
+	int got = segments_turn(&r->seg, now_ms, r->last_tick, err,
+	    sizeof(err));
+
+	if (got < 0) {
+		diag_say("--record: %s; the recording stops", err);
+		r->failed = true;
+		return -1;
+	}
+	if (got == 1) {
+		r->header_due = true;
+		/* The json format says again what a new file needs. */
+		output_new_file(&r->json);
+	}
+	return 0;
+}
+
+/* An incident: its line in the record, then its files, at once. */
+static void
+incident(struct record *r, enum incident_kind kind, int64_t at_ms,
+    const char *what)
+{
+	const struct options *o = r->env->opts;
+	struct incident in = { .kind = kind, .at_ms = at_ms };
+	char path[4200], err[512];
+
+	snprintf(in.what, sizeof(in.what), "%s", what);
+	if (r->has_last)
+		in.process = r->last;
+	if (turn(r, at_ms) != 0)
+		return;
+	if (r->header_due) {
+		put_header(r, at_ms);
+		r->header_due = false;
+	}
+	incident_put_line(&r->tick, &in);
+	if (flush_tick(r, at_ms) != 0)
+		return;
+	if (incident_write(r->seg.dir, &in, (int64_t)o->incident_minutes *
+	    60000, path, sizeof(path), err, sizeof(err)) != 0) {
+		diag_say("--record: the incident of %s could not be written: "
+		    "%s", incident_kind_name(kind), err);
+		return;
+	}
+	diag_say("incident: %s; written to %s", in.what, path);
+}
+
+/* What a sample says against the one before: an OOM kill, the limit near. */
+static void
+watch(struct record *r, const struct sample *s)
+{
+	const struct process_memory *p = &s->process;
+	char what[512];
+
+	if (r->has_last && p->has_cgroup && r->last.has_cgroup &&
+	    p->cgroup_oom_kills > r->last.cgroup_oom_kills) {
+		snprintf(what, sizeof(what), "the kernel killed a process of "
+		    "the server's memory cgroup for memory (its OOM-kill count "
+		    "went from %" PRIu64 " to %" PRIu64 ")",
+		    r->last.cgroup_oom_kills, p->cgroup_oom_kills);
+		incident(r, INCIDENT_OOM_KILL, s->wall_ms, what);
+	}
+	if (p->known && p->has_cgroup && p->cgroup_limit_bytes > 0) {
+		int64_t share = p->cgroup_limit_bytes / 100 *
+		    (int64_t)r->env->opts->incident_share_pct;
+		/* Said once a crossing: again only after it fell well below. */
+		int64_t rearm = share - p->cgroup_limit_bytes / 20;
+
+		if (!r->over_share && p->resident_bytes >= share) {
+			r->over_share = true;
+			snprintf(what, sizeof(what), "the server's resident "
+			    "memory, %" PRId64 " MiB, passed %u%% of its "
+			    "cgroup's limit of %" PRId64 " MiB",
+			    p->resident_bytes >> 20,
+			    r->env->opts->incident_share_pct,
+			    p->cgroup_limit_bytes >> 20);
+			incident(r, INCIDENT_LIMIT_SHARE, s->wall_ms, what);
+		} else if (r->over_share && p->resident_bytes < rearm) {
+			r->over_share = false;
+		}
+	}
+}
+
+/* --- The observer of each capture. --- */
+
+static void
+observe_begin(void *ctx, const struct capture_target *t)
+{
+	struct record *r = ctx;
+	const struct pfs_server_id *run = &r->env->session->server;
+	int64_t now = r->clk.wall_ms(r->clk.ctx);
+	char what[512];
+
+	snprintf(r->version, sizeof(r->version), "%s",
+	    t->server_version != NULL ? t->server_version : "");
+	r->header_due = true;
+	r->capture_samples = 0;
+	/* Another run of the server than the one recorded last. */
+	if (r->has_run && (run->pid != r->run.pid ||
+	    run->boot_s > r->run.boot_s + 2)) {
+		r->run = *run;
+		char at[64];
+
+		when_stamp(at, sizeof(at), run->boot_s * 1000);
+		snprintf(what, sizeof(what), "the server was restarted: it "
+		    "runs again as process %" PRIu64 ", started at %.19sZ",
+		    run->pid, at);
+		incident(r, INCIDENT_RESTARTED, now, what);
+	}
+	r->run = *run;
+	r->has_run = true;
+}
+
+static int
+observe_sample(void *ctx, const struct sample *s,
+    const struct sampler_stats *so_far)
+{
+	struct record *r = ctx;
+
+	(void)so_far;
+	if (turn(r, s->wall_ms) != 0)
+		return -1;
+	if (r->header_due) {
+		put_header(r, s->wall_ms);
+		r->header_due = false;
+	}
+	if (output_sample(&r->json, s) != 0) {
+		diag_say("--record: out of memory");
+		r->failed = true;
+		return -1;
+	}
+	if (flush_tick(r, s->wall_ms) != 0)
+		return -1;
+	r->samples++;
+	r->capture_samples++;
+	watch(r, s);
+	r->last = s->process;
+	r->has_last = true;
+	return r->failed ? -1 : 0;
+}
+
+static void
+observe_end(void *ctx, const struct summary *sum,
+    const struct sampler_stats *stats, const char *why)
+{
+	struct record *r = ctx;
+
+	(void)sum;
+	r->end = stats->end;
+	snprintf(r->why, sizeof(r->why), "%s", why != NULL ? why : "");
+}
+
+/* --- The captures, one a run of the server. --- */
+
+/* Waits ns, or less when a stop comes; returns whether it did. */
+static bool
+wait_or_stop(struct record *r, uint64_t ns)
+{
+	uint64_t until = r->clk.now_ns(r->clk.ctx) + ns;
+	volatile sig_atomic_t *stop = &r->env->sig->stop;
+
+	while (!*stop && r->clk.now_ns(r->clk.ctx) < until)
+		r->clk.sleep_until(r->clk.ctx, until);
+	return *stop;
+}
+
+static int
+record_loop(struct record *r)
+{
+	const struct capture_env *env = r->env;
+	struct capture_observer w = { .ctx = r, .begin = observe_begin,
+	    .sample = observe_sample, .end = observe_end };
+	struct options o = *env->opts;
+	struct capture_env cenv = *env;
+	uint64_t retry = reconnect_backoff(0);
+	char err[1024], last[1024] = "";
+
+	/* A lost server ends the capture at once: the incident is now. */
+	o.reconnect_timeout_s = 0;
+	cenv.opts = &o;
+	cenv.observer = &w;
+	while (!env->sig->stop && !r->failed) {
+		if (session_open(env->session, err, sizeof(err)) != 0) {
+			if (env->sig->stop)
+				break;
+			if (strcmp(last, err) != 0) {
+				snprintf(last, sizeof(last), "%s", err);
+				diag_say("%s; recording again once it answers, "
+				    "trying every %llu s at most", err,
+				    RECONNECT_MAX_NS / 1000000000ull);
+			}
+		} else {
+			int rc;
+
+			r->end = SAMPLER_END_SOURCE_ERROR;
+			r->why[0] = '\0';
+			rc = capture_run(&cenv, NULL, 0, NULL);
+			session_close(env->session);
+			if (env->sig->stop || r->failed)
+				break;
+			if (rc == EXIT_USAGE)
+				return rc;
+			if (r->capture_samples > 0) {
+				char what[1200];
+
+				snprintf(what, sizeof(what), "the server went "
+				    "away%s%s", r->why[0] != '\0' ? ": " : "",
+				    r->why);
+				incident(r, INCIDENT_GONE,
+				    r->clk.wall_ms(r->clk.ctx), what);
+				retry = reconnect_backoff(0);
+				last[0] = '\0';
+			}
+		}
+		if (wait_or_stop(r, retry))
+			break;
+		retry = reconnect_backoff(retry);
+	}
+	return r->failed ? EXIT_RUNTIME : EXIT_DONE;
+}
+
+int
+record_run(const struct capture_env *env)
+{
+	const struct options *o = env->opts;
+	struct record r = { .env = env, .clk = clock_system() };
+	static const cookie_io_functions_t io = { .write = tick_write };
+	char err[512];
+	int rc;
+
+	if (env->clk != NULL)
+		r.clk = *env->clk;
+	if (segments_open(&r.seg, o->record_dir, o->record_size,
+	    (int64_t)o->record_age_h * 3600000, err, sizeof(err)) != 0) {
+		diag_say("--record: %s", err);
+		return EXIT_RUNTIME;
+	}
+	r.json.fmt = output_table_find("json");
+	r.json.grain = "global";
+	if ((r.json.fp = fopencookie(&r, "w", io)) == NULL) {
+		diag_say("out of memory");
+		segments_close(&r.seg);
+		return EXIT_RUNTIME;
+	}
+	diag_note(env->diag, "recording the whole server every %" PRIu64
+	    " ms into %s (at most %" PRIu64 " MiB, %u h)", o->frequency_ms,
+	    o->record_dir, o->record_size >> 20, o->record_age_h);
+	rc = record_loop(&r);
+	fclose(r.json.fp);
+	output_release(&r.json);
+	obuf_free(&r.tick);
+	segments_close(&r.seg);
+	return rc;
+}
