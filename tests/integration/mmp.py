@@ -596,14 +596,16 @@ def server_in_memory_cgroup(headroom=OOM_HEADROOM):
 # A statement that holds more and more memory, steadily, until the kernel
 # kills the server: a recursive CTE whose rows (about 2 KB each, 100 more
 # each round) stay in an in-memory temporary table (MariaDB's HEAP, MySQL's
-# TempTable) that the session's raised limits never send to disk. Both
-# servers count it as the connection's memory (PROCESSLIST.MEMORY_USED,
-# threads.TOTAL_MEMORY). The SLEEP of each round paces the growth at some
-# 30 to 50 MiB/s, so that it takes seconds; 1.4 GB is where it stops if
-# nothing kills it.
+# TempTable). Both servers count it as the connection's memory
+# (PROCESSLIST.MEMORY_USED, threads.TOTAL_MEMORY); MariaDB counts the
+# blocks HEAP reserves, ahead of what it has touched, and reserves more the
+# larger max_heap_table_size is. The SLEEP of each round paces the growth
+# at some 30 to 50 MiB/s, so that it takes seconds. The session's table
+# limit, 256 MiB, is where a server would move the table to disk and stop
+# growing: well above the ~150 MiB that kills.
 GROW_SETUP = (
-    "SET SESSION max_heap_table_size = 4294967296, "
-    "tmp_table_size = 4294967296;\n"
+    "SET SESSION max_heap_table_size = 268435456, "
+    "tmp_table_size = 268435456;\n"
     "SET SESSION %s = 100000000;" %
     ("cte_max_recursion_depth" if MYSQL else "max_recursive_iterations"))
 _PAD = "CAST(REPEAT('x', 500) AS CHAR(500) CHARACTER SET latin1)"
