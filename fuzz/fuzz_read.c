@@ -53,7 +53,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc != 0) {
 		if (err[0] == '\0')
 			abort(); /* refused without a word */
-		free(meta.finished);
+		jsonl_meta_free(&meta);
 		return 0;
 	}
 	line = write_as("json", &s, meta.has_grain ? meta.grain : NULL,
@@ -69,7 +69,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(line2);
 	free(write_as("svg", &s, NULL, false, true));
 	free(write_as("html", &s, NULL, false, true));
-	free(meta.finished);
-	free(meta2.finished);
+	jsonl_meta_free(&meta);
+	jsonl_meta_free(&meta2);
 	return 0;
 }

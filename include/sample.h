@@ -143,6 +143,12 @@ struct sample {
 	 * every --poll, not every --frequency, at its own time.
 	 */
 	bool waiting;
+	/*
+	 * The events are those of an earlier sample, read again at a slower
+	 * beat than the samples (--record: beat.h); the totals too. Written
+	 * without its events, which a reader takes from the sample before.
+	 */
+	bool events_kept;
 	/* The server's process beside the sample; --global only. */
 	struct process_memory process;
 	/*

@@ -5,6 +5,7 @@
 #ifndef MYSQLMEMPROF_SOURCE_H
 #define MYSQLMEMPROF_SOURCE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,6 +38,8 @@ struct reading {
 	const struct statement *statement;
 	/* SETUP_OFF_* (sample.h): what was switched off while sampling. */
 	unsigned setup_off;
+	/* The events are an earlier reading's, not read now (beat.h). */
+	bool events_kept;
 	/* The server's process (sample.h), when a source on the chain read it. */
 	struct process_memory process;
 	/*

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "beat.h"
 #include "capture.h"
 #include "capture_end.h"
 #include "exitcode.h"
@@ -445,6 +446,7 @@ capture_run_from(const struct capture_env *env,
 	struct pfs_reader *reader;
 	struct reconnect recon;
 	struct resident res;
+	struct beat bt = { 0 };
 	struct finished fin;
 	struct guard guard;
 	struct source src;
@@ -503,11 +505,18 @@ capture_run_from(const struct capture_env *env,
 		.notify = diag_note_cb, .notify_ctx = (void *)env->diag,
 	};
 	src = reconnect_source(&recon);
+	/* --record: the events at a slower beat than the samples. */
+	if (env->events_every_ns > 0) {
+		bt = (struct beat){ .inner = src, .clk = &clk,
+		    .every_ns = env->events_every_ns };
+		src = beat_source(&bt);
+	}
 	c.reader = reader;
 	/* The whole server's process is beside the whole server's count. */
 	if (is_grain && grain == GRAIN_GLOBAL) {
 		res = (struct resident){
 			.inner = src, .session = s, .clk = &clk,
+			.status_every_ns = env->events_every_ns,
 			.proc = env->proc != NULL ? env->proc : PROCFS_ROOT,
 			.notify = diag_note_cb, .notify_ctx = (void *)env->diag,
 		};
@@ -552,6 +561,7 @@ capture_run_from(const struct capture_env *env,
 	if (end != NULL)
 		*end = c.follow.end;
 	s->ops->reader_free(reader);
+	beat_free(&bt);
 	runstats_free(c.run);
 	ring_free(ring);
 	return rc;

@@ -67,6 +67,11 @@ struct capture_env {
 	struct top_threads *top_threads;
 	/* Where /proc is (procfs.h): NULL for PROCFS_ROOT; a test's tree. */
 	const char *proc;
+	/*
+	 * Read the events (and the server's own count) at most this often,
+	 * keeping them between (beat.h); 0: with every sample.
+	 */
+	uint64_t events_every_ns;
 };
 
 #endif

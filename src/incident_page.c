@@ -294,7 +294,7 @@ incident_page(FILE *fp, const struct incident *in, const char *lines,
 out:
 	chart_free(p.chart);
 	free(p.s.events);
-	free(p.meta.finished);
+	jsonl_meta_free(&p.meta);
 	free(p.g);
 	conns_book_free(&p.book);
 	return rc;

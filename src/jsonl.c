@@ -333,6 +333,48 @@ parse_finished(struct ctx *c, json_t *root, struct sample *s,
 	return 0;
 }
 
+/*
+ * A sample with events of its own is kept for the lines after it that
+ * repeat them ("events_kept": 1, written without); such a line gets them
+ * back, or none when no sample before had any.
+ */
+static int
+keep_events(struct ctx *c, struct sample *s, size_t max,
+    struct jsonl_meta *meta, bool kept)
+{
+	size_t n;
+
+	if (kept && s->n_events == 0) {
+		n = meta->n_kept < max ? meta->n_kept : max;
+		memcpy(s->events, meta->kept, n * sizeof(*s->events));
+		/* Not read again: nothing happened to them since, as seen. */
+		for (size_t i = 0; i < n; i++)
+			s->events[i].delta = (struct event_delta){ 0 };
+		s->n_events = n;
+		return 0;
+	}
+	if (s->n_events > meta->kept_cap) {
+		struct event_stat *k = realloc(meta->kept, s->n_events *
+		    sizeof(*k));
+
+		if (k == NULL)
+			return fail(c, "out of memory at", "events");
+		meta->kept = k;
+		meta->kept_cap = s->n_events;
+	}
+	memcpy(meta->kept, s->events, s->n_events * sizeof(*s->events));
+	meta->n_kept = s->n_events;
+	return 0;
+}
+
+void
+jsonl_meta_free(struct jsonl_meta *meta)
+{
+	free(meta->finished);
+	free(meta->kept);
+	memset(meta, 0, sizeof(*meta));
+}
+
 static int
 parse_sample(struct ctx *c, json_t *root, struct sample *s, size_t max,
     struct jsonl_meta *meta)
@@ -341,7 +383,7 @@ parse_sample(struct ctx *c, json_t *root, struct sample *s, size_t max,
 	size_t len;
 	bool known;
 	uint64_t elapsed_ms;
-	int64_t waiting, untracked;
+	int64_t waiting, untracked, kept;
 
 	if (get_uint(c, root, "sample", &s->seq, NULL) != 0 ||
 	    get_uint(c, root, "elapsed_ms", &elapsed_ms, NULL) != 0 ||
@@ -360,10 +402,13 @@ parse_sample(struct ctx *c, json_t *root, struct sample *s, size_t max,
 	    get_text(c, root, "setup_off", &off, &len) != 0 ||
 	    parse_setup_off(c, off, &s->setup_off) != 0 ||
 	    get_int_added(c, root, "waiting", &waiting, &known) != 0 ||
+	    get_int_added(c, root, "events_kept", &kept, &known) != 0 ||
 	    parse_process(c, root, s, &untracked) != 0 ||
-	    parse_finished(c, root, s, meta) != 0)
+	    parse_finished(c, root, s, meta) != 0 ||
+	    keep_events(c, s, max, meta, kept != 0) != 0)
 		return -1;
 	s->waiting = waiting != 0;
+	s->events_kept = kept != 0;
 	if (s->seq == 0)
 		return fail(c, "sample 0 in", "sample");
 	s->elapsed_us = elapsed_ms * 1000;

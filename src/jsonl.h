@@ -26,7 +26,16 @@ struct jsonl_meta {
 	 */
 	struct finished_statement *finished;
 	size_t finished_cap;
+	/*
+	 * The events of the last sample that had its own, for a line whose
+	 * "events_kept" says it repeats them (--record: beat.h).
+	 */
+	struct event_stat *kept;
+	size_t n_kept, kept_cap;
 };
+
+/* Frees what meta holds (finished, kept); it is zero again. */
+void jsonl_meta_free(struct jsonl_meta *meta);
 
 /*
  * Parses the len bytes at line (its newline left out) into *s, whose

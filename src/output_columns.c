@@ -152,6 +152,14 @@ sample_waiting(const struct sample_row *r, union column_value *v)
 	return true;
 }
 
+/* 1: the events are an earlier sample's, not read again (beat.h). */
+static bool
+sample_events_kept(const struct sample_row *r, union column_value *v)
+{
+	v->u = r->s->events_kept ? 1 : 0;
+	return true;
+}
+
 /*
  * The server's process beside the sample (--global on the server's
  * machine): null when it was not read, never a guess.
@@ -348,6 +356,7 @@ const struct sample_column sample_columns[] = {
 	    GETTER },
 	{ "setup_off",         S, COLUMN_TEXT, sample_setup_off, GETTER },
 	{ "waiting",           S, COLUMN_UINT, sample_waiting, GETTER },
+	{ "events_kept",       S, COLUMN_UINT, sample_events_kept, GETTER },
 	{ "process_resident_bytes", S, COLUMN_INT, sample_process_resident,
 	    GETTER },
 	{ "process_anon_bytes", S, COLUMN_INT, sample_process_anon, GETTER },

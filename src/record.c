@@ -18,6 +18,13 @@
 
 /* The record's own lines say their shape with this. */
 #define RECORD_VERSION 1
+/*
+ * The whole server's events, and its own count, are read this often; each
+ * sample between keeps them (beat.h): on MariaDB a read of the global
+ * table at a thousand connections costs more than the rest of a second's
+ * queries (bench/RESULTS.md).
+ */
+#define RECORD_EVENTS_EVERY_NS (10 * 1000000000ull)
 
 struct record {
 	const struct capture_env *env;
@@ -226,6 +233,7 @@ observe_sample(void *ctx, const struct sample *s,
     const struct sampler_stats *so_far)
 {
 	struct record *r = ctx;
+	struct sample bare;
 
 	(void)so_far;
 	if (turn(r, s->wall_ms) != 0)
@@ -234,7 +242,11 @@ observe_sample(void *ctx, const struct sample *s,
 		put_header(r, s->wall_ms);
 		r->header_due = false;
 	}
-	if (output_sample(&r->json, s) != 0) {
+	/* Kept events are the last written: a reader takes them from there. */
+	bare = *s;
+	if (bare.events_kept)
+		bare.n_events = 0;
+	if (output_sample(&r->json, &bare) != 0) {
 		diag_say("--record: out of memory");
 		r->failed = true;
 		return -1;
@@ -289,6 +301,8 @@ record_loop(struct record *r)
 	o.reconnect_timeout_s = 0;
 	cenv.opts = &o;
 	cenv.observer = &w;
+	if (cenv.events_every_ns == 0)
+		cenv.events_every_ns = RECORD_EVENTS_EVERY_NS;
 	while (!env->sig->stop && !r->failed) {
 		if (session_open(env->session, err, sizeof(err)) != 0) {
 			if (env->sig->stop)

@@ -440,7 +440,7 @@ replay_run(const struct options *o, struct signal_flags *sig,
 	outfile_free(&p.f);
 	ring_free(p.ring);
 	runstats_free(p.run);
-	free(p.meta.finished);
+	jsonl_meta_free(&p.meta);
 	free(r.buf);
 	if (r.fd > 0)
 		close(r.fd);

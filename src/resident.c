@@ -49,7 +49,7 @@ check_process(struct resident *r)
 		note(r, why);
 }
 
-/* The server's own count, at most once a second; kept between. */
+/* The server's own count, at most once a second (or status_every_ns); kept between. */
 static void
 read_status(struct resident *r, struct process_memory *p)
 {
@@ -58,7 +58,8 @@ read_status(struct resident *r, struct process_memory *p)
 	char err[256];
 
 	if (now >= r->next_status_ns) {
-		r->next_status_ns = now + RESIDENT_STATUS_EVERY_NS;
+		r->next_status_ns = now + (r->status_every_ns > 0 ?
+		    r->status_every_ns : RESIDENT_STATUS_EVERY_NS);
 		if (s->ops->server_memory(s->conn, &s->kind, &r->status_bytes,
 		    &r->has_status, err, sizeof(err)) != PFS_OK)
 			r->has_status = false;

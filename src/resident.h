@@ -31,6 +31,8 @@ struct resident {
 	struct session *session;
 	const struct clock *clk;
 	const char *proc;          /* PROCFS_ROOT, or a test's tree */
+	/* The server's own count at most this often; 0: RESIDENT_STATUS_EVERY_NS. */
+	uint64_t status_every_ns;
 	void (*notify)(void *ctx, const char *msg); /* the note; may be NULL */
 	void *notify_ctx;
 

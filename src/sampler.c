@@ -111,6 +111,7 @@ fill_sample(struct loop *l, struct sample *s, const struct reading *rd,
 	s->gap_ms = rd->gap_us / 1000;
 	s->setup_off = rd->setup_off;
 	s->process = rd->process;
+	s->events_kept = rd->events_kept;
 	s->waiting = false;
 	if (rd->statement != NULL)
 		statement_set(&s->statement, rd->statement);

@@ -67,6 +67,9 @@ SETUP_OFF_RE = r"^((memory_instruments|statements_consumer|thread_instrumented)(
 # Then 1 for a reading taken while waiting, before the capture began
 # (--wait-for, --longer-than, --bigger-than), else 0.
 WAITING_KEYS = ["waiting"]
+# Then 1 when the events are an earlier sample's, kept between two reads
+# of them at --record's slower beat, else 0.
+KEPT_KEYS = ["events_kept"]
 # Then, with --global on the server's machine, its process's resident and
 # anonymous bytes, the resident bytes performance_schema does not count,
 # and the server's own count of its sessions' memory: null (empty) when
@@ -79,7 +82,7 @@ CSV_HEADER = ["sample", "elapsed_ms", "timestamp", "thread_id", "event_name",
               "late_us", "query_us", "gap_ms"] + DELTA_KEYS + \
     ["unseen_peak_bytes", "spike_lower_bytes"] + STATEMENT_KEYS + \
     GRAIN_KEYS + SETUP_KEYS + \
-    WAITING_KEYS + PROCESS_KEYS
+    WAITING_KEYS + KEPT_KEYS + PROCESS_KEYS
 CSV_INT_COLUMNS = [c for c in CSV_HEADER if c not in
                    ["timestamp", "event_name", "unseen_peak_bytes",
                     "spike_lower_bytes",
@@ -95,7 +98,7 @@ FINISHED_KEYS = ["statement_id", "end_id", "digest", "statement",
                  "lost_before"]
 SAMPLE_KEYS = ["sample", "elapsed_ms", "timestamp", "thread_id",
                "total_bytes", "late_us", "query_us", "gap_ms", "events"] + \
-    STATEMENT_KEYS + GRAIN_KEYS + SETUP_KEYS + WAITING_KEYS + PROCESS_KEYS + ["finished"]
+    STATEMENT_KEYS + GRAIN_KEYS + SETUP_KEYS + WAITING_KEYS + KEPT_KEYS + PROCESS_KEYS + ["finished"]
 LIST_HEADER = ["thread_id", "connection_id", "type", "name", "user", "host",
                "command", "time", "state", "current_bytes", "statement"]
 TIMESTAMP_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")

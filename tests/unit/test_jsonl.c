@@ -79,7 +79,7 @@ round_trip(const struct sample *s, const char *grain, bool filtered)
 	assert_int_equal(back.n_finished, s->n_finished);
 	free(again);
 	free(line);
-	free(meta.finished);
+	jsonl_meta_free(&meta);
 }
 
 static void
@@ -143,7 +143,7 @@ refused(const char *line, const char *words)
 	    sizeof(err)), -1);
 	if (strstr(err, words) == NULL)
 		fail_msg("\"%s\": \"%s\" does not say \"%s\"", line, err, words);
-	free(meta.finished);
+	jsonl_meta_free(&meta);
 }
 
 static void

@@ -998,15 +998,15 @@ test_csv_roundtrip(void **state)
 	(void)state;
 	check_crlf(buf, len);
 	t = parse_csv(buf, len);
-	assert_int_equal(t->n_fields[0], 33);
-	header_is(t->f[0], 33, "sample,elapsed_ms,timestamp,thread_id,"
+	assert_int_equal(t->n_fields[0], SAMPLE_COLUMNS);
+	header_is(t->f[0], SAMPLE_COLUMNS, "sample,elapsed_ms,timestamp,thread_id,"
 	    "event_name,current_bytes,current_count,high_bytes,alloc_bytes,"
 	    "free_bytes,alloc_count,free_count,total_bytes,late_us,query_us,"
 	    "gap_ms,alloc_delta_bytes,free_delta_bytes,alloc_delta_count,"
 	    "free_delta_count,unseen_peak_bytes,spike_lower_bytes,"
 	    "statement_id,digest,"
 	    "statement,grain,filtered_total_bytes,setup_off,waiting,"
-	    "process_resident_bytes,process_anon_bytes,untracked_bytes,"
+	    "events_kept,process_resident_bytes,process_anon_bytes,untracked_bytes,"
 	    "status_memory_bytes");
 	for (size_t i = 0; i < ring_len(r); i++) {
 		const struct sample *s = ring_get(r, i);
@@ -1019,7 +1019,7 @@ test_csv_roundtrip(void **state)
 			    s->n_events ? &s->events[j] : NULL;
 
 			assert_true(row < t->n_rows);
-			assert_int_equal(t->n_fields[row], 33);
+			assert_int_equal(t->n_fields[row], SAMPLE_COLUMNS);
 			field_u64(&f[0], s->seq);
 			field_u64(&f[1], s->elapsed_us / 1000);
 			field_is(&f[2], ts);
@@ -1074,8 +1074,10 @@ test_csv_roundtrip(void **state)
 			/* A thread, without --events: both empty. */
 			field_is(&f[25], NULL);
 			field_is(&f[26], NULL);
+			/* Its events read with it. */
+			field_u64(&f[29], 0);
 			/* Not --global: no process beside it. */
-			for (size_t k = 29; k < 33; k++)
+			for (size_t k = 30; k < SAMPLE_COLUMNS; k++)
 				field_is(&f[k], NULL);
 		}
 	}
@@ -1217,7 +1219,7 @@ json_deltas(const char *buf)
 	assert_non_null(strstr(buf, "\"gap_ms\":2500,\"events\":[],"
 	    "\"statement_id\":null,\"digest\":null,\"statement\":null,"
 	    "\"grain\":null,\"filtered_total_bytes\":null,"
-	    "\"setup_off\":null,\"waiting\":0,"
+	    "\"setup_off\":null,\"waiting\":0,\"events_kept\":0,"
 	    "\"process_resident_bytes\":null,\"process_anon_bytes\":null,"
 	    "\"untracked_bytes\":null,\"status_memory_bytes\":null,\"finished\":[]}\n"));
 	assert_non_null(strstr(buf, "\"query_us\":18446744073709551615,"
@@ -1270,7 +1272,7 @@ test_json_valid(void **state)
 	    "\"spike_lower_bytes\":null}],\"statement_id\":101,\"digest\":null,"
 	    "\"statement\":\"SELECT a, COUNT(*) FROM t GROUP BY a\","
 	    "\"grain\":null,\"filtered_total_bytes\":null,"
-	    "\"setup_off\":null,\"waiting\":0,"
+	    "\"setup_off\":null,\"waiting\":0,\"events_kept\":0,"
 	    "\"process_resident_bytes\":null,\"process_anon_bytes\":null,"
 	    "\"untracked_bytes\":null,\"status_memory_bytes\":null,\"finished\":[]}\n"));
 	assert_non_null(strstr(buf, "],\"statement_id\":101,"

@@ -1,0 +1,36 @@
+/*
+ * A sample source that reads the events of its inner source at a slower
+ * beat than the samples: between two readings each sample gets the last
+ * events again, flagged as kept (struct reading's events_kept), so that
+ * the sources above it (the process, the connections) still read each
+ * tick. --record's whole-server breakdown: on MariaDB each reading of the
+ * global memory table walks every thread's rows (bench/RESULTS.md), too
+ * dear once a second at a thousand connections.
+ */
+#ifndef MYSQLMEMPROF_BEAT_H
+#define MYSQLMEMPROF_BEAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clock.h"
+#include "source.h"
+
+struct beat {
+	/* Set by the capture that runs the chain: */
+	struct source inner;
+	const struct clock *clk;
+	uint64_t every_ns;        /* read inner at most this often */
+
+	/* Its own, zero at first: */
+	uint64_t next_ns;         /* 0: read with the next sample */
+	struct event_stat *kept;  /* the last reading's events */
+	size_t n, cap;
+};
+
+/* Reads inner when due, else hands the kept events again. */
+struct source beat_source(struct beat *b);
+
+void beat_free(struct beat *b);
+
+#endif
