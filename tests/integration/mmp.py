@@ -502,8 +502,8 @@ class MemoryCgroup:
 
     def set_limit(self, limit):
         """The limit on the cgroup's memory, swap included: with swap, the
-        kernel would page the server out instead of killing it."""
-        self.limit = limit
+        kernel would page the server out instead of killing it. .limit is
+        then the kernel's figure: it takes whole pages."""
         if self.version == 1:
             self._write(self.file("memory.limit_in_bytes"), str(limit))
             if os.path.exists(self.file("memory.memsw.limit_in_bytes")) \
@@ -514,6 +514,8 @@ class MemoryCgroup:
             self._write(self.file("memory.max"), str(limit))
             if os.path.exists(self.file("memory.swap.max")):
                 self._write(self.file("memory.swap.max"), "0")
+        self.limit = int(self._read("memory.limit_in_bytes"
+                                    if self.version == 1 else "memory.max"))
 
     def usage(self):
         name = "memory.usage_in_bytes" if self.version == 1 else \
