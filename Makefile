@@ -62,8 +62,11 @@ CORE += outfile outpath capture capture_end hunt
 CORE += runstats names
 # --global with --listen: the top threads read beside the samples.
 CORE += top_threads
-# --global: the server's process beside the samples (its /proc files).
-CORE += procmem procfs resident
+# --global: every connection read beside the samples, for the record.
+CORE += conns
+# --global: the server's process beside the samples (its /proc files),
+# its memory cgroup and the kernel's line on an OOM kill.
+CORE += procmem procfs cgroup kmsg resident
 # The buffer the text, CSV and JSON formats write a sample into.
 CORE += obuf
 # --listen: the page of the exporter (metrics), and the exporter.

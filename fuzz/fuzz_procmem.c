@@ -4,11 +4,16 @@
  * comm must be parsed or refused, never read out of bounds, and what is
  * parsed must add up (file pages are resident minus anonymous, none
  * negative). The input is cut at NUL bytes into the texts of one process.
+ * The memory cgroup's files (cgroup.h) and a record of the kernel's log
+ * (kmsg.h) too: a limit is bytes or -1 (none), a path found starts with
+ * '/', a line kept is NUL-ended.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgroup.h"
+#include "kmsg.h"
 #include "procmem.h"
 
 /* The next NUL-ended piece of buf (len bytes, a NUL after them), or "". */
@@ -31,6 +36,28 @@ check(const struct process_memory *m, int rc)
 	if (!m->known || m->resident_bytes < 0 || m->anon_bytes < 0 ||
 	    m->file_bytes < 0 ||
 	    m->file_bytes != m->resident_bytes - m->anon_bytes)
+		abort();
+}
+
+static void
+cgroup_checks(const char *buf, size_t size)
+{
+	char path[256];
+	struct kmsg_oom o;
+	int64_t n;
+	int v;
+
+	if (cgroup_parse_membership(buf, &v, path, sizeof(path)) == 0 &&
+	    ((v != 1 && v != 2) || path[0] != '/'))
+		abort();
+	if (cgroup_parse_limit(buf, &n) == 0 && n < -1)
+		abort();
+	if (cgroup_parse_count(buf, &n) == 0 && n < 0)
+		abort();
+	if (cgroup_parse_key(buf, "oom_kill", &n) == 0 && n < 0)
+		abort();
+	if (kmsg_parse_oom(buf, size, size, &o) &&
+	    memchr(o.line, '\0', sizeof(o.line)) == NULL)
 		abort();
 }
 
@@ -75,6 +102,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort(); /* not trusted, and no word why */
 	if (memchr(why, '\0', sizeof(why)) == NULL)
 		abort();
+	cgroup_checks(buf, size);
 	free(buf);
 	return 0;
 }

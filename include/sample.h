@@ -99,12 +99,21 @@ struct process_memory {
 	int64_t file_bytes;     /* of it, file pages (the binary, libraries) */
 	bool has_status;        /* the server gave its own count */
 	int64_t status_bytes;
+	/* The process id read (trusted: the server's here); 0: none. */
 	uint64_t pid;
+	/*
+	 * The memory cgroup the process is in (cgroup.h), whose limit is the
+	 * one the kernel's OOM killer acts on: read beside the process.
+	 */
 	bool has_cgroup;
-	int cgroup_version;
-	int64_t cgroup_usage_bytes, cgroup_limit_bytes, cgroup_high_bytes;
-	uint64_t cgroup_oom, cgroup_oom_kills;
-	int64_t cgroup_anon_bytes, cgroup_file_bytes;
+	int cgroup_version;          /* 1 or 2 */
+	int64_t cgroup_usage_bytes;  /* memory.current; v1: usage_in_bytes */
+	int64_t cgroup_limit_bytes;  /* the lowest max on its way up; -1: no limit */
+	int64_t cgroup_high_bytes;   /* v2's memory.high; -1: none, or v1 */
+	int64_t cgroup_oom;          /* v2's times at the limit, reclaim failed; -1: v1 */
+	int64_t cgroup_oom_kills;    /* processes the OOM killer killed in it */
+	int64_t cgroup_anon_bytes;   /* of the usage, anonymous pages */
+	int64_t cgroup_file_bytes;   /* of the usage, the page cache */
 };
 
 struct sample {

@@ -73,6 +73,14 @@ struct session_ops {
 	enum pfs_status (*memory_limits)(struct conn *c,
 	    const struct server_kind *kind, struct pfs_memory_limits *out,
 	    char *err, size_t errlen);
+	/*
+	 * pfs_connections(): every client connection but ours; *way is the
+	 * session's conns_way, which the first read of a connection fills.
+	 */
+	enum pfs_status (*connections)(struct conn *c,
+	    const struct server_kind *kind, int64_t now_ms,
+	    enum conns_way *way, struct conn_list *out, char *err,
+	    size_t errlen);
 	/* pfs_setup(), pfs_find_statements(), pfs_thread_statement() */
 	enum pfs_status (*setup)(struct conn *c, uint64_t thread_id,
 	    struct pfs_setup *out, char *err, size_t errlen);
@@ -144,6 +152,11 @@ struct session {
 	struct pfs_memory_limits limits;
 	bool limits_read;
 	enum session_statements statements;
+	/*
+	 * How every connection is read (conns.h): learnt by the first read
+	 * on a connection (MariaDB's asks for PROCESS); a reconnect clears it.
+	 */
+	enum conns_way conns_way;
 	/*
 	 * A read of a thread's finished statements found that the server
 	 * keeps no statement's peak (finished.h), and said so: once a run.

@@ -220,7 +220,7 @@ run_capture(const struct capture_env *env)
 static int
 run_read(const struct capture_env *env)
 {
-	return replay_run(env->opts, env->sig, env->diag);
+	return replay_run(env);
 }
 
 /* The tests that choose a mode, one a row of modes[]. */
@@ -298,7 +298,7 @@ static const struct mode {
 	unsigned needs;    /* enum mode_needs */
 	int (*run)(const struct capture_env *env); /* the exit status */
 } modes[] = {
-	{ "read",    is_read,    MODE_RING,                          run_read },
+	{ "read",    is_read,    MODE_RING | MODE_DRAWN,             run_read },
 	{ "listen",  is_listen,  MODE_RING | MODE_SESSION | MODE_OUTPUT |
 	    MODE_NAMED_OUTPUT, exporter_run },
 	{ "record",  is_record,  MODE_RING | MODE_SESSION | MODE_OUTPUT |

@@ -518,6 +518,7 @@ capture_run_from(const struct capture_env *env,
 			.inner = src, .session = s, .clk = &clk,
 			.status_every_ns = env->events_every_ns,
 			.proc = env->proc != NULL ? env->proc : PROCFS_ROOT,
+			.sys = env->sys != NULL ? env->sys : CGROUP_SYS_ROOT,
 			.notify = diag_note_cb, .notify_ctx = (void *)env->diag,
 		};
 		src = resident_source(&res);
@@ -529,6 +530,18 @@ capture_run_from(const struct capture_env *env,
 			.notify = diag_note_cb, .notify_ctx = (void *)env->diag,
 		};
 		src = finished_source(&fin);
+	}
+	/* Every connection beside the whole server's samples. */
+	if (env->conns != NULL && is_grain && grain == GRAIN_GLOBAL) {
+		struct conns *cs = env->conns;
+
+		cs->inner = src;
+		cs->session = s;
+		cs->clk = &clk;
+		cs->notify = diag_note_cb;
+		cs->notify_ctx = (void *)env->diag;
+		cs->next_ns = 0;
+		src = conns_source(cs);
 	}
 	if (env->top_threads != NULL) {
 		struct top_threads *t = env->top_threads;

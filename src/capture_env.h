@@ -20,6 +20,7 @@
 #include "signals.h"
 #include "summary.h"
 #include "top_threads.h"
+#include "conns.h"
 #include "follow.h"
 
 /* What a capture samples, for an observer. */
@@ -65,6 +66,12 @@ struct capture_env {
 	 * the samples for the observer to copy (top_threads.h); NULL: none.
 	 */
 	struct top_threads *top_threads;
+	/*
+	 * Every connection, read on the chain of a --global capture after
+	 * each sample, for the observer to read (conns.h); NULL: none. The
+	 * mode owns it and frees it with conns_free().
+	 */
+	struct conns *conns;
 	/* Where /proc is (procfs.h): NULL for PROCFS_ROOT; a test's tree. */
 	const char *proc;
 	/*
@@ -72,6 +79,8 @@ struct capture_env {
 	 * keeping them between (beat.h); 0: with every sample.
 	 */
 	uint64_t events_every_ns;
+	/* Where the cgroups are (cgroup.h): NULL for CGROUP_SYS_ROOT; a test's. */
+	const char *sys;
 };
 
 #endif

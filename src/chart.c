@@ -41,6 +41,8 @@ chart_reset(struct chart *c)
 	c->max_total = 0;
 	c->has_resident = false;
 	c->max_resident = 0;
+	c->has_limit = false;
+	c->min_limit = c->max_limit = 0;
 	c->interval_us = 0;
 	c->last_due_us = 0;
 	c->has_last_statement = false;
@@ -51,6 +53,12 @@ int64_t
 chart_value(const struct chart *c, size_t i, size_t e)
 {
 	return c->values[i * CHART_MAX_EVENTS + e];
+}
+
+static int64_t
+min64(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
 }
 
 static int64_t
@@ -77,6 +85,10 @@ fold(struct chart *c, size_t a, size_t b)
 		x->resident = x->has_resident ? max64(x->resident, y->resident) :
 		    y->resident;
 		x->has_resident = true;
+	}
+	if (y->has_limit) {
+		x->limit = x->has_limit ? min64(x->limit, y->limit) : y->limit;
+		x->has_limit = true;
 	}
 	/* The widest gap is the one shown. */
 	if (y->gap_to_us - y->gap_from_us > x->gap_to_us - x->gap_from_us) {
@@ -241,6 +253,15 @@ chart_add(struct chart *c, const struct sample *s)
 		c->max_resident = c->has_resident ? max64(c->max_resident,
 		    s->process.resident_bytes) : s->process.resident_bytes;
 		c->has_resident = true;
+	}
+	if (s->process.has_cgroup && s->process.cgroup_limit_bytes >= 0) {
+		int64_t l = s->process.cgroup_limit_bytes;
+
+		col->limit = col->has_limit ? min64(col->limit, l) : l;
+		col->has_limit = true;
+		c->min_limit = c->has_limit ? min64(c->min_limit, l) : l;
+		c->max_limit = c->has_limit ? max64(c->max_limit, l) : l;
+		c->has_limit = true;
 	}
 	for (size_t k = 0; k < s->n_events; k++) {
 		const struct event_stat *e = &s->events[k];

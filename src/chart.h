@@ -29,6 +29,9 @@ struct chart_column {
 	/* The server's process (--global on its machine): its largest Rss. */
 	bool has_resident;
 	int64_t resident;
+	/* Its memory cgroup's limit, the lowest in the column; none: false. */
+	bool has_limit;
+	int64_t limit;
 	/*
 	 * The widest stretch without samples just before the column's first
 	 * sample (then gap_to_us is first_us) or, once merged, between two of
@@ -72,6 +75,8 @@ struct chart {
 	int64_t max_total;
 	bool has_resident;        /* some sample had the server's process */
 	int64_t max_resident;
+	bool has_limit;           /* some sample had a cgroup with a limit */
+	int64_t min_limit, max_limit;
 	/* The interval, as the smallest step between due times seen so far. */
 	uint64_t interval_us;
 	uint64_t last_due_us;

@@ -68,9 +68,8 @@ incident_put_line(struct obuf *b, const struct incident *in)
 	obuf_puts(b, "}\n");
 }
 
-/* The stamp of a record's line: its "timestamp"; -1 when it has none. */
-static int64_t
-line_ms(const char *line, size_t n)
+int64_t
+incident_line_ms(const char *line, size_t n)
 {
 	static const char key[] = "\"timestamp\":\"";
 	const char *p = memmem(line, n, key, sizeof(key) - 1), *end;
@@ -161,7 +160,7 @@ window_lines(const char *dir, int64_t from, int64_t to, struct obuf *out,
 				break; /* torn: the record being written */
 			ll = (size_t)(nl - line);
 			at += ll + 1;
-			ms = line_ms(line, ll);
+			ms = incident_line_ms(line, ll);
 			if (ms < 0 || ms > to)
 				continue;
 			if (ms < from) {
@@ -240,7 +239,7 @@ incident_write(const char *dir, const struct incident *in,
 		    dir, strerror(errno));
 		goto out;
 	}
-	/* The incident's own line ends its lines, if the segment has not it. */
+	/* The record wrote the incident's own line first: it ends the window. */
 	snprintf(path, pathlen, "%s.jsonl", stem);
 	if (write_whole(path, lines.p, lines.len) != 0) {
 		snprintf(err, errlen, "cannot write %s: %s", path,

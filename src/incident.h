@@ -41,6 +41,9 @@ const char *incident_kind_name(enum incident_kind k);
  */
 void incident_put_line(struct obuf *b, const struct incident *in);
 
+/* The stamp of a record's line: its "timestamp"; -1 when it has none. */
+int64_t incident_line_ms(const char *line, size_t n);
+
 /*
  * Writes DIR/incidents/STAMP-KIND.jsonl and .html from the segments'
  * records of the window_ms before in->at_ms; path gets the page's.

@@ -118,8 +118,10 @@ row(FILE *fp, const struct conn_row *r, int64_t growth, int64_t at_ms)
 	cell_bytes(fp, r->peak_bytes);
 	if (growth != INT64_MIN)
 		cell_bytes(fp, growth);
-	fprintf(fp, "<td>%s %" PRId64 " s</td>", r->command,
-	    (at_ms - r->since_ms) / 1000);
+	/* The command comes from a file a person may have edited: escaped. */
+	fputs("<td>", fp);
+	picture_text(fp, r->command, strlen(r->command), 0);
+	fprintf(fp, " %" PRId64 " s</td>", (at_ms - r->since_ms) / 1000);
 	cell_text(fp, r->text[0] != '\0' ? r->text : r->digest);
 	fputs("</tr>\n", fp);
 }
@@ -234,8 +236,12 @@ read_lines(struct page *p, const char *lines, size_t len)
 		size_t n = nl != NULL ? (size_t)(nl - line) : len - at;
 
 		at += n + 1;
+		/*
+		 * At its own time: the window's first line, the connections
+		 * at its start, comes before any sample.
+		 */
 		if (conns_line_apply(&p->book, line, n) == 0) {
-			follow(p, p->last_ms);
+			follow(p, incident_line_ms(line, n));
 			continue;
 		}
 		if (jsonl_sample(line, n, &p->s, PAGE_EVENTS, &p->meta, err,

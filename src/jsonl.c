@@ -234,6 +234,37 @@ parse_statement(struct ctx *c, json_t *root, struct sample *s)
 }
 
 /*
+ * The server's memory cgroup (added keys): a limit or a count of kills
+ * only beside a usage; null, -1 as cgroup.h has it (none, not counted).
+ */
+static int
+parse_cgroup(struct ctx *c, json_t *root, struct process_memory *p)
+{
+	bool limit, kills;
+
+	if (get_int_added(c, root, "cgroup_usage_bytes", &p->cgroup_usage_bytes,
+	    &p->has_cgroup) != 0 ||
+	    get_int_added(c, root, "cgroup_limit_bytes", &p->cgroup_limit_bytes,
+	    &limit) != 0 ||
+	    get_int_added(c, root, "cgroup_oom_kills", &p->cgroup_oom_kills,
+	    &kills) != 0)
+		return -1;
+	if ((!p->has_cgroup && (limit || kills)) || p->cgroup_usage_bytes < 0 ||
+	    p->cgroup_limit_bytes < 0 || p->cgroup_oom_kills < 0)
+		return fail(c, "cgroup figures that disagree, at",
+		    "cgroup_usage_bytes");
+	if (!p->has_cgroup)
+		return 0;
+	if (!limit)
+		p->cgroup_limit_bytes = -1;
+	if (!kills)
+		p->cgroup_oom_kills = -1;
+	p->cgroup_high_bytes = p->cgroup_oom = -1;
+	p->cgroup_anon_bytes = p->cgroup_file_bytes = -1;
+	return 0;
+}
+
+/*
  * The server's process (added keys): untracked_bytes is resident less
  * total_bytes, so it is read to check, not kept.
  */
@@ -262,7 +293,7 @@ parse_process(struct ctx *c, json_t *root, struct sample *s,
 		return fail(c, "process figures that disagree, at",
 		    "process_resident_bytes");
 	p->file_bytes = p->known ? p->resident_bytes - p->anon_bytes : 0;
-	return 0;
+	return parse_cgroup(c, root, p);
 }
 
 /* One of "finished", as output_json.c writes it. */

@@ -79,6 +79,7 @@ struct live {
 	pthread_t ui_thread_id;
 	struct live_grid grid;
 	bool has_colors;
+	char grain[600];      /* the capture's, as begin named it; "" a thread */
 };
 
 /* The observer: on the sampling thread, copies and returns. */
@@ -96,6 +97,8 @@ observe_begin(void *ctx, const struct capture_target *t)
 		    t->connection_id);
 	n = strlen(target);
 	pthread_mutex_lock(&l->mu);
+	snprintf(l->grain, sizeof(l->grain), "%s", t->grain != NULL ?
+	    t->grain : "");
 	l->following = t->found != NULL;
 	if (t->found != NULL)
 		snprintf(target + n, sizeof(target) - n,
@@ -152,7 +155,7 @@ observe_end(void *ctx, const struct summary *sum,
 	struct output o = {
 		.fp = l->summary, .fmt = output_table_find("text"),
 		.settings.exact_bytes = l->env->opts->exact_bytes,
-		.grain = l->env->out->out.grain,
+		.grain = l->grain[0] != '\0' ? l->grain : NULL,
 	};
 
 	/* Written now: the summary points into the ring, freed after. */

@@ -4,10 +4,13 @@
  *   title bar        server, target
  *   statement        running for N s / ended N s ago; a grain's: with
  *                    --global on the server's machine, the process's
- *                    resident memory and how much of it is not counted
+ *                    resident memory and how much of it is not counted,
+ *                    its memory cgroup's usage and limit
  *   counts           interval, samples, skipped, our cost, total
  *   stackplot        y labels on the left, newest sample on the right; the
- *                    resident memory a line above the bands, in the scale
+ *                    resident memory a line above the bands, in the scale;
+ *                    the cgroup's limit a double line, when it is near
+ *                    enough to be in the scale (LIVE_LIMIT_SCALE)
  *   marks            ^ an event peaked between samples, ! a statement too
  *                    short to be sampled ran before it, * a new statement
  *   time axis        seconds since the capture began
@@ -28,6 +31,12 @@
 #include "units.h"
 
 #define HEADER_ROWS 3
+/*
+ * The cgroup's limit is put in the chart's scale when it is at most this
+ * many times what the chart shows: a limit far above leaves the bands
+ * their height, and the header says how far.
+ */
+#define LIVE_LIMIT_SCALE 4
 #define LABEL_W 10            /* y labels, then the axis line */
 #define MIN_CHART_ROWS 4
 /* Below the chart: marks, time axis, table heading, "other", status. */
@@ -122,6 +131,27 @@ row_cmp(const void *a, const void *b)
 	return x->e->id < y->e->id ? -1 : x->e->id > y->e->id;
 }
 
+/* "  cgroup 210 MiB of 4.00 GiB (5%)" after the resident's words. */
+static void
+put_cgroup(const struct live_view *v, const struct live_column *c,
+    char *line, size_t len)
+{
+	char usage[32], limit[32];
+	size_t at = strlen(line);
+
+	if (!c->has_cgroup || at >= len)
+		return;
+	live_bytes_cell(v, c->cgroup_usage, usage, sizeof(usage));
+	if (c->cgroup_limit < 0) {
+		snprintf(line + at, len - at, "  cgroup %s, no limit", usage);
+		return;
+	}
+	live_bytes_cell(v, c->cgroup_limit, limit, sizeof(limit));
+	snprintf(line + at, len - at, "  cgroup %s of %s (%.0f%%)", usage,
+	    limit, c->cgroup_limit > 0 ? (double)c->cgroup_usage * 100 /
+	    (double)c->cgroup_limit : 100.0);
+}
+
 /*
  * The rows of the table, sorted as v asks, at most v->rows of them in
  * out (room for the newest column's events). Returns how many.
@@ -202,7 +232,7 @@ static void
 draw_header(const struct live_model *m, const struct live_view *v,
     struct live_grid *g, const struct live_column *newest)
 {
-	char line[1024], tot[32], rss[32], gap[32], when[64] = "";
+	char line[1024], every[40], tot[32], rss[32], gap[32], when[64] = "";
 	int64_t total = newest != NULL ? newest->total : 0;
 	const char *text = m->statement[0] != '\0' ? m->statement : "-";
 	int64_t diff;
@@ -250,10 +280,17 @@ draw_header(const struct live_model *m, const struct live_view *v,
 		live_bytes_cell(v, diff, gap, sizeof(gap));
 		snprintf(line, sizeof(line), "resident %s (the line), not "
 		    "counted %s", rss, gap);
+		put_cgroup(v, newest, line, sizeof(line));
 		text = line;
 	}
 	live_grid_text(g, 1, 0, g->w - (int)strlen(when) - 1, text, 0, 0);
 	live_bytes_cell(v, total, tot, sizeof(tot));
+	/* A replay (--read) has no interval of its own: 0. */
+	if (m->interval_ms > 0)
+		snprintf(every, sizeof(every), "every %" PRIu64 " ms",
+		    m->interval_ms);
+	else
+		snprintf(every, sizeof(every), "replayed");
 	/*
 	 * How close it came to MySQL's connection_memory_limit, before our
 	 * cost, which a narrow terminal may cut.
@@ -262,15 +299,15 @@ draw_header(const struct live_model *m, const struct live_view *v,
 		char limit[32];
 
 		live_bytes_cell(v, m->limit_bytes, limit, sizeof(limit));
-		snprintf(line, sizeof(line), "every %" PRIu64 " ms  samples %"
+		snprintf(line, sizeof(line), "%s  samples %"
 		    PRIu64 "  skipped %" PRIu64 "  total %s  limit %s (most "
-		    "%.0f%%)  our cost %.2f ms/sample", m->interval_ms, m->taken,
+		    "%.0f%%)  our cost %.2f ms/sample", every, m->taken,
 		    m->skipped, tot, limit, (double)m->most_total * 100 /
 		    (double)m->limit_bytes, (double)m->query_us / 1000.0);
 	} else
-		snprintf(line, sizeof(line), "every %" PRIu64 " ms  samples %"
+		snprintf(line, sizeof(line), "%s  samples %"
 		    PRIu64 "  skipped %" PRIu64 "  our cost %.2f ms/sample  "
-		    "total %s", m->interval_ms, m->taken, m->skipped,
+		    "total %s", every, m->taken, m->skipped,
 		    (double)m->query_us / 1000.0, tot);
 	live_grid_text(g, 2, 0, g->w, line, 0, 0);
 }
@@ -326,13 +363,29 @@ draw_resident(const struct live_view *v, struct live_grid *g,
 	    LIVE_A_BOLD);
 }
 
+/* The cgroup's limit, a double line at its height in column x. */
+static void
+draw_limit(const struct live_view *v, struct live_grid *g,
+    const struct live_column *c, int64_t top, int top_y, int h, int x)
+{
+	int at;
+
+	if (!c->has_cgroup || c->cgroup_limit <= 0 || c->cgroup_limit > top)
+		return;
+	at = (int)((double)c->cgroup_limit * h / (double)top + 0.5);
+	if (at < 1)
+		at = 1;
+	live_grid_put(g, top_y + h - at, x, v->ascii ? '=' : 0x2550,
+	    LIVE_C_PEAK, LIVE_A_BOLD);
+}
+
 static void
 draw_chart(const struct live_model *m, const struct live_view *v,
     struct live_grid *g, const struct row *rows, size_t n_rows, int top_y,
     int h)
 {
 	int w = g->w - LABEL_W;
-	int64_t max = 0, top;
+	int64_t max = 0, limit = 0, top;
 	char label[32];
 	size_t first, last, i;
 
@@ -347,7 +400,12 @@ draw_chart(const struct live_model *m, const struct live_view *v,
 		/* The process's pages in the scale too: the gap is seen. */
 		if (c->has_resident && c->resident > max)
 			max = c->resident;
+		if (c->has_cgroup && c->cgroup_limit > limit)
+			limit = c->cgroup_limit;
 	}
+	/* The limit in the scale when near enough: how close it came is seen. */
+	if (limit > max && max > 0 && limit / LIVE_LIMIT_SCALE <= max)
+		max = limit;
 	top = live_scale_top(max);
 	for (int r = 0; r < h; r++)
 		live_grid_put(g, top_y + r, LABEL_W - 1, v->ascii ? '|' : 0x2502,
@@ -392,6 +450,7 @@ draw_chart(const struct live_model *m, const struct live_view *v,
 				    b < n_rows ? band_glyph(v, b) : other_glyph(v),
 				    band_color(b < n_rows ? b : SIZE_MAX), 0);
 		}
+		draw_limit(v, g, c, top, top_y, h, LABEL_W + j);
 		draw_resident(v, g, c, top, top_y, h, LABEL_W + j);
 		if (peak)
 			live_grid_put(g, top_y + h, LABEL_W + j, '^', LIVE_C_PEAK,

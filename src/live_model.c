@@ -148,6 +148,11 @@ live_model_add(struct live_model *m, const struct sample *s, uint64_t taken,
 	c->total = s->total_bytes;
 	c->has_resident = s->process.known;
 	c->resident = s->process.known ? s->process.resident_bytes : 0;
+	c->has_cgroup = s->process.has_cgroup;
+	c->cgroup_usage = s->process.has_cgroup ?
+	    s->process.cgroup_usage_bytes : 0;
+	c->cgroup_limit = s->process.has_cgroup ?
+	    s->process.cgroup_limit_bytes : -1;
 	if (s->total_bytes > m->most_total)
 		m->most_total = s->total_bytes;
 	c->has_deltas = s->has_deltas;

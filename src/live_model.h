@@ -33,6 +33,10 @@ struct live_column {
 	/* The server's process beside it (--global on its machine). */
 	bool has_resident;
 	int64_t resident;
+	/* Its memory cgroup: usage, and the limit (-1: none). */
+	bool has_cgroup;
+	int64_t cgroup_usage;
+	int64_t cgroup_limit;
 	bool has_deltas;
 	bool peak;            /* an event peaked between samples */
 	bool new_statement;   /* the statement differs from the previous sample's */

@@ -188,6 +188,32 @@ write_process(FILE *fp, const struct family *f, const struct metrics_view *v)
 }
 
 /*
+ * The server's memory cgroup beside the sample: no sample of the family
+ * without one; no limit is +Inf (a fact: usage over it is 0), kills not
+ * counted by the kernel (v1 before Linux 4.13) no sample.
+ */
+static void
+write_cgroup(FILE *fp, const struct family *f, const struct metrics_view *v)
+{
+	const struct process_memory *p;
+	int64_t n;
+
+	if (v->sample == NULL || !v->sample->process.has_cgroup)
+		return;
+	p = &v->sample->process;
+	if (strcmp(f->name, "cgroup_usage_bytes") == 0)
+		n = p->cgroup_usage_bytes;
+	else if (strcmp(f->name, "cgroup_oom_kills_total") == 0)
+		n = p->cgroup_oom_kills;
+	else if ((n = p->cgroup_limit_bytes) < 0) {
+		fprintf(fp, PREFIX "%s +Inf\n", f->name);
+		return;
+	}
+	if (n >= 0)
+		fprintf(fp, PREFIX "%s %" PRId64 "\n", f->name, n);
+}
+
+/*
  * How many of the sample's events fit --max-series, the events taking
  * their series first, largest first: the same for each event family.
  */
@@ -296,6 +322,15 @@ static const struct family families[] = {
 	{ "status_memory_bytes", GAUGE, "The server's own count of its "
 	    "sessions' memory (MariaDB Memory_used, MySQL "
 	    "Global_connection_memory while tracked).", write_process, 0 },
+	{ "cgroup_usage_bytes", GAUGE, "Memory charged to the server's "
+	    "memory cgroup (memory.current; v1 memory.usage_in_bytes).",
+	    write_cgroup, 0 },
+	{ "cgroup_limit_bytes", GAUGE, "The limit of that cgroup the kernel's "
+	    "OOM killer acts on, the lowest on its way up; +Inf: none.",
+	    write_cgroup, 0 },
+	{ "cgroup_oom_kills_total", COUNTER, "Processes the OOM killer killed "
+	    "in that cgroup (memory.events oom_kill; v1 memory.oom_control).",
+	    write_cgroup, 0 },
 	{ "connection_memory_limit_bytes", GAUGE, "MySQL's "
 	    "connection_memory_limit, where set (a thread's target only).",
 	    write_limit, 0 },

@@ -195,6 +195,31 @@ sample_status_memory(const struct sample_row *r, union column_value *v)
 	return r->s->process.has_status;
 }
 
+/*
+ * The server's memory cgroup (cgroup.h): null without one; its limit null
+ * when none is set, its OOM kills null where the kernel counts none.
+ */
+static bool
+sample_cgroup_usage(const struct sample_row *r, union column_value *v)
+{
+	v->i = r->s->process.cgroup_usage_bytes;
+	return r->s->process.has_cgroup;
+}
+
+static bool
+sample_cgroup_limit(const struct sample_row *r, union column_value *v)
+{
+	v->i = r->s->process.cgroup_limit_bytes;
+	return r->s->process.has_cgroup && v->i >= 0;
+}
+
+static bool
+sample_cgroup_oom_kills(const struct sample_row *r, union column_value *v)
+{
+	v->i = r->s->process.cgroup_oom_kills;
+	return r->s->process.has_cgroup && v->i >= 0;
+}
+
 /* An event's columns: r->e is never NULL here (see sample_column_get). */
 
 static bool
@@ -362,6 +387,9 @@ const struct sample_column sample_columns[] = {
 	{ "process_anon_bytes", S, COLUMN_INT, sample_process_anon, GETTER },
 	{ "untracked_bytes",   S, COLUMN_INT,  sample_untracked_row, GETTER },
 	{ "status_memory_bytes", S, COLUMN_INT, sample_status_memory, GETTER },
+	{ "cgroup_usage_bytes", S, COLUMN_INT, sample_cgroup_usage, GETTER },
+	{ "cgroup_limit_bytes", S, COLUMN_INT, sample_cgroup_limit, GETTER },
+	{ "cgroup_oom_kills",  S, COLUMN_INT,  sample_cgroup_oom_kills, GETTER },
 };
 _Static_assert(sizeof(struct event_stat) < 65535, "an offset fits in at");
 _Static_assert(sizeof(sample_columns) / sizeof(sample_columns[0]) ==

@@ -24,6 +24,10 @@
 /* --global on the server's machine: its process, beside what is counted. */
 #define RESIDENT_LABEL  "(process resident)"
 #define UNTRACKED_LABEL "(not counted)"
+/* Its memory cgroup: the usage, and the limit the OOM killer acts on. */
+#define CGROUP_LABEL    "(cgroup usage)"
+#define LIMIT_LABEL     "(cgroup limit)"
+#define NO_LIMIT        "no limit"
 
 /*
  * What was said in this file of the last sample written, so that only
@@ -93,12 +97,24 @@ add_value(struct output *o, int64_t bytes, size_t *w)
 	*w = max_size(*w, n);
 }
 
+/* A value that is words ("no limit"), as add_value() puts a number. */
+static void
+add_words(struct output *o, const char *words, size_t *w)
+{
+	size_t n = strlen(words);
+
+	obuf_putc(&o->scratch, (char)n);
+	obuf_write(&o->scratch, words, n);
+	*w = max_size(*w, n);
+}
+
 /*
  * The values of a sample's rows, each formatted once into o->scratch, one
  * after the other, each after its length, in the order the rows are
  * written: the events, the total, the filtered total under --events, and
  * the process's resident memory and what of it is not counted (*process:
- * whether those two are there).
+ * whether those two are there), its memory cgroup's usage and limit (when
+ * s->process.has_cgroup).
  * Returns the width of the widest, so that values line up.
  */
 static size_t
@@ -116,6 +132,13 @@ format_values(struct output *o, const struct sample *s, bool *process)
 	if ((*process = sample_untracked(s, &untracked))) {
 		add_value(o, s->process.resident_bytes, &w);
 		add_value(o, untracked, &w);
+	}
+	if (s->process.has_cgroup) {
+		add_value(o, s->process.cgroup_usage_bytes, &w);
+		if (s->process.cgroup_limit_bytes < 0)
+			add_words(o, NO_LIMIT, &w);
+		else
+			add_value(o, s->process.cgroup_limit_bytes, &w);
 	}
 	return w;
 }
@@ -243,6 +266,15 @@ put_sample(struct output *o, const struct text_state *t,
 	if (process) {
 		put_value_row(o, RESIDENT_LABEL, SIZE_MAX, width, &v, vw);
 		put_value_row(o, UNTRACKED_LABEL, SIZE_MAX, width, &v, vw);
+	}
+	if (s->process.has_cgroup) {
+		put_value_row(o, CGROUP_LABEL, SIZE_MAX, width, &v, vw);
+		put_value_row(o, LIMIT_LABEL, SIZE_MAX, width, &v, vw);
+		if (s->process.cgroup_oom_kills > 0) {
+			obuf_puts(&o->buf, " ! OOM kills in the cgroup so far: ");
+			obuf_uint(&o->buf, (uint64_t)s->process.cgroup_oom_kills);
+			obuf_putc(&o->buf, '\n');
+		}
 	}
 	put_sample_peaks(o, s);
 	obuf_putc(&o->buf, '\n');

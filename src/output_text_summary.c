@@ -480,6 +480,40 @@ put_untracked(struct output *o, const struct run_totals *t)
 	    t->max_untracked_seq, when, rss, counted);
 }
 
+/*
+ * With --global on the server's machine: how close the memory cgroup's
+ * usage came to the limit the OOM killer acts on, and when; the kills
+ * counted in the run.
+ */
+static void
+put_cgroup(struct output *o, const struct run_totals *t)
+{
+	char usage[CELL], limit[CELL], when[40];
+
+	if (t->cgroup_samples == 0)
+		return;
+	fmt_bytes(o, t->cgroup_usage, usage);
+	units_timestamp(t->cgroup_wall_ms, when, sizeof(when));
+	if (t->cgroup_limit < 0)
+		obuf_printf(&o->buf, " memory cgroup: no limit; usage at most %s, "
+		    "sample #%" PRIu64 " at %s", usage, t->cgroup_seq, when);
+	else {
+		fmt_bytes(o, t->cgroup_limit, limit);
+		obuf_printf(&o->buf, " memory cgroup: closest to its limit %s "
+		    "at %.0f%% (usage %s), sample #%" PRIu64 " at %s", limit,
+		    t->cgroup_limit > 0 ? (double)t->cgroup_usage * 100 /
+		    (double)t->cgroup_limit : 100.0, usage, t->cgroup_seq, when);
+	}
+	if (t->cgroup_kills_last > t->cgroup_kills_first &&
+	    t->cgroup_kills_first >= 0)
+		obuf_printf(&o->buf, "; OOM kills %" PRId64 " -> %" PRId64,
+		    t->cgroup_kills_first, t->cgroup_kills_last);
+	else if (t->cgroup_kills_last >= 0)
+		obuf_printf(&o->buf, "; OOM kills %" PRId64,
+		    t->cgroup_kills_last);
+	obuf_puts(&o->buf, "\n");
+}
+
 /* " connection_memory_limit 64.0 MiB: the most held, 45.2 MiB, is 70% of it". */
 static void
 put_limit(struct output *o, const struct summary *s)
@@ -531,6 +565,7 @@ output_text_end_run(struct output *o, const struct summary *s)
 	put_limit(o, s);
 	put_server_time(o, &s->run);
 	put_untracked(o, &s->run);
+	put_cgroup(o, &s->run);
 	put_run_statements(o, s);
 	return obuf_status(&o->buf);
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "conn.h"
+#include "conns.h"
 #include "match.h"
 #include "sample.h"
 #include "statement.h"
@@ -164,6 +165,18 @@ enum pfs_status pfs_top_threads(struct conn *c, size_t max,
 /* All the server's threads, largest memory first; the caller owns *out. */
 enum pfs_status pfs_list_threads(struct conn *c, const struct server_kind *k,
     struct thread_list *out, char *err, size_t errlen);
+
+/*
+ * Every client connection but ours into out (its n rows from 0, grown as
+ * needed; the caller owns out->v), its command's start put against
+ * now_ms (UTC ms). *way: how the last read of this connection read them;
+ * CONNS_UNKNOWN asks the server's kind, and on MariaDB whether our account
+ * holds PROCESS (one query more): without it, CONNS_NO_PROCESS, the dear
+ * way, which the caller reads less often and says once how to grant.
+ */
+enum pfs_status pfs_connections(struct conn *c, const struct server_kind *k,
+    int64_t now_ms, enum conns_way *way, struct conn_list *out, char *err,
+    size_t errlen);
 
 /* What --wait-for and --longer-than look for; NULL means any. */
 struct match_filter {

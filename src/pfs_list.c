@@ -143,3 +143,106 @@ pfs_top_threads(struct conn *c, size_t max, struct thread_total *out,
 	*n = tc.n;
 	return PFS_OK;
 }
+
+struct conns_ctx {
+	struct conn_list *l;
+	int64_t now_ms;
+	int failed; /* out of memory */
+};
+
+/* Copies a column cut to fit, a NUL inside shown as '?' as a look does. */
+static void
+copy_text(char *dst, size_t size, const char *v, unsigned long len)
+{
+	pfs_copy_column(dst, size, v, len);
+	for (size_t i = 0; v != NULL && i < len && i + 1 < size; i++)
+		if (dst[i] == '\0')
+			dst[i] = '?';
+}
+
+static int
+conn_row(void *ctx, unsigned ncols, char **v, const unsigned long *len)
+{
+	struct conns_ctx *cc = ctx;
+	struct conn_row *r;
+	int64_t ms, running;
+
+	if (ncols < 12)
+		return -1;
+	if (conn_list_reserve(cc->l, cc->l->n + 1) != 0)
+		return cc->failed = 1, -1;
+	r = &cc->l->v[cc->l->n];
+	memset(r, 0, sizeof(*r));
+	if (pfs_column_u64(v[0], &r->connection_id) != 0 ||
+	    pfs_column_u64(v[1], &r->thread_id) != 0 ||
+	    pfs_column_i64(v[6], &ms) != 0 ||
+	    pfs_column_i64(v[7], &r->bytes) != 0 ||
+	    pfs_column_i64(v[8], &r->peak_bytes) != 0 ||
+	    pfs_column_i64(v[9], &running) != 0)
+		return -1;
+	if (v[8] == NULL)
+		r->peak_bytes = -1;
+	r->since_ms = cc->now_ms - ms;
+	r->running = running != 0;
+	pfs_copy_column(r->user, sizeof(r->user), v[2], len[2]);
+	pfs_copy_column(r->host, sizeof(r->host), v[3], len[3]);
+	pfs_copy_column(r->db, sizeof(r->db), v[4], len[4]);
+	pfs_copy_column(r->command, sizeof(r->command), v[5], len[5]);
+	pfs_copy_column(r->digest, sizeof(r->digest), v[10], len[10]);
+	copy_text(r->text, sizeof(r->text), v[11], len[11]);
+	cc->l->n++;
+	return 0;
+}
+
+/* MariaDB: whether our account sees every connection's row. */
+static enum pfs_status
+process_privilege(struct conn *c, bool *has, char *err, size_t errlen)
+{
+	struct pfs_ints r = { 0 };
+	enum conn_status st;
+
+	st = conn_query(c, pfs_sql_process_privilege, pfs_ints_row, &r, NULL,
+	    err, errlen);
+	if (st != CONN_OK)
+		return pfs_query_failed(st, "checking the PROCESS privilege",
+		    err, err, errlen);
+	*has = r.rows > 0 && r.v[0] > 0;
+	return PFS_OK;
+}
+
+enum pfs_status
+pfs_connections(struct conn *c, const struct server_kind *k, int64_t now_ms,
+    enum conns_way *way, struct conn_list *out, char *err, size_t errlen)
+{
+	struct conns_ctx cc = { .l = out, .now_ms = now_ms };
+	enum conn_status st;
+	enum pfs_status ps;
+	bool has = false;
+
+	out->n = 0;
+	if (*way == CONNS_UNKNOWN) {
+		*way = pfs_sql_conns_way(k);
+		if (*way == CONNS_PROCESSLIST) {
+			if ((ps = process_privilege(c, &has, err, errlen)) !=
+			    PFS_OK) {
+				*way = CONNS_UNKNOWN;
+				return ps;
+			}
+			if (!has)
+				*way = CONNS_NO_PROCESS;
+		}
+	}
+	st = conn_query(c, pfs_sql_connections(*way), conn_row, &cc, NULL, err,
+	    errlen);
+	if (st != CONN_OK) {
+		out->n = 0;
+		if (cc.failed) {
+			snprintf(err, errlen, "out of memory reading the "
+			    "connections");
+			return PFS_ERROR;
+		}
+		return pfs_query_failed(st, "reading the connections", err, err,
+		    errlen);
+	}
+	return PFS_OK;
+}

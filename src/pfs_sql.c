@@ -617,3 +617,118 @@ pfs_sql_thread_history(char *buf, size_t size, int text_chars, int limit)
 	    "WHERE c.NAME = 'events_statements_history' "
 	    "ORDER BY h.EVENT_ID LIMIT %d", text_chars, limit), size);
 }
+
+/*
+ * Every client connection but ours, for the record of the whole server
+ * (conns.h): the columns of conn_row() in pfs_list.c, in order. The
+ * event scheduler and MySQL's other 'Daemon' threads are foreground
+ * threads with a connection id, but no client's.
+ *
+ * The time a command has run: MariaDB's TIME_MS; on MySQL, a running
+ * top-level statement's TIMER_WAIT (the time so far, in picoseconds),
+ * else PROCESSLIST_TIME's whole seconds.
+ */
+#define CONNS_TEXT_CHARS "1024"
+#define CONNS_PFS_HEAD \
+	"SELECT t.PROCESSLIST_ID, t.THREAD_ID, t.PROCESSLIST_USER, " \
+	"t.PROCESSLIST_HOST, t.PROCESSLIST_DB, t.PROCESSLIST_COMMAND, " \
+	"COALESCE(IF(s.END_EVENT_ID IS NULL, FLOOR(s.TIMER_WAIT / 1000000000), " \
+	"NULL), t.PROCESSLIST_TIME * 1000), "
+#define CONNS_PFS_TAIL \
+	", " STMT_RUNNING ", s.DIGEST, " \
+	"LEFT(t.PROCESSLIST_INFO, " CONNS_TEXT_CHARS ") " \
+	"FROM performance_schema.threads t "
+/*
+ * The top-level statements, read once and joined: joined as a table, the
+ * server looked up each thread's by scanning every thread's (MySQL 9.7.4
+ * at 1,000 idle connections: 38-65 ms a read against 20 ms; MariaDB, whose
+ * tables have no index: 290 ms against 73). DISTINCT changes no row (a
+ * thread has one top-level statement) but keeps the server from merging
+ * the derived table into the join.
+ */
+#define CONNS_PFS_JOIN_STATEMENT \
+	"LEFT JOIN (SELECT DISTINCT THREAD_ID, END_EVENT_ID, TIMER_WAIT, " \
+	"DIGEST FROM performance_schema.events_statements_current " \
+	"WHERE NESTING_EVENT_LEVEL = 0) s ON s.THREAD_ID = t.THREAD_ID "
+#define CONNS_PFS_WHERE \
+	"WHERE t.TYPE = 'FOREGROUND' AND t.PROCESSLIST_ID IS NOT NULL AND " \
+	"t.PROCESSLIST_ID <> CONNECTION_ID() AND " \
+	"t.PROCESSLIST_COMMAND <> 'Daemon'"
+
+/* MySQL 8.0.31+: the total and the peak kept in threads, one table. */
+const char pfs_sql_connections_threads[] =
+    CONNS_PFS_HEAD "t.TOTAL_MEMORY, t.MAX_TOTAL_MEMORY" CONNS_PFS_TAIL
+    CONNS_PFS_JOIN_STATEMENT CONNS_PFS_WHERE;
+
+/*
+ * Each thread's memory rows summed, in one GROUP BY joined (as --list's),
+ * and no peak: MySQL before 8.0.31.
+ */
+#define CONNS_PFS_SUMMED \
+	"LEFT JOIN (SELECT THREAD_ID, SUM(" PFS_BYTES_USED ") AS bytes " \
+	"FROM " PFS_THREAD_MEMORY " GROUP BY THREAD_ID) m " \
+	"ON m.THREAD_ID = t.THREAD_ID "
+const char pfs_sql_connections_summed[] =
+    CONNS_PFS_HEAD "COALESCE(m.bytes, 0), NULL" CONNS_PFS_TAIL CONNS_PFS_SUMMED
+    CONNS_PFS_JOIN_STATEMENT CONNS_PFS_WHERE;
+
+/*
+ * The same on MariaDB without PROCESS: the GROUP BY walks every thread's
+ * rows (some 60-100 ms at 1,000 idle connections on 10.11, doc/queries.md),
+ * so it is read at a slower beat, and no statement is joined: MariaDB
+ * fills a statement's DIGEST in only once it ends. The time is in whole
+ * seconds.
+ */
+const char pfs_sql_connections_no_process[] =
+    "SELECT t.PROCESSLIST_ID, t.THREAD_ID, t.PROCESSLIST_USER, "
+    "t.PROCESSLIST_HOST, t.PROCESSLIST_DB, t.PROCESSLIST_COMMAND, "
+    "t.PROCESSLIST_TIME * 1000, COALESCE(m.bytes, 0), NULL, " STMT_RUNNING
+    ", NULL, LEFT(t.PROCESSLIST_INFO, " CONNS_TEXT_CHARS ") "
+    "FROM performance_schema.threads t " CONNS_PFS_SUMMED CONNS_PFS_WHERE;
+
+/*
+ * MariaDB's own accounting of each connection, MEMORY_USED and
+ * MAX_MEMORY_USED (some 2 ms at 1,000 idle connections): no thread id
+ * nor digest. Other accounts' rows show only with PROCESS.
+ */
+const char pfs_sql_connections_processlist[] =
+    "SELECT p.ID, 0, p.USER, p.HOST, p.DB, p.COMMAND, FLOOR(p.TIME_MS), "
+    "p.MEMORY_USED, p.MAX_MEMORY_USED, "
+    "p.COMMAND IN ('Query', 'Execute') AND p.INFO IS NOT NULL, NULL, "
+    "LEFT(p.INFO, " CONNS_TEXT_CHARS ") "
+    "FROM information_schema.PROCESSLIST p "
+    "WHERE p.ID <> CONNECTION_ID() AND p.COMMAND <> 'Daemon'";
+
+/*
+ * Whether our account holds PROCESS: USER_PRIVILEGES shows our own grants
+ * ('user'@'host'), and every account's to whoever may read mysql.user,
+ * hence the name. The host of CURRENT_USER() has no '@'; the user is what
+ * comes before it. A role's grants do not show there (MariaDB 10.11): an
+ * account that has PROCESS through a role is read the dear way.
+ */
+const char pfs_sql_process_privilege[] =
+    "SELECT COUNT(*) FROM information_schema.USER_PRIVILEGES "
+    "WHERE PRIVILEGE_TYPE = 'PROCESS' AND GRANTEE = "
+    "CONCAT('''', LEFT(CURRENT_USER(), CHAR_LENGTH(CURRENT_USER()) - "
+    "CHAR_LENGTH(SUBSTRING_INDEX(CURRENT_USER(), '@', -1)) - 1), "
+    "'''@''', SUBSTRING_INDEX(CURRENT_USER(), '@', -1), '''')";
+
+enum conns_way
+pfs_sql_conns_way(const struct server_kind *k)
+{
+	if (k->flavour == SERVER_MARIADB)
+		return CONNS_PROCESSLIST;
+	return pfs_sql_find_memory(k) == FIND_THREADS ? CONNS_THREADS :
+	    CONNS_SUMMED;
+}
+
+const char *
+pfs_sql_connections(enum conns_way way)
+{
+	switch (way) {
+	case CONNS_THREADS: return pfs_sql_connections_threads;
+	case CONNS_PROCESSLIST: return pfs_sql_connections_processlist;
+	case CONNS_NO_PROCESS: return pfs_sql_connections_no_process;
+	default: return pfs_sql_connections_summed;
+	}
+}

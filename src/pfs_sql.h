@@ -135,6 +135,21 @@ int pfs_sql_top_threads(char *buf, size_t size, size_t limit);
 /* The memory rows and statements of the n threads of ids (1 to HISTORY_SQL_IDS). */
 int pfs_sql_threads_memory(char *buf, size_t size, const uint64_t *ids,
     size_t n, bool statements, int text_chars);
+/*
+ * Every client connection but ours (conns.h): the way for a server of
+ * kind k (MariaDB's needs PROCESS: CONNS_PROCESSLIST until asked), and
+ * the text of a way. Columns: connection, thread (0: none), user, host,
+ * db, command, the ms its command has run, bytes, peak (NULL: none),
+ * whether a statement runs, digest (NULL: none), the text's start.
+ */
+extern const char pfs_sql_connections_threads[];
+extern const char pfs_sql_connections_summed[];
+extern const char pfs_sql_connections_processlist[];
+extern const char pfs_sql_connections_no_process[];
+enum conns_way pfs_sql_conns_way(const struct server_kind *k);
+const char *pfs_sql_connections(enum conns_way way);
+/* MariaDB: 1 when our account holds PROCESS, else 0. */
+extern const char pfs_sql_process_privilege[];
 /* The summary table of a grain, for messages. */
 const char *pfs_sql_grain_table(enum pfs_grain grain);
 

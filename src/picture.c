@@ -334,6 +334,43 @@ bands(FILE *fp, const struct chart *c, const struct scale *sc,
 }
 
 /*
+ * A cgroup's limit is drawn when it is at most this many times the
+ * chart's highest value: one far above would flatten the chart, and the
+ * legend gives it then.
+ */
+#define LIMIT_SCALE 4
+
+/*
+ * The limit of the server's memory cgroup, where one is set: a red line
+ * across each column, in steps where it changed, none above the scale.
+ */
+static void
+limit(FILE *fp, const struct chart *c, const struct scale *sc)
+{
+	if (!c->has_limit || c->max_limit > sc->ymax)
+		return;
+	fputs("<g class=\"limit\" fill=\"none\" stroke=\"#d62728\" "
+	    "stroke-width=\"1.5\" stroke-dasharray=\"8,2,2,2\"><title>the "
+	    "limit of the server's memory cgroup</title>\n", fp);
+	for (size_t i = 0; i < c->n_columns; i++) {
+		const struct chart_column *col = &c->columns[i];
+
+		if (!col->has_limit)
+			continue;
+		fputs("<line x1=\"", fp);
+		num(fp, x_col(c, sc, i) - 1);
+		fputs("\" x2=\"", fp);
+		num(fp, x_col(c, sc, i) + 1);
+		fputs("\" y1=\"", fp);
+		num(fp, y_of(sc, col->limit));
+		fputs("\" y2=\"", fp);
+		num(fp, y_of(sc, col->limit));
+		fputs("\"/>\n", fp);
+	}
+	fputs("</g>\n", fp);
+}
+
+/*
  * The server's process's resident memory (--global on its machine), a
  * dashed line over the bands, broken where a column has none or a gap.
  */
@@ -512,8 +549,8 @@ legend_row(FILE *fp, size_t row, const char *swatch, const char *name,
 }
 
 static void
-legend(FILE *fp, const struct chart *c, const size_t *top, size_t n_top,
-    const char *total)
+legend(FILE *fp, const struct chart *c, const struct scale *sc,
+    const size_t *top, size_t n_top, const char *total)
 {
 	char sw[300];
 	size_t row = 0;
@@ -545,6 +582,19 @@ legend(FILE *fp, const struct chart *c, const size_t *top, size_t n_top,
 		    y + 6, y + 6);
 		legend_row(fp, row++, sw, "resident (process)", 18,
 		    c->max_resident);
+	}
+	if (c->has_limit) {
+		y = LEGEND_Y + (int)row * LEGEND_ROW;
+		snprintf(sw, sizeof(sw), "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" "
+		    "y2=\"%d\" stroke=\"#d62728\" stroke-width=\"1.5\" "
+		    "stroke-dasharray=\"8,2,2,2\"/>", LEGEND_X, LEGEND_X + 12,
+		    y + 6, y + 6);
+		if (c->max_limit > sc->ymax)
+			legend_row(fp, row++, sw, "cgroup limit, above:", 20,
+			    c->min_limit);
+		else
+			legend_row(fp, row++, sw, "cgroup limit", 12,
+			    c->min_limit);
 	}
 	y = LEGEND_Y + (int)row * LEGEND_ROW;
 	snprintf(sw, sizeof(sw), "<path d=\"M%d,%dL%d,%dL%d,%dZ\" "
@@ -581,6 +631,10 @@ picture_svg(FILE *fp, const struct chart *c, const char *what,
 		    c->columns[i].unseen_peak_bytes > high)
 			high = c->columns[i].unseen_peak_bytes;
 	}
+	/* The cgroup's limit in the scale when near: how close it came. */
+	if (c->has_limit && c->max_limit > high && high > 0 &&
+	    c->max_limit / LIMIT_SCALE <= high)
+		high = c->max_limit;
 	y_scale(&sc, high);
 	if (c->n_columns > 0) {
 		sc.t0 = c->columns[0].first_us;
@@ -620,10 +674,11 @@ picture_svg(FILE *fp, const struct chart *c, const char *what,
 	else {
 		bands(fp, c, &sc, top, n_top, total);
 		resident(fp, c, &sc);
+		limit(fp, c, &sc);
 		gaps(fp, c, &sc);
 		peaks(fp, c, &sc, top, n_top);
 		statements(fp, c, &sc);
 	}
-	legend(fp, c, top, n_top, total);
+	legend(fp, c, &sc, top, n_top, total);
 	fputs("</svg>\n", fp);
 }

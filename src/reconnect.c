@@ -128,6 +128,7 @@ try_once(struct reconnect *rc, uint64_t until, uint64_t run_end, char *err,
 	s->kind = pf.kind;
 	s->sample_scans_threads = pf.sample_scans_threads;
 	s->limits_read = false;
+	s->conns_way = CONNS_UNKNOWN; /* privileges may have changed too */
 	/*
 	 * With a thread, the boot time it was found under stays the one to
 	 * compare with, so the slack cannot walk away over many reconnects.

@@ -5,8 +5,13 @@
 #include <string.h>
 
 #include "capture.h"
+#include "cgroup.h"
+#include "conns.h"
+#include "conns_lines.h"
 #include "exitcode.h"
 #include "incident.h"
+#include "kmsg.h"
+#include "procfs.h"
 #include "obuf.h"
 #include "output.h"
 #include "output_format.h"
@@ -39,6 +44,10 @@ struct record {
 	struct pfs_server_id run; /* the run of the server recorded */
 	bool has_run;
 	bool header_due;       /* the next lines begin a segment or a capture */
+	/* Every connection, read beside each sample (conns.h). */
+	struct conns conns;
+	uint64_t conns_seen;   /* conns.reads when last written */
+	struct conns_book book; /* the connections as the lines say */
 	uint64_t samples;      /* of the run of the program */
 	uint64_t capture_samples;
 	enum sampler_end end;  /* how the last capture ended */
@@ -47,6 +56,12 @@ struct record {
 	struct process_memory last;
 	bool has_last;
 	bool over_share;       /* above --incident-share: said, until below */
+	/*
+	 * The server's memory cgroup, found while its process lives, so
+	 * that its counters can be read once it is killed.
+	 */
+	char cgroup_dir[4096];
+	uint64_t cgroup_pid;   /* the process it was found for */
 	bool failed;           /* DIR could not be written: the run ends */
 };
 
@@ -132,6 +147,18 @@ turn(struct record *r, int64_t now_ms)
 	return 0;
 }
 
+/*
+ * The server's cgroup read now, into p (the last sample's process, its
+ * cgroup's figures replaced): after a kill the counters have moved.
+ */
+static bool
+cgroup_now(const struct record *r, struct process_memory *p)
+{
+	if (r->has_last)
+		*p = r->last;
+	return r->cgroup_dir[0] != '\0' && cgroup_read(r->cgroup_dir, p) == 0;
+}
+
 /* An incident: its line in the record, then its files, at once. */
 static void
 incident(struct record *r, enum incident_kind kind, int64_t at_ms,
@@ -139,11 +166,17 @@ incident(struct record *r, enum incident_kind kind, int64_t at_ms,
 {
 	const struct options *o = r->env->opts;
 	struct incident in = { .kind = kind, .at_ms = at_ms };
+	struct kmsg_oom k;
 	char path[4200], err[512];
 
 	snprintf(in.what, sizeof(in.what), "%s", what);
-	if (r->has_last)
-		in.process = r->last;
+	/* The evidence: the cgroup's counters now, the kernel's own line. */
+	cgroup_now(r, &in.process);
+	snprintf(in.cgroup_dir, sizeof(in.cgroup_dir), "%s", r->cgroup_dir);
+	if ((kind == INCIDENT_GONE || kind == INCIDENT_OOM_KILL) &&
+	    r->cgroup_pid != 0 && kmsg_find_oom(KMSG_PATH, r->cgroup_pid,
+	    &k) == 1)
+		snprintf(in.kmsg, sizeof(in.kmsg), "%s", k.line);
 	if (turn(r, at_ms) != 0)
 		return;
 	if (r->header_due) {
@@ -173,7 +206,7 @@ watch(struct record *r, const struct sample *s)
 	    p->cgroup_oom_kills > r->last.cgroup_oom_kills) {
 		snprintf(what, sizeof(what), "the kernel killed a process of "
 		    "the server's memory cgroup for memory (its OOM-kill count "
-		    "went from %" PRIu64 " to %" PRIu64 ")",
+		    "went from %" PRId64 " to %" PRId64 ")",
 		    r->last.cgroup_oom_kills, p->cgroup_oom_kills);
 		incident(r, INCIDENT_OOM_KILL, s->wall_ms, what);
 	}
@@ -196,6 +229,30 @@ watch(struct record *r, const struct sample *s)
 			r->over_share = false;
 		}
 	}
+}
+
+/*
+ * The server went away: killed for memory, when its cgroup's OOM-kill
+ * count rose since the last sample, or gone for another reason.
+ */
+static void
+went_away(struct record *r)
+{
+	struct process_memory now;
+	char what[1400];
+
+	if (cgroup_now(r, &now) && r->last.has_cgroup &&
+	    now.cgroup_oom_kills > r->last.cgroup_oom_kills) {
+		snprintf(what, sizeof(what), "the server went away: the kernel "
+		    "killed it for memory in its cgroup (the OOM-kill count "
+		    "went from %" PRId64 " to %" PRId64 ")",
+		    r->last.cgroup_oom_kills, now.cgroup_oom_kills);
+		incident(r, INCIDENT_OOM_KILL, r->clk.wall_ms(r->clk.ctx), what);
+		return;
+	}
+	snprintf(what, sizeof(what), "the server went away%s%s",
+	    r->why[0] != '\0' ? ": " : "", r->why);
+	incident(r, INCIDENT_GONE, r->clk.wall_ms(r->clk.ctx), what);
 }
 
 /* --- The observer of each capture. --- */
@@ -238,6 +295,8 @@ observe_sample(void *ctx, const struct sample *s,
 	(void)so_far;
 	if (turn(r, s->wall_ms) != 0)
 		return -1;
+	bool full = r->header_due;
+
 	if (r->header_due) {
 		put_header(r, s->wall_ms);
 		r->header_due = false;
@@ -251,8 +310,26 @@ observe_sample(void *ctx, const struct sample *s,
 		r->failed = true;
 		return -1;
 	}
+	/* The connections that changed; all of them where a reader begins. */
+	if ((full || r->conns.reads != r->conns_seen) &&
+	    conns_line_put(&r->tick, &r->book, r->conns.v, r->conns.n, full,
+	    s->wall_ms) < 0) {
+		diag_say("--record: out of memory");
+		r->failed = true;
+		return -1;
+	}
+	r->conns_seen = r->conns.reads;
 	if (flush_tick(r, s->wall_ms) != 0)
 		return -1;
+	/* Found once a process: where its cgroup's counters will be. */
+	if (s->process.known && s->process.pid != r->cgroup_pid) {
+		r->cgroup_pid = s->process.pid;
+		if (cgroup_find(r->env->proc != NULL ? r->env->proc :
+		    PROCFS_ROOT, r->env->sys != NULL ? r->env->sys :
+		    CGROUP_SYS_ROOT, r->cgroup_pid, r->cgroup_dir,
+		    sizeof(r->cgroup_dir)) != 0)
+			r->cgroup_dir[0] = '\0';
+	}
 	r->samples++;
 	r->capture_samples++;
 	watch(r, s);
@@ -301,6 +378,7 @@ record_loop(struct record *r)
 	o.reconnect_timeout_s = 0;
 	cenv.opts = &o;
 	cenv.observer = &w;
+	cenv.conns = &r->conns;
 	if (cenv.events_every_ns == 0)
 		cenv.events_every_ns = RECORD_EVENTS_EVERY_NS;
 	while (!env->sig->stop && !r->failed) {
@@ -325,13 +403,7 @@ record_loop(struct record *r)
 			if (rc == EXIT_USAGE)
 				return rc;
 			if (r->capture_samples > 0) {
-				char what[1200];
-
-				snprintf(what, sizeof(what), "the server went "
-				    "away%s%s", r->why[0] != '\0' ? ": " : "",
-				    r->why);
-				incident(r, INCIDENT_GONE,
-				    r->clk.wall_ms(r->clk.ctx), what);
+				went_away(r);
 				retry = reconnect_backoff(0);
 				last[0] = '\0';
 			}
@@ -372,6 +444,8 @@ record_run(const struct capture_env *env)
 	rc = record_loop(&r);
 	fclose(r.json.fp);
 	output_release(&r.json);
+	conns_free(&r.conns);
+	conns_book_free(&r.book);
 	obuf_free(&r.tick);
 	segments_close(&r.seg);
 	return rc;

@@ -119,6 +119,8 @@ make_ring(size_t window)
 
 struct replay {
 	const struct options *o;
+	const struct capture_observer *w; /* the live view; NULL: none */
+	struct sampler_stats stats;       /* of the capture, for it */
 	const struct diag *d;
 	struct outfile f;
 	struct ring *ring;
@@ -167,6 +169,8 @@ end_capture(struct replay *p)
 		return -1;
 	}
 	sum.thread_id = p->thread_id;
+	if (p->w != NULL && p->w->end != NULL)
+		p->w->end(p->w->ctx, &sum, &p->stats, NULL);
 	if (output_end(&p->f.out, &sum) != 0) {
 		outfile_failed(&p->f);
 		p->failed = true;
@@ -241,6 +245,14 @@ replay_line(struct replay *p, const char *line, size_t n, uint64_t lineno)
 		if (outfile_begin_capture(&p->f) != 0)
 			goto failed;
 		p->begun = true;
+		p->stats = (struct sampler_stats){ .end = SAMPLER_END_COUNT };
+		if (p->w != NULL && p->w->begin != NULL)
+			p->w->begin(p->w->ctx, &(struct capture_target){
+				.thread_id = s->thread_id,
+				.grain = p->f.out.grain,
+				.server_version = "",
+				.interval_ms = 0,
+			});
 	}
 	/* The line's statements, kept in the ring as the sampler keeps them. */
 	if (s->n_finished > 0) {
@@ -257,6 +269,10 @@ replay_line(struct replay *p, const char *line, size_t n, uint64_t lineno)
 	ring_commit(p->ring);
 	runstats_add(p->run, s);
 	p->samples++;
+	p->stats.taken++;
+	if (p->w != NULL && p->w->sample != NULL &&
+	    p->w->sample(p->w->ctx, s, &p->stats) != 0)
+		return -1;
 	if (output_sample(&p->f.out, s) != 0)
 		goto failed;
 	return 0;
@@ -392,10 +408,12 @@ same_file(int fd, const char *output)
 }
 
 int
-replay_run(const struct options *o, struct signal_flags *sig,
-    const struct diag *d)
+replay_run(const struct capture_env *env)
 {
-	struct replay p = { .o = o, .d = d };
+	const struct options *o = env->opts;
+	struct signal_flags *sig = env->sig;
+	const struct diag *d = env->diag;
+	struct replay p = { .o = o, .d = d, .w = env->observer };
 	struct reader r = {
 		.name = strcmp(o->read_path, "-") == 0 ? "standard input" :
 		    o->read_path,
@@ -418,8 +436,9 @@ replay_run(const struct options *o, struct signal_flags *sig,
 			close(r.fd);
 		return EXIT_USAGE;
 	}
-	if (outfile_init(&p.f, o->output, false, o->format, &settings,
-	    &sig->reopen) != 0) {
+	/* Drawn by the live view: the samples go only to --output, if any. */
+	if (outfile_init(&p.f, o->output == NULL && p.w != NULL ? "/dev/null" :
+	    o->output, false, o->format, &settings, &sig->reopen) != 0) {
 		if (r.fd > 0)
 			close(r.fd);
 		return EXIT_RUNTIME;

@@ -26,6 +26,41 @@ note(struct resident *r, const char *why)
 	r->notify(r->notify_ctx, msg);
 }
 
+/* The cgroup's figures are absent: once, beside the process's. */
+static void
+cgroup_note(struct resident *r, const char *why)
+{
+	char msg[4608];
+
+	if (r->cgroup_noted || r->notify == NULL)
+		return;
+	r->cgroup_noted = true;
+	snprintf(msg, sizeof(msg), "the server's memory cgroup is not shown: "
+	    "%s; the cgroup_* columns are null (see THE MEMORY "
+	    "PERFORMANCE_SCHEMA DOES NOT SEE in mysqlmemprof(1))", why);
+	r->notify(r->notify_ctx, msg);
+}
+
+/* The trusted process's memory cgroup, once per pid. */
+static void
+find_cgroup(struct resident *r)
+{
+	char why[512];
+
+	r->cgroup_dir[0] = '\0';
+	if (cgroup_find(r->proc, r->sys, r->pid, r->cgroup_dir,
+	    sizeof(r->cgroup_dir)) == 0)
+		return;
+	r->cgroup_dir[0] = '\0';
+	if (errno == ENOENT)
+		snprintf(why, sizeof(why), "process %" PRIu64 " is in no memory "
+		    "cgroup found under %s", r->pid, r->sys);
+	else
+		snprintf(why, sizeof(why), "cannot read the cgroup of process "
+		    "%" PRIu64 ": %s", r->pid, strerror(errno));
+	cgroup_note(r, why);
+}
+
 /*
  * Once per run of the server the session knows (each connect learns its
  * process id and start): whether that id is the server's process here.
@@ -42,10 +77,12 @@ check_process(struct resident *r)
 	r->has_checked = true;
 	r->checked = *id;
 	r->pid = 0;
+	r->cgroup_dir[0] = '\0';
 	if (procfs_check(r->proc, id->pid, id->boot_s, why, sizeof(why)) ==
-	    PROCMEM_TRUSTED)
+	    PROCMEM_TRUSTED) {
 		r->pid = id->pid;
-	else
+		find_cgroup(r);
+	} else
 		note(r, why);
 }
 
@@ -66,6 +103,22 @@ read_status(struct resident *r, struct process_memory *p)
 	}
 	p->has_status = r->has_status;
 	p->status_bytes = r->has_status ? r->status_bytes : 0;
+}
+
+/* The trusted process's pid and its cgroup's figures into *p. */
+static void
+read_cgroup(struct resident *r, struct process_memory *p)
+{
+	char why[sizeof(r->cgroup_dir) + 128];
+
+	p->pid = r->pid;
+	if (r->cgroup_dir[0] == '\0' || cgroup_read(r->cgroup_dir, p) == 0)
+		return;
+	/* Removed: not read again for this run of the server. */
+	snprintf(why, sizeof(why), "cannot read %s: %s", r->cgroup_dir,
+	    strerror(errno));
+	r->cgroup_dir[0] = '\0';
+	cgroup_note(r, why);
 }
 
 static enum source_status
@@ -89,6 +142,8 @@ resident_read(void *ctx, uint64_t deadline_ns, struct reading *out,
 		r->pid = 0;
 		note(r, why);
 	}
+	if (r->pid != 0)
+		read_cgroup(r, &out->process);
 	read_status(r, &out->process);
 	return st;
 }

@@ -11,6 +11,9 @@
  * here is a mysqld or mariadbd that started when the server says it did:
  * a server on another machine gives an id that means nothing here. When
  * it cannot be trusted, the figures are absent and one note says why.
+ *
+ * Beside it, the memory cgroup the trusted process is in (cgroup.h): its
+ * folder found once per trusted pid, its figures read with each sample.
  */
 #ifndef MYSQLMEMPROF_RESIDENT_H
 #define MYSQLMEMPROF_RESIDENT_H
@@ -19,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cgroup.h"
 #include "clock.h"
 #include "session.h"
 #include "source.h"
@@ -33,6 +37,7 @@ struct resident {
 	const char *proc;          /* PROCFS_ROOT, or a test's tree */
 	/* The server's own count at most this often; 0: RESIDENT_STATUS_EVERY_NS. */
 	uint64_t status_every_ns;
+	const char *sys;           /* CGROUP_SYS_ROOT, or a test's tree */
 	void (*notify)(void *ctx, const char *msg); /* the note; may be NULL */
 	void *notify_ctx;
 
@@ -41,6 +46,8 @@ struct resident {
 	bool has_checked;
 	uint64_t pid;              /* trusted; 0: none */
 	bool noted;                /* the note on an absent figure is said */
+	char cgroup_dir[4096];     /* the pid's memory cgroup; "": none */
+	bool cgroup_noted;         /* the note on an absent cgroup is said */
 	uint64_t next_status_ns;   /* 0: ask with the next sample */
 	bool has_status;
 	int64_t status_bytes;

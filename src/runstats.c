@@ -359,6 +359,41 @@ add_process(struct run_totals *t, const struct sample *s)
 	}
 }
 
+/* Whether usage u of limit l is closer to its limit than the kept one. */
+static bool
+closer(const struct run_totals *t, int64_t u, int64_t l)
+{
+	if (l < 0)
+		return t->cgroup_limit < 0 && u > t->cgroup_usage;
+	if (t->cgroup_limit < 0)
+		return true;
+	/* u/l > kept usage/kept limit, without dividing. */
+	return (__int128)u * t->cgroup_limit >
+	    (__int128)t->cgroup_usage * l;
+}
+
+/* Where the cgroup's usage came closest to its limit, and the kills. */
+static void
+add_cgroup(struct run_totals *t, const struct sample *s)
+{
+	const struct process_memory *p = &s->process;
+
+	if (!p->has_cgroup)
+		return;
+	if (t->cgroup_samples++ == 0) {
+		t->cgroup_kills_first = p->cgroup_oom_kills;
+		t->cgroup_limit = -1;
+		t->cgroup_usage = -1;
+	}
+	t->cgroup_kills_last = p->cgroup_oom_kills;
+	if (closer(t, p->cgroup_usage_bytes, p->cgroup_limit_bytes)) {
+		t->cgroup_usage = p->cgroup_usage_bytes;
+		t->cgroup_limit = p->cgroup_limit_bytes;
+		t->cgroup_seq = s->seq;
+		t->cgroup_wall_ms = s->wall_ms;
+	}
+}
+
 double
 runstats_duty_pct(const struct run_totals *t)
 {
@@ -399,6 +434,7 @@ runstats_add(struct runstats *r, const struct sample *s)
 	if (!s->waiting)
 		add_query(r, s);
 	add_process(t, s);
+	add_cgroup(t, s);
 	for (size_t i = 0; i < s->n_events; i++)
 		add_event(r, &s->events[i], s->has_deltas);
 	/* They ended before this sample was taken. */

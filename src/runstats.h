@@ -141,6 +141,19 @@ struct run_totals {
 	int64_t max_untracked_resident; /* the resident bytes then */
 	uint64_t max_untracked_seq;
 	int64_t max_untracked_wall_ms;
+	/*
+	 * The server's memory cgroup beside the samples: the samples that
+	 * had it, the one where its usage came closest to its limit (a
+	 * sample with a limit before any without; among those without, the
+	 * highest usage), and its OOM kills at the first and the last.
+	 */
+	uint64_t cgroup_samples;
+	int64_t cgroup_usage;    /* at the closest */
+	int64_t cgroup_limit;    /* then; -1: none */
+	uint64_t cgroup_seq;
+	int64_t cgroup_wall_ms;
+	int64_t cgroup_kills_first; /* -1: not counted */
+	int64_t cgroup_kills_last;
 };
 
 /*

@@ -151,6 +151,9 @@ prune(struct segments *g, int64_t now_ms)
 		char limit[64];
 		bool old;
 
+		/* Begun after the wall clock stepped back, it sorts early. */
+		if (strcmp(strrchr(paths[i], '/') + 1, g->name) == 0)
+			continue;
 		segment_name(limit, sizeof(limit), now_ms - g->max_age_ms);
 		old = strcmp(next, limit) < 0;
 		if (!old && total + g->segment_bytes <= g->max_bytes)

@@ -29,6 +29,7 @@ const struct session_ops session_server = {
 	.server_memory = pfs_server_memory,
 	.top_threads = pfs_top_threads,
 	.list_threads = pfs_list_threads,
+	.connections = pfs_connections,
 	.setup = pfs_setup,
 	.memory_limits = pfs_memory_limits,
 	.find_statements = pfs_find_statements,
@@ -58,6 +59,7 @@ session_open(struct session *s, char *err, size_t errlen)
 	s->sample_scans_threads = pf.sample_scans_threads;
 	/* Asked by the first capture or hunt that needs them: not by --list. */
 	s->limits_read = false;
+	s->conns_way = CONNS_UNKNOWN;
 	return 0;
 }
 

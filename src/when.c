@@ -20,6 +20,18 @@ days_from_civil(int64_t y, unsigned m, unsigned d)
 	return era * 146097 + (int64_t)doe - 719468;
 }
 
+/* The days of month m (1 to 12) of year y. */
+static unsigned
+month_days(unsigned y, unsigned m)
+{
+	static const unsigned char days[] = {
+		31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31,
+	};
+	bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+
+	return m == 2 && leap ? 29 : days[m - 1];
+}
+
 /* Reads exactly n digits. */
 static bool
 digits(const char **s, int n, unsigned *out)
@@ -78,8 +90,8 @@ when_parse(const char *s, int64_t now_ms, int64_t *ms)
 		return -1;
 	if (*p == 'Z')
 		p++;
-	if (*p != '\0' || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 ||
-	    mi > 59 || sec > 60)
+	if (*p != '\0' || mo < 1 || mo > 12 || d < 1 ||
+	    d > month_days(y, mo) || h > 23 || mi > 59 || sec > 60)
 		return -1;
 	*ms = ((days_from_civil(y, mo, d) * 24 + h) * 60 + mi) * 60000 +
 	    (int64_t)sec * 1000 + frac;

@@ -76,18 +76,21 @@ KEPT_KEYS = ["events_kept"]
 # not known.
 PROCESS_KEYS = ["process_resident_bytes", "process_anon_bytes",
                 "untracked_bytes", "status_memory_bytes"]
+# Then the process's memory cgroup: its usage, its limit (null: none set)
+# and the processes its OOM killer killed; all null without a cgroup.
+CGROUP_KEYS = ["cgroup_usage_bytes", "cgroup_limit_bytes", "cgroup_oom_kills"]
 CSV_HEADER = ["sample", "elapsed_ms", "timestamp", "thread_id", "event_name",
               "current_bytes", "current_count", "high_bytes", "alloc_bytes",
               "free_bytes", "alloc_count", "free_count", "total_bytes",
               "late_us", "query_us", "gap_ms"] + DELTA_KEYS + \
     ["unseen_peak_bytes", "spike_lower_bytes"] + STATEMENT_KEYS + \
     GRAIN_KEYS + SETUP_KEYS + \
-    WAITING_KEYS + KEPT_KEYS + PROCESS_KEYS
+    WAITING_KEYS + KEPT_KEYS + PROCESS_KEYS + CGROUP_KEYS
 CSV_INT_COLUMNS = [c for c in CSV_HEADER if c not in
                    ["timestamp", "event_name", "unseen_peak_bytes",
                     "spike_lower_bytes",
                     "thread_id"] + DELTA_KEYS + STATEMENT_KEYS + GRAIN_KEYS +
-                   SETUP_KEYS + PROCESS_KEYS]
+                   SETUP_KEYS + PROCESS_KEYS + CGROUP_KEYS]
 EVENT_KEYS = ["event_name", "current_bytes", "current_count", "high_bytes",
               "alloc_bytes", "free_bytes", "alloc_count", "free_count"] + \
     DELTA_KEYS + ["unseen_peak_bytes", "spike_lower_bytes"]
@@ -98,7 +101,7 @@ FINISHED_KEYS = ["statement_id", "end_id", "digest", "statement",
                  "lost_before"]
 SAMPLE_KEYS = ["sample", "elapsed_ms", "timestamp", "thread_id",
                "total_bytes", "late_us", "query_us", "gap_ms", "events"] + \
-    STATEMENT_KEYS + GRAIN_KEYS + SETUP_KEYS + WAITING_KEYS + KEPT_KEYS + PROCESS_KEYS + ["finished"]
+    STATEMENT_KEYS + GRAIN_KEYS + SETUP_KEYS + WAITING_KEYS + KEPT_KEYS + PROCESS_KEYS + CGROUP_KEYS + ["finished"]
 LIST_HEADER = ["thread_id", "connection_id", "type", "name", "user", "host",
                "command", "time", "state", "current_bytes", "statement"]
 TIMESTAMP_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
@@ -910,7 +913,7 @@ class TestCase(unittest.TestCase):
                 self.assertIn(type(s[k]), (str, type(None)), (k, s))
                 self.assertNotEqual(s[k], "", (k, s))
             elif k in ("statement_id", "filtered_total_bytes") or \
-                    k in PROCESS_KEYS:
+                    k in PROCESS_KEYS + CGROUP_KEYS:
                 self.assertIn(type(s[k]), (int, type(None)), (k, s))
             elif k == "grain":
                 self.assertIn(type(s[k]), (str, type(None)), (k, s))

@@ -230,9 +230,11 @@ class Resident(mmp.TestCase):
         self.assertEqual(len(notes), 1, mmp.describe(p))
         for w in words:
             self.assertIn(w, notes[0], mmp.describe(p))
+        # No cgroup either: the one note covers it.
+        self.assertNotIn("memory cgroup is not shown", p.stderr)
         for s in mmp.parse_json_lines(p.stdout):
             self.assertJsonSample(s, first=s["sample"] == 1)
-            for k in mmp.PROCESS_KEYS[:3]:
+            for k in mmp.PROCESS_KEYS[:3] + mmp.CGROUP_KEYS:
                 self.assertIsNone(s[k], (k, s))
             # What the server counts itself comes from the server.
             if mmp.MARIADB:

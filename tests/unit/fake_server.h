@@ -113,6 +113,20 @@ struct fake_server {
 	size_t n_tops, top_reads;
 	enum pfs_status top_status;
 
+	/*
+	 * connections(): these rows, each of elapsed_ms[i] into its command,
+	 * and a row of our own connection, left out as CONNECTION_ID() is;
+	 * the first read of a connection asks for PROCESS, which no_process
+	 * denies (the dear way: MariaDB without it); conns_status: a failure.
+	 */
+	struct conn_row conn_rows[4];
+	int64_t elapsed_ms[4];
+	size_t n_conn_rows, conn_reads, process_checks;
+	int no_process;
+	enum pfs_status conns_status;
+	int64_t conns_now_ms;    /* now_ms of the latest read */
+	uint64_t conn_reads_at[64];
+
 	/* list_threads(): the target, and our own thread. */
 	size_t lists;
 
@@ -386,6 +400,39 @@ fake_top_threads(struct conn *c, size_t max, struct thread_total *out,
 	return PFS_OK;
 }
 
+/* Every connection but ours, as pfs_connections() reads them. */
+static enum pfs_status
+fake_connections(struct conn *c, const struct server_kind *kind,
+    int64_t now_ms, enum conns_way *way, struct conn_list *out, char *err,
+    size_t errlen)
+{
+	(void)kind;
+	assert_true(c->open);
+	out->n = 0;
+	if (*way == CONNS_UNKNOWN) {
+		fake->process_checks++;
+		*way = fake->no_process ? CONNS_NO_PROCESS : CONNS_PROCESSLIST;
+	}
+	if (fake->conn_reads < 64)
+		fake->conn_reads_at[fake->conn_reads] = fake->now;
+	fake->conn_reads++;
+	fake->conns_now_ms = now_ms;
+	if (fake->conns_status != PFS_OK) {
+		snprintf(err, errlen, "lost");
+		return fake->conns_status;
+	}
+	/* Our own connection is one more, which the server leaves out. */
+	assert_int_equal(conn_list_reserve(out, fake->n_conn_rows + 1), 0);
+	for (size_t i = 0; i < fake->n_conn_rows; i++) {
+		out->v[out->n] = fake->conn_rows[i];
+		out->v[out->n].since_ms = now_ms - fake->elapsed_ms[i];
+		if (*way == CONNS_NO_PROCESS)
+			out->v[out->n].peak_bytes = -1;
+		out->n++;
+	}
+	return PFS_OK;
+}
+
 /* The target, then our own thread, as the list the caller frees. */
 static enum pfs_status
 fake_list_threads(struct conn *c, const struct server_kind *kind,
@@ -623,6 +670,7 @@ static const struct session_ops fake_ops = {
 	.server_memory = fake_server_memory,
 	.top_threads = fake_top_threads,
 	.list_threads = fake_list_threads,
+	.connections = fake_connections,
 	.setup = fake_setup,
 	.memory_limits = fake_memory_limits,
 	.find_statements = fake_find,

@@ -117,6 +117,13 @@ static const struct table_def mariadb_10_11[] = {
 	  "TIME_MS decimal, STAGE tinyint, MAX_STAGE tinyint, "
 	  "PROGRESS decimal, MEMORY_USED bigint, MAX_MEMORY_USED bigint, "
 	  "EXAMINED_ROWS int, QUERY_ID bigint, INFO_BINARY blob, TID bigint" },
+	/*
+	 * Whether our account has PROCESS, before reading PROCESSLIST for
+	 * every connection: SHOW COLUMNS of a running 10.11.19.
+	 */
+	{ "information_schema.USER_PRIVILEGES",
+	  "GRANTEE varchar(385), TABLE_CATALOG varchar(512), "
+	  "PRIVILEGE_TYPE varchar(64), IS_GRANTABLE varchar(3)" },
 	{ NULL, NULL },
 };
 

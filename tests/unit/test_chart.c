@@ -290,6 +290,69 @@ test_resident(void **state)
 	chart_free(c);
 }
 
+/*
+ * The server's memory cgroup's limit: a line at its height, the lowest
+ * kept when columns merge, in the scale when near; far above, only the
+ * legend gives it.
+ */
+static void
+test_limit(void **state)
+{
+	struct chart *c = chart_create();
+	struct event_stat e[2];
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp;
+
+	(void)state;
+	assert_non_null(c);
+	for (uint64_t i = 1; i <= 4 * CHART_MAX_COLUMNS; i++) {
+		struct sample s = at(i, 100, 200, e);
+
+		/* 5 MiB resident; a limit of 12 MiB, 11 MiB at one sample. */
+		s.process = (struct process_memory){ .known = true,
+		    .resident_bytes = 5 << 20, .has_cgroup = true,
+		    .cgroup_usage_bytes = 6 << 20,
+		    .cgroup_limit_bytes = i == 5000 ? 11 << 20 : 12 << 20 };
+		chart_add(c, &s);
+	}
+	assert_true(c->has_limit);
+	assert_int_equal(c->min_limit, 11 << 20);
+	assert_int_equal(c->max_limit, 12 << 20);
+	for (size_t i = 0; i < c->n_columns; i++)
+		if (c->columns[i].first_us <= 4999 * 100000 &&
+		    4999 * 100000 <= c->columns[i].last_us)
+			assert_int_equal(c->columns[i].limit, 11 << 20);
+	fp = open_memstream(&buf, &len);
+	picture_svg(fp, c, "global", "global total");
+	fclose(fp);
+	assert_non_null(strstr(buf, "<g class=\"limit\""));
+	assert_non_null(strstr(buf, "cgroup limit <tspan fill=\"#777\">"
+	    "11.00 MiB"));
+	/* The scale reaches the limit, not only the resident 5 MiB. */
+	assert_non_null(strstr(buf, ">12 MiB<"));
+	free(buf);
+	/* A limit of 1 GiB: far above, no line, the legend says so. */
+	chart_reset(c);
+	for (uint64_t i = 1; i <= 10; i++) {
+		struct sample s = at(i, 100, 200, e);
+
+		s.process = (struct process_memory){ .known = true,
+		    .resident_bytes = 5 << 20, .has_cgroup = true,
+		    .cgroup_usage_bytes = 6 << 20, .cgroup_limit_bytes = 1 << 30 };
+		chart_add(c, &s);
+	}
+	buf = NULL;
+	fp = open_memstream(&buf, &len);
+	picture_svg(fp, c, "global", "global total");
+	fclose(fp);
+	assert_null(strstr(buf, "<g class=\"limit\""));
+	assert_non_null(strstr(buf, "cgroup limit, above: <tspan "
+	    "fill=\"#777\">1.00 GiB"));
+	free(buf);
+	chart_free(c);
+}
+
 int
 main(void)
 {
@@ -301,6 +364,7 @@ main(void)
 		cmocka_unit_test(test_text_escaped),
 		cmocka_unit_test(test_svg_bands),
 		cmocka_unit_test(test_resident),
+		cmocka_unit_test(test_limit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -126,9 +126,70 @@ test_round_trip(void **state)
 	s.process = (struct process_memory){ .has_status = true,
 	    .status_bytes = 0 };
 	round_trip(&s, "global", false);
+	/*
+	 * Its memory cgroup: a limit, and none (null); kills, and none
+	 * counted (null). What the columns do not carry comes back unknown.
+	 */
+	s.process = (struct process_memory){ .known = true,
+	    .resident_bytes = 100000, .anon_bytes = 90000, .file_bytes = 10000,
+	    .has_cgroup = true, .cgroup_usage_bytes = 300000,
+	    .cgroup_limit_bytes = (int64_t)4 << 30, .cgroup_high_bytes = -1,
+	    .cgroup_oom = -1, .cgroup_oom_kills = 2, .cgroup_anon_bytes = -1,
+	    .cgroup_file_bytes = -1 };
+	round_trip(&s, "global", false);
+	s.process.cgroup_limit_bytes = -1;
+	s.process.cgroup_oom_kills = -1;
+	round_trip(&s, "global", false);
 	/* No event at all. */
 	s = sample_of(e, 0, 3);
 	round_trip(&s, NULL, false);
+}
+
+/*
+ * --record writes a sample whose events are kept (beat.h) without them:
+ * read back, it has the events of the sample before that had its own,
+ * with no delta, since nothing was read; a kept line with none before
+ * has none.
+ */
+static void
+test_events_kept(void **state)
+{
+	struct event_stat e[2] = { ev("memory/sql/a", 5000),
+	    ev("memory/innodb/b", 300) };
+	struct sample full = sample_of(e, 2, 2), kept = sample_of(NULL, 0, 3);
+	struct event_stat back_ev[4];
+	struct sample back = { .events = back_ev };
+	struct jsonl_meta meta = { 0 };
+	char *a, *b, err[256];
+
+	(void)state;
+	e[0].delta = (struct event_delta){ 100, 0, 3, 0, false, 0 };
+	delta_sums(&full, e, 2);
+	kept.events_kept = true;
+	a = json_of(&full, "global", false);
+	b = json_of(&kept, "global", false);
+	assert_non_null(strstr(b, "\"events\":[],"));
+	assert_non_null(strstr(b, "\"events_kept\":1,"));
+	/* Alone: nothing to take the events from. */
+	assert_int_equal(jsonl_sample(b, strlen(b) - 1, &back, 4, &meta, err,
+	    sizeof(err)), 0);
+	assert_int_equal(back.n_events, 0);
+	assert_true(back.events_kept);
+	/* After a sample with events: those, their deltas none. */
+	assert_int_equal(jsonl_sample(a, strlen(a) - 1, &back, 4, &meta, err,
+	    sizeof(err)), 0);
+	assert_false(back.events_kept);
+	assert_int_equal(back.events[0].delta.alloc_bytes, 100);
+	assert_int_equal(jsonl_sample(b, strlen(b) - 1, &back, 4, &meta, err,
+	    sizeof(err)), 0);
+	assert_int_equal(back.n_events, 2);
+	assert_string_equal(back.events[0].name, "memory/sql/a");
+	assert_int_equal(back.events[1].current_bytes, 300);
+	assert_int_equal(back.events[0].delta.alloc_bytes, 0);
+	assert_int_equal(back.seq, 3);
+	free(a);
+	free(b);
+	jsonl_meta_free(&meta);
 }
 
 static void
@@ -207,6 +268,20 @@ test_refused(void **state)
 		refused(line, "process figures that disagree");
 	}
 	free(line);
+	/* A cgroup's limit or kills without its usage. */
+	s.process = (struct process_memory){ .has_cgroup = true,
+	    .cgroup_usage_bytes = 1000, .cgroup_limit_bytes = 2,
+	    .cgroup_oom_kills = 3 };
+	line = json_of(&s, "global", false);
+	line[strlen(line) - 1] = '\0';
+	{
+		char *at = strstr(line, "\"cgroup_usage_bytes\":1000,");
+
+		assert_non_null(at);
+		memcpy(at, "\"cgroup_usage_bytes\":null,", 26);
+		refused(line, "cgroup figures that disagree");
+	}
+	free(line);
 	refused("{\"sample\":1,\"elapsed_ms\":0,\"timestamp\":"
 	    "\"2026-02-31T00:00:00.000Z\"}", "timestamp");
 }
@@ -216,6 +291,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_events_kept),
 		cmocka_unit_test(test_refused),
 	};
 

@@ -404,6 +404,76 @@ test_draw_resident(void **state)
 	live_model_free(&m);
 }
 
+/*
+ * The server's memory cgroup: its usage and limit in the header; the
+ * limit a double line in the chart when near enough to be in the scale,
+ * left out of it when far above; "no limit" when none is set.
+ */
+static void
+test_draw_cgroup(void **state)
+{
+	struct live_model m;
+	struct live_view v = { .rows = 5 };
+	struct live_grid g;
+	struct process_memory proc;
+	struct fake f;
+	int top, bottom, y, found;
+
+	(void)state;
+	assert_int_equal(live_model_init(&m, 50, 0), 0);
+	live_model_begin(&m, "10.11.6-MariaDB", "global", 100, 0);
+	for (uint64_t i = 1; i <= 10; i++) {
+		make(&f, i, 3 * MIB, 1, "memory/sql/big", (int64_t)3 * MIB);
+		memset(&f.s.statement, 0, sizeof(f.s.statement));
+		f.s.process = (struct process_memory){ .known = true,
+		    .resident_bytes = 7 * MIB, .anon_bytes = 6 * MIB,
+		    .file_bytes = MIB, .has_cgroup = true,
+		    .cgroup_usage_bytes = 9 * MIB,
+		    .cgroup_limit_bytes = 10 * MIB };
+		add(&m, &f);
+	}
+	assert_int_equal(live_grid_init(&g, 120, 24), 0);
+	live_draw(&m, &v, &g);
+	read_grid(&g);
+	assert_non_null(strstr(screen[1], "cgroup 9.00 MiB of 10.00 MiB "
+	    "(90%)"));
+	/* The scale holds the limit; the double line at its height. */
+	top = line_with(&g, "12 MiB\xe2\x94\x82");
+	bottom = line_with(&g, "0 B\xe2\x94\x82");
+	assert_int_equal(top, 3);
+	y = bottom + 1 - (int)((10.0 * (bottom - top + 1)) / 12 + 0.5);
+	assert_int_equal(cell(&g, y, g.w - 1), 0x2550);
+	/* A limit far above: not in the scale, no line, the header says. */
+	proc = f.s.process;
+	make(&f, 11, 3 * MIB, 1, "memory/sql/big", (int64_t)3 * MIB);
+	memset(&f.s.statement, 0, sizeof(f.s.statement));
+	f.s.process = proc;
+	f.s.process.cgroup_limit_bytes = (int64_t)1 << 30;
+	for (uint64_t i = 11; i <= 70; i++) {
+		f.s.seq = i;
+		add(&m, &f);
+	}
+	live_draw(&m, &v, &g);
+	read_grid(&g);
+	assert_non_null(strstr(screen[1], "cgroup 9.00 MiB of 1.00 GiB "
+	    "(1%)"));
+	assert_true(line_with(&g, "8 MiB\xe2\x94\x82") == 3);
+	found = 0;
+	for (int r = 3; r < g.h; r++)
+		for (int x = 0; x < g.w; x++)
+			found += cell(&g, r, x) == 0x2550;
+	assert_int_equal(found, 0);
+	/* None set. */
+	f.s.seq = 71;
+	f.s.process.cgroup_limit_bytes = -1;
+	add(&m, &f);
+	live_draw(&m, &v, &g);
+	read_grid(&g);
+	assert_non_null(strstr(screen[1], "cgroup 9.00 MiB, no limit"));
+	live_grid_free(&g);
+	live_model_free(&m);
+}
+
 /* More rows than the screen has room for: as many as fit. */
 static void
 test_rows_bounded(void **state)
@@ -625,6 +695,7 @@ main(void)
 		cmocka_unit_test(test_model_marks_and_statement),
 		cmocka_unit_test(test_draw_view),
 		cmocka_unit_test(test_draw_resident),
+		cmocka_unit_test(test_draw_cgroup),
 		cmocka_unit_test(test_draw_limit),
 		cmocka_unit_test(test_unsampled_statements_marked),
 		cmocka_unit_test(test_rows_bounded),

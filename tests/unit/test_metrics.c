@@ -221,6 +221,43 @@ test_process(void **state)
 	free(p);
 }
 
+/*
+ * The server's memory cgroup: absent without one (a remote server), its
+ * limit +Inf when none is set, the kills a counter.
+ */
+static void
+test_cgroup(void **state)
+{
+	struct metrics_view v = view();
+	char *p = render(&v, METRICS_PROMETHEUS);
+
+	(void)state;
+	has(p, "# TYPE mysqlmemprof_cgroup_usage_bytes gauge\n# HELP");
+	has(p, "# TYPE mysqlmemprof_cgroup_oom_kills_total counter\n# HELP");
+	has_not(p, "\nmysqlmemprof_cgroup_usage_bytes ");
+	has_not(p, "\nmysqlmemprof_cgroup_limit_bytes ");
+	has_not(p, "\nmysqlmemprof_cgroup_oom_kills_total ");
+	free(p);
+	sample.process = (struct process_memory){ .known = true,
+	    .resident_bytes = 200000, .anon_bytes = 150000,
+	    .has_cgroup = true, .cgroup_version = 2,
+	    .cgroup_usage_bytes = 250000, .cgroup_limit_bytes = 4096000,
+	    .cgroup_oom_kills = 1 };
+	p = render(&v, METRICS_PROMETHEUS);
+	has(p, "\nmysqlmemprof_cgroup_usage_bytes 250000\n");
+	has(p, "\nmysqlmemprof_cgroup_limit_bytes 4096000\n");
+	has(p, "\nmysqlmemprof_cgroup_oom_kills_total 1\n");
+	free(p);
+	sample.process.cgroup_limit_bytes = -1;
+	sample.process.cgroup_oom_kills = -1;
+	p = render(&v, METRICS_OPENMETRICS);
+	has(p, "\nmysqlmemprof_cgroup_limit_bytes +Inf\n");
+	has(p, "# TYPE mysqlmemprof_cgroup_oom_kills counter\n");
+	has_not(p, "\nmysqlmemprof_cgroup_oom_kills_total ");
+	free(p);
+	sample.process = (struct process_memory){ 0 };
+}
+
 /* Not up, no sample yet: the page still says so, with no sample's series. */
 static void
 test_no_sample(void **state)
@@ -317,6 +354,7 @@ main(void)
 		cmocka_unit_test(test_label_escaping),
 		cmocka_unit_test(test_openmetrics_page),
 		cmocka_unit_test(test_process),
+		cmocka_unit_test(test_cgroup),
 		cmocka_unit_test(test_no_sample),
 		cmocka_unit_test(test_max_series),
 		cmocka_unit_test(test_format_for),

@@ -300,6 +300,19 @@ render(const char *format, bool exact, enum what what, size_t *len)
 					.file_bytes = (int64_t)i << 19,
 					.has_status = i > 1,
 					.status_bytes = copy.total_bytes / 2,
+					/*
+					 * In a memory cgroup: of 4 MiB, then
+					 * of no limit after a kill.
+					 */
+					.has_cgroup = true,
+					.cgroup_version = 1,
+					.cgroup_usage_bytes = copy.total_bytes +
+					    ((int64_t)i << 21),
+					.cgroup_limit_bytes = i == 1 ?
+					    (int64_t)4 << 20 : -1,
+					.cgroup_high_bytes = -1,
+					.cgroup_oom = -1,
+					.cgroup_oom_kills = (int64_t)i - 1,
 				};
 			for (size_t k = 0; intern_names && k < copy.n_events;
 			    k++) {
@@ -1007,7 +1020,8 @@ test_csv_roundtrip(void **state)
 	    "statement_id,digest,"
 	    "statement,grain,filtered_total_bytes,setup_off,waiting,"
 	    "events_kept,process_resident_bytes,process_anon_bytes,untracked_bytes,"
-	    "status_memory_bytes");
+	    "status_memory_bytes,cgroup_usage_bytes,cgroup_limit_bytes,"
+	    "cgroup_oom_kills");
 	for (size_t i = 0; i < ring_len(r); i++) {
 		const struct sample *s = ring_get(r, i);
 		char ts[64];
@@ -1221,7 +1235,9 @@ json_deltas(const char *buf)
 	    "\"grain\":null,\"filtered_total_bytes\":null,"
 	    "\"setup_off\":null,\"waiting\":0,\"events_kept\":0,"
 	    "\"process_resident_bytes\":null,\"process_anon_bytes\":null,"
-	    "\"untracked_bytes\":null,\"status_memory_bytes\":null,\"finished\":[]}\n"));
+	    "\"untracked_bytes\":null,\"status_memory_bytes\":null,\"cgroup_usage_bytes\":null,"
+	    "\"cgroup_limit_bytes\":null,\"cgroup_oom_kills\":null,"
+	    "\"finished\":[]}\n"));
 	assert_non_null(strstr(buf, "\"query_us\":18446744073709551615,"
 	    "\"gap_ms\":18446744073709551615,"));
 	assert_non_null(strstr(buf, "\"alloc_delta_bytes\":"
@@ -1274,7 +1290,9 @@ test_json_valid(void **state)
 	    "\"grain\":null,\"filtered_total_bytes\":null,"
 	    "\"setup_off\":null,\"waiting\":0,\"events_kept\":0,"
 	    "\"process_resident_bytes\":null,\"process_anon_bytes\":null,"
-	    "\"untracked_bytes\":null,\"status_memory_bytes\":null,\"finished\":[]}\n"));
+	    "\"untracked_bytes\":null,\"status_memory_bytes\":null,\"cgroup_usage_bytes\":null,"
+	    "\"cgroup_limit_bytes\":null,\"cgroup_oom_kills\":null,"
+	    "\"finished\":[]}\n"));
 	assert_non_null(strstr(buf, "],\"statement_id\":101,"
 	    "\"digest\":\"3f1c8e0e8b2f2a4c9a0d1e6b7c5d4e3f\","));
 	assert_non_null(strstr(buf, "],\"statement_id\":18446744073709551615,"

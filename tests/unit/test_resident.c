@@ -3,7 +3,10 @@
  * tree of /proc fixtures: trusted once per run of the server (not per
  * sample), read from status or else smaps_rollup, absent with one note
  * when the id is not the server's here, and the server's own count asked
- * at most once a second.
+ * at most once a second. Its memory cgroup beside it, from a tree of
+ * /sys/fs/cgroup fixtures (test_cgroup.c tests the files' reading): found
+ * once per trusted pid, one note when there is none, none for a process
+ * that is not the server's.
  */
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -21,6 +24,7 @@
 static struct fake_server srv;
 static struct session sess;
 static char root[64];
+static char sys[128];
 static char told[4][1024];
 static size_t n_told;
 static struct resident res;
@@ -90,7 +94,7 @@ started_at(long secs)
 static int
 setup(void **state)
 {
-	char dir[128];
+	char dir[128], cmd[256];
 
 	(void)state;
 	snprintf(root, sizeof(root), "/tmp/test_resident.XXXXXX");
@@ -107,13 +111,23 @@ setup(void **state)
 	put("2902/status", "Name:\tmariadbd\nVmRSS:\t 200000 kB\n"
 	    "RssAnon:\t 150000 kB\nRssFile:\t 50000 kB\n");
 	exe_is("/usr/sbin/mariadbd");
+	put("2902/cgroup", "4:memory:/mmp\n0::/\n");
+	snprintf(sys, sizeof(sys), "%s/sys", root);
+	snprintf(dir, sizeof(dir), "%s/sys/memory/mmp", root);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	put("sys/memory/mmp/memory.usage_in_bytes", "218532096\n");
+	put("sys/memory/mmp/memory.limit_in_bytes", "4294967296\n");
+	put("sys/memory/mmp/memory.oom_control", "oom_kill_disable 0\n"
+	    "under_oom 0\noom_kill 0\n");
 	srv = (struct fake_server){ .boot_s = STARTED, .pid = PID,
 	    .next_own = 7, .status_bytes = 4096, .status_known = true };
 	fake_session(&srv, &sess);
 	n_told = 0;
 	res = (struct resident){
 		.inner = { .read = inner_read }, .session = &sess,
-		.clk = &fake_clock, .proc = root, .notify = notify,
+		.clk = &fake_clock, .proc = root, .sys = sys,
+		.notify = notify,
 	};
 	src = resident_source(&res);
 	return 0;
@@ -238,6 +252,9 @@ test_no_such_process_here(void **state)
 	r = read_one();
 	assert_false(r.process.known);
 	assert_int_equal(r.process.resident_bytes, 0);
+	/* A server elsewhere: no cgroup either, and no second note on it. */
+	assert_false(r.process.has_cgroup);
+	assert_int_equal(r.process.pid, 0);
 	/* The server's own count comes from the server, from anywhere. */
 	assert_true(r.process.has_status);
 	assert_int_equal(n_told, 1);
@@ -261,6 +278,63 @@ test_process_gone(void **state)
 	assert_non_null(strstr(told[0], "cannot read process 2902"));
 }
 
+static void
+test_reads_the_cgroup(void **state)
+{
+	struct reading r;
+
+	(void)state;
+	r = read_one();
+	assert_int_equal(r.process.pid, PID);
+	assert_true(r.process.has_cgroup);
+	assert_int_equal(r.process.cgroup_version, 1);
+	assert_int_equal(r.process.cgroup_usage_bytes, 218532096);
+	assert_int_equal(r.process.cgroup_limit_bytes, 4096LL << 20);
+	assert_int_equal(r.process.cgroup_oom_kills, 0);
+	/*
+	 * Found once per trusted pid: a later move is not seen, the counts of
+	 * the cgroup found are read with every sample.
+	 */
+	put("2902/cgroup", "4:memory:/elsewhere\n");
+	put("sys/memory/mmp/memory.oom_control", "oom_kill 1\n");
+	put("sys/memory/mmp/memory.limit_in_bytes", "9223372036854771712\n");
+	r = read_one();
+	assert_true(r.process.has_cgroup);
+	assert_int_equal(r.process.cgroup_oom_kills, 1);
+	/* No limit is a figure, not a failure: no note. */
+	assert_int_equal(r.process.cgroup_limit_bytes, -1);
+	assert_int_equal(n_told, 0);
+	/* The cgroup removed: one note, the process still read. */
+	drop("sys/memory/mmp/memory.usage_in_bytes");
+	for (int i = 0; i < 3; i++) {
+		r = read_one();
+		assert_true(r.process.known);
+		assert_false(r.process.has_cgroup);
+	}
+	assert_int_equal(n_told, 1);
+	assert_non_null(strstr(told[0], "memory cgroup is not shown: cannot "
+	    "read"));
+}
+
+static void
+test_no_memory_cgroup(void **state)
+{
+	struct reading r;
+
+	(void)state;
+	/* v2's root cgroup only: no memory controller's files to read. */
+	put("2902/cgroup", "0::/\n");
+	for (int i = 0; i < 3; i++) {
+		r = read_one();
+		assert_true(r.process.known);
+		assert_false(r.process.has_cgroup);
+	}
+	assert_int_equal(n_told, 1);
+	assert_non_null(strstr(told[0], "process 2902 is in no memory cgroup "
+	    "found under"));
+	assert_non_null(strstr(told[0], "cgroup_* columns are null"));
+}
+
 int
 main(void)
 {
@@ -276,6 +350,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_no_such_process_here,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_process_gone, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_reads_the_cgroup, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_no_memory_cgroup, setup,
 		    teardown),
 	};
 

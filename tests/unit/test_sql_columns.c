@@ -118,6 +118,19 @@ make_queries(void)
 			add_for("list_threads kept", pfs_sql_list_threads_kept,
 			    1u << f);
 	}
+	/* Every connection: the way of each kind, and the dear one too. */
+	for (size_t f = 0; f < N_FLAVOURS; f++) {
+		struct server_kind k = pfs_server_kind_parse(flavours[f].version);
+		enum conns_way way = pfs_sql_conns_way(&k);
+
+		add_for("connections", pfs_sql_connections(way), 1u << f);
+		if (way == CONNS_PROCESSLIST) {
+			add_for("process_privilege", pfs_sql_process_privilege,
+			    1u << f);
+			add_for("connections without PROCESS",
+			    pfs_sql_connections(CONNS_NO_PROCESS), 1u << f);
+		}
+	}
 	/*
 	 * The sizes of the callers' buffers: pfs_check.c 200, pfs_look.c
 	 * 2048 and 1024, pfs_read.c 2048 and 300.
@@ -247,6 +260,7 @@ is_keyword(const char *w)
 	static const char *const kw[] = { "SELECT", "FROM", "WHERE", "AND",
 	    "OR", "NOT", "IN", "LIKE", "IS", "NULL", "AS", "ON", "LEFT", "JOIN",
 	    "GROUP", "BY", "HAVING", "ORDER", "DESC", "ASC", "UNION", "ALL", "EXISTS",
+	    "DISTINCT",
 	    "UPDATE", "SET", "LIMIT", NULL };
 
 	for (size_t i = 0; kw[i] != NULL; i++)
@@ -561,17 +575,20 @@ test_find_memory(void **state)
 		bool peaks;
 		bool limits; /* connection_memory_limit */
 		bool statement_peaks;
+		enum conns_way conns;
 	} cases[] = {
-		{ "10.11.19-MariaDB-0+deb12u1", FIND_SUMMED, true, false, false },
-		{ "5.5.5-10.5.27-MariaDB", FIND_SUMMED, true, false, false },
-		{ "8.0.27", FIND_INDEXED, false, false, false },
-		{ "8.0.28", FIND_INDEXED, false, true, false },
-		{ "8.0.30", FIND_INDEXED, false, true, false },
-		{ "8.0.31", FIND_THREADS, true, true, true },
-		{ "8.4.3", FIND_THREADS, true, true, true },
-		{ "9.7.4-2", FIND_THREADS, true, true, true },
-		{ "5.7.44-log", FIND_INDEXED, false, false, false },
-		{ "unknown", FIND_SUMMED, false, false, false },
+		{ "10.11.19-MariaDB-0+deb12u1", FIND_SUMMED, true, false, false,
+		  CONNS_PROCESSLIST },
+		{ "5.5.5-10.5.27-MariaDB", FIND_SUMMED, true, false, false,
+		  CONNS_PROCESSLIST },
+		{ "8.0.27", FIND_INDEXED, false, false, false, CONNS_SUMMED },
+		{ "8.0.28", FIND_INDEXED, false, true, false, CONNS_SUMMED },
+		{ "8.0.30", FIND_INDEXED, false, true, false, CONNS_SUMMED },
+		{ "8.0.31", FIND_THREADS, true, true, true, CONNS_THREADS },
+		{ "8.4.3", FIND_THREADS, true, true, true, CONNS_THREADS },
+		{ "9.7.4-2", FIND_THREADS, true, true, true, CONNS_THREADS },
+		{ "5.7.44-log", FIND_INDEXED, false, false, false, CONNS_SUMMED },
+		{ "unknown", FIND_SUMMED, false, false, false, CONNS_SUMMED },
 	};
 
 	(void)state;
@@ -584,6 +601,7 @@ test_find_memory(void **state)
 		    cases[i].limits);
 		assert_int_equal(pfs_sql_keeps_statement_peaks(&k),
 		    cases[i].statement_peaks);
+		assert_int_equal(pfs_sql_conns_way(&k), cases[i].conns);
 	}
 }
 
