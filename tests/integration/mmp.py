@@ -326,21 +326,11 @@ def _gone(pid):
         return True
 
 
-@contextlib.contextmanager
-def killed_server():
-    """The sandbox server killed (SIGKILL) for the body, then started again
-    as it was and waited for; the new server outlives the test process."""
-    pid = server_pid()
-    argv = launch_argv()
-    os.kill(pid, signal.SIGKILL)
-    deadline = time.monotonic() + 30
-    while not _gone(pid):
-        if time.monotonic() > deadline:
-            raise AssertionError("the killed server %d did not end" % pid)
-        time.sleep(0.05)
-    # MySQL will not start while the pid in its socket's lock file is
-    # alive, and a zombie is: this machine's init may reap the killed
-    # server long after it died. Its lock is stale, as after a crash.
+def _clear_stale_lock(pid):
+    """Removes the socket's lock file when it names pid, a server that died.
+    MySQL will not start while the pid in its lock file is alive, and a
+    zombie is: this machine's init may reap a killed server long after it
+    died. Its lock is stale, as after a crash."""
     lock = SOCKET + ".lock"
     try:
         with open(lock) as f:
@@ -349,22 +339,62 @@ def killed_server():
             os.unlink(lock)
     except FileNotFoundError:
         pass
+
+
+def _wait_gone(pid, timeout=30):
+    deadline = time.monotonic() + timeout
+    while not _gone(pid):
+        if time.monotonic() > deadline:
+            raise AssertionError("the server %d did not end" % pid)
+        time.sleep(0.05)
+
+
+def start_server(argv, cgroup=None, timeout=60):
+    """Starts the sandbox server with argv (launch_argv()), inside cgroup
+    (a MemoryCgroup) if given, and waits until it answers. It outlives the
+    test process; returns its pid."""
+    if cgroup is not None:
+        # The shell joins the cgroup, then becomes the server: everything
+        # the server touches from its first page on is charged there.
+        argv = ["sh", "-c", 'echo $$ >"$0" && exec "$@"',
+                cgroup.file("cgroup.procs")] + list(argv)
+    subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+                     stdout=subprocess.DEVNULL,
+                     stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            root_sql("SELECT 1")
+            break
+        except subprocess.CalledProcessError:
+            if time.monotonic() > deadline:
+                raise AssertionError("the sandbox server did not come back")
+            time.sleep(0.2)
+    return server_pid()
+
+
+def restart_killed_server(pid, cgroup=None):
+    """Starts the sandbox server again after pid, the server the kernel or
+    a test killed, has ended (reaped, its stale lock removed); returns the
+    new server's pid."""
+    _wait_gone(pid)
+    _clear_stale_lock(pid)
+    return start_server(launch_argv(), cgroup)
+
+
+@contextlib.contextmanager
+def killed_server():
+    """The sandbox server killed (SIGKILL) for the body, then started again
+    as it was and waited for; the new server outlives the test process."""
+    pid = server_pid()
+    argv = launch_argv()
+    os.kill(pid, signal.SIGKILL)
+    _wait_gone(pid)
+    _clear_stale_lock(pid)
     try:
         yield
     finally:
-        subprocess.Popen(argv, stdin=subprocess.DEVNULL,
-                         stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL, start_new_session=True)
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                root_sql("SELECT 1")
-                break
-            except subprocess.CalledProcessError:
-                if time.monotonic() > deadline:
-                    raise AssertionError("the sandbox server did not "
-                                         "come back")
-                time.sleep(0.2)
+        start_server(argv)
 
 
 @contextlib.contextmanager
@@ -376,6 +406,267 @@ def frozen_server(data_dir=None):
         yield pid
     finally:
         os.kill(pid, signal.SIGCONT)
+
+
+# A memory cgroup of the server's own, and a statement that fills it until
+# the kernel kills the server: the OOM kill the black box (--record) is for.
+
+# How far above its resident memory the server's limit is set.
+OOM_HEADROOM = 150 << 20
+
+
+def _memory_hierarchy():
+    """(version, mount point) of the memory controller's hierarchy: 1 for
+    cgroup v1's memory hierarchy, 2 for a cgroup2 mount that offers the
+    memory controller. Skips the test, saying why, when there is none this
+    process may write to."""
+    if os.geteuid() != 0:
+        raise unittest.SkipTest("a memory cgroup of the server's own needs "
+                                "root; run the tests as root")
+    found = None
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            pre, post = line.split(" - ", 1)
+            mnt = pre.split()[4]
+            fstype, _, opts = post.split()[:3]
+            if fstype == "cgroup" and "memory" in opts.split(","):
+                found = (1, mnt)
+            elif fstype == "cgroup2" and found is None:
+                try:
+                    with open(os.path.join(mnt, "cgroup.controllers")) as c:
+                        if "memory" in c.read().split():
+                            found = (2, mnt)
+                except OSError:
+                    pass
+    if found is None:
+        raise unittest.SkipTest("no memory cgroup controller is mounted "
+                                "(neither cgroup v1's memory nor cgroup2 "
+                                "with memory in cgroup.controllers)")
+    if not os.access(found[1], os.W_OK):
+        raise unittest.SkipTest("the memory cgroup hierarchy %s is not "
+                                "writable (a container's read-only "
+                                "/sys/fs/cgroup?)" % found[1])
+    return found
+
+
+def _cgroup_of(pid, version, mount):
+    """The folder of the memory cgroup pid is in."""
+    with open("/proc/%d/cgroup" % pid) as f:
+        for line in f:
+            _, controllers, path = line.rstrip("\n").split(":", 2)
+            if (version == 1 and "memory" in controllers.split(",")) or \
+                    (version == 2 and controllers == ""):
+                return os.path.join(mount, path.lstrip("/"))
+    raise AssertionError("process %d is in no memory cgroup" % pid)
+
+
+def _swap_exists():
+    with open("/proc/swaps") as f:
+        return len(f.read().splitlines()) > 1
+
+
+class MemoryCgroup:
+    """A memory cgroup made for a test (v1: MOUNT/mmp-oom-N with
+    memory.limit_in_bytes; v2: MOUNT/mmp-oom-N with memory.max), removed by
+    remove(), which moves what still runs in it to back, the cgroup the
+    server came from."""
+
+    def __init__(self, version, mount, back):
+        self.version = version
+        self.back = back
+        self.path = tempfile.mkdtemp(prefix="mmp-oom-", dir=mount)
+        if version == 2:
+            # A cgroup's controllers are those its parent hands down.
+            parent = os.path.dirname(self.path)
+            with open(os.path.join(parent, "cgroup.subtree_control")) as f:
+                handed = f.read().split()
+            if "memory" not in handed:
+                self._write(os.path.join(parent, "cgroup.subtree_control"),
+                            "+memory")
+
+    def file(self, name):
+        return os.path.join(self.path, name)
+
+    @staticmethod
+    def _write(path, text):
+        with open(path, "w") as f:
+            f.write(text)
+
+    def _read(self, name):
+        with open(self.file(name)) as f:
+            return f.read()
+
+    def _counter(self, name, key):
+        for line in self._read(name).splitlines():
+            k, _, v = line.partition(" ")
+            if k == key:
+                return int(v)
+        return 0
+
+    def set_limit(self, limit):
+        """The limit on the cgroup's memory, swap included: with swap, the
+        kernel would page the server out instead of killing it. .limit is
+        then the kernel's figure: it takes whole pages."""
+        if self.version == 1:
+            self._write(self.file("memory.limit_in_bytes"), str(limit))
+            if os.path.exists(self.file("memory.memsw.limit_in_bytes")) \
+                    and _swap_exists():
+                self._write(self.file("memory.memsw.limit_in_bytes"),
+                            str(limit))
+        else:
+            self._write(self.file("memory.max"), str(limit))
+            if os.path.exists(self.file("memory.swap.max")):
+                self._write(self.file("memory.swap.max"), "0")
+        self.limit = int(self._read("memory.limit_in_bytes"
+                                    if self.version == 1 else "memory.max"))
+
+    def usage(self):
+        name = "memory.usage_in_bytes" if self.version == 1 else \
+            "memory.current"
+        return int(self._read(name))
+
+    def oom_kills(self):
+        """How many processes the kernel's OOM killer killed in the cgroup."""
+        if self.version == 1:
+            return self._counter("memory.oom_control", "oom_kill")
+        return self._counter("memory.events", "oom_kill")
+
+    def pids(self):
+        return [int(p) for p in self._read("cgroup.procs").split()]
+
+    def remove(self):
+        """Moves what still runs in the cgroup back where the server came
+        from, then removes the cgroup (a killed process leaves it only once
+        reaped: waits a little for that)."""
+        deadline = time.monotonic() + 10
+        while True:
+            for pid in self.pids():
+                try:
+                    self._write(os.path.join(self.back, "cgroup.procs"),
+                                str(pid))
+                except OSError:
+                    _gone(pid)  # reaps it if it is our dead child
+            try:
+                os.rmdir(self.path)
+                return
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+
+
+def resident_bytes(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    raise AssertionError("process %d has no VmRSS" % pid)
+
+
+@contextlib.contextmanager
+def server_in_memory_cgroup(headroom=OOM_HEADROOM):
+    """The sandbox server started again inside a memory cgroup of its own,
+    its limit headroom above its resident memory, as systemd or Kubernetes
+    would run it; yields the MemoryCgroup (.limit). Started again, not
+    moved: the kernel keeps a moved process's memory charged to its old
+    cgroup (v1's move_charge_at_immigrate is gone from Linux 6.x, v2 never
+    had it), so the usage of a moved server would start near zero, far
+    below its resident memory. After the body, whichever server runs is
+    moved back out (a killed one started again outside it), and the cgroup
+    removed. Skips the test when there is no
+    memory controller to write to, or not as root."""
+    version, mount = _memory_hierarchy()
+    pid = server_pid()
+    cg = MemoryCgroup(version, mount, _cgroup_of(pid, version, mount))
+    try:
+        argv = launch_argv()
+        os.kill(pid, signal.SIGTERM)
+        _wait_gone(pid, 60)
+        _clear_stale_lock(pid)
+        pid = start_server(argv, cg)
+        if pid not in cg.pids():
+            raise AssertionError("the server %d did not start in %s" %
+                                 (pid, cg.path))
+        cg.set_limit(resident_bytes(pid) + headroom)
+        yield cg
+    finally:
+        # A server killed and not started again (a test that failed
+        # midway) is started outside, for the tests after this one.
+        try:
+            pid = server_pid()
+        except (FileNotFoundError, ValueError):
+            pid = None
+        if pid is not None and _gone(pid):
+            restart_killed_server(pid)
+        cg.remove()
+
+
+# A statement that holds more and more memory, steadily, until the kernel
+# kills the server: a recursive CTE whose rows (about 2 KB each, 100 more
+# each round) stay in an in-memory temporary table (MariaDB's HEAP, MySQL's
+# TempTable). Both servers count it as the connection's memory
+# (PROCESSLIST.MEMORY_USED, threads.TOTAL_MEMORY); MariaDB counts the
+# blocks HEAP reserves, ahead of what it has touched, and reserves more the
+# larger max_heap_table_size is. The SLEEP of each round paces the growth
+# at some 30 to 50 MiB/s, so that it takes seconds. The session's table
+# limit, 256 MiB, is where a server would move the table to disk and stop
+# growing: well above the ~150 MiB that kills.
+GROW_SETUP = (
+    "SET SESSION max_heap_table_size = 268435456, "
+    "tmp_table_size = 268435456;\n"
+    "SET SESSION %s = 100000000;" %
+    ("cte_max_recursion_depth" if MYSQL else "max_recursive_iterations"))
+_PAD = "CAST(REPEAT('x', 500) AS CHAR(500) CHARACTER SET latin1)"
+GROW_SQL = (
+    "WITH RECURSIVE mmp_seed(n) AS (SELECT 1 UNION ALL SELECT n + 1 "
+    "FROM mmp_seed WHERE n < 100), "
+    "mmp_grow(n, a, b, c, d) AS (SELECT n, %s, %s, %s, %s FROM mmp_seed "
+    "UNION ALL SELECT n + 100, a, b, c, d FROM mmp_grow "
+    "WHERE n < 700000 AND IF(n %% 100 = 0, SLEEP(0.004), 0) = 0) "
+    "SELECT COUNT(*) FROM mmp_grow" % (_PAD, _PAD, _PAD, _PAD))
+
+
+def grower():
+    """A session of `loader` running GROW_SQL (see there)."""
+    return Workload(GROW_SETUP, GROW_SQL + ";")
+
+
+def connection_memory():
+    """Each connection's memory as the server counts it, by connection id:
+    MariaDB's PROCESSLIST.MEMORY_USED, MySQL's threads.TOTAL_MEMORY."""
+    if MYSQL:
+        sql = ("SELECT PROCESSLIST_ID, TOTAL_MEMORY FROM "
+               "performance_schema.threads WHERE PROCESSLIST_ID IS NOT NULL")
+    else:
+        sql = "SELECT ID, MEMORY_USED FROM information_schema.PROCESSLIST"
+    return {int(i): int(b) for i, b in root_sql(sql)}
+
+def kernel_oom_line(pid):
+    """The kernel's line that says its OOM killer killed pid, or None."""
+    out = subprocess.run(["dmesg"], capture_output=True, timeout=30).stdout
+    for line in out.decode("utf-8", "replace").splitlines():
+        if re.search(r"Killed process %d \(" % pid, line):
+            return line
+    return None
+
+
+def wait_oom_kill(pid, workload, timeout=60):
+    """Waits until the server pid has ended, while workload (grower()) runs;
+    returns the seconds it took. Fails when the statement ends first, or
+    the server outlives timeout. The test then checks the cgroup's
+    oom_kills() and kernel_oom_line(pid)."""
+    t0 = time.monotonic()
+    while not _gone(pid):
+        if workload.proc.poll() is not None:
+            rc, out, err = workload.wait()
+            raise AssertionError("the statement ended (exit %d: %s%s) and "
+                                 "the server %d lives" % (rc, out, err[-300:],
+                                                          pid))
+        if time.monotonic() - t0 > timeout:
+            raise AssertionError("the server %d still runs %d s into the "
+                                 "growth" % (pid, timeout))
+        time.sleep(0.05)
+    return time.monotonic() - t0
 
 
 def thread_of_connection(conn_id):
