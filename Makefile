@@ -78,7 +78,7 @@ SERVER += exporter
 # The picture of a run (--format html, svg) and the reader of captures (--read).
 CORE   += chart picture output_html output_svg jsonl
 # --record: its folder, its connections lines, its incidents; --since.
-CORE   += when segments conns_lines incident_line incident incident_page beat
+CORE   += when segments conns_lines incident_line incident incident_plot incident_page beat
 SERVER += replay record
 
 CORE_OBJS   = $(CORE:%=$(BUILD)/%.o) $(BUILD)/profile.pb-c.o

@@ -6,6 +6,7 @@
 #include "chart.h"
 #include "conns_lines.h"
 #include "incident_page.h"
+#include "incident_plot.h"
 #include "jsonl.h"
 #include "picture.h"
 #include "units.h"
@@ -35,6 +36,7 @@ static const char style[] =
 struct grower {
 	struct conn_row last;
 	int64_t first_bytes, first_ms, last_ms;
+	int64_t most_bytes;     /* the most it held at a record */
 };
 
 struct page {
@@ -82,6 +84,8 @@ follow(struct page *p, int64_t ms)
 		}
 		g->last = p->book.v[i];
 		g->last_ms = ms;
+		if (g->last.bytes > g->most_bytes)
+			g->most_bytes = g->last.bytes;
 	}
 }
 
@@ -193,6 +197,36 @@ growers(FILE *fp, struct page *p)
 	fputs("</tbody></table>\n", fp);
 }
 
+static int
+by_most(const void *a, const void *b)
+{
+	const struct grower *x = a, *y = b;
+
+	return x->most_bytes < y->most_bytes ? 1 :
+	    x->most_bytes > y->most_bytes ? -1 : 0;
+}
+
+/* The connections that held the most at any record, over the window. */
+static int
+over_time(FILE *fp, struct page *p, const char *lines, size_t len)
+{
+	uint64_t ids[PLOT_CONNECTIONS];
+	size_t n = p->n < PLOT_CONNECTIONS ? p->n : PLOT_CONNECTIONS;
+
+	if (p->n == 0)
+		return 0;
+	qsort(p->g, p->n, sizeof(*p->g), by_most);
+	for (size_t i = 0; i < n; i++)
+		ids[i] = p->g[i].last.connection_id;
+	fputs("<h2>The connections over the window</h2>\n<p class=\"note\">"
+	    "Each second: the connections that held the most, the server's "
+	    "resident memory and its cgroup's limit.</p>\n<figure>\n", fp);
+	if (incident_plot(fp, lines, len, ids, n) != 0)
+		return -1;
+	fputs("</figure>\n", fp);
+	return 0;
+}
+
 static void
 evidence(FILE *fp, const struct incident *in)
 {
@@ -212,7 +246,7 @@ evidence(FILE *fp, const struct incident *in)
 			snprintf(b, sizeof(b), "no limit");
 		fputs("<table><tbody><tr><th class=\"text\">cgroup</th>", fp);
 		cell_text(fp, in->cgroup_dir);
-		fprintf(fp, "</tr><tr><th class=\"text\">usage</th><td>%s</td>"
+		fprintf(fp, "</tr><tr><th class=\"text\">usage now</th><td>%s</td>"
 		    "</tr><tr><th class=\"text\">limit</th><td>%s</td></tr>"
 		    "<tr><th class=\"text\">OOM kills</th><td>%" PRIu64
 		    "</td></tr></tbody></table>\n", a, b, m->cgroup_oom_kills);
@@ -291,6 +325,8 @@ incident_page(FILE *fp, const struct incident *in, const char *lines,
 		    "window.</p>\n", fp);
 	}
 	holders(fp, &p);
+	if (over_time(fp, &p, lines, len) != 0)
+		goto out;
 	growers(fp, &p);
 	fputs("<p class=\"note\">Written by mysqlmemprof --record; the "
 	    "records of the window are in the .jsonl file beside this page "

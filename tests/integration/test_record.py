@@ -96,6 +96,13 @@ class RecordCase(mmp.TestCase):
         super().setUp()
         self.dir = tempfile.mkdtemp(prefix="mmp-record-")
         self.addCleanup(shutil.rmtree, self.dir, True)
+        # MMP_RECORD_KEEP=DIR keeps a copy of the record (the README's
+        # incident comes from one).
+        keep = os.environ.get("MMP_RECORD_KEEP")
+        if keep:
+            self.addCleanup(lambda: shutil.copytree(
+                self.dir, os.path.join(keep, "%s-%s" % (
+                    mmp.SERVER, self._testMethodName)), dirs_exist_ok=True))
 
     def recorder(self, *args):
         """mysqlmemprof --record self.dir in the background."""
