@@ -202,6 +202,11 @@ class OomKill(RecordCase):
             rec, lambda s: any(_seconds(x["timestamp"]) > back_at for x in s),
             "sample after the restart", 30)
         self.assertIsNone(rec.proc.poll(), "the recorder ended")
+        # SIGTERM ends it at once, with status 0.
+        p = self.finish_ok(rec, sig=signal.SIGTERM)
+        if os.environ.get("MMP_RECORD_KEEP"):
+            with open(os.path.join(self.dir, "recorder.stderr"), "w") as f:
+                f.write(p.stderr)
 
     def check_incident(self, objs, cg, kills, w, grow_at, killed_at, desc):
         # Before the kill: the server's end was seen within 50 ms of it, and
