@@ -3,12 +3,15 @@
  * from what it reads: any bytes as a line must be refused with a message
  * or give a sample; a sample read back is written by --format json and
  * read again to the same line, and the HTML and SVG of it must not crash.
+ * The same bytes as a record's connections line (conns_lines.h): read
+ * into a book, the book written as a line is read back to as many rows.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "conns_lines.h"
 #include "jsonl.h"
 #include "output.h"
 #include "output_table.h"
@@ -35,6 +38,25 @@ write_as(const char *format, const struct sample *s, const char *grain,
 	return buf;
 }
 
+/* The bytes as a connections line of --record. */
+static void
+connections(const uint8_t *data, size_t size)
+{
+	struct conns_book book = { 0 }, empty = { 0 }, back = { 0 };
+	struct obuf b = { 0 };
+
+	if (conns_line_apply(&book, (const char *)data, size) == 0) {
+		if (conns_line_put(&b, &empty, book.v, book.n, true, 0) != 1 ||
+		    conns_line_apply(&back, b.p, b.len - 1) != 0 ||
+		    back.n != book.n)
+			abort(); /* what we wrote, we must read */
+	}
+	obuf_free(&b);
+	conns_book_free(&book);
+	conns_book_free(&empty);
+	conns_book_free(&back);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -45,6 +67,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	int rc;
 
+	connections(data, size);
 	err[0] = '\0';
 	rc = jsonl_sample((const char *)data, size, &s, MAX_EVENTS, &meta, err,
 	    sizeof(err));
