@@ -45,7 +45,8 @@ oracle)
 	default=(test_signals test_prompt test_tls test_faults test_conn_hints
 		test_login_path test_sampling test_grains test_statements
 		test_finished test_rank test_spikes test_hunt test_wait
-		test_resident test_lifecycle test_list test_errors)
+		test_resident test_lifecycle test_list test_errors test_conns
+		test_record)
 	;;
 trixie)
 	suite=trixie server=mariadb11 client=connector-c
