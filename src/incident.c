@@ -1,3 +1,4 @@
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -145,6 +146,59 @@ write_whole(const char *path, const void *p, size_t n)
 	return 0;
 }
 
+static int
+by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * The oldest incidents beyond INCIDENTS_KEPT are removed, both files of
+ * each: a server that restarts all day must not fill the disk with them.
+ * Their names sort as time does.
+ */
+static void
+prune_incidents(const char *dir)
+{
+	char path[4200], **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/incidents", dir);
+	if ((d = opendir(path)) == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		size_t len = strlen(e->d_name);
+		char **v;
+
+		if (len < 5 || strcmp(e->d_name + len - 5, ".html") != 0)
+			continue;
+		if (n == cap) {
+			if ((v = realloc(names, (cap = cap ? cap * 2 : 64) *
+			    sizeof(*v))) == NULL)
+				break;
+			names = v;
+		}
+		if ((names[n] = strndup(e->d_name, len - 5)) == NULL)
+			break;
+		n++;
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), by_name);
+	for (size_t i = 0; i + INCIDENTS_KEPT < n; i++) {
+		snprintf(path, sizeof(path), "%s/incidents/%s.html", dir,
+		    names[i]);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/incidents/%s.jsonl", dir,
+		    names[i]);
+		unlink(path);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
 int
 incident_write(const char *dir, const struct incident *in,
     int64_t window_ms, char *path, size_t pathlen, char *err, size_t errlen)
@@ -189,6 +243,7 @@ incident_write(const char *dir, const struct incident *in,
 		goto out;
 	}
 	rc = 0;
+	prune_incidents(dir);
 out:
 	obuf_free(&lines);
 	free(page);

@@ -14,9 +14,13 @@
 
 #include "incident_line.h"
 
+/* The newest incidents kept in DIR/incidents; older ones are removed. */
+#define INCIDENTS_KEPT 100
+
 /*
  * Writes DIR/incidents/STAMP-KIND.jsonl and .html from the segments'
- * records of the window_ms before in->at_ms; path gets the page's.
+ * records of the window_ms before in->at_ms, then removes the oldest
+ * beyond INCIDENTS_KEPT; path gets the page's.
  * Returns 0, or -1 with err set.
  */
 int incident_write(const char *dir, const struct incident *in,

@@ -476,6 +476,38 @@ test_no_folder(void **state)
 	assert_non_null(strstr(err, "cannot read the segments"));
 }
 
+/* The oldest incidents beyond INCIDENTS_KEPT go, both files of each. */
+static void
+test_oldest_incidents_removed(void **state)
+{
+	struct fix *f = *state;
+	char path[256], err[512] = "";
+	struct stat st;
+
+	record(f, &(struct incident){ 0 });
+	for (int i = 0; i < INCIDENTS_KEPT + 2; i++) {
+		struct incident in = { .kind = INCIDENT_GONE,
+		    .at_ms = T0 + 10 * MIN + (int64_t)i * 1000 };
+
+		if (incident_write(f->dir, &in, MIN, path, sizeof(path), err,
+		    sizeof(err)) != 0)
+			fail_msg("incident_write: %s", err);
+	}
+	/* The first two (03:15:00, 03:15:01) are gone, the third kept. */
+	snprintf(path, sizeof(path), "%s/incidents/20261127T031500Z-"
+	    "server-gone.html", f->dir);
+	assert_int_equal(stat(path, &st), -1);
+	snprintf(path, sizeof(path), "%s/incidents/20261127T031501Z-"
+	    "server-gone.jsonl", f->dir);
+	assert_int_equal(stat(path, &st), -1);
+	snprintf(path, sizeof(path), "%s/incidents/20261127T031502Z-"
+	    "server-gone.html", f->dir);
+	assert_int_equal(stat(path, &st), 0);
+	snprintf(path, sizeof(path), "%s/incidents/20261127T031502Z-"
+	    "server-gone.jsonl", f->dir);
+	assert_int_equal(stat(path, &st), 0);
+}
+
 int
 main(void)
 {
@@ -486,6 +518,8 @@ main(void)
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_folder, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_oldest_incidents_removed,
+		    setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
