@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "procfs.h"
 
 /* memory.stat is the longest, some 1.5 KiB. */
 #define CGROUP_TEXT_MAX 8192
@@ -151,31 +152,13 @@ static int
 read_text(const char *dir, const char *name, char *buf, size_t len)
 {
 	char path[4096];
-	size_t n = 0;
-	ssize_t got;
-	int fd, saved;
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >=
 	    sizeof(path)) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -1;
-	while (n + 1 < len && (got = read(fd, buf + n, len - 1 - n)) != 0) {
-		if (got < 0) {
-			if (errno == EINTR)
-				continue;
-			saved = errno;
-			close(fd);
-			errno = saved;
-			return -1;
-		}
-		n += (size_t)got;
-	}
-	buf[n] = '\0';
-	close(fd);
-	return 0;
+	return procfs_read_text(path, buf, len);
 }
 
 /* Whether dir/name exists. */

@@ -91,3 +91,13 @@ clock_wait(const struct clock *c, uint64_t deadline_ns, uint64_t every_ns,
 		    now > every_ns ? now + every_ns : deadline_ns);
 	}
 }
+
+bool
+clock_pause(const struct clock *c, uint64_t ns, volatile sig_atomic_t *stop)
+{
+	uint64_t until = c->now_ns(c->ctx) + ns;
+
+	while (!*stop && c->now_ns(c->ctx) < until)
+		c->sleep_until(c->ctx, until);
+	return *stop;
+}

@@ -7,6 +7,7 @@
 #ifndef MYSQLMEMPROF_CLOCK_H
 #define MYSQLMEMPROF_CLOCK_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -39,5 +40,12 @@ uint64_t clock_next_deadline(uint64_t prev, uint64_t period_ns, uint64_t now);
  */
 bool clock_wait(const struct clock *c, uint64_t deadline_ns,
     uint64_t every_ns, bool (*done)(void *ctx), void *ctx);
+
+/*
+ * Sleeps on c for ns, or less when *stop is set (the signal that sets it
+ * ends the sleep): the wait before connecting again. Returns *stop.
+ */
+bool clock_pause(const struct clock *c, uint64_t ns,
+    volatile sig_atomic_t *stop);
 
 #endif

@@ -472,18 +472,6 @@ start_http(struct exporter *x, int fd)
 	return d;
 }
 
-/* Waits ns, or less when a stop comes; returns whether it did. */
-static bool
-wait_or_stop(struct exporter *x, uint64_t ns)
-{
-	uint64_t until = x->clk.now_ns(x->clk.ctx) + ns;
-	volatile sig_atomic_t *stop = &x->env->sig->stop;
-
-	while (!*stop && x->clk.now_ns(x->clk.ctx) < until)
-		x->clk.sleep_until(x->clk.ctx, until);
-	return *stop;
-}
-
 /* Says a failure once, not again while it repeats. */
 static void
 say_once(char *last, size_t size, const char *msg)
@@ -541,7 +529,7 @@ serve(struct exporter *x)
 			say_once(last, sizeof(last), x->end == SAMPLER_END_GONE ?
 			    "the target is gone" : "the capture ended");
 		}
-		if (wait_or_stop(x, retry))
+		if (clock_pause(&x->clk, retry, &x->env->sig->stop))
 			break;
 		retry = reconnect_backoff(retry);
 	}

@@ -27,17 +27,13 @@ path_of(char *path, size_t len, const char *root, uint64_t pid,
 		snprintf(path, len, "%s/%" PRIu64 "/%s", root, pid, name);
 }
 
-/* The file's text into buf, NUL-terminated; -1 with errno. */
-static int
-read_text(const char *root, uint64_t pid, const char *name, char *buf,
-    size_t len)
+int
+procfs_read_text(const char *path, char *buf, size_t len)
 {
-	char path[4096];
 	size_t n = 0;
 	ssize_t got;
 	int fd, saved;
 
-	path_of(path, sizeof(path), root, pid, name);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return -1;
 	while (n + 1 < len && (got = read(fd, buf + n, len - 1 - n)) != 0) {
@@ -54,6 +50,17 @@ read_text(const char *root, uint64_t pid, const char *name, char *buf,
 	buf[n] = '\0';
 	close(fd);
 	return 0;
+}
+
+/* root/PID/name's text into buf, NUL-terminated; -1 with errno. */
+static int
+read_text(const char *root, uint64_t pid, const char *name, char *buf,
+    size_t len)
+{
+	char path[4096];
+
+	path_of(path, sizeof(path), root, pid, name);
+	return procfs_read_text(path, buf, len);
 }
 
 /*

@@ -14,6 +14,12 @@
 #define PROCFS_ROOT "/proc"
 
 /*
+ * A small file of the kernel's (/proc, /sys: read whole in one go) into
+ * buf, NUL-terminated, cut at len - 1 bytes. 0, or -1 with errno.
+ */
+int procfs_read_text(const char *path, char *buf, size_t len);
+
+/*
  * Whether pid, which the server that started at boot_s gave, is that
  * server's process on this machine; *why says why not.
  */

@@ -360,18 +360,6 @@ observe_end(void *ctx, const struct summary *sum,
 
 /* --- The captures, one a run of the server. --- */
 
-/* Waits ns, or less when a stop comes; returns whether it did. */
-static bool
-wait_or_stop(struct record *r, uint64_t ns)
-{
-	uint64_t until = r->clk.now_ns(r->clk.ctx) + ns;
-	volatile sig_atomic_t *stop = &r->env->sig->stop;
-
-	while (!*stop && r->clk.now_ns(r->clk.ctx) < until)
-		r->clk.sleep_until(r->clk.ctx, until);
-	return *stop;
-}
-
 static int
 record_loop(struct record *r)
 {
@@ -417,7 +405,7 @@ record_loop(struct record *r)
 				last[0] = '\0';
 			}
 		}
-		if (wait_or_stop(r, retry))
+		if (clock_pause(&r->clk, retry, &r->env->sig->stop))
 			break;
 		retry = reconnect_backoff(retry);
 	}
