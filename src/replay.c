@@ -355,7 +355,8 @@ replay_dir(struct replay *p, struct reader *r)
 	size_t n;
 	int rc = EXIT_DONE;
 
-	if (segments_list(p->o->read_path, &paths, &n) != 0) {
+	if (segments_list(p->o->read_path, &paths, &n) != 0 &&
+	    errno != ENOENT) {
 		diag_say("--read %s: %s; give a folder --record wrote",
 		    p->o->read_path, strerror(errno));
 		return EXIT_RUNTIME;

@@ -282,3 +282,33 @@ class KillNine(RecordCase):
             self.assertEqual(read, stamps, mmp.describe(p) + desc)
         # Every run but a few killed before their first sample wrote some.
         self.assertGreater(len(kept), 30, kept)
+
+
+class ReadWindow(RecordCase):
+
+    def test_since_and_until_pick_the_samples_between(self):
+        rec = self.recorder("--frequency", "200")
+        self.wait_samples(rec, lambda s: len(s) >= 12, "twelve samples", 30)
+        self.finish_ok(rec, sig=signal.SIGTERM)
+        stamps = [s["timestamp"] for s in self.segment_samples(strict=True)]
+        since, until = stamps[3], stamps[8]
+        p = mmp.run(["--read", self.dir, "--since", since, "--until", until,
+                     "--format", "json"], conn=False)
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        read = [s["timestamp"] for s in mmp.parse_json_lines(p.stdout)]
+        self.assertEqual(read, stamps[3:9], mmp.describe(p))
+        # The samples between reads of the events have them back.
+        samples = mmp.parse_json_lines(p.stdout)
+        self.assertTrue(all(s["events"] for s in samples), samples)
+        # A span before now: all of them, recorded seconds ago.
+        p = mmp.run(["--read", self.dir, "--since", "-10m", "--format",
+                     "json"], conn=False)
+        self.assertEqual(
+            [s["timestamp"] for s in mmp.parse_json_lines(p.stdout)], stamps)
+        # A folder with no record is one line and status 1.
+        empty = tempfile.mkdtemp(prefix="mmp-record-empty-")
+        self.addCleanup(shutil.rmtree, empty, True)
+        p = mmp.run(["--read", empty], conn=False)
+        self.assertEqual(p.returncode, 1, mmp.describe(p))
+        self.assertIn("no records", p.stderr)
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
