@@ -399,6 +399,10 @@ record_loop(struct record *r)
 				break;
 			if (rc == EXIT_USAGE)
 				return rc;
+			/* --count, --duration: the run is over, as asked. */
+			if (r->end == SAMPLER_END_COUNT ||
+			    r->end == SAMPLER_END_DURATION)
+				break;
 			if (r->capture_samples > 0) {
 				went_away(r);
 				retry = reconnect_backoff(0);

@@ -22,7 +22,7 @@ def cnf(name, text, mode=0o644):
 CASES = [
     ([], 2, "no target"),
     (["--count", "3"], 2, "no target"),
-    (["--live", "--read", "/dev/null"], 2, "not --read"),
+    (["--live", "--read", "/dev/null"], 2, "needs a terminal"),
     (["--live", "--listen", "9104"], 2, "not --listen"),
     (["--thread", "1", "--connection", "2"], 2, "only one"),
     (["--list", "--thread", "1"], 2, "only one"),

@@ -224,6 +224,24 @@ class Live(mmp.TestCase):
         self.assertIn("not counted by performance_schema: at most",
                       t.scrollback())
 
+    def test_read_draws_the_capture_replayed(self):
+        """--read into the live view: the replayed capture's last window,
+        held until q; the summary after."""
+        path = os.path.join(tempfile.mkdtemp(prefix="mmp-live-read-"),
+                            "c.jsonl")
+        self.addCleanup(shutil.rmtree, os.path.dirname(path), True)
+        mmp.run(["--global", "--count", "5", "--frequency", "100",
+                 "--format", "json", "--output", path])
+        t = self.term(["--live", "--read", path], conn=False)
+        s = t.wait_for(lambda x: "replayed  samples 5" in x and
+                       table_rows(x))
+        self.assertIn("global", s)
+        t.keys("q")
+        s = t.wait_for(exited)
+        self.assertRestored(s)
+        self.assertEqual(status_of(s), 0, s)
+        self.assertIn("## Summary of 5 samples", t.scrollback())
+
     def test_resize_redraws(self):
         w = self.start(mmp.idle(30))
         t = self.view(w)

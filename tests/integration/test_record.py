@@ -312,3 +312,11 @@ class ReadWindow(RecordCase):
         self.assertEqual(p.returncode, 1, mmp.describe(p))
         self.assertIn("no records", p.stderr)
         self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+
+    def test_count_ends_the_recording_without_an_incident(self):
+        rec = self.recorder("--frequency", "100", "--count", "3")
+        p = self.finish_ok(rec, timeout=30)
+        self.assertEqual(len(self.segment_samples(strict=True)), 3,
+                         mmp.describe(p))
+        self.assertEqual(os.listdir(os.path.join(self.dir, "incidents")),
+                         [], mmp.describe(p))
