@@ -61,7 +61,7 @@ struct estimate {
 	uint64_t max_connections;
 	int64_t total;        /* global_buffers + max_connections * per_connection */
 	char vars[512];       /* the variables the server has, ", " between */
-	char lacks[256];      /* those of the formula it lacks; "" when none */
+	char lacks[512];      /* those of the formula it lacks; "" when none */
 	/* Each variable's value as read, -1: not read; in estimate_vars[] order. */
 	int64_t value[ESTIMATE_VARS];
 };
