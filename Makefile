@@ -64,6 +64,8 @@ CORE += runstats names
 CORE += top_threads
 # --global: every connection read beside the samples, for the record.
 CORE += conns
+# --explain: the layers' structs and MySQLTuner's estimate.
+CORE += layers
 # --global: the server's process beside the samples (its /proc files),
 # its memory cgroup and the kernel's line on an OOM kill.
 CORE += procmem procfs cgroup kmsg resident

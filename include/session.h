@@ -81,6 +81,19 @@ struct session_ops {
 	    const struct server_kind *kind, int64_t now_ms,
 	    enum conns_way *way, struct conn_list *out, char *err,
 	    size_t errlen);
+	/*
+	 * The layers of --explain (layers.h): pfs_counted_layers(),
+	 * pfs_estimate(), pfs_measured_connections() (its *way is the
+	 * session's conns_way, as connections' is).
+	 */
+	enum pfs_status (*counted_layers)(struct conn *c,
+	    struct counted_layers *out, char *err, size_t errlen);
+	enum pfs_status (*estimate)(struct conn *c,
+	    const struct server_kind *kind, struct estimate *out, char *err,
+	    size_t errlen);
+	enum pfs_status (*measured_connections)(struct conn *c,
+	    const struct server_kind *kind, enum conns_way *way,
+	    struct measured_connections *out, char *err, size_t errlen);
 	/* pfs_setup(), pfs_find_statements(), pfs_thread_statement() */
 	enum pfs_status (*setup)(struct conn *c, uint64_t thread_id,
 	    struct pfs_setup *out, char *err, size_t errlen);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "conn.h"
+#include "layers.h"
 #include "match.h"
 #include "sample.h"
 #include "statement.h"
@@ -120,6 +121,21 @@ enum pfs_status pfs_global_total(struct conn *c, int64_t *bytes, char *err,
 enum pfs_status pfs_server_memory(struct conn *c, const struct server_kind *k,
     int64_t *bytes, bool *known, char *err, size_t errlen);
 
+/*
+ * performance_schema's memory now by family, and its memory instruments
+ * (how many, how many off, the families of those off). Two queries: the
+ * second's temporary table would count in the first.
+ */
+enum pfs_status pfs_counted_layers(struct conn *c, struct counted_layers *out,
+    char *err, size_t errlen);
+
+/*
+ * MySQLTuner's estimate (layers.h) from the global variables, read from
+ * the table the server of kind k keeps them in. One query.
+ */
+enum pfs_status pfs_estimate(struct conn *c, const struct server_kind *k,
+    struct estimate *out, char *err, size_t errlen);
+
 /* Which column of performance_schema.threads pfs_find_thread() matches. */
 enum pfs_thread_key {
 	PFS_BY_THREAD,     /* THREAD_ID */
@@ -176,6 +192,17 @@ enum pfs_status pfs_list_threads(struct conn *c, const struct server_kind *k,
 enum pfs_status pfs_connections(struct conn *c, const struct server_kind *k,
     int64_t now_ms, enum conns_way *way, struct conn_list *out, char *err,
     size_t errlen);
+
+/*
+ * The memory of every client connection but ours, summed, and the largest
+ * statement's peak where the server keeps it, read as pfs_connections()
+ * reads them (*way the same: on MariaDB, without PROCESS, summed from
+ * performance_schema with no peaks, out->no_process). One query, and the
+ * PROCESS question at the first read of a connection.
+ */
+enum pfs_status pfs_measured_connections(struct conn *c,
+    const struct server_kind *k, enum conns_way *way,
+    struct measured_connections *out, char *err, size_t errlen);
 
 /* What --wait-for and --longer-than look for; NULL means any. */
 struct match_filter {

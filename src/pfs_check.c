@@ -279,3 +279,81 @@ pfs_find_thread(struct conn *c, enum pfs_thread_key key, uint64_t id,
 	}
 	return PFS_OK;
 }
+
+/* The one row of pfs_sql_memory_instruments. */
+static int
+instruments_row(void *ctx, unsigned ncols, char **v, const unsigned long *len)
+{
+	struct counted_layers *l = ctx;
+	uint64_t n, off;
+
+	if (ncols < 3 || pfs_column_u64(v[0], &n) != 0 ||
+	    pfs_column_u64(v[1], &off) != 0)
+		return -1;
+	l->instruments = (size_t)n;
+	l->instruments_off = (size_t)off;
+	pfs_copy_column(l->off_families, sizeof(l->off_families), v[2], len[2]);
+	return 0;
+}
+
+enum pfs_status
+pfs_counted_layers(struct conn *c, struct counted_layers *out, char *err,
+    size_t errlen)
+{
+	struct pfs_ints r;
+	enum conn_status st;
+	enum pfs_status ps;
+
+	memset(out, 0, sizeof(*out));
+	if ((ps = query_ints(c, pfs_sql_counted_layers,
+	    "summing performance_schema's memory by family", &r, err,
+	    errlen)) != PFS_OK)
+		return ps;
+	out->buffer_pool = r.v[0];
+	out->innodb_rest = r.v[1];
+	out->pfs_own = r.v[2];
+	out->temp_tables = r.v[3];
+	out->rest = r.v[4];
+	out->total = r.v[5];
+	/* Apart, after: its GROUP_CONCAT(DISTINCT) makes a temporary table. */
+	st = conn_query(c, pfs_sql_memory_instruments, instruments_row, out,
+	    NULL, err, errlen);
+	if (st != CONN_OK)
+		return pfs_query_failed(st, "reading the memory instruments",
+		    err, err, errlen);
+	return PFS_OK;
+}
+
+/* Each row of pfs_sql_estimate(): a variable's name and value. */
+static int
+estimate_row(void *ctx, unsigned ncols, char **v, const unsigned long *len)
+{
+	(void)len;
+	/* A value not a number (none is, on 10.11 or 9.7) counts as lacking. */
+	if (ncols >= 2 && v[0] != NULL)
+		(void)estimate_set(ctx, v[0], v[1]);
+	return 0;
+}
+
+enum pfs_status
+pfs_estimate(struct conn *c, const struct server_kind *k,
+    struct estimate *out, char *err, size_t errlen)
+{
+	enum conn_status st;
+	char sql[1024];
+
+	estimate_clear(out);
+	if (pfs_sql_estimate(sql, sizeof(sql), k) != 0) {
+		snprintf(err, errlen, "internal error: the variables' query "
+		    "does not fit");
+		return PFS_ERROR;
+	}
+	st = conn_query(c, sql, estimate_row, out, NULL, err, errlen);
+	if (st != CONN_OK) {
+		estimate_clear(out);
+		return pfs_query_failed(st, "reading the global variables", err,
+		    err, errlen);
+	}
+	estimate_sum(out);
+	return PFS_OK;
+}

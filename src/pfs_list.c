@@ -210,6 +210,32 @@ process_privilege(struct conn *c, bool *has, char *err, size_t errlen)
 	return PFS_OK;
 }
 
+/*
+ * The way every connection is read on this connection, once: the kind's,
+ * and on MariaDB whether our account holds PROCESS. *way stays unknown
+ * when the question fails.
+ */
+static enum pfs_status
+learn_way(struct conn *c, const struct server_kind *k, enum conns_way *way,
+    char *err, size_t errlen)
+{
+	enum pfs_status ps;
+	bool has = false;
+
+	if (*way != CONNS_UNKNOWN)
+		return PFS_OK;
+	*way = pfs_sql_conns_way(k);
+	if (*way != CONNS_PROCESSLIST)
+		return PFS_OK;
+	if ((ps = process_privilege(c, &has, err, errlen)) != PFS_OK) {
+		*way = CONNS_UNKNOWN;
+		return ps;
+	}
+	if (!has)
+		*way = CONNS_NO_PROCESS;
+	return PFS_OK;
+}
+
 enum pfs_status
 pfs_connections(struct conn *c, const struct server_kind *k, int64_t now_ms,
     enum conns_way *way, struct conn_list *out, char *err, size_t errlen)
@@ -217,21 +243,10 @@ pfs_connections(struct conn *c, const struct server_kind *k, int64_t now_ms,
 	struct conns_ctx cc = { .l = out, .now_ms = now_ms };
 	enum conn_status st;
 	enum pfs_status ps;
-	bool has = false;
 
 	out->n = 0;
-	if (*way == CONNS_UNKNOWN) {
-		*way = pfs_sql_conns_way(k);
-		if (*way == CONNS_PROCESSLIST) {
-			if ((ps = process_privilege(c, &has, err, errlen)) !=
-			    PFS_OK) {
-				*way = CONNS_UNKNOWN;
-				return ps;
-			}
-			if (!has)
-				*way = CONNS_NO_PROCESS;
-		}
-	}
+	if ((ps = learn_way(c, k, way, err, errlen)) != PFS_OK)
+		return ps;
 	st = conn_query(c, pfs_sql_connections(*way), conn_row, &cc, NULL, err,
 	    errlen);
 	if (st != CONN_OK) {
@@ -243,6 +258,54 @@ pfs_connections(struct conn *c, const struct server_kind *k, int64_t now_ms,
 		}
 		return pfs_query_failed(st, "reading the connections", err, err,
 		    errlen);
+	}
+	return PFS_OK;
+}
+
+/* The one row of pfs_sql_measured_connections(). */
+static int
+measured_row(void *ctx, unsigned ncols, char **v, const unsigned long *len)
+{
+	struct measured_connections *m = ctx;
+
+	if (ncols < 7)
+		return -1;
+	if (pfs_column_u64(v[0], &m->connections) != 0 ||
+	    pfs_column_i64(v[1], &m->sum_bytes) != 0 ||
+	    pfs_column_i64(v[2], &m->largest_bytes) != 0 ||
+	    pfs_column_i64(v[3], &m->sum_peaks) != 0 ||
+	    pfs_column_i64(v[4], &m->largest_peak) != 0 ||
+	    pfs_column_i64(v[5], &m->largest_statement_peak) != 0)
+		return -1;
+	if (v[3] == NULL)
+		m->sum_peaks = m->largest_peak = -1;
+	if (v[5] == NULL)
+		m->largest_statement_peak = -1;
+	copy_text(m->largest_statement, sizeof(m->largest_statement), v[6],
+	    len[6]);
+	return 0;
+}
+
+enum pfs_status
+pfs_measured_connections(struct conn *c, const struct server_kind *k,
+    enum conns_way *way, struct measured_connections *out, char *err,
+    size_t errlen)
+{
+	enum conn_status st;
+	enum pfs_status ps;
+
+	*out = (struct measured_connections){ .sum_peaks = -1,
+	    .largest_peak = -1, .largest_statement_peak = -1 };
+	if ((ps = learn_way(c, k, way, err, errlen)) != PFS_OK)
+		return ps;
+	out->no_process = *way == CONNS_NO_PROCESS;
+	st = conn_query(c, pfs_sql_measured_connections(*way), measured_row,
+	    out, NULL, err, errlen);
+	if (st != CONN_OK) {
+		*out = (struct measured_connections){ .sum_peaks = -1,
+		    .largest_peak = -1, .largest_statement_peak = -1 };
+		return pfs_query_failed(st, "summing the connections' memory",
+		    err, err, errlen);
 	}
 	return PFS_OK;
 }

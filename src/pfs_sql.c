@@ -732,3 +732,119 @@ pfs_sql_connections(enum conns_way way)
 	default: return pfs_sql_connections_summed;
 	}
 }
+
+/*
+ * The layers of --explain (layers.h). performance_schema's memory now by
+ * family: each event's family is one CASE, so every byte falls in exactly
+ * one column and the five sum to the sixth. The sums are taken over a
+ * derived table the optimizer merges, with no GROUP BY and nothing else in
+ * the statement: a grouping, a GROUP_CONCAT(DISTINCT) or a derived table
+ * that is materialized makes an internal temporary table, whose memory the
+ * reading would count in itself (1 MiB of memory/temptable/ on MySQL 9.7.4,
+ * hence the instruments apart, below). MySQL makes its internal temporary
+ * tables in the TempTable engine; MariaDB in HEAP, the MEMORY engine, whose
+ * instruments are memory/memory/ on both (HP_SHARE, HP_INFO, HP_PTRS,
+ * HP_KEYDEF on 10.11.19 and 9.7.4).
+ */
+const char pfs_sql_counted_layers[] =
+    "SELECT COALESCE(SUM(IF(m.f = 1, m.b, 0)), 0), "
+    "COALESCE(SUM(IF(m.f = 2, m.b, 0)), 0), "
+    "COALESCE(SUM(IF(m.f = 3, m.b, 0)), 0), "
+    "COALESCE(SUM(IF(m.f = 4, m.b, 0)), 0), "
+    "COALESCE(SUM(IF(m.f = 0, m.b, 0)), 0), COALESCE(SUM(m.b), 0) "
+    "FROM (SELECT CASE "
+    "WHEN EVENT_NAME = 'memory/innodb/buf_buf_pool' THEN 1 "
+    "WHEN EVENT_NAME LIKE 'memory/innodb/%' THEN 2 "
+    "WHEN EVENT_NAME LIKE 'memory/performance\\_schema/%' THEN 3 "
+    "WHEN EVENT_NAME LIKE 'memory/temptable/%' OR "
+    "EVENT_NAME LIKE 'memory/memory/%' THEN 4 ELSE 0 END AS f, "
+    PFS_BYTES_USED " AS b "
+    "FROM performance_schema.memory_summary_global_by_event_name) m";
+
+/*
+ * The memory instruments, those off, and the families of those off (the
+ * second part of memory/FAMILY/NAME), distinct, in name order, ", "
+ * between them. memory/performance_schema/ ones stay on whatever is asked
+ * (both servers), so they are never off.
+ */
+const char pfs_sql_memory_instruments[] =
+    "SELECT COUNT(*), COALESCE(SUM(s.d), 0), "
+    "COALESCE(GROUP_CONCAT(DISTINCT IF(s.d, s.family, NULL) "
+    "ORDER BY IF(s.d, s.family, NULL) SEPARATOR ', '), '') "
+    "FROM (SELECT ENABLED <> 'YES' AS d, "
+    "SUBSTRING_INDEX(SUBSTRING_INDEX(NAME, '/', 2), '/', -1) AS family "
+    "FROM performance_schema.setup_instruments "
+    "WHERE NAME LIKE 'memory/%') s";
+
+/*
+ * The global variables of MySQLTuner's estimate (layers.c's
+ * estimate_vars[]), by name and value: MariaDB keeps them in
+ * information_schema.GLOBAL_VARIABLES (it has no
+ * performance_schema.global_variables: error 1146 on 10.11.19), MySQL in
+ * performance_schema.global_variables (8.0 removed the
+ * information_schema table). A variable the server lacks is no row. Both
+ * compare the name without case; MariaDB gives it in capitals.
+ */
+int
+pfs_sql_estimate(char *buf, size_t size, const struct server_kind *k)
+{
+	size_t len;
+	int n;
+
+	n = snprintf(buf, size, "SELECT VARIABLE_NAME, VARIABLE_VALUE FROM %s "
+	    "WHERE VARIABLE_NAME IN (", k->flavour == SERVER_MARIADB ?
+	    "information_schema.GLOBAL_VARIABLES" :
+	    "performance_schema.global_variables");
+	if (fits(n, size) != 0)
+		return -1;
+	len = (size_t)n;
+	for (size_t i = 0; estimate_vars[i].name != NULL; i++) {
+		n = snprintf(buf + len, size - len, "%s'%s'", i > 0 ? ", " : "",
+		    estimate_vars[i].name);
+		if (fits(n, size - len) != 0)
+			return -1;
+		len += (size_t)n;
+	}
+	return fits(snprintf(buf + len, size - len, ")"), size - len);
+}
+
+/*
+ * The connections' memory summed (layers.h's struct measured_connections),
+ * every client connection but ours as pfs_sql_connections() reads them:
+ * the count, the sum and the largest now, the sum and the largest peak
+ * (NULL: none), the largest statement's peak and its digest's text (NULL:
+ * none). Each way of enum conns_way. Only MySQL 8.0.31+ (CONNS_THREADS)
+ * keeps statements' peaks, in events_statements_summary_by_digest since
+ * the start (or a TRUNCATE): the largest of any statement, ours too.
+ */
+#define MEASURED_DIGEST \
+	"(SELECT MAX(d.MAX_TOTAL_MEMORY) FROM " \
+	"performance_schema.events_statements_summary_by_digest d), " \
+	"(SELECT LEFT(d.DIGEST_TEXT, 255) FROM " \
+	"performance_schema.events_statements_summary_by_digest d " \
+	"ORDER BY d.MAX_TOTAL_MEMORY DESC LIMIT 1) "
+static const char sql_measured_threads[] =
+    "SELECT COUNT(*), COALESCE(SUM(t.TOTAL_MEMORY), 0), "
+    "COALESCE(MAX(t.TOTAL_MEMORY), 0), COALESCE(SUM(t.MAX_TOTAL_MEMORY), 0), "
+    "COALESCE(MAX(t.MAX_TOTAL_MEMORY), 0), " MEASURED_DIGEST
+    "FROM performance_schema.threads t " CONNS_PFS_WHERE;
+static const char sql_measured_summed[] =
+    "SELECT COUNT(*), COALESCE(SUM(m.bytes), 0), COALESCE(MAX(m.bytes), 0), "
+    "NULL, NULL, NULL, NULL FROM performance_schema.threads t "
+    CONNS_PFS_SUMMED CONNS_PFS_WHERE;
+static const char sql_measured_processlist[] =
+    "SELECT COUNT(*), COALESCE(SUM(p.MEMORY_USED), 0), "
+    "COALESCE(MAX(p.MEMORY_USED), 0), COALESCE(SUM(p.MAX_MEMORY_USED), 0), "
+    "COALESCE(MAX(p.MAX_MEMORY_USED), 0), NULL, NULL "
+    "FROM information_schema.PROCESSLIST p "
+    "WHERE p.ID <> CONNECTION_ID() AND p.COMMAND <> 'Daemon'";
+
+const char *
+pfs_sql_measured_connections(enum conns_way way)
+{
+	switch (way) {
+	case CONNS_THREADS: return sql_measured_threads;
+	case CONNS_PROCESSLIST: return sql_measured_processlist;
+	default: return sql_measured_summed;
+	}
+}

@@ -34,6 +34,13 @@ extern const char pfs_sql_memory_disabled[];
 extern const char pfs_sql_global_total[];
 extern const char pfs_sql_enable_instruments[]; /* shown, never sent */
 extern const char pfs_sql_consumers_off[];
+/*
+ * performance_schema's memory by family (layers.h): buffer pool, the rest
+ * of InnoDB, its own, temporary tables, the rest, the total; and its
+ * memory instruments: how many, how many off, the families of those off.
+ */
+extern const char pfs_sql_counted_layers[];
+extern const char pfs_sql_memory_instruments[];
 /* The limits of connections' memory: only where pfs_sql_has_memory_limits(). */
 extern const char pfs_sql_memory_limits[];
 /* --list: the way for a server of kind k (see enum find_memory). */
@@ -150,6 +157,18 @@ enum conns_way pfs_sql_conns_way(const struct server_kind *k);
 const char *pfs_sql_connections(enum conns_way way);
 /* MariaDB: 1 when our account holds PROCESS, else 0. */
 extern const char pfs_sql_process_privilege[];
+/*
+ * The layers of --explain (layers.h). MySQLTuner's variables, by name and
+ * value, from the table of the server of kind k: 0, or -1 when it does
+ * not fit.
+ */
+int pfs_sql_estimate(char *buf, size_t size, const struct server_kind *k);
+/*
+ * The connections' memory summed, the way of enum conns_way (as
+ * pfs_sql_connections()): count, sum and largest now, sum and largest
+ * peak, the largest statement's peak and its digest's text (NULL: none).
+ */
+const char *pfs_sql_measured_connections(enum conns_way way);
 /* The summary table of a grain, for messages. */
 const char *pfs_sql_grain_table(enum pfs_grain grain);
 

@@ -127,6 +127,19 @@ struct fake_server {
 	int64_t conns_now_ms;    /* now_ms of the latest read */
 	uint64_t conn_reads_at[64];
 
+	/*
+	 * The layers of --explain: counted_layers() gives layers; estimate()
+	 * sums the variables of vars ("name", "value" pairs, NULL-ended) as
+	 * the server's rows; measured_connections() gives measured, without
+	 * peaks when the way is the dear one (no_process, as connections());
+	 * layers_status: a failure of each.
+	 */
+	struct counted_layers layers;
+	const char *vars[2 * ESTIMATE_VARS + 1];
+	struct measured_connections measured;
+	enum pfs_status layers_status;
+	size_t layers_reads, estimate_reads, measured_reads;
+
 	/* list_threads(): the target, and our own thread. */
 	size_t lists;
 
@@ -433,6 +446,65 @@ fake_connections(struct conn *c, const struct server_kind *kind,
 	return PFS_OK;
 }
 
+static enum pfs_status
+fake_counted_layers(struct conn *c, struct counted_layers *out, char *err,
+    size_t errlen)
+{
+	assert_true(c->open);
+	fake->layers_reads++;
+	memset(out, 0, sizeof(*out));
+	if (fake->layers_status != PFS_OK) {
+		snprintf(err, errlen, "lost");
+		return fake->layers_status;
+	}
+	*out = fake->layers;
+	return PFS_OK;
+}
+
+static enum pfs_status
+fake_estimate(struct conn *c, const struct server_kind *kind,
+    struct estimate *out, char *err, size_t errlen)
+{
+	(void)kind;
+	assert_true(c->open);
+	fake->estimate_reads++;
+	estimate_clear(out);
+	if (fake->layers_status != PFS_OK) {
+		snprintf(err, errlen, "lost");
+		return fake->layers_status;
+	}
+	for (size_t i = 0; fake->vars[i] != NULL; i += 2)
+		(void)estimate_set(out, fake->vars[i], fake->vars[i + 1]);
+	estimate_sum(out);
+	return PFS_OK;
+}
+
+static enum pfs_status
+fake_measured_connections(struct conn *c, const struct server_kind *kind,
+    enum conns_way *way, struct measured_connections *out, char *err,
+    size_t errlen)
+{
+	(void)kind;
+	assert_true(c->open);
+	fake->measured_reads++;
+	*out = (struct measured_connections){ .sum_peaks = -1,
+	    .largest_peak = -1, .largest_statement_peak = -1 };
+	if (*way == CONNS_UNKNOWN) {
+		fake->process_checks++;
+		*way = fake->no_process ? CONNS_NO_PROCESS : CONNS_PROCESSLIST;
+	}
+	if (fake->layers_status != PFS_OK) {
+		snprintf(err, errlen, "lost");
+		return fake->layers_status;
+	}
+	*out = fake->measured;
+	if (*way == CONNS_NO_PROCESS) {
+		out->no_process = true;
+		out->sum_peaks = out->largest_peak = -1;
+	}
+	return PFS_OK;
+}
+
 /* The target, then our own thread, as the list the caller frees. */
 static enum pfs_status
 fake_list_threads(struct conn *c, const struct server_kind *kind,
@@ -671,6 +743,9 @@ static const struct session_ops fake_ops = {
 	.top_threads = fake_top_threads,
 	.list_threads = fake_list_threads,
 	.connections = fake_connections,
+	.counted_layers = fake_counted_layers,
+	.estimate = fake_estimate,
+	.measured_connections = fake_measured_connections,
 	.setup = fake_setup,
 	.memory_limits = fake_memory_limits,
 	.find_statements = fake_find,

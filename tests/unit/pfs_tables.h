@@ -124,6 +124,13 @@ static const struct table_def mariadb_10_11[] = {
 	{ "information_schema.USER_PRIVILEGES",
 	  "GRANTEE varchar(385), TABLE_CATALOG varchar(512), "
 	  "PRIVILEGE_TYPE varchar(64), IS_GRANTABLE varchar(3)" },
+	/*
+	 * MySQLTuner's variables for --explain: MariaDB has no
+	 * performance_schema.global_variables. information_schema.COLUMNS
+	 * of a running 10.11.19.
+	 */
+	{ "information_schema.GLOBAL_VARIABLES",
+	  "VARIABLE_NAME varchar(64), VARIABLE_VALUE varchar(4096)" },
 	{ NULL, NULL },
 };
 
@@ -216,6 +223,31 @@ static const struct table_def mysql_8_4[] = {
 	  "STATEMENT_ID bigint unsigned, CPU_TIME bigint unsigned, "
 	  "MAX_CONTROLLED_MEMORY bigint unsigned, "
 	  "MAX_TOTAL_MEMORY bigint unsigned, EXECUTION_ENGINE enum" },
+	/*
+	 * The largest statement's peak for --explain (MAX_TOTAL_MEMORY since
+	 * 8.0.31): information_schema.COLUMNS of a running 9.7.4, up to it.
+	 */
+	{ "events_statements_summary_by_digest",
+	  "SCHEMA_NAME varchar(64), DIGEST varchar(64), DIGEST_TEXT longtext, "
+	  "COUNT_STAR bigint unsigned, SUM_TIMER_WAIT bigint unsigned, "
+	  "MIN_TIMER_WAIT bigint unsigned, AVG_TIMER_WAIT bigint unsigned, "
+	  "MAX_TIMER_WAIT bigint unsigned, SUM_LOCK_TIME bigint unsigned, "
+	  "SUM_ERRORS bigint unsigned, SUM_WARNINGS bigint unsigned, "
+	  "SUM_ROWS_AFFECTED bigint unsigned, SUM_ROWS_SENT bigint unsigned, "
+	  "SUM_ROWS_EXAMINED bigint unsigned, "
+	  "SUM_CREATED_TMP_DISK_TABLES bigint unsigned, "
+	  "SUM_CREATED_TMP_TABLES bigint unsigned, "
+	  "SUM_SELECT_FULL_JOIN bigint unsigned, "
+	  "SUM_SELECT_FULL_RANGE_JOIN bigint unsigned, "
+	  "SUM_SELECT_RANGE bigint unsigned, "
+	  "SUM_SELECT_RANGE_CHECK bigint unsigned, "
+	  "SUM_SELECT_SCAN bigint unsigned, "
+	  "SUM_SORT_MERGE_PASSES bigint unsigned, "
+	  "SUM_SORT_RANGE bigint unsigned, SUM_SORT_ROWS bigint unsigned, "
+	  "SUM_SORT_SCAN bigint unsigned, SUM_NO_INDEX_USED bigint unsigned, "
+	  "SUM_NO_GOOD_INDEX_USED bigint unsigned, SUM_CPU_TIME bigint unsigned, "
+	  "MAX_CONTROLLED_MEMORY bigint unsigned, "
+	  "MAX_TOTAL_MEMORY bigint unsigned" },
 	MYSQL_COMMON_TABLES,
 	{ NULL, NULL },
 };

@@ -131,6 +131,23 @@ make_queries(void)
 			    pfs_sql_connections(CONNS_NO_PROCESS), 1u << f);
 		}
 	}
+	/* The layers of --explain: each kind's variables and connections' way. */
+	add("counted_layers", pfs_sql_counted_layers);
+	add("memory_instruments", pfs_sql_memory_instruments);
+	for (size_t f = 0; f < N_FLAVOURS; f++) {
+		struct server_kind k = pfs_server_kind_parse(flavours[f].version);
+		enum conns_way way = pfs_sql_conns_way(&k);
+
+		/* pfs_check.c's buffer: 1024. */
+		assert_int_equal(pfs_sql_estimate(sql, 1024, &k), 0);
+		add_for("estimate", sql, 1u << f);
+		add_for("measured_connections",
+		    pfs_sql_measured_connections(way), 1u << f);
+		if (way == CONNS_PROCESSLIST)
+			add_for("measured_connections without PROCESS",
+			    pfs_sql_measured_connections(CONNS_NO_PROCESS),
+			    1u << f);
+	}
 	/*
 	 * The sizes of the callers' buffers: pfs_check.c 200, pfs_look.c
 	 * 2048 and 1024, pfs_read.c 2048 and 300.
@@ -260,7 +277,7 @@ is_keyword(const char *w)
 	static const char *const kw[] = { "SELECT", "FROM", "WHERE", "AND",
 	    "OR", "NOT", "IN", "LIKE", "IS", "NULL", "AS", "ON", "LEFT", "JOIN",
 	    "GROUP", "BY", "HAVING", "ORDER", "DESC", "ASC", "UNION", "ALL", "EXISTS",
-	    "DISTINCT",
+	    "DISTINCT", "CASE", "WHEN", "THEN", "ELSE", "END", "SEPARATOR",
 	    "UPDATE", "SET", "LIMIT", NULL };
 
 	for (size_t i = 0; kw[i] != NULL; i++)
