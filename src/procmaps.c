@@ -276,9 +276,12 @@ procmaps_scan_end(struct procmaps_scan *s, struct process_layers *out)
 	return 0;
 }
 
-/* The whole text, a line at a time. */
+/*
+ * The whole text, a line at a time; smaps' (need_rss) must hold the Rss
+ * lines maps' has not.
+ */
 static int
-parse(const char *text, struct process_layers *out)
+parse(const char *text, bool need_rss, struct process_layers *out)
 {
 	struct procmaps_scan s;
 	const char *p = text, *nl;
@@ -291,22 +294,21 @@ parse(const char *text, struct process_layers *out)
 		procmaps_scan_line(&s, p, (size_t)(nl - p));
 		p = *nl != '\0' ? nl + 1 : nl;
 	}
+	if (need_rss && !s.has_rss)
+		return -1;
 	return procmaps_scan_end(&s, out);
 }
 
 int
 procmaps_parse_maps(const char *maps_text, struct process_layers *out)
 {
-	return parse(maps_text, out);
+	return parse(maps_text, false, out);
 }
 
 int
 procmaps_parse_smaps(const char *smaps_text, struct process_layers *out)
 {
-	if (parse(smaps_text, out) != 0)
-		return -1;
-	/* No Rss line: maps' text, without the figures asked for. */
-	return out->brk_heap_resident < 0 ? -1 : 0;
+	return parse(smaps_text, true, out);
 }
 
 int
