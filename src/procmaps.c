@@ -113,16 +113,25 @@ library(struct procmaps_scan *s, const char *path, size_t plen)
 	if (base_is(path, plen, "libjemalloc.so") ||
 	    base_is(path, plen, "libjemalloc_")) {
 		into = s->jemalloc;
-		s->jemalloc_at = s->cur.start;
 	} else if (base_is(path, plen, "libtcmalloc")) {
 		into = s->tcmalloc;
-		s->tcmalloc_at = s->cur.start;
-	} else if (base_is(path, plen, "libc.so.") ||
-	    base_is(path, plen, "libc-2.")) {
+	} else if (s->libc[0] == '\0' && (base_is(path, plen, "libc.so.") ||
+	    base_is(path, plen, "libc-2."))) {
 		into = s->libc;
 	}
-	if (into != NULL && into[0] == '\0')
+	/*
+	 * The first region of each file; of two builds of one allocator
+	 * (tcmalloc_minimal preloaded over the tcmalloc MySQL links), the
+	 * later in maps, at the higher address: the one loaded first.
+	 */
+	if (into != NULL && (strlen(into) != plen ||
+	    memcmp(into, path, plen) != 0)) {
 		snprintf(into, 256, "%.*s", (int)plen, path);
+		if (into == s->jemalloc)
+			s->jemalloc_at = s->cur.start;
+		else if (into == s->tcmalloc)
+			s->tcmalloc_at = s->cur.start;
+	}
 }
 
 /*

@@ -36,7 +36,9 @@ struct process_layers {
 	enum allocator allocator;   /* from the libraries mapped */
 	char allocator_lib[256];    /* its path, as maps gives it */
 	int arenas;                 /* glibc: its heaps for non-main arenas,
-	                               + 1 for the main arena; 0 otherwise */
+	                               + 1 for the main arena; 0 otherwise.
+	                               An arena whose heap is full takes
+	                               another: at least the arenas it made */
 	int64_t arena_resident;     /* smaps: the Rss of those heaps */
 	int64_t brk_heap_resident;  /* smaps: the Rss of [heap]: glibc's main
 	                               arena, or what tcmalloc took by sbrk */

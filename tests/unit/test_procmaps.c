@@ -139,6 +139,20 @@ test_preloaded_over_linked(void **state)
 	assert_string_equal(l.allocator_lib, "/root/.cache/mysqlmemprof/sid"
 	    "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2");
 	assert_int_equal(l.brk_heap_resident, 2076 * KB);
+	/* tcmalloc_minimal preloaded over it: the one above, loaded first. */
+	l = fresh();
+	assert_int_equal(procmaps_parse_maps(
+	    "7f0ad0221000-7f0ad0230000 r--p 00000000 fe:00 1 "
+	    "/usr/lib/libtcmalloc.so.4.6.5\n"
+	    "7f0ad0249000-7f0ad0253000 r--p 00028000 fe:00 1 "
+	    "/usr/lib/libtcmalloc.so.4.6.5\n"
+	    "7f0ad1800000-7f0ad180a000 r--p 00000000 fe:00 2 "
+	    "/usr/lib/libtcmalloc_minimal.so.4.6.5\n"
+	    "7f0ad2800000-7f0ad280a000 r--p 00000000 fe:00 3 "
+	    "/usr/lib/libc.so.6\n", &l), 0);
+	assert_int_equal(l.allocator, ALLOC_TCMALLOC);
+	assert_string_equal(l.allocator_lib,
+	    "/usr/lib/libtcmalloc_minimal.so.4.6.5");
 }
 
 /* One region of smaps: its header, then its Rss. */
