@@ -67,8 +67,9 @@ CORE += conns
 # --explain: the layers' structs and MySQLTuner's estimate.
 CORE += layers
 # --global: the server's process beside the samples (its /proc files),
-# its memory cgroup and the kernel's line on an OOM kill.
-CORE += procmem procfs cgroup kmsg resident
+# its memory cgroup and the kernel's line on an OOM kill; --explain: its
+# layers (procmaps: allocator, arenas, smaps).
+CORE += procmem procmaps procfs cgroup kmsg resident
 # The buffer the text, CSV and JSON formats write a sample into.
 CORE += obuf
 # --listen: the page of the exporter (metrics), and the exporter.

@@ -6,7 +6,10 @@
  * negative). The input is cut at NUL bytes into the texts of one process.
  * The memory cgroup's files (cgroup.h) and a record of the kernel's log
  * (kmsg.h) too: a limit is bytes or -1 (none), a path found starts with
- * '/', a line kept is NUL-ended.
+ * '/', a line kept is NUL-ended. And the layers of maps, smaps and status
+ * (procmaps.h): no figure below -1, arenas only for glibc, the library's
+ * path NUL-ended, and the same findings whether the text is walked whole
+ * or a line at a time without NULs.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,6 +17,7 @@
 
 #include "cgroup.h"
 #include "kmsg.h"
+#include "procmaps.h"
 #include "procmem.h"
 
 /* The next NUL-ended piece of buf (len bytes, a NUL after them), or "". */
@@ -61,6 +65,57 @@ cgroup_checks(const char *buf, size_t size)
 		abort();
 }
 
+static void
+layers_check(const struct process_layers *l, int rc)
+{
+	if (rc != 0)
+		return;
+	if (l->arenas < 0 || (l->allocator != ALLOC_GLIBC && l->arenas != 0) ||
+	    l->arena_resident < -1 || l->brk_heap_resident < -1 ||
+	    l->anon_huge < -1 ||
+	    memchr(l->allocator_lib, '\0', sizeof(l->allocator_lib)) == NULL)
+		abort();
+}
+
+static void
+procmaps_checks(const uint8_t *data, size_t size, const char *buf)
+{
+	struct process_layers whole, lines;
+	struct procmaps_scan s;
+	const uint8_t *p = data, *end = data + size, *nl;
+	int rc;
+
+	memset(&whole, 0, sizeof(whole));
+	layers_check(&whole, procmaps_parse_maps(buf, &whole));
+	memset(&whole, 0, sizeof(whole));
+	rc = procmaps_parse_smaps(buf, &whole);
+	layers_check(&whole, rc);
+	memset(&whole, 0, sizeof(whole));
+	if (procmaps_parse_status(buf, &whole) == 0 &&
+	    (whole.rss < 0 || whole.anon < 0 || whole.file < 0 ||
+	    whole.shmem < -1 || whole.swap < -1))
+		abort();
+
+	/* The raw bytes a line at a time, as procfs_layers() feeds them. */
+	if (memchr(data, '\0', size) != NULL)
+		return;
+	memset(&whole, 0, sizeof(whole));
+	rc = procmaps_parse_maps(buf, &whole);
+	procmaps_scan_begin(&s);
+	for (; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (nl == NULL)
+			nl = end - 1;
+		procmaps_scan_line(&s, (const char *)p, (size_t)(nl - p + 1));
+	}
+	memset(&lines, 0, sizeof(lines));
+	if (procmaps_scan_end(&s, &lines) != rc || (rc == 0 &&
+	    (lines.allocator != whole.allocator ||
+	    lines.arenas != whole.arenas ||
+	    strcmp(lines.allocator_lib, whole.allocator_lib) != 0)))
+		abort();
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -103,6 +158,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (memchr(why, '\0', sizeof(why)) == NULL)
 		abort();
 	cgroup_checks(buf, size);
+	procmaps_checks(data, size, buf);
 	free(buf);
 	return 0;
 }

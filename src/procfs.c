@@ -138,3 +138,101 @@ procfs_memory(const char *root, uint64_t pid, struct process_memory *out)
 	}
 	return 0;
 }
+
+/*
+ * Walks root/PID/name a line at a time, so a server's smaps (thousands of
+ * regions, some MiB) is never held whole. 0, or -1 with errno.
+ */
+static int
+scan_file(const char *root, uint64_t pid, const char *name,
+    struct process_layers *out)
+{
+	struct procmaps_scan s;
+	char path[4096], *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int rc = 0, saved;
+	FILE *fp;
+
+	path_of(path, sizeof(path), root, pid, name);
+	if ((fp = fopen(path, "re")) == NULL)
+		return -1;
+	procmaps_scan_begin(&s);
+	errno = 0;
+	while ((n = getline(&line, &cap, fp)) > 0)
+		procmaps_scan_line(&s, line, (size_t)n);
+	/* A folder opens, and fails at the first read: EISDIR. */
+	if (ferror(fp)) {
+		rc = -1;
+		saved = errno != 0 ? errno : EIO;
+	} else if (procmaps_scan_end(&s, out) != 0) {
+		rc = -1;
+		/* Empty: the process ended while it was read. */
+		saved = s.regions == 0 ? ESRCH : EINVAL;
+	}
+	free(line);
+	fclose(fp);
+	if (rc != 0)
+		errno = saved;
+	return rc;
+}
+
+/* Why root/PID/name could not be read (err), in words, into why. */
+static void
+say_unread(char *why, size_t len, const char *root, uint64_t pid,
+    const char *name, int err)
+{
+	char path[4096];
+
+	path_of(path, sizeof(path), root, pid, name);
+	if (err == ENOENT || err == ESRCH)
+		snprintf(why, len, "no process %" PRIu64 " under %s: it ended, "
+		    "or runs in another pid namespace", pid, root);
+	else if (err == EACCES || err == EPERM)
+		snprintf(why, len, "cannot read %.120s: %s (another user's process: "
+		    "its maps are for its user and root)", path,
+		    strerror(err));
+	else
+		snprintf(why, len, "cannot read %.180s: %s", path,
+		    strerror(err));
+}
+
+int
+procfs_layers(const char *root, uint64_t pid, struct process_layers *out)
+{
+	char text[PROCFS_TEXT_MAX], smaps_why[256];
+	int err;
+
+	*out = (struct process_layers){
+		.rss = -1, .anon = -1, .file = -1, .shmem = -1, .swap = -1,
+		.anon_huge = -1, .arena_resident = -1,
+		.brk_heap_resident = -1,
+	};
+	if (read_text(root, pid, "status", text, sizeof(text)) != 0) {
+		say_unread(out->why, sizeof(out->why), root, pid, "status",
+		    errno);
+		return -1;
+	}
+	if (procmaps_parse_status(text, out) != 0) {
+		snprintf(out->why, sizeof(out->why), "%s/%" PRIu64 "/status "
+		    "has no RssAnon and RssFile (Linux before 4.5)", root, pid);
+		return -1;
+	}
+	if (scan_file(root, pid, "smaps", out) == 0) {
+		out->known = true;
+		return 0;
+	}
+	err = errno;
+	say_unread(smaps_why, sizeof(smaps_why), root, pid, "smaps", err);
+	/*
+	 * A kernel without CONFIG_PROC_PAGE_MONITOR has maps and no smaps:
+	 * the allocator and the arenas still show, not what they hold.
+	 */
+	if (err != ESRCH && scan_file(root, pid, "maps", out) == 0) {
+		out->known = true;
+		snprintf(out->why, sizeof(out->why), "%s", smaps_why);
+		return 0;
+	}
+	snprintf(out->why, sizeof(out->why), "%s", smaps_why);
+	return -1;
+}

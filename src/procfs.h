@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "procmaps.h"
 #include "procmem.h"
 
 #define PROCFS_ROOT "/proc"
@@ -32,5 +33,13 @@ enum procmem_trust procfs_check(const char *root, uint64_t pid,
  * is read, as when the process has ended.
  */
 int procfs_memory(const char *root, uint64_t pid, struct process_memory *out);
+
+/*
+ * The layers of pid into *out: status, then smaps walked a line at a time
+ * (maps when smaps cannot be read: no resident figures per region then).
+ * Returns 0; -1 with out->known false and out->why set when the process
+ * is gone or its maps are not ours to read (status figures may be set).
+ */
+int procfs_layers(const char *root, uint64_t pid, struct process_layers *out);
 
 #endif

@@ -44,9 +44,8 @@ field(const char *text, const char *key, uint64_t *v)
 	return -1;
 }
 
-/* A field in kB, as both files give sizes, into bytes. */
-static int
-field_kb(const char *text, const char *key, int64_t *bytes)
+int
+procmem_parse_kb(const char *text, const char *key, int64_t *bytes)
 {
 	uint64_t kb;
 
@@ -73,8 +72,8 @@ procmem_parse_rollup(const char *text, struct process_memory *out)
 {
 	int64_t rss, anon;
 
-	if (field_kb(text, "Rss", &rss) != 0 ||
-	    field_kb(text, "Anonymous", &anon) != 0)
+	if (procmem_parse_kb(text, "Rss", &rss) != 0 ||
+	    procmem_parse_kb(text, "Anonymous", &anon) != 0)
 		return -1;
 	return fill(out, rss, anon);
 }
@@ -84,8 +83,8 @@ procmem_parse_status(const char *text, struct process_memory *out)
 {
 	int64_t rss, anon;
 
-	if (field_kb(text, "VmRSS", &rss) != 0 ||
-	    field_kb(text, "RssAnon", &anon) != 0)
+	if (procmem_parse_kb(text, "VmRSS", &rss) != 0 ||
+	    procmem_parse_kb(text, "RssAnon", &anon) != 0)
 		return -1;
 	return fill(out, rss, anon);
 }

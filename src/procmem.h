@@ -28,6 +28,12 @@
  */
 int procmem_parse_rollup(const char *text, struct process_memory *out);
 
+/*
+ * The line "key: N kB" of a file that gives sizes so (status, smaps_rollup),
+ * in bytes; -1 when it is missing or not a number of kB.
+ */
+int procmem_parse_kb(const char *text, const char *key, int64_t *bytes);
+
 /* The same from /proc/PID/status (VmRSS, RssAnon), which needs no ptrace right. */
 int procmem_parse_status(const char *text, struct process_memory *out);
 

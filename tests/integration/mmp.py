@@ -16,6 +16,7 @@ import signal
 import subprocess
 import tempfile
 import time
+import types
 import unittest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -599,6 +600,81 @@ def server_in_memory_cgroup(headroom=OOM_HEADROOM):
         if pid is not None and _gone(pid):
             restart_killed_server(pid)
         cg.remove()
+
+
+# The sandbox server under another malloc (issue 27's allocator layer):
+# Debian's libjemalloc2 and libtcmalloc-minimal4, preloaded.
+PRELOAD_LIBS = {"jemalloc": ("libjemalloc.so.2", "libjemalloc2"),
+                "tcmalloc": ("libtcmalloc_minimal.so.4",
+                             "libtcmalloc-minimal4")}
+
+
+def _preload_path(lib, root):
+    """The path of lib ("jemalloc", "tcmalloc") inside root ("" for the
+    host), or SkipTest saying how to install it there."""
+    name, package = PRELOAD_LIBS[lib]
+    for d in ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+              "/usr/lib64", "/usr/lib"):
+        if os.path.exists(root + d + "/" + name):
+            return d + "/" + name
+    if root:
+        how = "tests/root.sh %s run apt-get install -y %s" % (
+            os.path.basename(root.rstrip("/")), package)
+    else:
+        how = "apt-get install -y %s" % package
+    raise unittest.SkipTest("%s is not in %s: %s" % (name, root or "/", how))
+
+
+def _maps_library(pid, name):
+    """The path of the mapped file named name in pid's maps, or None."""
+    with open("/proc/%d/maps" % pid) as f:
+        for line in f:
+            if line.rstrip().endswith("/" + name):
+                return line.split(None, 5)[5].strip()
+    return None
+
+
+@contextlib.contextmanager
+def server_with_preload(lib):
+    """The sandbox server started again with LD_PRELOAD of lib ("jemalloc"
+    or "tcmalloc"), as mysqld_safe --malloc-lib would; yields a namespace:
+    .pid, and .path, the library's path as the server's maps show it
+    (under chroot, the root's folder before it). MySQL runs in the sid
+    root, so the library must be installed there (the test is skipped,
+    saying how, when it is not). Debian's MySQL links tcmalloc: jemalloc
+    preloaded is loaded before it and serves malloc. After the body the
+    server is started again as tests/sandbox.sh started it."""
+    argv = launch_argv()
+    root = argv[1] if argv[0] == "chroot" else ""
+    path = _preload_path(lib, root)
+    env = ["env", "LD_PRELOAD=" + path]
+    # Inside the root: the host's chroot must not preload it too.
+    preloaded = argv[:2] + env + argv[2:] if root else env + argv
+    pid = server_pid()
+    os.kill(pid, signal.SIGTERM)
+    _wait_gone(pid, 60)
+    _clear_stale_lock(pid)
+    try:
+        pid = start_server(preloaded)
+        # The loader maps the file the link names (libtcmalloc_minimal.so.4
+        # is one to .so.4.5.10).
+        mapped = _maps_library(
+            pid, os.path.basename(os.path.realpath(root + path)))
+        if mapped is None:
+            raise AssertionError("the server %d started with LD_PRELOAD=%s "
+                                 "does not map it" % (pid, path))
+        yield types.SimpleNamespace(pid=pid, path=mapped)
+    finally:
+        try:
+            pid = server_pid()
+        except (FileNotFoundError, ValueError):
+            pid = None
+        if pid is not None and not _gone(pid):
+            os.kill(pid, signal.SIGTERM)
+            _wait_gone(pid, 60)
+        if pid is not None:
+            _clear_stale_lock(pid)
+        start_server(argv)
 
 
 # A statement that holds more and more memory, steadily, until the kernel
