@@ -124,6 +124,31 @@ class Recorder:
                 raise RuntimeError("the recorder exited %d: %s" % (
                     self.proc.returncode, f.read().strip()[-500:]))
 
+    def mark(self):
+        """Where the segments end now: the newest one and its size."""
+        seg = os.path.join(self.dir, "segments")
+        last = sorted(os.listdir(seg))[-1]
+        return last, os.path.getsize(os.path.join(seg, last))
+
+    def lines_since(self, mark):
+        """What the lines written since mark hold: the connections lines'
+        bytes and rows, and the samples' bytes."""
+        seg = os.path.join(self.dir, "segments")
+        out = {"conn_bytes": 0, "conn_rows": 0, "sample_bytes": 0}
+        for name in sorted(os.listdir(seg)):
+            if name < mark[0]:
+                continue
+            with open(os.path.join(seg, name), "rb") as f:
+                if name == mark[0]:
+                    f.seek(mark[1])
+                for line in f:
+                    if line.startswith(b'{"type":"connections"'):
+                        out["conn_bytes"] += len(line)
+                        out["conn_rows"] += len(json.loads(line)["rows"])
+                    elif line.startswith(b'{"sample"'):
+                        out["sample_bytes"] += len(line)
+        return out
+
     def full_bytes(self):
         """The first segment's start: its record line and the full list of
         connections, the bytes each new segment repeats."""
@@ -172,12 +197,15 @@ def window_on(server, exe, account, workdir, tag, seconds=WINDOW_S):
         rec.sleep_until(WARM_S)
         c0, r0, b0, t0 = (server.cpu_s(), rec.cpu_s(), rec.segments_bytes(),
                           time.monotonic())
+        mark = rec.mark()
         rec.sleep_until(WARM_S + seconds)
         c1, r1, b1, t1 = (server.cpu_s(), rec.cpu_s(), rec.segments_bytes(),
                           time.monotonic())
-        return {"server_s": c1 - c0, "client_s": r1 - r0, "wall": t1 - t0,
-                "bytes": b1 - b0, "start_bytes": b0,
-                "full_bytes": rec.full_bytes()}
+        w = {"server_s": c1 - c0, "client_s": r1 - r0, "wall": t1 - t0,
+             "bytes": b1 - b0, "start_bytes": b0,
+             "full_bytes": rec.full_bytes()}
+        w.update(rec.lines_since(mark))
+        return w
     finally:
         rec.stop()
 
@@ -482,9 +510,9 @@ def report(all_res, date, tree, seconds):
             if level in (0, DISK_ONLY):
                 continue
             ws = [r["root"] for r in res["cpu"][str(level)]]
-            w = {"bytes": sum(x["bytes"] for x in ws),
-                 "wall": sum(x["wall"] for x in ws),
-                 "full_bytes": median([x["full_bytes"] for x in ws])}
+            w = {k: sum(x[k] for x in ws) for k in (
+                "bytes", "wall", "conn_bytes", "conn_rows", "sample_bytes")}
+            w["full_bytes"] = int(median([x["full_bytes"] for x in ws]))
             cases.append((str(level), "{:,} idle".format(level), w))
         key = "%d-active" % TOP
         cases.append((key, "{:,}, {:,} changing every second".format(
@@ -494,11 +522,17 @@ def report(all_res, date, tree, seconds):
             hours = min(RECORD_AGE_H, RECORD_SIZE / (total) if total else 0)
             drows.append([name, "%.0f s" % w["wall"],
                           "{:,}".format(w["bytes"]),
+                          "{:,}".format(round(w["sample_bytes"] / w["wall"])),
+                          "%.1f" % (w["conn_rows"] / w["wall"]),
+                          "{:,}".format(round(w["conn_bytes"] / w["conn_rows"]))
+                          if w["conn_rows"] else "-",
                           "{:,}".format(w["full_bytes"]), mib(steady),
                           "**%s**" % mib(total), mib(total * 24),
                           "%.1f h" % hours])
             res.setdefault("disk_hourly", {})[name] = total
         out.append(table(["connections", "window", "bytes in it",
+                          "samples' bytes a second",
+                          "changed rows a second", "bytes a changed row",
                           "a segment's start", "an hour, steady",
                           "an hour, with segment starts", "a day",
                           "256 MiB (the default) holds"], drows))
