@@ -154,14 +154,16 @@ demo: deps
 # bench/overhead.py on MariaDB 10.11 and on MySQL 9.7 (what sampling costs
 # the server under sysbench and with up to 1,000 connections, the 1.05x and
 # 1.2x targets), then bench/servers.sh (a sample, a look and --list on each
-# server), each on a throwaway server of its own. Each rewrites its section
+# server), then bench/record_cost.py (what --record costs each server's CPU
+# at 0 to 1,000 connections, the 1% target, and its disk use), each on a
+# throwaway server of its own. Each rewrites its section
 # of a new build/bench/RESULTS.md, copied with the raw runs over
 # bench/RESULTS.md once all have run: nothing of an earlier run survives;
 # bench/docfigures.py then says which figures README.md and the man page
 # quote from it are not the ones it now holds.
-# About 35 minutes on two cores (run.py 8, overhead.py 11 on each server,
-# servers.sh 4; each section says how long it took). MMP_BENCH_QUICK=1: a
-# smoke run of about 6 minutes, left in build/bench.
+# About 47 minutes on two cores (run.py 8, overhead.py 11 on each server,
+# servers.sh 4, record_cost.py 12; each section says how long it took). MMP_BENCH_QUICK=1: a
+# smoke run of about 10 minutes, left in build/bench.
 BENCH_OUT = build/bench
 BENCH_ENV = BUILD=$(BUILD) CC='$(CC)' CFLAGS='$(CFLAGS)' \
 	    MYSQL_CFLAGS='$(MYSQL_CFLAGS)' MYSQL_LIBS='$(MYSQL_LIBS)' \
@@ -173,6 +175,7 @@ bench: deps-test
 	$(BENCH_ENV) python3 bench/overhead.py
 	MMP_SERVER=mysql $(BENCH_ENV) python3 bench/overhead.py
 	$(BENCH_ENV) bench/servers.sh
+	$(BENCH_ENV) python3 bench/record_cost.py
 	@if [ "$$MMP_BENCH_QUICK" = 1 ]; then \
 		echo "bench: a smoke run; its results stay in $(BENCH_OUT)"; \
 	else \
