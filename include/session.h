@@ -58,6 +58,8 @@ struct session_ops {
 	enum pfs_status (*global_total)(struct conn *c, int64_t *bytes,
 	    char *err, size_t errlen);
 	/* pfs_server_memory(): the server's own count, from its status. */
+	/* pfs_ping(): whether the server still answers, for --record. */
+	enum pfs_status (*ping)(struct conn *c, char *err, size_t errlen);
 	enum pfs_status (*server_memory)(struct conn *c,
 	    const struct server_kind *kind, int64_t *bytes, bool *known,
 	    char *err, size_t errlen);

@@ -12,6 +12,10 @@ beat_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
 	enum source_status st;
 
 	if (b->next_ns != 0 && now < b->next_ns) {
+		struct session *s = b->session;
+
+		if (s != NULL && s->ops->ping(s->conn, err, errlen) == PFS_LOST)
+			return SOURCE_LOST;
 		*out = (struct reading){ .events = b->kept, .n = b->n,
 		    .events_kept = true };
 		return SOURCE_OK;

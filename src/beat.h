@@ -5,7 +5,10 @@
  * the sources above it (the process, the connections) still read each
  * tick. --record's whole-server breakdown: on MariaDB each reading of the
  * global memory table walks every thread's rows (bench/RESULTS.md), too
- * dear once a second at a thousand connections.
+ * dear once a second at a thousand connections. Between reads the server
+ * is asked whether it is there (the session's ping), the least a round
+ * trip costs, so that a server gone is known at the next tick: a lost
+ * connection is SOURCE_LOST as the inner read's would be.
  */
 #ifndef MYSQLMEMPROF_BEAT_H
 #define MYSQLMEMPROF_BEAT_H
@@ -14,11 +17,13 @@
 #include <stdint.h>
 
 #include "clock.h"
+#include "session.h"
 #include "source.h"
 
 struct beat {
 	/* Set by the capture that runs the chain: */
 	struct source inner;
+	struct session *session;  /* asked between reads whether it answers */
 	const struct clock *clk;
 	uint64_t every_ns;        /* read inner at most this often */
 

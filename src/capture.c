@@ -189,8 +189,10 @@ sink_sample(void *ctx, const struct sample *s)
 	/* Before --trigger-bytes can hold it back: the run is every sample. */
 	runstats_add(c->run, s);
 	if (w != NULL && w->sample != NULL && w->sample(w->ctx, s, c->stats) !=
-	    0)
+	    0) {
+		c->observer_failed = true;
 		return -1;
+	}
 	if (outfile_reopen_if_asked(c->env->out) != 0)
 		return -1;
 	if (recorder_sample(&c->rec, s) != 0)
@@ -507,7 +509,7 @@ capture_run_from(const struct capture_env *env,
 	src = reconnect_source(&recon);
 	/* --record: the events at a slower beat than the samples. */
 	if (env->events_every_ns > 0) {
-		bt = (struct beat){ .inner = src, .clk = &clk,
+		bt = (struct beat){ .inner = src, .session = s, .clk = &clk,
 		    .every_ns = env->events_every_ns };
 		src = beat_source(&bt);
 	}
@@ -552,9 +554,11 @@ capture_run_from(const struct capture_env *env,
 		t->next_ns = 0;
 		src = top_threads_source(t);
 	}
+	/* --record's slower beat is the setup's too: its cost is the server's. */
 	guard = (struct guard){
 		.inner = src, .session = s, .thread_id = cfg.thread_id,
-		.clk = &clk, .notify = diag_warn_cb,
+		.clk = &clk, .every_ns = env->events_every_ns,
+		.notify = diag_warn_cb,
 		.statements_off = statements_off, .statements_off_ctx = &c,
 	};
 	src = guard_source(&guard);

@@ -176,6 +176,8 @@ capture_finish(struct capture_state *c, struct ring *ring, const struct sampler_
 
 	switch (stats->end) {
 	case SAMPLER_END_SINK_ERROR:
+		if (c->observer_failed)
+			return EXIT_RUNTIME; /* it said why */
 		return outfile_failed(f);
 	case SAMPLER_END_SOURCE_ERROR:
 		if (stats->taken == 0)

@@ -29,6 +29,8 @@ struct capture_state {
 	bool duty_noted;                /* the note on the queries' cost is said */
 	struct runstats *run;           /* the whole run, every sample folded in */
 	int64_t limit_bytes;            /* connection_memory_limit; 0: none */
+	/* The observer ended the capture, having said why: no word more. */
+	bool observer_failed;
 };
 
 /*

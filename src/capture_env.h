@@ -40,7 +40,8 @@ struct capture_target {
  * Each callback runs on the sampling thread and may be NULL. sample() sees
  * every sample as soon as it is taken, before --trigger-bytes can hold it
  * back, with the run's counts so far; a non-zero return ends the capture as
- * a failed write does. end() sees the summary before it is written.
+ * a failed write does, the observer having said why (nothing more is said).
+ * end() sees the summary before it is written.
  */
 struct capture_observer {
 	void *ctx;

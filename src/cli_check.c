@@ -66,12 +66,17 @@ cli_check_needs(struct cli_parse *ps)
 		return -1;
 	}
 	if (o->record_dir != NULL && (o->target != TARGET_GLOBAL ||
-	    o->listen_port != 0 || o->live || o->trigger_bytes != 0)) {
+	    o->listen_port != 0 || o->live || o->trigger_bytes != 0 ||
+	    o->output != NULL)) {
 		snprintf(ps->err, ps->errlen, "--record records the whole "
-		    "server and every connection, alone; leave out %s",
-		    o->listen_port != 0 ? "--listen" : o->live ? "--live" :
-		    o->trigger_bytes != 0 ? "--trigger-bytes" :
-		    "the target (--thread, --wait-for, --list, --for-*)");
+		    "server and every connection into its folder, alone; leave "
+		    "out %s", o->listen_port != 0 ? "--listen" : o->live ?
+		    "--live" : o->trigger_bytes != 0 ? "--trigger-bytes" :
+		    o->output != NULL ? "--output (its samples are in the "
+		    "folder; --read DIR writes them anywhere)" :
+		    o->target == TARGET_READ ? "--read" :
+		    "the target (--thread, --connection, --wait-for, --list, "
+		    "--for-*)");
 		return -1;
 	}
 	if (ps->needs[NEEDS_LISTEN] != NULL && o->listen_port == 0) {

@@ -19,7 +19,7 @@ note_no_process(struct conns *c)
 	c->noted = true;
 	c->notify(c->notify_ctx, "every connection is read by summing "
 	    "performance_schema's memory rows of every thread, so only every "
-	    "10 s and with no peaks: information_schema.PROCESSLIST, the "
+	    "30 s and with no peaks: information_schema.PROCESSLIST, the "
 	    "server's own count, shows other accounts' sessions only to an "
 	    "account with the PROCESS privilege (GRANT PROCESS ON *.* TO the "
 	    "account mysqlmemprof connects as)");
@@ -48,7 +48,17 @@ conns_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
 	    &s->conns_way, &c->list, why, sizeof(why))) != PFS_OK) {
 		c->v = c->list.v;
 		c->n = 0;
-		c->next_ns = 0;
+		/* The dear way stays at its beat, failed or not. */
+		c->next_ns = s->conns_way == CONNS_NO_PROCESS ?
+		    now + CONNS_SLOW_NS : 0;
+		if (!c->failed_noted && c->notify != NULL && ps != PFS_LOST) {
+			char msg[400];
+
+			c->failed_noted = true;
+			snprintf(msg, sizeof(msg), "the connections could not be "
+			    "read: %s; the record goes on without them", why);
+			c->notify(c->notify_ctx, msg);
+		}
 		/*
 		 * Lost: said now, not at the next read of the events, which
 		 * may come at a slower beat (beat.h): the record's incident

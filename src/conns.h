@@ -28,7 +28,7 @@
 struct session;
 
 /* The dear way is read at most this often. */
-#define CONNS_SLOW_NS 10000000000ull
+#define CONNS_SLOW_NS 30000000000ull
 
 struct conns {
 	/*
@@ -51,6 +51,7 @@ struct conns {
 	struct conn_list list;    /* v is list.v */
 	uint64_t next_ns;         /* 0: read with the next sample */
 	bool noted;               /* the note on PROCESS is said: once a run */
+	bool failed_noted;        /* a failed read said: once a run */
 };
 
 /* Reads inner, then every connection when due and inner read. */

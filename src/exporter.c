@@ -189,6 +189,9 @@ observe_sample(void *ctx, const struct sample *s,
 	pthread_mutex_unlock(&x->lock);
 	if (rc == 0)
 		copy_threads(x);
+	else
+		diag_say("out of memory for the exporter's copy of a sample; "
+		    "the capture starts again");
 	return rc;
 }
 

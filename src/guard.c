@@ -77,7 +77,8 @@ guard_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
 				compare(g, &setup);
 			g->looked = true;
 		}
-		g->next_ns = now + GUARD_EVERY_NS;
+		g->next_ns = now + (g->every_ns > 0 ? g->every_ns :
+		    GUARD_EVERY_NS);
 	}
 	enum source_status st = g->inner.read(g->inner.ctx, deadline_ns, out,
 	    err, errlen);

@@ -23,6 +23,7 @@ struct guard {
 	struct session *session;
 	uint64_t thread_id;        /* 0: a grain, no thread to watch */
 	const struct clock *clk;
+	uint64_t every_ns;         /* a look at most this often; 0: GUARD_EVERY_NS */
 	/* Called with a warning ("... was switched off"); may be NULL. */
 	void (*notify)(void *ctx, const char *msg);
 	void *notify_ctx;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "conns_lines.h"
@@ -16,6 +17,22 @@
 
 /* A line longer than this is none the recorder wrote. */
 #define INCIDENT_MAX_LINE ((size_t)64 << 20)
+
+/* Whether a record's line is a sample: --format json's begins so. */
+static bool
+is_sample(const char *line, size_t n)
+{
+	return n > 10 && memcmp(line, "{\"sample\":", 10) == 0;
+}
+
+/* Whether a sample's line keeps the events of one before (beat.h). */
+static bool
+kept(const char *line, size_t n)
+{
+	static const char key[] = "\"events_kept\":1";
+
+	return memmem(line, n, key, sizeof(key) - 1) != NULL;
+}
 
 /* Reads a whole file; NULL with errno set. */
 static char *
@@ -58,7 +75,13 @@ window_lines(const char *dir, int64_t from, int64_t to, struct obuf *out,
 {
 	char **paths, first[64];
 	size_t n, i, start = 0;
-	bool begun = false;
+	bool begun = false, sampled = false;
+	/*
+	 * The last sample before the window that had its events: the
+	 * window's first sample may keep them (beat.h), and a reader of the
+	 * window alone would have none to take.
+	 */
+	struct obuf events = { 0 };
 
 	if (segments_list(dir, &paths, &n) != 0)
 		return -1;
@@ -95,6 +118,10 @@ window_lines(const char *dir, int64_t from, int64_t to, struct obuf *out,
 				continue;
 			if (ms < from) {
 				conns_line_apply(book, line, ll);
+				if (is_sample(line, ll) && !kept(line, ll)) {
+					obuf_clear(&events);
+					obuf_write(&events, line, ll + 1);
+				}
 				continue;
 			}
 			if (!begun) {
@@ -106,6 +133,11 @@ window_lines(const char *dir, int64_t from, int64_t to, struct obuf *out,
 					return -1;
 				}
 			}
+			if (!sampled && is_sample(line, ll)) {
+				sampled = true;
+				if (kept(line, ll) && events.len > 0)
+					obuf_write(out, events.p, events.len);
+			}
 			/* The book follows, for the page's connections. */
 			conns_line_apply(book, line, ll);
 			obuf_write(out, line, ll + 1);
@@ -113,6 +145,7 @@ window_lines(const char *dir, int64_t from, int64_t to, struct obuf *out,
 		free(buf);
 	}
 	segments_list_free(paths, n);
+	obuf_free(&events);
 	return obuf_status(out);
 }
 
@@ -146,6 +179,20 @@ write_whole(const char *path, const void *p, size_t n)
 	return 0;
 }
 
+/* The incidents' names on disk too: a crash after the rename keeps them. */
+static void
+sync_folder(const char *dir)
+{
+	char path[4200];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/incidents", dir);
+	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+}
+
 static int
 by_name(const void *a, const void *b)
 {
@@ -172,6 +219,13 @@ prune_incidents(const char *dir)
 		size_t len = strlen(e->d_name);
 		char **v;
 
+		/* A file a crash left half-written is no incident. */
+		if (len > 4 && strcmp(e->d_name + len - 4, ".tmp") == 0) {
+			snprintf(path, sizeof(path), "%s/incidents/%s", dir,
+			    e->d_name);
+			unlink(path);
+			continue;
+		}
 		if (len < 5 || strcmp(e->d_name + len - 5, ".html") != 0)
 			continue;
 		if (n == cap) {
@@ -208,14 +262,28 @@ incident_write(const char *dir, const struct incident *in,
 	size_t page_len = 0;
 	FILE *fp;
 	struct conns_book book = { 0 };
-	char stamp[64], stem[4200];
+	char stamp[64], stem[4200], html[4300];
+	struct stat st;
 	int rc = -1;
 
 	when_stamp(stamp, sizeof(stamp), in->at_ms);
-	/* 2026-11-27T03:12:05.123Z -> 20261127T031205Z */
-	snprintf(stem, sizeof(stem), "%s/incidents/%.4s%.2s%.2sT%.2s%.2s%.2sZ-%s",
-	    dir, stamp, stamp + 5, stamp + 8, stamp + 11, stamp + 14,
-	    stamp + 17, incident_kind_name(in->kind));
+	/*
+	 * 2026-11-27T03:12:05.123Z -> 20261127T031205Z; a second incident of
+	 * the kind in the same second (a server crashing in a loop) takes
+	 * -2, -3, ... rather than the first's place.
+	 */
+	for (int i = 1; i < 100; i++) {
+		snprintf(stem, sizeof(stem), "%s/incidents/%.4s%.2s%.2sT%.2s"
+		    "%.2s%.2sZ-%s", dir, stamp, stamp + 5, stamp + 8,
+		    stamp + 11, stamp + 14, stamp + 17,
+		    incident_kind_name(in->kind));
+		if (i > 1)
+			snprintf(stem + strlen(stem), sizeof(stem) - strlen(stem),
+			    "-%d", i);
+		snprintf(html, sizeof(html), "%s.html", stem);
+		if (stat(html, &st) != 0)
+			break;
+	}
 	if (window_lines(dir, in->at_ms - window_ms, in->at_ms, &lines,
 	    &book) != 0) {
 		snprintf(err, errlen, "cannot read the segments of %s: %s",
@@ -239,11 +307,15 @@ incident_write(const char *dir, const struct incident *in,
 	    page_len) != 0) {
 		snprintf(err, errlen, "cannot write %s: %s", path,
 		    strerror(errno));
+		/* Both files or neither: the lines go with the page. */
+		snprintf(path, pathlen, "%s.jsonl", stem);
+		unlink(path);
 		rc = -1;
 		goto out;
 	}
 	rc = 0;
 	prune_incidents(dir);
+	sync_folder(dir);
 out:
 	obuf_free(&lines);
 	free(page);

@@ -49,7 +49,7 @@ incident_put_line(struct obuf *b, const struct incident *in)
 	put_int(b, "cgroup_usage_bytes", p->has_cgroup, p->cgroup_usage_bytes);
 	put_int(b, "cgroup_limit_bytes", p->has_cgroup &&
 	    p->cgroup_limit_bytes >= 0, p->cgroup_limit_bytes);
-	put_int(b, "cgroup_oom_kills", p->has_cgroup,
+	put_int(b, "cgroup_oom_kills", p->has_cgroup && p->cgroup_oom_kills >= 0,
 	    (int64_t)p->cgroup_oom_kills);
 	obuf_puts(b, ",\"kernel\":");
 	if (in->kmsg[0] != '\0')

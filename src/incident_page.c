@@ -49,12 +49,25 @@ struct page {
 	int64_t first_ms, last_ms;
 };
 
+/*
+ * The grower of a connection, made when new: kept in order of id, so that
+ * a line of a thousand connections is a thousand binary searches.
+ */
 static struct grower *
 grower_of(struct page *p, uint64_t id)
 {
-	for (size_t i = 0; i < p->n; i++)
-		if (p->g[i].last.connection_id == id)
-			return &p->g[i];
+	size_t lo = 0, hi = p->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->g[mid].last.connection_id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < p->n && p->g[lo].last.connection_id == id)
+		return &p->g[lo];
 	if (p->n == p->cap) {
 		size_t cap = p->cap ? p->cap * 2 : 64;
 		struct grower *g = realloc(p->g, cap * sizeof(*g));
@@ -64,9 +77,12 @@ grower_of(struct page *p, uint64_t id)
 		p->g = g;
 		p->cap = cap;
 	}
-	memset(&p->g[p->n], 0, sizeof(p->g[0]));
-	p->g[p->n].first_ms = -1;
-	return &p->g[p->n++];
+	memmove(&p->g[lo + 1], &p->g[lo], (p->n - lo) * sizeof(*p->g));
+	p->n++;
+	memset(&p->g[lo], 0, sizeof(p->g[0]));
+	p->g[lo].last.connection_id = id;
+	p->g[lo].first_ms = -1;
+	return &p->g[lo];
 }
 
 /* After a connections line: each connection's first and latest figures. */
@@ -248,8 +264,13 @@ evidence(FILE *fp, const struct incident *in)
 		cell_text(fp, in->cgroup_dir);
 		fprintf(fp, "</tr><tr><th class=\"text\">usage now</th><td>%s</td>"
 		    "</tr><tr><th class=\"text\">limit</th><td>%s</td></tr>"
-		    "<tr><th class=\"text\">OOM kills</th><td>%" PRIu64
-		    "</td></tr></tbody></table>\n", a, b, m->cgroup_oom_kills);
+		    "<tr><th class=\"text\">OOM kills</th><td>", a, b);
+		/* Below 0: the cgroup does not count them (v1 before 4.13). */
+		if (m->cgroup_oom_kills >= 0)
+			fprintf(fp, "%" PRId64, m->cgroup_oom_kills);
+		else
+			fputs("not counted", fp);
+		fputs("</td></tr></tbody></table>\n", fp);
 	}
 	if (in->kmsg[0] != '\0') {
 		fputs("<p>The kernel said: <code>", fp);

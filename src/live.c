@@ -128,7 +128,8 @@ observe_sample(void *ctx, const struct sample *s,
 	l->dirty = true;
 	pthread_mutex_unlock(&l->mu);
 	if (rc != 0)
-		errno = ENOMEM;
+		diag_say("out of memory for the live view's window; give a "
+		    "smaller --window");
 	return rc;
 }
 

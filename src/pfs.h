@@ -70,6 +70,9 @@ struct pfs_preflight {
 enum pfs_status pfs_preflight(struct conn *c, struct pfs_preflight *out,
     char *err, size_t errlen);
 
+/* Whether the server still answers: the cheapest round trip (DO 0). */
+enum pfs_status pfs_ping(struct conn *c, char *err, size_t errlen);
+
 /*
  * MySQL 8.0.28+'s limits on the memory of connections, as its global
  * variables say them; a limit left at its default (the largest unsigned

@@ -28,6 +28,16 @@ query_ints(struct conn *c, const char *sql, const char *what,
 }
 
 enum pfs_status
+pfs_ping(struct conn *c, char *err, size_t errlen)
+{
+	enum conn_status st = conn_query(c, pfs_sql_ping, NULL, NULL, NULL,
+	    err, errlen);
+
+	return st == CONN_OK ? PFS_OK : pfs_query_failed(st,
+	    "asking whether the server is there", err, err, errlen);
+}
+
+enum pfs_status
 pfs_preflight(struct conn *c, struct pfs_preflight *out, char *err,
     size_t errlen)
 {

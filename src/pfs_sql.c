@@ -118,6 +118,12 @@ const char pfs_sql_memory_disabled[] =
     "FROM performance_schema.setup_instruments "
     "WHERE NAME LIKE 'memory/%'";
 
+/*
+ * Whether the server is still there, for --record between its slower reads
+ * (beat.h): no table, no row, the least a round trip can be.
+ */
+const char pfs_sql_ping[] = "DO 0";
+
 /* The whole server's instrumented memory, to compare a thread's with. */
 const char pfs_sql_global_total[] =
     "SELECT COALESCE(SUM(CURRENT_NUMBER_OF_BYTES_USED), 0) "

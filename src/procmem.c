@@ -158,6 +158,19 @@ procmem_is_server_name(const char *path)
 	    (len == 8 && strncmp(base, "mariadbd", 8) == 0);
 }
 
+/*
+ * Whether /proc/PID/stat's text is of a process that has ended: its state,
+ * the field after the name (counted after the last ')'), is Z (a zombie)
+ * or X (dead). A server killed for memory stays a zombie until reaped.
+ */
+static bool
+ended(const char *stat)
+{
+	const char *p = strrchr(stat, ')');
+
+	return p != NULL && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+}
+
 enum procmem_trust
 procmem_trust(uint64_t pid, int64_t boot_s, const struct procmem_facts *f,
     char *why, size_t whylen)
@@ -176,6 +189,11 @@ procmem_trust(uint64_t pid, int64_t boot_s, const struct procmem_facts *f,
 		snprintf(why, whylen, "no process %" PRIu64 " on this machine: "
 		    "the server runs elsewhere (or in another pid namespace)",
 		    pid);
+		return PROCMEM_NO_PROCESS;
+	}
+	if (ended(f->stat)) {
+		snprintf(why, whylen, "process %" PRIu64 " has ended (its "
+		    "parent has not reaped it yet)", pid);
 		return PROCMEM_NO_PROCESS;
 	}
 	if (name == NULL) {

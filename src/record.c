@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "capture.h"
 #include "cgroup.h"
@@ -44,6 +45,13 @@ struct record {
 	struct pfs_server_id run; /* the run of the server recorded */
 	bool has_run;
 	bool header_due;       /* the next lines begin a segment or a capture */
+	/*
+	 * The next sample begins a segment or a capture: a reader may start
+	 * there, so its line carries its events, kept or not, and the
+	 * connections whole. An incident's lines do not take it.
+	 */
+	bool start_due;
+	int64_t capture_ms;    /* when the capture began, UTC */
 	/* Every connection, read beside each sample (conns.h). */
 	struct conns conns;
 	uint64_t conns_seen;   /* conns.reads when last written */
@@ -55,6 +63,12 @@ struct record {
 	/* What the incidents compare with: the last sample's process. */
 	struct process_memory last;
 	bool has_last;
+	/*
+	 * The last cgroup figures read (a sample taken as the process died
+	 * has none), the baseline of its OOM-kill count.
+	 */
+	struct process_memory cg;
+	bool has_cg;
 	bool over_share;       /* above --incident-share: said, until below */
 	/*
 	 * The server's memory cgroup, found while its process lives, so
@@ -141,6 +155,7 @@ turn(struct record *r, int64_t now_ms)
 	}
 	if (got == 1) {
 		r->header_due = true;
+		r->start_due = true;
 		/* The json format says again what a new file needs. */
 		output_new_file(&r->json);
 	}
@@ -159,6 +174,29 @@ cgroup_now(const struct record *r, struct process_memory *p)
 	return r->cgroup_dir[0] != '\0' && cgroup_read(r->cgroup_dir, p) == 0;
 }
 
+/*
+ * The kernel's line on killing the server's process, when it says so of
+ * this capture's time: an old line of a reused pid is not this kill.
+ */
+static bool
+kill_line(const struct record *r, char *buf, size_t len)
+{
+	struct kmsg_oom k;
+	struct timespec mono;
+	int64_t at_ms;
+
+	if (r->cgroup_pid == 0 || kmsg_find_oom(KMSG_PATH, r->cgroup_pid,
+	    &k) != 1 || clock_gettime(CLOCK_MONOTONIC, &mono) != 0)
+		return false;
+	/* The log's time is the monotonic clock's, in microseconds. */
+	at_ms = r->clk.wall_ms(r->clk.ctx) - ((int64_t)mono.tv_sec * 1000 +
+	    mono.tv_nsec / 1000000 - (int64_t)(k.usec / 1000));
+	if (at_ms < r->capture_ms - 2000)
+		return false;
+	snprintf(buf, len, "%s", k.line);
+	return true;
+}
+
 /* An incident: its line in the record, then its files, at once. */
 static void
 incident(struct record *r, enum incident_kind kind, int64_t at_ms,
@@ -166,17 +204,14 @@ incident(struct record *r, enum incident_kind kind, int64_t at_ms,
 {
 	const struct options *o = r->env->opts;
 	struct incident in = { .kind = kind, .at_ms = at_ms };
-	struct kmsg_oom k;
 	char path[4200], err[512];
 
 	snprintf(in.what, sizeof(in.what), "%s", what);
 	/* The evidence: the cgroup's counters now, the kernel's own line. */
 	cgroup_now(r, &in.process);
 	snprintf(in.cgroup_dir, sizeof(in.cgroup_dir), "%s", r->cgroup_dir);
-	if ((kind == INCIDENT_GONE || kind == INCIDENT_OOM_KILL) &&
-	    r->cgroup_pid != 0 && kmsg_find_oom(KMSG_PATH, r->cgroup_pid,
-	    &k) == 1)
-		snprintf(in.kmsg, sizeof(in.kmsg), "%s", k.line);
+	if (kind == INCIDENT_GONE || kind == INCIDENT_OOM_KILL)
+		kill_line(r, in.kmsg, sizeof(in.kmsg));
 	if (turn(r, at_ms) != 0)
 		return;
 	if (r->header_due) {
@@ -244,20 +279,46 @@ static void
 went_away(struct record *r)
 {
 	struct process_memory now;
-	char what[1400];
+	char what[1400], line[512], why[256];
+	bool counted = cgroup_now(r, &now), by_count;
+	size_t cut = strcspn(r->why, ";");
 
-	if (cgroup_now(r, &now) && r->last.has_cgroup &&
-	    now.cgroup_oom_kills > r->last.cgroup_oom_kills) {
+	/*
+	 * The connection went, the server did not (a KILL of our session, a
+	 * read timeout): no incident, only the note.
+	 */
+	if (r->run.pid != 0 && procfs_check(r->env->proc != NULL ?
+	    r->env->proc : PROCFS_ROOT, r->run.pid, r->run.boot_s, why,
+	    sizeof(why)) == PROCMEM_TRUSTED) {
+		diag_note(r->env->diag, "the server still runs as process %"
+		    PRIu64 ": only the connection was lost; connecting again",
+		    r->run.pid);
+		return;
+	}
+	by_count = counted && r->has_cg &&
+	    now.cgroup_oom_kills > r->cg.cgroup_oom_kills;
+	if (by_count) {
 		snprintf(what, sizeof(what), "the server went away: the kernel "
 		    "killed it for memory in its cgroup (the OOM-kill count "
 		    "went from %" PRId64 " to %" PRId64 ")",
-		    r->last.cgroup_oom_kills, now.cgroup_oom_kills);
-		incident(r, INCIDENT_OOM_KILL, r->clk.wall_ms(r->clk.ctx), what);
+		    r->cg.cgroup_oom_kills, now.cgroup_oom_kills);
+	} else if (kill_line(r, line, sizeof(line))) {
+		/* No count to rise (a global OOM, a cgroup gone): its log. */
+		snprintf(what, sizeof(what), "the server went away: the "
+		    "kernel's OOM killer killed it (its log says so)");
+	} else {
+		/* The capture's words up to its advice, which is not ours. */
+		snprintf(what, sizeof(what), "the server went away%s%.*s",
+		    r->why[0] != '\0' ? ": " : "", (int)cut, r->why);
+		incident(r, INCIDENT_GONE, r->clk.wall_ms(r->clk.ctx), what);
 		return;
 	}
-	snprintf(what, sizeof(what), "the server went away%s%s",
-	    r->why[0] != '\0' ? ": " : "", r->why);
-	incident(r, INCIDENT_GONE, r->clk.wall_ms(r->clk.ctx), what);
+	incident(r, INCIDENT_OOM_KILL, r->clk.wall_ms(r->clk.ctx), what);
+	/* The count seen is the baseline from now on, the next run's too. */
+	if (counted) {
+		r->cg = now;
+		r->has_cg = true;
+	}
 }
 
 /* --- The observer of each capture. --- */
@@ -273,6 +334,8 @@ observe_begin(void *ctx, const struct capture_target *t)
 	snprintf(r->version, sizeof(r->version), "%s",
 	    t->server_version != NULL ? t->server_version : "");
 	r->header_due = true;
+	r->start_due = true;
+	r->capture_ms = now;
 	r->capture_samples = 0;
 	/* Another run of the server than the one recorded last. */
 	if (r->has_run && (run->pid != r->run.pid ||
@@ -297,20 +360,23 @@ observe_sample(void *ctx, const struct sample *s,
 	struct record *r = ctx;
 	struct process_memory prev;
 	struct sample bare;
-	bool had;
+	bool full, had;
 
 	(void)so_far;
 	if (turn(r, s->wall_ms) != 0)
 		return -1;
-	bool full = r->header_due;
-
+	full = r->start_due;
+	r->start_due = false;
 	if (r->header_due) {
 		put_header(r, s->wall_ms);
 		r->header_due = false;
 	}
-	/* Kept events are the last written: a reader takes them from there. */
+	/*
+	 * Kept events are the last written: a reader takes them from there,
+	 * unless it may begin here.
+	 */
 	bare = *s;
-	if (bare.events_kept)
+	if (bare.events_kept && !full)
 		bare.n_events = 0;
 	if (output_sample(&r->json, &bare) != 0) {
 		diag_say("--record: out of memory");
@@ -328,9 +394,13 @@ observe_sample(void *ctx, const struct sample *s,
 	r->conns_seen = r->conns.reads;
 	if (flush_tick(r, s->wall_ms) != 0)
 		return -1;
-	/* Found once a process: where its cgroup's counters will be. */
+	/*
+	 * Found once a process: where its cgroup's counters will be. Another
+	 * process (a restart) has another baseline, perhaps another cgroup.
+	 */
 	if (s->process.known && s->process.pid != r->cgroup_pid) {
 		r->cgroup_pid = s->process.pid;
+		r->has_cg = false;
 		if (cgroup_find(r->env->proc != NULL ? r->env->proc :
 		    PROCFS_ROOT, r->env->sys != NULL ? r->env->sys :
 		    CGROUP_SYS_ROOT, r->cgroup_pid, r->cgroup_dir,
@@ -339,8 +409,12 @@ observe_sample(void *ctx, const struct sample *s,
 	}
 	r->samples++;
 	r->capture_samples++;
-	prev = r->last;
-	had = r->has_last;
+	prev = r->cg;
+	had = r->has_cg;
+	if (s->process.has_cgroup) {
+		r->cg = s->process;
+		r->has_cg = true;
+	}
 	r->last = s->process;
 	r->has_last = true;
 	watch(r, s, had ? &prev : NULL);
@@ -409,6 +483,8 @@ record_loop(struct record *r)
 				last[0] = '\0';
 			}
 		}
+		/* Away for long, nothing is written: the age bound still holds. */
+		segments_prune(&r->seg, r->clk.wall_ms(r->clk.ctx));
 		if (clock_pause(&r->clk, retry, &r->env->sig->stop))
 			break;
 		retry = reconnect_backoff(retry);

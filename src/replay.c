@@ -454,6 +454,11 @@ replay_run(const struct capture_env *env)
 		if (rc == EXIT_DONE)
 			diag_note(d, "replayed %" PRIu64 " sample%s from %s",
 			    p.samples, p.samples == 1 ? "" : "s", r.name);
+		if (rc == EXIT_DONE && p.samples == 0 && (o->has_since ||
+		    o->has_until))
+			diag_say("no sample of %s is between --since and "
+			    "--until; give times within the record's (UTC)",
+			    o->read_path);
 	}
 	if (outfile_close(&p.f) != 0 && rc == EXIT_DONE)
 		rc = EXIT_RUNTIME;

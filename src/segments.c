@@ -40,6 +40,10 @@ segments_is_name(const char *name)
 	return strcmp(name + i, SEGMENT_SUFFIX) == 0;
 }
 
+/*
+ * DIR may be a link to a folder elsewhere (a bigger disk), as an
+ * administrator makes one; what the recorder makes inside it is its own.
+ */
 static int
 make_dir(const char *path, char *err, size_t errlen)
 {
@@ -47,10 +51,13 @@ make_dir(const char *path, char *err, size_t errlen)
 
 	if (mkdir(path, 0700) != 0 && errno != EEXIST) {
 		snprintf(err, errlen, "cannot make %s: %s; give --record a "
-		    "folder that can be made", path, strerror(errno));
+		    "folder that can be made%s", path, strerror(errno),
+		    errno == EROFS ? " (this one is on a read-only file "
+		    "system)" : errno == EACCES ? " (or run as an account "
+		    "that may write there)" : "");
 		return -1;
 	}
-	if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
 		snprintf(err, errlen, "%s is not a folder; give --record a "
 		    "folder", path);
 		return -1;
@@ -83,14 +90,21 @@ segments_open(struct segments *g, const char *dir, uint64_t max_bytes,
 	snprintf(path, sizeof(path), "%s/lock", dir);
 	g->lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (g->lockfd < 0) {
-		snprintf(err, errlen, "cannot open %s: %s", path,
-		    strerror(errno));
+		snprintf(err, errlen, "cannot open %s: %s; give --record a "
+		    "folder this account may write%s", path, strerror(errno),
+		    errno == EROFS ? " (this one is on a read-only file "
+		    "system)" : "");
 		return -1;
 	}
 	if (flock(g->lockfd, LOCK_EX | LOCK_NB) != 0) {
-		snprintf(err, errlen, "another mysqlmemprof records into %s "
-		    "(it holds %s); stop it, or give --record another folder",
-		    dir, path);
+		if (errno == EWOULDBLOCK)
+			snprintf(err, errlen, "another mysqlmemprof records into "
+			    "%s (it holds %s); stop it, or give --record another "
+			    "folder", dir, path);
+		else
+			snprintf(err, errlen, "cannot lock %s: %s; give --record "
+			    "a folder on a local file system", path,
+			    strerror(errno));
 		segments_close(g);
 		return -1;
 	}
@@ -119,8 +133,8 @@ sync_now(struct segments *g, int64_t now_ms)
 }
 
 /* Removes the oldest segments, never the one written, beyond the bounds. */
-static void
-prune(struct segments *g, int64_t now_ms)
+void
+segments_prune(struct segments *g, int64_t now_ms)
 {
 	char **paths;
 	size_t n, i;
@@ -165,6 +179,22 @@ prune(struct segments *g, int64_t now_ms)
 	segments_list_free(paths, n);
 }
 
+/* Removes the oldest segment but the one written; whether one was. */
+static bool
+drop_oldest(struct segments *g)
+{
+	char **paths;
+	size_t n;
+	bool done;
+
+	if (segments_list(g->dir, &paths, &n) != 0)
+		return false;
+	done = n >= 2 && strcmp(strrchr(paths[0], '/') + 1, g->name) != 0 &&
+	    unlink(paths[0]) == 0;
+	segments_list_free(paths, n);
+	return done;
+}
+
 int
 segments_turn(struct segments *g, int64_t now_ms, size_t n, char *err,
     size_t errlen)
@@ -205,7 +235,7 @@ segments_turn(struct segments *g, int64_t now_ms, size_t n, char *err,
 	g->synced_ms = now_ms;
 	/* Its name is on disk too, so that a crash does not lose the file. */
 	fsync(g->segfd);
-	prune(g, now_ms);
+	segments_prune(g, now_ms);
 	return 1;
 }
 
@@ -215,15 +245,29 @@ segments_write(struct segments *g, const void *p, size_t n, int64_t now_ms,
 {
 	const char *b = p;
 	size_t done = 0;
+	bool retried = false;
 
 	while (done < n) {
 		ssize_t w = write(g->fd, b + done, n - done);
 
 		if (w < 0 && errno == EINTR)
 			continue;
+		/*
+		 * A full disk: the oldest segment makes room for the newest,
+		 * once; a torn start of the line written is then the end of
+		 * this segment, as after a crash, and the line goes to the next.
+		 */
+		if (w < 0 && (errno == ENOSPC || errno == EDQUOT) && !retried &&
+		    drop_oldest(g)) {
+			retried = true;
+			continue;
+		}
 		if (w < 0) {
-			snprintf(err, errlen, "cannot write %s/segments/%s: %s",
-			    g->dir, g->name, strerror(errno));
+			snprintf(err, errlen, "cannot write %s/segments/%s: %s; "
+			    "%s", g->dir, g->name, strerror(errno),
+			    errno == ENOSPC || errno == EDQUOT ? "free space on "
+			    "its disk, or give a smaller --record-size" :
+			    "check the disk and the folder");
 			return -1;
 		}
 		done += (size_t)w;

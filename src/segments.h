@@ -60,6 +60,13 @@ int segments_turn(struct segments *g, int64_t now_ms, size_t n, char *err,
 int segments_write(struct segments *g, const void *p, size_t n,
     int64_t now_ms, char *err, size_t errlen);
 
+/*
+ * Removes the oldest segments, never the one written, beyond --record-size
+ * and --record-age; segments_turn() does at each new segment, the
+ * recorder too while the server is away and nothing is written.
+ */
+void segments_prune(struct segments *g, int64_t now_ms);
+
 /* Syncs and closes the segment, and lets go of the lock. */
 void segments_close(struct segments *g);
 

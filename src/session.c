@@ -26,6 +26,7 @@ const struct session_ops session_server = {
 	.check_statements = pfs_check_statements,
 	.check_memory_instruments = pfs_check_memory_instruments,
 	.global_total = pfs_global_total,
+	.ping = pfs_ping,
 	.server_memory = pfs_server_memory,
 	.top_threads = pfs_top_threads,
 	.list_threads = pfs_list_threads,

@@ -41,7 +41,9 @@ def _texts():
             f.write(PRINTER)
         subprocess.run(["cc", "-std=c11", "-I", os.path.join(mmp.REPO, "src"),
                         "-I", os.path.join(mmp.REPO, "include"), "-o", exe,
-                        src, os.path.join(mmp.REPO, "src", "pfs_sql.c")],
+                        src, os.path.join(mmp.REPO, "src", "pfs_sql.c"),
+                        # pfs_sql.c's estimate reads layers.c's formula.
+                        os.path.join(mmp.REPO, "src", "layers.c")],
                        check=True, capture_output=True, timeout=120)
         out = subprocess.run([exe], check=True, capture_output=True).stdout
     lines = out.decode().splitlines()

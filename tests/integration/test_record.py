@@ -15,6 +15,7 @@ import glob
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -320,3 +321,54 @@ class ReadWindow(RecordCase):
                          mmp.describe(p))
         self.assertEqual(os.listdir(os.path.join(self.dir, "incidents")),
                          [], mmp.describe(p))
+
+
+class OneIncidentAnEvent(RecordCase):
+
+    def kinds(self):
+        """The kinds of the incidents in DIR, a second of a kind in the
+        same second (-2) as its kind."""
+        return sorted(re.sub(r"-\d+$", "", stem.rsplit("Z-", 1)[1])
+                      for stem in self.incidents())
+
+    def test_restart_in_the_same_cgroup_is_no_second_kill(self):
+        """A server killed and started again in its cgroup, as systemd or
+        Kubernetes do: one oom-kill incident, then the restart; the count
+        the new run's samples see is no new kill."""
+        with mmp.server_in_memory_cgroup() as cg:
+            pid = mmp.server_pid()
+            rec = self.recorder("--frequency", "1000")
+            self.wait_samples(rec, lambda s: len(s) >= 2, "two samples", 30)
+            w = self.start(mmp.grower())
+            mmp.wait_oom_kill(pid, w)
+            mmp.restart_killed_server(pid, cg)
+            back_at = time.time()
+            self.wait_samples(
+                rec, lambda s: sum(_seconds(x["timestamp"]) > back_at
+                                   for x in s) >= 3,
+                "three samples after the restart", 60)
+            p = self.finish_ok(rec, sig=signal.SIGTERM)
+        kinds = self.kinds()
+        self.assertEqual(kinds.count("oom-kill"), 1, kinds + [p.stderr])
+        self.assertEqual(kinds.count("restarted"), 1, kinds + [p.stderr])
+
+    def test_our_connection_killed_is_no_incident(self):
+        """KILL of the recorder's own connection: the server runs on, so
+        a note, no incident, and recording goes on."""
+        rec = self.recorder("--frequency", "200")
+        samples = self.wait_samples(rec, lambda s: len(s) >= 3,
+                                    "three samples", 30)
+        ids = [int(i) for (i,) in mmp.root_sql(
+            "SELECT ID FROM information_schema.PROCESSLIST WHERE USER = "
+            "'%s'" % REC_USER)] if not mmp.MYSQL else [int(i) for (i,) in
+            mmp.root_sql("SELECT PROCESSLIST_ID FROM performance_schema."
+                         "threads WHERE PROCESSLIST_USER = '%s'" % REC_USER)]
+        self.assertTrue(ids, "the recorder's connection")
+        for i in ids:
+            mmp.root_sql("KILL %d" % i)
+        n = len(samples)
+        self.wait_samples(rec, lambda s: len(s) >= n + 5,
+                          "samples after the KILL", 30)
+        p = self.finish_ok(rec, sig=signal.SIGTERM)
+        self.assertEqual(self.kinds(), [], p.stderr)
+        self.assertIn("only the connection was lost", p.stderr)

@@ -107,6 +107,9 @@ struct fake_server {
 	int64_t status_bytes;
 	bool status_known;
 	size_t status_reads;
+	/* ping (--record's beat): how many, and what they answer. */
+	size_t pings;
+	enum pfs_status ping_status;
 
 	/* top_threads(): these, largest first; or top_status, a failure. */
 	struct thread_total tops[4];
@@ -395,6 +398,18 @@ fake_server_memory(struct conn *c, const struct server_kind *k,
 	fake->status_reads++;
 	*bytes = fake->status_known ? fake->status_bytes : 0;
 	*known = fake->status_known;
+	return PFS_OK;
+}
+
+static enum pfs_status
+fake_ping(struct conn *c, char *err, size_t errlen)
+{
+	assert_true(c->open);
+	fake->pings++;
+	if (fake->ping_status != PFS_OK) {
+		snprintf(err, errlen, "lost");
+		return fake->ping_status;
+	}
 	return PFS_OK;
 }
 
@@ -739,6 +754,7 @@ static const struct session_ops fake_ops = {
 	.check_statements = fake_check_statements,
 	.check_memory_instruments = fake_check_memory_instruments,
 	.global_total = fake_global_total,
+	.ping = fake_ping,
 	.server_memory = fake_server_memory,
 	.top_threads = fake_top_threads,
 	.list_threads = fake_list_threads,

@@ -78,11 +78,46 @@ test_reads_once_a_period(void **state)
 	beat_free(&b);
 }
 
+/* Between reads the server is asked whether it is there: lost is said. */
+static void
+test_asks_between_reads(void **state)
+{
+	struct session sess;
+	struct beat b;
+	struct source src;
+	struct reading rd;
+	char err[64];
+
+	(void)state;
+	srv = (struct fake_server){ .now = 1000, .boot_s = 1700000000 };
+	fake_session(&srv, &sess);
+	inner_reads = 0;
+	inner_status = SOURCE_OK;
+	b = (struct beat){ .inner = { .read = inner_read }, .session = &sess,
+	    .clk = &fake_clock, .every_ns = 10 * 1000000000ull };
+	src = beat_source(&b);
+	assert_int_equal(src.read(src.ctx, 0, &rd, err, sizeof(err)),
+	    SOURCE_OK);
+	assert_int_equal(srv.pings, 0);
+	srv.now += 1000000000ull;
+	assert_int_equal(src.read(src.ctx, 0, &rd, err, sizeof(err)),
+	    SOURCE_OK);
+	assert_int_equal(srv.pings, 1);
+	srv.ping_status = PFS_LOST;
+	srv.now += 1000000000ull;
+	assert_int_equal(src.read(src.ctx, 0, &rd, err, sizeof(err)),
+	    SOURCE_LOST);
+	assert_int_equal(inner_reads, 1);
+	beat_free(&b);
+	sess.ops->close(sess.conn);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reads_once_a_period),
+		cmocka_unit_test(test_asks_between_reads),
 	};
 
 	return cmocka_run_group_tests_name("beat", tests, NULL, NULL);

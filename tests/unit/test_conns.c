@@ -114,24 +114,24 @@ test_not_beside_a_thread(void **state)
 
 /*
  * Without PROCESS (MariaDB): one note naming the grant, and the dear way
- * read at most every 10 s, while the samples keep their beat.
+ * read at most every 30 s, while the samples keep their beat.
  */
 static void
 test_without_process_one_note_and_a_slower_beat(void **state)
 {
 	(void)state;
 	srv.no_process = 1;
-	parse("--global", "--count", "25", "--frequency", "1000", NULL);
+	parse("--global", "--count", "65", "--frequency", "1000", NULL);
 	assert_int_equal(run(), EXIT_DONE);
-	/* Samples at 0 to 24 s: the connections at 0, 10 and 20 s. */
-	assert_int_equal(srv.reads, 25);
+	/* Samples at 0 to 64 s: the connections at 0, 30 and 60 s. */
+	assert_int_equal(srv.reads, 65);
 	assert_int_equal(srv.conn_reads, 3);
-	assert_int_equal(srv.conn_reads_at[1], 10 * SEC);
-	assert_int_equal(srv.conn_reads_at[2], 20 * SEC);
+	assert_int_equal(srv.conn_reads_at[1], 30 * SEC);
+	assert_int_equal(srv.conn_reads_at[2], 60 * SEC);
 	assert_int_equal(cs.reads, 3);
 	assert_int_equal(cs.v[0].peak_bytes, -1);
 	assert_int_equal(said_times("GRANT PROCESS ON *.* TO"), 1);
-	assert_said("only every 10 s");
+	assert_said("only every 30 s");
 	/* A second capture of the run says nothing more. */
 	srv.conn_reads = 0;
 	parse_free();

@@ -211,6 +211,18 @@ test_distrust(void **state)
 	assert_int_equal(procmem_trust(2902, STARTED - 3600, &f, why,
 	    sizeof(why)), PROCMEM_OTHER_START);
 	assert_non_null(strstr(why, "3600 s after"));
+	/* A server killed for memory and not yet reaped: a zombie. */
+	{
+		char zombie[sizeof(stat)];
+
+		memcpy(zombie, stat, sizeof(stat));
+		zombie[strchr(zombie, ')') - zombie + 2] = 'Z';
+		f.stat = zombie;
+		assert_int_equal(procmem_trust(2902, STARTED, &f, why,
+		    sizeof(why)), PROCMEM_NO_PROCESS);
+		assert_non_null(strstr(why, "has ended"));
+		f.stat = stat;
+	}
 	/* The id of a process that is not a server. */
 	f.exe = "/usr/bin/python3.11";
 	assert_int_equal(procmem_trust(2902, STARTED, &f, why, sizeof(why)),
