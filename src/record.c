@@ -516,8 +516,9 @@ record_run(const struct capture_env *env)
 		return EXIT_RUNTIME;
 	}
 	diag_note(env->diag, "recording the whole server every %" PRIu64
-	    " ms into %s (at most %" PRIu64 " MiB, %u h)", o->frequency_ms,
-	    o->record_dir, o->record_size >> 20, o->record_age_h);
+	    " ms into %s (its segments at most %" PRIu64 " MiB and %u h)",
+	    o->frequency_ms, o->record_dir, o->record_size >> 20,
+	    o->record_age_h);
 	rc = record_loop(&r);
 	fclose(r.json.fp);
 	output_release(&r.json);
