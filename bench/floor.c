@@ -154,9 +154,14 @@ run_text(MYSQL *m, const char *q, size_t qlen)
 	MYSQL_RES *res;
 	unsigned rows = 0;
 
-	if (mysql_real_query(m, q, qlen) != 0 ||
-	    (res = mysql_store_result(m)) == NULL)
+	if (mysql_real_query(m, q, qlen) != 0)
 		errx(1, "query: %s", mysql_error(m));
+	/* A statement of no result (DO 0, --record's ping) has no rows. */
+	if ((res = mysql_store_result(m)) == NULL) {
+		if (mysql_field_count(m) != 0)
+			errx(1, "query: %s", mysql_error(m));
+		return 0;
+	}
 	for (;;) {
 		while (mysql_fetch_row(res) != NULL)
 			rows++;

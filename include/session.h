@@ -177,6 +177,8 @@ struct session {
 	 * keeps no statement's peak (finished.h), and said so: once a run.
 	 */
 	bool no_statement_peaks;
+	/* How the last session_open() ended: CONN_DENIED is the account's. */
+	enum conn_status opened;
 };
 
 /* The operations of a real server, through conn.h and pfs.h. */

@@ -456,6 +456,15 @@ record_loop(struct record *r)
 		if (session_open(env->session, err, sizeof(err)) != 0) {
 			if (env->sig->stop)
 				break;
+			/*
+			 * Refused before anything was recorded: the account's
+			 * to mend, not the server's to come back from.
+			 */
+			if (r->samples == 0 && env->session->opened ==
+			    CONN_DENIED) {
+				diag_say("%s", err);
+				return EXIT_RUNTIME;
+			}
 			if (strcmp(last, err) != 0) {
 				snprintf(last, sizeof(last), "%s", err);
 				diag_say("%s; recording again once it answers, "

@@ -52,7 +52,8 @@ session_open(struct session *s, char *err, size_t errlen)
 {
 	struct pfs_preflight pf;
 
-	if (s->ops->open(&s->conn, &s->params, err, errlen) != CONN_OK)
+	if ((s->opened = s->ops->open(&s->conn, &s->params, err, errlen)) !=
+	    CONN_OK)
 		return -1;
 	if (s->ops->preflight(s->conn, &pf, err, errlen) != PFS_OK)
 		return -1;

@@ -372,3 +372,13 @@ class OneIncidentAnEvent(RecordCase):
         p = self.finish_ok(rec, sig=signal.SIGTERM)
         self.assertEqual(self.kinds(), [], p.stderr)
         self.assertIn("only the connection was lost", p.stderr)
+
+    def test_an_account_refused_at_the_start_ends_it(self):
+        """Access denied before anything was recorded is the account's to
+        mend: one line and status 1, not a wait for ever."""
+        p = mmp.run(["--socket", mmp.SOCKET, "--user", REC_USER,
+                     "--record", self.dir],
+                    env=mmp.base_env(MYSQL_PWD="not-" + REC_PASSWORD),
+                    conn=False)
+        self.assertEqual(p.returncode, 1, mmp.describe(p))
+        self.assertIn("Access denied", p.stderr)
