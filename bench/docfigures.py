@@ -170,7 +170,63 @@ def phrases(text):
     add(MAN, lambda: "default 1000 ms, some %.0f%% of a core" % (
         (poll("mariadb", peaks["mariadb"], 1000) +
          poll("mariadb", history, 1000)) / 1e6 * 100))
+    record_phrases(text, add)
     return out
+
+
+def record_cell(text, server, first_header, row, column):
+    """As cell(), in section record's part of server ("MariaDB",
+    "MySQL"): each server's tables have the same headers."""
+    m = re.search(r"<!-- begin: record -->\n(.*?)<!-- end: record -->",
+                  text, re.S)
+    if not m:
+        raise Missing("no section record")
+    part = re.search(r"### %s[^\n]*\n(.*?)(?=\n### |\Z)" % server,
+                     m.group(1), re.S)
+    if not part:
+        raise Missing("no part %s in section record" % server)
+    sub = "<!-- begin: part -->\n%s<!-- end: part -->" % part.group(1)
+    for header, rows in tables(sub, "part"):
+        if header[0] != first_header:
+            continue
+        col = next(i for i, h in enumerate(header) if h.startswith(column))
+        for r in rows:
+            if r[0].startswith(row):
+                return number(r[col].strip("*"))
+    raise Missing("no %s/%s/%s in record's %s" % (first_header, row, column,
+                                                 server))
+
+
+def record_phrases(text, add):
+    """The black box's cost and disk, in the README and the man page."""
+    def cost(server, account):
+        m = re.search(r"<!-- begin: record -->\n(.*?)<!-- end: record -->",
+                      text, re.S)
+        part = re.search(r"### %s[^\n]*\n(.*?)(?=\n### |\Z)" % server,
+                         m.group(1), re.S).group(1)
+        for line in part.splitlines():
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if len(cells) > 5 and cells[0] == "1,000" and \
+                    cells[1].startswith(account):
+                return number(cells[5].strip("*"))
+        raise Missing("no cost of %s at 1,000 on %s" % (account, server))
+
+    def hour(server, row):
+        return record_cell(text, server, "connections", row,
+                           "an hour, with segment starts")
+
+    for doc in (README, MAN):
+        add(doc, lambda: (
+            "%.2f%% of a core on MariaDB 10.11 with PROCESS, %.2f%% "
+            "without it, %.2f%% on MySQL 9.7" % (
+                cost("MariaDB", "root"), cost("MariaDB", "mmp"),
+                cost("MySQL", "root"))))
+        add(doc, lambda: (
+            "about %.1f MiB an hour at 1,000 idle connections, %.0f MiB "
+            "(MariaDB) and %.0f MiB (MySQL) with 100 of them changing" % (
+                hour("MariaDB", "1,000 idle"),
+                hour("MariaDB", "1,000, 100 changing"),
+                hour("MySQL", "1,000, 100 changing"))))
 
 
 def loose(s):
