@@ -34,7 +34,8 @@ beat_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
 		b->kept = k;
 		b->cap = out->n;
 	}
-	memcpy(b->kept, out->events, out->n * sizeof(*b->kept));
+	if (out->n > 0)
+		memcpy(b->kept, out->events, out->n * sizeof(*b->kept));
 	b->n = out->n;
 	b->next_ns = now + b->every_ns;
 	return st;

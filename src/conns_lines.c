@@ -86,7 +86,8 @@ conns_line_put(struct obuf *b, struct conns_book *book,
 
 	if (v == NULL)
 		return -1;
-	memcpy(v, now, n * sizeof(*v));
+	if (n > 0) /* now may be NULL then */
+		memcpy(v, now, n * sizeof(*v));
 	qsort(v, n, sizeof(*v), by_id);
 	when_stamp(t, sizeof(t), at_ms);
 	obuf_puts(b, "{\"type\":\"connections\",\"timestamp\":\"");

@@ -239,7 +239,8 @@ prune_incidents(const char *dir)
 		n++;
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), by_name);
+	if (n > 0) /* names is NULL then */
+		qsort(names, n, sizeof(*names), by_name);
 	for (size_t i = 0; i + INCIDENTS_KEPT < n; i++) {
 		snprintf(path, sizeof(path), "%s/incidents/%s.html", dir,
 		    names[i]);

@@ -377,7 +377,8 @@ keep_events(struct ctx *c, struct sample *s, size_t max,
 
 	if (kept && s->n_events == 0) {
 		n = meta->n_kept < max ? meta->n_kept : max;
-		memcpy(s->events, meta->kept, n * sizeof(*s->events));
+		if (n > 0) /* kept is NULL before any */
+			memcpy(s->events, meta->kept, n * sizeof(*s->events));
 		/* Not read again: nothing happened to them since, as seen. */
 		for (size_t i = 0; i < n; i++)
 			s->events[i].delta = (struct event_delta){ 0 };
@@ -393,7 +394,9 @@ keep_events(struct ctx *c, struct sample *s, size_t max,
 		meta->kept = k;
 		meta->kept_cap = s->n_events;
 	}
-	memcpy(meta->kept, s->events, s->n_events * sizeof(*s->events));
+	if (s->n_events > 0)
+		memcpy(meta->kept, s->events, s->n_events *
+		    sizeof(*s->events));
 	meta->n_kept = s->n_events;
 	return 0;
 }

@@ -333,7 +333,8 @@ segments_list(const char *dir, char ***paths, size_t *n)
 		v[len++] = p;
 	}
 	closedir(d);
-	qsort(v, len, sizeof(*v), by_name);
+	if (len > 0) /* v is NULL then */
+		qsort(v, len, sizeof(*v), by_name);
 	*paths = v;
 	*n = len;
 	return 0;
