@@ -171,7 +171,7 @@ class Layers(mmp.TestCase):
         self.assertEqual((int(glob), int(per), int(conns), int(total)),
                          mysqltuner(v))
         lacks = lacks[0] if lacks else ""
-        if mmp.SERVER == "mariadb":
+        if mmp.MARIADB:
             self.assertEqual(lacks, "innodb_additional_mem_pool_size")
         else:
             self.assertEqual(lacks, "innodb_additional_mem_pool_size, "
