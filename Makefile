@@ -82,6 +82,8 @@ SERVER += exporter
 CORE   += chart picture output_html output_svg jsonl
 # --record: its folder, its connections lines, its incidents; --since.
 CORE   += when segments conns_lines incident_line incident incident_plot incident_page beat
+# --explain: the gap between resident and counted memory, in layers.
+CORE   += explain explain_model explain_out
 SERVER += replay record
 
 CORE_OBJS   = $(CORE:%=$(BUILD)/%.o) $(BUILD)/profile.pb-c.o

@@ -158,6 +158,12 @@ struct session {
 	 * grows with them. Learnt with the kind.
 	 */
 	bool sample_scans_threads;
+	/*
+	 * Set by a mode that reads the server whatever its instruments
+	 * (--explain, which says what being off costs): the preflight then
+	 * lets a server with every memory instrument off through.
+	 */
+	bool instruments_may_be_off;
 	uint64_t own_thread;       /* our own thread: never a target */
 	size_t instruments;        /* memory instruments the server knows */
 	/*

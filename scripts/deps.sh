@@ -19,6 +19,8 @@ test_packages="$test_packages golang-go"
 packages="$packages libmicrohttpd-dev"
 # --listen's tests: a real Prometheus, and its promtool.
 test_packages="$test_packages prometheus"
+# --explain's tests: an allocator to preload into the server.
+test_packages="$test_packages libjemalloc2"
 # make bench: the workload beside each sampler.
 test_packages="$test_packages sysbench"
 

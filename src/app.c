@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "diag.h"
 #include "exitcode.h"
+#include "explain.h"
 #include "exporter.h"
 #include "live.h"
 #include "outfile.h"
@@ -243,6 +244,12 @@ is_record(const struct options *o)
 }
 
 static bool
+is_explain(const struct options *o)
+{
+	return o->explain;
+}
+
+static bool
 is_top(const struct options *o)
 {
 	return o->live && o->target == TARGET_LIST;
@@ -281,6 +288,11 @@ enum mode_needs {
 	MODE_FILE_EACH = 1 << 7,
 	/* Writes lists of threads, not samples: a binary format is no harm. */
 	MODE_THREADS  = 1 << 8,
+	/*
+	 * Reads the server with every memory instrument off too: what is
+	 * off is part of its answer (the session's instruments_may_be_off).
+	 */
+	MODE_ANY_INSTRUMENTS = 1 << 9,
 };
 
 #define SERVER (MODE_SESSION | MODE_CONNECT)
@@ -303,6 +315,8 @@ static const struct mode {
 	    MODE_NAMED_OUTPUT, exporter_run },
 	{ "record",  is_record,  MODE_RING | MODE_SESSION | MODE_OUTPUT |
 	    MODE_NAMED_OUTPUT, record_run },
+	{ "explain", is_explain, SERVER | MODE_OUTPUT | MODE_ANY_INSTRUMENTS,
+	    explain_run },
 	{ "top",     is_top,     MODE_TERMINAL | SERVER | MODE_OUTPUT |
 	    MODE_NAMED_OUTPUT | MODE_THREADS, top_run },
 	{ "list",    is_list,    SERVER | MODE_OUTPUT | MODE_THREADS, run_list },
@@ -494,6 +508,7 @@ app_run(int argc, char **argv)
 			goto out;
 		}
 		session_setup(&s, &o, sig);
+		s.instruments_may_be_off = m->needs & MODE_ANY_INSTRUMENTS;
 	}
 	if ((m->needs & MODE_CONNECT) && (rc = connect_session(&s, sig)) != 0) {
 		rc = rc > 0 ? EXIT_DONE : EXIT_RUNTIME;

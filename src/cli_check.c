@@ -79,6 +79,26 @@ cli_check_needs(struct cli_parse *ps)
 		    "--for-*)");
 		return -1;
 	}
+	if (o->explain && (o->target != TARGET_GLOBAL ||
+	    o->listen_port != 0 || o->record_dir != NULL || o->live ||
+	    o->trigger_bytes != 0)) {
+		snprintf(ps->err, ps->errlen, "--explain reads the whole server "
+		    "once, alone; leave out %s", o->listen_port != 0 ?
+		    "--listen" : o->record_dir != NULL ? "--record" : o->live ?
+		    "--live" : o->trigger_bytes != 0 ? "--trigger-bytes" :
+		    o->target == TARGET_READ ? "--read" :
+		    "the target (--thread, --connection, --wait-for, --list, "
+		    "--for-*)");
+		return -1;
+	}
+	if (o->explain && o->format != NULL &&
+	    strcmp(o->format->name, "text") != 0 &&
+	    strcmp(o->format->name, "json") != 0) {
+		snprintf(ps->err, ps->errlen, "--explain writes text or json, "
+		    "not %s; give --format text or --format json",
+		    o->format->name);
+		return -1;
+	}
 	if (ps->needs[NEEDS_LISTEN] != NULL && o->listen_port == 0) {
 		snprintf(ps->err, ps->errlen, "--%s needs --listen: it bounds "
 		    "what the exporter serves", ps->needs[NEEDS_LISTEN]);

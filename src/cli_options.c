@@ -228,6 +228,15 @@ const struct cli_row cli_rows[] = {
 	    .help = "a frame above the events: thread, statement\n"
 	    "or none (default none)" },
 
+	HEADING("The gap:"),
+	{ .name = "explain", .kind = KIND_FLAG, FIELD(explain),
+	    .implies = TARGET_GLOBAL,
+	    .help = "the server's resident memory once, in layers:\n"
+	    "what performance_schema counts by family, what\n"
+	    "it does not, the allocator, the connections'\n"
+	    "estimate and measured peaks, and advice\n"
+	    "(--format text or json)" },
+
 	HEADING("Black box:"),
 	{ .name = "record", .kind = KIND_STRING, FIELD(record_dir),
 	    .implies = TARGET_GLOBAL,

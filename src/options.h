@@ -104,6 +104,8 @@ struct options {
 	char *statements_file; /* --statements: the ranked statements; NULL: none */
 	enum stamp_when timestamps; /* --timestamps: ISO 8601 times on notes */
 	bool live;            /* --live: the full-screen view */
+	/* --explain: the server's memory in layers, once (explain.h). */
+	bool explain;
 	bool password_on_command_line; /* for the warning mysql gives too */
 
 	/* --format folded or pprof */

@@ -65,7 +65,8 @@ struct pfs_preflight {
 
 /*
  * Learns all of struct pfs_preflight, and checks that performance_schema
- * is on and memory instruments are enabled. Errors say how to fix it.
+ * is on and memory instruments are enabled. Errors say how to fix it;
+ * PFS_NO_INSTRUMENTS comes with every field learnt.
  */
 enum pfs_status pfs_preflight(struct conn *c, struct pfs_preflight *out,
     char *err, size_t errlen);

@@ -61,6 +61,9 @@ pfs_preflight(struct conn *c, struct pfs_preflight *out, char *err,
 	}
 	out->total = (size_t)r.v[1];
 	out->enabled = (size_t)r.v[2];
+	out->own_thread = r.isnull[3] ? 0 : (uint64_t)r.v[3];
+	out->server.boot_s = r.v[4];
+	out->server.pid = r.isnull[5] || r.v[5] < 0 ? 0 : (uint64_t)r.v[5];
 	if (out->enabled == 0) {
 		snprintf(err, errlen, "the memory instruments are disabled; "
 		    "enable them with %s (as an account with UPDATE on "
@@ -69,9 +72,6 @@ pfs_preflight(struct conn *c, struct pfs_preflight *out, char *err,
 		    pfs_sql_enable_instruments);
 		return PFS_NO_INSTRUMENTS;
 	}
-	out->own_thread = r.isnull[3] ? 0 : (uint64_t)r.v[3];
-	out->server.boot_s = r.v[4];
-	out->server.pid = r.isnull[5] || r.v[5] < 0 ? 0 : (uint64_t)r.v[5];
 	return PFS_OK;
 }
 

@@ -51,12 +51,16 @@ int
 session_open(struct session *s, char *err, size_t errlen)
 {
 	struct pfs_preflight pf;
+	enum pfs_status ps;
 
 	if ((s->opened = s->ops->open(&s->conn, &s->params, err, errlen)) !=
 	    CONN_OK)
 		return -1;
-	if (s->ops->preflight(s->conn, &pf, err, errlen) != PFS_OK)
+	ps = s->ops->preflight(s->conn, &pf, err, errlen);
+	if (ps != PFS_OK && !(ps == PFS_NO_INSTRUMENTS &&
+	    s->instruments_may_be_off))
 		return -1;
+	*err = '\0';
 	s->instruments = pf.total;
 	s->own_thread = pf.own_thread;
 	s->server = pf.server;

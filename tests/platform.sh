@@ -46,7 +46,7 @@ oracle)
 		test_login_path test_sampling test_grains test_statements
 		test_finished test_rank test_spikes test_hunt test_wait
 		test_resident test_lifecycle test_list test_errors test_conns
-		test_record)
+		test_record test_explain)
 	;;
 trixie)
 	suite=trixie server=mariadb11 client=connector-c

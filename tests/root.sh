@@ -51,7 +51,8 @@ build_common="build-essential pkg-config libcsv-dev libncurses-dev
 declare -A sets
 case "$suite" in
 sid)
-	sets[server]="mysql-server-core mysql-client-core"
+	# libjemalloc2: the allocator --explain's tests preload into the server.
+	sets[server]="mysql-server-core mysql-client-core libjemalloc2"
 	# Oracle's client library in place of Connector/C
 	# (default-libmysqlclient-dev is Oracle's in unstable too);
 	# mysql_config_editor, for the tests of --login-path, is in the
@@ -59,7 +60,7 @@ sid)
 	sets[build]="libmysqlclient-dev $build_common"
 	;;
 trixie)
-	sets[server]="mariadb-server-core mariadb-client-core"
+	sets[server]="mariadb-server-core mariadb-client-core libjemalloc2"
 	# libmariadb-dev alone, as a user of Debian 13 builds: the Makefile
 	# finds it by pkg-config's libmariadb.
 	sets[build]="libmariadb-dev $build_common"

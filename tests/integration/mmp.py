@@ -677,6 +677,18 @@ def server_with_preload(lib):
         start_server(argv)
 
 
+def restart_server():
+    """The sandbox server stopped and started again as tests/sandbox.sh
+    started it, for a test that needs a fresh process (its allocator's
+    arenas and heaps as a start leaves them); returns the new pid."""
+    argv = launch_argv()
+    pid = server_pid()
+    os.kill(pid, signal.SIGTERM)
+    _wait_gone(pid, 60)
+    _clear_stale_lock(pid)
+    return start_server(argv)
+
+
 # A statement that holds more and more memory, steadily, until the kernel
 # kills the server: a recursive CTE whose rows (about 2 KB each, 100 more
 # each round) stay in an in-memory temporary table (MariaDB's HEAP, MySQL's

@@ -1,10 +1,11 @@
 """The layers of --explain (the session's counted_layers, estimate and
 measured_connections, layers.h): the SQL of each, as src/pfs_sql.c builds
 it for the sandbox's kind, run through the mariadb client as the program's
-own account (mmp), and MySQLTuner's sum of src/layers.c over the rows. No
-mode of the program shows them yet, so the text and the sum come from the
-tree itself: a small program compiled here from src/pfs_sql.c and
-src/layers.c prints the one and computes the other."""
+own account (mmp), and MySQLTuner's sum of src/layers.c over the rows:
+the SQL itself, apart from the mode that shows it (test_explain.py), so
+the text and the sum come from the tree: a small program compiled here
+from src/pfs_sql.c and src/layers.c prints the one and computes the
+other."""
 
 import os
 import subprocess

@@ -1,0 +1,327 @@
+/*
+ * --explain's answer as text or JSON (explain_out.h). The words are the
+ * model's; this only lays them out. What the server gave (its version, a
+ * statement's text, the families' names) goes through clean.h in text and
+ * JSON's escaping in JSON, as every other format's does.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "clean.h"
+#include "explain_out.h"
+#include "output_format.h"
+#include "units.h"
+
+/* The column of sizes: wide enough for "1023.99 GiB" and a whole int64. */
+#define EXPLAIN_SIZE_WIDTH 20
+
+static void
+put_size(struct obuf *b, int64_t v, bool exact)
+{
+	char s[32];
+
+	if (v < 0)
+		snprintf(s, sizeof(s), "-");
+	else if (exact)
+		snprintf(s, sizeof(s), "%" PRId64, v);
+	else
+		units_bytes(v, s, sizeof(s));
+	obuf_printf(b, " %*s  ", exact ? EXPLAIN_SIZE_WIDTH : 11, s);
+}
+
+/* A sentence, one line, after a heading word. */
+static void
+put_line(struct obuf *b, const char *head, const char *s)
+{
+	obuf_printf(b, " %s: ", head);
+	clean_put(b, s, (size_t)-1, true);
+	obuf_putc(b, '\n');
+}
+
+static void
+text_layers(struct obuf *b, const struct explain *e, bool exact)
+{
+	for (size_t i = 0; i < e->layers; i++) {
+		const struct explain_layer *l = &e->layer[i];
+
+		put_size(b, l->bytes, exact);
+		obuf_fill(b, ' ', 2 * (size_t)l->depth);
+		clean_put(b, l->name, (size_t)-1, true);
+		obuf_puts(b, "  (");
+		clean_put(b, l->from, (size_t)-1, true);
+		obuf_puts(b, ")\n");
+	}
+}
+
+static void
+text_connections(struct obuf *b, const struct explain_reading *r,
+    const struct explain *e, bool exact)
+{
+	const struct estimate *est = &r->est;
+	const struct measured_connections *m = &r->meas;
+	char a[32], c[32];
+
+	if (!r->has_estimate && !r->has_measured)
+		return;
+	obuf_puts(b, "## The connections: estimated and measured ##\n");
+	if (r->has_estimate) {
+		units_bytes(est->global_buffers, a, sizeof(a));
+		units_bytes(est->per_connection, c, sizeof(c));
+		put_size(b, est->total, exact);
+		obuf_printf(b, "MySQLTuner's estimate: global buffers %s + "
+		    "max_connections %" PRIu64 " x %s a connection\n", a,
+		    est->max_connections, c);
+	}
+	if (r->has_measured) {
+		units_bytes(m->largest_bytes, a, sizeof(a));
+		put_size(b, m->sum_bytes, exact);
+		obuf_printf(b, "measured now: %" PRIu64 " connections, the "
+		    "largest %s%s\n", m->connections, a, m->no_process ?
+		    " (summed by performance_schema; GRANT PROCESS gives "
+		    "MariaDB's own, with peaks)" : "");
+		units_bytes(m->largest_peak, a, sizeof(a));
+		put_size(b, m->sum_peaks, exact);
+		if (m->sum_peaks >= 0)
+			obuf_printf(b, "their peaks since they connected, the "
+			    "largest %s\n", a);
+		else
+			obuf_puts(b, "their peaks: not kept by this server, or "
+			    "not ours to read\n");
+		put_size(b, m->largest_statement_peak, exact);
+		if (m->largest_statement_peak >= 0) {
+			obuf_puts(b, "the largest statement's peak: ");
+			clean_cut(b, m->largest_statement, 80);
+			obuf_putc(b, '\n');
+		} else
+			obuf_puts(b, "the largest statement's peak: not kept "
+			    "by this server (MySQL 8.0.31+ keeps it)\n");
+	}
+	if (e->measured_bound >= 0) {
+		put_size(b, e->measured_bound, exact);
+		obuf_puts(b, "the measured bound: global buffers + "
+		    "max_connections x the largest peak\n");
+	}
+	if (e->bounds[0] != '\0')
+		put_line(b, "so", e->bounds);
+}
+
+void
+explain_text(struct obuf *b, const struct explain_reading *r,
+    const struct explain *e, bool exact)
+{
+	char when[40];
+
+	units_timestamp(r->wall_ms, when, sizeof(when));
+	obuf_puts(b, "## The server's memory in layers: ");
+	clean_put(b, r->server_version, 60, true);
+	if (r->pid != 0)
+		obuf_printf(b, ", pid %" PRIu64, r->pid);
+	obuf_printf(b, ", at %s ##\n", when);
+	text_layers(b, e, exact);
+	if (e->allocator[0] != '\0')
+		put_line(b, "allocator", e->allocator);
+	if (e->cgroup[0] != '\0')
+		put_line(b, "cgroup", e->cgroup);
+	text_connections(b, r, e, exact);
+	obuf_puts(b, "## Advice ##\n");
+	if (e->advices == 0)
+		obuf_puts(b, " none: no layer is past its threshold\n");
+	for (size_t i = 0; i < e->advices; i++) {
+		obuf_puts(b, " - ");
+		clean_put(b, e->advice[i], (size_t)-1, true);
+		obuf_putc(b, '\n');
+	}
+}
+
+/* JSON's pieces: a key, a string, a number or null. */
+static void
+key(struct obuf *b, bool *first, const char *k)
+{
+	obuf_printf(b, "%s\"%s\":", *first ? "" : ",", k);
+	*first = false;
+}
+
+static void
+jstr(struct obuf *b, bool *first, const char *k, const char *s)
+{
+	key(b, first, k);
+	if (s == NULL)
+		obuf_puts(b, "null");
+	else
+		output_json_put_string(b, s, strlen(s));
+}
+
+static void
+jint(struct obuf *b, bool *first, const char *k, int64_t v, bool known)
+{
+	key(b, first, k);
+	if (known)
+		obuf_int(b, v);
+	else
+		obuf_puts(b, "null");
+}
+
+/* A byte count, null when not known (-1). */
+static void
+jbytes(struct obuf *b, bool *first, const char *k, int64_t v)
+{
+	jint(b, first, k, v, v >= 0);
+}
+
+static void
+jlines(struct obuf *b, bool *first, const char *k,
+    const char lines[][EXPLAIN_LINE], size_t n)
+{
+	key(b, first, k);
+	obuf_putc(b, '[');
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0)
+			obuf_putc(b, ',');
+		output_json_put_string(b, lines[i], strlen(lines[i]));
+	}
+	obuf_putc(b, ']');
+}
+
+static void
+json_layers(struct obuf *b, bool *first, const struct explain *e)
+{
+	key(b, first, "layers");
+	obuf_putc(b, '[');
+	for (size_t i = 0; i < e->layers; i++) {
+		const struct explain_layer *l = &e->layer[i];
+		bool f = true;
+
+		obuf_puts(b, i > 0 ? ",{" : "{");
+		jstr(b, &f, "layer", l->key);
+		jint(b, &f, "depth", l->depth, true);
+		jstr(b, &f, "name", l->name);
+		jbytes(b, &f, "bytes", l->bytes);
+		jstr(b, &f, "from", l->from);
+		obuf_putc(b, '}');
+	}
+	obuf_putc(b, ']');
+}
+
+static const char *const allocator_names[] = {
+	[ALLOC_UNKNOWN] = NULL, [ALLOC_GLIBC] = "glibc",
+	[ALLOC_JEMALLOC] = "jemalloc", [ALLOC_TCMALLOC] = "tcmalloc",
+};
+
+static void
+json_process(struct obuf *b, bool *first, const struct explain_reading *r,
+    const struct explain *e)
+{
+	const struct process_layers *p = &r->proc;
+	const struct process_memory *m = &r->cg;
+	bool f = true;
+
+	key(b, first, "allocator");
+	if (!r->has_process)
+		obuf_puts(b, "null");
+	else {
+		obuf_putc(b, '{');
+		jstr(b, &f, "name", allocator_names[p->allocator]);
+		jstr(b, &f, "library", p->allocator == ALLOC_UNKNOWN ? NULL :
+		    p->allocator == ALLOC_GLIBC ? p->allocator_lib[0] ?
+		    p->allocator_lib : NULL : p->allocator_lib);
+		jint(b, &f, "arenas", p->arenas, p->allocator == ALLOC_GLIBC);
+		jbytes(b, &f, "heaps_resident_bytes",
+		    p->arena_resident < 0 || p->brk_heap_resident < 0 ? -1 :
+		    p->arena_resident + p->brk_heap_resident);
+		jstr(b, &f, "says", e->allocator);
+		obuf_putc(b, '}');
+	}
+	key(b, first, "cgroup");
+	if (!m->has_cgroup)
+		obuf_puts(b, "null");
+	else {
+		f = true;
+		obuf_putc(b, '{');
+		jint(b, &f, "version", m->cgroup_version, true);
+		jstr(b, &f, "path", r->cgroup_dir);
+		jbytes(b, &f, "usage_bytes", m->cgroup_usage_bytes);
+		jbytes(b, &f, "limit_bytes", m->cgroup_limit_bytes);
+		jint(b, &f, "oom_kills", m->cgroup_oom_kills,
+		    m->cgroup_oom_kills >= 0);
+		obuf_putc(b, '}');
+	}
+}
+
+static void
+json_connections(struct obuf *b, bool *first, const struct explain_reading *r,
+    const struct explain *e)
+{
+	const struct estimate *est = &r->est;
+	const struct measured_connections *m = &r->meas;
+	bool f = true;
+
+	key(b, first, "estimate");
+	if (!r->has_estimate)
+		obuf_puts(b, "null");
+	else {
+		obuf_putc(b, '{');
+		jbytes(b, &f, "total_bytes", est->total);
+		jbytes(b, &f, "global_buffers_bytes", est->global_buffers);
+		jbytes(b, &f, "per_connection_bytes", est->per_connection);
+		jint(b, &f, "max_connections", (int64_t)est->max_connections,
+		    true);
+		jstr(b, &f, "variables", est->vars);
+		jstr(b, &f, "lacks", est->lacks);
+		obuf_putc(b, '}');
+	}
+	key(b, first, "measured");
+	if (!r->has_measured)
+		obuf_puts(b, "null");
+	else {
+		f = true;
+		obuf_putc(b, '{');
+		jint(b, &f, "connections", (int64_t)m->connections, true);
+		jbytes(b, &f, "sum_bytes", m->sum_bytes);
+		jbytes(b, &f, "largest_bytes", m->largest_bytes);
+		jbytes(b, &f, "sum_peaks_bytes", m->sum_peaks);
+		jbytes(b, &f, "largest_peak_bytes", m->largest_peak);
+		jbytes(b, &f, "largest_statement_peak_bytes",
+		    m->largest_statement_peak);
+		jstr(b, &f, "largest_statement", m->largest_statement_peak >= 0 ?
+		    m->largest_statement : NULL);
+		key(b, &f, "no_process");
+		obuf_puts(b, m->no_process ? "true" : "false");
+		obuf_putc(b, '}');
+	}
+	jbytes(b, first, "measured_bound_bytes", e->measured_bound);
+	jstr(b, first, "bounds", e->bounds[0] ? e->bounds : NULL);
+}
+
+void
+explain_json(struct obuf *b, const struct explain_reading *r,
+    const struct explain *e)
+{
+	const struct counted_layers *c = &r->counted;
+	char when[40];
+	bool first = true;
+
+	units_timestamp(r->wall_ms, when, sizeof(when));
+	obuf_putc(b, '{');
+	jstr(b, &first, "server", r->server_version);
+	jint(b, &first, "pid", (int64_t)r->pid, r->pid != 0);
+	jstr(b, &first, "timestamp", when);
+	json_layers(b, &first, e);
+	key(b, &first, "instruments");
+	if (!r->has_counted)
+		obuf_puts(b, "null");
+	else {
+		bool f = true;
+
+		obuf_putc(b, '{');
+		jint(b, &f, "memory", (int64_t)c->instruments, true);
+		jint(b, &f, "off", (int64_t)c->instruments_off, true);
+		jstr(b, &f, "off_families", c->off_families);
+		obuf_putc(b, '}');
+	}
+	json_process(b, &first, r, e);
+	json_connections(b, &first, r, e);
+	jlines(b, &first, "advice", e->advice, e->advices);
+	jlines(b, &first, "notes", e->notes, e->notes_n);
+	obuf_puts(b, "}\n");
+}
