@@ -315,8 +315,8 @@ static const struct mode {
 	    MODE_NAMED_OUTPUT, exporter_run },
 	{ "record",  is_record,  MODE_RING | MODE_SESSION | MODE_OUTPUT |
 	    MODE_NAMED_OUTPUT, record_run },
-	{ "explain", is_explain, SERVER | MODE_OUTPUT | MODE_ANY_INSTRUMENTS,
-	    explain_run },
+	{ "explain", is_explain, MODE_RING | SERVER | MODE_OUTPUT |
+	    MODE_ANY_INSTRUMENTS, explain_run },
 	{ "top",     is_top,     MODE_TERMINAL | SERVER | MODE_OUTPUT |
 	    MODE_NAMED_OUTPUT | MODE_THREADS, top_run },
 	{ "list",    is_list,    SERVER | MODE_OUTPUT | MODE_THREADS, run_list },

@@ -22,6 +22,7 @@ const char cli_usage_head[] =
 "                    --bigger-than SIZE\n"
 "       mysqlmemprof [OPTIONS] --global | --for-user NAME | --for-host HOST |\n"
 "                    --for-account USER@HOST\n"
+"       mysqlmemprof [OPTIONS] --explain [--count N | --duration SECONDS]\n"
 "       mysqlmemprof [OPTIONS] --record DIR\n"
 "       mysqlmemprof [OPTIONS] --read FILE | DIR [--since TIME] [--until TIME]\n"
 "Samples the memory of a MySQL or MariaDB thread, account or server from\n"
@@ -235,7 +236,8 @@ const struct cli_row cli_rows[] = {
 	    "what performance_schema counts by family, what\n"
 	    "it does not, the allocator, the connections'\n"
 	    "estimate and measured peaks, and advice\n"
-	    "(--format text or json)" },
+	    "(--format text or json); with --count or\n"
+	    "--duration, at the end of a --global run" },
 
 	HEADING("Black box:"),
 	{ .name = "record", .kind = KIND_STRING, FIELD(record_dir),

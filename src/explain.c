@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "capture.h"
 #include "cgroup.h"
 #include "exitcode.h"
 #include "explain.h"
@@ -112,6 +113,13 @@ explain_read(const struct capture_env *env, struct explain_reading *r)
 	return 0;
 }
 
+/* With --count or --duration: a run of --global first, the answer at its end. */
+static bool
+after_a_run(const struct options *o)
+{
+	return o->count > 0 || o->duration_s > 0;
+}
+
 int
 explain_run(const struct capture_env *env)
 {
@@ -121,6 +129,16 @@ explain_run(const struct capture_env *env)
 	struct outfile *f = env->out;
 	int rc;
 
+	if (after_a_run(env->opts)) {
+		rc = capture_run(env, NULL, 0, NULL);
+		if (rc != EXIT_DONE || env->sig->stop)
+			return rc;
+		if (env->session->conn == NULL) {
+			diag_say("the server went away during the run: no "
+			    "reading of its layers at its end");
+			return EXIT_RUNTIME;
+		}
+	}
 	if ((rc = explain_read(env, &r)) != 0)
 		return rc;
 	explain_work(&r, &e);

@@ -303,6 +303,8 @@ explain_json(struct obuf *b, const struct explain_reading *r,
 
 	units_timestamp(r->wall_ms, when, sizeof(when));
 	obuf_putc(b, '{');
+	/* Its type, as --read passes over a line of it among samples. */
+	jstr(b, &first, "type", "explain");
 	jstr(b, &first, "server", r->server_version);
 	jint(b, &first, "pid", (int64_t)r->pid, r->pid != 0);
 	jstr(b, &first, "timestamp", when);

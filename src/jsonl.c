@@ -461,14 +461,15 @@ parse_sample(struct ctx *c, json_t *root, struct sample *s, size_t max,
 
 /*
  * The lines that are not samples but belong among them: a capture's
- * ("capture": what follows is of it), and those --record writes beside
- * its samples. A --list line's "type" (FOREGROUND) is none of them.
+ * ("capture": what follows is of it), those --record writes beside its
+ * samples, and --explain's answer at the end of a run. A --list line's
+ * "type" (FOREGROUND) is none of them.
  */
 static bool
 passed_over(const char *type)
 {
 	static const char *const types[] = {
-		"capture", "record", "connections", "incident",
+		"capture", "record", "connections", "incident", "explain",
 	};
 
 	for (size_t i = 0; type != NULL && i < sizeof(types) /

@@ -10,7 +10,7 @@ import json
 import os
 import shutil
 import subprocess
-import time
+import tempfile
 import unittest
 
 import mmp
@@ -87,6 +87,32 @@ class Explain(mmp.TestCase):
         # --bytes: whole numbers.
         p = self.run_ok(["--explain", "--bytes"])
         self.assertRegex(p.stdout, r"(?m)^ +\d{6,}  resident  ", desc)
+
+    def test_at_the_end_of_a_run(self):
+        """--count: a --global run, then the answer after its summary; in
+        JSON its line, which --read passes over."""
+        p = self.run_ok(["--explain", "--count", "2", "--frequency", "200",
+                         "--top", "1"])
+        desc = mmp.describe(p)
+        self.assertRegex(p.stdout, r"(?s)^## Memory usage at time 0 ##.*"
+                         r"\n## Summary of 2 samples .*\n## The server's "
+                         r"memory in layers: .*\n## Advice ##\n", desc)
+        p = self.run_ok(["--explain", "--count", "2", "--frequency", "200",
+                         "--top", "1", "--format", "json"])
+        lines = p.stdout.splitlines()
+        self.assertEqual(len(lines), 3, mmp.describe(p))
+        self.assertEqual([json.loads(l)["sample"] for l in lines[:2]], [1, 2])
+        last = json.loads(lines[2])
+        self.assertEqual(last["type"], "explain", mmp.describe(p))
+        self.assertIn("counted", layers(last), mmp.describe(p))
+        d = tempfile.mkdtemp(prefix="mmp-explain-")
+        self.addCleanup(shutil.rmtree, d, True)
+        path = os.path.join(d, "run.jsonl")
+        with open(path, "w") as f:
+            f.write(p.stdout)
+        r = self.run_ok(["--read", path, "--format", "csv"], conn=False)
+        self.assertEqual(len(r.stdout.splitlines()), 3, mmp.describe(r))
+        self.assertIn("replayed 2 samples", r.stderr, mmp.describe(r))
 
     @unittest.skipUnless(mmp.MARIADB, "Debian's MySQL links tcmalloc")
     def test_glibc_with_its_arenas(self):

@@ -299,6 +299,8 @@ test_json(void **state)
 	j = json_loads(b.p, 0, &err);
 	assert_non_null(j);
 	assert_int_equal(json_integer_value(json_object_get(j, "pid")), 4242);
+	assert_string_equal(json_string_value(json_object_get(j, "type")),
+	    "explain");
 	l = json_object_get(j, "layers");
 	assert_int_equal(json_array_size(l), e.layers);
 	assert_string_equal(json_string_value(json_object_get(
