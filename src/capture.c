@@ -545,6 +545,18 @@ capture_run_from(const struct capture_env *env,
 		cs->next_ns = 0;
 		src = conns_source(cs);
 	}
+	/* The gap in layers beside the whole server's samples, once a minute. */
+	if (env->gap != NULL && is_grain && grain == GRAIN_GLOBAL) {
+		struct gap *g = env->gap;
+
+		g->inner = src;
+		g->session = s;
+		g->clk = &clk;
+		g->roots = (struct gap_roots){ .proc = env->proc,
+		    .sys = env->sys };
+		g->next_ns = 0;
+		src = gap_source(g);
+	}
 	if (env->top_threads != NULL) {
 		struct top_threads *t = env->top_threads;
 

@@ -21,6 +21,7 @@
 #include "summary.h"
 #include "top_threads.h"
 #include "conns.h"
+#include "gap.h"
 #include "follow.h"
 
 /* What a capture samples, for an observer. */
@@ -73,6 +74,11 @@ struct capture_env {
 	 * mode owns it and frees it with conns_free().
 	 */
 	struct conns *conns;
+	/*
+	 * The gap in layers (gap.h), read on the chain of a --global capture
+	 * at its slow beat, for the observer to copy; NULL: none.
+	 */
+	struct gap *gap;
 	/* Where /proc is (procfs.h): NULL for PROCFS_ROOT; a test's tree. */
 	const char *proc;
 	/*

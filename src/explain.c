@@ -1,115 +1,46 @@
 /*
- * --explain: one reading of the server (the session's counted_layers,
- * estimate and measured_connections) and, when the pid it gives is its
- * process on this machine (procfs_check(), as --global's resident
- * figures), of /proc/PID (procfs_layers()) and its memory cgroup; the
- * answer worked out by explain_model.c and written by explain_out.c.
+ * --explain: one reading of the gap (gap_read(): the server's layers and,
+ * when the pid it gives is its process on this machine, /proc/PID and its
+ * memory cgroup), the answer worked out by explain_model.c and written by
+ * explain_out.c.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "capture.h"
-#include "cgroup.h"
 #include "exitcode.h"
 #include "explain.h"
 #include "explain_out.h"
+#include "gap.h"
 #include "obuf.h"
-#include "procfs.h"
 
-/*
- * A part the server did not give: the connection lost ends the reading
- * (1); any other failure is a note, the part left out (0).
- */
-static int
-part_failed(const struct capture_env *env, enum pfs_status ps,
-    const char *err)
-{
-	if (env->sig->stop)
-		return EXIT_DONE;
-	if (ps == PFS_LOST) {
-		diag_say("%s", err);
-		return EXIT_RUNTIME;
-	}
-	diag_say("warning: %s; that part of the answer is left out", err);
-	return -1;
-}
-
-static int
-read_server(const struct capture_env *env, struct explain_reading *r)
-{
-	struct session *s = env->session;
-	enum pfs_status ps;
-	char err[1024];
-	int rc;
-
-	ps = s->ops->counted_layers(s->conn, &r->counted, err, sizeof(err));
-	if (ps != PFS_OK && (rc = part_failed(env, ps, err)) >= 0)
-		return rc;
-	r->has_counted = ps == PFS_OK;
-	ps = s->ops->estimate(s->conn, &s->kind, &r->est, err, sizeof(err));
-	if (ps != PFS_OK && (rc = part_failed(env, ps, err)) >= 0)
-		return rc;
-	r->has_estimate = ps == PFS_OK;
-	ps = s->ops->measured_connections(s->conn, &s->kind, &s->conns_way,
-	    &r->meas, err, sizeof(err));
-	if (ps != PFS_OK && (rc = part_failed(env, ps, err)) >= 0)
-		return rc;
-	r->has_measured = ps == PFS_OK;
-	return 0;
-}
-
-/* The process and its cgroup, when the server's pid is its process here. */
+/* A part the server did not give: a warning, the part left out. */
 static void
-read_process(const struct capture_env *env, struct explain_reading *r)
+warn_part(void *ctx, const char *msg)
 {
-	const struct pfs_server_id *id = &env->session->server;
-	const char *proc = env->proc != NULL ? env->proc : PROCFS_ROOT;
-	const char *sys = env->sys != NULL ? env->sys : CGROUP_SYS_ROOT;
-	char why[512];
-
-	r->pid = id->pid;
-	if (procfs_check(proc, id->pid, id->boot_s, why, sizeof(why)) !=
-	    PROCMEM_TRUSTED) {
-		snprintf(r->process_why, sizeof(r->process_why), "%s", why);
-		return;
-	}
-	/*
-	 * Its status is everyone's to read, its maps only its user's and
-	 * root's: without them the status's layers still show.
-	 */
-	if (procfs_layers(proc, id->pid, &r->proc) != 0 && r->proc.rss < 0) {
-		snprintf(r->process_why, sizeof(r->process_why), "%s",
-		    r->proc.why);
-		return;
-	}
-	r->has_process = true;
-	if (r->proc.why[0] != '\0')
-		diag_note(env->diag, "%s: %s", r->proc.why, r->proc.known ?
-		    "the resident figures of its regions are unknown" :
-		    "the allocator and its arenas are unknown");
-	if (cgroup_find(proc, sys, id->pid, r->cgroup_dir,
-	    sizeof(r->cgroup_dir)) != 0)
-		r->cgroup_dir[0] = '\0';
-	else
-		(void)cgroup_read(r->cgroup_dir, &r->cg);
+	(void)ctx;
+	diag_say("warning: %s; that part of the answer is left out", msg);
 }
 
 int
 explain_read(const struct capture_env *env, struct explain_reading *r)
 {
-	struct session *s = env->session;
 	struct clock sys = clock_system();
 	const struct clock *clk = env->clk != NULL ? env->clk : &sys;
-	int rc;
+	char err[1024];
 
-	memset(r, 0, sizeof(*r));
-	r->server_version = s->ops->server_version(s->conn);
-	r->mariadb = s->kind.flavour == SERVER_MARIADB;
-	r->wall_ms = clk->wall_ms(clk->ctx);
-	if ((rc = read_server(env, r)) != 0)
-		return rc;
-	read_process(env, r);
+	if (gap_read(env->session, (struct gap_roots){ .proc = env->proc,
+	    .sys = env->sys }, clk, r, warn_part, NULL, err,
+	    sizeof(err)) != 0) {
+		if (env->sig->stop)
+			return EXIT_DONE;
+		diag_say("%s", err);
+		return EXIT_RUNTIME;
+	}
+	if (r->has_process && r->proc.why[0] != '\0')
+		diag_note(env->diag, "%s: %s", r->proc.why, r->proc.known ?
+		    "the resident figures of its regions are unknown" :
+		    "the allocator and its arenas are unknown");
 	return 0;
 }
 

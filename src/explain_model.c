@@ -159,6 +159,7 @@ allocator(const struct explain_reading *r, struct explain *e)
 	const struct process_layers *p = &r->proc;
 	int64_t heaps = sum2(p->arena_resident, p->brk_heap_resident);
 
+	e->arenas = p->known && p->allocator == ALLOC_GLIBC ? p->arenas : -1;
 	if (!p->known) {
 		snprintf(e->allocator, sizeof(e->allocator), "not known: its "
 		    "maps were not read (%.400s)", p->why);
@@ -325,6 +326,7 @@ void
 explain_work(const struct explain_reading *r, struct explain *e)
 {
 	memset(e, 0, sizeof(*e));
+	e->arenas = -1;
 	if (r->has_process)
 		process_layers(r, e);
 	else {

@@ -20,7 +20,7 @@
 
 /* What one reading of the server and its process gave. */
 struct explain_reading {
-	const char *server_version;
+	char server_version[96];    /* a copy: a reading outlives its connection */
 	bool mariadb;               /* the advice names its own settings */
 	int64_t wall_ms;            /* when, UTC */
 	uint64_t pid;               /* the server's, as it says; 0: unknown */
@@ -56,6 +56,7 @@ struct explain {
 	size_t layers;
 	/* The allocator and the cgroup, a sentence each; "" when unknown. */
 	char allocator[EXPLAIN_LINE];
+	int arenas;                 /* glibc's; -1: another allocator, unknown */
 	char cgroup[EXPLAIN_LINE];
 	/*
 	 * The bound the measured peaks give: the global buffers plus

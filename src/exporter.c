@@ -110,6 +110,14 @@ struct exporter {
 	/* The sampling thread's alone: the capture's chain reads into top. */
 	struct top_threads top;
 	uint64_t threads_seen; /* top.reads when last copied */
+	/*
+	 * --global: the gap in layers, copied from gap's readings (once a
+	 * minute); the chain reads into gap on the sampling thread.
+	 */
+	struct explain layers;
+	bool have_layers;
+	struct gap gap;
+	uint64_t gap_seen;     /* gap.reads when last copied */
 	char index[1024];     /* the page of "/", read-only once serving */
 };
 
@@ -152,6 +160,19 @@ copy_threads(struct exporter *x)
 	pthread_mutex_unlock(&x->lock);
 }
 
+/* A new reading of the gap (gap.h): the copy takes its answer. */
+static void
+copy_layers(struct exporter *x)
+{
+	if (x->gap.reads == x->gap_seen)
+		return;
+	x->gap_seen = x->gap.reads;
+	pthread_mutex_lock(&x->lock);
+	x->layers = x->gap.e;
+	x->have_layers = true;
+	pthread_mutex_unlock(&x->lock);
+}
+
 static int
 observe_sample(void *ctx, const struct sample *s,
     const struct sampler_stats *so_far)
@@ -187,9 +208,10 @@ observe_sample(void *ctx, const struct sample *s,
 		rc = -1; /* out of memory: the capture ends, and is retried */
 	}
 	pthread_mutex_unlock(&x->lock);
-	if (rc == 0)
+	if (rc == 0) {
 		copy_threads(x);
-	else
+		copy_layers(x);
+	} else
 		diag_say("out of memory for the exporter's copy of a sample; "
 		    "the capture starts again");
 	return rc;
@@ -255,6 +277,7 @@ serve_metrics(struct exporter *x, struct MHD_Connection *c, unsigned *status)
 		    x->server_version : NULL,
 		.samples = x->samples, .skipped = x->skipped, .lost = x->lost,
 		.threads = x->threads, .n_threads = x->n_threads,
+		.layers = x->have_layers ? &x->layers : NULL,
 		.max_series = x->env->opts->max_series,
 		.limit_bytes = x->limit_bytes,
 	}, f);
@@ -505,6 +528,7 @@ serve(struct exporter *x)
 	cenv.observer = &w;
 	if (x->top.max > 0)
 		cenv.top_threads = &x->top;
+	cenv.gap = &x->gap; /* read only by a --global capture */
 	while (!env->sig->stop) {
 		uint64_t before = x->samples;
 
@@ -518,6 +542,7 @@ serve(struct exporter *x)
 			pthread_mutex_lock(&x->lock);
 			x->capturing = false;
 			x->n_threads = 0;
+			x->have_layers = false;
 			pthread_mutex_unlock(&x->lock);
 			session_close(env->session);
 			if (env->sig->stop || rc == EXIT_USAGE ||

@@ -283,6 +283,35 @@ write_threads(FILE *fp, const struct family *f, const struct metrics_view *v)
 	}
 }
 
+/* The layers of --explain, one series each whose size is known. */
+static void
+write_layers(FILE *fp, const struct family *f, const struct metrics_view *v)
+{
+	if (v->layers == NULL)
+		return;
+	for (size_t i = 0; i < v->layers->layers; i++) {
+		const struct explain_layer *l = &v->layers->layer[i];
+
+		if (l->bytes >= 0)
+			fprintf(fp, PREFIX "%s{layer=\"%s\"} %" PRId64 "\n",
+			    f->name, l->key, l->bytes);
+	}
+}
+
+static void
+write_gap_figures(FILE *fp, const struct family *f,
+    const struct metrics_view *v)
+{
+	const struct explain *e = v->layers;
+
+	if (e == NULL)
+		return;
+	if (strcmp(f->name, "advice_lines") == 0)
+		fprintf(fp, PREFIX "%s %zu\n", f->name, e->advices);
+	else if (e->arenas >= 0)
+		fprintf(fp, PREFIX "%s %d\n", f->name, e->arenas);
+}
+
 static void
 write_dropped(FILE *fp, const struct family *f, const struct metrics_view *v)
 {
@@ -350,6 +379,14 @@ static const struct family families[] = {
 	    "(COUNT_ALLOC).", write_event, EV_ALLOCS },
 	{ "memory_frees_total", COUNTER, "Frees by event (COUNT_FREE).",
 	    write_event, EV_FREES },
+	{ "layer_bytes", GAUGE, "The server's resident memory in layers, as "
+	    "--explain gives them, read once a minute (--global on the "
+	    "server's machine; a layer a parent's part: see the manual).",
+	    write_layers, 0 },
+	{ "allocator_arenas", GAUGE, "glibc malloc's arenas in the server's "
+	    "process, from its maps (glibc only).", write_gap_figures, 0 },
+	{ "advice_lines", GAUGE, "Lines of advice --explain would give now: "
+	    "layers past their thresholds.", write_gap_figures, 0 },
 	{ "thread_memory_bytes", GAUGE, "Bytes in use by the --top threads of "
 	    "the whole server (--global only).", write_threads, 0 },
 	{ "series_dropped", GAUGE, "Labelled series left out by "

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "explain_model.h"
 #include "sample.h"
 #include "threads.h"
 
@@ -35,6 +36,8 @@ struct metrics_view {
 	uint64_t samples, skipped, lost; /* since the exporter started */
 	const struct thread_total *threads; /* the whole server's top threads */
 	size_t n_threads;
+	/* The gap in layers (--global on the server's machine); NULL: none. */
+	const struct explain *layers;
 	size_t max_series;          /* labelled series at most: events first */
 	int64_t limit_bytes;        /* MySQL's connection_memory_limit; 0: none */
 };

@@ -8,12 +8,16 @@ a process that cannot be read leaves performance_schema's layers."""
 
 import json
 import os
+import re
 import shutil
+import signal
 import subprocess
 import tempfile
+import time
 import unittest
 
 import mmp
+import test_exporter
 
 MIB = 1 << 20
 USER_VARS = ("'memory/sql/user_var_entry', 'memory/sql/user_var_entry::value', "
@@ -113,6 +117,39 @@ class Explain(mmp.TestCase):
         r = self.run_ok(["--read", path, "--format", "csv"], conn=False)
         self.assertEqual(len(r.stdout.splitlines()), 3, mmp.describe(r))
         self.assertIn("replayed 2 samples", r.stderr, mmp.describe(r))
+
+    def test_exporter_gauges(self):
+        """--listen --global: the layers once a minute, the first after
+        the first sample, as gauges a layer each."""
+        port = test_exporter.free_port(19200, 19299)
+        b = self.spawn(["--listen", "127.0.0.1:%d" % port,
+                        "--frequency", "200"])
+        page = ""
+        for _ in range(100):
+            time.sleep(0.2)
+            try:
+                page = test_exporter.get(port)[2]
+            except OSError:
+                continue
+            if "\nmysqlmemprof_layer_bytes{" in page:
+                break
+        p = b.finish(signal.SIGTERM)
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        got = {m.group(1): int(m.group(2)) for m in re.finditer(
+            r'(?m)^mysqlmemprof_layer_bytes\{layer="(\w+)"\} (\d+)$', page)}
+        d = self.explain()
+        want = {l["layer"]: l["bytes"] for l in d["layers"]}
+        self.assertEqual(sorted(got), sorted(want), page)
+        # Read apart: the pool the same, the process within 20%.
+        self.assertEqual(got["buffer_pool"], want["buffer_pool"], page)
+        self.assertLess(abs(got["resident"] - want["resident"]),
+                        want["resident"] // 5, page)
+        self.assertRegex(page, r"(?m)^mysqlmemprof_advice_lines \d+$")
+        if mmp.MARIADB:
+            self.assertRegex(page, r"(?m)^mysqlmemprof_allocator_arenas "
+                             r"\d+$")
+        else:
+            self.assertNotIn("\nmysqlmemprof_allocator_arenas ", page)
 
     @unittest.skipUnless(mmp.MARIADB, "Debian's MySQL links tcmalloc")
     def test_glibc_with_its_arenas(self):

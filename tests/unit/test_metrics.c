@@ -222,6 +222,40 @@ test_process(void **state)
 }
 
 /*
+ * The gap in layers (--explain's, read once a minute): absent until read,
+ * then a series a layer whose size is known, the arenas of glibc alone.
+ */
+static void
+test_layers(void **state)
+{
+	struct metrics_view v = view();
+	struct explain e = { .layers = 3, .arenas = 17, .advices = 2 };
+	char *p = render(&v, METRICS_PROMETHEUS);
+
+	(void)state;
+	has(p, "# TYPE mysqlmemprof_layer_bytes gauge\n# HELP");
+	has_not(p, "\nmysqlmemprof_layer_bytes{");
+	has_not(p, "\nmysqlmemprof_allocator_arenas ");
+	has_not(p, "\nmysqlmemprof_advice_lines ");
+	free(p);
+	e.layer[0] = (struct explain_layer){ .key = "resident", .bytes = 400 };
+	e.layer[1] = (struct explain_layer){ .key = "not_counted",
+	    .bytes = 150 };
+	e.layer[2] = (struct explain_layer){ .key = "swap", .bytes = -1 };
+	v.layers = &e;
+	p = render(&v, METRICS_PROMETHEUS);
+	has(p, "\nmysqlmemprof_layer_bytes{layer=\"resident\"} 400\n"
+	    "mysqlmemprof_layer_bytes{layer=\"not_counted\"} 150\n#");
+	has(p, "\nmysqlmemprof_allocator_arenas 17\n");
+	has(p, "\nmysqlmemprof_advice_lines 2\n");
+	free(p);
+	e.arenas = -1;
+	p = render(&v, METRICS_PROMETHEUS);
+	has_not(p, "\nmysqlmemprof_allocator_arenas ");
+	free(p);
+}
+
+/*
  * The server's memory cgroup: absent without one (a remote server), its
  * limit +Inf when none is set, the kills a counter.
  */
@@ -355,6 +389,7 @@ main(void)
 		cmocka_unit_test(test_openmetrics_page),
 		cmocka_unit_test(test_process),
 		cmocka_unit_test(test_cgroup),
+		cmocka_unit_test(test_layers),
 		cmocka_unit_test(test_no_sample),
 		cmocka_unit_test(test_max_series),
 		cmocka_unit_test(test_format_for),
