@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "chart.h"
 #include "conns_lines.h"
 #include "incident_page.h"
@@ -310,6 +312,83 @@ read_lines(struct page *p, const char *lines, size_t len)
 	return 0;
 }
 
+/* The last line of --explain's answer among the window's; NULL: none. */
+static json_t *
+last_layers(const char *lines, size_t len)
+{
+	static const char head[] = "{\"type\":\"explain\"";
+	const char *at = lines, *found = NULL, *end = lines + len;
+	size_t found_len = 0;
+
+	while (at < end) {
+		const char *nl = memchr(at, '\n', (size_t)(end - at));
+		size_t n = nl != NULL ? (size_t)(nl - at) : (size_t)(end - at);
+
+		if (n > sizeof(head) && memcmp(at, head, sizeof(head) - 1) == 0) {
+			found = at;
+			found_len = n;
+		}
+		at += n + 1;
+	}
+	return found != NULL ? json_loadb(found, found_len, 0, NULL) : NULL;
+}
+
+static void
+put_json_text(FILE *fp, json_t *s)
+{
+	if (json_is_string(s))
+		picture_text(fp, json_string_value(s), json_string_length(s), 0);
+}
+
+/*
+ * The server's memory in layers, as --record's last reading of the gap
+ * (gap.h, once a minute) gave them before the incident.
+ */
+static void
+layers(FILE *fp, const char *lines, size_t len)
+{
+	json_t *j = last_layers(lines, len), *l, *a;
+	size_t i;
+
+	if (j == NULL)
+		return;
+	fputs("<h2>The memory in layers, at ", fp);
+	put_json_text(fp, json_object_get(j, "timestamp"));
+	fputs("</h2>\n<table>\n<tr><th>bytes</th><th class=\"text\">layer"
+	    "</th><th class=\"text\">from</th></tr>\n", fp);
+	json_array_foreach(json_object_get(j, "layers"), i, l) {
+		json_t *b = json_object_get(l, "bytes");
+
+		fputs("<tr>", fp);
+		if (json_is_integer(b))
+			cell_bytes(fp, json_integer_value(b));
+		else
+			fputs("<td>-</td>", fp);
+		fprintf(fp, "<td class=\"text\" style=\"padding-left:%dem\">",
+		    1 + 2 * (int)json_integer_value(json_object_get(l,
+		    "depth")));
+		put_json_text(fp, json_object_get(l, "name"));
+		fputs("</td><td class=\"text\">", fp);
+		put_json_text(fp, json_object_get(l, "from"));
+		fputs("</td></tr>\n", fp);
+	}
+	fputs("</table>\n", fp);
+	if ((a = json_object_get(json_object_get(j, "allocator"), "says")) !=
+	    NULL) {
+		fputs("<p>Allocator: ", fp);
+		put_json_text(fp, a);
+		fputs(".</p>\n", fp);
+	}
+	json_array_foreach(json_object_get(j, "advice"), i, a) {
+		fputs(i == 0 ? "<ul>\n<li>" : "<li>", fp);
+		put_json_text(fp, a);
+		fputs("</li>\n", fp);
+		if (i + 1 == json_array_size(json_object_get(j, "advice")))
+			fputs("</ul>\n", fp);
+	}
+	json_decref(j);
+}
+
 int
 incident_page(FILE *fp, const struct incident *in, const char *lines,
     size_t len)
@@ -349,6 +428,7 @@ incident_page(FILE *fp, const struct incident *in, const char *lines,
 	if (over_time(fp, &p, lines, len) != 0)
 		goto out;
 	growers(fp, &p);
+	layers(fp, lines, len);
 	fputs("<p class=\"note\">Written by mysqlmemprof --record; the "
 	    "records of the window are in the .jsonl file beside this page "
 	    "(mysqlmemprof --read FILE replays them).</p>\n</body>\n</html>\n",

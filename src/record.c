@@ -10,6 +10,8 @@
 #include "conns.h"
 #include "conns_lines.h"
 #include "exitcode.h"
+#include "explain_out.h"
+#include "gap.h"
 #include "incident.h"
 #include "kmsg.h"
 #include "procfs.h"
@@ -55,6 +57,9 @@ struct record {
 	/* Every connection, read beside each sample (conns.h). */
 	struct conns conns;
 	uint64_t conns_seen;   /* conns.reads when last written */
+	/* The gap in layers, read once a minute (gap.h), written as a line. */
+	struct gap gap;
+	uint64_t gap_seen;     /* gap.reads when last written */
 	struct conns_book book; /* the connections as the lines say */
 	uint64_t samples;      /* of the run of the program */
 	uint64_t capture_samples;
@@ -392,6 +397,11 @@ observe_sample(void *ctx, const struct sample *s,
 		return -1;
 	}
 	r->conns_seen = r->conns.reads;
+	/* The gap in layers, once a minute: an incident's page shows the last. */
+	if (r->gap.reads != r->gap_seen) {
+		explain_json(&r->tick, &r->gap.r, &r->gap.e);
+		r->gap_seen = r->gap.reads;
+	}
 	if (flush_tick(r, s->wall_ms) != 0)
 		return -1;
 	/*
@@ -450,6 +460,7 @@ record_loop(struct record *r)
 	cenv.opts = &o;
 	cenv.observer = &w;
 	cenv.conns = &r->conns;
+	cenv.gap = &r->gap;
 	if (cenv.events_every_ns == 0)
 		cenv.events_every_ns = RECORD_EVENTS_EVERY_NS;
 	while (!env->sig->stop && !r->failed) {

@@ -194,6 +194,16 @@ class OomKill(RecordCase):
             with open(stem + ".html", errors="replace") as f:
                 page = f.read()
             self.assertIn("mmp_seed", page, "the statement on the page")
+            # The gap in layers (read once a minute, the first with the
+            # first sample): its line in the window, its table on the page,
+            # the cgroup's limit in it.
+            layers = [o for o in objs if o.get("type") == "explain"]
+            self.assertTrue(layers, "no layers in the window" + desc)
+            self.assertEqual(layers[-1]["cgroup"]["limit_bytes"], cg.limit,
+                             desc)
+            self.assertIn("<h2>The memory in layers, at ", page)
+            self.assertRegex(page, r"<td class=\"text\" style=\"padding-"
+                             r"left:1em\">resident</td>")
 
             new = mmp.restart_killed_server(pid)
             self.assertNotEqual(new, pid)
