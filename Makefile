@@ -54,7 +54,7 @@ CORE = cli cli_check cli_apply cli_options cli_usage optfile clock ring topn del
        clean output_text output_text_summary output_text_list output_csv output_json \
        threads match outname \
        statement trigger recorder reconnect look follow guard finished scrub diag pfs_rows \
-       pfs_sql profile pprof output_profile output_folded output_pprof live_model live_grid live_draw live_draw_list history
+       pfs_sql profile pprof output_profile output_folded output_pprof live_model live_grid live_draw live_draw_list live_draw_layers history
 # One capture, waiting and the output file: through the session's
 # operations, so the fake server drives them.
 CORE += outfile outpath capture capture_end hunt
@@ -83,7 +83,7 @@ CORE   += chart picture output_html output_svg jsonl
 # --record: its folder, its connections lines, its incidents; --since.
 CORE   += when segments conns_lines incident_line incident incident_plot incident_page beat
 # --explain: the gap between resident and counted memory, in layers.
-CORE   += explain explain_model explain_out
+CORE   += explain explain_model explain_out gap
 SERVER += replay record
 
 CORE_OBJS   = $(CORE:%=$(BUILD)/%.o) $(BUILD)/profile.pb-c.o

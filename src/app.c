@@ -415,6 +415,7 @@ run_observed(const struct mode *m, struct capture_env *env)
 	if ((l = live_start(env)) == NULL)
 		return EXIT_RUNTIME;
 	env->observer = live_observer(l);
+	env->gap = live_gap(l);
 	rc = m->run(env);
 	live_end(l);
 	return rc;

@@ -212,7 +212,7 @@ const struct cli_row cli_rows[] = {
 	    "(default auto: on when stderr is not a terminal)" },
 	{ .name = "live", .kind = KIND_FLAG, FIELD(live),
 	    .help = "a full-screen view in the terminal, redrawn at\n"
-	    "each sample (keys: q p + - s b ?); with --list,\n"
+	    "each sample (keys: q p + - s b e ?); with --list,\n"
 	    "the threads by memory, Enter opens one" },
 
 	HEADING("Profiles (with --format folded or pprof):"),

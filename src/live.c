@@ -48,6 +48,12 @@ struct live {
 	const struct capture_env *env; /* the mode's, borrowed */
 	struct signal_flags *sig;     /* the program's */
 	struct capture_observer observer; /* the one below, on this view */
+	/*
+	 * The gap in layers, read by a --global capture's chain once a
+	 * minute; the observer copies each new answer into the model.
+	 */
+	struct gap gap;
+	uint64_t gap_seen;
 	pthread_mutex_t mu;           /* guards all below but the UI's own */
 	struct live_model model;
 	struct live_view view;
@@ -125,6 +131,12 @@ observe_sample(void *ctx, const struct sample *s,
 
 	pthread_mutex_lock(&l->mu);
 	rc = live_model_add(&l->model, s, so_far->taken, so_far->skipped);
+	/* A new reading of the gap (the chain's, this thread's): copied. */
+	if (l->gap.reads != l->gap_seen) {
+		l->gap_seen = l->gap.reads;
+		l->model.layers = l->gap.e;
+		l->model.has_layers = true;
+	}
 	l->dirty = true;
 	pthread_mutex_unlock(&l->mu);
 	if (rc != 0)
@@ -354,8 +366,8 @@ key(struct live *l, wint_t ch)
 {
 	struct live_view *v = &l->view;
 
-	if (v->help) {
-		v->help = false; /* any key closes it */
+	if (v->help || v->layers) {
+		v->help = v->layers = false; /* any key closes them */
 		return ch == 'q';
 	}
 	switch (ch) {
@@ -380,6 +392,9 @@ key(struct live *l, wint_t ch)
 		break;
 	case '?': case 'h':
 		v->help = true;
+		break;
+	case 'e':
+		v->layers = true;
 		break;
 	case 27: /* Esc */
 		if (!l->list_mode && v->from_list) {
@@ -665,6 +680,12 @@ const struct capture_observer *
 live_observer(struct live *l)
 {
 	return &l->observer;
+}
+
+struct gap *
+live_gap(struct live *l)
+{
+	return &l->gap;
 }
 
 /* What live_start() made, whichever of it was made. */

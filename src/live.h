@@ -32,6 +32,8 @@ struct live *live_start(const struct capture_env *env);
 
 /* The observer a capture hands its samples to, to be drawn; owned by l. */
 const struct capture_observer *live_observer(struct live *l);
+/* The gap the chain of a --global capture reads for the view (key e). */
+struct gap *live_gap(struct live *l);
 
 /*
  * Gives the terminal back and frees l: a capture that ended by itself

@@ -601,6 +601,7 @@ draw_help(const struct live_view *v, struct live_grid *g)
 		"+ -    more or fewer events",
 		"s      sort by the next column",
 		"b      exact bytes or KiB/MiB",
+		"e      the memory in layers (--global)",
 		"Esc    back to the list (--list)",
 		"?      this help; any key closes it",
 		"",
@@ -610,7 +611,7 @@ draw_help(const struct live_view *v, struct live_grid *g)
 		"* the statement changed",
 	};
 	int n = (int)(sizeof(lines) / sizeof(lines[0]));
-	int w = 40, y0 = (g->h - n - 2) / 2, x0 = (g->w - w) / 2;
+	int w = 42, y0 = (g->h - n - 2) / 2, x0 = (g->w - w) / 2;
 
 	(void)v;
 	for (int y = 0; y < n + 2; y++)
@@ -657,7 +658,7 @@ draw_status(const struct live_model *m, const struct live_view *v,
 		return;
 	}
 	snprintf(line, sizeof(line), " q quit  p %s  +/- events  s sort: %s  "
-	    "b %s  %s? help", v->paused ? "resume" : "pause",
+	    "b %s  e layers  %s? help", v->paused ? "resume" : "pause",
 	    sort_names[v->sort], v->exact ? "KiB/MiB" : "bytes",
 	    v->from_list ? "Esc list  " : "");
 	live_grid_text(g, y, 0, g->w, line, LIVE_C_AXIS, 0);
@@ -695,6 +696,8 @@ live_draw(const struct live_model *m, const struct live_view *v,
 	draw_status(m, &vv, g);
 	if (v->help)
 		draw_help(v, g);
+	else if (v->layers)
+		live_draw_layers(m, v, g);
 	if (rows != stack_rows)
 		free(rows);
 }

@@ -33,6 +33,7 @@ struct live_view {
 	bool exact;           /* b: exact bytes */
 	bool paused;          /* p: drawing stops, sampling goes on */
 	bool help;            /* ?: the keys */
+	bool layers;          /* e: the memory in layers (--global) */
 	bool mono;            /* no colours: a glyph per band instead */
 	bool ascii;           /* no UTF-8: ASCII glyphs and lines */
 	size_t selected;      /* --list: the thread under the cursor */
@@ -53,6 +54,9 @@ void live_scale_label(int64_t v, char *buf, size_t len);
 
 /* The capture screen: header, stackplot, table, status line. */
 void live_draw(const struct live_model *m, const struct live_view *v,
+    struct live_grid *g);
+/* e: the memory in layers over the capture screen (live_draw_layers.c). */
+void live_draw_layers(const struct live_model *m, const struct live_view *v,
     struct live_grid *g);
 /* The --list screen (live_draw_list.c): the threads by memory, the selected one marked. */
 void live_draw_list(const struct live_model *m, const struct live_view *v,

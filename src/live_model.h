@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "explain_model.h"
 #include "sample.h"
 #include "statement.h"
 #include "threads.h"
@@ -86,6 +87,10 @@ struct live_model {
 
 	/* --live --list: the threads of the last look. Owned. */
 	struct thread_list threads;
+
+	/* --global: the gap in layers, the latest reading (gap.h); key e. */
+	struct explain layers;
+	bool has_layers;
 };
 
 /*

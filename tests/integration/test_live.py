@@ -224,6 +224,24 @@ class Live(mmp.TestCase):
         self.assertIn("not counted by performance_schema: at most",
                       t.scrollback())
 
+    def test_key_e_shows_the_layers(self):
+        """--global: e opens the memory in layers (read after the first
+        sample), any key closes it; a thread's view has none to show."""
+        t = self.term(["--live", "--global", "--frequency", "100"])
+        t.wait_for(lambda x: "resident" in x and table_rows(x))
+        t.keys("e")
+        s = t.wait_for(lambda x: "The memory in layers" in x)
+        self.assertRegex(s, r"[\d.]+ (MiB|GiB)  resident")
+        self.assertRegex(s, r"[\d.]+ (KiB|MiB|GiB)      counted by "
+                         r"performance_schema")
+        self.assertRegex(s, r"allocator: (glibc|tcmalloc|jemalloc)")
+        t.keys("x")
+        s = t.wait_for(lambda x: "The memory in layers" not in x and
+                       table_rows(x))
+        t.keys("q")
+        s = t.wait_for(exited)
+        self.assertEqual(status_of(s), 0, s)
+
     def test_read_draws_the_capture_replayed(self):
         """--read into the live view: the replayed capture's last window,
         held until q; the summary after."""

@@ -475,6 +475,51 @@ test_draw_cgroup(void **state)
 }
 
 /* More rows than the screen has room for: as many as fit. */
+/* Key e: the layers over the screen, or a line saying when they come. */
+static void
+test_draw_layers(void **state)
+{
+	struct live_model m;
+	struct live_view v = { .rows = 5, .layers = true };
+	struct live_grid g;
+	int y;
+
+	(void)state;
+	steady_model(&m);
+	assert_int_equal(live_grid_init(&g, 100, 30), 0);
+	live_draw(&m, &v, &g);
+	read_grid(&g);
+	assert_true(line_with(&g, "No reading of the layers yet") >= 0);
+	m.has_layers = true;
+	m.layers = (struct explain){ .layers = 3, .advices = 1, .arenas = 17 };
+	m.layers.layer[0] = (struct explain_layer){ .key = "resident",
+	    .depth = 0, .name = "resident", .bytes = 400 << 20 };
+	m.layers.layer[1] = (struct explain_layer){ .key = "anonymous",
+	    .depth = 1, .name = "anonymous pages", .bytes = 370 << 20 };
+	m.layers.layer[2] = (struct explain_layer){ .key = "swap",
+	    .depth = 0, .name = "swapped out", .bytes = -1 };
+	snprintf(m.layers.allocator, sizeof(m.layers.allocator),
+	    "glibc malloc, 17 arenas");
+	snprintf(m.layers.advice[0], sizeof(m.layers.advice[0]),
+	    "try MALLOC_ARENA_MAX=4");
+	live_draw(&m, &v, &g);
+	read_grid(&g);
+	y = line_with(&g, "400.00 MiB  resident");
+	assert_true(y > 0);
+	assert_non_null(strstr(screen[y + 1], "370.00 MiB    anonymous pages"));
+	assert_non_null(strstr(screen[y + 2], "-  swapped out"));
+	assert_true(line_with(&g, "allocator: glibc malloc, 17 arenas") > y);
+	assert_true(line_with(&g, "- try MALLOC_ARENA_MAX=4") > y);
+	assert_true(line_with(&g, "any key closes this") > y);
+	/* Help over it: the help wins. */
+	v.help = true;
+	live_draw(&m, &v, &g);
+	read_grid(&g);
+	assert_int_equal(line_with(&g, "400.00 MiB  resident"), -1);
+	live_grid_free(&g);
+	live_model_free(&m);
+}
+
 static void
 test_rows_bounded(void **state)
 {
@@ -696,6 +741,7 @@ main(void)
 		cmocka_unit_test(test_draw_view),
 		cmocka_unit_test(test_draw_resident),
 		cmocka_unit_test(test_draw_cgroup),
+		cmocka_unit_test(test_draw_layers),
 		cmocka_unit_test(test_draw_limit),
 		cmocka_unit_test(test_unsampled_statements_marked),
 		cmocka_unit_test(test_rows_bounded),
