@@ -317,6 +317,9 @@ draw(struct live *l)
 		return;
 	}
 	live_draw(&l->model, &v, &l->grid);
+	/* Over the capture screen; the help, when up, is over both. */
+	if (v.layers && !v.help)
+		live_draw_layers(&l->model, &v, &l->grid);
 }
 
 /* UI thread: the run ends as on Ctrl-C. */

@@ -696,8 +696,6 @@ live_draw(const struct live_model *m, const struct live_view *v,
 	draw_status(m, &vv, g);
 	if (v->help)
 		draw_help(v, g);
-	else if (v->layers)
-		live_draw_layers(m, v, g);
 	if (rows != stack_rows)
 		free(rows);
 }

@@ -55,7 +55,10 @@ void live_scale_label(int64_t v, char *buf, size_t len);
 /* The capture screen: header, stackplot, table, status line. */
 void live_draw(const struct live_model *m, const struct live_view *v,
     struct live_grid *g);
-/* e: the memory in layers over the capture screen (live_draw_layers.c). */
+/*
+ * e: the memory in layers in a box over the capture screen, drawn after
+ * it (live_draw_layers.c).
+ */
 void live_draw_layers(const struct live_model *m, const struct live_view *v,
     struct live_grid *g);
 /* The --list screen (live_draw_list.c): the threads by memory, the selected one marked. */

@@ -488,6 +488,7 @@ test_draw_layers(void **state)
 	steady_model(&m);
 	assert_int_equal(live_grid_init(&g, 100, 30), 0);
 	live_draw(&m, &v, &g);
+	live_draw_layers(&m, &v, &g);
 	read_grid(&g);
 	assert_true(line_with(&g, "No reading of the layers yet") >= 0);
 	m.has_layers = true;
@@ -503,6 +504,7 @@ test_draw_layers(void **state)
 	snprintf(m.layers.advice[0], sizeof(m.layers.advice[0]),
 	    "try MALLOC_ARENA_MAX=4");
 	live_draw(&m, &v, &g);
+	live_draw_layers(&m, &v, &g);
 	read_grid(&g);
 	y = line_with(&g, "400.00 MiB  resident");
 	assert_true(y > 0);
@@ -511,8 +513,8 @@ test_draw_layers(void **state)
 	assert_true(line_with(&g, "allocator: glibc malloc, 17 arenas") > y);
 	assert_true(line_with(&g, "- try MALLOC_ARENA_MAX=4") > y);
 	assert_true(line_with(&g, "any key closes this") > y);
-	/* Help over it: the help wins. */
-	v.help = true;
+	/* Without it, the capture screen alone. */
+	v.layers = false;
 	live_draw(&m, &v, &g);
 	read_grid(&g);
 	assert_int_equal(line_with(&g, "400.00 MiB  resident"), -1);
