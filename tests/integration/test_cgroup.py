@@ -7,7 +7,6 @@ own cgroup after each test, and the test's cgroup is removed."""
 
 import os
 import signal
-import time
 
 import mmp
 import test_exporter
@@ -108,15 +107,8 @@ class Cgroup(mmp.TestCase):
         port = test_exporter.free_port(19100, 19199)
         b = self.spawn(["--listen", "127.0.0.1:%d" % port,
                         "--frequency", "200"])
-        page = ""
-        for _ in range(100):
-            time.sleep(0.2)
-            try:
-                page = test_exporter.get(port)[2]
-            except OSError:
-                continue
-            if "\nmysqlmemprof_cgroup_usage_bytes " in page:
-                break
+        page = test_exporter.page_with(
+            port, "\nmysqlmemprof_cgroup_usage_bytes ")
         b.finish(signal.SIGTERM)
         self.assertIn("\nmysqlmemprof_cgroup_limit_bytes %d\n" % LIMIT, page)
         self.assertIn("\nmysqlmemprof_cgroup_oom_kills_total 0\n", page)

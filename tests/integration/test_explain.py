@@ -13,7 +13,6 @@ import shutil
 import signal
 import subprocess
 import tempfile
-import time
 import unittest
 
 import mmp
@@ -124,15 +123,7 @@ class Explain(mmp.TestCase):
         port = test_exporter.free_port(19200, 19299)
         b = self.spawn(["--listen", "127.0.0.1:%d" % port,
                         "--frequency", "200"])
-        page = ""
-        for _ in range(100):
-            time.sleep(0.2)
-            try:
-                page = test_exporter.get(port)[2]
-            except OSError:
-                continue
-            if "\nmysqlmemprof_layer_bytes{" in page:
-                break
+        page = test_exporter.page_with(port, "\nmysqlmemprof_layer_bytes{")
         p = b.finish(signal.SIGTERM)
         self.assertEqual(p.returncode, 0, mmp.describe(p))
         got = {m.group(1): int(m.group(2)) for m in re.finditer(

@@ -83,6 +83,21 @@ def wait_until(what, fn, timeout=20, step=0.1):
     raise AssertionError("%s not within %s s" % (what, timeout))
 
 
+def page_with(port, needle, tries=100):
+    """The page of /metrics once it holds needle (a scrape every 0.2 s),
+    else the last one read."""
+    page = ""
+    for _ in range(tries):
+        time.sleep(0.2)
+        try:
+            page = get(port)[2]
+        except OSError:
+            continue
+        if needle in page:
+            break
+    return page
+
+
 class Exporter(mmp.TestCase):
 
     def serve(self, *extra, out=None):
