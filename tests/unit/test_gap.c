@@ -1,0 +1,167 @@
+/*
+ * The gap read beside --global's samples (gap.c), against the fake server
+ * and the fake clock: the first reading after the first sample, then at
+ * its beat; a failed reading keeps the answer before; a thread's capture
+ * reads none. And --explain's own reading (explain_read()): a part the
+ * server refuses is left out with a warning, a lost connection ends it.
+ */
+#include "fake_capture.h"
+#include "explain.h"
+#include "gap.h"
+
+static struct gap g;
+
+static int
+setup(void **state)
+{
+	(void)state;
+	srv = (struct fake_server){ .boot_s = 1700000000, .next_own = 7,
+	    .target = 42, .target_connection = 9, .global_bytes = 1 << 30,
+	    .setup = { .memory_enabled = 100, .statements = true,
+	    .instrumented = 1 },
+	    .reader_bytes = { 1000 }, .n_reader_bytes = 1 };
+	srv.layers = (struct counted_layers){ .buffer_pool = 128 << 20,
+	    .total = 200 << 20, .instruments = 300, .instruments_off = 2 };
+	snprintf(srv.layers.off_families, sizeof(srv.layers.off_families),
+	    "sql");
+	srv.vars[0] = "max_connections";
+	srv.vars[1] = "100";
+	srv.measured = (struct measured_connections){ .connections = 3,
+	    .sum_bytes = 3 << 20, .largest_bytes = 2 << 20, .sum_peaks = -1,
+	    .largest_peak = -1, .largest_statement_peak = -1 };
+	fake_session(&srv, &sess);
+	sess.instruments = 100;
+	sig = (struct signal_flags){ 0 };
+	dg = (struct diag){ 0 };
+	opts = (struct options){ 0 };
+	g = (struct gap){ 0 };
+	env = (struct capture_env){ .opts = &opts, .session = &sess,
+	    .out = &out, .diag = &dg, .sig = &sig, .clk = &fake_clock,
+	    .gap = &g, .proc = "/nonexistent-proc" };
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	parse_free();
+	return 0;
+}
+
+static int
+run(void)
+{
+	int rc;
+
+	notes_start();
+	rc = capture_run(&env, NULL, 1, NULL);
+	notes_read();
+	return rc;
+}
+
+/* Once after the first sample, then once a beat: 0, 200 and 400 ms. */
+static void
+test_read_at_its_beat(void **state)
+{
+	(void)state;
+	g.every_ns = 150000000;
+	parse("--global", "--count", "5", "--frequency", "100", NULL);
+	assert_int_equal(run(), EXIT_DONE);
+	assert_int_equal(srv.layers_reads, 3);
+	assert_int_equal(g.reads, 3);
+	assert_true(g.r.has_counted && g.r.has_estimate && g.r.has_measured);
+	assert_int_equal(explain_find(&g.e, "counted")->bytes, 200 << 20);
+	assert_non_null(strstr(g.e.advice[0], "memory instruments are off "
+	    "(2 of 300: sql)"));
+	/* The process of a fake server is not here: said in the answer. */
+	assert_false(g.r.has_process);
+	assert_non_null(strstr(g.e.notes[0], "the process's figures are "
+	    "missing"));
+}
+
+/* The default beat, a minute: one reading in a short run. */
+static void
+test_once_a_minute(void **state)
+{
+	(void)state;
+	parse("--global", "--count", "5", "--frequency", "100", NULL);
+	assert_int_equal(run(), EXIT_DONE);
+	assert_int_equal(srv.layers_reads, 1);
+	assert_int_equal(g.reads, 1);
+}
+
+/* A failed reading: no new answer, the one before whole; no sample lost. */
+static void
+test_failed_reading_keeps_the_answer(void **state)
+{
+	(void)state;
+	g.every_ns = 150000000;
+	parse("--global", "--count", "5", "--frequency", "100", NULL);
+	srv.layers_status = PFS_OK;
+	assert_int_equal(run(), EXIT_DONE);
+	assert_int_equal(g.reads, 3);
+	srv.layers_status = PFS_LOST;
+	srv.layers.total = 1;
+	assert_int_equal(run(), EXIT_DONE);
+	assert_int_equal(g.reads, 3);
+	assert_int_equal(explain_find(&g.e, "counted")->bytes, 200 << 20);
+}
+
+/* A thread's capture reads no gap. */
+static void
+test_thread_reads_none(void **state)
+{
+	(void)state;
+	parse("--thread", "42", "--count", "3", "--frequency", "100", NULL);
+	assert_int_equal(run(), EXIT_DONE);
+	assert_int_equal(srv.layers_reads, 0);
+	assert_int_equal(g.reads, 0);
+}
+
+/* --explain's reading: a part refused is a warning; lost, the end. */
+static void
+test_explain_read(void **state)
+{
+	struct explain_reading r;
+
+	(void)state;
+	parse("--explain", NULL);
+	notes_start();
+	assert_int_equal(explain_read(&env, &r), 0);
+	notes_read();
+	assert_true(r.has_counted);
+	assert_int_equal(r.est.max_connections, 100);
+	assert_int_equal(r.meas.connections, 3);
+	srv.layers_status = PFS_DENIED;
+	notes_start();
+	assert_int_equal(explain_read(&env, &r), 0);
+	notes_read();
+	assert_false(r.has_counted || r.has_estimate || r.has_measured);
+	assert_non_null(strstr(notes, "warning: lost; that part of the answer "
+	    "is left out"));
+	srv.layers_status = PFS_LOST;
+	notes_start();
+	assert_int_equal(explain_read(&env, &r), EXIT_RUNTIME);
+	notes_read();
+	assert_non_null(strstr(notes, "lost"));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_read_at_its_beat, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_once_a_minute, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_failed_reading_keeps_the_answer, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_thread_reads_none, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_explain_read, setup,
+		    teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
