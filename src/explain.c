@@ -70,7 +70,8 @@ explain_run(const struct capture_env *env)
 			return EXIT_RUNTIME;
 		}
 	}
-	if ((rc = explain_read(env, &r)) != 0)
+	/* Stopped during the reading: no answer, as Ctrl-C before a list. */
+	if ((rc = explain_read(env, &r)) != 0 || env->sig->stop)
 		return rc;
 	explain_work(&r, &e);
 	for (size_t i = 0; i < e.notes_n; i++)

@@ -197,23 +197,26 @@ static void
 cgroup(const struct explain_reading *r, struct explain *e)
 {
 	const struct process_memory *m = &r->cg;
+	char kills[40] = "";
 
 	if (!m->has_cgroup) {
 		snprintf(e->cgroup, sizeof(e->cgroup), "%s", r->cgroup_dir[0] ?
 		    "its usage could not be read" : "none found");
 		return;
 	}
-	if (m->cgroup_limit_bytes < 0)
-		snprintf(e->cgroup, sizeof(e->cgroup), "v%d %.300s: usage %s, no "
-		    "limit set, %" PRId64 " OOM kills", m->cgroup_version,
-		    r->cgroup_dir, b(m->cgroup_usage_bytes).s,
+	/* v1 before Linux 4.13 counts no kills: left out, not -1. */
+	if (m->cgroup_oom_kills >= 0)
+		snprintf(kills, sizeof(kills), ", %" PRId64 " OOM kills",
 		    m->cgroup_oom_kills);
+	if (m->cgroup_limit_bytes < 0)
+		snprintf(e->cgroup, sizeof(e->cgroup), "v%d %s: usage %s, no "
+		    "limit set%s", m->cgroup_version, r->cgroup_dir,
+		    b(m->cgroup_usage_bytes).s, kills);
 	else
-		snprintf(e->cgroup, sizeof(e->cgroup), "v%d %.300s: usage %s of "
-		    "its limit %s (%d%%), %" PRId64 " OOM kills",
-		    m->cgroup_version, r->cgroup_dir, b(m->cgroup_usage_bytes).s,
-		    b(m->cgroup_limit_bytes).s, pct(m->cgroup_usage_bytes,
-		    m->cgroup_limit_bytes), m->cgroup_oom_kills);
+		snprintf(e->cgroup, sizeof(e->cgroup), "v%d %s: usage %s of "
+		    "its limit %s (%d%%)%s", m->cgroup_version, r->cgroup_dir,
+		    b(m->cgroup_usage_bytes).s, b(m->cgroup_limit_bytes).s,
+		    pct(m->cgroup_usage_bytes, m->cgroup_limit_bytes), kills);
 }
 
 /* Both bounds of the connections' memory, and which is the better. */
@@ -222,14 +225,17 @@ bounds(const struct explain_reading *r, struct explain *e)
 {
 	const struct estimate *est = &r->est;
 	const struct measured_connections *m = &r->meas;
-	int64_t each = m->largest_peak >= 0 ? m->largest_peak :
-	    m->largest_bytes;
+	int64_t each = m->largest_peak;
 	double ratio;
 
+	/*
+	 * Only a peak bounds: what a connection holds now says nothing of
+	 * what it took (older MySQL, MariaDB without PROCESS keep none).
+	 */
 	e->measured_bound = -1;
 	if (!r->has_estimate || !r->has_measured || each <= 0 ||
 	    est->max_connections == 0)
-		return; /* no connection measured: nothing to bound by */
+		return;
 	e->measured_bound = est->global_buffers +
 	    (int64_t)est->max_connections * each;
 	if (e->measured_bound <= 0 || est->total <= 0)
@@ -240,9 +246,8 @@ bounds(const struct explain_reading *r, struct explain *e)
 		    "the tighter, %.1fx below the estimate: the estimate "
 		    "counts every per-connection buffer (%s) as taken at "
 		    "once by all %" PRIu64 " connections, and the largest "
-		    "here %s %s", ratio, b(est->per_connection).s,
-		    est->max_connections, m->largest_peak >= 0 ?
-		    "peaked at" : "holds", b(each).s);
+		    "here peaked at %s", ratio, b(est->per_connection).s,
+		    est->max_connections, b(each).s);
 	} else {
 		ratio = (double)e->measured_bound / (double)est->total;
 		snprintf(e->bounds, sizeof(e->bounds), "the measured bound is "

@@ -41,12 +41,12 @@ struct explain_reading {
 /* The most layers, advice lines and notes the answer holds. */
 #define EXPLAIN_LAYERS 16
 #define EXPLAIN_LINES 10
-#define EXPLAIN_LINE 600
+#define EXPLAIN_LINE 1024
 
 struct explain_layer {
 	const char *key;      /* its name in JSON; one a layer */
 	int depth;            /* 0: the whole; 1, 2, 3: parts of the one above */
-	char name[200];       /* in words */
+	char name[700];       /* in words: off_families may be long */
 	int64_t bytes;        /* -1: not known */
 	char from[200];       /* where the figure comes from */
 };

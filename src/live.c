@@ -397,7 +397,8 @@ key(struct live *l, wint_t ch)
 		v->help = true;
 		break;
 	case 'e':
-		v->layers = true;
+		/* The list has no capture to draw the layers over. */
+		v->layers = !l->list_mode;
 		break;
 	case 27: /* Esc */
 		if (!l->list_mode && v->from_list) {

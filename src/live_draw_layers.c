@@ -43,6 +43,7 @@ live_draw_layers(const struct live_model *m, const struct live_view *v,
 	    "once a minute; mysqlmemprof --explain says more)", LIVE_C_TITLE,
 	    LIVE_A_REVERSE);
 	y++;
+	/* Each line below y and above the closing one: y < last after it. */
 	for (size_t i = 0; i < e->layers && y < last; i++) {
 		const struct explain_layer *l = &e->layer[i];
 
@@ -55,15 +56,19 @@ live_draw_layers(const struct live_model *m, const struct live_view *v,
 		live_grid_text(g, y++, x0 + 1, w - 2, line, LIVE_C_TITLE,
 		    LIVE_A_REVERSE);
 	}
+	y++; /* a blank line */
 	if (e->allocator[0] != '\0' && y < last) {
 		snprintf(line, sizeof(line), "allocator: %s", e->allocator);
-		live_grid_text(g, ++y, x0 + 2, w - 4, line, LIVE_C_TITLE,
+		live_grid_text(g, y++, x0 + 2, w - 4, line, LIVE_C_TITLE,
 		    LIVE_A_REVERSE);
-		y++;
 	}
-	for (size_t i = 0; i < e->advices && y + 1 < last; i++) {
+	/* What is missing and why (a remote server), then the advice. */
+	for (size_t i = 0; i < e->notes_n && y < last; i++)
+		live_grid_text(g, y++, x0 + 2, w - 4, e->notes[i],
+		    LIVE_C_TITLE, LIVE_A_REVERSE);
+	for (size_t i = 0; i < e->advices && y < last; i++) {
 		snprintf(line, sizeof(line), "- %s", e->advice[i]);
-		live_grid_text(g, ++y, x0 + 2, w - 4, line, LIVE_C_TITLE,
+		live_grid_text(g, y++, x0 + 2, w - 4, line, LIVE_C_TITLE,
 		    LIVE_A_REVERSE);
 	}
 	live_grid_text(g, last, x0 + 2, w - 4, "any key closes this",

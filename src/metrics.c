@@ -379,9 +379,10 @@ static const struct family families[] = {
 	    "(COUNT_ALLOC).", write_event, EV_ALLOCS },
 	{ "memory_frees_total", COUNTER, "Frees by event (COUNT_FREE).",
 	    write_event, EV_FREES },
-	{ "layer_bytes", GAUGE, "The server's resident memory in layers, as "
-	    "--explain gives them, read once a minute (--global on the "
-	    "server's machine; a layer a parent's part: see the manual).",
+	{ "layer_bytes", GAUGE, "The server's memory in layers, as --explain "
+	    "gives them, read once a minute (--global; the process's layers "
+	    "on the server's machine only; a layer is part of another: see "
+	    "the manual).",
 	    write_layers, 0 },
 	{ "allocator_arenas", GAUGE, "glibc malloc's arenas in the server's "
 	    "process, from its maps (glibc only).", write_gap_figures, 0 },

@@ -329,7 +329,10 @@ class Explain(mmp.TestCase):
                 (["--format", "csv"], "--explain writes text or json, not "
                  "csv; give --format text or --format json"),
                 (["--listen", "9104"], "leave out --listen"),
-                (["--record", "/tmp/mmp-none"], "leave out --record")):
+                (["--record", "/tmp/mmp-none"], "leave out --record"),
+                (["--live"], "leave out --live"),
+                (["--trigger-bytes", "1G"], "leave out --trigger-bytes"),
+                (["--read", "/dev/null"], "leave out --read")):
             p = mmp.run(["--explain"] + args)
             self.assertEqual(p.returncode, 2, mmp.describe(p))
             self.assertIn(words, p.stderr, mmp.describe(p))

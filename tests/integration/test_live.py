@@ -241,6 +241,17 @@ class Live(mmp.TestCase):
         t.keys("q")
         s = t.wait_for(exited)
         self.assertEqual(status_of(s), 0, s)
+        w = self.start(mmp.idle(20))
+        t = self.term(["--live", "--connection", str(w.connection_id),
+                       "--frequency", "100"])
+        t.wait_for(table_rows)
+        t.keys("e")
+        s = t.wait_for(lambda x: "No reading of the layers yet" in x)
+        t.keys("x")
+        t.wait_for(lambda x: "No reading of the layers" not in x)
+        t.keys("q")
+        s = t.wait_for(exited)
+        self.assertEqual(status_of(s), 0, s)
 
     def test_read_draws_the_capture_replayed(self):
         """--read into the live view: the replayed capture's last window,

@@ -135,12 +135,13 @@ struct fake_server {
 	 * sums the variables of vars ("name", "value" pairs, NULL-ended) as
 	 * the server's rows; measured_connections() gives measured, without
 	 * peaks when the way is the dear one (no_process, as connections());
-	 * layers_status: a failure of each.
+	 * layers_status: a failure of each; estimate_status: of estimate()
+	 * alone.
 	 */
 	struct counted_layers layers;
 	const char *vars[2 * ESTIMATE_VARS + 1];
 	struct measured_connections measured;
-	enum pfs_status layers_status;
+	enum pfs_status layers_status, estimate_status;
 	size_t layers_reads, estimate_reads, measured_reads;
 
 	/* list_threads(): the target, and our own thread. */
@@ -484,6 +485,10 @@ fake_estimate(struct conn *c, const struct server_kind *kind,
 	assert_true(c->open);
 	fake->estimate_reads++;
 	estimate_clear(out);
+	if (fake->estimate_status != PFS_OK) {
+		snprintf(err, errlen, "reading the variables: denied");
+		return fake->estimate_status;
+	}
 	if (fake->layers_status != PFS_OK) {
 		snprintf(err, errlen, "lost");
 		return fake->layers_status;

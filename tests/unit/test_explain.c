@@ -120,6 +120,14 @@ test_instruments_off(void **state)
 	assert_non_null(strstr(explain_find(&e, "not_counted")->name,
 	    "25 of 300 memory instruments switched off (sql)"));
 	assert_true(advised(&e, "memory instruments are off (25 of 300: sql)"));
+	/* Every family of MySQL's off: the name whole, its end kept. */
+	strcpy(r.counted.off_families, "archive, blackhole, csv, federated, "
+	    "innodb, keyring, memory, myisam, mysql_server, mysqld_openssl, "
+	    "mysys, partition, performance_schema, refcache, rpl, sql, "
+	    "temptable, vio, x");
+	explain_work(&r, &e);
+	assert_non_null(strstr(explain_find(&e, "not_counted")->name,
+	    "temptable, vio, x), and what no instrument covers"));
 	assert_true(advised(&e, "SET ENABLED = 'YES'"));
 }
 
@@ -205,7 +213,12 @@ test_other_causes(void **state)
 	    "limit 100.00 MiB"));
 	r.cg.cgroup_limit_bytes = -1;
 	explain_work(&r, &e);
-	assert_non_null(strstr(e.cgroup, "no limit set"));
+	assert_non_null(strstr(e.cgroup, "no limit set, 0 OOM kills"));
+	/* A v1 kernel before 4.13 counts none: left out, not "-1". */
+	r.cg.cgroup_oom_kills = -1;
+	explain_work(&r, &e);
+	assert_null(strstr(e.cgroup, "OOM kills"));
+	assert_null(strstr(e.cgroup, "-1"));
 }
 
 /* MariaDB counts a MEMORY table's blocks as it reserves them. */
@@ -270,15 +283,15 @@ test_bounds(void **state)
 	explain_work(&r, &e);
 	assert_int_equal(e.measured_bound, 1300 * MIB);
 	assert_non_null(strstr(e.bounds, "2.2x above the estimate"));
-	/* No peaks kept: the largest now. */
+	/* No peaks kept (MariaDB without PROCESS): what is held now bounds nothing. */
 	r.meas.largest_peak = -1;
-	explain_work(&r, &e);
-	assert_int_equal(e.measured_bound, 500 * MIB);
-	/* Nothing measured: no bound. */
-	r.meas.largest_bytes = 0;
 	explain_work(&r, &e);
 	assert_int_equal(e.measured_bound, -1);
 	assert_string_equal(e.bounds, "");
+	/* No peak above 0: no bound. */
+	r.meas.largest_peak = 0;
+	explain_work(&r, &e);
+	assert_int_equal(e.measured_bound, -1);
 }
 
 static void

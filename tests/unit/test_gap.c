@@ -5,6 +5,8 @@
  * reads none. And --explain's own reading (explain_read()): a part the
  * server refuses is left out with a warning, a lost connection ends it.
  */
+#include <unistd.h>
+
 #include "fake_capture.h"
 #include "explain.h"
 #include "gap.h"
@@ -133,6 +135,15 @@ test_explain_read(void **state)
 	assert_true(r.has_counted);
 	assert_int_equal(r.est.max_connections, 100);
 	assert_int_equal(r.meas.connections, 3);
+	/* One part refused: the others kept. */
+	srv.estimate_status = PFS_DENIED;
+	notes_start();
+	assert_int_equal(explain_read(&env, &r), 0);
+	notes_read();
+	assert_true(r.has_counted && !r.has_estimate && r.has_measured);
+	assert_non_null(strstr(notes, "warning: reading the variables: denied; "
+	    "that part of the answer is left out"));
+	srv.estimate_status = PFS_OK;
 	srv.layers_status = PFS_DENIED;
 	notes_start();
 	assert_int_equal(explain_read(&env, &r), 0);
@@ -145,6 +156,57 @@ test_explain_read(void **state)
 	assert_int_equal(explain_read(&env, &r), EXIT_RUNTIME);
 	notes_read();
 	assert_non_null(strstr(notes, "lost"));
+}
+
+/* The file at path, whole, into buf; its length. */
+static size_t
+slurp(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n = 0;
+
+	if (f != NULL) {
+		n = fread(buf, 1, len - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+	return n;
+}
+
+/* --explain: its answer written; stopped during the reading, nothing. */
+static void
+test_explain_run_and_stop(void **state)
+{
+	char path[] = "/tmp/mmp-test-gap-XXXXXX", text[65536];
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	out_path = path;
+	parse("--explain", NULL);
+	notes_start();
+	assert_int_equal(explain_run(&env), EXIT_DONE);
+	notes_read();
+	assert_int_equal(outfile_close(&out), 0);
+	slurp(path, text, sizeof(text));
+	assert_non_null(strstr(text, "## The server's memory in layers: "));
+	assert_non_null(strstr(text, "## Advice ##\n - memory instruments "
+	    "are off (2 of 300: sql)"));
+	parse_free();
+	/* A stop during the reading: its query fails as lost. */
+	assert_int_equal(truncate(path, 0), 0);
+	parse("--explain", NULL);
+	srv.layers_status = PFS_LOST;
+	sig.stop = 1;
+	notes_start();
+	assert_int_equal(explain_run(&env), EXIT_DONE);
+	notes_read();
+	assert_int_equal(outfile_close(&out), 0);
+	assert_int_equal(slurp(path, text, sizeof(text)), 0);
+	parse_free();
+	out_path = NULL;
+	unlink(path);
 }
 
 int
@@ -161,6 +223,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_explain_read, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_explain_run_and_stop, setup,
+		    NULL),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

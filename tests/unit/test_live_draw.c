@@ -474,7 +474,6 @@ test_draw_cgroup(void **state)
 	live_model_free(&m);
 }
 
-/* More rows than the screen has room for: as many as fit. */
 /* Key e: the layers over the screen, or a line saying when they come. */
 static void
 test_draw_layers(void **state)
@@ -522,6 +521,7 @@ test_draw_layers(void **state)
 	live_model_free(&m);
 }
 
+/* More rows than the screen has room for: as many as fit. */
 static void
 test_rows_bounded(void **state)
 {
