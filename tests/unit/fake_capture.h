@@ -55,6 +55,18 @@ parse(const char *first, ...)
 	    &settings, &sig.reopen), 0);
 }
 
+/* One capture of what parse() set up, its notes read into notes. */
+static inline int
+capture_once(void)
+{
+	int rc;
+
+	notes_start();
+	rc = capture_run(&env, NULL, 1, NULL);
+	notes_read();
+	return rc;
+}
+
 /* Ends what parse() began. */
 static inline void
 parse_free(void)

@@ -7,17 +7,6 @@
  */
 #include "fake_capture.h"
 
-static int
-run(void)
-{
-	int rc;
-
-	notes_start();
-	rc = capture_run(&env, NULL, 1, NULL);
-	notes_read();
-	return rc;
-}
-
 /* How many times s was said. */
 static size_t
 said_times(const char *s)
@@ -76,7 +65,7 @@ test_rows_read_after_each_sample(void **state)
 {
 	(void)state;
 	parse("--global", "--count", "3", "--frequency", "100", NULL);
-	assert_int_equal(run(), EXIT_DONE);
+	assert_int_equal(capture_once(), EXIT_DONE);
 	assert_int_equal(srv.conn_reads, 3);
 	assert_int_equal(cs.reads, 3);
 	assert_int_equal(cs.n, 2);
@@ -102,13 +91,13 @@ test_not_beside_a_thread(void **state)
 {
 	(void)state;
 	parse("--thread", "42", "--count", "3", "--frequency", "100", NULL);
-	assert_int_equal(run(), EXIT_DONE);
+	assert_int_equal(capture_once(), EXIT_DONE);
 	assert_int_equal(srv.conn_reads, 0);
 	assert_int_equal(cs.reads, 0);
 	srv.conn_reads = 0;
 	parse_free();
 	parse("--for-user", "app", "--count", "2", "--frequency", "100", NULL);
-	assert_int_equal(run(), EXIT_DONE);
+	assert_int_equal(capture_once(), EXIT_DONE);
 	assert_int_equal(srv.conn_reads, 0);
 }
 
@@ -122,7 +111,7 @@ test_without_process_one_note_and_a_slower_beat(void **state)
 	(void)state;
 	srv.no_process = 1;
 	parse("--global", "--count", "65", "--frequency", "1000", NULL);
-	assert_int_equal(run(), EXIT_DONE);
+	assert_int_equal(capture_once(), EXIT_DONE);
 	/* Samples at 0 to 64 s: the connections at 0, 30 and 60 s. */
 	assert_int_equal(srv.reads, 65);
 	assert_int_equal(srv.conn_reads, 3);
@@ -136,7 +125,7 @@ test_without_process_one_note_and_a_slower_beat(void **state)
 	srv.conn_reads = 0;
 	parse_free();
 	parse("--global", "--count", "2", "--frequency", "1000", NULL);
-	assert_int_equal(run(), EXIT_DONE);
+	assert_int_equal(capture_once(), EXIT_DONE);
 	assert_int_equal(srv.conn_reads, 1);
 	assert_int_equal(said_times("GRANT PROCESS"), 0);
 }
@@ -148,7 +137,7 @@ test_reconnect_asks_again(void **state)
 	(void)state;
 	srv.lose_at_read = 2;
 	parse("--global", "--count", "3", "--frequency", "100", NULL);
-	assert_int_equal(run(), EXIT_DONE);
+	assert_int_equal(capture_once(), EXIT_DONE);
 	assert_said("reconnected; sampling goes on");
 	assert_int_equal(srv.opens, 2);
 	assert_int_equal(srv.process_checks, 2);
@@ -160,13 +149,13 @@ test_failed_read_shows_none(void **state)
 {
 	(void)state;
 	parse("--global", "--count", "1", "--frequency", "100", NULL);
-	assert_int_equal(run(), EXIT_DONE);
+	assert_int_equal(capture_once(), EXIT_DONE);
 	assert_int_equal(cs.reads, 1);
 	assert_int_equal(cs.n, 2);
 	srv.conns_status = PFS_ERROR;
 	parse_free();
 	parse("--global", "--count", "3", "--frequency", "100", NULL);
-	assert_int_equal(run(), EXIT_DONE);
+	assert_int_equal(capture_once(), EXIT_DONE);
 	assert_int_equal(srv.reads, 4);
 	assert_int_equal(cs.reads, 1);
 	assert_int_equal(cs.n, 0);

@@ -51,17 +51,6 @@ teardown(void **state)
 	return 0;
 }
 
-static int
-run(void)
-{
-	int rc;
-
-	notes_start();
-	rc = capture_run(&env, NULL, 1, NULL);
-	notes_read();
-	return rc;
-}
-
 /* Once after the first sample, then once a beat: 0, 200 and 400 ms. */
 static void
 test_read_at_its_beat(void **state)
@@ -69,7 +58,7 @@ test_read_at_its_beat(void **state)
 	(void)state;
 	g.every_ns = 150000000;
 	parse("--global", "--count", "5", "--frequency", "100", NULL);
-	assert_int_equal(run(), EXIT_DONE);
+	assert_int_equal(capture_once(), EXIT_DONE);
 	assert_int_equal(srv.layers_reads, 3);
 	assert_int_equal(g.reads, 3);
 	assert_true(g.r.has_counted && g.r.has_estimate && g.r.has_measured);
@@ -88,7 +77,7 @@ test_once_a_minute(void **state)
 {
 	(void)state;
 	parse("--global", "--count", "5", "--frequency", "100", NULL);
-	assert_int_equal(run(), EXIT_DONE);
+	assert_int_equal(capture_once(), EXIT_DONE);
 	assert_int_equal(srv.layers_reads, 1);
 	assert_int_equal(g.reads, 1);
 }
@@ -101,11 +90,11 @@ test_failed_reading_keeps_the_answer(void **state)
 	g.every_ns = 150000000;
 	parse("--global", "--count", "5", "--frequency", "100", NULL);
 	srv.layers_status = PFS_OK;
-	assert_int_equal(run(), EXIT_DONE);
+	assert_int_equal(capture_once(), EXIT_DONE);
 	assert_int_equal(g.reads, 3);
 	srv.layers_status = PFS_LOST;
 	srv.layers.total = 1;
-	assert_int_equal(run(), EXIT_DONE);
+	assert_int_equal(capture_once(), EXIT_DONE);
 	assert_int_equal(g.reads, 3);
 	assert_int_equal(explain_find(&g.e, "counted")->bytes, 200 << 20);
 }
@@ -116,7 +105,7 @@ test_thread_reads_none(void **state)
 {
 	(void)state;
 	parse("--thread", "42", "--count", "3", "--frequency", "100", NULL);
-	assert_int_equal(run(), EXIT_DONE);
+	assert_int_equal(capture_once(), EXIT_DONE);
 	assert_int_equal(srv.layers_reads, 0);
 	assert_int_equal(g.reads, 0);
 }
