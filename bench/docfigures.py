@@ -170,6 +170,19 @@ def phrases(text):
     add(MAN, lambda: "default 1000 ms, some %.0f%% of a core" % (
         (poll("mariadb", peaks["mariadb"], 1000) +
          poll("mariadb", history, 1000)) / 1e6 * 100))
+    # The man page, the layers of --explain: what smaps and a whole run
+    # take, with no idle connections and with 1,000.
+    explain = "mysqlmemprof --explain, a whole run"
+    whole_smaps = "read /proc/PID/smaps"
+    add(MAN, lambda: (
+        "reading smaps took %s and %s ms on the MariaDB and MySQL sandboxes, "
+        "a whole run of --explain %s and %s ms (%s and %s ms with 1,000 idle "
+        "connections)" % (ms(poll("mariadb", whole_smaps, 0)),
+                          ms(poll("mysql", whole_smaps, 0)),
+                          ms(poll("mariadb", explain, 0)),
+                          ms(poll("mysql", explain, 0)),
+                          ms(poll("mariadb", explain, 1000)),
+                          ms(poll("mysql", explain, 1000)))))
     record_phrases(text, add)
     return out
 

@@ -4,8 +4,10 @@ server, with 0, 100 and 1,000 idle connections open (and two connections
 running a statement, so that the per-thread sums have candidates to be
 computed for), beside the Python sampler's query. A query the server
 lacks (MySQL's threads.TOTAL_MEMORY on MariaDB) is "-". Also what reading
-the server's /proc/PID/status (--global's process rows) and smaps_rollup
-(their fallback) costs, at each level.
+the server's /proc/PID/status (--global's process rows), smaps_rollup
+(their fallback) and smaps (--explain's layers, and the gap --global
+reads once a minute) costs, and one whole run of mysqlmemprof --explain
+(connecting included), at each level.
 
 Run against the sandbox (tests/sandbox.sh start; eval "$(tests/sandbox.sh
 env)"), of either kind (MMP_SERVER=mariadb|mysql), with Debian's python3
@@ -27,6 +29,7 @@ run with SET GLOBAL and put back at the end."""
 import argparse
 import os
 import statistics
+import subprocess
 import sys
 import threading
 import time
@@ -183,6 +186,23 @@ def proc_read_us(path, runs):
     return statistics.median(times[1:]) * 1e6
 
 
+def explain_us(a, runs):
+    """The median microseconds of one whole run of the built binary's
+    --explain --format json, as the account given, over the socket."""
+    exe = os.path.join(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))), "mysqlmemprof")
+    argv = [exe, "--no-defaults", "--socket", a.socket, "--user", a.user,
+            "--explain", "--format", "json"]
+    env = dict(os.environ, MYSQL_PWD=a.password)
+    times = []
+    for _ in range(runs + 1):
+        t0 = time.perf_counter()
+        subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times[1:]) * 1e6
+
+
 def vmrss_mib(pid):
     try:
         with open("/proc/%d/status" % pid) as f:
@@ -249,9 +269,10 @@ def main():
                 sql = sql.replace("%s", ids if "IN (%s)" in sql
                                   else str(runners[0]))
                 row[name] = time_query(cur, sql, a.runs)
-            for f in ("status", "smaps_rollup"):
+            for f in ("status", "smaps_rollup", "smaps"):
                 row[PROC % f] = (proc_read_us("/proc/%d/%s" % (pid, f),
                                               a.runs) if pid else None)
+            row[EXPLAIN] = explain_us(a, max(3, a.runs // 4))
             row[RSS] = vmrss_mib(pid) if pid else None
             results[n] = (nthreads, row)
             print("%5d idle connections (%d threads): %s" % (
@@ -273,7 +294,8 @@ def main():
                 r = cur.fetchone()
                 if r:
                     cur.execute("KILL QUERY %d" % r[0])
-    names = list(QUERIES) + [PROC % "status", PROC % "smaps_rollup", RSS]
+    names = list(QUERIES) + [PROC % "status", PROC % "smaps_rollup",
+                             PROC % "smaps", EXPLAIN, RSS]
     kind = "MySQL" if "mariadb" not in version.lower() else "MariaDB"
     lines = ["## What a look, a sample and --list cost, %s "
              "(bench/servers.sh)\n" % kind,
@@ -284,7 +306,10 @@ def main():
              "microseconds (the server's time and a round trip); two "
              "connections run SELECT SLEEP meanwhile; \"-\": the server "
              "has no such column. The /proc rows read the server's file "
-             "whole from Python, %d times.\n" % (version, a.runs, a.runs),
+             "whole from Python, %d times; the --explain row runs the built "
+             "binary %d times (connecting, its queries, the server's maps "
+             "and smaps, writing its JSON).\n" % (version, a.runs, a.runs,
+                                                   max(3, a.runs // 4)),
              "| query | " + " | ".join(
                  "%d idle (%d threads)" % (n, results[n][0]) for n in counts)
              + " |",
@@ -300,6 +325,7 @@ def main():
 
 
 PROC = "read /proc/PID/%s"
+EXPLAIN = "mysqlmemprof --explain, a whole run"
 RSS = "server's VmRSS (MiB, not µs)"
 
 
