@@ -59,6 +59,11 @@ echo "\$ ./mysqlmemprof --read build/demo/run.jsonl --format html -o build/demo/
 ./mysqlmemprof --read build/demo/run.jsonl --format svg -o build/demo/chart.svg -q
 echo "Open file://$PWD/build/demo/report.html in a browser."
 
+echo
+echo "== The server's memory in layers: what performance_schema counts, what it does not, and why"
+echo "\$ MYSQL_PWD=... ./mysqlmemprof --explain --socket $MMP_SOCKET --user mmp"
+MYSQL_PWD=mmp-pass ./mysqlmemprof --explain --socket "$MMP_SOCKET" --user mmp -q
+
 cat <<'EOF'
 
 == What happened
@@ -67,6 +72,10 @@ temporary table. The engine takes memory in blocks of about 20 MiB, which
 performance_schema counts as memory/memory/HP_PTRS: the thread's total climbs
 a step every few samples while the table fills. When the statement ended the
 client disconnected, and mysqlmemprof stopped by itself and summed up.
+
+The layers after it split the server process's resident memory: what
+performance_schema counts by family, what it does not, the allocator, the
+connections estimated and measured, and advice where a layer is large.
 
 Next: ./mysqlmemprof --list shows every thread, largest first;
 --format csv or json writes samples for a spreadsheet or jq, --format html
