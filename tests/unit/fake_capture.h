@@ -55,6 +55,29 @@ parse(const char *first, ...)
 	    &settings, &sig.reopen), 0);
 }
 
+/*
+ * The server a test of a chain's source starts from: thread 42 of
+ * connection 9, a reading of 1,000 bytes, everything switched on; the
+ * session on it, the flags cleared, env with what every such test gives.
+ * A test changes what it needs after.
+ */
+static inline void
+fake_capture_setup(void)
+{
+	srv = (struct fake_server){ .boot_s = 1700000000, .next_own = 7,
+	    .target = 42, .target_connection = 9, .global_bytes = 1 << 30,
+	    .setup = { .memory_enabled = 100, .statements = true,
+	    .instrumented = 1 },
+	    .reader_bytes = { 1000 }, .n_reader_bytes = 1 };
+	fake_session(&srv, &sess);
+	sess.instruments = 100;
+	sig = (struct signal_flags){ 0 };
+	dg = (struct diag){ 0 };
+	opts = (struct options){ 0 };
+	env = (struct capture_env){ .opts = &opts, .session = &sess,
+	    .out = &out, .diag = &dg, .sig = &sig, .clk = &fake_clock };
+}
+
 /* One capture of what parse() set up, its notes read into notes. */
 static inline int
 capture_once(void)

@@ -67,22 +67,11 @@ static int
 setup(void **state)
 {
 	(void)state;
-	srv = (struct fake_server){ .boot_s = 1700000000, .next_own = 7,
-	    .target = 42, .target_connection = 9, .global_bytes = 1 << 30,
-	    .setup = { .memory_enabled = 100, .statements = true,
-	    .instrumented = 1 },
-	    .reader_bytes = { 1000 }, .n_reader_bytes = 1 };
-	fake_session(&srv, &sess);
-	sess.instruments = 100;
-	sig = (struct signal_flags){ 0 };
-	dg = (struct diag){ 0 };
-	opts = (struct options){ 0 };
+	fake_capture_setup();
 	samples_seen = stop_after = n_statements = 0;
 	end_why[0] = '\0';
 	target_seen = (struct capture_target){ 0 };
-	env = (struct capture_env){ .opts = &opts, .session = &sess,
-	    .out = &out, .diag = &dg, .sig = &sig, .observer = &observer,
-	    .clk = &fake_clock };
+	env.observer = &observer;
 	return 0;
 }
 

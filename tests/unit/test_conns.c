@@ -24,11 +24,7 @@ static int
 setup(void **state)
 {
 	(void)state;
-	srv = (struct fake_server){ .boot_s = 1700000000, .next_own = 7,
-	    .target = 42, .target_connection = 9, .global_bytes = 1 << 30,
-	    .setup = { .memory_enabled = 100, .statements = true,
-	    .instrumented = 1 },
-	    .reader_bytes = { 1000 }, .n_reader_bytes = 1 };
+	fake_capture_setup();
 	srv.conn_rows[0] = (struct conn_row){ .connection_id = 9,
 	    .thread_id = 42, .user = "app", .host = "localhost",
 	    .command = "Query", .bytes = 64 << 20, .peak_bytes = 80 << 20,
@@ -38,15 +34,8 @@ setup(void **state)
 	    .user = "batch", .command = "Sleep", .bytes = 4096,
 	    .peak_bytes = 8192 };
 	srv.n_conn_rows = 2;
-	fake_session(&srv, &sess);
-	sess.instruments = 100;
-	sig = (struct signal_flags){ 0 };
-	dg = (struct diag){ 0 };
-	opts = (struct options){ 0 };
 	cs = (struct conns){ 0 };
-	env = (struct capture_env){ .opts = &opts, .session = &sess,
-	    .out = &out, .diag = &dg, .sig = &sig, .clk = &fake_clock,
-	    .conns = &cs };
+	env.conns = &cs;
 	return 0;
 }
 

@@ -17,11 +17,7 @@ static int
 setup(void **state)
 {
 	(void)state;
-	srv = (struct fake_server){ .boot_s = 1700000000, .next_own = 7,
-	    .target = 42, .target_connection = 9, .global_bytes = 1 << 30,
-	    .setup = { .memory_enabled = 100, .statements = true,
-	    .instrumented = 1 },
-	    .reader_bytes = { 1000 }, .n_reader_bytes = 1 };
+	fake_capture_setup();
 	srv.layers = (struct counted_layers){ .buffer_pool = 128 << 20,
 	    .total = 200 << 20, .instruments = 300, .instruments_off = 2 };
 	snprintf(srv.layers.off_families, sizeof(srv.layers.off_families),
@@ -31,15 +27,9 @@ setup(void **state)
 	srv.measured = (struct measured_connections){ .connections = 3,
 	    .sum_bytes = 3 << 20, .largest_bytes = 2 << 20, .sum_peaks = -1,
 	    .largest_peak = -1, .largest_statement_peak = -1 };
-	fake_session(&srv, &sess);
-	sess.instruments = 100;
-	sig = (struct signal_flags){ 0 };
-	dg = (struct diag){ 0 };
-	opts = (struct options){ 0 };
 	g = (struct gap){ 0 };
-	env = (struct capture_env){ .opts = &opts, .session = &sess,
-	    .out = &out, .diag = &dg, .sig = &sig, .clk = &fake_clock,
-	    .gap = &g, .proc = "/nonexistent-proc" };
+	env.gap = &g;
+	env.proc = "/nonexistent-proc";
 	return 0;
 }
 

@@ -55,18 +55,11 @@ static int
 setup(void **state)
 {
 	(void)state;
-	srv = (struct fake_server){ .boot_s = 1700000000, .next_own = 7,
-	    .running = 1, .global_bytes = 1 << 30,
-	    .setup = { .memory_enabled = 100, .statements = true,
-	    .instrumented = 1 },
-	    .reader_bytes = { 1000 }, .n_reader_bytes = 1 };
-	fake_session(&srv, &sess);
-	sess.instruments = 100;
-	sig = (struct signal_flags){ 0 };
-	dg = (struct diag){ 0 };
-	opts = (struct options){ 0 };
-	env = (struct capture_env){ .opts = &opts, .session = &sess,
-	    .out = &out, .diag = &dg, .sig = &sig, .clk = &fake_clock };
+	fake_capture_setup();
+	/* No thread to capture until a look finds one: a statement runs. */
+	srv.target = 0;
+	srv.target_connection = 0;
+	srv.running = 1;
 	return 0;
 }
 
