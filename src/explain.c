@@ -66,7 +66,8 @@ explain_run(const struct capture_env *env)
 			return rc;
 		if (env->session->conn == NULL) {
 			diag_say("the server went away during the run: no "
-			    "reading of its layers at its end");
+			    "reading of its layers at its end; run "
+			    "mysqlmemprof --explain again once it is back");
 			return EXIT_RUNTIME;
 		}
 	}

@@ -21,7 +21,6 @@
 /* What one reading of the server and its process gave. */
 struct explain_reading {
 	char server_version[96];    /* a copy: a reading outlives its connection */
-	bool mariadb;               /* the advice names its own settings */
 	int64_t wall_ms;            /* when, UTC */
 	uint64_t pid;               /* the server's, as it says; 0: unknown */
 	/* The process's layers (procfs_layers()); when not read, why. */

@@ -67,7 +67,6 @@ gap_read(struct session *s, struct gap_roots roots, const struct clock *clk,
 	memset(r, 0, sizeof(*r));
 	snprintf(r->server_version, sizeof(r->server_version), "%s",
 	    version != NULL ? version : "");
-	r->mariadb = s->kind.flavour == SERVER_MARIADB;
 	r->wall_ms = clk->wall_ms(clk->ctx);
 	if (part(s->ops->counted_layers(s->conn, &r->counted, err, errlen),
 	    &r->has_counted, err, warn, warn_ctx) != 0 ||

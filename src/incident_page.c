@@ -379,12 +379,15 @@ layers(FILE *fp, const char *lines, size_t len)
 		put_json_text(fp, a);
 		fputs(".</p>\n", fp);
 	}
-	json_array_foreach(json_object_get(j, "advice"), i, a) {
-		fputs(i == 0 ? "<ul>\n<li>" : "<li>", fp);
-		put_json_text(fp, a);
-		fputs("</li>\n", fp);
-		if (i + 1 == json_array_size(json_object_get(j, "advice")))
-			fputs("</ul>\n", fp);
+	l = json_object_get(j, "advice");
+	if (json_array_size(l) > 0) {
+		fputs("<ul>\n", fp);
+		json_array_foreach(l, i, a) {
+			fputs("<li>", fp);
+			put_json_text(fp, a);
+			fputs("</li>\n", fp);
+		}
+		fputs("</ul>\n", fp);
 	}
 	json_decref(j);
 }

@@ -26,7 +26,6 @@ reading(void)
 {
 	struct explain_reading r = {
 		.server_version = "10.11.19-MariaDB",
-		.mariadb = true,
 		.wall_ms = 1795000000000,
 		.pid = 4242,
 		.has_process = true,
