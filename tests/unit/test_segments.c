@@ -28,6 +28,47 @@
 #define HOUR (60 * MIN)
 #define KIB ((uint64_t)1024)
 #define MIB (1024 * KIB)
+#define DAY (24 * HOUR)
+
+/*
+ * The test's clocks: the monotonic one, in ms, and the wall clock, that
+ * much plus the steps the test made.
+ */
+static struct {
+	int64_t mono_ms;
+	int64_t step_ms;
+} fake;
+
+static uint64_t
+fake_now(void *ctx)
+{
+	(void)ctx;
+	return (uint64_t)fake.mono_ms * 1000000u;
+}
+
+static int64_t
+fake_wall(void *ctx)
+{
+	(void)ctx;
+	return fake.mono_ms + fake.step_ms;
+}
+
+static const struct clock fake_clock = { NULL, fake_now, fake_wall, NULL };
+
+/* Both clocks on to the wall time ms; the monotonic one never goes back. */
+static void
+at(int64_t ms)
+{
+	assert_true(ms - fake.step_ms >= fake.mono_ms);
+	fake.mono_ms = ms - fake.step_ms;
+}
+
+/* The wall clock alone steps by d. */
+static void
+step(int64_t d)
+{
+	fake.step_ms += d;
+}
 
 struct dir {
 	char path[64];
@@ -47,6 +88,8 @@ setup(void **state)
 		return -1;
 	}
 	snprintf(d->rec, sizeof(d->rec), "%s/rec", d->path);
+	fake.mono_ms = T0 - DAY;
+	fake.step_ms = 0;
 	*state = d;
 	return 0;
 }
@@ -76,15 +119,29 @@ open_ok(struct segments *g, const char *dir, uint64_t max_bytes,
 {
 	char err[512] = "";
 
-	if (segments_open(g, dir, max_bytes, max_age_ms, err, sizeof(err)) != 0)
+	if (segments_open(g, dir, max_bytes, max_age_ms, &fake_clock, err,
+	    sizeof(err)) != 0)
 		fail_msg("segments_open(%s): %s", dir, err);
 }
 
+static void
+close_ok(struct segments *g)
+{
+	char err[512] = "";
+
+	if (segments_close(g, err, sizeof(err)) != 0)
+		fail_msg("segments_close: %s", err);
+}
+
+/* A turn at the wall time now_ms, the clocks moved there. */
 static int
 turn(struct segments *g, int64_t now_ms, size_t n)
 {
 	char err[512] = "";
-	int rc = segments_turn(g, now_ms, n, err, sizeof(err));
+	int rc;
+
+	at(now_ms);
+	rc = segments_turn(g, now_ms, n, err, sizeof(err));
 
 	if (rc < 0)
 		fail_msg("segments_turn: %s", err);
@@ -100,7 +157,8 @@ put(struct segments *g, int64_t now_ms, size_t n)
 	assert_non_null(p);
 	for (size_t i = 0; i < n; i++)
 		p[i] = i % 64 == 63 ? '\n' : 'x';
-	if (segments_write(g, p, n, now_ms, err, sizeof(err)) != 0)
+	at(now_ms);
+	if (segments_write(g, p, n, err, sizeof(err)) != 0)
 		fail_msg("segments_write: %s", err);
 	free(p);
 }
@@ -167,10 +225,10 @@ test_open_makes_the_folders(void **state)
 	assert_true(S_ISREG(st.st_mode));
 	/* No segment before the first record. */
 	assert_int_equal(g.fd, -1);
-	segments_close(&g);
+	close_ok(&g);
 	/* Opened again, what is there is taken as it is. */
 	open_ok(&g, d->rec, 256 * MIB, 24 * HOUR);
-	segments_close(&g);
+	close_ok(&g);
 }
 
 static void
@@ -183,8 +241,8 @@ test_open_refuses_a_file(void **state)
 
 	assert_true(fd >= 0);
 	close(fd);
-	assert_int_equal(segments_open(&g, d->rec, MIB, HOUR, err,
-	    sizeof(err)), -1);
+	assert_int_equal(segments_open(&g, d->rec, MIB, HOUR,
+	    &fake_clock, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "is not a folder"));
 	assert_int_equal(g.lockfd, -1);
 }
@@ -218,8 +276,8 @@ test_one_recorder_a_folder(void **state)
 
 	open_ok(&g, d->rec, MIB, HOUR);
 	/* flock() locks an open file: a second open() conflicts in-process. */
-	assert_int_equal(segments_open(&h, d->rec, MIB, HOUR, err,
-	    sizeof(err)), -1);
+	assert_int_equal(segments_open(&h, d->rec, MIB, HOUR,
+	    &fake_clock, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "another mysqlmemprof records into"));
 	assert_non_null(strstr(err, d->rec));
 	assert_int_equal(h.lockfd, -1);
@@ -228,10 +286,10 @@ test_one_recorder_a_folder(void **state)
 	assert_false(child_may_lock(d->rec));
 	/* The refused opener did not take the first one's lock away. */
 	assert_false(child_may_lock(d->rec));
-	segments_close(&g);
+	close_ok(&g);
 	assert_true(child_may_lock(d->rec));
 	open_ok(&h, d->rec, MIB, HOUR);
-	segments_close(&h);
+	close_ok(&h);
 }
 
 static void
@@ -258,7 +316,7 @@ test_bounds_of_a_segment(void **state)
 		open_ok(&g, d->rec, cases[i].max_bytes, cases[i].max_age_ms);
 		assert_int_equal(g.segment_bytes, cases[i].segment_bytes);
 		assert_int_equal(g.segment_ms, cases[i].segment_ms);
-		segments_close(&g);
+		close_ok(&g);
 	}
 }
 
@@ -303,7 +361,7 @@ test_turn_by_size_and_age(void **state)
 	assert_string_equal(names[0], first);
 	assert_string_equal(names[1], "20261127T030503.000Z.jsonl");
 	assert_string_equal(names[2], g.name);
-	segments_close(&g);
+	close_ok(&g);
 	assert_int_equal(g.fd, -1);
 }
 
@@ -329,7 +387,7 @@ test_two_turns_in_one_millisecond(void **state)
 	assert_string_equal(names[2], g.name);
 	/* The names stay within the second they were begun in. */
 	assert_int_equal(strncmp(names[2], "20261127T030500.", 16), 0);
-	segments_close(&g);
+	close_ok(&g);
 }
 
 static void
@@ -361,7 +419,7 @@ test_prune_to_the_size(void **state)
 	assert_int_equal(total, 512 * KIB);
 	assert_string_equal(names[0], "20261127T030512.000Z.jsonl");
 	assert_string_equal(names[7], g.name);
-	segments_close(&g);
+	close_ok(&g);
 }
 
 static void
@@ -403,7 +461,7 @@ test_prune_by_age(void **state)
 	assert_int_equal(n, 2);
 	assert_string_equal(names[0], "20261127T120500.001Z.jsonl");
 	assert_string_equal(names[1], g.name);
-	segments_close(&g);
+	close_ok(&g);
 }
 
 /* The wall clock stepped back: the segment begun sorts before the others. */
@@ -421,13 +479,14 @@ test_prune_never_the_one_written(void **state)
 		assert_int_equal(turn(&g, T0 + i * 1000, 64), 1);
 		put(&g, T0 + i * 1000, 64 * KIB);
 	}
+	step(-HOUR - 7000);
 	assert_int_equal(turn(&g, T0 - HOUR, 64), 1);
 	n = listed(d->rec, names, 32, &total);
 	assert_true(written_is_listed(&g, names, n));
 	assert_string_equal(names[0], g.name);
 	assert_true(total + g.segment_bytes <= g.max_bytes);
 	put(&g, T0 - HOUR, 64);
-	segments_close(&g);
+	close_ok(&g);
 }
 
 static void
@@ -463,8 +522,10 @@ test_list(void **state)
 	/* Begun out of order in time: listed in order of time. */
 	assert_int_equal(turn(&g, T0 + 2 * HOUR, 64), 1);
 	g.bytes = g.segment_bytes;
+	step(-26 * HOUR);
 	assert_int_equal(turn(&g, T0 - 24 * HOUR, 64), 1);
 	g.bytes = g.segment_bytes;
+	step(24 * HOUR);
 	assert_int_equal(turn(&g, T0, 64), 1);
 	assert_int_equal(listed(d->rec, names, 8, NULL), 3);
 	assert_string_equal(names[0], "20261126T030500.000Z.jsonl");
@@ -475,7 +536,7 @@ test_list(void **state)
 	snprintf(path, sizeof(path), "%s/segments/%s", d->rec, names[0]);
 	assert_string_equal(paths[0], path);
 	segments_list_free(paths, n);
-	segments_close(&g);
+	close_ok(&g);
 }
 
 static void
@@ -514,7 +575,7 @@ test_write_syncs_when_due(void **state)
 	assert_int_equal(g.bytes, 128);
 	snprintf(path, sizeof(path), "%s/segments/%s", d->rec, g.name);
 	assert_int_equal(size_of(path), 128);
-	segments_close(&g);
+	close_ok(&g);
 }
 
 int
