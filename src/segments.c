@@ -72,6 +72,7 @@ static int
 open_sub(int dirfd, const char *dir, const char *name, char *err,
     size_t errlen)
 {
+	struct stat st;
 	int fd;
 
 	if (mkdirat(dirfd, name, 0700) != 0 && errno != EEXIST) {
@@ -84,7 +85,8 @@ open_sub(int dirfd, const char *dir, const char *name, char *err,
 	if (fd < 0 && (errno == ELOOP || errno == ENOTDIR))
 		snprintf(err, errlen, "%s/%s is %s, not a folder the recorder "
 		    "made; remove it (the recorder makes its own)", dir, name,
-		    errno == ELOOP ? "a link" : "a file");
+		    fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISLNK(st.st_mode) ? "a link" : "a file");
 	else if (fd < 0)
 		snprintf(err, errlen, "cannot open %s/%s: %s", dir, name,
 		    strerror(errno));
