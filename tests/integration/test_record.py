@@ -396,3 +396,111 @@ class OneIncidentAnEvent(RecordCase):
                     conn=False)
         self.assertEqual(p.returncode, 1, mmp.describe(p))
         self.assertIn("Access denied", p.stderr)
+
+
+FAKETIME_LIB = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
+
+
+@unittest.skipUnless(os.path.exists(FAKETIME_LIB),
+                     "no libfaketime (Debian's faketime, scripts/deps.sh "
+                     "--test) to step the recorder's wall clock")
+class WallClockSteps(RecordCase):
+
+    def test_two_days_forward_and_back_lose_nothing(self):
+        """libfaketime steps the recorder's wall clock (only: its
+        monotonic clock is left alone) two days forward, then back, while
+        it records under --record-age 1: the samples written before stay,
+        and the segment is synced every few seconds after the step back
+        as before it."""
+        rc = os.path.join(self.dir, "..", os.path.basename(self.dir) + ".rc")
+        self.addCleanup(lambda: os.path.exists(rc) and os.unlink(rc))
+        with open(rc, "w") as f:
+            f.write("+0\n")
+        env = mmp.base_env(MYSQL_PWD=REC_PASSWORD, LD_PRELOAD=FAKETIME_LIB,
+                           FAKETIME_TIMESTAMP_FILE=rc, FAKETIME_NO_CACHE="1",
+                           FAKETIME_DONT_FAKE_MONOTONIC="1")
+        rec = self.spawn(["--socket", mmp.SOCKET, "--user", REC_USER,
+                          "--record", self.dir, "--frequency", "100",
+                          "--record-age", "1", "--record-size", "1M"],
+                         env=env, conn=False)
+        # Three segments (of 64 KiB) before the step: pruning by the wall
+        # clock would remove all but the last two.
+        deadline = time.monotonic() + 90
+        while len(self.segments()) < 3:
+            if rec.proc.poll() is not None or time.monotonic() > deadline:
+                p = rec.finish(signal.SIGKILL)
+                self.fail("no third segment in %s%s" % (self.dir,
+                                                         mmp.describe(p)))
+            time.sleep(0.2)
+        before = [s["timestamp"] for s in self.segment_samples()]
+        for offset in ("+2d", "+0"):
+            with open(rc, "w") as f:
+                f.write(offset + "\n")
+            n = len(self.segment_samples())
+            self.wait_samples(rec, lambda s: len(s) >= n + 20,
+                              "samples after the step to %s" % offset, 30)
+        syncs = self.count_syncs(rec.proc.pid, 7)
+        p = self.finish_ok(rec, sig=signal.SIGTERM)
+        stamps = [s["timestamp"] for s in self.segment_samples(strict=True)]
+        self.assertEqual([s for s in before if s not in stamps], [],
+                         "samples pruned by the step" + mmp.describe(p))
+        # Some were written two days ahead, and then some back again.
+        ahead = [s for s in stamps if _seconds(s) > time.time() + 86400]
+        self.assertGreater(len(ahead), 10, stamps)
+        self.assertGreater(len([s for s in stamps[stamps.index(ahead[-1]):]
+                                if _seconds(s) < time.time() + 60]), 10,
+                           stamps)
+        if syncs is not None:
+            self.assertGreaterEqual(syncs, 2, "fdatasync calls in the 7 s "
+                                    "after the step back")
+        r = mmp.run(["--read", self.dir, "--format", "json"], conn=False)
+        self.assertEqual(r.returncode, 0, mmp.describe(r))
+        self.assertEqual(sorted(s["timestamp"] for s in
+                                mmp.parse_json_lines(r.stdout)),
+                         sorted(stamps), mmp.describe(r))
+
+    @staticmethod
+    def count_syncs(pid, seconds):
+        """The fdatasync calls of pid's threads within seconds, by strace
+        (None without it)."""
+        if shutil.which("strace") is None:
+            return None
+        p = subprocess.run(["timeout", "-s", "INT", str(seconds), "strace",
+                            "-f", "-e", "trace=fdatasync", "-p", str(pid)],
+                           capture_output=True, timeout=seconds + 10)
+        return p.stderr.count(b"fdatasync(")
+
+
+class HostileFolder(RecordCase):
+
+    def test_a_planted_segments_link_is_refused(self):
+        """DIR/segments a link, planted by whoever may write DIR, to a
+        folder of files named as segments: the recorder refuses, with one
+        line, and removes none of them (it used to prune them)."""
+        outside = tempfile.mkdtemp(prefix="mmp-record-outside-")
+        self.addCleanup(shutil.rmtree, outside, True)
+        names = ["20200101T00000%d.000Z.jsonl" % i for i in range(5)]
+        for n in names:
+            with open(os.path.join(outside, n), "w") as f:
+                f.write("{}\n")
+        os.symlink(outside, os.path.join(self.dir, "segments"))
+        p = mmp.run(["--socket", mmp.SOCKET, "--user", REC_USER, "--record",
+                     self.dir, "--record-age", "1", "--record-size", "1M",
+                     "--count", "3"],
+                    env=mmp.base_env(MYSQL_PWD=REC_PASSWORD), conn=False)
+        self.assertEqual(p.returncode, 1, mmp.describe(p))
+        self.assertIn("segments is a link", p.stderr)
+        self.assertIn("remove it", p.stderr)
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+        self.assertEqual(sorted(os.listdir(outside)), names)
+
+    def test_a_folder_others_may_write_is_refused(self):
+        os.chmod(self.dir, 0o777)
+        p = mmp.run(["--socket", mmp.SOCKET, "--user", REC_USER, "--record",
+                     self.dir, "--count", "3"],
+                    env=mmp.base_env(MYSQL_PWD=REC_PASSWORD), conn=False)
+        self.assertEqual(p.returncode, 1, mmp.describe(p))
+        self.assertIn("may be written by other accounts", p.stderr)
+        self.assertIn("chmod 700 %s" % self.dir, p.stderr)
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "segments")))
