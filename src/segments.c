@@ -478,14 +478,19 @@ segments_turn(struct segments *g, int64_t wall_ms, size_t n, char *err,
 {
 	int rc;
 
-	if (g->fd >= 0 && !g->full && g->bytes + n <= g->segment_bytes &&
-	    segments_now(g) - g->opened_ms < g->segment_ms)
-		return 0;
-	/* Nothing went into it before the disk filled: it is begun again. */
-	if (g->fd >= 0 && g->full && g->bytes == 0) {
+	bool fits = g->fd >= 0 && g->bytes + n <= g->segment_bytes &&
+	    segments_now(g) - g->opened_ms < g->segment_ms;
+
+	/*
+	 * Lines were lost to a full disk: the next ones begin again, as at a
+	 * segment's start, in the same segment while it has room.
+	 */
+	if (fits && g->full) {
 		g->full = false;
 		return 1;
 	}
+	if (fits)
+		return 0;
 	if (leave(g, err, errlen) != 0)
 		return -1;
 	if ((rc = begin(g, wall_ms, err, errlen)) != 0)
@@ -497,24 +502,24 @@ segments_turn(struct segments *g, int64_t wall_ms, size_t n, char *err,
 
 /*
  * The disk is full and no older segment is left to remove: the start of
- * the line written is taken back, so that no torn line stays, and its
- * segments are made smaller, an eighth of what the disk held, so that
- * the next fill removes less; the next turn begins a segment.
+ * the line written is taken back, so that no torn line stays. When the
+ * segment alone holds much of the disk (a --record-size larger than it),
+ * segments become an eighth of it, so that the next turn begins one and
+ * removes this one, and later fills remove less.
  */
 static int
 full(struct segments *g, char *err, size_t errlen)
 {
 	int e = errno;
-	uint64_t held = g->bytes / 8;
+	uint64_t eighth = g->bytes / 8;
 
 	if (ftruncate(g->fd, (off_t)g->bytes) != 0) {
 		snprintf(err, errlen, "cannot cut %s/segments/%s back after a "
 		    "full disk: %s", g->dir, g->name, strerror(errno));
 		return -1;
 	}
-	if (held < g->segment_bytes)
-		g->segment_bytes = held < SEGMENTS_MIN_BYTES ?
-		    SEGMENTS_MIN_BYTES : held;
+	if (eighth >= SEGMENTS_MIN_BYTES && eighth < g->segment_bytes)
+		g->segment_bytes = eighth;
 	g->full = true;
 	errno = e;
 	return say_full(g, err, errlen);

@@ -20,6 +20,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 import unittest
 
@@ -504,3 +505,120 @@ class HostileFolder(RecordCase):
         self.assertIn("chmod 700 %s" % self.dir, p.stderr)
         self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
         self.assertFalse(os.path.exists(os.path.join(self.dir, "segments")))
+
+
+def _busy_clients(n, statements=3000):
+    """n sessions of `loader`, each changing its memory every 20 ms with a
+    long statement, so that each sample writes a line of n connections;
+    their SQL from a file, so that starting them does not wait on them."""
+    pad = "/* " + "p" * 400 + " */"
+    procs = []
+    for _ in range(n):
+        f = tempfile.TemporaryFile()
+        f.write("".join("SET @x = REPEAT('x', %d) %s; DO SLEEP(0.02);\n" % (
+            random.randrange(1000, 200000), pad)
+            for _ in range(statements)).encode())
+        f.seek(0)
+        procs.append(subprocess.Popen(
+            mmp._loader_argv(), stdin=f, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL))
+        f.close()
+    return procs
+
+
+class _Filler(threading.Thread):
+    """Another's file at path that takes all the room on its disk, and
+    what the recorder frees too, until stopped."""
+
+    def __init__(self, path):
+        super().__init__(daemon=True)
+        self.path = path
+        self.stop = threading.Event()
+        self.start()
+
+    def run(self):
+        with open(self.path, "wb", buffering=0) as f:
+            while not self.stop.is_set():
+                try:
+                    f.write(b"\0" * 4096)
+                except OSError:
+                    time.sleep(0.001)
+
+    def remove(self):
+        self.stop.set()
+        self.join()
+        os.unlink(self.path)
+
+
+@unittest.skipUnless(os.geteuid() == 0, "mounting a small tmpfs as DIR's "
+                     "disk needs root")
+class FullDisk(RecordCase):
+
+    def setUp(self):
+        super().setUp()
+        self.disk = tempfile.mkdtemp(prefix="mmp-record-disk-")
+        self.addCleanup(shutil.rmtree, self.disk, True)
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m,mode=0700",
+                        "tmpfs", self.disk], check=True)
+        self.addCleanup(subprocess.run, ["umount", "-l", self.disk])
+        self.dir = os.path.join(self.disk, "rec")
+        clients = _busy_clients(32)
+
+        def stop():
+            for c in clients:
+                c.kill()
+                c.wait()
+        self.addCleanup(stop)
+
+    def test_a_full_disk_loses_the_oldest_and_recording_goes_on(self):
+        """A disk of 1 MiB under the default --record-size of 256 MiB:
+        one line says the disk is full and what to do, the oldest segment
+        goes rather than new samples, and the recording goes on; another
+        file that takes the whole disk loses samples until it is removed,
+        then recording resumes by itself and says so; no torn line stays,
+        and --read DIR reads it all."""
+        full = "is full"
+        again = "again: "
+        t0 = time.time()
+        rec = self.recorder("--frequency", "100")
+        err = rec.wait_for_stderr(full, timeout=90)
+        line = [x for x in err.splitlines() if full in x][0]
+        self.assertIn("free space on it, or give a smaller --record-size",
+                      line)
+        # Its own segments filled it: the oldest goes, at once.
+        rec.wait_for_stderr(again, timeout=30)
+        n = len(self.segment_samples())
+        self.wait_samples(rec, lambda s: len(s) >= n + 20,
+                          "samples after the disk filled", 30)
+        # Another's file takes the disk: samples are lost, not the run.
+        filler = _Filler(os.path.join(self.disk, "filler"))
+        self.addCleanup(filler.stop.set)
+        self.wait_stderr_count(rec, full, 2, 60)
+        time.sleep(2)
+        self.assertIsNone(rec.proc.poll(), "the recorder ended")
+        filler.remove()
+        self.wait_stderr_count(rec, again, 2, 30)
+        n = len(self.segment_samples())
+        self.wait_samples(rec, lambda s: len(s) >= n + 10,
+                          "samples once there was room again", 30)
+        p = self.finish_ok(rec, sig=signal.SIGTERM)
+        t1 = time.time()
+        self.assertEqual(p.stderr.count(full), 2, p.stderr)
+        # No torn line, not even a last one.
+        for path in self.segments():
+            objs, bad, torn = read_records(path)
+            self.assertEqual((bad, torn), ([], b""), path)
+        stamps = [_seconds(s["timestamp"]) for s in
+                  self.segment_samples(strict=True)]
+        # The oldest went; the newest are there to the end.
+        self.assertGreater(min(stamps), t0 + 1, p.stderr)
+        self.assertGreater(max(stamps), t1 - 3, p.stderr)
+        r = mmp.run(["--read", self.dir, "--format", "json"], conn=False)
+        self.assertEqual(r.returncode, 0, mmp.describe(r))
+        self.assertEqual(len(mmp.parse_json_lines(r.stdout)), len(stamps),
+                         mmp.describe(r))
+
+    @staticmethod
+    def wait_stderr_count(rec, words, count, timeout):
+        rec._pump(lambda: rec._err.count(words.encode()) >= count,
+                  "%d × %r on stderr" % (count, words), timeout)
