@@ -3,10 +3,13 @@
  * segments of JSON lines under DIR/segments, each named by the UTC time
  * of its first record, so that names sort as time does; a new segment
  * past a size or an age, the oldest removed to stay within --record-size
- * and --record-age; each written line whole in one write(), the segment
- * synced when it is left and every few seconds. One recorder a folder:
- * DIR/lock is held for as long as it records. Reading: the list of the
- * segments, oldest first (--read DIR, the incidents).
+ * and --record-age, or for room on a full disk; each written line whole
+ * in one write(), the segment synced when it is left and every few
+ * seconds. Ages and cadence on the record's clock (struct segments), not
+ * the wall clock's. DIR opened once, what is inside reached from its
+ * descriptor without following links. One recorder a folder: DIR/lock is
+ * held for as long as it records. Reading: the list of the segments,
+ * oldest first (--read DIR, the incidents).
  */
 #ifndef MYSQLMEMPROF_SEGMENTS_H
 #define MYSQLMEMPROF_SEGMENTS_H
