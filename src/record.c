@@ -402,21 +402,21 @@ observe_begin(void *ctx, const struct capture_target *t)
 	r->has_run = true;
 }
 
+/*
+ * The sample's lines into the segment. 0 also when a full disk lost them:
+ * what follows (the cgroup, the incidents) goes on without them.
+ */
 static int
-observe_sample(void *ctx, const struct sample *s,
-    const struct sampler_stats *so_far)
+put_sample(struct record *r, const struct sample *s)
 {
-	struct record *r = ctx;
-	struct process_memory prev;
 	struct sample bare;
-	bool full, had;
+	bool full;
 
-	(void)so_far;
 	switch (turn(r, s->wall_ms)) {
 	case 0:
 		break;
 	case 1:
-		return 0; /* lost to a full disk */
+		return 0;
 	default:
 		return -1;
 	}
@@ -452,7 +452,19 @@ observe_sample(void *ctx, const struct sample *s,
 		explain_json(&r->tick, &r->gap.r, &r->gap.e);
 		r->gap_seen = r->gap.reads;
 	}
-	if (flush_tick(r) < 0)
+	return flush_tick(r) < 0 ? -1 : 0;
+}
+
+static int
+observe_sample(void *ctx, const struct sample *s,
+    const struct sampler_stats *so_far)
+{
+	struct record *r = ctx;
+	struct process_memory prev;
+	bool had;
+
+	(void)so_far;
+	if (put_sample(r, s) != 0)
 		return -1;
 	/*
 	 * Found once a process: where its cgroup's counters will be. Another
