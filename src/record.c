@@ -254,7 +254,7 @@ incident(struct record *r, enum incident_kind kind, int64_t at_ms,
 	snprintf(in.cgroup_dir, sizeof(in.cgroup_dir), "%s", r->cgroup_dir);
 	if (kind == INCIDENT_GONE || kind == INCIDENT_OOM_KILL)
 		kill_line(r, in.kmsg, sizeof(in.kmsg));
-	/* On a full disk its files are still tried: they are another's room. */
+	/* A full disk loses the incident's line; its files are tried still. */
 	if (turn(r, at_ms) < 0)
 		return;
 	if (r->header_due) {
@@ -270,8 +270,9 @@ incident(struct record *r, enum incident_kind kind, int64_t at_ms,
 		r->failed = true;
 		return;
 	}
-	if (incident_write_at(r->seg.dir, r->seg.incfd, &in, (int64_t)o->incident_minutes *
-	    60000, path, sizeof(path), err, sizeof(err)) != 0) {
+	if (incident_write_at(r->seg.dir, r->seg.incfd, &in,
+	    (int64_t)o->incident_minutes * 60000, path, sizeof(path), err,
+	    sizeof(err)) != 0) {
 		diag_say("--record: the incident of %s could not be written: "
 		    "%s", incident_kind_name(kind), err);
 		return;
