@@ -23,6 +23,8 @@ test_packages="$test_packages prometheus"
 test_packages="$test_packages libjemalloc2"
 # make bench: the workload beside each sampler.
 test_packages="$test_packages sysbench"
+# --record's tests: libfaketime steps the recorder's wall clock.
+test_packages="$test_packages faketime"
 
 case "${1:-}" in
 --test) packages="$packages $test_packages" ;;

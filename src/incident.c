@@ -149,48 +149,41 @@ window_lines(const char *dir, int64_t from, int64_t to, struct obuf *out,
 	return obuf_status(out);
 }
 
-/* Writes n bytes to path through a temporary name: whole or not at all. */
+/*
+ * Writes n bytes to name in the folder fd through a temporary name: whole
+ * or not at all. The temporary file is made anew, never one found there.
+ */
 static int
-write_whole(const char *path, const void *p, size_t n)
+write_whole(int fd, const char *name, const void *p, size_t n)
 {
-	char tmp[4300];
-	int fd;
+	char tmp[300];
+	int out, e;
 	ssize_t w = 0;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-	    0600);
-	if (fd < 0)
+	snprintf(tmp, sizeof(tmp), "%s.tmp", name);
+	(void)unlinkat(fd, tmp, 0);
+	out = openat(fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
+	    O_NOFOLLOW, 0600);
+	if (out < 0)
 		return -1;
 	for (size_t done = 0; done < n; done += (size_t)w)
-		if ((w = write(fd, (const char *)p + done, n - done)) < 0 &&
+		if ((w = write(out, (const char *)p + done, n - done)) < 0 &&
 		    errno != EINTR)
 			break;
 		else if (w < 0)
 			w = 0;
-	if (w < 0 || fsync(fd) != 0 || close(fd) != 0 ||
-	    rename(tmp, path) != 0) {
-		int e = errno;
-
-		unlink(tmp);
-		errno = e;
-		return -1;
+	if (w >= 0 && fsync(out) == 0) {
+		w = close(out);
+		out = -1;
+		if (w == 0 && renameat(fd, tmp, fd, name) == 0)
+			return 0;
 	}
-	return 0;
-}
-
-/* The incidents' names on disk too: a crash after the rename keeps them. */
-static void
-sync_folder(const char *dir)
-{
-	char path[4200];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/incidents", dir);
-	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
-		fsync(fd);
-		close(fd);
-	}
+	e = errno;
+	if (out >= 0)
+		close(out);
+	unlinkat(fd, tmp, 0);
+	errno = e;
+	return -1;
 }
 
 static int
@@ -205,25 +198,26 @@ by_name(const void *a, const void *b)
  * Their names sort as time does.
  */
 static void
-prune_incidents(const char *dir)
+prune_incidents(int fd)
 {
-	char path[4200], **names = NULL;
+	char name[300], **names = NULL;
 	size_t n = 0, cap = 0;
 	struct dirent *e;
-	DIR *d;
+	int own = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = own >= 0 ? fdopendir(own) : NULL;
 
-	snprintf(path, sizeof(path), "%s/incidents", dir);
-	if ((d = opendir(path)) == NULL)
+	if (d == NULL) {
+		if (own >= 0)
+			close(own);
 		return;
+	}
 	while ((e = readdir(d)) != NULL) {
 		size_t len = strlen(e->d_name);
 		char **v;
 
 		/* A file a crash left half-written is no incident. */
 		if (len > 4 && strcmp(e->d_name + len - 4, ".tmp") == 0) {
-			snprintf(path, sizeof(path), "%s/incidents/%s", dir,
-			    e->d_name);
-			unlink(path);
+			unlinkat(fd, e->d_name, 0);
 			continue;
 		}
 		if (len < 5 || strcmp(e->d_name + len - 5, ".html") != 0)
@@ -242,12 +236,10 @@ prune_incidents(const char *dir)
 	if (n > 0) /* names is NULL then */
 		qsort(names, n, sizeof(*names), by_name);
 	for (size_t i = 0; i + INCIDENTS_KEPT < n; i++) {
-		snprintf(path, sizeof(path), "%s/incidents/%s.html", dir,
-		    names[i]);
-		unlink(path);
-		snprintf(path, sizeof(path), "%s/incidents/%s.jsonl", dir,
-		    names[i]);
-		unlink(path);
+		snprintf(name, sizeof(name), "%s.html", names[i]);
+		unlinkat(fd, name, 0);
+		snprintf(name, sizeof(name), "%s.jsonl", names[i]);
+		unlinkat(fd, name, 0);
 	}
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
@@ -258,33 +250,72 @@ int
 incident_write(const char *dir, const struct incident *in,
     int64_t window_ms, char *path, size_t pathlen, char *err, size_t errlen)
 {
+	char sub[4200];
+	int fd, rc;
+
+	snprintf(sub, sizeof(sub), "%s/incidents", dir);
+	if ((fd = open(sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0) {
+		snprintf(err, errlen, "cannot open %s: %s", sub,
+		    strerror(errno));
+		return -1;
+	}
+	rc = incident_write_at(dir, fd, in, window_ms, path, pathlen, err,
+	    errlen);
+	close(fd);
+	return rc;
+}
+
+/*
+ * The incident's stem in the folder fd: 2026-11-27T03:12:05.123Z ->
+ * 20261127T031205Z-KIND; a second incident of the kind in the same second
+ * (a server crashing in a loop) takes -2, -3, ... rather than the first's
+ * place.
+ */
+static void
+stem_of(int fd, const struct incident *in, char *stem, size_t len)
+{
+	char stamp[64], html[300];
+	struct stat st;
+
+	when_stamp(stamp, sizeof(stamp), in->at_ms);
+	for (int i = 1; i < 100; i++) {
+		snprintf(stem, len, "%.4s%.2s%.2sT%.2s%.2s%.2sZ-%s", stamp,
+		    stamp + 5, stamp + 8, stamp + 11, stamp + 14, stamp + 17,
+		    incident_kind_name(in->kind));
+		if (i > 1)
+			snprintf(stem + strlen(stem), len - strlen(stem), "-%d",
+			    i);
+		snprintf(html, sizeof(html), "%s.html", stem);
+		if (fstatat(fd, html, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			break;
+	}
+}
+
+/* Writes the incident's file stem.ext; path says which, for messages. */
+static int
+put_file(const char *dir, int fd, const char *stem, const char *ext,
+    const void *p, size_t n, char *path, size_t pathlen)
+{
+	char name[300];
+
+	snprintf(name, sizeof(name), "%s.%s", stem, ext);
+	snprintf(path, pathlen, "%s/incidents/%s", dir, name);
+	return write_whole(fd, name, p, n);
+}
+
+int
+incident_write_at(const char *dir, int fd, const struct incident *in,
+    int64_t window_ms, char *path, size_t pathlen, char *err, size_t errlen)
+{
 	struct obuf lines = { 0 };
-	char *page = NULL;
+	char *page = NULL, stem[200], name[300];
 	size_t page_len = 0;
 	FILE *fp;
 	struct conns_book book = { 0 };
-	char stamp[64], stem[4200], html[4300];
-	struct stat st;
 	int rc = -1;
 
-	when_stamp(stamp, sizeof(stamp), in->at_ms);
-	/*
-	 * 2026-11-27T03:12:05.123Z -> 20261127T031205Z; a second incident of
-	 * the kind in the same second (a server crashing in a loop) takes
-	 * -2, -3, ... rather than the first's place.
-	 */
-	for (int i = 1; i < 100; i++) {
-		snprintf(stem, sizeof(stem), "%s/incidents/%.4s%.2s%.2sT%.2s"
-		    "%.2s%.2sZ-%s", dir, stamp, stamp + 5, stamp + 8,
-		    stamp + 11, stamp + 14, stamp + 17,
-		    incident_kind_name(in->kind));
-		if (i > 1)
-			snprintf(stem + strlen(stem), sizeof(stem) - strlen(stem),
-			    "-%d", i);
-		snprintf(html, sizeof(html), "%s.html", stem);
-		if (stat(html, &st) != 0)
-			break;
-	}
+	stem_of(fd, in, stem, sizeof(stem));
 	if (window_lines(dir, in->at_ms - window_ms, in->at_ms, &lines,
 	    &book) != 0) {
 		snprintf(err, errlen, "cannot read the segments of %s: %s",
@@ -292,31 +323,32 @@ incident_write(const char *dir, const struct incident *in,
 		goto out;
 	}
 	/* The record wrote the incident's own line first: it ends the window. */
-	snprintf(path, pathlen, "%s.jsonl", stem);
-	if (write_whole(path, lines.p, lines.len) != 0) {
+	if (put_file(dir, fd, stem, "jsonl", lines.p, lines.len, path,
+	    pathlen) != 0) {
 		snprintf(err, errlen, "cannot write %s: %s", path,
 		    strerror(errno));
 		goto out;
 	}
-	snprintf(path, pathlen, "%s.html", stem);
 	if ((fp = open_memstream(&page, &page_len)) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
 	rc = incident_page(fp, in, lines.p, lines.len);
-	if (fclose(fp) != 0 || rc != 0 || write_whole(path, page,
-	    page_len) != 0) {
+	if (fclose(fp) != 0 || rc != 0 || put_file(dir, fd, stem, "html",
+	    page, page_len, path, pathlen) != 0) {
 		snprintf(err, errlen, "cannot write %s: %s", path,
 		    strerror(errno));
 		/* Both files or neither: the lines go with the page. */
-		snprintf(path, pathlen, "%s.jsonl", stem);
-		unlink(path);
+		snprintf(name, sizeof(name), "%s.jsonl", stem);
+		unlinkat(fd, name, 0);
 		rc = -1;
 		goto out;
 	}
-	rc = 0;
-	prune_incidents(dir);
-	sync_folder(dir);
+	prune_incidents(fd);
+	/* The incidents' names on disk too: a crash after the rename keeps them. */
+	if ((rc = fsync(fd)) != 0)
+		snprintf(err, errlen, "cannot sync %s/incidents: %s", dir,
+		    strerror(errno));
 out:
 	obuf_free(&lines);
 	free(page);

@@ -27,4 +27,9 @@ int incident_write(const char *dir, const struct incident *in,
     int64_t window_ms, char *path, size_t pathlen, char *err,
     size_t errlen);
 
+/* The same, into the folder fd (DIR/incidents, opened by the recorder). */
+int incident_write_at(const char *dir, int fd, const struct incident *in,
+    int64_t window_ms, char *path, size_t pathlen, char *err,
+    size_t errlen);
+
 #endif

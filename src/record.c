@@ -82,6 +82,7 @@ struct record {
 	char cgroup_dir[4096];
 	uint64_t cgroup_pid;   /* the process it was found for */
 	bool failed;           /* DIR could not be written: the run ends */
+	uint64_t lost;         /* samples lost to a full disk, until written */
 };
 
 /* fopencookie's writer: the json format's bytes go into the tick. */
@@ -125,18 +126,49 @@ put_header(struct record *r, int64_t now_ms)
 	obuf_puts(&r->tick, n);
 }
 
-/* The tick's lines into the segment; a failure ends the run. */
+/*
+ * A full disk loses samples, not the run: said once when it begins, and
+ * once when the lines go in again.
+ */
 static int
-flush_tick(struct record *r, int64_t now_ms)
+lost(struct record *r, const char *err)
+{
+	if (r->lost++ == 0)
+		diag_say("--record: %s; the samples are dropped until there is "
+		    "room, and the recording goes on by itself", err);
+	obuf_clear(&r->tick);
+	return 1;
+}
+
+static void
+resumed(struct record *r)
+{
+	if (r->lost == 0)
+		return;
+	diag_say("--record: writing into %s again: %" PRIu64 " samples were "
+	    "lost while its disk was full", r->seg.dir, r->lost);
+	r->lost = 0;
+}
+
+/*
+ * The tick's lines into the segment: 0, 1 when the disk is full (they
+ * are lost), -1 when the run ends.
+ */
+static int
+flush_tick(struct record *r)
 {
 	char err[512];
+	int rc = -1;
 
-	if (obuf_status(&r->tick) == 0 && segments_write(&r->seg, r->tick.p,
-	    r->tick.len, now_ms, err, sizeof(err)) == 0) {
+	if (obuf_status(&r->tick) == 0 && (rc = segments_write(&r->seg,
+	    r->tick.p, r->tick.len, err, sizeof(err))) == 0) {
 		r->last_tick = r->tick.len;
 		obuf_clear(&r->tick);
+		resumed(r);
 		return 0;
 	}
+	if (rc == SEGMENTS_FULL)
+		return lost(r, err);
 	if (obuf_status(&r->tick) != 0)
 		snprintf(err, sizeof(err), "out of memory");
 	diag_say("--record: %s; the recording stops", err);
@@ -145,14 +177,19 @@ flush_tick(struct record *r, int64_t now_ms)
 	return -1;
 }
 
-/* Begins a segment when due; its first lines say where it starts. */
+/*
+ * Begins a segment when due; its first lines say where it starts. 0, 1
+ * when the disk is full, -1 when the run ends.
+ */
 static int
-turn(struct record *r, int64_t now_ms)
+turn(struct record *r, int64_t wall_ms)
 {
 	char err[512];
-	int got = segments_turn(&r->seg, now_ms, r->last_tick, err,
+	int got = segments_turn(&r->seg, wall_ms, r->last_tick, err,
 	    sizeof(err));
 
+	if (got == SEGMENTS_FULL)
+		return lost(r, err);
 	if (got < 0) {
 		diag_say("--record: %s; the recording stops", err);
 		r->failed = true;
@@ -217,17 +254,25 @@ incident(struct record *r, enum incident_kind kind, int64_t at_ms,
 	snprintf(in.cgroup_dir, sizeof(in.cgroup_dir), "%s", r->cgroup_dir);
 	if (kind == INCIDENT_GONE || kind == INCIDENT_OOM_KILL)
 		kill_line(r, in.kmsg, sizeof(in.kmsg));
-	if (turn(r, at_ms) != 0)
+	/* A full disk loses the incident's line; its files are tried still. */
+	if (turn(r, at_ms) < 0)
 		return;
 	if (r->header_due) {
 		put_header(r, at_ms);
 		r->header_due = false;
 	}
 	incident_put_line(&r->tick, &in);
-	if (flush_tick(r, at_ms) != 0)
+	if (flush_tick(r) < 0)
 		return;
-	if (incident_write(r->seg.dir, &in, (int64_t)o->incident_minutes *
-	    60000, path, sizeof(path), err, sizeof(err)) != 0) {
+	/* The man page promises its line on disk at once. */
+	if (segments_sync(&r->seg, err, sizeof(err)) != 0) {
+		diag_say("--record: %s; the recording stops", err);
+		r->failed = true;
+		return;
+	}
+	if (incident_write_at(r->seg.dir, r->seg.incfd, &in,
+	    (int64_t)o->incident_minutes * 60000, path, sizeof(path), err,
+	    sizeof(err)) != 0) {
 		diag_say("--record: the incident of %s could not be written: "
 		    "%s", incident_kind_name(kind), err);
 		return;
@@ -358,18 +403,24 @@ observe_begin(void *ctx, const struct capture_target *t)
 	r->has_run = true;
 }
 
+/*
+ * The sample's lines into the segment. 0 also when a full disk lost them:
+ * what follows (the cgroup, the incidents) goes on without them.
+ */
 static int
-observe_sample(void *ctx, const struct sample *s,
-    const struct sampler_stats *so_far)
+put_sample(struct record *r, const struct sample *s)
 {
-	struct record *r = ctx;
-	struct process_memory prev;
 	struct sample bare;
-	bool full, had;
+	bool full;
 
-	(void)so_far;
-	if (turn(r, s->wall_ms) != 0)
+	switch (turn(r, s->wall_ms)) {
+	case 0:
+		break;
+	case 1:
+		return 0;
+	default:
 		return -1;
+	}
 	full = r->start_due;
 	r->start_due = false;
 	if (r->header_due) {
@@ -402,7 +453,19 @@ observe_sample(void *ctx, const struct sample *s,
 		explain_json(&r->tick, &r->gap.r, &r->gap.e);
 		r->gap_seen = r->gap.reads;
 	}
-	if (flush_tick(r, s->wall_ms) != 0)
+	return flush_tick(r) < 0 ? -1 : 0;
+}
+
+static int
+observe_sample(void *ctx, const struct sample *s,
+    const struct sampler_stats *so_far)
+{
+	struct record *r = ctx;
+	struct process_memory prev;
+	bool had;
+
+	(void)so_far;
+	if (put_sample(r, s) != 0)
 		return -1;
 	/*
 	 * Found once a process: where its cgroup's counters will be. Another
@@ -504,7 +567,7 @@ record_loop(struct record *r)
 			}
 		}
 		/* Away for long, nothing is written: the age bound still holds. */
-		segments_prune(&r->seg, r->clk.wall_ms(r->clk.ctx));
+		segments_prune(&r->seg);
 		if (clock_pause(&r->clk, retry, &r->env->sig->stop))
 			break;
 		retry = reconnect_backoff(retry);
@@ -524,7 +587,8 @@ record_run(const struct capture_env *env)
 	if (env->clk != NULL)
 		r.clk = *env->clk;
 	if (segments_open(&r.seg, o->record_dir, o->record_size,
-	    (int64_t)o->record_age_h * 3600000, err, sizeof(err)) != 0) {
+	    (int64_t)o->record_age_h * 3600000, &r.clk, err,
+	    sizeof(err)) != 0) {
 		diag_say("--record: %s", err);
 		return EXIT_RUNTIME;
 	}
@@ -532,7 +596,7 @@ record_run(const struct capture_env *env)
 	r.json.grain = "global";
 	if ((r.json.fp = fopencookie(&r, "w", io)) == NULL) {
 		diag_say("out of memory");
-		segments_close(&r.seg);
+		segments_close(&r.seg, NULL, 0);
 		return EXIT_RUNTIME;
 	}
 	diag_note(env->diag, "recording the whole server every %" PRIu64
@@ -545,6 +609,9 @@ record_run(const struct capture_env *env)
 	conns_free(&r.conns);
 	conns_book_free(&r.book);
 	obuf_free(&r.tick);
-	segments_close(&r.seg);
+	if (segments_close(&r.seg, err, sizeof(err)) != 0) {
+		diag_say("--record: %s", err);
+		rc = EXIT_RUNTIME;
+	}
 	return rc;
 }

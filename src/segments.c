@@ -40,212 +40,497 @@ segments_is_name(const char *name)
 	return strcmp(name + i, SEGMENT_SUFFIX) == 0;
 }
 
+/* The ms since the epoch a segment's name says; -1 when none. */
+static int64_t
+name_ms(const char *name)
+{
+	struct tm tm = { 0 };
+	int ms;
+
+	if (!segments_is_name(name) || sscanf(name, "%4d%2d%2dT%2d%2d%2d.%3d",
+	    &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
+	    &tm.tm_sec, &ms) != 7)
+		return -1;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	return (int64_t)timegm(&tm) * 1000 + ms;
+}
+
+int64_t
+segments_now(const struct segments *g)
+{
+	return g->t0_ms + (int64_t)((g->clk.now_ns(g->clk.ctx) - g->t0_ns) /
+	    1000000u);
+}
+
 /*
- * DIR may be a link to a folder elsewhere (a bigger disk), as an
- * administrator makes one; what the recorder makes inside it is its own.
+ * What the recorder makes or finds inside DIR is reached from DIR's
+ * descriptor, never through a link: one planted as DIR/segments would
+ * have the pruning remove files elsewhere.
  */
 static int
-make_dir(const char *path, char *err, size_t errlen)
+open_sub(int dirfd, const char *dir, const char *name, char *err,
+    size_t errlen)
+{
+	struct stat st;
+	int fd;
+
+	if (mkdirat(dirfd, name, 0700) != 0 && errno != EEXIST) {
+		snprintf(err, errlen, "cannot make %s/%s: %s; give --record a "
+		    "folder this account may write", dir, name, strerror(errno));
+		return -1;
+	}
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (fd < 0 && (errno == ELOOP || errno == ENOTDIR))
+		snprintf(err, errlen, "%s/%s is %s, not a folder the recorder "
+		    "made; remove it (the recorder makes its own)", dir, name,
+		    fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISLNK(st.st_mode) ? "a link" : "a file");
+	else if (fd < 0)
+		snprintf(err, errlen, "cannot open %s/%s: %s", dir, name,
+		    strerror(errno));
+	return fd;
+}
+
+/*
+ * The records hold the statements the server ran: a folder another
+ * account owns, or may write (and so plant or remove files in), is
+ * refused rather than taken.
+ */
+static int
+check_own(int fd, const char *path, char *err, size_t errlen)
 {
 	struct stat st;
 
-	if (mkdir(path, 0700) != 0 && errno != EEXIST) {
-		snprintf(err, errlen, "cannot make %s: %s; give --record a "
-		    "folder that can be made%s", path, strerror(errno),
-		    errno == EROFS ? " (this one is on a read-only file "
-		    "system)" : errno == EACCES ? " (or run as an account "
-		    "that may write there)" : "");
+	if (fstat(fd, &st) != 0) {
+		snprintf(err, errlen, "cannot read %s: %s", path,
+		    strerror(errno));
 		return -1;
 	}
-	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "%s is not a folder; give --record a "
-		    "folder", path);
+	if (st.st_uid != geteuid()) {
+		snprintf(err, errlen, "%s is owned by uid %u, not by this "
+		    "account (uid %u); chown %u %s, or run as its owner", path,
+		    (unsigned)st.st_uid, (unsigned)geteuid(),
+		    (unsigned)geteuid(), path);
+		return -1;
+	}
+	if ((st.st_mode & 022) != 0) {
+		snprintf(err, errlen, "%s may be written by other accounts "
+		    "(mode %04o); chmod 700 %s", path,
+		    (unsigned)(st.st_mode & 07777), path);
 		return -1;
 	}
 	return 0;
 }
 
+/* DIR itself: it may be a link to a folder elsewhere (a bigger disk). */
+static int
+open_top(struct segments *g, const char *dir, char *err, size_t errlen)
+{
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+		snprintf(err, errlen, "cannot make %s: %s; give --record a "
+		    "folder that can be made%s", dir, strerror(errno),
+		    errno == EROFS ? " (this one is on a read-only file "
+		    "system)" : errno == EACCES ? " (or run as an account "
+		    "that may write there)" : "");
+		return -1;
+	}
+	if ((g->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		if (errno == ENOTDIR)
+			snprintf(err, errlen, "%s is not a folder; give "
+			    "--record a folder", dir);
+		else
+			snprintf(err, errlen, "cannot open %s: %s", dir,
+			    strerror(errno));
+		return -1;
+	}
+	return check_own(g->dirfd, dir, err, errlen);
+}
+
+static int
+take_lock(struct segments *g, const char *dir, char *err, size_t errlen)
+{
+	g->lockfd = openat(g->dirfd, "lock", O_RDWR | O_CREAT | O_CLOEXEC |
+	    O_NOFOLLOW, 0600);
+	if (g->lockfd < 0) {
+		snprintf(err, errlen, "cannot open %s/lock: %s; give --record a "
+		    "folder this account may write%s", dir, strerror(errno),
+		    errno == EROFS ? " (this one is on a read-only file "
+		    "system)" : "");
+		return -1;
+	}
+	if (flock(g->lockfd, LOCK_EX | LOCK_NB) == 0)
+		return 0;
+	if (errno == EWOULDBLOCK)
+		snprintf(err, errlen, "another mysqlmemprof records into %s (it "
+		    "holds %s/lock); stop it, or give --record another folder",
+		    dir, dir);
+	else
+		snprintf(err, errlen, "cannot lock %s/lock: %s; give --record a "
+		    "folder on a local file system", dir, strerror(errno));
+	return -1;
+}
+
 int
 segments_open(struct segments *g, const char *dir, uint64_t max_bytes,
-    int64_t max_age_ms, char *err, size_t errlen)
+    int64_t max_age_ms, const struct clock *clk, char *err, size_t errlen)
 {
 	char path[4200];
 	uint64_t seg = max_bytes / 16;
 
 	memset(g, 0, sizeof(*g));
-	g->fd = g->segfd = g->lockfd = -1;
+	g->fd = g->dirfd = g->segfd = g->incfd = g->lockfd = -1;
 	if (snprintf(g->dir, sizeof(g->dir), "%s", dir) >=
 	    (int)sizeof(g->dir)) {
 		snprintf(err, errlen, "--record: the folder's name is too long");
 		return -1;
 	}
+	g->clk = *clk;
+	g->t0_ms = clk->wall_ms(clk->ctx);
+	g->t0_ns = clk->now_ns(clk->ctx);
 	g->max_bytes = max_bytes;
 	g->max_age_ms = max_age_ms;
 	g->segment_bytes = seg < SEGMENTS_MIN_BYTES ? SEGMENTS_MIN_BYTES :
 	    seg > SEGMENTS_MAX_BYTES ? SEGMENTS_MAX_BYTES : seg;
 	g->segment_ms = max_age_ms / 8 < SEGMENTS_MAX_MS ? max_age_ms / 8 :
 	    SEGMENTS_MAX_MS;
-	if (make_dir(dir, err, errlen) != 0)
-		return -1;
-	snprintf(path, sizeof(path), "%s/lock", dir);
-	g->lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (g->lockfd < 0) {
-		snprintf(err, errlen, "cannot open %s: %s; give --record a "
-		    "folder this account may write%s", path, strerror(errno),
-		    errno == EROFS ? " (this one is on a read-only file "
-		    "system)" : "");
-		return -1;
-	}
-	if (flock(g->lockfd, LOCK_EX | LOCK_NB) != 0) {
-		if (errno == EWOULDBLOCK)
-			snprintf(err, errlen, "another mysqlmemprof records into "
-			    "%s (it holds %s); stop it, or give --record another "
-			    "folder", dir, path);
-		else
-			snprintf(err, errlen, "cannot lock %s: %s; give --record "
-			    "a folder on a local file system", path,
-			    strerror(errno));
-		segments_close(g);
-		return -1;
-	}
+	if (open_top(g, dir, err, errlen) != 0 ||
+	    take_lock(g, dir, err, errlen) != 0)
+		goto fail;
+	if ((g->segfd = open_sub(g->dirfd, dir, "segments", err,
+	    errlen)) < 0)
+		goto fail;
 	snprintf(path, sizeof(path), "%s/segments", dir);
-	if (make_dir(path, err, errlen) != 0)
+	if (check_own(g->segfd, path, err, errlen) != 0)
 		goto fail;
-	if ((g->segfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-		snprintf(err, errlen, "cannot open %s: %s", path,
-		    strerror(errno));
+	if ((g->incfd = open_sub(g->dirfd, dir, "incidents", err,
+	    errlen)) < 0)
 		goto fail;
-	}
 	snprintf(path, sizeof(path), "%s/incidents", dir);
-	if (make_dir(path, err, errlen) != 0)
+	if (check_own(g->incfd, path, err, errlen) != 0)
 		goto fail;
 	return 0;
 fail:
-	segments_close(g);
+	segments_close(g, NULL, 0);
 	return -1;
 }
 
 static int
-sync_now(struct segments *g, int64_t now_ms)
+sync_now(struct segments *g, char *err, size_t errlen)
 {
-	g->synced_ms = now_ms;
-	return g->fd >= 0 ? fdatasync(g->fd) : 0;
+	g->synced_ms = segments_now(g);
+	if (g->fd < 0 || fdatasync(g->fd) == 0)
+		return 0;
+	snprintf(err, errlen, "cannot sync %s/segments/%s: %s; check the disk",
+	    g->dir, g->name, strerror(errno));
+	return -1;
 }
 
-/* Removes the oldest segments, never the one written, beyond the bounds. */
-void
-segments_prune(struct segments *g, int64_t now_ms)
+int
+segments_sync(struct segments *g, char *err, size_t errlen)
 {
-	char **paths;
+	return sync_now(g, err, errlen);
+}
+
+/* A segment on disk: its name, size, and when its records began. */
+struct seg {
+	char name[64];
+	uint64_t size;
+	int64_t begun_ms;
+	bool mine;
+};
+
+static bool
+is_mine(const struct segments *g, const char *name, int64_t *begun_ms)
+{
+	for (size_t i = 0; i < g->n_mine; i++)
+		if (strcmp(g->mine[i].name, name) == 0) {
+			*begun_ms = g->mine[i].begun_ms;
+			return true;
+		}
+	return false;
+}
+
+static int
+by_seg(const void *a, const void *b)
+{
+	const struct seg *x = a, *y = b;
+
+	if (x->mine != y->mine)
+		return x->mine ? 1 : -1;
+	/* This run's in the order begun; earlier runs' by their names. */
+	if (x->mine)
+		return x->begun_ms < y->begun_ms ? -1 : x->begun_ms > y->begun_ms;
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * The regular files of DIR/segments named as segments, oldest first:
+ * earlier runs' by their names, then this run's in the order begun,
+ * whatever the wall clock said when they were named. *v is allocated.
+ */
+static int
+list_own(struct segments *g, struct seg **v, size_t *n)
+{
+	size_t cap = 0;
+	struct dirent *e;
+	struct stat st;
+	int fd = openat(g->segfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+
+	*v = NULL;
+	*n = 0;
+	if (d == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	while ((e = readdir(d)) != NULL) {
+		struct seg s = { .mine = false };
+
+		if (!segments_is_name(e->d_name) || fstatat(g->segfd,
+		    e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		if (*n == cap) {
+			struct seg *nv = realloc(*v, (cap = cap ? cap * 2 : 16) *
+			    sizeof(**v));
+
+			if (nv == NULL) {
+				closedir(d);
+				free(*v);
+				return -1;
+			}
+			*v = nv;
+		}
+		snprintf(s.name, sizeof(s.name), "%.63s", e->d_name);
+		s.size = (uint64_t)st.st_size;
+		s.mine = is_mine(g, s.name, &s.begun_ms);
+		if (!s.mine)
+			s.begun_ms = name_ms(s.name);
+		(*v)[(*n)++] = s;
+	}
+	closedir(d);
+	if (*n > 0)
+		qsort(*v, *n, sizeof(**v), by_seg);
+	return 0;
+}
+
+/* Removes a segment, never the one written; whether it went. */
+static bool
+remove_seg(struct segments *g, const char *name)
+{
+	if (strcmp(name, g->name) == 0 || unlinkat(g->segfd, name, 0) != 0)
+		return false;
+	for (size_t i = 0; i < g->n_mine; i++)
+		if (strcmp(g->mine[i].name, name) == 0) {
+			memmove(&g->mine[i], &g->mine[i + 1],
+			    (g->n_mine - i - 1) * sizeof(g->mine[0]));
+			g->n_mine--;
+			break;
+		}
+	return true;
+}
+
+void
+segments_prune(struct segments *g)
+{
+	struct seg *v;
 	size_t n, i;
-	uint64_t *size, total = 0;
+	uint64_t total = 0;
+	int64_t limit = segments_now(g) - g->max_age_ms;
 
-	if (segments_list(g->dir, &paths, &n) != 0 || n < 2) {
-		if (n == 1)
-			segments_list_free(paths, n);
+	if (list_own(g, &v, &n) != 0)
 		return;
-	}
-	if ((size = calloc(n, sizeof(*size))) == NULL) {
-		segments_list_free(paths, n);
-		return;
-	}
-	for (i = 0; i < n; i++) {
-		struct stat st;
-
-		if (stat(paths[i], &st) == 0)
-			size[i] = (uint64_t)st.st_size;
-		total += size[i];
-	}
+	for (i = 0; i < n; i++)
+		total += v[i].size;
 	/*
 	 * The one written may grow to a segment's size: the others keep
 	 * to the rest. A segment's records end where the next begins.
 	 */
 	for (i = 0; i + 1 < n; i++) {
-		const char *next = strrchr(paths[i + 1], '/') + 1;
-		char limit[64];
-		bool old;
+		bool old = v[i + 1].begun_ms < limit;
 
-		/* Begun after the wall clock stepped back, it sorts early. */
-		if (strcmp(strrchr(paths[i], '/') + 1, g->name) == 0)
-			continue;
-		segment_name(limit, sizeof(limit), now_ms - g->max_age_ms);
-		old = strcmp(next, limit) < 0;
 		if (!old && total + g->segment_bytes <= g->max_bytes)
 			break;
-		if (unlink(paths[i]) == 0)
-			total -= size[i];
+		if (remove_seg(g, v[i].name))
+			total -= v[i].size;
 	}
-	free(size);
-	segments_list_free(paths, n);
+	free(v);
 }
 
 /* Removes the oldest segment but the one written; whether one was. */
 static bool
 drop_oldest(struct segments *g)
 {
-	char **paths;
+	struct seg *v;
 	size_t n;
 	bool done;
 
-	if (segments_list(g->dir, &paths, &n) != 0)
+	if (list_own(g, &v, &n) != 0)
 		return false;
-	done = n >= 2 && strcmp(strrchr(paths[0], '/') + 1, g->name) != 0 &&
-	    unlink(paths[0]) == 0;
-	segments_list_free(paths, n);
+	done = n >= 2 && remove_seg(g, v[0].name);
+	free(v);
 	return done;
 }
 
-int
-segments_turn(struct segments *g, int64_t now_ms, size_t n, char *err,
-    size_t errlen)
+static bool
+no_room(int e)
+{
+	return e == ENOSPC || e == EDQUOT;
+}
+
+static int
+say_full(struct segments *g, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "the disk of %s is full (%s) and holds no older "
+	    "segment to remove; free space on it, or give a smaller "
+	    "--record-size", g->dir, strerror(errno));
+	return SEGMENTS_FULL;
+}
+
+/* This run's segments, to tell their order whatever their names say. */
+static int
+add_mine(struct segments *g, const char *name, int64_t begun_ms)
+{
+	if (g->n_mine == g->cap_mine) {
+		size_t cap = g->cap_mine ? g->cap_mine * 2 : 16;
+		struct segments_mine *v = realloc(g->mine, cap * sizeof(*v));
+
+		if (v == NULL)
+			return -1;
+		g->mine = v;
+		g->cap_mine = cap;
+	}
+	snprintf(g->mine[g->n_mine].name, sizeof(g->mine[0].name), "%s", name);
+	g->mine[g->n_mine++].begun_ms = begun_ms;
+	return 0;
+}
+
+/* Leaves the segment written: whole on disk first. */
+static int
+leave(struct segments *g, char *err, size_t errlen)
+{
+	int rc;
+
+	if (g->fd < 0)
+		return 0;
+	rc = sync_now(g, err, errlen);
+	if (close(g->fd) != 0 && rc == 0) {
+		snprintf(err, errlen, "cannot close %s/segments/%s: %s",
+		    g->dir, g->name, strerror(errno));
+		rc = -1;
+	}
+	g->fd = -1;
+	return rc;
+}
+
+/* A new segment, named by wall_ms; 0, SEGMENTS_FULL or -1. */
+static int
+begin(struct segments *g, int64_t wall_ms, char *err, size_t errlen)
 {
 	char name[64];
 	int fd;
 
-	if (g->fd >= 0 && g->bytes + n <= g->segment_bytes &&
-	    now_ms - g->opened_ms < g->segment_ms)
-		return 0;
-	if (g->fd >= 0) {
-		/* Whole on disk before anything is removed for its sake. */
-		if (sync_now(g, now_ms) != 0) {
-			snprintf(err, errlen, "cannot sync %s/segments/%s: %s",
-			    g->dir, g->name, strerror(errno));
-			return -1;
-		}
-		close(g->fd);
-		g->fd = -1;
-	}
-	/* Two segments begun within a millisecond: the later one's name is later. */
-	for (int64_t t = now_ms;; t++) {
+	/* Two begun within a millisecond: the later one's name is later. */
+	for (int64_t t = wall_ms;;) {
+		int e;
+
 		segment_name(name, sizeof(name), t);
 		fd = openat(g->segfd, name, O_WRONLY | O_CREAT | O_EXCL |
 		    O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
-		if (fd >= 0 || errno != EEXIST || t > now_ms + 1000)
+		if (fd >= 0)
+			break;
+		e = errno;
+		if (no_room(e) && drop_oldest(g))
+			continue;
+		errno = e;
+		if (e != EEXIST || ++t > wall_ms + 1000)
 			break;
 	}
-	if (fd < 0) {
+	if (fd < 0 && no_room(errno))
+		return say_full(g, err, errlen);
+	if (fd < 0 || add_mine(g, name, segments_now(g)) != 0) {
 		snprintf(err, errlen, "cannot make a segment in %s/segments: "
-		    "%s", g->dir, strerror(errno));
+		    "%s", g->dir, fd < 0 ? strerror(errno) : "out of memory");
+		if (fd >= 0) {
+			unlinkat(g->segfd, name, 0);
+			close(fd);
+		}
 		return -1;
 	}
 	g->fd = fd;
 	snprintf(g->name, sizeof(g->name), "%s", name);
 	g->bytes = 0;
-	g->opened_ms = now_ms;
-	g->synced_ms = now_ms;
+	g->opened_ms = g->synced_ms = segments_now(g);
 	/* Its name is on disk too, so that a crash does not lose the file. */
-	fsync(g->segfd);
-	segments_prune(g, now_ms);
+	if (fsync(g->segfd) != 0) {
+		snprintf(err, errlen, "cannot sync %s/segments: %s; check the "
+		    "disk", g->dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+int
+segments_turn(struct segments *g, int64_t wall_ms, size_t n, char *err,
+    size_t errlen)
+{
+	int rc;
+
+	bool fits = g->fd >= 0 && g->bytes + n <= g->segment_bytes &&
+	    segments_now(g) - g->opened_ms < g->segment_ms;
+
+	/*
+	 * Lines were lost to a full disk: the next ones begin again, as at a
+	 * segment's start, in the same segment while it has room.
+	 */
+	if (fits && g->full) {
+		g->full = false;
+		return 1;
+	}
+	if (fits)
+		return 0;
+	if (leave(g, err, errlen) != 0)
+		return -1;
+	if ((rc = begin(g, wall_ms, err, errlen)) != 0)
+		return rc;
+	g->full = false;
+	segments_prune(g);
 	return 1;
 }
 
+/*
+ * The disk is full and no older segment is left to remove: the start of
+ * the line written is taken back, so that no torn line stays. When the
+ * segment alone holds much of the disk (a --record-size larger than it),
+ * segments become an eighth of it, so that the next turn begins one and
+ * removes this one, and later fills remove less.
+ */
+static int
+full(struct segments *g, char *err, size_t errlen)
+{
+	int e = errno;
+	uint64_t eighth = g->bytes / 8;
+
+	if (ftruncate(g->fd, (off_t)g->bytes) != 0) {
+		snprintf(err, errlen, "cannot cut %s/segments/%s back after a "
+		    "full disk: %s", g->dir, g->name, strerror(errno));
+		return -1;
+	}
+	if (eighth >= SEGMENTS_MIN_BYTES && eighth < g->segment_bytes)
+		g->segment_bytes = eighth;
+	g->full = true;
+	errno = e;
+	return say_full(g, err, errlen);
+}
+
 int
-segments_write(struct segments *g, const void *p, size_t n, int64_t now_ms,
-    char *err, size_t errlen)
+segments_write(struct segments *g, const void *p, size_t n, char *err,
+    size_t errlen)
 {
 	const char *b = p;
 	size_t done = 0;
-	bool retried = false;
 
 	while (done < n) {
 		ssize_t w = write(g->fd, b + done, n - done);
@@ -253,46 +538,53 @@ segments_write(struct segments *g, const void *p, size_t n, int64_t now_ms,
 		if (w < 0 && errno == EINTR)
 			continue;
 		/*
-		 * A full disk: the oldest segment makes room for the newest,
-		 * once; a torn start of the line written is then the end of
-		 * this segment, as after a crash, and the line goes to the next.
+		 * A full disk: the oldest segments make room for the newest,
+		 * as many as it takes; the rest of the line then follows the
+		 * start already written, into the same segment, whole.
 		 */
-		if (w < 0 && (errno == ENOSPC || errno == EDQUOT) && !retried &&
-		    drop_oldest(g)) {
-			retried = true;
-			continue;
+		if (w < 0 && no_room(errno)) {
+			if (drop_oldest(g))
+				continue;
+			return full(g, err, errlen);
 		}
 		if (w < 0) {
 			snprintf(err, errlen, "cannot write %s/segments/%s: %s; "
-			    "%s", g->dir, g->name, strerror(errno),
-			    errno == ENOSPC || errno == EDQUOT ? "free space on "
-			    "its disk, or give a smaller --record-size" :
-			    "check the disk and the folder");
+			    "check the disk and the folder", g->dir, g->name,
+			    strerror(errno));
 			return -1;
 		}
 		done += (size_t)w;
 	}
 	g->bytes += n;
-	if (now_ms - g->synced_ms >= SEGMENTS_SYNC_MS && sync_now(g, now_ms) != 0) {
-		snprintf(err, errlen, "cannot sync %s/segments/%s: %s", g->dir,
-		    g->name, strerror(errno));
-		return -1;
-	}
+	if (segments_now(g) - g->synced_ms >= SEGMENTS_SYNC_MS)
+		return sync_now(g, err, errlen);
 	return 0;
 }
 
-void
-segments_close(struct segments *g)
+int
+segments_close(struct segments *g, char *err, size_t errlen)
 {
-	if (g->fd >= 0) {
-		fdatasync(g->fd);
-		close(g->fd);
+	char ignored[512];
+	int rc;
+
+	if (err == NULL) {
+		err = ignored;
+		errlen = sizeof(ignored);
 	}
+	rc = leave(g, err, errlen);
 	if (g->segfd >= 0)
 		close(g->segfd);
+	if (g->incfd >= 0)
+		close(g->incfd);
+	if (g->dirfd >= 0)
+		close(g->dirfd);
 	if (g->lockfd >= 0)
 		close(g->lockfd);
-	g->fd = g->segfd = g->lockfd = -1;
+	g->segfd = g->incfd = g->dirfd = g->lockfd = -1;
+	free(g->mine);
+	g->mine = NULL;
+	g->n_mine = g->cap_mine = 0;
+	return rc;
 }
 
 static int

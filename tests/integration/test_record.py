@@ -20,6 +20,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 import unittest
 
@@ -396,3 +397,228 @@ class OneIncidentAnEvent(RecordCase):
                     conn=False)
         self.assertEqual(p.returncode, 1, mmp.describe(p))
         self.assertIn("Access denied", p.stderr)
+
+
+FAKETIME_LIB = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
+
+
+@unittest.skipUnless(os.path.exists(FAKETIME_LIB),
+                     "no libfaketime (Debian's faketime, scripts/deps.sh "
+                     "--test) to step the recorder's wall clock")
+class WallClockSteps(RecordCase):
+
+    def test_two_days_forward_and_back_lose_nothing(self):
+        """libfaketime steps the recorder's wall clock (only: its
+        monotonic clock is left alone) two days forward, then back, while
+        it records under --record-age 1: the samples written before stay,
+        and the segment is synced every few seconds after the step back
+        as before it."""
+        rc = os.path.join(self.dir, "..", os.path.basename(self.dir) + ".rc")
+        self.addCleanup(lambda: os.path.exists(rc) and os.unlink(rc))
+        with open(rc, "w") as f:
+            f.write("+0\n")
+        env = mmp.base_env(MYSQL_PWD=REC_PASSWORD, LD_PRELOAD=FAKETIME_LIB,
+                           FAKETIME_TIMESTAMP_FILE=rc, FAKETIME_NO_CACHE="1",
+                           FAKETIME_DONT_FAKE_MONOTONIC="1")
+        rec = self.spawn(["--socket", mmp.SOCKET, "--user", REC_USER,
+                          "--record", self.dir, "--frequency", "100",
+                          "--record-age", "1", "--record-size", "1M"],
+                         env=env, conn=False)
+        # Three segments (of 64 KiB) before the step: pruning by the wall
+        # clock would remove all but the last two.
+        deadline = time.monotonic() + 90
+        while len(self.segments()) < 3:
+            if rec.proc.poll() is not None or time.monotonic() > deadline:
+                p = rec.finish(signal.SIGKILL)
+                self.fail("no third segment in %s%s" % (self.dir,
+                                                         mmp.describe(p)))
+            time.sleep(0.2)
+        before = [s["timestamp"] for s in self.segment_samples()]
+        for offset in ("+2d", "+0"):
+            with open(rc, "w") as f:
+                f.write(offset + "\n")
+            n = len(self.segment_samples())
+            self.wait_samples(rec, lambda s: len(s) >= n + 20,
+                              "samples after the step to %s" % offset, 30)
+        syncs = self.count_syncs(rec.proc.pid, 7)
+        p = self.finish_ok(rec, sig=signal.SIGTERM)
+        stamps = [s["timestamp"] for s in self.segment_samples(strict=True)]
+        self.assertEqual([s for s in before if s not in stamps], [],
+                         "samples pruned by the step" + mmp.describe(p))
+        # Some were written two days ahead, and then some back again.
+        ahead = [s for s in stamps if _seconds(s) > time.time() + 86400]
+        self.assertGreater(len(ahead), 10, stamps)
+        self.assertGreater(len([s for s in stamps[stamps.index(ahead[-1]):]
+                                if _seconds(s) < time.time() + 60]), 10,
+                           stamps)
+        if syncs is not None:
+            self.assertGreaterEqual(syncs, 2, "fdatasync calls in the 7 s "
+                                    "after the step back")
+        r = mmp.run(["--read", self.dir, "--format", "json"], conn=False)
+        self.assertEqual(r.returncode, 0, mmp.describe(r))
+        self.assertEqual(sorted(s["timestamp"] for s in
+                                mmp.parse_json_lines(r.stdout)),
+                         sorted(stamps), mmp.describe(r))
+
+    @staticmethod
+    def count_syncs(pid, seconds):
+        """The fdatasync calls of pid's threads within seconds, by strace
+        (None without it)."""
+        if shutil.which("strace") is None:
+            return None
+        p = subprocess.run(["timeout", "-s", "INT", str(seconds), "strace",
+                            "-f", "-e", "trace=fdatasync", "-p", str(pid)],
+                           capture_output=True, timeout=seconds + 10)
+        return p.stderr.count(b"fdatasync(")
+
+
+class HostileFolder(RecordCase):
+
+    def test_a_planted_segments_link_is_refused(self):
+        """DIR/segments a link, planted by whoever may write DIR, to a
+        folder of files named as segments: the recorder refuses, with one
+        line, and removes none of them (it used to prune them)."""
+        outside = tempfile.mkdtemp(prefix="mmp-record-outside-")
+        self.addCleanup(shutil.rmtree, outside, True)
+        names = ["20200101T00000%d.000Z.jsonl" % i for i in range(5)]
+        for n in names:
+            with open(os.path.join(outside, n), "w") as f:
+                f.write("{}\n")
+        os.symlink(outside, os.path.join(self.dir, "segments"))
+        p = mmp.run(["--socket", mmp.SOCKET, "--user", REC_USER, "--record",
+                     self.dir, "--record-age", "1", "--record-size", "1M",
+                     "--count", "3"],
+                    env=mmp.base_env(MYSQL_PWD=REC_PASSWORD), conn=False)
+        self.assertEqual(p.returncode, 1, mmp.describe(p))
+        self.assertIn("segments is a link", p.stderr)
+        self.assertIn("remove it", p.stderr)
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+        self.assertEqual(sorted(os.listdir(outside)), names)
+
+    def test_a_folder_others_may_write_is_refused(self):
+        os.chmod(self.dir, 0o777)
+        p = mmp.run(["--socket", mmp.SOCKET, "--user", REC_USER, "--record",
+                     self.dir, "--count", "3"],
+                    env=mmp.base_env(MYSQL_PWD=REC_PASSWORD), conn=False)
+        self.assertEqual(p.returncode, 1, mmp.describe(p))
+        self.assertIn("may be written by other accounts", p.stderr)
+        self.assertIn("chmod 700 %s" % self.dir, p.stderr)
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "segments")))
+
+
+def _busy_clients(n, statements=3000):
+    """n sessions of `loader`, each changing its memory every 20 ms with a
+    long statement, so that each sample writes a line of n connections;
+    their SQL from a file, so that starting them does not wait on them."""
+    pad = "/* " + "p" * 400 + " */"
+    procs = []
+    for _ in range(n):
+        f = tempfile.TemporaryFile()
+        f.write("".join("SET @x = REPEAT('x', %d) %s; DO SLEEP(0.02);\n" % (
+            random.randrange(1000, 200000), pad)
+            for _ in range(statements)).encode())
+        f.seek(0)
+        procs.append(subprocess.Popen(
+            mmp._loader_argv(), stdin=f, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL))
+        f.close()
+    return procs
+
+
+class _Filler(threading.Thread):
+    """Another's file at path that takes all the room on its disk, and
+    what the recorder frees too, until stopped."""
+
+    def __init__(self, path):
+        super().__init__(daemon=True)
+        self.path = path
+        self.stop = threading.Event()
+        self.start()
+
+    def run(self):
+        with open(self.path, "wb", buffering=0) as f:
+            while not self.stop.is_set():
+                try:
+                    f.write(b"\0" * 4096)
+                except OSError:
+                    time.sleep(0.001)
+
+    def remove(self):
+        self.stop.set()
+        self.join()
+        os.unlink(self.path)
+
+
+@unittest.skipUnless(os.geteuid() == 0, "mounting a small tmpfs as DIR's "
+                     "disk needs root")
+class FullDisk(RecordCase):
+
+    def setUp(self):
+        super().setUp()
+        self.disk = tempfile.mkdtemp(prefix="mmp-record-disk-")
+        self.addCleanup(shutil.rmtree, self.disk, True)
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m,mode=0700",
+                        "tmpfs", self.disk], check=True)
+        self.addCleanup(subprocess.run, ["umount", "-l", self.disk])
+        self.dir = os.path.join(self.disk, "rec")
+        clients = _busy_clients(32)
+
+        def stop():
+            for c in clients:
+                c.kill()
+                c.wait()
+        self.addCleanup(stop)
+
+    def test_a_full_disk_loses_the_oldest_and_recording_goes_on(self):
+        """A disk of 1 MiB under the default --record-size of 256 MiB:
+        one line says the disk is full and what to do, the oldest segment
+        goes rather than new samples, and the recording goes on; another
+        file that takes the whole disk loses samples until it is removed,
+        then recording resumes by itself and says so; no torn line stays,
+        and --read DIR reads it all."""
+        full = "is full"
+        again = "again: "
+        t0 = time.time()
+        rec = self.recorder("--frequency", "100")
+        err = rec.wait_for_stderr(full, timeout=90)
+        line = [x for x in err.splitlines() if full in x][0]
+        self.assertIn("free space on it, or give a smaller --record-size",
+                      line)
+        # Its own segments filled it: the oldest goes, at once.
+        rec.wait_for_stderr(again, timeout=30)
+        n = len(self.segment_samples())
+        self.wait_samples(rec, lambda s: len(s) >= n + 20,
+                          "samples after the disk filled", 30)
+        # Another's file takes the disk: samples are lost, not the run.
+        filler = _Filler(os.path.join(self.disk, "filler"))
+        self.addCleanup(filler.stop.set)
+        self.wait_stderr_count(rec, full, 2, 60)
+        time.sleep(2)
+        self.assertIsNone(rec.proc.poll(), "the recorder ended")
+        filler.remove()
+        self.wait_stderr_count(rec, again, 2, 30)
+        n = len(self.segment_samples())
+        self.wait_samples(rec, lambda s: len(s) >= n + 10,
+                          "samples once there was room again", 30)
+        p = self.finish_ok(rec, sig=signal.SIGTERM)
+        t1 = time.time()
+        self.assertEqual(p.stderr.count(full), 2, p.stderr)
+        # No torn line, not even a last one.
+        for path in self.segments():
+            objs, bad, torn = read_records(path)
+            self.assertEqual((bad, torn), ([], b""), path)
+        stamps = [_seconds(s["timestamp"]) for s in
+                  self.segment_samples(strict=True)]
+        # The oldest went; the newest are there to the end.
+        self.assertGreater(min(stamps), t0 + 1, p.stderr)
+        self.assertGreater(max(stamps), t1 - 3, p.stderr)
+        r = mmp.run(["--read", self.dir, "--format", "json"], conn=False)
+        self.assertEqual(r.returncode, 0, mmp.describe(r))
+        self.assertEqual(len(mmp.parse_json_lines(r.stdout)), len(stamps),
+                         mmp.describe(r))
+
+    @staticmethod
+    def wait_stderr_count(rec, words, count, timeout):
+        rec._pump(lambda: rec._err.count(words.encode()) >= count,
+                  "%d × %r on stderr" % (count, words), timeout)

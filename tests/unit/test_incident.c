@@ -8,6 +8,7 @@
  * names the largest holder and its statement, markup escaped.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <inttypes.h>
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -93,7 +95,13 @@ static int
 teardown(void **state)
 {
 	struct fix *f = *state;
-	int rc = nftw(f->dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	char inc[128];
+	int rc;
+
+	/* test_full_disk's, when it failed before its end. */
+	snprintf(inc, sizeof(inc), "%.100s/incidents", f->dir);
+	(void)umount2(inc, MNT_DETACH);
+	rc = nftw(f->dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 
 	for (size_t i = 0; i < f->n; i++)
 		free(f->lines[i].text);
@@ -473,7 +481,8 @@ test_no_folder(void **state)
 	snprintf(dir, sizeof(dir), "%s/none", f->dir);
 	assert_int_equal(incident_write(dir, &in, MIN, path, sizeof(path),
 	    err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "cannot read the segments"));
+	assert_non_null(strstr(err, dir));
+	assert_non_null(strstr(err, strerror(ENOENT)));
 }
 
 /* The oldest incidents beyond INCIDENTS_KEPT go, both files of each. */
@@ -508,6 +517,56 @@ test_oldest_incidents_removed(void **state)
 	assert_int_equal(stat(path, &st), 0);
 }
 
+/* The descriptors this process has open. */
+static int
+open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	assert_non_null(d);
+	while (readdir(d) != NULL)
+		n++;
+	closedir(d);
+	return n;
+}
+
+/*
+ * DIR/incidents on a full disk (a tmpfs, when root may mount one): the
+ * write fails with the reason, leaves no file, and no descriptor open.
+ */
+static void
+test_full_disk(void **state)
+{
+	struct fix *f = *state;
+	struct incident in = { .kind = INCIDENT_GONE, .at_ms = T0 + 10 * MIN };
+	char inc[128], path[256], err[512] = "", buf[4096] = { 0 };
+	struct dirent *e;
+	DIR *d;
+	int fd, before, n = 0;
+
+	record(f, &(struct incident){ 0 });
+	snprintf(inc, sizeof(inc), "%.100s/incidents", f->dir);
+	if (mount("tmpfs", inc, "tmpfs", 0, "size=64k,mode=0700") != 0)
+		skip(); /* not root */
+	snprintf(path, sizeof(path), "%s/filler", inc);
+	assert_true((fd = open(path, O_WRONLY | O_CREAT, 0600)) >= 0);
+	while (write(fd, buf, sizeof(buf)) > 0)
+		;
+	close(fd);
+	before = open_fds();
+	assert_int_equal(incident_write(f->dir, &in, 10 * MIN, path,
+	    sizeof(path), err, sizeof(err)), -1);
+	assert_non_null(strstr(err, strerror(ENOSPC)));
+	assert_int_equal(open_fds(), before);
+	assert_non_null(d = opendir(inc));
+	while ((e = readdir(d)) != NULL)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	assert_int_equal(n, 1); /* the filler alone */
+	assert_int_equal(umount2(inc, MNT_DETACH), 0);
+}
+
 int
 main(void)
 {
@@ -517,6 +576,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_window_in_the_last_segment,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_folder, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_full_disk, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_oldest_incidents_removed,
 		    setup, teardown),
