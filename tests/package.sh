@@ -146,6 +146,9 @@ test_remove() {
 	check "purge: the account stays (Debian keeps system accounts)" has_account
 }
 
+# lintian and the roots' debootstrap are test tools (make check installs
+# them too); make deb installs the build's own.
+scripts/deps.sh --test || exit 1
 echo "== package: make deb"
 # The unit tests are make check's; the build here is the package's.
 if ! DEB_BUILD_OPTIONS=nocheck make -s deb >"$work/deb.log" 2>&1; then
