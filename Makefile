@@ -2,7 +2,9 @@
 # `make check` and `make demo` first install missing Debian packages.
 
 PROG    = mysqlmemprof
-VERSION = 0.1.0
+# One place for the version: the package's changelog, whose first line is
+# "mysqlmemprof (VERSION) ...".
+VERSION = $(shell sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog)
 
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
@@ -185,6 +187,17 @@ bench: deps-test
 	fi
 	-[ "$$MMP_BENCH_QUICK" = 1 ] || python3 bench/docfigures.py
 
+# The Debian package (debian/), built from a copy of the tree in
+# build/deb/src so that what dpkg-buildpackage writes beside the tree
+# lands in build/deb: mysqlmemprof_VERSION_ARCH.deb there.
+DEB_DIR = build/deb
+deb:
+	scripts/deps.sh --deb
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/src
+	tar -cf - --exclude=./build --exclude=./.git --exclude=./$(PROG) . | tar -C $(DEB_DIR)/src -xf -
+	cd $(DEB_DIR)/src && dpkg-buildpackage -b -us -uc
+	@ls $(DEB_DIR)/*.deb
+
 # libFuzzer harnesses (clang): `make fuzz` builds them, `make fuzz-run`
 # runs each for FUZZ_SECONDS on a corpus kept under build/, with the words
 # of fuzz/NAME.dict when there is one.
@@ -232,4 +245,4 @@ install: $(PROG)
 clean:
 	rm -rf build $(PROG)
 
-.PHONY: all unit deps deps-test check demo bench install clean fuzz fuzz-run
+.PHONY: all unit deps deps-test check demo bench deb install clean fuzz fuzz-run

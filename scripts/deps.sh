@@ -2,7 +2,8 @@
 # Installs the Debian packages that are missing, and does nothing when all
 # are there. Without an argument: what building and `make demo` need.
 # With --test: that, and what only the tests and fuzzers use (`make check`),
-# so that a user who runs the tool is not given test tools.
+# so that a user who runs the tool is not given test tools. With --deb:
+# what `make deb` needs to build the package.
 set -eu
 
 packages="build-essential pkg-config default-libmysqlclient-dev libcsv-dev
@@ -26,10 +27,16 @@ test_packages="$test_packages sysbench"
 # --record's tests: libfaketime steps the recorder's wall clock.
 test_packages="$test_packages faketime"
 
+# make deb: what dpkg-buildpackage and debian/rules need beside the build.
+deb_packages="debhelper dpkg-dev libcmocka-dev"
+# The package's tests: lintian on it.
+test_packages="$test_packages debhelper dpkg-dev lintian"
+
 case "${1:-}" in
 --test) packages="$packages $test_packages" ;;
+--deb) packages="$packages $deb_packages" ;;
 "") ;;
-*) echo "usage: $0 [--test]" >&2; exit 2 ;;
+*) echo "usage: $0 [--test | --deb]" >&2; exit 2 ;;
 esac
 
 missing=""

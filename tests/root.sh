@@ -4,13 +4,16 @@
 #           and Oracle's libmysqlclient 9.7 (tests/platform.sh oracle)
 #   trixie  Debian 13: MariaDB 11.8 (MMP_SERVER=mariadb11) and MariaDB
 #           Connector/C 3.4 (tests/platform.sh trixie)
+#   bookworm Debian 12 as a new host has it, for the package's tests
+#           (tests/package.sh, which installs the .deb under an overlay)
 # Each is made by `debootstrap --variant=minbase SUITE` and reused by every
 # later run; the servers in it run under chroot, and their socket and
 # loopback port are reached from the host.
 #
 #   tests/root.sh SUITE ensure [SET...]  make the root unless it is there, and
 #                                        install each package set not yet in
-#                                        it: server (the default), build
+#                                        it: server (the default), build,
+#                                        package (man-db, to read the page)
 #   tests/root.sh SUITE path             print the root's folder
 #   tests/root.sh SUITE rebuild [SET...] remove it, then ensure
 #   tests/root.sh SUITE remove           remove it (about 800 MB, 1.5 GB with build)
@@ -37,7 +40,7 @@ die() {
 }
 
 usage() {
-	echo "usage: $0 sid|trixie ensure [server|build]... | path | rebuild [SET...] | remove | run CMD..." >&2
+	echo "usage: $0 sid|trixie|bookworm ensure [server|build|package]... | path | rebuild [SET...] | remove | run CMD..." >&2
 	exit 2
 }
 
@@ -64,6 +67,11 @@ trixie)
 	# libmariadb-dev alone, as a user of Debian 13 builds: the Makefile
 	# finds it by pkg-config's libmariadb.
 	sets[build]="libmariadb-dev $build_common"
+	sets[package]="man-db"
+	;;
+bookworm)
+	# The host is Debian 12: its server is the host's.
+	sets[package]="man-db"
 	;;
 *) usage ;;
 esac
@@ -96,7 +104,7 @@ make_root() {
 # set that gained a package is installed again.
 install_set() {
 	local set=$1 stamp=$cache/.mmp-sets line
-	[ -n "${sets[$set]:-}" ] || die "no package set '$set' (server, build)"
+	[ -n "${sets[$set]:-}" ] || die "no package set '$set' in $suite (${!sets[*]})"
 	line="$set: $(echo ${sets[$set]})"
 	grep -qxF "$line" "$stamp" 2>/dev/null && return 0
 	echo "root: installing the $set packages into $cache" >&2
