@@ -81,7 +81,7 @@ SERVER += exporter
 # The picture of a run (--format html, svg) and the reader of captures (--read).
 CORE   += chart picture output_html output_svg jsonl
 # --record: its folder, its connections lines, its incidents; --since.
-CORE   += when segments conns_lines incident_line incident incident_plot incident_page beat
+CORE   += when segments reader conns_lines incident_line incident incident_plot incident_page beat
 # --explain: the gap between resident and counted memory, in layers.
 CORE   += explain explain_model explain_out gap
 SERVER += replay record

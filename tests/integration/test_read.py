@@ -1,7 +1,11 @@
 """--read: a JSON capture replayed without a server gives back the same
 JSON, the CSV of the same samples and a summary of them; what is not a
 capture is refused with one line naming the line; a stop ends a replay
-from a pipe at once, its output whole."""
+from a pipe at once, its output whole. --read DIR (a record made by hand
+from the capture's lines): what is planted among the segments (a FIFO, a
+folder, a link to /dev/zero) and a line over the bound are passed over,
+every sample around them replayed; an output that is a file of the record
+is refused."""
 
 import csv
 import io
@@ -158,3 +162,88 @@ class Read(mmp.TestCase):
             doc = f.read()
         self.assertTrue(doc.rstrip().endswith("</html>"), doc[-200:])
         self.assertIn("1 sample", doc)
+
+    # Segments' names: the hostile file sorts between the two real ones.
+    SEGMENTS = ("20261127T031200.000Z.jsonl", "20261127T031300.000Z.jsonl",
+                "20261127T031400.000Z.jsonl")
+
+    def record(self, name, plant):
+        """DIR/segments with the capture's samples in the first and last
+        segments and plant(path) making the middle one; returns DIR."""
+        rec = os.path.join(self.dir, name)
+        seg = os.path.join(rec, "segments")
+        os.makedirs(seg)
+        lines = self.raw.splitlines(True)
+        for i, part in ((0, lines[:2]), (2, lines[2:])):
+            with open(os.path.join(seg, self.SEGMENTS[i]), "w") as f:
+                f.write("".join(part))
+        plant(os.path.join(seg, self.SEGMENTS[1]))
+        return rec
+
+    def assertAllReplayed(self, rec, *words):
+        p = mmp.run(["--read", rec, "--format", "json"], conn=False,
+                    timeout=15)
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        self.assertEqual(p.stdout, self.raw)
+        self.assertIn("replayed 5 samples", p.stderr)
+        for w in words:
+            self.assertIn(w, p.stderr)
+        return p
+
+    def test_read_dir_passes_over_a_fifo(self):
+        rec = self.record("fifo", os.mkfifo)
+        self.assertAllReplayed(rec, self.SEGMENTS[1] + " passed over: a FIFO")
+
+    def test_read_dir_passes_over_a_folder(self):
+        rec = self.record("folder", os.mkdir)
+        self.assertAllReplayed(rec, self.SEGMENTS[1] +
+                               " passed over: a folder")
+
+    def test_read_dir_passes_over_a_link(self):
+        rec = self.record("zero", lambda p: os.symlink("/dev/zero", p))
+        self.assertAllReplayed(rec, self.SEGMENTS[1] +
+                               " passed over: a symbolic link")
+
+    def test_read_dir_leaves_out_a_line_too_long(self):
+        third = self.raw.splitlines(True)[2]
+
+        def plant(path):
+            with open(path, "w") as f:
+                f.write("x" * ((64 << 20) + 1) + "\n")
+            # The samples of the segment after it go on being read.
+            with open(os.path.join(os.path.dirname(path),
+                                   self.SEGMENTS[2])) as f:
+                rest = f.read()
+            with open(os.path.join(os.path.dirname(path),
+                                   self.SEGMENTS[2]), "w") as f:
+                f.write(rest[len(third):])
+            with open(path, "a") as f:
+                f.write(third)
+        rec = self.record("long", plant)
+        self.assertAllReplayed(rec, "1 line of", "longer than 64 MiB")
+
+    def test_read_dir_refuses_an_output_in_the_record(self):
+        rec = self.record("out", lambda p: None)
+        seg = os.path.join(rec, "segments")
+        last = os.path.join(seg, self.SEGMENTS[2])
+        with open(last) as f:
+            kept = f.read()
+        outside = os.path.join(self.dir, "hard-link.jsonl")
+        os.link(last, outside)
+        # A segment still to be read, a new file among them, another name
+        # of a segment (a hard link: the same inode).
+        for out in (last, os.path.join(seg, "picture.html"), outside):
+            p = mmp.run(["--read", rec, "--format", "json", "-o", out],
+                        conn=False, timeout=15)
+            self.assertOneErrorLine(p, 2, out, "is in the record")
+        # Standard output sent into a segment by the shell.
+        with open(last, "a") as f:
+            p = subprocess.run([mmp.BIN, "--read", rec, "--format", "json"],
+                               stdout=f, stderr=subprocess.PIPE,
+                               env=mmp.base_env(), timeout=15)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn(b"standard output is in the record", p.stderr)
+        self.assertEqual(sorted(os.listdir(seg)),
+                         [self.SEGMENTS[0], self.SEGMENTS[2]])
+        with open(last) as f:
+            self.assertEqual(f.read(), kept)
