@@ -29,9 +29,14 @@ fail(struct ctx *c, const char *what, const char *key)
 	return -1;
 }
 
-/* An integer key; null allowed only when known is not NULL. */
+/*
+ * An integer key; null allowed only when known is not NULL. A counter of
+ * what was ever done (get_uint()) may be as large as JSON's integers; a
+ * figure of what is held now, not beyond JSONL_MAX_HELD.
+ */
 static int
-get_int(struct ctx *c, json_t *o, const char *key, int64_t *v, bool *known)
+get_number(struct ctx *c, json_t *o, const char *key, int64_t *v,
+    bool *known)
 {
 	json_t *x = json_object_get(o, key);
 
@@ -47,6 +52,17 @@ get_int(struct ctx *c, json_t *o, const char *key, int64_t *v, bool *known)
 	*v = (int64_t)json_integer_value(x);
 	if (known != NULL)
 		*known = true;
+	return 0;
+}
+
+static int
+get_int(struct ctx *c, json_t *o, const char *key, int64_t *v, bool *known)
+{
+	if (get_number(c, o, key, v, known) != 0)
+		return -1;
+	if (*v > JSONL_MAX_HELD || *v < -JSONL_MAX_HELD)
+		return fail(c, "a figure beyond 1 PiB, which no server reports, "
+		    "at", key);
 	return 0;
 }
 
@@ -71,7 +87,7 @@ get_uint(struct ctx *c, json_t *o, const char *key, uint64_t *v, bool *known)
 {
 	int64_t i;
 
-	if (get_int(c, o, key, &i, known) != 0)
+	if (get_number(c, o, key, &i, known) != 0)
 		return -1;
 	if (i < 0)
 		return fail(c, "a negative count:", key);

@@ -5,12 +5,14 @@ from a pipe at once, its output whole. --read DIR (a record made by hand
 from the capture's lines): what is planted among the segments (a FIFO, a
 folder, a link to /dev/zero) and a line over the bound are passed over,
 every sample around them replayed; an output that is a file of the record
-is refused."""
+is refused. Figures no server reports (near 2^63) are refused, naming the
+key; at the bound, the picture of them stays inside its box."""
 
 import csv
 import io
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -18,6 +20,28 @@ import tempfile
 import time
 
 import mmp
+
+
+def outside(svg):
+    """The elements of svg with a point outside its viewBox."""
+    w, h = map(float, re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"',
+                                svg).groups())
+    bad = []
+    for tag in re.findall(r"<(?:line|rect|polygon|polyline|path|text|circle)"
+                          r"\b[^>]*>", svg):
+        pts = []
+        for k, v in re.findall(r'\s(x|y|x1|x2|y1|y2|cx|cy|points|d)="([^"]*)"',
+                               tag):
+            nums = [float(n) for n in re.findall(r"-?\d+(?:\.\d+)?", v)]
+            if k in ("points", "d"):
+                pts += zip(nums[0::2], nums[1::2])
+            elif k.startswith(("x", "cx")):
+                pts.append((nums[0], 0))
+            else:
+                pts.append((0, nums[0]))
+        if any(x < 0 or x > w or y < 0 or y > h for x, y in pts):
+            bad.append(tag)
+    return bad
 
 
 class Read(mmp.TestCase):
@@ -247,3 +271,36 @@ class Read(mmp.TestCase):
                          [self.SEGMENTS[0], self.SEGMENTS[2]])
         with open(last) as f:
             self.assertEqual(f.read(), kept)
+
+    def with_figures(self, name, held, counted):
+        """The capture with every figure of what is held set to +-held
+        (the sign alternating) and every counter to counted."""
+        out = []
+        for i, s in enumerate(self.samples):
+            s = json.loads(json.dumps(s))
+            sign = 1 if i % 2 else -1
+            s["total_bytes"] = sign * held
+            for e in s["events"]:
+                e["current_bytes"] = -sign * held
+                e["high_bytes"] = held
+                e["alloc_bytes"] = e["free_bytes"] = counted
+                if e["alloc_delta_bytes"] is not None:
+                    e["alloc_delta_bytes"] = counted
+                    e["unseen_peak_bytes"] = e["spike_lower_bytes"] = held
+            out.append(json.dumps(s) + "\n")
+        return self.file(name, "".join(out))
+
+    def test_figures_no_server_reports(self):
+        near = self.with_figures("near.jsonl", 2**63 - 1000, 2**63 - 1)
+        self.assertRefused(near, "line 1", "beyond 1 PiB", "total_bytes")
+        # At the bound, of either sign: drawn, inside the picture's box.
+        edge = self.with_figures("edge.jsonl", 2**50, 2**63 - 1)
+        for fmt in ("svg", "html"):
+            out = os.path.join(self.dir, "edge." + fmt)
+            p = self.replay("--format", fmt, "-o", out, path=edge)
+            self.assertEqual(p.returncode, 0, mmp.describe(p))
+            with open(out) as f:
+                doc = f.read()
+            svg = doc[doc.index("<svg"):doc.index("</svg>")]
+            self.assertIn("<polygon", svg)
+            self.assertEqual(outside(svg), [])

@@ -286,6 +286,41 @@ test_refused(void **state)
 	    "\"2026-02-31T00:00:00.000Z\"}", "timestamp");
 }
 
+/*
+ * A figure of what is held beyond JSONL_MAX_HELD, either sign, is refused
+ * naming its key; one at the bound is read, and so is a counter of what
+ * was ever done as large as JSON's integers.
+ */
+static void
+test_figures_no_server_reports(void **state)
+{
+	struct event_stat e[1] = { 0 };
+	struct sample s;
+	char *line, *at;
+
+	(void)state;
+	snprintf(e[0].name, sizeof(e[0].name), "memory/sql/THD");
+	e[0].current_bytes = e[0].high_bytes = JSONL_MAX_HELD;
+	e[0].alloc_bytes = INT64_MAX;
+	s = sample_of(e, 1, 1);
+	s.total_bytes = s.filtered_total_bytes = -JSONL_MAX_HELD;
+	round_trip(&s, NULL, false);
+	line = json_of(&s, NULL, false);
+	line[strlen(line) - 1] = '\0';
+	at = strstr(line, "\"total_bytes\":-1125899906842624,");
+	assert_non_null(at);
+	memcpy(at, "\"total_bytes\":-1125899906842625,", 32);
+	refused(line, "a figure beyond 1 PiB, which no server reports, at "
+	    "\"total_bytes\"");
+	memcpy(at, "\"total_bytes\":-1125899906842624,", 32);
+	at = strstr(line, "\"high_bytes\":1125899906842624,");
+	assert_non_null(at);
+	memcpy(at, "\"high_bytes\":1125899906842625,", 30);
+	refused(line, "beyond 1 PiB, which no server reports, at "
+	    "\"high_bytes\"");
+	free(line);
+}
+
 int
 main(void)
 {
@@ -293,6 +328,7 @@ main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_events_kept),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_figures_no_server_reports),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
