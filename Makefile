@@ -187,7 +187,7 @@ bench: deps-test
 
 # libFuzzer harnesses (clang): `make fuzz` builds them, `make fuzz-run`
 # runs each for FUZZ_SECONDS on a corpus kept under build/, with the words
-# of fuzz/NAME.dict when there is one.
+# of fuzz/NAME.dict and the inputs of fuzz/NAME.seeds/ when there are.
 # The core is compiled once, instrumented (fuzzer-no-link), into an
 # archive each harness links: not once a harness.
 FUZZ_CC      ?= clang
@@ -218,8 +218,10 @@ fuzz-run: fuzz
 	@for f in $(FUZZERS); do \
 		mkdir -p $$f.corpus && \
 		d=fuzz/$$(basename $$f).dict; \
+		seeds=fuzz/$$(basename $$f).seeds; \
 		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 \
 			$$([ -f $$d ] && echo -dict=$$d) $$f.corpus \
+			$$([ -d $$seeds ] && echo $$seeds) \
 			2>$$f.log || { tail -n 40 $$f.log; exit 1; }; \
 		echo "$$f: $$(grep -c . $$f.log) log lines, no crash in $(FUZZ_SECONDS) s"; \
 	done

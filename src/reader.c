@@ -14,11 +14,18 @@
 
 #include "reader.h"
 
+static size_t
+bound(const struct reader *r)
+{
+	return r->max_line > 0 ? r->max_line : READER_MAX_LINE;
+}
+
 /* Room for one more read: the buffer doubled, up to the bound. */
 static int
 grow(struct reader *r)
 {
-	size_t cap = r->cap == 0 ? 65536 : r->cap * 2;
+	size_t cap = r->cap > 0 ? r->cap * 2 : bound(r) < 65536 ? bound(r) :
+	    65536;
 	char *b;
 
 	if ((b = realloc(r->buf, cap)) == NULL)
@@ -87,7 +94,7 @@ reader_next(struct reader *r, char **line, size_t *n)
 			r->len -= r->start;
 			r->start = 0;
 		}
-		if (r->len == r->cap && r->cap >= READER_MAX_LINE) {
+		if (r->len == r->cap && r->cap >= bound(r)) {
 			r->skipping = true;
 			r->start = r->len = 0;
 			return READER_TOO_LONG;

@@ -21,7 +21,7 @@ enum reader_got {
 	READER_LINE = 1,      /* a line, without its newline */
 	READER_CUT = 2,       /* a last line with no newline (cut short) */
 	READER_ERROR = -1,    /* a read error, or a stop (errno EINTR) */
-	READER_TOO_LONG = -2, /* a line over READER_MAX_LINE, passed over:
+	READER_TOO_LONG = -2, /* a line over the bound, passed over:
 	                         the next call reads the line after it */
 };
 
@@ -34,6 +34,7 @@ struct reader {
 	bool eof;
 	bool skipping;      /* inside a line too long, up to its newline */
 	volatile sig_atomic_t *stop; /* set: the reading ends; NULL: none */
+	size_t max_line;    /* 0: READER_MAX_LINE (a fuzzer sets less) */
 };
 
 /*
