@@ -353,6 +353,20 @@ test_limit(void **state)
 	chart_free(c);
 }
 
+/* The SVG of c, allocated. */
+static char *
+svg_of(const struct chart *c)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+
+	assert_non_null(fp);
+	picture_svg(fp, c, "global", "global total");
+	assert_int_equal(fclose(fp), 0);
+	return buf;
+}
+
 /* Whether every point and coordinate of the SVG is within its box. */
 static void
 assert_inside(const char *svg)
@@ -388,9 +402,7 @@ test_figures_no_server_reports(void **state)
 	    INT64_MAX / 3, (int64_t)1 << 50 };
 	struct chart *c = chart_create();
 	struct event_stat e[2];
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *fp;
+	char *svg;
 
 	(void)state;
 	assert_non_null(c);
@@ -409,12 +421,10 @@ test_figures_no_server_reports(void **state)
 		    .cgroup_usage_bytes = w, .cgroup_limit_bytes = INT64_MAX };
 		chart_add(c, &s);
 	}
-	fp = open_memstream(&buf, &len);
-	picture_svg(fp, c, "global", "global total");
-	fclose(fp);
-	assert_non_null(strstr(buf, "</svg>"));
-	assert_inside(buf);
-	free(buf);
+	svg = svg_of(c);
+	assert_non_null(strstr(svg, "</svg>"));
+	assert_inside(svg);
+	free(svg);
 	chart_free(c);
 }
 

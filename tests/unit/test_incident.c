@@ -526,6 +526,23 @@ test_planted_files_passed_over(void **state)
 	obuf_free(&notes);
 }
 
+/*
+ * No line in the window (segments empty): both files all the same, the
+ * page of no lines (make SANITIZE=1: no offset added to a NULL buffer).
+ */
+static void
+test_empty_window(void **state)
+{
+	struct fix *f = *state;
+	struct incident in = { .kind = INCIDENT_GONE, .at_ms = T0 };
+	char path[256], err[512] = "";
+
+	if (incident_write(f->dir, &in, MIN, NULL, path, sizeof(path), err,
+	    sizeof(err)) != 0)
+		fail_msg("incident_write: %s", err);
+	only_files(f, "20261127T030500Z-server-gone");
+}
+
 static void
 test_no_folder(void **state)
 {
@@ -581,6 +598,8 @@ main(void)
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_planted_files_passed_over,
 		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_empty_window, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_no_folder, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_oldest_incidents_removed,
