@@ -289,14 +289,15 @@ test_refused(void **state)
 /*
  * A figure of what is held beyond JSONL_MAX_HELD, either sign, is refused
  * naming its key; one at the bound is read, and so is a counter of what
- * was ever done as large as JSON's integers.
+ * was ever done as large as JSON's integers. A time too far for pprof's
+ * nanoseconds is refused.
  */
 static void
 test_figures_no_server_reports(void **state)
 {
 	struct event_stat e[1] = { 0 };
 	struct sample s;
-	char *line, *at;
+	char *line, *at, *big;
 
 	(void)state;
 	snprintf(e[0].name, sizeof(e[0].name), "memory/sql/THD");
@@ -318,7 +319,17 @@ test_figures_no_server_reports(void **state)
 	memcpy(at, "\"high_bytes\":1125899906842625,", 30);
 	refused(line, "beyond 1 PiB, which no server reports, at "
 	    "\"high_bytes\"");
+	memcpy(at, "\"high_bytes\":1125899906842624,", 30);
+	/* A time whose nanoseconds (pprof's) would not fit in int64_t. */
+	at = strstr(line, "\"elapsed_ms\":1500,");
+	assert_non_null(at);
+	assert_true(asprintf(&big, "%.*s\"elapsed_ms\":9223372036855,%s",
+	    (int)(at - line), line, at + strlen("\"elapsed_ms\":1500,")) > 0);
+	refused(big, "a time no capture ran, at \"elapsed_ms\"");
+	free(big);
 	free(line);
+	refused("{\"sample\":1,\"elapsed_ms\":0,\"timestamp\":"
+	    "\"2262-01-01T00:00:00.000Z\"}", "timestamp");
 }
 
 int
