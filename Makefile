@@ -191,7 +191,7 @@ bench: deps-test
 # The core is compiled once, instrumented (fuzzer-no-link), into an
 # archive each harness links: not once a harness.
 FUZZ_CC      ?= clang
-FUZZ_CFLAGS   = -g -O1 -fsanitize=address,undefined -Iinclude -Isrc -Ibuild -D_GNU_SOURCE
+FUZZ_CFLAGS   = -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -Iinclude -Isrc -Ibuild -D_GNU_SOURCE
 FUZZ_SECONDS ?= 30
 FUZZ_OBJS    = $(CORE:%=build/fuzz/obj/%.o) build/fuzz/obj/profile.pb-c.o
 FUZZERS      = $(patsubst fuzz/%.c,build/fuzz/%,$(wildcard fuzz/fuzz_*.c))
