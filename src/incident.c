@@ -99,7 +99,7 @@ gather_segment(struct gather *g, struct reader *r)
 	return 0;
 }
 
-/* The index of the last segment begun at or before `from` (names sort as time). */
+/* The first segment of the window: the last begun at or before `from`. */
 static size_t
 first_segment(char **paths, size_t n, int64_t from)
 {

@@ -1,8 +1,9 @@
 /*
  * --read (see replay.h). Lines are read with poll() in between (reader.h),
  * so that a stop answers at once even while a pipe is silent (the signal
- * handlers restart reads). Each capture in the file (the sample numbers start again
- * at 1 after --repeat) gets its own summary, as it did when it was taken.
+ * handlers restart reads). Each capture in the file (the sample numbers
+ * start again at 1 after --repeat) gets its own summary, as it did when
+ * it was taken.
  */
 #include <errno.h>
 #include <fcntl.h>
