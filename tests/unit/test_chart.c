@@ -353,18 +353,15 @@ test_limit(void **state)
 	chart_free(c);
 }
 
-/* The SVG of c, allocated. */
-static char *
-svg_of(const struct chart *c)
+/* The SVG of c into *buf (the caller's to free), *len its length. */
+static void
+svg_of(const struct chart *c, char **buf, size_t *len)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *fp = open_memstream(&buf, &len);
+	FILE *fp = open_memstream(buf, len);
 
 	assert_non_null(fp);
 	picture_svg(fp, c, "global", "global total");
 	assert_int_equal(fclose(fp), 0);
-	return buf;
 }
 
 /* Whether every point and coordinate of the SVG is within its box. */
@@ -402,7 +399,8 @@ test_figures_no_server_reports(void **state)
 	    INT64_MAX / 3, (int64_t)1 << 50 };
 	struct chart *c = chart_create();
 	struct event_stat e[2];
-	char *svg;
+	char *svg = NULL;
+	size_t len = 0;
 
 	(void)state;
 	assert_non_null(c);
@@ -421,7 +419,7 @@ test_figures_no_server_reports(void **state)
 		    .cgroup_usage_bytes = w, .cgroup_limit_bytes = INT64_MAX };
 		chart_add(c, &s);
 	}
-	svg = svg_of(c);
+	svg_of(c, &svg, &len);
 	assert_non_null(strstr(svg, "</svg>"));
 	assert_inside(svg);
 	free(svg);
