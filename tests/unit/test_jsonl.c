@@ -286,6 +286,21 @@ test_refused(void **state)
 	    "\"2026-02-31T00:00:00.000Z\"}", "timestamp");
 }
 
+/* line with its text from changed to to is refused, saying words. */
+static void
+refused_as(const char *line, const char *from, const char *to,
+    const char *words)
+{
+	const char *at = strstr(line, from);
+	char *changed;
+
+	assert_non_null(at);
+	assert_true(asprintf(&changed, "%.*s%s%s", (int)(at - line), line, to,
+	    at + strlen(from)) > 0);
+	refused(changed, words);
+	free(changed);
+}
+
 /*
  * A figure of what is held beyond JSONL_MAX_HELD, either sign, is refused
  * naming its key; one at the bound is read, and so is a counter of what
@@ -297,7 +312,7 @@ test_figures_no_server_reports(void **state)
 {
 	struct event_stat e[1] = { 0 };
 	struct sample s;
-	char *line, *at, *big;
+	char *line;
 
 	(void)state;
 	snprintf(e[0].name, sizeof(e[0].name), "memory/sql/THD");
@@ -308,25 +323,16 @@ test_figures_no_server_reports(void **state)
 	round_trip(&s, NULL, false);
 	line = json_of(&s, NULL, false);
 	line[strlen(line) - 1] = '\0';
-	at = strstr(line, "\"total_bytes\":-1125899906842624,");
-	assert_non_null(at);
-	memcpy(at, "\"total_bytes\":-1125899906842625,", 32);
-	refused(line, "a figure beyond 1 PiB, which no server reports, at "
-	    "\"total_bytes\"");
-	memcpy(at, "\"total_bytes\":-1125899906842624,", 32);
-	at = strstr(line, "\"high_bytes\":1125899906842624,");
-	assert_non_null(at);
-	memcpy(at, "\"high_bytes\":1125899906842625,", 30);
-	refused(line, "beyond 1 PiB, which no server reports, at "
-	    "\"high_bytes\"");
-	memcpy(at, "\"high_bytes\":1125899906842624,", 30);
+	refused_as(line, "\"total_bytes\":-1125899906842624,",
+	    "\"total_bytes\":-1125899906842625,", "a figure beyond 1 PiB, "
+	    "which no server reports, at \"total_bytes\"");
+	refused_as(line, "\"high_bytes\":1125899906842624,",
+	    "\"high_bytes\":1125899906842625,", "beyond 1 PiB, which no "
+	    "server reports, at \"high_bytes\"");
 	/* A time whose nanoseconds (pprof's) would not fit in int64_t. */
-	at = strstr(line, "\"elapsed_ms\":1500,");
-	assert_non_null(at);
-	assert_true(asprintf(&big, "%.*s\"elapsed_ms\":9223372036855,%s",
-	    (int)(at - line), line, at + strlen("\"elapsed_ms\":1500,")) > 0);
-	refused(big, "a time no capture ran, at \"elapsed_ms\"");
-	free(big);
+	refused_as(line, "\"elapsed_ms\":1500,",
+	    "\"elapsed_ms\":9223372036855,", "a time no capture ran, at "
+	    "\"elapsed_ms\"");
 	free(line);
 	refused("{\"sample\":1,\"elapsed_ms\":0,\"timestamp\":"
 	    "\"2262-01-01T00:00:00.000Z\"}", "timestamp");
