@@ -83,7 +83,7 @@ SERVER += exporter
 # The picture of a run (--format html, svg) and the reader of captures (--read).
 CORE   += chart picture output_html output_svg jsonl
 # --record: its folder, its connections lines, its incidents; --since.
-CORE   += when segments conns_lines incident_line incident incident_plot incident_page beat
+CORE   += when segments reader conns_lines incident_line incident incident_plot incident_page beat
 # --explain: the gap between resident and counted memory, in layers.
 CORE   += explain explain_model explain_out gap
 SERVER += replay record
@@ -200,11 +200,11 @@ deb:
 
 # libFuzzer harnesses (clang): `make fuzz` builds them, `make fuzz-run`
 # runs each for FUZZ_SECONDS on a corpus kept under build/, with the words
-# of fuzz/NAME.dict when there is one.
+# of fuzz/NAME.dict and the inputs of fuzz/NAME.seeds/ when there are.
 # The core is compiled once, instrumented (fuzzer-no-link), into an
 # archive each harness links: not once a harness.
 FUZZ_CC      ?= clang
-FUZZ_CFLAGS   = -g -O1 -fsanitize=address,undefined -Iinclude -Isrc -Ibuild -D_GNU_SOURCE
+FUZZ_CFLAGS   = -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -Iinclude -Isrc -Ibuild -D_GNU_SOURCE
 FUZZ_SECONDS ?= 30
 FUZZ_OBJS    = $(CORE:%=build/fuzz/obj/%.o) build/fuzz/obj/profile.pb-c.o
 FUZZERS      = $(patsubst fuzz/%.c,build/fuzz/%,$(wildcard fuzz/fuzz_*.c))
@@ -231,8 +231,10 @@ fuzz-run: fuzz
 	@for f in $(FUZZERS); do \
 		mkdir -p $$f.corpus && \
 		d=fuzz/$$(basename $$f).dict; \
+		seeds=fuzz/$$(basename $$f).seeds; \
 		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 \
 			$$([ -f $$d ] && echo -dict=$$d) $$f.corpus \
+			$$([ -d $$seeds ] && echo $$seeds) \
 			2>$$f.log || { tail -n 40 $$f.log; exit 1; }; \
 		echo "$$f: $$(grep -c . $$f.log) log lines, no crash in $(FUZZ_SECONDS) s"; \
 	done

@@ -305,7 +305,10 @@ delta_sums(struct sample *s, const struct event_stat *ev, size_t n)
 		peaked |= ev[i].delta.unseen_peak | (ev[i].delta.spike_bytes > 0);
 		if (ev[i].current_bytes < 0) {
 			s->negative_events++;
-			s->negative_bytes += ev[i].current_bytes;
+			/* Saturated, as below: the counters are the server's. */
+			if (__builtin_add_overflow(s->negative_bytes,
+			    ev[i].current_bytes, &s->negative_bytes))
+				s->negative_bytes = INT64_MIN;
 		}
 	}
 	s->alloc_delta_bytes = s->has_deltas ? alloc : 0;

@@ -12,11 +12,9 @@
 #include "incident.h"
 #include "incident_page.h"
 #include "output_format.h"
+#include "reader.h"
 #include "segments.h"
 #include "when.h"
-
-/* A line longer than this is none the recorder wrote. */
-#define INCIDENT_MAX_LINE ((size_t)64 << 20)
 
 /* Whether a record's line is a sample: --format json's begins so. */
 static bool
@@ -34,60 +32,82 @@ kept(const char *line, size_t n)
 	return memmem(line, n, key, sizeof(key) - 1) != NULL;
 }
 
-/* Reads a whole file; NULL with errno set. */
-static char *
-slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t cap = 0, n = 0, got;
-
-	if (f == NULL)
-		return NULL;
-	do {
-		if (n == cap) {
-			char *b = realloc(buf, cap = cap ? cap * 2 : 1 << 16);
-
-			if (b == NULL) {
-				free(buf);
-				fclose(f);
-				errno = ENOMEM;
-				return NULL;
-			}
-			buf = b;
-		}
-		got = fread(buf + n, 1, cap - n, f);
-		n += got;
-	} while (got > 0);
-	fclose(f);
-	*len = n;
-	return buf;
-}
-
-/*
- * The window's lines into out: those of the segments stamped from `from`
- * to `to`, a whole connections line first (the book at `from`, rebuilt
- * from the segment's start). Torn lines are left out.
- */
-static int
-window_lines(const char *dir, int64_t from, int64_t to, struct obuf *out,
-    struct conns_book *book)
-{
-	char **paths, first[64];
-	size_t n, i, start = 0;
-	bool begun = false, sampled = false;
+/* The window being gathered: its bounds, its lines, the book. */
+struct gather {
+	int64_t from, to;
+	struct obuf *out;
+	struct conns_book *book;
+	bool begun, sampled;
 	/*
 	 * The last sample before the window that had its events: the
 	 * window's first sample may keep them (beat.h), and a reader of the
 	 * window alone would have none to take.
 	 */
-	struct obuf events = { 0 };
+	struct obuf events;
+};
 
-	if (segments_list(dir, &paths, &n) != 0)
-		return -1;
-	/* The last segment begun at or before `from` (names sort as time). */
+/* One whole line of a segment: before the window, in it, or after. */
+static int
+gather_line(struct gather *g, const char *line, size_t ll)
+{
+	int64_t ms = incident_line_ms(line, ll);
+
+	if (ms < 0 || ms > g->to)
+		return 0;
+	if (ms < g->from) {
+		conns_line_apply(g->book, line, ll);
+		if (is_sample(line, ll) && !kept(line, ll)) {
+			obuf_clear(&g->events);
+			obuf_write(&g->events, line, ll);
+			obuf_write(&g->events, "\n", 1);
+		}
+		return 0;
+	}
+	if (!g->begun) {
+		g->begun = true;
+		if (conns_line_put(g->out, g->book, g->book->v, g->book->n,
+		    true, ms) < 0)
+			return -1;
+	}
+	if (!g->sampled && is_sample(line, ll)) {
+		g->sampled = true;
+		if (kept(line, ll) && g->events.len > 0)
+			obuf_write(g->out, g->events.p, g->events.len);
+	}
+	/* The book follows, for the page's connections. */
+	conns_line_apply(g->book, line, ll);
+	obuf_write(g->out, line, ll);
+	obuf_write(g->out, "\n", 1);
+	return 0;
+}
+
+/*
+ * The lines of one segment. A line torn (the record being written, or
+ * the last before a kill), too long or unreadable is left out.
+ */
+static int
+gather_segment(struct gather *g, struct reader *r)
+{
+	enum reader_got got;
+	char *line;
+	size_t ll;
+
+	while ((got = reader_next(r, &line, &ll)) != READER_END &&
+	    got != READER_ERROR && got != READER_CUT)
+		if (got == READER_LINE && gather_line(g, line, ll) != 0)
+			return -1;
+	return 0;
+}
+
+/* The first segment of the window: the last begun at or before `from`. */
+static size_t
+first_segment(char **paths, size_t n, int64_t from)
+{
+	char first[64];
+	size_t start = 0;
+
 	when_stamp(first, sizeof(first), from);
-	for (i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		const char *name = strrchr(paths[i], '/') + 1;
 		char t[64];
 
@@ -98,55 +118,44 @@ window_lines(const char *dir, int64_t from, int64_t to, struct obuf *out,
 		if (strcmp(t, first) <= 0)
 			start = i;
 	}
-	for (i = start; i < n; i++) {
-		size_t len, at = 0;
-		char *buf = slurp(paths[i], &len);
+	return start;
+}
 
-		if (buf == NULL)
+/*
+ * The window's lines into out: those of the segments stamped from `from`
+ * to `to`, a whole connections line first (the book at `from`, rebuilt
+ * from the segment's start). Torn lines are left out; so is a file that
+ * is not a regular one (planted among the segments), with a note.
+ */
+static int
+window_lines(const char *dir, int64_t from, int64_t to, struct obuf *out,
+    struct conns_book *book, const struct incident_notes *notes)
+{
+	struct gather g = { .from = from, .to = to, .out = out, .book = book };
+	struct reader r = { .fd = -1 };
+	char **paths, why[128], msg[4400];
+	size_t n;
+	int fd, rc = 0;
+
+	if (segments_list(dir, &paths, &n) != 0)
+		return -1;
+	for (size_t i = first_segment(paths, n, from); i < n && rc == 0;
+	    i++) {
+		if ((fd = reader_open_regular(paths[i], why, sizeof(why))) < 0) {
+			snprintf(msg, sizeof(msg), "%s passed over: %s, not a "
+			    "segment the recorder wrote", paths[i], why);
+			if (why[0] != '\0' && notes != NULL)
+				notes->note(notes->ctx, msg);
 			continue;
-		while (at < len) {
-			char *line = buf + at, *nl = memchr(line, '\n', len - at);
-			size_t ll;
-			int64_t ms;
-
-			if (nl == NULL)
-				break; /* torn: the record being written */
-			ll = (size_t)(nl - line);
-			at += ll + 1;
-			ms = incident_line_ms(line, ll);
-			if (ms < 0 || ms > to)
-				continue;
-			if (ms < from) {
-				conns_line_apply(book, line, ll);
-				if (is_sample(line, ll) && !kept(line, ll)) {
-					obuf_clear(&events);
-					obuf_write(&events, line, ll + 1);
-				}
-				continue;
-			}
-			if (!begun) {
-				begun = true;
-				if (conns_line_put(out, book, book->v, book->n,
-				    true, ms) < 0) {
-					free(buf);
-					segments_list_free(paths, n);
-					return -1;
-				}
-			}
-			if (!sampled && is_sample(line, ll)) {
-				sampled = true;
-				if (kept(line, ll) && events.len > 0)
-					obuf_write(out, events.p, events.len);
-			}
-			/* The book follows, for the page's connections. */
-			conns_line_apply(book, line, ll);
-			obuf_write(out, line, ll + 1);
 		}
-		free(buf);
+		reader_reset(&r, fd, paths[i]);
+		rc = gather_segment(&g, &r);
+		close(fd);
 	}
+	free(r.buf);
 	segments_list_free(paths, n);
-	obuf_free(&events);
-	return obuf_status(out);
+	obuf_free(&g.events);
+	return rc != 0 ? -1 : obuf_status(out);
 }
 
 /*
@@ -248,7 +257,8 @@ prune_incidents(int fd)
 
 int
 incident_write(const char *dir, const struct incident *in,
-    int64_t window_ms, char *path, size_t pathlen, char *err, size_t errlen)
+    int64_t window_ms, const struct incident_notes *notes, char *path,
+    size_t pathlen, char *err, size_t errlen)
 {
 	char sub[4200];
 	int fd, rc;
@@ -260,8 +270,8 @@ incident_write(const char *dir, const struct incident *in,
 		    strerror(errno));
 		return -1;
 	}
-	rc = incident_write_at(dir, fd, in, window_ms, path, pathlen, err,
-	    errlen);
+	rc = incident_write_at(dir, fd, in, window_ms, notes, path, pathlen,
+	    err, errlen);
 	close(fd);
 	return rc;
 }
@@ -306,7 +316,8 @@ put_file(const char *dir, int fd, const char *stem, const char *ext,
 
 int
 incident_write_at(const char *dir, int fd, const struct incident *in,
-    int64_t window_ms, char *path, size_t pathlen, char *err, size_t errlen)
+    int64_t window_ms, const struct incident_notes *notes, char *path,
+    size_t pathlen, char *err, size_t errlen)
 {
 	struct obuf lines = { 0 };
 	char *page = NULL, stem[200], name[300];
@@ -317,7 +328,7 @@ incident_write_at(const char *dir, int fd, const struct incident *in,
 
 	stem_of(fd, in, stem, sizeof(stem));
 	if (window_lines(dir, in->at_ms - window_ms, in->at_ms, &lines,
-	    &book) != 0) {
+	    &book, notes) != 0) {
 		snprintf(err, errlen, "cannot read the segments of %s: %s",
 		    dir, strerror(errno));
 		goto out;

@@ -17,19 +17,25 @@
 /* The newest incidents kept in DIR/incidents; older ones are removed. */
 #define INCIDENTS_KEPT 100
 
+/* Where incident_write() says what it passed over (a FIFO, a link). */
+struct incident_notes {
+	void (*note)(void *ctx, const char *msg);
+	void *ctx;
+};
+
 /*
  * Writes DIR/incidents/STAMP-KIND.jsonl and .html from the segments'
  * records of the window_ms before in->at_ms, then removes the oldest
- * beyond INCIDENTS_KEPT; path gets the page's.
+ * beyond INCIDENTS_KEPT; path gets the page's. notes may be NULL.
  * Returns 0, or -1 with err set.
  */
 int incident_write(const char *dir, const struct incident *in,
-    int64_t window_ms, char *path, size_t pathlen, char *err,
-    size_t errlen);
+    int64_t window_ms, const struct incident_notes *notes, char *path,
+    size_t pathlen, char *err, size_t errlen);
 
 /* The same, into the folder fd (DIR/incidents, opened by the recorder). */
 int incident_write_at(const char *dir, int fd, const struct incident *in,
-    int64_t window_ms, char *path, size_t pathlen, char *err,
-    size_t errlen);
+    int64_t window_ms, const struct incident_notes *notes, char *path,
+    size_t pathlen, char *err, size_t errlen);
 
 #endif

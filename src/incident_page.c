@@ -317,7 +317,9 @@ static json_t *
 last_layers(const char *lines, size_t len)
 {
 	static const char head[] = "{\"type\":\"explain\"";
-	const char *at = lines, *found = NULL, *end = lines + len;
+	/* No lines is a NULL buffer, to which no offset may be added. */
+	const char *at = lines, *found = NULL, *end = len > 0 ? lines + len :
+	    lines;
 	size_t found_len = 0;
 
 	while (at < end) {

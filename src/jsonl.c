@@ -29,9 +29,14 @@ fail(struct ctx *c, const char *what, const char *key)
 	return -1;
 }
 
-/* An integer key; null allowed only when known is not NULL. */
+/*
+ * An integer key; null allowed only when known is not NULL. A counter of
+ * what was ever done (get_uint()) may be as large as JSON's integers; a
+ * figure of what is held now, not beyond JSONL_MAX_HELD.
+ */
 static int
-get_int(struct ctx *c, json_t *o, const char *key, int64_t *v, bool *known)
+get_number(struct ctx *c, json_t *o, const char *key, int64_t *v,
+    bool *known)
 {
 	json_t *x = json_object_get(o, key);
 
@@ -47,6 +52,17 @@ get_int(struct ctx *c, json_t *o, const char *key, int64_t *v, bool *known)
 	*v = (int64_t)json_integer_value(x);
 	if (known != NULL)
 		*known = true;
+	return 0;
+}
+
+static int
+get_int(struct ctx *c, json_t *o, const char *key, int64_t *v, bool *known)
+{
+	if (get_number(c, o, key, v, known) != 0)
+		return -1;
+	if (*v > JSONL_MAX_HELD || *v < -JSONL_MAX_HELD)
+		return fail(c, "a figure beyond 1 PiB, which no server reports, "
+		    "at", key);
 	return 0;
 }
 
@@ -71,7 +87,7 @@ get_uint(struct ctx *c, json_t *o, const char *key, uint64_t *v, bool *known)
 {
 	int64_t i;
 
-	if (get_int(c, o, key, &i, known) != 0)
+	if (get_number(c, o, key, &i, known) != 0)
 		return -1;
 	if (i < 0)
 		return fail(c, "a negative count:", key);
@@ -100,7 +116,10 @@ get_text(struct ctx *c, json_t *o, const char *key, const char **s,
 	return 0;
 }
 
-/* "2026-11-21T23:49:56.123Z", as units_timestamp() writes it. */
+/*
+ * "2026-11-21T23:49:56.123Z", as units_timestamp() writes it; before 2262,
+ * whose nanoseconds since 1970 (pprof's) would not fit in int64_t.
+ */
 static int
 parse_timestamp(struct ctx *c, const char *t, int64_t *wall_ms)
 {
@@ -111,6 +130,7 @@ parse_timestamp(struct ctx *c, const char *t, int64_t *wall_ms)
 	if (t == NULL || sscanf(t, "%4d-%2d-%2dT%2d:%2d:%2d.%3dZ%n", &tm.tm_year,
 	    &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &ms,
 	    &n) != 7 || n != 24 || t[n] != '\0' || tm.tm_year < 1970 ||
+	    tm.tm_year > 2261 ||
 	    tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 ||
 	    tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 ||
 	    tm.tm_sec > 59 || ms < 0)
@@ -445,6 +465,9 @@ parse_sample(struct ctx *c, json_t *root, struct sample *s, size_t max,
 	s->events_kept = kept != 0;
 	if (s->seq == 0)
 		return fail(c, "sample 0 in", "sample");
+	/* In nanoseconds (pprof's) it must fit: 292 years. */
+	if (elapsed_ms > INT64_MAX / 1000000)
+		return fail(c, "a time no capture ran, at", "elapsed_ms");
 	s->elapsed_us = elapsed_ms * 1000;
 	/*
 	 * What the sampler summed over every event read, summed again over

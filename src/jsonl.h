@@ -13,6 +13,14 @@
 #include "sample.h"
 
 /*
+ * The largest figure of bytes or of things held (current, high, total,
+ * resident, cgroup) a line may give, either sign: 1 PiB, more memory than
+ * any machine has. A line beyond it is refused, so that no sum of a
+ * sample's figures (at most a few thousand) can overflow.
+ */
+#define JSONL_MAX_HELD ((int64_t)1 << 50)
+
+/*
  * What a line says of the run rather than of the sample. Zeroed before
  * the first line; the caller frees finished after the last.
  */

@@ -24,7 +24,7 @@ write_pprof(struct output *o, const struct sample *s, const char *root)
 
 	pprof_meta_of(s, o->grain, &l, &m);
 	/* How long the capture had run by this sample. */
-	m.duration_ns = (int64_t)s->elapsed_us * 1000;
+	m.duration_ns = pprof_ns((int64_t)s->elapsed_us, 1000);
 	m.root = root;
 	if (pprof_encode(s, &m, &buf, &len) != 0)
 		return -1;

@@ -28,6 +28,8 @@ static const char *const colours[PICTURE_BANDS] = {
 	"#76b7b2", "#edc948", "#b07aa1", "#ff9da7",
 };
 #define OTHER_COLOUR "#bab0ac"
+/* The highest top of the scale (4 EiB): its ticks' rounding fits int64_t. */
+#define PICTURE_MAX_TOP ((int64_t)1 << 62)
 
 static bool
 is_space(uint32_t cp)
@@ -110,11 +112,14 @@ x_of(const struct scale *sc, uint64_t t)
 	    (double)(sc->t1 - sc->t0);
 }
 
+/* Within the plot, whatever b: the scale is the largest figure's. */
 static double
 y_of(const struct scale *sc, int64_t b)
 {
 	if (b < 0)
 		b = 0;
+	if (b > sc->ymax)
+		b = sc->ymax;
 	return PLOT_Y1 - (double)b * (PLOT_Y1 - PLOT_Y0) / (double)sc->ymax;
 }
 
@@ -137,6 +142,9 @@ y_scale(struct scale *sc, int64_t top)
 
 	if (top < 1)
 		top = 1;
+	/* A top near INT64_MAX (no server's) would overflow its rounding. */
+	if (top > PICTURE_MAX_TOP)
+		top = PICTURE_MAX_TOP;
 	while (u + 1 < sizeof(names) / sizeof(names[0]) && top / unit >= 1024) {
 		unit *= 1024;
 		u++;
@@ -244,8 +252,11 @@ stacked(const struct chart *c, const size_t *top, size_t n_top, size_t i,
 {
 	int64_t sum = 0;
 
+	/* Saturated: figures no server reports must not overflow. */
 	for (size_t j = 0; j <= b && j < n_top; j++)
-		sum += chart_value(c, i, top[j]);
+		if (__builtin_add_overflow(sum, chart_value(c, i, top[j]), &sum))
+			sum = chart_value(c, i, top[j]) < 0 ? INT64_MIN :
+			    INT64_MAX;
 	if (b == n_top) {
 		/* "other": up to the thread total, never below the bands. */
 		if (c->columns[i].total > sum)

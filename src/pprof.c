@@ -417,6 +417,16 @@ grain_user(const char *grain, char *buf, size_t size)
 	return NULL;
 }
 
+int64_t
+pprof_ns(int64_t v, int64_t unit)
+{
+	int64_t ns;
+
+	if (__builtin_mul_overflow(v, unit, &ns))
+		return v < 0 ? INT64_MIN : INT64_MAX;
+	return ns;
+}
+
 void
 pprof_meta_of(const struct sample *s, const char *grain,
     struct pprof_labels *l, struct pprof_meta *m)
@@ -429,7 +439,7 @@ pprof_meta_of(const struct sample *s, const char *grain,
 	/* A C string: the label stops at a NUL the text may hold. */
 	snprintf(l->statement, sizeof(l->statement), "%s", s->statement.text);
 	*m = (struct pprof_meta){
-		.time_ns = s->wall_ms * 1000000,
+		.time_ns = pprof_ns(s->wall_ms, 1000000),
 		.thread = l->thread,
 		.user = grain_user(grain, l->user, sizeof(l->user)),
 		.statement = l->statement[0] != '\0' ? l->statement : NULL,

@@ -37,6 +37,12 @@ struct pprof_labels {
 };
 
 /*
+ * v counted in units of unit nanoseconds, in nanoseconds; saturated, for a
+ * time read back (--read) that no clock gives.
+ */
+int64_t pprof_ns(int64_t v, int64_t unit);
+
+/*
  * The labels of sample s of a thread, or of a grain ("global",
  * "user:NAME", "host:NAME", "account:USER@HOST"; NULL for a thread), into
  * m, their text in l: thread is the thread id or the grain, user the

@@ -271,8 +271,9 @@ incident(struct record *r, enum incident_kind kind, int64_t at_ms,
 		return;
 	}
 	if (incident_write_at(r->seg.dir, r->seg.incfd, &in,
-	    (int64_t)o->incident_minutes * 60000, path, sizeof(path), err,
-	    sizeof(err)) != 0) {
+	    (int64_t)o->incident_minutes * 60000,
+	    &(struct incident_notes){ diag_warn_cb, NULL }, path, sizeof(path),
+	    err, sizeof(err)) != 0) {
 		diag_say("--record: the incident of %s could not be written: "
 		    "%s", incident_kind_name(kind), err);
 		return;

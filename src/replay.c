@@ -1,13 +1,14 @@
 /*
- * --read (see replay.h). Lines are read with poll() in between, so that a
- * stop answers at once even while a pipe is silent (the signal handlers
- * restart reads). Each capture in the file (the sample numbers start again
- * at 1 after --repeat) gets its own summary, as it did when it was taken.
+ * --read (see replay.h). Lines are read with poll() in between (reader.h),
+ * so that a stop answers at once even while a pipe is silent (the signal
+ * handlers restart reads). Each capture in the file (the sample numbers
+ * start again at 1 after --repeat) gets its own summary, as it did when
+ * it was taken.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <poll.h>
+#include <libgen.h>
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "exitcode.h"
 #include "jsonl.h"
 #include "outfile.h"
+#include "reader.h"
 #include "replay.h"
 #include "ring.h"
 #include "segments.h"
@@ -29,81 +31,6 @@
  */
 #define REPLAY_MAX_EVENTS 2048
 #define REPLAY_RING_LIMIT ((size_t)1 << 30)
-/* A line longer than this is not one --format json wrote. */
-#define REPLAY_MAX_LINE ((size_t)64 << 20)
-
-struct reader {
-	int fd;
-	const char *name;   /* for messages: the path, or "standard input" */
-	char *buf;
-	size_t len, cap;    /* bytes held, and room */
-	size_t start;       /* where the next line begins */
-	bool eof;
-	volatile sig_atomic_t *stop;
-};
-
-/*
- * The next line, without its newline, in *line and *n. Returns 1 for a
- * line, 2 for a last line with no newline (cut short), 0 at the end, -1
- * on a read error or a stop (errno EINTR), -2 for a line too long.
- */
-static int
-next_line(struct reader *r, char **line, size_t *n)
-{
-	for (;;) {
-		/* Nothing read yet is no buffer at all: memchr takes none. */
-		char *nl = r->len > r->start ? memchr(r->buf + r->start, '\n',
-		    r->len - r->start) : NULL;
-		struct pollfd p = { .fd = r->fd, .events = POLLIN };
-		ssize_t got;
-
-		if (nl != NULL) {
-			*line = r->buf + r->start;
-			*n = (size_t)(nl - *line);
-			r->start += *n + 1;
-			return 1;
-		}
-		if (r->eof) {
-			if (r->start == r->len)
-				return 0;
-			*line = r->buf + r->start;
-			*n = r->len - r->start;
-			r->start = r->len;
-			return 2;
-		}
-		if (r->start > 0) {
-			memmove(r->buf, r->buf + r->start, r->len - r->start);
-			r->len -= r->start;
-			r->start = 0;
-		}
-		if (r->len == r->cap) {
-			size_t cap = r->cap == 0 ? 65536 : r->cap * 2;
-			char *b;
-
-			if (r->cap >= REPLAY_MAX_LINE)
-				return -2;
-			if ((b = realloc(r->buf, cap)) == NULL)
-				return -1;
-			r->buf = b;
-			r->cap = cap;
-		}
-		if (*r->stop) {
-			errno = EINTR;
-			return -1;
-		}
-		if (poll(&p, 1, 200) == 0 || (p.revents == 0))
-			continue;
-		got = read(r->fd, r->buf + r->len, r->cap - r->len);
-		if (got < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (got < 0)
-			return -1;
-		if (got == 0)
-			r->eof = true;
-		r->len += (size_t)got;
-	}
-}
-
 static struct ring *
 make_ring(size_t window)
 {
@@ -304,15 +231,17 @@ replay_lines(struct replay *p, struct reader *r)
 	uint64_t lineno = 0;
 	char *line;
 	size_t n;
-	int got;
+	enum reader_got got;
 
-	while ((got = next_line(r, &line, &n)) > 0) {
+	while ((got = reader_next(r, &line, &n)) > READER_END ||
+	    (got == READER_TOO_LONG && p->lenient)) {
 		lineno++;
-		if (got == 2 && p->lenient) {
+		if (got == READER_TOO_LONG || (got == READER_CUT &&
+		    p->lenient)) {
 			p->left_out++;
-			break;
+			continue;
 		}
-		if (got == 2) {
+		if (got == READER_CUT) {
 			diag_say("%s: cut short: line %" PRIu64 " has no end; "
 			    "the %" PRIu64 " sample%s before it %s replayed",
 			    r->name, lineno, p->samples,
@@ -324,16 +253,16 @@ replay_lines(struct replay *p, struct reader *r)
 			return p->failed && errno == EPIPE ? EXIT_DONE :
 			    EXIT_RUNTIME;
 	}
-	if (got == -1 && errno == EINTR)
+	if (got == READER_ERROR && errno == EINTR)
 		return EXIT_DONE; /* stopped: the end is written as for a count */
-	if (got == -1) {
+	if (got == READER_ERROR) {
 		diag_say("--read %s: %s", r->name, strerror(errno));
 		return EXIT_RUNTIME;
 	}
-	if (got == -2) {
+	if (got == READER_TOO_LONG) {
 		diag_say("%s: line %" PRIu64 " is longer than %zu MiB: not a "
 		    "capture written by --format json", r->name, lineno + 1,
-		    REPLAY_MAX_LINE >> 20);
+		    READER_MAX_LINE >> 20);
 		return EXIT_RUNTIME;
 	}
 	if (lineno == 0 && !p->lenient) {
@@ -346,14 +275,15 @@ replay_lines(struct replay *p, struct reader *r)
 
 /*
  * --read DIR: each segment of the record in turn, oldest first, as one
- * stream; a segment that went (pruned while read) is passed over.
+ * stream; a segment that went (pruned while read) is passed over, and
+ * what is not a regular file (planted there) is passed over with a note.
  */
 static int
 replay_dir(struct replay *p, struct reader *r)
 {
-	char **paths;
+	char **paths, why[128];
 	size_t n;
-	int rc = EXIT_DONE;
+	int fd, rc = EXIT_DONE;
 
 	if (segments_list(p->o->read_path, &paths, &n) != 0 &&
 	    errno != ENOENT) {
@@ -369,11 +299,13 @@ replay_dir(struct replay *p, struct reader *r)
 	}
 	p->lenient = true;
 	for (size_t i = 0; i < n && rc == EXIT_DONE; i++) {
-		if ((r->fd = open(paths[i], O_RDONLY | O_CLOEXEC)) < 0)
+		if ((fd = reader_open_regular(paths[i], why, sizeof(why))) < 0) {
+			if (why[0] != '\0')
+				diag_note(p->d, "%s passed over: %s, not a "
+				    "segment --record wrote", paths[i], why);
 			continue;
-		r->name = paths[i];
-		r->len = r->start = 0;
-		r->eof = false;
+		}
+		reader_reset(r, fd, paths[i]);
 		rc = replay_lines(p, r);
 		close(r->fd);
 		r->fd = -1;
@@ -382,9 +314,10 @@ replay_dir(struct replay *p, struct reader *r)
 	segments_list_free(paths, n);
 	if (p->left_out > 0)
 		diag_note(p->d, "%" PRIu64 " line%s of %s left out: cut short "
-		    "(the last of a segment when the recorder was killed) or "
-		    "not a record", p->left_out, p->left_out == 1 ? "" : "s",
-		    p->o->read_path);
+		    "(the last of a segment when the recorder was killed), "
+		    "longer than %zu MiB or not a record", p->left_out,
+		    p->left_out == 1 ? "" : "s", p->o->read_path,
+		    READER_MAX_LINE >> 20);
 	return rc;
 }
 
@@ -397,15 +330,79 @@ is_dir(const char *path)
 	    S_ISDIR(st.st_mode);
 }
 
-/* --output naming the file replayed would empty it before it is read. */
+/*
+ * What the output is (--output, or standard output without one), when it
+ * is a regular file there already: only such a file can be read back.
+ */
 static bool
-same_file(int fd, const char *output)
+output_file(const char *output, struct stat *out)
+{
+	return (output != NULL ? stat(output, out) :
+	    fstat(STDOUT_FILENO, out)) == 0 && S_ISREG(out->st_mode);
+}
+
+static bool
+same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/*
+ * Whether the output is a file the replay reads: written there, it would
+ * be emptied before it is read, or read back as it grows. By device and
+ * inode, not by name: a link names the same file.
+ */
+static bool
+output_is_input(int fd, const char *output)
 {
 	struct stat in, out;
 
-	return output != NULL && fstat(fd, &in) == 0 &&
-	    stat(output, &out) == 0 && in.st_dev == out.st_dev &&
-	    in.st_ino == out.st_ino;
+	return output_file(output, &out) && fstat(fd, &in) == 0 &&
+	    same_file(&in, &out);
+}
+
+/* The same for --read DIR: a segment, or a new file among them. */
+static bool
+output_in_record(const char *dir, const char *output)
+{
+	struct stat seg, out;
+	char path[4200], **paths, *copy;
+	size_t n;
+	bool in = false;
+
+	snprintf(path, sizeof(path), "%s/segments", dir);
+	if (output != NULL && stat(path, &seg) == 0 &&
+	    (copy = strdup(output)) != NULL) {
+		in = stat(dirname(copy), &out) == 0 && same_file(&seg, &out);
+		free(copy);
+	}
+	if (in || !output_file(output, &out) ||
+	    segments_list(dir, &paths, &n) != 0)
+		return in;
+	for (size_t i = 0; i < n && !in; i++)
+		in = lstat(paths[i], &seg) == 0 && same_file(&seg, &out);
+	segments_list_free(paths, n);
+	return in;
+}
+
+/* The output refused when it is the input; -1 then, 0 when not. */
+static int
+refuse_output(const struct options *o, bool dir, int fd)
+{
+	const char *name = o->output != NULL ? o->output : "standard output";
+
+	if (dir && output_in_record(o->read_path, o->output)) {
+		diag_say("--output: %s is in the record --read replays (%s/"
+		    "segments); write outside that folder", name,
+		    o->read_path);
+		return -1;
+	}
+	if (!dir && output_is_input(fd, o->output)) {
+		diag_say("--output: %s is the file --read replays; write to "
+		    "another file", name);
+		return -1;
+	}
+	return 0;
 }
 
 int
@@ -430,10 +427,8 @@ replay_run(const struct capture_env *env)
 		r.fd = -1;
 	else if (open_input(o->read_path, &r.fd) != 0)
 		return EXIT_RUNTIME;
-	if (!dir && same_file(r.fd, o->output)) {
-		diag_say("--output %s is the file --read replays; write to "
-		    "another file", o->output);
-		if (r.fd != 0)
+	if (refuse_output(o, dir, r.fd) != 0) {
+		if (r.fd > 0)
 			close(r.fd);
 		return EXIT_USAGE;
 	}

@@ -1,12 +1,18 @@
 """--read: a JSON capture replayed without a server gives back the same
 JSON, the CSV of the same samples and a summary of them; what is not a
 capture is refused with one line naming the line; a stop ends a replay
-from a pipe at once, its output whole."""
+from a pipe at once, its output whole. --read DIR (a record made by hand
+from the capture's lines): what is planted among the segments (a FIFO, a
+folder, a link to /dev/zero) and a line over the bound are passed over,
+every sample around them replayed; an output that is a file of the record
+is refused. Figures no server reports (near 2^63) are refused, naming the
+key; at the bound, the picture of them stays inside its box."""
 
 import csv
 import io
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -14,6 +20,28 @@ import tempfile
 import time
 
 import mmp
+
+
+def outside(svg):
+    """The elements of svg with a point outside its viewBox."""
+    w, h = map(float, re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"',
+                                svg).groups())
+    bad = []
+    for tag in re.findall(r"<(?:line|rect|polygon|polyline|path|text|circle)"
+                          r"\b[^>]*>", svg):
+        pts = []
+        for k, v in re.findall(r'\s(x|y|x1|x2|y1|y2|cx|cy|points|d)="([^"]*)"',
+                               tag):
+            nums = [float(n) for n in re.findall(r"-?\d+(?:\.\d+)?", v)]
+            if k in ("points", "d"):
+                pts += zip(nums[0::2], nums[1::2])
+            elif k.startswith(("x", "cx")):
+                pts.append((nums[0], 0))
+            else:
+                pts.append((0, nums[0]))
+        if any(x < 0 or x > w or y < 0 or y > h for x, y in pts):
+            bad.append(tag)
+    return bad
 
 
 class Read(mmp.TestCase):
@@ -158,3 +186,121 @@ class Read(mmp.TestCase):
             doc = f.read()
         self.assertTrue(doc.rstrip().endswith("</html>"), doc[-200:])
         self.assertIn("1 sample", doc)
+
+    # Segments' names: the hostile file sorts between the two real ones.
+    SEGMENTS = ("20261127T031200.000Z.jsonl", "20261127T031300.000Z.jsonl",
+                "20261127T031400.000Z.jsonl")
+
+    def record(self, name, plant):
+        """DIR/segments with the capture's samples in the first and last
+        segments and plant(path) making the middle one; returns DIR."""
+        rec = os.path.join(self.dir, name)
+        seg = os.path.join(rec, "segments")
+        os.makedirs(seg)
+        lines = self.raw.splitlines(True)
+        for i, part in ((0, lines[:2]), (2, lines[2:])):
+            with open(os.path.join(seg, self.SEGMENTS[i]), "w") as f:
+                f.write("".join(part))
+        plant(os.path.join(seg, self.SEGMENTS[1]))
+        return rec
+
+    def assertAllReplayed(self, rec, *words):
+        p = mmp.run(["--read", rec, "--format", "json"], conn=False,
+                    timeout=15)
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        self.assertEqual(p.stdout, self.raw)
+        self.assertIn("replayed 5 samples", p.stderr)
+        for w in words:
+            self.assertIn(w, p.stderr)
+        return p
+
+    def test_read_dir_passes_over_a_fifo(self):
+        rec = self.record("fifo", os.mkfifo)
+        self.assertAllReplayed(rec, self.SEGMENTS[1] + " passed over: a FIFO")
+
+    def test_read_dir_passes_over_a_folder(self):
+        rec = self.record("folder", os.mkdir)
+        self.assertAllReplayed(rec, self.SEGMENTS[1] +
+                               " passed over: a folder")
+
+    def test_read_dir_passes_over_a_link(self):
+        rec = self.record("zero", lambda p: os.symlink("/dev/zero", p))
+        self.assertAllReplayed(rec, self.SEGMENTS[1] +
+                               " passed over: a symbolic link")
+
+    def test_read_dir_leaves_out_a_line_too_long(self):
+        third = self.raw.splitlines(True)[2]
+
+        def plant(path):
+            with open(path, "w") as f:
+                f.write("x" * ((64 << 20) + 1) + "\n")
+            # The samples of the segment after it go on being read.
+            with open(os.path.join(os.path.dirname(path),
+                                   self.SEGMENTS[2])) as f:
+                rest = f.read()
+            with open(os.path.join(os.path.dirname(path),
+                                   self.SEGMENTS[2]), "w") as f:
+                f.write(rest[len(third):])
+            with open(path, "a") as f:
+                f.write(third)
+        rec = self.record("long", plant)
+        self.assertAllReplayed(rec, "1 line of", "longer than 64 MiB")
+
+    def test_read_dir_refuses_an_output_in_the_record(self):
+        rec = self.record("out", lambda p: None)
+        seg = os.path.join(rec, "segments")
+        last = os.path.join(seg, self.SEGMENTS[2])
+        with open(last) as f:
+            kept = f.read()
+        outside = os.path.join(self.dir, "hard-link.jsonl")
+        os.link(last, outside)
+        # A segment still to be read, a new file among them, another name
+        # of a segment (a hard link: the same inode).
+        for out in (last, os.path.join(seg, "picture.html"), outside):
+            p = mmp.run(["--read", rec, "--format", "json", "-o", out],
+                        conn=False, timeout=15)
+            self.assertOneErrorLine(p, 2, out, "is in the record")
+        # Standard output sent into a segment by the shell.
+        with open(last, "a") as f:
+            p = subprocess.run([mmp.BIN, "--read", rec, "--format", "json"],
+                               stdout=f, stderr=subprocess.PIPE,
+                               env=mmp.base_env(), timeout=15)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn(b"standard output is in the record", p.stderr)
+        self.assertEqual(sorted(os.listdir(seg)),
+                         [self.SEGMENTS[0], self.SEGMENTS[2]])
+        with open(last) as f:
+            self.assertEqual(f.read(), kept)
+
+    def with_figures(self, name, held, counted):
+        """The capture with every figure of what is held set to +-held
+        (the sign alternating) and every counter to counted."""
+        out = []
+        for i, s in enumerate(self.samples):
+            s = json.loads(json.dumps(s))
+            sign = 1 if i % 2 else -1
+            s["total_bytes"] = sign * held
+            for e in s["events"]:
+                e["current_bytes"] = -sign * held
+                e["high_bytes"] = held
+                e["alloc_bytes"] = e["free_bytes"] = counted
+                if e["alloc_delta_bytes"] is not None:
+                    e["alloc_delta_bytes"] = counted
+                    e["unseen_peak_bytes"] = e["spike_lower_bytes"] = held
+            out.append(json.dumps(s) + "\n")
+        return self.file(name, "".join(out))
+
+    def test_figures_no_server_reports(self):
+        near = self.with_figures("near.jsonl", 2**63 - 1000, 2**63 - 1)
+        self.assertRefused(near, "line 1", "beyond 1 PiB", "total_bytes")
+        # At the bound, of either sign: drawn, inside the picture's box.
+        edge = self.with_figures("edge.jsonl", 2**50, 2**63 - 1)
+        for fmt in ("svg", "html"):
+            out = os.path.join(self.dir, "edge." + fmt)
+            p = self.replay("--format", fmt, "-o", out, path=edge)
+            self.assertEqual(p.returncode, 0, mmp.describe(p))
+            with open(out) as f:
+                doc = f.read()
+            svg = doc[doc.index("<svg"):doc.index("</svg>")]
+            self.assertIn("<polygon", svg)
+            self.assertEqual(outside(svg), [])

@@ -353,11 +353,85 @@ test_limit(void **state)
 	chart_free(c);
 }
 
+/* The SVG of c into *buf (the caller's to free), *len its length. */
+static void
+svg_of(const struct chart *c, char **buf, size_t *len)
+{
+	FILE *fp = open_memstream(buf, len);
+
+	assert_non_null(fp);
+	picture_svg(fp, c, "global", "global total");
+	assert_int_equal(fclose(fp), 0);
+}
+
+/* Whether every point and coordinate of the SVG is within its box. */
+static void
+assert_inside(const char *svg)
+{
+	double w, h, x, y;
+	const char *p;
+	int n;
+
+	p = strstr(svg, "viewBox=\"0 0 ");
+	assert_non_null(p);
+	assert_int_equal(sscanf(p, "viewBox=\"0 0 %lf %lf", &w, &h), 2);
+	for (p = svg; (p = strstr(p, "points=\"")) != NULL; ) {
+		for (p += 8; sscanf(p, "%lf,%lf %n", &x, &y, &n) == 2; p += n)
+			if (x < 0 || x > w || y < 0 || y > h)
+				fail_msg("point %g,%g outside %gx%g", x, y, w, h);
+	}
+	for (p = svg; (p = strstr(p, " y")) != NULL; p++)
+		if ((p[2] == '=' || (p[3] == '=' && (p[2] == '1' ||
+		    p[2] == '2'))) && sscanf(strchr(p, '"') + 1, "%lf", &y) == 1 &&
+		    (y < 0 || y > h))
+			fail_msg("y %g outside 0..%g: %.60s", y, h, p);
+}
+
+/*
+ * Figures near INT64_MAX, of either sign (no server's, but a line of a
+ * record or a file given to --read may say so): no overflow (make
+ * SANITIZE=1 traps one), and the picture stays inside its box.
+ */
+static void
+test_figures_no_server_reports(void **state)
+{
+	static const int64_t big[] = { INT64_MAX - 1000, INT64_MIN + 1000,
+	    INT64_MAX / 3, (int64_t)1 << 50 };
+	struct chart *c = chart_create();
+	struct event_stat e[2];
+	char *svg = NULL;
+	size_t len = 0;
+
+	(void)state;
+	assert_non_null(c);
+	for (uint64_t i = 1; i <= 8; i++) {
+		int64_t v = big[i % 4], w = big[(i + 1) % 4];
+		struct sample s = at(i, 0, 0, e);
+
+		e[0].current_bytes = v;
+		e[1].current_bytes = w;
+		s.total_bytes = w;
+		e[0].high_bytes = INT64_MAX;
+		e[0].delta.unseen_peak = true;
+		e[1].delta.spike_bytes = v;
+		s.process = (struct process_memory){ .known = true,
+		    .resident_bytes = v, .has_cgroup = true,
+		    .cgroup_usage_bytes = w, .cgroup_limit_bytes = INT64_MAX };
+		chart_add(c, &s);
+	}
+	svg_of(c, &svg, &len);
+	assert_non_null(strstr(svg, "</svg>"));
+	assert_inside(svg);
+	free(svg);
+	chart_free(c);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bounded_and_peak_kept),
+		cmocka_unit_test(test_figures_no_server_reports),
 		cmocka_unit_test(test_both_kinds_of_peak),
 		cmocka_unit_test(test_gaps),
 		cmocka_unit_test(test_statements_and_top),

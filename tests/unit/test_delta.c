@@ -483,11 +483,34 @@ test_unchanged_events(void **state)
 	delta_table_free(t);
 }
 
+/*
+ * Figures near INT64_MIN and INT64_MAX (no server's, but --read may be
+ * given them): the sums saturate rather than overflow (make SANITIZE=1
+ * traps an overflow).
+ */
+static void
+test_sums_saturate(void **state)
+{
+	struct event_stat e[3];
+	struct sample s = { .has_deltas = true, .total_bytes = INT64_MAX,
+	    .events = e, .n_events = 3 };
+
+	(void)state;
+	e[0] = ev("memory/a", INT64_MIN + 10, 0, 0, 0, 0, 0);
+	e[1] = ev("memory/b", INT64_MIN + 10, 0, 0, 0, 0, 0);
+	e[2] = ev("memory/c", INT64_MIN / 2, INT64_MAX, 0, 0, 0, 0);
+	delta_sums(&s, e, 3);
+	assert_int_equal(s.negative_events, 3);
+	assert_true(s.negative_bytes == INT64_MIN);
+	assert_true(s.between_peak_total == INT64_MAX);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_first_reading_has_no_deltas),
+		cmocka_unit_test(test_sums_saturate),
 		cmocka_unit_test(test_readings_of_no_event),
 		cmocka_unit_test(test_deltas_follow_the_name),
 		cmocka_unit_test(test_deltas_by_entry),

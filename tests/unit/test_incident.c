@@ -33,6 +33,7 @@
 #include "obuf.h"
 #include "output.h"
 #include "output_table.h"
+#include "reader.h"
 #include "when.h"
 
 #define T0 ((int64_t)1795748700 * 1000) /* 2026-11-27T03:05:00.000Z */
@@ -385,7 +386,7 @@ test_incident_files(void **state)
 	size_t len;
 
 	record(f, &in);
-	if (incident_write(f->dir, &in, 5 * MIN, path, sizeof(path), err,
+	if (incident_write(f->dir, &in, 5 * MIN, NULL, path, sizeof(path), err,
 	    sizeof(err)) != 0)
 		fail_msg("incident_write: %s", err);
 	snprintf(stem, sizeof(stem), "20261127T031500Z-oom-kill");
@@ -461,14 +462,93 @@ test_window_in_the_last_segment(void **state)
 	 * The window begins after the second segment did, between two
 	 * lines: its connections line is stamped as the first after.
 	 */
-	if (incident_write(f->dir, &in, 3 * MIN + 10000, path, sizeof(path),
-	    err, sizeof(err)) != 0)
+	if (incident_write(f->dir, &in, 3 * MIN + 10000, NULL, path,
+	    sizeof(path), err, sizeof(err)) != 0)
 		fail_msg("incident_write: %s", err);
 	snprintf(path, sizeof(path), "%s/incidents/20261127T031500Z-oom-kill"
 	    ".jsonl", f->dir);
 	assert_non_null(got = slurp(path, &len));
 	check_window(f, got, len, T0 + 7 * MIN - 10000, T0 + 10 * MIN);
 	free(got);
+}
+
+/* The notes incident_write() gave, one a line. */
+static void
+keep_note(void *ctx, const char *msg)
+{
+	struct obuf *notes = ctx;
+
+	obuf_write(notes, msg, strlen(msg));
+	obuf_write(notes, "\n", 1);
+}
+
+/*
+ * Named like segments of the window, among the real ones: a FIFO (read,
+ * it would wait for a writer for ever), a folder, a link to /dev/zero
+ * (read, it never ends) and a regular file of one line over the bound.
+ * Each is passed over, the first three with a note, and the window is
+ * the same as without them.
+ */
+static void
+test_planted_files_passed_over(void **state)
+{
+	struct fix *f = *state;
+	struct incident in;
+	struct obuf notes = { 0 };
+	char path[256], err[512] = "", *got;
+	size_t len;
+	FILE *fp;
+
+	record(f, &in);
+	snprintf(path, sizeof(path), "%s/segments/20261127T031000.500Z.jsonl",
+	    f->dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	path[strlen(path) - 10] = '6';
+	assert_int_equal(mkdir(path, 0700), 0);
+	path[strlen(path) - 10] = '7';
+	assert_int_equal(symlink("/dev/zero", path), 0);
+	path[strlen(path) - 10] = '8';
+	assert_non_null(fp = fopen(path, "w"));
+	for (size_t i = 0; i <= (READER_MAX_LINE >> 20); i++)
+		for (size_t j = 0; j < 1024; j++)
+			fprintf(fp, "%01023d", 0);
+	fprintf(fp, "\n");
+	assert_int_equal(fclose(fp), 0);
+
+	if (incident_write(f->dir, &in, 5 * MIN, &(struct incident_notes){
+	    keep_note, &notes }, path, sizeof(path), err, sizeof(err)) != 0)
+		fail_msg("incident_write: %s", err);
+	obuf_write(&notes, "", 1);
+	assert_non_null(strstr(notes.p, "031000.500Z.jsonl passed over: a "
+	    "FIFO"));
+	assert_non_null(strstr(notes.p, "031000.600Z.jsonl passed over: a "
+	    "folder"));
+	assert_non_null(strstr(notes.p, "031000.700Z.jsonl passed over: a "
+	    "symbolic link"));
+	assert_null(strstr(notes.p, "031000.800Z"));
+	snprintf(path, sizeof(path), "%s/incidents/20261127T031500Z-oom-kill"
+	    ".jsonl", f->dir);
+	assert_non_null(got = slurp(path, &len));
+	check_window(f, got, len, T0 + 5 * MIN, T0 + 10 * MIN);
+	free(got);
+	obuf_free(&notes);
+}
+
+/*
+ * No line in the window (segments empty): both files all the same, the
+ * page of no lines (make SANITIZE=1: no offset added to a NULL buffer).
+ */
+static void
+test_empty_window(void **state)
+{
+	struct fix *f = *state;
+	struct incident in = { .kind = INCIDENT_GONE, .at_ms = T0 };
+	char path[256], err[512] = "";
+
+	if (incident_write(f->dir, &in, MIN, NULL, path, sizeof(path), err,
+	    sizeof(err)) != 0)
+		fail_msg("incident_write: %s", err);
+	only_files(f, "20261127T030500Z-server-gone");
 }
 
 static void
@@ -479,7 +559,7 @@ test_no_folder(void **state)
 	char path[256], err[512] = "", dir[128];
 
 	snprintf(dir, sizeof(dir), "%s/none", f->dir);
-	assert_int_equal(incident_write(dir, &in, MIN, path, sizeof(path),
+	assert_int_equal(incident_write(dir, &in, MIN, NULL, path, sizeof(path),
 	    err, sizeof(err)), -1);
 	assert_non_null(strstr(err, dir));
 	assert_non_null(strstr(err, strerror(ENOENT)));
@@ -498,7 +578,7 @@ test_oldest_incidents_removed(void **state)
 		struct incident in = { .kind = INCIDENT_GONE,
 		    .at_ms = T0 + 10 * MIN + (int64_t)i * 1000 };
 
-		if (incident_write(f->dir, &in, MIN, path, sizeof(path), err,
+		if (incident_write(f->dir, &in, MIN, NULL, path, sizeof(path), err,
 		    sizeof(err)) != 0)
 			fail_msg("incident_write: %s", err);
 	}
@@ -555,7 +635,7 @@ test_full_disk(void **state)
 		;
 	close(fd);
 	before = open_fds();
-	assert_int_equal(incident_write(f->dir, &in, 10 * MIN, path,
+	assert_int_equal(incident_write(f->dir, &in, 10 * MIN, NULL, path,
 	    sizeof(path), err, sizeof(err)), -1);
 	assert_non_null(strstr(err, strerror(ENOSPC)));
 	assert_int_equal(open_fds(), before);
@@ -575,6 +655,10 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_window_in_the_last_segment,
 		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_planted_files_passed_over,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_empty_window, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_no_folder, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_full_disk, setup,

@@ -286,6 +286,58 @@ test_refused(void **state)
 	    "\"2026-02-31T00:00:00.000Z\"}", "timestamp");
 }
 
+/* line with its text from changed to to is refused, saying words. */
+static void
+refused_as(const char *line, const char *from, const char *to,
+    const char *words)
+{
+	const char *at = strstr(line, from);
+	char *changed;
+
+	assert_non_null(at);
+	assert_true(asprintf(&changed, "%.*s%s%s", (int)(at - line), line, to,
+	    at + strlen(from)) > 0);
+	refused(changed, words);
+	free(changed);
+}
+
+/*
+ * A figure of what is held beyond JSONL_MAX_HELD, either sign, is refused
+ * naming its key; one at the bound is read, and so is a counter of what
+ * was ever done as large as JSON's integers. A time too far for pprof's
+ * nanoseconds is refused.
+ */
+static void
+test_figures_no_server_reports(void **state)
+{
+	struct event_stat e[1] = { 0 };
+	struct sample s;
+	char *line;
+
+	(void)state;
+	snprintf(e[0].name, sizeof(e[0].name), "memory/sql/THD");
+	e[0].current_bytes = e[0].high_bytes = JSONL_MAX_HELD;
+	e[0].alloc_bytes = INT64_MAX;
+	s = sample_of(e, 1, 1);
+	s.total_bytes = s.filtered_total_bytes = -JSONL_MAX_HELD;
+	round_trip(&s, NULL, false);
+	line = json_of(&s, NULL, false);
+	line[strlen(line) - 1] = '\0';
+	refused_as(line, "\"total_bytes\":-1125899906842624,",
+	    "\"total_bytes\":-1125899906842625,", "a figure beyond 1 PiB, "
+	    "which no server reports, at \"total_bytes\"");
+	refused_as(line, "\"high_bytes\":1125899906842624,",
+	    "\"high_bytes\":1125899906842625,", "beyond 1 PiB, which no "
+	    "server reports, at \"high_bytes\"");
+	/* A time whose nanoseconds (pprof's) would not fit in int64_t. */
+	refused_as(line, "\"elapsed_ms\":1500,",
+	    "\"elapsed_ms\":9223372036855,", "a time no capture ran, at "
+	    "\"elapsed_ms\"");
+	free(line);
+	refused("{\"sample\":1,\"elapsed_ms\":0,\"timestamp\":"
+	    "\"2262-01-01T00:00:00.000Z\"}", "timestamp");
+}
+
 int
 main(void)
 {
@@ -293,6 +345,7 @@ main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_events_kept),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_figures_no_server_reports),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -206,6 +206,24 @@ test_empty_sample(void **state)
 	perftools__profiles__profile__free_unpacked(p, NULL);
 }
 
+/*
+ * Times no clock gives (a file given to --read): their nanoseconds
+ * saturate rather than overflow (make SANITIZE=1 traps an overflow).
+ */
+static void
+test_times_saturate(void **state)
+{
+	struct sample s = { .wall_ms = INT64_MAX / 1000, .thread_id = 7 };
+	struct pprof_labels l;
+	struct pprof_meta m;
+
+	(void)state;
+	pprof_meta_of(&s, NULL, &l, &m);
+	assert_true(m.time_ns == INT64_MAX);
+	assert_true(pprof_ns(-(INT64_MAX / 1000), 1000000) == INT64_MIN);
+	assert_true(pprof_ns(1500, 1000) == 1500000);
+}
+
 int
 main(void)
 {
@@ -213,6 +231,7 @@ main(void)
 		cmocka_unit_test(test_encodes_a_sample),
 		cmocka_unit_test(test_root_frame_and_no_labels),
 		cmocka_unit_test(test_empty_sample),
+		cmocka_unit_test(test_times_saturate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
