@@ -108,20 +108,36 @@ count_part() {
 	echo "== $kind ${MMP_SERVER_VERSION:-}: ${line#integration: }"
 }
 
+# Runs a part ($@) with its output in $log and its status in $rc, both the
+# caller's. In the background so that a signal to this script is handled
+# at once, and in a process group of its own (its id is $child) so that
+# stopping it stops what it started. tail shows the log as it grows and
+# ends after the part does.
+run_part() {
+	local follower
+	PYTHONUNBUFFERED=1 setsid "$@" >"$log" 2>&1 &
+	child=$!
+	tail -n +1 -s 0.2 -f --pid="$child" "$log" &
+	follower=$!
+	rc=0
+	wait "$child" || rc=$?
+	child=
+	wait "$follower"
+}
+
 # tests/uml.sh, which boots its guest and starts its server there (bounded
 # by its own timeout).
 run_uml() {
-	local log rc=0
+	local log rc
 	log=$(mktemp)
-	tests/uml.sh 2>&1 | tee "$log"
-	rc=${PIPESTATUS[0]}
+	run_part tests/uml.sh
 	MMP_SERVER_VERSION="(cgroup v2, User-mode Linux)" count_part "$log" uml "$rc"
 	rm -f "$log"
 }
 
 # The integration suite against one server kind ($1); adds to the totals.
 run_integration() {
-	local kind=$1 log rc follower
+	local kind=$1 log rc
 	export MMP_SERVER=$kind
 	export MMP_SANDBOX_DIR=$sandbox_base-$kind
 	if ! tests/sandbox.sh status >/dev/null 2>&1; then
@@ -137,19 +153,7 @@ run_integration() {
 	export MMP_SOCKET MMP_PORT MMP_HOST MMP_DIR MMP_SERVER MMP_SERVER_VERSION MMP_ROOT
 	echo "== integration tests (tests/integration) against $MMP_BIN on $kind $MMP_SERVER_VERSION"
 	log=$(mktemp)
-	# In the background so that a signal to this script is handled at
-	# once, and in a process group of their own (its id is $child) so
-	# that stopping them stops what they started. tail shows the log
-	# as it grows and ends after the tests do.
-	PYTHONUNBUFFERED=1 setsid timeout 600 \
-		python3 tests/integration/main.py >"$log" 2>&1 &
-	child=$!
-	tail -n +1 -s 0.2 -f --pid="$child" "$log" &
-	follower=$!
-	rc=0
-	wait "$child" || rc=$?
-	child=
-	wait "$follower"
+	run_part timeout 600 python3 tests/integration/main.py
 	count_part "$log" "$kind" "$rc"
 	rm -f "$log"
 	stop_sandbox
