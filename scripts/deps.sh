@@ -22,6 +22,8 @@ packages="$packages libmicrohttpd-dev"
 test_packages="$test_packages prometheus"
 # --explain's tests: an allocator to preload into the server.
 test_packages="$test_packages libjemalloc2"
+# tests/uml.sh: a Linux kernel with cgroup v2 only, run as a process.
+test_packages="$test_packages user-mode-linux"
 # make bench: the workload beside each sampler.
 test_packages="$test_packages sysbench"
 # --record's tests: libfaketime steps the recorder's wall clock.

@@ -3,8 +3,11 @@
 # integration tests (tests/integration, Python) against the real binary and
 # a throwaway server of each kind in $MMP_SERVERS (default "mariadb mysql":
 # MariaDB 10.11 and Oracle MySQL 9.7; mariadb11 is Debian 13's MariaDB
-# 11.8, see tests/sandbox.sh), one part per server. The last line is "N passed, N failed, N skipped" over all parts;
-# the exit status is non-zero when anything failed.
+# 11.8, see tests/sandbox.sh), one part per server. The part "uml" (in
+# the default list) is tests/uml.sh: the black box's OOM-kill tests on
+# cgroup v2, in a User-mode Linux guest, with MariaDB 10.11 in it. The last
+# line is "N passed, N failed, N skipped" over all parts; the exit status
+# is non-zero when anything failed.
 #
 #   BUILD=build tests/run.sh            everything
 #   tests/run.sh --unit | --integration one half
@@ -30,7 +33,7 @@ passed=0
 failed=0
 skipped=0
 failures=()
-servers=${MMP_SERVERS:-mariadb mysql}
+servers=${MMP_SERVERS:-mariadb mysql uml}
 
 # Adds up the "[  PASSED  ] N test(s)." and "[  FAILED  ] N test(s)" lines
 # of a cmocka binary; one that crashes or says nothing counts as one.
@@ -86,9 +89,55 @@ stop_sandbox() {
 trap stop_sandbox EXIT
 trap 'echo "run: interrupted" >&2; exit 130' INT TERM
 
+# Adds up the last line of a part's log ($1), "integration: N passed, N
+# failed, N skipped", for the part $2 that ended with status $3.
+count_part() {
+	local log=$1 kind=$2 rc=$3 line p f sk
+	line=$(grep -E '^integration: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -n 1)
+	if [ -n "$line" ]; then
+		read -r _ p _ f _ sk _ <<<"$line"
+		passed=$((passed + p))
+		failed=$((failed + f))
+		skipped=$((skipped + sk))
+		[ "$f" -eq 0 ] || failures+=("$kind: $f integration test(s)")
+	fi
+	if [ -z "$line" ] || { [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; }; then
+		failed=$((failed + 1))
+		failures+=("$kind: integration runner (exit $rc)")
+	fi
+	echo "== $kind ${MMP_SERVER_VERSION:-}: ${line#integration: }"
+}
+
+# Runs a part ($@) with its output in $log and its status in $rc, both the
+# caller's. In the background so that a signal to this script is handled
+# at once, and in a process group of its own (its id is $child) so that
+# stopping it stops what it started. tail shows the log as it grows and
+# ends after the part does.
+run_part() {
+	local follower
+	PYTHONUNBUFFERED=1 setsid "$@" >"$log" 2>&1 &
+	child=$!
+	tail -n +1 -s 0.2 -f --pid="$child" "$log" &
+	follower=$!
+	rc=0
+	wait "$child" || rc=$?
+	child=
+	wait "$follower"
+}
+
+# tests/uml.sh, which boots its guest and starts its server there (bounded
+# by its own timeout).
+run_uml() {
+	local log rc
+	log=$(mktemp)
+	run_part tests/uml.sh
+	MMP_SERVER_VERSION="(cgroup v2, User-mode Linux)" count_part "$log" uml "$rc"
+	rm -f "$log"
+}
+
 # The integration suite against one server kind ($1); adds to the totals.
 run_integration() {
-	local kind=$1 log line rc p f sk follower
+	local kind=$1 log rc
 	export MMP_SERVER=$kind
 	export MMP_SANDBOX_DIR=$sandbox_base-$kind
 	if ! tests/sandbox.sh status >/dev/null 2>&1; then
@@ -104,33 +153,9 @@ run_integration() {
 	export MMP_SOCKET MMP_PORT MMP_HOST MMP_DIR MMP_SERVER MMP_SERVER_VERSION MMP_ROOT
 	echo "== integration tests (tests/integration) against $MMP_BIN on $kind $MMP_SERVER_VERSION"
 	log=$(mktemp)
-	# In the background so that a signal to this script is handled at
-	# once, and in a process group of their own (its id is $child) so
-	# that stopping them stops what they started. tail shows the log
-	# as it grows and ends after the tests do.
-	PYTHONUNBUFFERED=1 setsid timeout 600 \
-		python3 tests/integration/main.py >"$log" 2>&1 &
-	child=$!
-	tail -n +1 -s 0.2 -f --pid="$child" "$log" &
-	follower=$!
-	rc=0
-	wait "$child" || rc=$?
-	child=
-	wait "$follower"
-	line=$(grep -E '^integration: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -n 1)
+	run_part timeout 600 python3 tests/integration/main.py
+	count_part "$log" "$kind" "$rc"
 	rm -f "$log"
-	if [ -n "$line" ]; then
-		read -r _ p _ f _ sk _ <<<"$line"
-		passed=$((passed + p))
-		failed=$((failed + f))
-		skipped=$((skipped + sk))
-		[ "$f" -eq 0 ] || failures+=("$kind: $f integration test(s)")
-	fi
-	if [ -z "$line" ] || { [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; }; then
-		failed=$((failed + 1))
-		failures+=("$kind: integration runner (exit $rc)")
-	fi
-	echo "== $kind $MMP_SERVER_VERSION: ${line#integration: }"
 	stop_sandbox
 }
 
@@ -152,7 +177,11 @@ if [ -n "$do_integration" ]; then
 		failures+=("no sid root (tests/root.sh sid ensure server)")
 	else
 		for kind in $servers; do
-			run_integration "$kind"
+			if [ "$kind" = uml ]; then
+				run_uml
+			else
+				run_integration "$kind"
+			fi
 		done
 	fi
 fi

@@ -23,6 +23,9 @@
 # The folder is $MMP_SANDBOX_DIR, by default /tmp/mmp-sandbox-$(id -u).
 # $MMP_SANDBOX_EXTRA_ARGS, split at spaces, is added to the server's
 # options (the TLS tests start a server with certificates this way).
+# $MMP_SANDBOX_INIT_ARGS, split the same way, is added to the options of
+# the program that makes the data folder (the User-mode Linux guest of
+# tests/uml.sh needs InnoDB's --innodb-buffer-pool-size-max small in both).
 # $dir/launch holds the command that starts the server, one argument a
 # line, for a test that kills the server and starts it again.
 # Accounts: root without a password (socket only); mmp/mmp-pass with only
@@ -248,6 +251,8 @@ make_folder() {
 init_datadir() {
 	local user_opt=()
 	[ "$(id -u)" -eq 0 ] && user_opt=(--user=root)
+	# Split at spaces, as documented above.
+	user_opt+=(${MMP_SANDBOX_INIT_ARGS:-})
 	case "$kind" in
 	mariadb)
 		mariadb-install-db --no-defaults --datadir="$dir/data" \

@@ -153,6 +153,28 @@ class RecordCase(mmp.TestCase):
             out[stem] = (objs, os.path.exists(stem + ".html"))
         return out
 
+    def wait_incident(self, rec, kind, since, seconds):
+        """Waits until DIR/incidents has an incident of kind, its page and
+        lines, at most seconds after since (time.time()); returns (its
+        path without .jsonl, its objects, a description of them)."""
+        while True:
+            found = [(stem, objs) for stem, (objs, page) in
+                     self.incidents().items() if page and
+                     any(o.get("type") == "incident" and
+                         o.get("kind") == kind for o in objs)]
+            if found:
+                break
+            if time.time() > since + seconds:
+                p = rec.finish(signal.SIGKILL)
+                self.fail("no %s incident (.jsonl and .html) in %s/incidents"
+                          " %d s after it: %s%s" %
+                          (kind, self.dir, seconds, sorted(self.incidents()),
+                           mmp.describe(p)))
+            time.sleep(0.1)
+        stem, objs = found[0]
+        return stem, objs, "\n%s.jsonl:\n%s" % (stem, "\n".join(
+            json.dumps(o)[:300] for o in objs))
+
 
 class OomKill(RecordCase):
 
@@ -169,27 +191,11 @@ class OomKill(RecordCase):
             self.assertEqual(cg.oom_kills(), kills + 1)
 
             # The incident, page and lines, within 5 s of the kill.
-            deadline = killed_at + 5
-            while True:
-                found = [(stem, objs) for stem, (objs, page) in
-                         self.incidents().items() if page and
-                         any(o.get("type") == "incident" and
-                             o.get("kind") == "oom-kill" for o in objs)]
-                if found:
-                    break
-                if time.time() > deadline:
-                    p = rec.finish(signal.SIGKILL)
-                    self.fail("no oom-kill incident (.jsonl and .html) in "
-                              "%s/incidents 5 s after the kill: %s%s" %
-                              (self.dir, sorted(self.incidents()),
-                               mmp.describe(p)))
-                time.sleep(0.1)
+            stem, objs, desc = self.wait_incident(rec, "oom-kill",
+                                                  killed_at, 5)
             print("\n%s: OOM kill %.1f s into the growth; incident %.1f s "
                   "after it" % (mmp.SERVER, took, time.time() - killed_at),
                   end=" ", flush=True)
-            stem, objs = found[0]
-            desc = "\n%s.jsonl:\n%s" % (stem, "\n".join(
-                json.dumps(o)[:300] for o in objs))
             self.check_incident(objs, cg, kills, w, grow_at, killed_at,
                                 desc)
             with open(stem + ".html", errors="replace") as f:
