@@ -215,13 +215,11 @@ procmem_trust(uint64_t pid, int64_t boot_s, const struct procmem_facts *f,
 		return PROCMEM_UNREADABLE;
 	}
 	started = btime + (int64_t)(ticks / (uint64_t)f->ticks_per_s);
-	if (started > boot_s + PROCMEM_START_SLACK_S ||
-	    started < boot_s - PROCMEM_START_SLACK_S) {
+	if (started > boot_s + PROCMEM_CLOCK_SLACK_S) {
 		snprintf(why, whylen, "process %" PRIu64 " here is a server "
-		    "that started %" PRId64 " s %s the one connected to: "
+		    "that started %" PRId64 " s after the one connected to: "
 		    "another server, on another machine or in another pid "
-		    "namespace", pid, started > boot_s ? started - boot_s :
-		    boot_s - started, started > boot_s ? "after" : "before");
+		    "namespace", pid, started - boot_s);
 		return PROCMEM_OTHER_START;
 	}
 	return PROCMEM_TRUSTED;

@@ -15,11 +15,15 @@
 #include "sample.h"
 
 /*
- * A server process started this long before or after the server's UPTIME
- * says (whole seconds, and the server starts its clock a moment after
- * exec) is still the same run.
+ * A server process may seem to start this long after the server's UPTIME
+ * says it did and still be the same run: UPTIME and the process's start
+ * are whole seconds, and the kernel's boot time (btime) moves when the
+ * clock is stepped. Before, there is no bound: a process starts before
+ * the server it runs counts its uptime, by as long as its start takes
+ * (performance_schema and the buffer pool allocated first, a busy host,
+ * or a container's entry script that runs before exec).
  */
-#define PROCMEM_START_SLACK_S 5
+#define PROCMEM_CLOCK_SLACK_S 5
 
 /*
  * The resident, anonymous and file bytes of /proc/PID/smaps_rollup's text
@@ -67,13 +71,15 @@ enum procmem_trust {
 	PROCMEM_NO_PID,      /* the server gave none (THREAD_OS_ID is NULL) */
 	PROCMEM_NO_PROCESS,  /* no such process here: the server is elsewhere */
 	PROCMEM_NOT_SERVER,  /* a process, but not mysqld or mariadbd */
-	PROCMEM_OTHER_START, /* a server started at another time: another one */
+	PROCMEM_OTHER_START, /* a server started after the one connected to */
 	PROCMEM_UNREADABLE,  /* its files could not be read */
 };
 
 /*
  * Whether pid is the process of the server that started at boot_s (its
- * UPTIME's start), from the facts; *why says why not, for a note.
+ * UPTIME's start), from the facts: a mysqld or mariadbd that started at or
+ * before boot_s (a process that started after it reuses the id of an
+ * ended one). *why says why not, for a note.
  */
 enum procmem_trust procmem_trust(uint64_t pid, int64_t boot_s,
     const struct procmem_facts *f, char *why, size_t whylen);

@@ -677,6 +677,25 @@ def server_with_preload(lib):
         start_server(argv)
 
 
+@contextlib.contextmanager
+def slow_started_server(seconds):
+    """The sandbox server started again by a shell that waits seconds and
+    then becomes it (exec), as a container's entry script does: the
+    process (the shell's, forked before the wait) starts that long before
+    the server counts its uptime, as in a slow start. Yields its pid; after
+    the body the server is started again as tests/sandbox.sh started it."""
+    argv = launch_argv()
+    pid = server_pid()
+    os.kill(pid, signal.SIGTERM)
+    _wait_gone(pid, 60)
+    _clear_stale_lock(pid)
+    try:
+        yield start_server(["sh", "-c", 'sleep "$0" && exec "$@"',
+                            str(seconds)] + argv)
+    finally:
+        restart_server()
+
+
 def restart_server():
     """The sandbox server stopped and started again as tests/sandbox.sh
     started it, for a test that needs a fresh process (its allocator's

@@ -234,12 +234,15 @@ static void
 test_another_server_is_not_trusted(void **state)
 {
 	(void)state;
-	/* The same binary, started an hour before the server connected to. */
-	started_at(STARTED - BTIME - 3600);
+	/*
+	 * The same binary, started an hour after the server connected to: its
+	 * pid reused by a newer process.
+	 */
+	started_at(STARTED - BTIME + 3600);
 	for (int i = 0; i < 4; i++)
 		assert_false(read_one().process.known);
 	assert_int_equal(n_told, 1);
-	assert_non_null(strstr(told[0], "started 3600 s before"));
+	assert_non_null(strstr(told[0], "started 3600 s after"));
 }
 
 static void
