@@ -220,6 +220,37 @@ sample_cgroup_oom_kills(const struct sample_row *r, union column_value *v)
 	return r->s->process.has_cgroup && v->i >= 0;
 }
 
+/* v2's memory.high and its events, memory.pressure's avg10: null on v1. */
+static bool
+sample_cgroup_high(const struct sample_row *r, union column_value *v)
+{
+	v->i = r->s->process.cgroup_high_bytes;
+	return r->s->process.has_cgroup && v->i >= 0;
+}
+
+static bool
+sample_cgroup_high_events(const struct sample_row *r, union column_value *v)
+{
+	v->i = r->s->process.cgroup_high_events;
+	return r->s->process.has_cgroup && v->i >= 0;
+}
+
+static bool
+sample_cgroup_pressure_some(const struct sample_row *r,
+    union column_value *v)
+{
+	v->i = r->s->process.cgroup_pressure_some;
+	return r->s->process.has_cgroup && v->i >= 0;
+}
+
+static bool
+sample_cgroup_pressure_full(const struct sample_row *r,
+    union column_value *v)
+{
+	v->i = r->s->process.cgroup_pressure_full;
+	return r->s->process.has_cgroup && v->i >= 0;
+}
+
 /* An event's columns: r->e is never NULL here (see sample_column_get). */
 
 static bool
@@ -390,6 +421,13 @@ const struct sample_column sample_columns[] = {
 	{ "cgroup_usage_bytes", S, COLUMN_INT, sample_cgroup_usage, GETTER },
 	{ "cgroup_limit_bytes", S, COLUMN_INT, sample_cgroup_limit, GETTER },
 	{ "cgroup_oom_kills",  S, COLUMN_INT,  sample_cgroup_oom_kills, GETTER },
+	{ "cgroup_high_bytes", S, COLUMN_INT,  sample_cgroup_high, GETTER },
+	{ "cgroup_high_events", S, COLUMN_INT, sample_cgroup_high_events,
+	    GETTER },
+	{ "cgroup_pressure_some_bp", S, COLUMN_INT,
+	    sample_cgroup_pressure_some, GETTER },
+	{ "cgroup_pressure_full_bp", S, COLUMN_INT,
+	    sample_cgroup_pressure_full, GETTER },
 };
 _Static_assert(sizeof(struct event_stat) < 65535, "an offset fits in at");
 _Static_assert(sizeof(sample_columns) / sizeof(sample_columns[0]) ==

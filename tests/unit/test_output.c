@@ -311,7 +311,9 @@ render(const char *format, bool exact, enum what what, size_t *len)
 					.cgroup_limit_bytes = i == 1 ?
 					    (int64_t)4 << 20 : -1,
 					.cgroup_high_bytes = -1,
-					.cgroup_oom = -1,
+					.cgroup_high_events = -1,
+					.cgroup_pressure_some = -1,
+					.cgroup_pressure_full = -1,
 					.cgroup_oom_kills = (int64_t)i - 1,
 				};
 			for (size_t k = 0; intern_names && k < copy.n_events;
@@ -870,7 +872,7 @@ test_thread_list_free(void **state)
 /* CSV parsed back with libcsv. */
 
 #define MAX_ROWS 32
-#define MAX_FIELDS 40
+#define MAX_FIELDS 48
 
 struct field {
 	char *s; /* NULL for an unquoted empty field */
@@ -1021,7 +1023,8 @@ test_csv_roundtrip(void **state)
 	    "statement,grain,filtered_total_bytes,setup_off,waiting,"
 	    "events_kept,process_resident_bytes,process_anon_bytes,untracked_bytes,"
 	    "status_memory_bytes,cgroup_usage_bytes,cgroup_limit_bytes,"
-	    "cgroup_oom_kills");
+	    "cgroup_oom_kills,cgroup_high_bytes,cgroup_high_events,"
+	    "cgroup_pressure_some_bp,cgroup_pressure_full_bp");
 	for (size_t i = 0; i < ring_len(r); i++) {
 		const struct sample *s = ring_get(r, i);
 		char ts[64];
@@ -1237,6 +1240,9 @@ json_deltas(const char *buf)
 	    "\"process_resident_bytes\":null,\"process_anon_bytes\":null,"
 	    "\"untracked_bytes\":null,\"status_memory_bytes\":null,\"cgroup_usage_bytes\":null,"
 	    "\"cgroup_limit_bytes\":null,\"cgroup_oom_kills\":null,"
+	    "\"cgroup_high_bytes\":null,\"cgroup_high_events\":null,"
+	    "\"cgroup_pressure_some_bp\":null,"
+	    "\"cgroup_pressure_full_bp\":null,"
 	    "\"finished\":[]}\n"));
 	assert_non_null(strstr(buf, "\"query_us\":18446744073709551615,"
 	    "\"gap_ms\":18446744073709551615,"));
@@ -1292,6 +1298,9 @@ test_json_valid(void **state)
 	    "\"process_resident_bytes\":null,\"process_anon_bytes\":null,"
 	    "\"untracked_bytes\":null,\"status_memory_bytes\":null,\"cgroup_usage_bytes\":null,"
 	    "\"cgroup_limit_bytes\":null,\"cgroup_oom_kills\":null,"
+	    "\"cgroup_high_bytes\":null,\"cgroup_high_events\":null,"
+	    "\"cgroup_pressure_some_bp\":null,"
+	    "\"cgroup_pressure_full_bp\":null,"
 	    "\"finished\":[]}\n"));
 	assert_non_null(strstr(buf, "],\"statement_id\":101,"
 	    "\"digest\":\"3f1c8e0e8b2f2a4c9a0d1e6b7c5d4e3f\","));
