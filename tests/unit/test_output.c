@@ -1740,6 +1740,60 @@ test_text_names_statement_again(void **state)
 	free(buf);
 }
 
+/* Text of one sample, owned by the caller. */
+static char *
+text_of(const struct sample *p)
+{
+	struct output o = { .fmt = output_table_find("text"),
+	    .settings = { .exact_bytes = true } };
+	char *buf = NULL;
+	size_t len;
+
+	assert_non_null(o.fp = open_memstream(&buf, &len));
+	assert_int_equal(output_sample(&o, p), 0);
+	output_release(&o);
+	assert_int_equal(fclose(o.fp), 0);
+	return buf;
+}
+
+/*
+ * cgroup v2's throttling in text: at memory.high (within a twentieth), or
+ * over it some times so far, and the pressure; none of it on v1.
+ */
+static void
+test_text_throttled(void **state)
+{
+	struct sample p = { .seq = 1, .wall_ms = WALL, .total_bytes = 1024,
+	    .process = { .has_cgroup = true, .cgroup_version = 2,
+	    .cgroup_usage_bytes = 990, .cgroup_limit_bytes = -1,
+	    .cgroup_high_bytes = 1000, .cgroup_high_events = 7,
+	    .cgroup_oom_kills = 0, .cgroup_pressure_some = 1234,
+	    .cgroup_pressure_full = 5 } };
+	char *buf;
+
+	(void)state;
+	buf = text_of(&p);
+	assert_non_null(strstr(buf, " ~ throttled: at memory.high, 1000; "
+	    "over it so far: 7\n"));
+	assert_non_null(strstr(buf, " ~ waited for memory, last 10 s: some "
+	    "12.34%, full 0.05%\n"));
+	free(buf);
+	/* Below it, once over: said, not as throttled now. */
+	p.process.cgroup_usage_bytes = 500;
+	p.process.cgroup_pressure_some = 0;
+	buf = text_of(&p);
+	assert_non_null(strstr(buf, " ~ memory.high 1000; over it so far: "
+	    "7\n"));
+	assert_null(strstr(buf, "waited"));
+	free(buf);
+	/* v1: no memory.high, no PSI. */
+	p.process.cgroup_high_bytes = p.process.cgroup_high_events = -1;
+	p.process.cgroup_pressure_some = p.process.cgroup_pressure_full = -1;
+	buf = text_of(&p);
+	assert_null(strstr(buf, " ~ "));
+	free(buf);
+}
+
 /* In text, what a terminal acts on shows as '?', in names and statements. */
 static void
 test_text_terminal_controls(void **state)
@@ -1854,6 +1908,7 @@ main(void)
 		cmocka_unit_test(test_text_list_layout),
 		cmocka_unit_test(test_text_no_samples),
 		cmocka_unit_test(test_text_names_statement_again),
+		cmocka_unit_test(test_text_throttled),
 		cmocka_unit_test(test_text_terminal_controls),
 		cmocka_unit_test(test_text_folds_white_space),
 	};
