@@ -267,6 +267,8 @@ cgroup_parse_pressure(const char *text, const char *kind, int64_t *hundredths)
 			    !isdigit((unsigned char)p[2]) || p[3] != ' ')
 				return -1;
 			frac = (p[1] - '0') * 10 + (p[2] - '0');
+			if (whole * 100 + frac > 10000)
+				return -1;
 			*hundredths = whole * 100 + frac;
 			return 0;
 		}

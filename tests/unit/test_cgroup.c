@@ -355,6 +355,8 @@ test_pressure_parse(void **state)
 	    &n), -1);
 	assert_int_equal(cgroup_parse_pressure("some avg10=101.00 x\n", "some",
 	    &n), -1);
+	assert_int_equal(cgroup_parse_pressure("some avg10=100.01 x\n", "some",
+	    &n), -1);
 	assert_int_equal(cgroup_parse_pressure("", "some", &n), -1);
 }
 
