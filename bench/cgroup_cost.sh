@@ -3,7 +3,11 @@
 # and its memory cgroup: the instructions it runs (callgrind: a run of
 # $long samples less a run of 1, over $long - 1) and the files it opens per
 # sample under /proc and /sys/fs/cgroup (strace, the same difference), for
-# each binary named (default ./mysqlmemprof), against the server of
+# each binary named (default ./mysqlmemprof); and, with the last one, how
+# long a reading of the layers takes (--explain's, which --record, --listen
+# and --live of --global make every --layers-every): its walk of the
+# server's smaps (the reads' time, strace -T) and the whole run, against
+# the server of
 # `tests/sandbox.sh env` (MMP_SOCKET; a throwaway MariaDB 10.11 when none
 # is set). Its lines are for a report; nothing is written to RESULTS.md.
 #
@@ -57,3 +61,22 @@ for bin in "${bins[@]}"; do
 	echo "  opened by $long samples, each file:"
 	sort "$tmp/files.$long" | uniq -c | sed -E 's/^ */    /'
 done
+
+# The layers' reading: the smaps walk (the mmap lock held) and the run.
+bin=${bins[${#bins[@]} - 1]}
+pid=$(cat "$MMP_DIR/server.pid")
+rss=$(awk '/^VmRSS:/ { print int($2 / 1024) }' /proc/"$pid"/status)
+for i in 1 2 3 4 5; do
+	start=$(date +%s%N)
+	strace -f -qq -T -e trace=read -P /proc/"$pid"/smaps -o "$tmp/walk" \
+		"$bin" --socket "$MMP_SOCKET" --user root --explain \
+		--format json >/dev/null 2>&1
+	end=$(date +%s%N)
+	awk -F'<' '{ t += substr($NF, 1, length($NF) - 1) }
+		END { printf "%.1f", t * 1000 }' "$tmp/walk" >"$tmp/ms.$i"
+	echo "$(cat "$tmp/ms.$i") $(((end - start) / 1000000))" >>"$tmp/walks"
+done
+echo "the layers' reading, server of $rss MiB resident, 5 runs of --explain:"
+sort -n "$tmp/walks" | awk '{ w[NR] = $1; r[NR] = $2 }
+	END { printf "  smaps walk: median %s ms, longest %s ms\n", w[3], w[5]
+	      n = asort(r); printf "  whole run (under strace): median %s ms, longest %s ms\n", r[3], r[5] }'
