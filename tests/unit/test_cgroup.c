@@ -386,6 +386,10 @@ test_v2_high_and_pressure(void **state)
 	put("sys/system.slice/memory.high", "104857600\n");
 	find_read(&m, "sys/system.slice/mariadb.service");
 	assert_int_equal(m.cgroup_high_bytes, 104857600);
+	/* The service has no limit, its slice one: the slice's bounds it. */
+	put("sys/system.slice/memory.max", "1073741824\n");
+	find_read(&m, "sys/system.slice/mariadb.service");
+	assert_int_equal(m.cgroup_limit_bytes, GIB);
 	/* A kernel booted with psi=0: the file is there, its read fails. */
 	put("sys/system.slice/mariadb.service/memory.pressure", "");
 	find_read(&m, "sys/system.slice/mariadb.service");
