@@ -8,7 +8,8 @@
  *
  * The process is the one whose id the server gives (THREAD_OS_ID of its
  * main thread, learnt at each connect), trusted only when that process
- * here is a mysqld or mariadbd that started when the server says it did:
+ * here is a mysqld or mariadbd that started no later than the server says
+ * it did (a slow start begins long before):
  * a server on another machine gives an id that means nothing here. When
  * it cannot be trusted, the figures are absent and one note says why.
  *
