@@ -60,6 +60,9 @@ cgroup_checks(const char *buf, size_t size)
 		abort();
 	if (cgroup_parse_key(buf, "oom_kill", &n) == 0 && n < 0)
 		abort();
+	if (cgroup_parse_pressure(buf, "some", &n) == 0 &&
+	    (n < 0 || n > 10000))
+		abort();
 	if (kmsg_parse_oom(buf, size, size, &o) &&
 	    memchr(o.line, '\0', sizeof(o.line)) == NULL)
 		abort();

@@ -109,11 +109,16 @@ struct process_memory {
 	int cgroup_version;          /* 1 or 2 */
 	int64_t cgroup_usage_bytes;  /* memory.current; v1: usage_in_bytes */
 	int64_t cgroup_limit_bytes;  /* the lowest max on its way up; -1: no limit */
-	int64_t cgroup_high_bytes;   /* v2's memory.high; -1: none, or v1 */
-	int64_t cgroup_oom;          /* v2's times at the limit, reclaim failed; -1: v1 */
+	int64_t cgroup_high_bytes;   /* v2's lowest memory.high; -1: none, or v1 */
+	int64_t cgroup_high_events;  /* v2's times over memory.high, throttled; -1: v1 */
 	int64_t cgroup_oom_kills;    /* processes the OOM killer killed in it */
-	int64_t cgroup_anon_bytes;   /* of the usage, anonymous pages */
-	int64_t cgroup_file_bytes;   /* of the usage, the page cache */
+	/*
+	 * v2's memory.pressure, its avg10 in hundredths of a percent: the
+	 * share of the last 10 s some (or all) of its tasks waited for memory;
+	 * -1 where the kernel has no PSI, or v1.
+	 */
+	int64_t cgroup_pressure_some;
+	int64_t cgroup_pressure_full;
 };
 
 struct sample {

@@ -545,10 +545,13 @@ capture_run_from(const struct capture_env *env,
 		cs->next_ns = 0;
 		src = conns_source(cs);
 	}
-	/* The gap in layers beside the whole server's samples, once a minute. */
-	if (env->gap != NULL && is_grain && grain == GRAIN_GLOBAL) {
+	/* The gap in layers beside the whole server's samples (--layers-every). */
+	if (env->gap != NULL && o->layers_every_s > 0 && is_grain &&
+	    grain == GRAIN_GLOBAL) {
 		struct gap *g = env->gap;
 
+		if (g->every_ns == 0)
+			g->every_ns = o->layers_every_s * 1000000000ull;
 		g->inner = src;
 		g->session = s;
 		g->clk = &clk;

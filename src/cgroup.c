@@ -246,107 +246,180 @@ key_or_none(const char *text, const char *key)
 	return cgroup_parse_key(text, key, &v) == 0 ? v : -1;
 }
 
+int
+cgroup_parse_pressure(const char *text, const char *kind, int64_t *hundredths)
+{
+	size_t klen = strlen(kind);
+	const char *p = text;
+	int64_t whole, frac;
+
+	while (p != NULL && *p != '\0') {
+		if (strncmp(p, kind, klen) == 0 &&
+		    strncmp(p + klen, " avg10=", 7) == 0) {
+			p += klen + 7;
+			/* "12.34": whole percent, a dot, two digits. */
+			if (!isdigit((unsigned char)*p))
+				return -1;
+			errno = 0;
+			whole = strtoll(p, (char **)&p, 10);
+			if (errno != 0 || whole > 100 || p[0] != '.' ||
+			    !isdigit((unsigned char)p[1]) ||
+			    !isdigit((unsigned char)p[2]) || p[3] != ' ')
+				return -1;
+			frac = (p[1] - '0') * 10 + (p[2] - '0');
+			if (whole * 100 + frac > 10000)
+				return -1;
+			*hundredths = whole * 100 + frac;
+			return 0;
+		}
+		if ((p = strchr(p, '\n')) != NULL)
+			p++;
+	}
+	return -1;
+}
+
 /*
- * v2: a parent's memory.max bounds its children too, so the limit is the
- * lowest on the way up to the root cgroup, which has no memory.max.
+ * v2: a parent's memory.max (or memory.high) bounds its children too, so
+ * the limit is the lowest on the way up to the root cgroup, which has none.
  */
 static int64_t
-v2_limit(const char *dir)
+v2_lowest(const char *dir, const char *name)
 {
 	char up[4096], *slash;
-	int64_t limit = limit_of(dir, "memory.max");
+	int64_t limit = limit_of(dir, name);
 
 	snprintf(up, sizeof(up), "%s", dir);
 	while ((slash = strrchr(up, '/')) != NULL && slash != up) {
 		*slash = '\0';
-		if (!has_file(up, "memory.max"))
+		if (!has_file(up, name))
 			break;
-		limit = lower(limit, limit_of(up, "memory.max"));
+		limit = lower(limit, limit_of(up, name));
 	}
 	return limit;
 }
 
-static int
-read_v2(const char *dir, struct process_memory *out)
+/*
+ * v1: the limit is the lower of the cgroup's own and memory.stat's
+ * hierarchical_memory_limit (its ancestors').
+ */
+static void
+v1_limits(struct cgroup_limits *l)
 {
 	char text[CGROUP_TEXT_MAX];
-	int64_t usage;
+	int64_t v;
 
-	if (read_text(dir, "memory.current", text, sizeof(text)) != 0)
-		return -1;
-	if (cgroup_parse_count(text, &usage) != 0) {
-		errno = EINVAL;
+	l->limit_bytes = limit_of(l->dir, "memory.limit_in_bytes");
+	if (read_text(l->dir, "memory.stat", text, sizeof(text)) == 0 &&
+	    cgroup_parse_key(text, "hierarchical_memory_limit", &v) == 0)
+		l->limit_bytes = lower(l->limit_bytes,
+		    v >= CGROUP_V1_NO_LIMIT ? -1 : v);
+}
+
+int
+cgroup_read_limits(const char *dir, struct cgroup_limits *l)
+{
+	if ((size_t)snprintf(l->dir, sizeof(l->dir), "%s", dir) >=
+	    sizeof(l->dir)) {
+		errno = ENAMETOOLONG;
 		return -1;
 	}
-	out->cgroup_version = 2;
-	out->cgroup_usage_bytes = usage;
-	out->cgroup_limit_bytes = v2_limit(dir);
-	out->cgroup_high_bytes = limit_of(dir, "memory.high");
-	out->cgroup_oom = out->cgroup_oom_kills = -1;
-	if (read_text(dir, "memory.events", text, sizeof(text)) == 0) {
-		out->cgroup_oom = key_or_none(text, "oom");
-		out->cgroup_oom_kills = key_or_none(text, "oom_kill");
-	}
-	out->cgroup_anon_bytes = out->cgroup_file_bytes = -1;
-	if (read_text(dir, "memory.stat", text, sizeof(text)) == 0) {
-		out->cgroup_anon_bytes = key_or_none(text, "anon");
-		out->cgroup_file_bytes = key_or_none(text, "file");
+	l->high_bytes = -1;
+	l->has_pressure = false;
+	if (has_file(dir, "memory.current")) {
+		l->version = 2;
+		l->limit_bytes = v2_lowest(dir, "memory.max");
+		l->high_bytes = v2_lowest(dir, "memory.high");
+		l->has_pressure = has_file(dir, "memory.pressure");
+	} else if (has_file(dir, "memory.usage_in_bytes")) {
+		l->version = 1;
+		v1_limits(l);
+	} else {
+		errno = ENOENT;
+		return -1;
 	}
 	return 0;
 }
 
-/*
- * v1: the limit is the lower of the cgroup's own and memory.stat's
- * hierarchical_memory_limit (its ancestors'); the total_ counts of
- * memory.stat include its children, as the usage does. v1 keeps no count
- * of the times the limit was reached without a kill (oom is -1), and
- * kernels before 4.13 no count of kills (oom_kills -1).
- */
+/* The usage file's count into *usage; -1 with errno. */
 static int
-read_v1(const char *dir, struct process_memory *out)
+usage_of(const char *dir, const char *name, int64_t *usage)
 {
-	char text[CGROUP_TEXT_MAX];
-	int64_t usage, v;
+	char text[64];
 
-	if (read_text(dir, "memory.usage_in_bytes", text, sizeof(text)) != 0)
+	if (read_text(dir, name, text, sizeof(text)) != 0)
 		return -1;
-	if (cgroup_parse_count(text, &usage) != 0) {
+	if (cgroup_parse_count(text, usage) != 0) {
 		errno = EINVAL;
 		return -1;
 	}
-	out->cgroup_version = 1;
-	out->cgroup_usage_bytes = usage;
-	out->cgroup_limit_bytes = limit_of(dir, "memory.limit_in_bytes");
-	out->cgroup_high_bytes = -1;
-	out->cgroup_oom = -1;
-	out->cgroup_oom_kills = -1;
-	if (read_text(dir, "memory.oom_control", text, sizeof(text)) == 0)
+	return 0;
+}
+
+/* v2's counters: the usage, memory.events' and memory.pressure's. */
+static int
+v2_counts(const struct cgroup_limits *l, struct process_memory *out)
+{
+	char text[CGROUP_TEXT_MAX];
+
+	if (usage_of(l->dir, "memory.current", &out->cgroup_usage_bytes) != 0)
+		return -1;
+	out->cgroup_high_events = out->cgroup_oom_kills = -1;
+	if (read_text(l->dir, "memory.events", text, sizeof(text)) == 0) {
+		out->cgroup_high_events = key_or_none(text, "high");
 		out->cgroup_oom_kills = key_or_none(text, "oom_kill");
-	out->cgroup_anon_bytes = out->cgroup_file_bytes = -1;
-	if (read_text(dir, "memory.stat", text, sizeof(text)) == 0) {
-		if (cgroup_parse_key(text, "hierarchical_memory_limit", &v) ==
-		    0)
-			out->cgroup_limit_bytes = lower(out->cgroup_limit_bytes,
-			    v >= CGROUP_V1_NO_LIMIT ? -1 : v);
-		if ((out->cgroup_anon_bytes = key_or_none(text,
-		    "total_rss")) < 0)
-			out->cgroup_anon_bytes = key_or_none(text, "rss");
-		if ((out->cgroup_file_bytes = key_or_none(text,
-		    "total_cache")) < 0)
-			out->cgroup_file_bytes = key_or_none(text, "cache");
 	}
+	/* A kernel booted with psi=0 has the file and refuses its read. */
+	if (l->has_pressure && read_text(l->dir, "memory.pressure", text,
+	    sizeof(text)) == 0 && cgroup_parse_pressure(text, "some",
+	    &out->cgroup_pressure_some) == 0 && cgroup_parse_pressure(text,
+	    "full", &out->cgroup_pressure_full) == 0)
+		return 0;
+	out->cgroup_pressure_some = out->cgroup_pressure_full = -1;
+	return 0;
+}
+
+/*
+ * v1's: the usage and memory.oom_control's kills. v1 counts no times over
+ * a soft limit, and kernels before 4.13 no kills (oom_kills -1).
+ */
+static int
+v1_counts(const struct cgroup_limits *l, struct process_memory *out)
+{
+	char text[256];
+
+	if (usage_of(l->dir, "memory.usage_in_bytes",
+	    &out->cgroup_usage_bytes) != 0)
+		return -1;
+	out->cgroup_high_events = -1;
+	out->cgroup_pressure_some = out->cgroup_pressure_full = -1;
+	out->cgroup_oom_kills = -1;
+	if (read_text(l->dir, "memory.oom_control", text, sizeof(text)) == 0)
+		out->cgroup_oom_kills = key_or_none(text, "oom_kill");
+	return 0;
+}
+
+int
+cgroup_read_counts(const struct cgroup_limits *l, struct process_memory *out)
+{
+	int rc = l->version == 2 ? v2_counts(l, out) : v1_counts(l, out);
+
+	out->has_cgroup = rc == 0;
+	if (rc != 0)
+		return -1;
+	out->cgroup_version = l->version;
+	out->cgroup_limit_bytes = l->limit_bytes;
+	out->cgroup_high_bytes = l->high_bytes;
 	return 0;
 }
 
 int
 cgroup_read(const char *dir, struct process_memory *out)
 {
-	int rc;
+	struct cgroup_limits l;
 
-	if (has_file(dir, "memory.current"))
-		rc = read_v2(dir, out);
-	else
-		rc = read_v1(dir, out);
-	out->has_cgroup = rc == 0;
-	return rc;
+	if (cgroup_read_limits(dir, &l) != 0) {
+		out->has_cgroup = false;
+		return -1;
+	}
+	return cgroup_read_counts(&l, out);
 }

@@ -1,15 +1,20 @@
 /*
  * The memory cgroup a process is in, and its figures: usage, the limit the
- * kernel's OOM killer acts on, and its counts of OOM kills. cgroup v2
- * (memory.current, memory.max, memory.high, memory.events, memory.stat)
- * and v1's memory controller (memory.usage_in_bytes, memory.limit_in_bytes,
- * memory.oom_control, memory.stat). The parsers take text, so the unit
- * tests feed them fixtures; cgroup_find() and cgroup_read() open the files
- * under roots they are handed (a test's trees).
+ * kernel's OOM killer acts on, and its counts of OOM kills; on v2 also the
+ * threshold it throttles at, the times it did, and how long its tasks
+ * waited for memory. cgroup v2 (memory.current, memory.max, memory.high,
+ * memory.events, memory.pressure) and v1's memory controller
+ * (memory.usage_in_bytes, memory.limit_in_bytes, memory.oom_control,
+ * memory.stat). The limits change rarely and take a walk up the tree, so
+ * they are read apart (cgroup_read_limits) from the counters of each
+ * sample (cgroup_read_counts). The parsers take text, so the unit tests
+ * feed them fixtures; the readers open the files under roots they are
+ * handed (a test's trees).
  */
 #ifndef MYSQLMEMPROF_CGROUP_H
 #define MYSQLMEMPROF_CGROUP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,6 +53,13 @@ int cgroup_parse_count(const char *text, int64_t *n);
 int cgroup_parse_key(const char *text, const char *key, int64_t *n);
 
 /*
+ * The avg10 of memory.pressure's line kind ("some", "full"), in
+ * hundredths of a percent; -1 when there is none or it is junk.
+ */
+int cgroup_parse_pressure(const char *text, const char *kind,
+    int64_t *hundredths);
+
+/*
  * The folder of pid's memory cgroup into dir: from root proc's
  * PID/cgroup, under sys (CGROUP_SYS_ROOT; v1 in sys/memory, v2 in sys or,
  * on a hybrid machine, sys/unified), where its usage can be read. 0, or
@@ -56,12 +68,32 @@ int cgroup_parse_key(const char *text, const char *key, int64_t *n);
 int cgroup_find(const char *proc, const char *sys, uint64_t pid, char *dir,
     size_t len);
 
+/* What of a memory cgroup changes rarely: read at most once a minute. */
+struct cgroup_limits {
+	char dir[4096];
+	int version;          /* 1 or 2 */
+	int64_t limit_bytes;  /* the lowest max on its way up; -1: none */
+	int64_t high_bytes;   /* v2: the lowest memory.high; -1: none */
+	bool has_pressure;    /* v2: the kernel has PSI (memory.pressure) */
+};
+
 /*
- * The figures of the cgroup in dir into out's cgroup_* fields and
- * has_cgroup (nothing else of out is touched). Needs only the folder, so it
- * reads on after the process has died. 0, or -1 with errno when the usage
- * cannot be read (the cgroup was removed).
+ * The version and limits of the cgroup in dir into *l, walking up the
+ * tree. 0, or -1 with errno (ENOENT: no memory cgroup there).
  */
+int cgroup_read_limits(const char *dir, struct cgroup_limits *l);
+
+/*
+ * The counters of l's cgroup (its usage, events, pressure) and l's limits
+ * into out's cgroup_* fields and has_cgroup (nothing else of out is
+ * touched): the files of one sample. Needs only the folder, so it reads on
+ * after the process has died. 0, or -1 with errno when the usage cannot be
+ * read (the cgroup was removed).
+ */
+int cgroup_read_counts(const struct cgroup_limits *l,
+    struct process_memory *out);
+
+/* Both, for a reading on its own (--explain, an incident). */
 int cgroup_read(const char *dir, struct process_memory *out);
 
 #endif

@@ -239,6 +239,15 @@ const struct cli_row cli_rows[] = {
 	    "(--format text or json); with --count or\n"
 	    "--duration, at the end of a --global run" },
 
+	{ .name = "layers-every", .kind = KIND_NUMBER, FIELD(layers_every_s),
+	    .def = "60", .min = 0, .max = 86400,
+	    .hint = "give seconds, 0 for never, e.g. --layers-every 60",
+	    .arg = "SECONDS",
+	    .help = "with --global under --record, --listen or\n"
+	    "--live, the gap in layers (its walk of the\n"
+	    "server's smaps) every SECONDS; 0: never\n"
+	    "(default 60)" },
+
 	HEADING("Black box:"),
 	{ .name = "record", .kind = KIND_STRING, FIELD(record_dir),
 	    .implies = TARGET_GLOBAL,

@@ -88,18 +88,22 @@ gap_source_read(void *ctx, uint64_t deadline_ns, struct reading *out,
 	enum source_status st = g->inner.read(g->inner.ctx, deadline_ns, out,
 	    err, errlen);
 	struct explain_reading r;
-	uint64_t now;
+	uint64_t now, spaced;
 	char why[1024];
+	int rc;
 
 	if (st != SOURCE_OK)
 		return st;
 	now = g->clk->now_ns(g->clk->ctx);
 	if (g->next_ns != 0 && now < g->next_ns)
 		return st;
-	g->next_ns = now + (g->every_ns > 0 ? g->every_ns : GAP_EVERY_NS);
+	rc = gap_read(g->session, g->roots, g->clk, &r, NULL, NULL, why,
+	    sizeof(why));
+	g->took_ns = g->clk->now_ns(g->clk->ctx) - now;
+	spaced = g->took_ns * GAP_SPACING;
+	g->next_ns = now + (spaced > g->every_ns ? spaced : g->every_ns);
 	/* The answer before stays whole until a new one is. */
-	if (gap_read(g->session, g->roots, g->clk, &r, NULL, NULL, why,
-	    sizeof(why)) != 0)
+	if (rc != 0)
 		return st;
 	g->r = r;
 	explain_work(&g->r, &g->e);

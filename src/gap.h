@@ -18,8 +18,12 @@
 #include "session.h"
 #include "source.h"
 
-/* smaps walks the process's page tables: once a minute beside samples. */
-#define GAP_EVERY_NS 60000000000ull
+/*
+ * A reading walks the process's smaps, holding its mmap lock, and delays
+ * the sample due meanwhile by as long: at most this share of the time goes
+ * to it (a reading of d is followed by none for GAP_SPACING * d).
+ */
+#define GAP_SPACING 1000
 
 /* Where the readings of the process are; NULL for /proc, /sys/fs/cgroup. */
 struct gap_roots {
@@ -38,11 +42,12 @@ int gap_read(struct session *s, struct gap_roots roots,
 
 struct gap {
 	/* Set by the mode that asks for it: */
-	uint64_t every_ns;          /* 0: GAP_EVERY_NS */
+	uint64_t every_ns;          /* 0: --layers-every */
 	/* The latest reading and its answer; reads counts them. */
 	struct explain_reading r;
 	struct explain e;
 	uint64_t reads;
+	uint64_t took_ns;           /* how long the latest reading took */
 
 	/* Set by the capture that runs the chain, for each capture: */
 	struct source inner;
@@ -52,7 +57,10 @@ struct gap {
 	uint64_t next_ns;           /* 0: read after the next sample */
 };
 
-/* Reads inner, then the gap when it is due and inner read. */
+/*
+ * Reads inner, then the gap when it is due and inner read: every every_ns,
+ * or GAP_SPACING times the last reading's time when that is longer.
+ */
 struct source gap_source(struct gap *g);
 
 #endif

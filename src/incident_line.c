@@ -51,6 +51,14 @@ incident_put_line(struct obuf *b, const struct incident *in)
 	    p->cgroup_limit_bytes >= 0, p->cgroup_limit_bytes);
 	put_int(b, "cgroup_oom_kills", p->has_cgroup && p->cgroup_oom_kills >= 0,
 	    (int64_t)p->cgroup_oom_kills);
+	put_int(b, "cgroup_high_bytes", p->has_cgroup &&
+	    p->cgroup_high_bytes >= 0, p->cgroup_high_bytes);
+	put_int(b, "cgroup_high_events", p->has_cgroup &&
+	    p->cgroup_high_events >= 0, p->cgroup_high_events);
+	put_int(b, "cgroup_pressure_some_bp", p->has_cgroup &&
+	    p->cgroup_pressure_some >= 0, p->cgroup_pressure_some);
+	put_int(b, "cgroup_pressure_full_bp", p->has_cgroup &&
+	    p->cgroup_pressure_full >= 0, p->cgroup_pressure_full);
 	obuf_puts(b, ",\"kernel\":");
 	if (in->kmsg[0] != '\0')
 		output_json_put_string(b, in->kmsg, strlen(in->kmsg));

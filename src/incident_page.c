@@ -245,6 +245,31 @@ over_time(FILE *fp, struct page *p, const char *lines, size_t len)
 	return 0;
 }
 
+/*
+ * cgroup v2's rows: memory.high, over which the kernel throttles the
+ * server, the times it did, and how long its tasks waited for memory.
+ */
+static void
+throttling(FILE *fp, const struct process_memory *m)
+{
+	char a[64];
+
+	if (m->cgroup_high_bytes >= 0) {
+		units_bytes(m->cgroup_high_bytes, a, sizeof(a));
+		fprintf(fp, "<tr><th class=\"text\">memory.high</th><td>%s"
+		    "</td></tr>", a);
+	}
+	if (m->cgroup_high_events >= 0)
+		fprintf(fp, "<tr><th class=\"text\">throttled over it</th>"
+		    "<td>%" PRId64 " times</td></tr>", m->cgroup_high_events);
+	if (m->cgroup_pressure_some >= 0 && m->cgroup_pressure_full >= 0)
+		fprintf(fp, "<tr><th class=\"text\">waited for memory, last "
+		    "10 s</th><td>some %" PRId64 ".%02" PRId64 "%%, all %"
+		    PRId64 ".%02" PRId64 "%%</td></tr>",
+		    m->cgroup_pressure_some / 100, m->cgroup_pressure_some % 100,
+		    m->cgroup_pressure_full / 100, m->cgroup_pressure_full % 100);
+}
+
 static void
 evidence(FILE *fp, const struct incident *in)
 {
@@ -272,7 +297,9 @@ evidence(FILE *fp, const struct incident *in)
 			fprintf(fp, "%" PRId64, m->cgroup_oom_kills);
 		else
 			fputs("not counted", fp);
-		fputs("</td></tr></tbody></table>\n", fp);
+		fputs("</td></tr>", fp);
+		throttling(fp, m);
+		fputs("</tbody></table>\n", fp);
 	}
 	if (in->kmsg[0] != '\0') {
 		fputs("<p>The kernel said: <code>", fp);

@@ -254,33 +254,35 @@ parse_statement(struct ctx *c, json_t *root, struct sample *s)
 }
 
 /*
- * The server's memory cgroup (added keys): a limit or a count of kills
- * only beside a usage; null, -1 as cgroup.h has it (none, not counted).
+ * The server's memory cgroup (added keys): its other figures only beside a
+ * usage; null, -1 as cgroup.h has it (none, not counted).
  */
 static int
 parse_cgroup(struct ctx *c, json_t *root, struct process_memory *p)
 {
-	bool limit, kills;
+	static const char *const keys[] = { "cgroup_limit_bytes",
+	    "cgroup_high_bytes", "cgroup_high_events", "cgroup_oom_kills",
+	    "cgroup_pressure_some_bp", "cgroup_pressure_full_bp" };
+	int64_t *v[] = { &p->cgroup_limit_bytes, &p->cgroup_high_bytes,
+	    &p->cgroup_high_events, &p->cgroup_oom_kills,
+	    &p->cgroup_pressure_some, &p->cgroup_pressure_full };
+	bool known;
 
 	if (get_int_added(c, root, "cgroup_usage_bytes", &p->cgroup_usage_bytes,
-	    &p->has_cgroup) != 0 ||
-	    get_int_added(c, root, "cgroup_limit_bytes", &p->cgroup_limit_bytes,
-	    &limit) != 0 ||
-	    get_int_added(c, root, "cgroup_oom_kills", &p->cgroup_oom_kills,
-	    &kills) != 0)
+	    &p->has_cgroup) != 0)
 		return -1;
-	if ((!p->has_cgroup && (limit || kills)) || p->cgroup_usage_bytes < 0 ||
-	    p->cgroup_limit_bytes < 0 || p->cgroup_oom_kills < 0)
+	if (p->cgroup_usage_bytes < 0)
 		return fail(c, "cgroup figures that disagree, at",
 		    "cgroup_usage_bytes");
-	if (!p->has_cgroup)
-		return 0;
-	if (!limit)
-		p->cgroup_limit_bytes = -1;
-	if (!kills)
-		p->cgroup_oom_kills = -1;
-	p->cgroup_high_bytes = p->cgroup_oom = -1;
-	p->cgroup_anon_bytes = p->cgroup_file_bytes = -1;
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if (get_int_added(c, root, keys[i], v[i], &known) != 0)
+			return -1;
+		if ((known && !p->has_cgroup) || *v[i] < 0)
+			return fail(c, "cgroup figures that disagree, at",
+			    keys[i]);
+		if (!known && p->has_cgroup)
+			*v[i] = -1;
+	}
 	return 0;
 }
 

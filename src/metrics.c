@@ -201,10 +201,23 @@ write_cgroup(FILE *fp, const struct family *f, const struct metrics_view *v)
 	if (v->sample == NULL || !v->sample->process.has_cgroup)
 		return;
 	p = &v->sample->process;
+	if (strncmp(f->name, "cgroup_pressure_", 16) == 0) {
+		/* avg10 in hundredths of a percent, as a ratio. */
+		n = f->name[16] == 's' ? p->cgroup_pressure_some :
+		    p->cgroup_pressure_full;
+		if (n >= 0)
+			fprintf(fp, PREFIX "%s %" PRId64 ".%04" PRId64 "\n",
+			    f->name, n / 10000, n % 10000);
+		return;
+	}
 	if (strcmp(f->name, "cgroup_usage_bytes") == 0)
 		n = p->cgroup_usage_bytes;
 	else if (strcmp(f->name, "cgroup_oom_kills_total") == 0)
 		n = p->cgroup_oom_kills;
+	else if (strcmp(f->name, "cgroup_high_bytes") == 0)
+		n = p->cgroup_high_bytes;
+	else if (strcmp(f->name, "cgroup_high_events_total") == 0)
+		n = p->cgroup_high_events;
 	else if ((n = p->cgroup_limit_bytes) < 0) {
 		fprintf(fp, PREFIX "%s +Inf\n", f->name);
 		return;
@@ -360,6 +373,18 @@ static const struct family families[] = {
 	{ "cgroup_oom_kills_total", COUNTER, "Processes the OOM killer killed "
 	    "in that cgroup (memory.events oom_kill; v1 memory.oom_control).",
 	    write_cgroup, 0 },
+	{ "cgroup_high_bytes", GAUGE, "cgroup v2: the memory.high of that "
+	    "cgroup, the lowest on its way up, over which the kernel throttles "
+	    "it; absent: none.", write_cgroup, 0 },
+	{ "cgroup_high_events_total", COUNTER, "cgroup v2: the times it went "
+	    "over memory.high and was throttled (memory.events high).",
+	    write_cgroup, 0 },
+	{ "cgroup_pressure_some_ratio", GAUGE, "cgroup v2: the share of the "
+	    "last 10 s some of its tasks waited for memory (memory.pressure "
+	    "some avg10); absent without PSI.", write_cgroup, 0 },
+	{ "cgroup_pressure_full_ratio", GAUGE, "cgroup v2: the share of the "
+	    "last 10 s all of its tasks waited for memory (memory.pressure "
+	    "full avg10); absent without PSI.", write_cgroup, 0 },
 	{ "connection_memory_limit_bytes", GAUGE, "MySQL's "
 	    "connection_memory_limit, where set (a thread's target only).",
 	    write_limit, 0 },

@@ -115,6 +115,8 @@ struct options {
 	char *listen_addr;    /* owned; NULL: 127.0.0.1 */
 	unsigned listen_port;
 	uint64_t max_series;  /* --max-series: labelled series per scrape */
+	/* --layers-every: the gap in layers beside --global's samples; 0: never. */
+	unsigned layers_every_s;
 	/* --record: the black box (record.h); NULL: not recording. */
 	char *record_dir;
 	uint64_t record_size;        /* --record-size: what DIR may hold, bytes */

@@ -206,18 +206,51 @@ sample_cgroup_usage(const struct sample_row *r, union column_value *v)
 	return r->s->process.has_cgroup;
 }
 
+/* A figure of the cgroup: null without one, or below 0 (none, not counted). */
+static bool
+cgroup_figure(const struct sample_row *r, int64_t n, union column_value *v)
+{
+	v->i = n;
+	return r->s->process.has_cgroup && n >= 0;
+}
+
 static bool
 sample_cgroup_limit(const struct sample_row *r, union column_value *v)
 {
-	v->i = r->s->process.cgroup_limit_bytes;
-	return r->s->process.has_cgroup && v->i >= 0;
+	return cgroup_figure(r, r->s->process.cgroup_limit_bytes, v);
 }
 
 static bool
 sample_cgroup_oom_kills(const struct sample_row *r, union column_value *v)
 {
-	v->i = r->s->process.cgroup_oom_kills;
-	return r->s->process.has_cgroup && v->i >= 0;
+	return cgroup_figure(r, r->s->process.cgroup_oom_kills, v);
+}
+
+/* v2's memory.high and its events, memory.pressure's avg10: null on v1. */
+static bool
+sample_cgroup_high(const struct sample_row *r, union column_value *v)
+{
+	return cgroup_figure(r, r->s->process.cgroup_high_bytes, v);
+}
+
+static bool
+sample_cgroup_high_events(const struct sample_row *r, union column_value *v)
+{
+	return cgroup_figure(r, r->s->process.cgroup_high_events, v);
+}
+
+static bool
+sample_cgroup_pressure_some(const struct sample_row *r,
+    union column_value *v)
+{
+	return cgroup_figure(r, r->s->process.cgroup_pressure_some, v);
+}
+
+static bool
+sample_cgroup_pressure_full(const struct sample_row *r,
+    union column_value *v)
+{
+	return cgroup_figure(r, r->s->process.cgroup_pressure_full, v);
 }
 
 /* An event's columns: r->e is never NULL here (see sample_column_get). */
@@ -390,6 +423,13 @@ const struct sample_column sample_columns[] = {
 	{ "cgroup_usage_bytes", S, COLUMN_INT, sample_cgroup_usage, GETTER },
 	{ "cgroup_limit_bytes", S, COLUMN_INT, sample_cgroup_limit, GETTER },
 	{ "cgroup_oom_kills",  S, COLUMN_INT,  sample_cgroup_oom_kills, GETTER },
+	{ "cgroup_high_bytes", S, COLUMN_INT,  sample_cgroup_high, GETTER },
+	{ "cgroup_high_events", S, COLUMN_INT, sample_cgroup_high_events,
+	    GETTER },
+	{ "cgroup_pressure_some_bp", S, COLUMN_INT,
+	    sample_cgroup_pressure_some, GETTER },
+	{ "cgroup_pressure_full_bp", S, COLUMN_INT,
+	    sample_cgroup_pressure_full, GETTER },
 };
 _Static_assert(sizeof(struct event_stat) < 65535, "an offset fits in at");
 _Static_assert(sizeof(sample_columns) / sizeof(sample_columns[0]) ==

@@ -213,6 +213,50 @@ put_sample_peaks(struct output *o, const struct sample *s)
 	}
 }
 
+/* A share of hundredths of a percent, "12.34%", whatever the locale. */
+static void
+put_percent(struct obuf *b, int64_t hundredths)
+{
+	obuf_int(b, hundredths / 100);
+	obuf_putc(b, '.');
+	obuf_putc(b, (char)('0' + hundredths % 100 / 10));
+	obuf_putc(b, (char)('0' + hundredths % 10));
+	obuf_putc(b, '%');
+}
+
+/*
+ * v2's throttling: the cgroup at (or within a twentieth of) memory.high,
+ * where the kernel makes the server reclaim before it allocates, or over
+ * it some times so far; and how long its tasks waited for memory.
+ */
+static void
+put_throttling(struct output *o, const struct process_memory *p)
+{
+	char v[CELL + 1];
+
+	if (p->cgroup_high_bytes >= 0 && (p->cgroup_high_events > 0 ||
+	    p->cgroup_usage_bytes >= p->cgroup_high_bytes -
+	    p->cgroup_high_bytes / 20)) {
+		v[fmt_bytes(o, p->cgroup_high_bytes, v)] = '\0';
+		obuf_puts(&o->buf, p->cgroup_usage_bytes >=
+		    p->cgroup_high_bytes - p->cgroup_high_bytes / 20 ?
+		    " ~ throttled: at memory.high, " : " ~ memory.high ");
+		obuf_puts(&o->buf, v);
+		obuf_puts(&o->buf, "; over it so far: ");
+		obuf_int(&o->buf, p->cgroup_high_events > 0 ?
+		    p->cgroup_high_events : 0);
+		obuf_putc(&o->buf, '\n');
+	}
+	if (p->cgroup_pressure_some > 0) {
+		obuf_puts(&o->buf, " ~ waited for memory, last 10 s: some ");
+		put_percent(&o->buf, p->cgroup_pressure_some);
+		obuf_puts(&o->buf, ", full ");
+		put_percent(&o->buf, p->cgroup_pressure_full > 0 ?
+		    p->cgroup_pressure_full : 0);
+		obuf_putc(&o->buf, '\n');
+	}
+}
+
 /* The sample's rows, after what changed since the last sample written. */
 static int
 put_sample(struct output *o, const struct text_state *t,
@@ -275,6 +319,7 @@ put_sample(struct output *o, const struct text_state *t,
 			obuf_uint(&o->buf, (uint64_t)s->process.cgroup_oom_kills);
 			obuf_putc(&o->buf, '\n');
 		}
+		put_throttling(o, &s->process);
 	}
 	put_sample_peaks(o, s);
 	obuf_putc(&o->buf, '\n');

@@ -41,17 +41,17 @@ cgroup_note(struct resident *r, const char *why)
 	r->notify(r->notify_ctx, msg);
 }
 
-/* The trusted process's memory cgroup, once per pid. */
+/* The trusted process's memory cgroup and its limits, found anew. */
 static void
 find_cgroup(struct resident *r)
 {
-	char why[512];
+	char dir[sizeof(r->cgroup.dir)], why[sizeof(dir) + 128];
 
-	r->cgroup_dir[0] = '\0';
-	if (cgroup_find(r->proc, r->sys, r->pid, r->cgroup_dir,
-	    sizeof(r->cgroup_dir)) == 0)
+	r->cgroup.dir[0] = '\0';
+	if (cgroup_find(r->proc, r->sys, r->pid, dir, sizeof(dir)) == 0 &&
+	    cgroup_read_limits(dir, &r->cgroup) == 0)
 		return;
-	r->cgroup_dir[0] = '\0';
+	r->cgroup.dir[0] = '\0';
 	if (errno == ENOENT)
 		snprintf(why, sizeof(why), "process %" PRIu64 " is in no memory "
 		    "cgroup found under %s", r->pid, r->sys);
@@ -77,12 +77,12 @@ check_process(struct resident *r)
 	r->has_checked = true;
 	r->checked = *id;
 	r->pid = 0;
-	r->cgroup_dir[0] = '\0';
+	r->cgroup.dir[0] = '\0';
+	r->next_cgroup_ns = 0;
 	if (procfs_check(r->proc, id->pid, id->boot_s, why, sizeof(why)) ==
-	    PROCMEM_TRUSTED) {
+	    PROCMEM_TRUSTED)
 		r->pid = id->pid;
-		find_cgroup(r);
-	} else
+	else
 		note(r, why);
 }
 
@@ -105,19 +105,27 @@ read_status(struct resident *r, struct process_memory *p)
 	p->status_bytes = r->has_status ? r->status_bytes : 0;
 }
 
-/* The trusted process's pid and its cgroup's figures into *p. */
+/*
+ * The trusted process's pid and its cgroup's figures into *p: the counters
+ * (two or three files), and the folder and limits found again when due.
+ */
 static void
 read_cgroup(struct resident *r, struct process_memory *p)
 {
-	char why[sizeof(r->cgroup_dir) + 128];
+	char why[sizeof(r->cgroup.dir) + 128];
+	uint64_t now = r->clk->now_ns(r->clk->ctx);
 
 	p->pid = r->pid;
-	if (r->cgroup_dir[0] == '\0' || cgroup_read(r->cgroup_dir, p) == 0)
+	if (now >= r->next_cgroup_ns) {
+		r->next_cgroup_ns = now + RESIDENT_CGROUP_EVERY_NS;
+		find_cgroup(r);
+	}
+	if (r->cgroup.dir[0] == '\0' || cgroup_read_counts(&r->cgroup, p) == 0)
 		return;
-	/* Removed: not read again for this run of the server. */
-	snprintf(why, sizeof(why), "cannot read %s: %s", r->cgroup_dir,
+	/* Removed: looked for again when next due. */
+	snprintf(why, sizeof(why), "cannot read %s: %s", r->cgroup.dir,
 	    strerror(errno));
-	r->cgroup_dir[0] = '\0';
+	r->cgroup.dir[0] = '\0';
 	cgroup_note(r, why);
 }
 

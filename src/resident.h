@@ -8,12 +8,14 @@
  *
  * The process is the one whose id the server gives (THREAD_OS_ID of its
  * main thread, learnt at each connect), trusted only when that process
- * here is a mysqld or mariadbd that started when the server says it did:
+ * here is a mysqld or mariadbd that started no later than the server says
+ * it did (a slow start begins long before):
  * a server on another machine gives an id that means nothing here. When
  * it cannot be trusted, the figures are absent and one note says why.
  *
  * Beside it, the memory cgroup the trusted process is in (cgroup.h): its
- * folder found once per trusted pid, its figures read with each sample.
+ * folder and limits found for each trusted pid and again once a minute
+ * (a process moved, a limit changed), its counters read with each sample.
  */
 #ifndef MYSQLMEMPROF_RESIDENT_H
 #define MYSQLMEMPROF_RESIDENT_H
@@ -28,6 +30,8 @@
 #include "source.h"
 
 #define RESIDENT_STATUS_EVERY_NS 1000000000ull
+/* The cgroup's folder and its limits (a walk up its tree) this often. */
+#define RESIDENT_CGROUP_EVERY_NS 60000000000ull
 
 struct resident {
 	/* Set by the capture that runs the chain: */
@@ -46,7 +50,8 @@ struct resident {
 	bool has_checked;
 	uint64_t pid;              /* trusted; 0: none */
 	bool noted;                /* the note on an absent figure is said */
-	char cgroup_dir[4096];     /* the pid's memory cgroup; "": none */
+	struct cgroup_limits cgroup; /* the pid's memory cgroup; dir "": none */
+	uint64_t next_cgroup_ns;   /* 0: find it with the next sample */
 	bool cgroup_noted;         /* the note on an absent cgroup is said */
 	uint64_t next_status_ns;   /* 0: ask with the next sample */
 	bool has_status;

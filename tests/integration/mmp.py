@@ -78,8 +78,12 @@ KEPT_KEYS = ["events_kept"]
 PROCESS_KEYS = ["process_resident_bytes", "process_anon_bytes",
                 "untracked_bytes", "status_memory_bytes"]
 # Then the process's memory cgroup: its usage, its limit (null: none set)
-# and the processes its OOM killer killed; all null without a cgroup.
-CGROUP_KEYS = ["cgroup_usage_bytes", "cgroup_limit_bytes", "cgroup_oom_kills"]
+# and the processes its OOM killer killed; v2's memory.high, the times it
+# throttled, and memory.pressure's avg10s (null on v1, or without PSI);
+# all null without a cgroup.
+CGROUP_KEYS = ["cgroup_usage_bytes", "cgroup_limit_bytes", "cgroup_oom_kills",
+               "cgroup_high_bytes", "cgroup_high_events",
+               "cgroup_pressure_some_bp", "cgroup_pressure_full_bp"]
 CSV_HEADER = ["sample", "elapsed_ms", "timestamp", "thread_id", "event_name",
               "current_bytes", "current_count", "high_bytes", "alloc_bytes",
               "free_bytes", "alloc_count", "free_count", "total_bytes",

@@ -143,6 +143,7 @@ struct fake_server {
 	struct measured_connections measured;
 	enum pfs_status layers_status, estimate_status;
 	size_t layers_reads, estimate_reads, measured_reads;
+	uint64_t layers_ns;      /* how long counted_layers takes (now moves) */
 
 	/* list_threads(): the target, and our own thread. */
 	size_t lists;
@@ -468,6 +469,7 @@ fake_counted_layers(struct conn *c, struct counted_layers *out, char *err,
 {
 	assert_true(c->open);
 	fake->layers_reads++;
+	fake->now += fake->layers_ns;
 	memset(out, 0, sizeof(*out));
 	if (fake->layers_status != PFS_OK) {
 		snprintf(err, errlen, "lost");

@@ -3,7 +3,9 @@
  * /proc and /sys/fs/cgroup are: cgroup v1's memory controller (as this
  * machine mounts it, the files' text copied from it, Linux 6.18) and
  * v2, alone or beside v1 (hybrid: sys/unified); a limit, no limit (v1's
- * huge value, v2's "max"), a parent's lower limit, the counters; read on
+ * huge value, v2's "max"), a parent's lower limit, the counters, v2's
+ * memory.high and its events, memory.pressure where the kernel has PSI, the
+ * limits read apart from the counters; read on
  * after the process has died, and none when the cgroup is gone. And the
  * kernel's line on an OOM kill, from records of /dev/kmsg.
  */
@@ -246,11 +248,11 @@ test_v1_with_a_limit(void **state)
 	assert_int_equal(m.cgroup_usage_bytes, 218532096);
 	assert_int_equal(m.cgroup_limit_bytes, 4 * GIB);
 	assert_int_equal(m.cgroup_high_bytes, -1);
-	assert_int_equal(m.cgroup_oom, -1);
+	assert_int_equal(m.cgroup_high_events, -1);
 	assert_int_equal(m.cgroup_oom_kills, 0);
-	/* The totals, children included, as the usage is. */
-	assert_int_equal(m.cgroup_anon_bytes, 201744896);
-	assert_int_equal(m.cgroup_file_bytes, 16787072);
+	/* v1 has no PSI of a cgroup. */
+	assert_int_equal(m.cgroup_pressure_some, -1);
+	assert_int_equal(m.cgroup_pressure_full, -1);
 	assert_false(m.known);
 }
 
@@ -270,9 +272,6 @@ test_v1_no_limit_and_a_parents(void **state)
 	put("sys/memory/mmp/mariadbd/memory.stat", stat);
 	find_read(&m, "sys/memory/mmp/mariadbd");
 	assert_int_equal(m.cgroup_limit_bytes, GIB);
-	assert_int_equal(m.cgroup_anon_bytes, 5);
-	/* No total_cache: the cgroup's own cache, here none either. */
-	assert_int_equal(m.cgroup_file_bytes, -1);
 	/* A kernel before 4.13 counts no kills. */
 	put("sys/memory/mmp/mariadbd/memory.oom_control",
 	    "oom_kill_disable 0\nunder_oom 0\n");
@@ -296,10 +295,11 @@ test_v2_with_a_limit(void **state)
 	assert_int_equal(m.cgroup_usage_bytes, 218532096);
 	assert_int_equal(m.cgroup_limit_bytes, 4 * GIB);
 	assert_int_equal(m.cgroup_high_bytes, -1);
-	assert_int_equal(m.cgroup_oom, 2);
+	assert_int_equal(m.cgroup_high_events, 0);
 	assert_int_equal(m.cgroup_oom_kills, 1);
-	assert_int_equal(m.cgroup_anon_bytes, 190001152);
-	assert_int_equal(m.cgroup_file_bytes, 25681920);
+	/* No memory.pressure: a kernel without PSI (UML's). */
+	assert_int_equal(m.cgroup_pressure_some, -1);
+	assert_int_equal(m.cgroup_pressure_full, -1);
 	/* The slice's lower limit bounds the service. */
 	put("sys/system.slice/memory.max", "1073741824\n");
 	put("sys/system.slice/mariadb.service/memory.high", "805306368\n");
@@ -325,8 +325,108 @@ test_v2_no_limit_hybrid(void **state)
 	put("sys/unified/system.slice/mariadb.service/memory.events",
 	    "low 0\nhigh 0\nmax 0\noom 0\n");
 	find_read(&m, "sys/unified/system.slice/mariadb.service");
-	assert_int_equal(m.cgroup_oom, 0);
+	assert_int_equal(m.cgroup_high_events, 0);
 	assert_int_equal(m.cgroup_oom_kills, -1);
+}
+
+static const char pressure[] =
+    "some avg10=12.34 avg60=5.00 avg300=1.02 total=123456\n"
+    "full avg10=0.50 avg60=0.10 avg300=0.00 total=4567\n";
+
+static void
+test_pressure_parse(void **state)
+{
+	int64_t n;
+
+	(void)state;
+	assert_int_equal(cgroup_parse_pressure(pressure, "some", &n), 0);
+	assert_int_equal(n, 1234);
+	assert_int_equal(cgroup_parse_pressure(pressure, "full", &n), 0);
+	assert_int_equal(n, 50);
+	assert_int_equal(cgroup_parse_pressure("some avg10=100.00 avg60=1\n",
+	    "some", &n), 0);
+	assert_int_equal(n, 10000);
+	/* A kernel's without the full line (the root's before 5.13). */
+	assert_int_equal(cgroup_parse_pressure("some avg10=0.00 avg60=0.00 "
+	    "avg300=0.00 total=0\n", "full", &n), -1);
+	assert_int_equal(cgroup_parse_pressure("some avg10=1.5 x\n", "some",
+	    &n), -1);
+	assert_int_equal(cgroup_parse_pressure("some avg10=-1.00 x\n", "some",
+	    &n), -1);
+	assert_int_equal(cgroup_parse_pressure("some avg10=101.00 x\n", "some",
+	    &n), -1);
+	assert_int_equal(cgroup_parse_pressure("some avg10=100.01 x\n", "some",
+	    &n), -1);
+	assert_int_equal(cgroup_parse_pressure("", "some", &n), -1);
+}
+
+/*
+ * v2 under systemd: the service over its memory.high (throttled, its
+ * events counted), the slice's high lower than its own, PSI given.
+ */
+static void
+test_v2_high_and_pressure(void **state)
+{
+	struct process_memory m;
+
+	(void)state;
+	v2_tree("", "max\n", "max\n");
+	put("sys/system.slice/mariadb.service/memory.high", "209715200\n");
+	put("sys/system.slice/mariadb.service/memory.events",
+	    "low 0\nhigh 3172\nmax 0\noom 0\noom_kill 0\n");
+	put("sys/system.slice/mariadb.service/memory.pressure", pressure);
+	find_read(&m, "sys/system.slice/mariadb.service");
+	assert_int_equal(m.cgroup_limit_bytes, -1);
+	assert_int_equal(m.cgroup_high_bytes, 209715200);
+	assert_true(m.cgroup_usage_bytes > m.cgroup_high_bytes);
+	assert_int_equal(m.cgroup_high_events, 3172);
+	assert_int_equal(m.cgroup_pressure_some, 1234);
+	assert_int_equal(m.cgroup_pressure_full, 50);
+	/* The slice throttles lower than the service. */
+	put("sys/system.slice/memory.high", "104857600\n");
+	find_read(&m, "sys/system.slice/mariadb.service");
+	assert_int_equal(m.cgroup_high_bytes, 104857600);
+	/* The service has no limit, its slice one: the slice's bounds it. */
+	put("sys/system.slice/memory.max", "1073741824\n");
+	find_read(&m, "sys/system.slice/mariadb.service");
+	assert_int_equal(m.cgroup_limit_bytes, GIB);
+	/* A kernel booted with psi=0: the file is there, its read fails. */
+	put("sys/system.slice/mariadb.service/memory.pressure", "");
+	find_read(&m, "sys/system.slice/mariadb.service");
+	assert_int_equal(m.cgroup_pressure_some, -1);
+	assert_int_equal(m.cgroup_pressure_full, -1);
+}
+
+/*
+ * The limits are read apart from the counters, and kept: the counters of
+ * each sample open only their own files (a limit changed meanwhile is seen
+ * at the next cgroup_read_limits).
+ */
+static void
+test_limits_kept_between_reads(void **state)
+{
+	struct cgroup_limits l;
+	struct process_memory m;
+	char dir[512];
+
+	(void)state;
+	v2_tree("", "4294967296\n", "1073741824\n");
+	assert_int_equal(cgroup_find(proc, sys, PID, dir, sizeof(dir)), 0);
+	assert_int_equal(cgroup_read_limits(dir, &l), 0);
+	assert_int_equal(l.version, 2);
+	assert_int_equal(l.limit_bytes, GIB);
+	assert_false(l.has_pressure);
+	put("sys/system.slice/memory.max", "max\n");
+	put("sys/system.slice/mariadb.service/memory.max", "max\n");
+	put("sys/system.slice/mariadb.service/memory.current", "5\n");
+	memset(&m, 0, sizeof(m));
+	assert_int_equal(cgroup_read_counts(&l, &m), 0);
+	assert_int_equal(m.cgroup_usage_bytes, 5);
+	assert_int_equal(m.cgroup_limit_bytes, GIB);
+	assert_int_equal(cgroup_read_limits(dir, &l), 0);
+	assert_int_equal(l.limit_bytes, -1);
+	/* Not a memory cgroup's folder. */
+	assert_int_equal(cgroup_read_limits(root, &l), -1);
 }
 
 static void
@@ -449,6 +549,11 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_v2_no_limit_hybrid, setup,
 		    teardown),
+		cmocka_unit_test(test_pressure_parse),
+		cmocka_unit_test_setup_teardown(test_v2_high_and_pressure,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_limits_kept_between_reads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_none_found, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(

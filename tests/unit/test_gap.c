@@ -72,6 +72,40 @@ test_once_a_minute(void **state)
 	assert_int_equal(g.reads, 1);
 }
 
+/* --layers-every: 0 reads none; SECONDS sets the beat. */
+static void
+test_layers_every(void **state)
+{
+	(void)state;
+	parse("--global", "--count", "5", "--frequency", "100",
+	    "--layers-every", "0", NULL);
+	assert_int_equal(capture_once(), EXIT_DONE);
+	assert_int_equal(srv.layers_reads, 0);
+	assert_int_equal(g.reads, 0);
+	parse_free();
+	parse("--global", "--count", "25", "--frequency", "100",
+	    "--layers-every", "1", NULL);
+	assert_int_equal(capture_once(), EXIT_DONE);
+	assert_int_equal(srv.layers_reads, 3);
+	assert_int_equal(g.every_ns, 1000000000);
+}
+
+/*
+ * A reading that takes long (a large process's smaps) is followed by none
+ * for GAP_SPACING times as long, whatever the beat.
+ */
+static void
+test_long_reading_spaced(void **state)
+{
+	(void)state;
+	g.every_ns = 150000000;
+	srv.layers_ns = 1000000;
+	parse("--global", "--count", "5", "--frequency", "100", NULL);
+	assert_int_equal(capture_once(), EXIT_DONE);
+	assert_int_equal(g.took_ns, 1000000);
+	assert_int_equal(srv.layers_reads, 1);
+}
+
 /* A failed reading: no new answer, the one before whole; no sample lost. */
 static void
 test_failed_reading_keeps_the_answer(void **state)
@@ -195,6 +229,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_read_at_its_beat, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_once_a_minute, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_layers_every, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_long_reading_spaced, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(
 		    test_failed_reading_keeps_the_answer, setup, teardown),

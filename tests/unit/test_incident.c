@@ -271,6 +271,15 @@ record(struct fix *f, struct incident *in)
 	snprintf(in->what, sizeof(in->what), "the kernel killed <mysqld>");
 	in->process.known = true;
 	in->process.resident_bytes = 600 * MIB;
+	/* In a cgroup v2 throttled over its memory.high. */
+	in->process.has_cgroup = true;
+	in->process.cgroup_usage_bytes = 700 * MIB;
+	in->process.cgroup_limit_bytes = -1;
+	in->process.cgroup_oom_kills = 1;
+	in->process.cgroup_high_bytes = 640 * MIB;
+	in->process.cgroup_high_events = 4821;
+	in->process.cgroup_pressure_some = 4207;
+	in->process.cgroup_pressure_full = 1903;
 	add_incident(f, in);
 	add_sample(f, T0 + 10 * MIN + 500, seq, 1 * MIB);
 	write_segment(f, 0, second, NULL);
@@ -445,6 +454,11 @@ test_incident_files(void **state)
 	    "300 s."));
 	/* A chart of the window's samples. */
 	assert_non_null(strstr(got, "<svg"));
+	/* The cgroup's throttling, cgroup v2's. */
+	assert_non_null(strstr(got, "<th class=\"text\">memory.high</th>"
+	    "<td>640.00 MiB</td>"));
+	assert_non_null(strstr(got, "<td>4821 times</td>"));
+	assert_non_null(strstr(got, "<td>some 42.07%, all 19.03%</td>"));
 	free(got);
 }
 

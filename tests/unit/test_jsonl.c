@@ -128,17 +128,20 @@ test_round_trip(void **state)
 	round_trip(&s, "global", false);
 	/*
 	 * Its memory cgroup: a limit, and none (null); kills, and none
-	 * counted (null). What the columns do not carry comes back unknown.
+	 * counted (null); v2's memory.high, its events and pressure, and v1's
+	 * none of them (null).
 	 */
 	s.process = (struct process_memory){ .known = true,
 	    .resident_bytes = 100000, .anon_bytes = 90000, .file_bytes = 10000,
 	    .has_cgroup = true, .cgroup_usage_bytes = 300000,
-	    .cgroup_limit_bytes = (int64_t)4 << 30, .cgroup_high_bytes = -1,
-	    .cgroup_oom = -1, .cgroup_oom_kills = 2, .cgroup_anon_bytes = -1,
-	    .cgroup_file_bytes = -1 };
+	    .cgroup_limit_bytes = (int64_t)4 << 30, .cgroup_high_bytes = 250000,
+	    .cgroup_high_events = 17, .cgroup_oom_kills = 2,
+	    .cgroup_pressure_some = 1234, .cgroup_pressure_full = 50 };
 	round_trip(&s, "global", false);
 	s.process.cgroup_limit_bytes = -1;
 	s.process.cgroup_oom_kills = -1;
+	s.process.cgroup_high_bytes = s.process.cgroup_high_events = -1;
+	s.process.cgroup_pressure_some = s.process.cgroup_pressure_full = -1;
 	round_trip(&s, "global", false);
 	/* No event at all. */
 	s = sample_of(e, 0, 3);

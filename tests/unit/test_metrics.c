@@ -276,18 +276,33 @@ test_cgroup(void **state)
 	    .resident_bytes = 200000, .anon_bytes = 150000,
 	    .has_cgroup = true, .cgroup_version = 2,
 	    .cgroup_usage_bytes = 250000, .cgroup_limit_bytes = 4096000,
-	    .cgroup_oom_kills = 1 };
+	    .cgroup_oom_kills = 1, .cgroup_high_bytes = 240000,
+	    .cgroup_high_events = 31, .cgroup_pressure_some = 1234,
+	    .cgroup_pressure_full = 5 };
 	p = render(&v, METRICS_PROMETHEUS);
 	has(p, "\nmysqlmemprof_cgroup_usage_bytes 250000\n");
 	has(p, "\nmysqlmemprof_cgroup_limit_bytes 4096000\n");
 	has(p, "\nmysqlmemprof_cgroup_oom_kills_total 1\n");
+	/* v2's throttling: memory.high, the times over it, the pressure. */
+	has(p, "\nmysqlmemprof_cgroup_high_bytes 240000\n");
+	has(p, "\nmysqlmemprof_cgroup_high_events_total 31\n");
+	has(p, "\nmysqlmemprof_cgroup_pressure_some_ratio 0.1234\n");
+	has(p, "\nmysqlmemprof_cgroup_pressure_full_ratio 0.0005\n");
 	free(p);
 	sample.process.cgroup_limit_bytes = -1;
 	sample.process.cgroup_oom_kills = -1;
+	sample.process.cgroup_high_bytes = sample.process.cgroup_high_events =
+	    -1;
+	sample.process.cgroup_pressure_some = -1;
+	sample.process.cgroup_pressure_full = -1;
 	p = render(&v, METRICS_OPENMETRICS);
 	has(p, "\nmysqlmemprof_cgroup_limit_bytes +Inf\n");
 	has(p, "# TYPE mysqlmemprof_cgroup_oom_kills counter\n");
 	has_not(p, "\nmysqlmemprof_cgroup_oom_kills_total ");
+	/* v1, or no PSI: absent, not 0. */
+	has_not(p, "\nmysqlmemprof_cgroup_high_bytes ");
+	has_not(p, "\nmysqlmemprof_cgroup_high_events_total ");
+	has_not(p, "\nmysqlmemprof_cgroup_pressure_some_ratio ");
 	free(p);
 	sample.process = (struct process_memory){ 0 };
 }

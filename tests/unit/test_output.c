@@ -311,7 +311,9 @@ render(const char *format, bool exact, enum what what, size_t *len)
 					.cgroup_limit_bytes = i == 1 ?
 					    (int64_t)4 << 20 : -1,
 					.cgroup_high_bytes = -1,
-					.cgroup_oom = -1,
+					.cgroup_high_events = -1,
+					.cgroup_pressure_some = -1,
+					.cgroup_pressure_full = -1,
 					.cgroup_oom_kills = (int64_t)i - 1,
 				};
 			for (size_t k = 0; intern_names && k < copy.n_events;
@@ -870,7 +872,7 @@ test_thread_list_free(void **state)
 /* CSV parsed back with libcsv. */
 
 #define MAX_ROWS 32
-#define MAX_FIELDS 40
+#define MAX_FIELDS 48
 
 struct field {
 	char *s; /* NULL for an unquoted empty field */
@@ -1021,7 +1023,8 @@ test_csv_roundtrip(void **state)
 	    "statement,grain,filtered_total_bytes,setup_off,waiting,"
 	    "events_kept,process_resident_bytes,process_anon_bytes,untracked_bytes,"
 	    "status_memory_bytes,cgroup_usage_bytes,cgroup_limit_bytes,"
-	    "cgroup_oom_kills");
+	    "cgroup_oom_kills,cgroup_high_bytes,cgroup_high_events,"
+	    "cgroup_pressure_some_bp,cgroup_pressure_full_bp");
 	for (size_t i = 0; i < ring_len(r); i++) {
 		const struct sample *s = ring_get(r, i);
 		char ts[64];
@@ -1237,6 +1240,9 @@ json_deltas(const char *buf)
 	    "\"process_resident_bytes\":null,\"process_anon_bytes\":null,"
 	    "\"untracked_bytes\":null,\"status_memory_bytes\":null,\"cgroup_usage_bytes\":null,"
 	    "\"cgroup_limit_bytes\":null,\"cgroup_oom_kills\":null,"
+	    "\"cgroup_high_bytes\":null,\"cgroup_high_events\":null,"
+	    "\"cgroup_pressure_some_bp\":null,"
+	    "\"cgroup_pressure_full_bp\":null,"
 	    "\"finished\":[]}\n"));
 	assert_non_null(strstr(buf, "\"query_us\":18446744073709551615,"
 	    "\"gap_ms\":18446744073709551615,"));
@@ -1292,6 +1298,9 @@ test_json_valid(void **state)
 	    "\"process_resident_bytes\":null,\"process_anon_bytes\":null,"
 	    "\"untracked_bytes\":null,\"status_memory_bytes\":null,\"cgroup_usage_bytes\":null,"
 	    "\"cgroup_limit_bytes\":null,\"cgroup_oom_kills\":null,"
+	    "\"cgroup_high_bytes\":null,\"cgroup_high_events\":null,"
+	    "\"cgroup_pressure_some_bp\":null,"
+	    "\"cgroup_pressure_full_bp\":null,"
 	    "\"finished\":[]}\n"));
 	assert_non_null(strstr(buf, "],\"statement_id\":101,"
 	    "\"digest\":\"3f1c8e0e8b2f2a4c9a0d1e6b7c5d4e3f\","));
@@ -1731,6 +1740,60 @@ test_text_names_statement_again(void **state)
 	free(buf);
 }
 
+/* Text of one sample, owned by the caller. */
+static char *
+text_of(const struct sample *p)
+{
+	struct output o = { .fmt = output_table_find("text"),
+	    .settings = { .exact_bytes = true } };
+	char *buf = NULL;
+	size_t len;
+
+	assert_non_null(o.fp = open_memstream(&buf, &len));
+	assert_int_equal(output_sample(&o, p), 0);
+	output_release(&o);
+	assert_int_equal(fclose(o.fp), 0);
+	return buf;
+}
+
+/*
+ * cgroup v2's throttling in text: at memory.high (within a twentieth), or
+ * over it some times so far, and the pressure; none of it on v1.
+ */
+static void
+test_text_throttled(void **state)
+{
+	struct sample p = { .seq = 1, .wall_ms = WALL, .total_bytes = 1024,
+	    .process = { .has_cgroup = true, .cgroup_version = 2,
+	    .cgroup_usage_bytes = 990, .cgroup_limit_bytes = -1,
+	    .cgroup_high_bytes = 1000, .cgroup_high_events = 7,
+	    .cgroup_oom_kills = 0, .cgroup_pressure_some = 1234,
+	    .cgroup_pressure_full = 5 } };
+	char *buf;
+
+	(void)state;
+	buf = text_of(&p);
+	assert_non_null(strstr(buf, " ~ throttled: at memory.high, 1000; "
+	    "over it so far: 7\n"));
+	assert_non_null(strstr(buf, " ~ waited for memory, last 10 s: some "
+	    "12.34%, full 0.05%\n"));
+	free(buf);
+	/* Below it, once over: said, not as throttled now. */
+	p.process.cgroup_usage_bytes = 500;
+	p.process.cgroup_pressure_some = 0;
+	buf = text_of(&p);
+	assert_non_null(strstr(buf, " ~ memory.high 1000; over it so far: "
+	    "7\n"));
+	assert_null(strstr(buf, "waited"));
+	free(buf);
+	/* v1: no memory.high, no PSI. */
+	p.process.cgroup_high_bytes = p.process.cgroup_high_events = -1;
+	p.process.cgroup_pressure_some = p.process.cgroup_pressure_full = -1;
+	buf = text_of(&p);
+	assert_null(strstr(buf, " ~ "));
+	free(buf);
+}
+
 /* In text, what a terminal acts on shows as '?', in names and statements. */
 static void
 test_text_terminal_controls(void **state)
@@ -1845,6 +1908,7 @@ main(void)
 		cmocka_unit_test(test_text_list_layout),
 		cmocka_unit_test(test_text_no_samples),
 		cmocka_unit_test(test_text_names_statement_again),
+		cmocka_unit_test(test_text_throttled),
 		cmocka_unit_test(test_text_terminal_controls),
 		cmocka_unit_test(test_text_folds_white_space),
 	};

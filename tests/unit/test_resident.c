@@ -285,6 +285,7 @@ static void
 test_reads_the_cgroup(void **state)
 {
 	struct reading r;
+	char cmd[320];
 
 	(void)state;
 	r = read_one();
@@ -295,15 +296,30 @@ test_reads_the_cgroup(void **state)
 	assert_int_equal(r.process.cgroup_limit_bytes, 4096LL << 20);
 	assert_int_equal(r.process.cgroup_oom_kills, 0);
 	/*
-	 * Found once per trusted pid: a later move is not seen, the counts of
-	 * the cgroup found are read with every sample.
+	 * The counts are read with every sample; the limits (a walk up the
+	 * tree) and the folder once a minute: a new limit and a move are seen
+	 * then, not before.
 	 */
-	put("2902/cgroup", "4:memory:/elsewhere\n");
 	put("sys/memory/mmp/memory.oom_control", "oom_kill 1\n");
 	put("sys/memory/mmp/memory.limit_in_bytes", "9223372036854771712\n");
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/sys/memory/other'", root);
+	assert_int_equal(system(cmd), 0);
+	put("sys/memory/other/memory.usage_in_bytes", "5\n");
+	put("sys/memory/other/memory.limit_in_bytes", "4096\n");
+	put("2902/cgroup", "4:memory:/other\n");
 	r = read_one();
 	assert_true(r.process.has_cgroup);
 	assert_int_equal(r.process.cgroup_oom_kills, 1);
+	assert_int_equal(r.process.cgroup_limit_bytes, 4096LL << 20);
+	assert_int_equal(r.process.cgroup_usage_bytes, 218532096);
+	srv.now += RESIDENT_CGROUP_EVERY_NS;
+	r = read_one();
+	assert_int_equal(r.process.cgroup_usage_bytes, 5);
+	assert_int_equal(r.process.cgroup_limit_bytes, 4096);
+	put("2902/cgroup", "4:memory:/mmp\n");
+	srv.now += RESIDENT_CGROUP_EVERY_NS;
+	r = read_one();
+	assert_true(r.process.has_cgroup);
 	/* No limit is a figure, not a failure: no note. */
 	assert_int_equal(r.process.cgroup_limit_bytes, -1);
 	assert_int_equal(n_told, 0);
