@@ -81,7 +81,7 @@ SERVER += exporter
 # The picture of a run (--format html, svg) and the reader of captures (--read).
 CORE   += chart picture output_html output_svg jsonl
 # --record: its folder, its connections lines, its incidents; --since.
-CORE   += when segments conns_lines incident_line incident incident_plot incident_page beat
+CORE   += when segments conns_lines incident_line incident incident_plot incident_page incident_queue beat
 # --explain: the gap between resident and counted memory, in layers.
 CORE   += explain explain_model explain_out gap
 SERVER += replay record
@@ -128,6 +128,11 @@ $(BUILD)/pprof.o: override CPPFLAGS += -I$(BUILD) $(PPROF_CFLAGS)
 
 $(BUILD)/test_%: tests/unit/test_%.c $(BUILD)/libcore.a | $(BUILD)
 	$(CC) $(CPPFLAGS) -Itests/unit -I$(BUILD) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libcore.a $(CMOCKA_LIBS) -lcsv $(PPROF_LIBS) $(JANSSON_LIBS) -lcrypto
+
+# bench/record_cost.py's driver of an incident at many connections: the
+# core's own writer, no server.
+$(BUILD)/incident_delay: bench/incident_delay.c $(BUILD)/libcore.a | $(BUILD)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libcore.a -lcsv $(PPROF_LIBS) $(JANSSON_LIBS) -lcrypto
 
 $(BUILD):
 	mkdir -p $@
