@@ -510,7 +510,8 @@ test_oldest_incidents_removed(void **state)
 
 /*
  * Forty connections over 90 s, a line each second: some grow, some come
- * between others (ids lower than the last), some go, the segment turns
+ * between others (ids lower than the last), some go (the fastest grower
+ * among them), the segment turns
  * (every connection again) in the window, and two lines written by hand
  * say a connection twice and one come and gone at once. The incident's
  * files are the golden ones, written by the tree before the book was
@@ -549,6 +550,16 @@ many(struct fix *f, struct incident *in)
 		if (s % 10 == 5 && n < 48)
 			c[n++] = conn(1000 + (uint64_t)s * 3 + 1, MIB, "Query",
 			    "INSERT INTO t VALUES (1)");
+		/* The fastest grower comes in the window and goes before its end. */
+		if (s == 32 && n < 48)
+			c[n++] = conn(1002, 2 * MIB, "Query", "SELECT grow()");
+		for (size_t i = 0; i < n; i++)
+			if (c[i].connection_id == 1002 && s % 3 == 0)
+				c[i].bytes += 3 * MIB;
+		if (s == 75)
+			for (size_t i = 0; i < n; i++)
+				if (c[i].connection_id == 1002)
+					c[i] = c[--n];
 		if (s % 15 == 7) {
 			memmove(&c[s % 30], &c[s % 30 + 1], (n - s % 30 - 1) *
 			    sizeof(c[0]));
