@@ -163,7 +163,9 @@ demo: deps
 # 1.2x targets), then bench/servers.sh (a sample, a look and --list on each
 # server), then bench/record_cost.py (what --record costs each server's CPU
 # at 0 to 1,000 connections, the 1% target, and its disk use), each on a
-# throwaway server of its own. Each rewrites its section
+# throwaway server of its own, then bench/incident_delay.py (how long
+# writing an incident holds up the recorder's sampling at 1,000 and
+# 10,000 connections, synthetic: no server). Each rewrites its section
 # of a new build/bench/RESULTS.md, copied with the raw runs over
 # bench/RESULTS.md once all have run: nothing of an earlier run survives;
 # bench/docfigures.py then says which figures README.md and the man page
@@ -183,6 +185,8 @@ bench: deps-test
 	MMP_SERVER=mysql $(BENCH_ENV) python3 bench/overhead.py
 	$(BENCH_ENV) bench/servers.sh
 	$(BENCH_ENV) python3 bench/record_cost.py
+	$(MAKE) $(BUILD)/incident_delay
+	$(BENCH_ENV) python3 bench/incident_delay.py
 	@if [ "$$MMP_BENCH_QUICK" = 1 ]; then \
 		echo "bench: a smoke run; its results stay in $(BENCH_OUT)"; \
 	else \
