@@ -316,7 +316,8 @@ change_after(struct conns_change *ch, const struct conns_book *book,
 		if (push(&ch->set, &ch->n_set, &ch->cap_set,
 		    rows[i].connection_id) != 0)
 			return -1;
-	qsort(ch->set, ch->n_set, sizeof(*ch->set), by_value);
+	if (ch->n_set > 1) /* set is NULL before the first row */
+		qsort(ch->set, ch->n_set, sizeof(*ch->set), by_value);
 	for (i = 0, j = 0; i < ch->n_set; i++)
 		if ((i == 0 || ch->set[i] != ch->set[i - 1]) &&
 		    find(book, ch->set[i]) != NULL)
