@@ -20,7 +20,7 @@ tenth). For each case, over ROUNDS runs:
   size      the incident's .jsonl
 
 Rewrites the section `incident` of bench/RESULTS.md whole and the raw runs
-in RESULTS-incident.json. About 8 minutes on two cores. Standard library
+in RESULTS-incident.json. About 10 minutes on two cores. Standard library
 only. MMP_BENCH_QUICK=1: one round, 1,000 connections only.
 """
 import os

@@ -9,7 +9,6 @@
  */
 #include <dirent.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -81,19 +80,10 @@ setup(void **state)
 }
 
 static int
-remove_one(const char *path, const struct stat *st, int flag, struct FTW *w)
-{
-	(void)st;
-	(void)flag;
-	(void)w;
-	return remove(path);
-}
-
-static int
 teardown(void **state)
 {
 	struct fix *f = *state;
-	int rc = nftw(f->dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	int rc = fixture_remove_tree(f->dir);
 
 	for (size_t i = 0; i < f->n; i++)
 		free(f->lines[i].text);

@@ -5,7 +5,6 @@
  * could not start is no queue to finish.
  */
 #include <dirent.h>
-#include <ftw.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -17,6 +16,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "fixtures.h"
 #include "incident_queue.h"
 
 #define T0 ((int64_t)1795748700 * 1000) /* 2026-11-27T03:05:00.000Z */
@@ -52,19 +52,10 @@ setup(void **state)
 }
 
 static int
-remove_one(const char *path, const struct stat *st, int flag, struct FTW *w)
-{
-	(void)st;
-	(void)flag;
-	(void)w;
-	return remove(path);
-}
-
-static int
 teardown(void **state)
 {
 	(void)state;
-	return nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	return fixture_remove_tree(dir);
 }
 
 /* The files in DIR/incidents ending so. */
