@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -72,7 +73,7 @@ incident_queue_start(const char *dir, int64_t window_ms)
 	int rc;
 
 	if (q == NULL)
-		return NULL;
+		return NULL; /* errno is ENOMEM */
 	q->dir = dir;
 	q->window_ms = window_ms;
 	pthread_mutex_init(&q->lock, NULL);
@@ -86,6 +87,7 @@ incident_queue_start(const char *dir, int64_t window_ms)
 		pthread_cond_destroy(&q->more);
 		pthread_mutex_destroy(&q->lock);
 		free(q);
+		errno = rc;
 		return NULL;
 	}
 	return q;

@@ -19,7 +19,8 @@ struct incident_queue;
 
 /*
  * Starts the thread that writes the incidents of DIR (kept, not copied),
- * each of the window_ms before it. NULL when no thread could be made.
+ * each of the window_ms before it. NULL with errno set when no thread
+ * could be made.
  */
 struct incident_queue *incident_queue_start(const char *dir,
     int64_t window_ms);

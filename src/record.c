@@ -533,7 +533,8 @@ record_run(const struct capture_env *env)
 	if ((r.incidents = incident_queue_start(r.seg.dir,
 	    (int64_t)o->incident_minutes * 60000)) == NULL) {
 		diag_say("--record: cannot start the thread that writes the "
-		    "incidents: out of resources");
+		    "incidents: %s; raise the limit of processes (ulimit -u) "
+		    "or free memory", strerror(errno));
 		segments_close(&r.seg);
 		return EXIT_RUNTIME;
 	}
