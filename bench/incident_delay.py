@@ -64,7 +64,7 @@ def report(runs, date, tree, took):
         rows.append([
             "{:,}".format(n),
             "{:,}".format(changing) if changing else "none (idle)",
-            "%d ms" % delay,
+            "{:,} ms".format(delay),
             "%s ms" % fmt(median([r["held_ms"] for r in rs]), 0),
             "%s s" % fmt(median([r["written_ms"] for r in rs]) / 1000.0),
             "%s MiB" % fmt(median([r["jsonl_bytes"] for r in rs]) /
