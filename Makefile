@@ -83,7 +83,7 @@ SERVER += exporter
 # The picture of a run (--format html, svg) and the reader of captures (--read).
 CORE   += chart picture output_html output_svg jsonl
 # --record: its folder, its connections lines, its incidents; --since.
-CORE   += when segments reader conns_lines incident_line incident incident_plot incident_page beat
+CORE   += when segments reader conns_lines incident_line incident incident_plot incident_page incident_queue beat
 # --explain: the gap between resident and counted memory, in layers.
 CORE   += explain explain_model explain_out gap
 SERVER += replay record
@@ -131,6 +131,11 @@ $(BUILD)/pprof.o: override CPPFLAGS += -I$(BUILD) $(PPROF_CFLAGS)
 $(BUILD)/test_%: tests/unit/test_%.c $(BUILD)/libcore.a | $(BUILD)
 	$(CC) $(CPPFLAGS) -Itests/unit -I$(BUILD) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libcore.a $(CMOCKA_LIBS) -lcsv $(PPROF_LIBS) $(JANSSON_LIBS) -lcrypto
 
+# bench/record_cost.py's driver of an incident at many connections: the
+# core's own writer, no server.
+$(BUILD)/incident_delay: bench/incident_delay.c $(BUILD)/libcore.a | $(BUILD)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libcore.a -lcsv $(PPROF_LIBS) $(JANSSON_LIBS) -lcrypto
+
 $(BUILD):
 	mkdir -p $@
 
@@ -160,14 +165,17 @@ demo: deps
 # 1.2x targets), then bench/servers.sh (a sample, a look and --list on each
 # server), then bench/record_cost.py (what --record costs each server's CPU
 # at 0 to 1,000 connections, the 1% target, and its disk use), each on a
-# throwaway server of its own. Each rewrites its section
+# throwaway server of its own, then bench/incident_delay.py (how long
+# writing an incident holds up the recorder's sampling at 1,000 and
+# 10,000 connections, synthetic: no server). Each rewrites its section
 # of a new build/bench/RESULTS.md, copied with the raw runs over
 # bench/RESULTS.md once all have run: nothing of an earlier run survives;
 # bench/docfigures.py then says which figures README.md and the man page
 # quote from it are not the ones it now holds.
-# About 47 minutes on two cores (run.py 8, overhead.py 11 on each server,
-# servers.sh 4, record_cost.py 16; each section says how long it took). MMP_BENCH_QUICK=1: a
-# smoke run of about 10 minutes, left in build/bench.
+# About 57 minutes on two cores (run.py 8, overhead.py 11 on each server,
+# servers.sh 4, record_cost.py 16, incident_delay.py 10; each section says
+# how long it took). MMP_BENCH_QUICK=1: a smoke run of about 10 minutes,
+# left in build/bench.
 BENCH_OUT = build/bench
 BENCH_ENV = BUILD=$(BUILD) CC='$(CC)' CFLAGS='$(CFLAGS)' \
 	    MYSQL_CFLAGS='$(MYSQL_CFLAGS)' MYSQL_LIBS='$(MYSQL_LIBS)' \
@@ -180,6 +188,8 @@ bench: deps-test
 	MMP_SERVER=mysql $(BENCH_ENV) python3 bench/overhead.py
 	$(BENCH_ENV) bench/servers.sh
 	$(BENCH_ENV) python3 bench/record_cost.py
+	$(MAKE) $(BUILD)/incident_delay
+	$(BENCH_ENV) python3 bench/incident_delay.py
 	@if [ "$$MMP_BENCH_QUICK" = 1 ]; then \
 		echo "bench: a smoke run; its results stay in $(BENCH_OUT)"; \
 	else \

@@ -521,9 +521,10 @@ SECTION_END = "<!-- end: %s -->"
 RUN_SECTION = "run"                     # bench/run.py
 OVERHEAD_SECTION = "overhead"           # bench/overhead.py, overhead-mysql
 RECORD_SECTION = "record"               # bench/record_cost.py
+INCIDENT_SECTION = "incident"           # bench/incident_delay.py
 SECTIONS = [RUN_SECTION, "overhead", "overhead-mysql", "poll-mariadb",
             "poll-mysql",               # poll-*: bench/servers.sh
-            RECORD_SECTION]
+            RECORD_SECTION, INCIDENT_SECTION]
 PREAMBLE = """# mysqlmemprof benchmark results
 
 Written by `make bench` (see bench/README.md); nothing here is edited by

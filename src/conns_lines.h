@@ -44,6 +44,26 @@ int conns_line_put(struct obuf *b, struct conns_book *book,
  */
 int conns_line_apply(struct conns_book *book, const char *line, size_t len);
 
+/*
+ * What a line applied changed (conns_line_follow()), ids ascending: the
+ * connections whose rows it gave and the book holds now, and those the
+ * book held before it and not after. Its owner frees it.
+ */
+struct conns_change {
+	uint64_t *set, *gone;
+	size_t n_set, n_gone, cap_set, cap_gone;
+};
+
+/* conns_line_apply(), and what it changed into ch (made anew). */
+int conns_line_follow(struct conns_book *book, const char *line, size_t len,
+    struct conns_change *ch);
+
+void conns_change_free(struct conns_change *ch);
+
+/* The row of connection id in book; NULL when it holds none. */
+const struct conn_row *conns_book_find(const struct conns_book *book,
+    uint64_t id);
+
 void conns_book_free(struct conns_book *book);
 
 #endif

@@ -45,9 +45,12 @@ vsay(const char *fmt, va_list ap)
 
 	vsnprintf(line, sizeof(line), fmt, ap);
 	scrub_string(line);
+	/* One line whole, though threads (the incidents', the UI) say too. */
+	flockfile(stderr);
 	if (stamped)
 		put_stamp();
 	fprintf(stderr, "mysqlmemprof: %s\n", line);
+	funlockfile(stderr);
 }
 
 void

@@ -43,6 +43,8 @@ struct grower {
 
 struct page {
 	struct conns_book book;   /* the connections as the lines say */
+	struct conns_change change; /* what the last line changed of it */
+	int64_t line_ms;          /* when the last connections line was */
 	struct grower *g;
 	size_t n, cap;
 	struct chart *chart;
@@ -50,6 +52,15 @@ struct page {
 	struct jsonl_meta meta;
 	int64_t first_ms, last_ms;
 };
+
+static int
+by_grower_id(const void *a, const void *b)
+{
+	const struct grower *x = a, *y = b;
+
+	return x->last.connection_id < y->last.connection_id ? -1 :
+	    x->last.connection_id > y->last.connection_id;
+}
 
 /*
  * The grower of a connection, made when new: kept in order of id, so that
@@ -87,23 +98,58 @@ grower_of(struct page *p, uint64_t id)
 	return &p->g[lo];
 }
 
-/* After a connections line: each connection's first and latest figures. */
+/* The grower of a connection, NULL when none was made. */
+static struct grower *
+grower_at(struct page *p, uint64_t id)
+{
+	struct grower key = { .last.connection_id = id };
+
+	return p->n == 0 ? NULL : bsearch(&key, p->g, p->n, sizeof(key),
+	    by_grower_id);
+}
+
+/*
+ * After a connections line: the first and latest figures of each
+ * connection it gave; one it took away was last seen at the line
+ * before. Only what the line changed, not the whole book a line.
+ */
 static void
 follow(struct page *p, int64_t ms)
 {
-	for (size_t i = 0; i < p->book.n; i++) {
-		struct grower *g = grower_of(p, p->book.v[i].connection_id);
+	for (size_t i = 0; i < p->change.n_gone; i++) {
+		struct grower *g = grower_at(p, p->change.gone[i]);
 
-		if (g == NULL)
+		if (g != NULL)
+			g->last_ms = p->line_ms;
+	}
+	for (size_t i = 0; i < p->change.n_set; i++) {
+		const struct conn_row *r = conns_book_find(&p->book,
+		    p->change.set[i]);
+		struct grower *g = grower_of(p, p->change.set[i]);
+
+		if (g == NULL || r == NULL)
 			return;
 		if (g->first_ms < 0) {
 			g->first_ms = ms;
-			g->first_bytes = p->book.v[i].bytes;
+			g->first_bytes = r->bytes;
 		}
-		g->last = p->book.v[i];
+		g->last = *r;
 		g->last_ms = ms;
 		if (g->last.bytes > g->most_bytes)
 			g->most_bytes = g->last.bytes;
+	}
+	p->line_ms = ms;
+}
+
+/* Those still there at the end were seen at the last line. */
+static void
+follow_end(struct page *p)
+{
+	for (size_t i = 0; i < p->book.n; i++) {
+		struct grower *g = grower_at(p, p->book.v[i].connection_id);
+
+		if (g != NULL)
+			g->last_ms = p->line_ms;
 	}
 }
 
@@ -324,7 +370,7 @@ read_lines(struct page *p, const char *lines, size_t len)
 		 * At its own time: the window's first line, the connections
 		 * at its start, comes before any sample.
 		 */
-		if (conns_line_apply(&p->book, line, n) == 0) {
+		if (conns_line_follow(&p->book, line, n, &p->change) == 0) {
 			follow(p, incident_line_ms(line, n));
 			continue;
 		}
@@ -336,6 +382,7 @@ read_lines(struct page *p, const char *lines, size_t len)
 			p->first_ms = p->s.wall_ms;
 		p->last_ms = p->s.wall_ms;
 	}
+	follow_end(p);
 	return 0;
 }
 
@@ -472,5 +519,6 @@ out:
 	jsonl_meta_free(&p.meta);
 	free(p.g);
 	conns_book_free(&p.book);
+	conns_change_free(&p.change);
 	return rc;
 }

@@ -89,13 +89,14 @@ gather(struct series *sv, const char *lines, size_t len, const uint64_t *ids,
 		if (conns_line_apply(&book, line, ll) == 0) {
 			int64_t ms = incident_line_ms(line, ll);
 
-			for (size_t i = 0; i < n && rc == 0; i++)
-				for (size_t j = 0; j < book.n; j++)
-					if (book.v[j].connection_id == ids[i]) {
-						rc = add(&sv[FIRST_CONN + i], ms,
-						    book.v[j].bytes);
-						break;
-					}
+			for (size_t i = 0; i < n && rc == 0; i++) {
+				const struct conn_row *r = conns_book_find(&book,
+				    ids[i]);
+
+				if (r != NULL)
+					rc = add(&sv[FIRST_CONN + i], ms,
+					    r->bytes);
+			}
 			continue;
 		}
 		if (jsonl_sample(line, ll, &s, PLOT_EVENTS, &meta, err,

@@ -12,7 +12,8 @@
 #include "exitcode.h"
 #include "explain_out.h"
 #include "gap.h"
-#include "incident.h"
+#include "incident_line.h"
+#include "incident_queue.h"
 #include "kmsg.h"
 #include "procfs.h"
 #include "obuf.h"
@@ -83,6 +84,8 @@ struct record {
 	uint64_t cgroup_pid;   /* the process it was found for */
 	bool failed;           /* DIR could not be written: the run ends */
 	uint64_t lost;         /* samples lost to a full disk, until written */
+	/* The incidents' files are written by a thread of their own. */
+	struct incident_queue *incidents;
 };
 
 /* fopencookie's writer: the json format's bytes go into the tick. */
@@ -239,14 +242,17 @@ kill_line(const struct record *r, char *buf, size_t len)
 	return true;
 }
 
-/* An incident: its line in the record, then its files, at once. */
+/*
+ * An incident: its line in the record, then its files, at once but not
+ * by the sampling thread: reading and drawing a window of thousands of
+ * connections takes longer than a tick.
+ */
 static void
 incident(struct record *r, enum incident_kind kind, int64_t at_ms,
     const char *what)
 {
-	const struct options *o = r->env->opts;
 	struct incident in = { .kind = kind, .at_ms = at_ms };
-	char path[4200], err[512];
+	char err[512];
 
 	snprintf(in.what, sizeof(in.what), "%s", what);
 	/* The evidence: the cgroup's counters now, the kernel's own line. */
@@ -270,15 +276,10 @@ incident(struct record *r, enum incident_kind kind, int64_t at_ms,
 		r->failed = true;
 		return;
 	}
-	if (incident_write_at(r->seg.dir, r->seg.incfd, &in,
-	    (int64_t)o->incident_minutes * 60000,
-	    &(struct incident_notes){ diag_warn_cb, NULL }, path, sizeof(path),
-	    err, sizeof(err)) != 0) {
-		diag_say("--record: the incident of %s could not be written: "
-		    "%s", incident_kind_name(kind), err);
-		return;
-	}
-	diag_say("incident: %s; written to %s", in.what, path);
+	if (incident_queue_post(r->incidents, &in) != 0)
+		diag_say("--record: the incident of %s was not written: %d "
+		    "others wait to be written (its line is in the record)",
+		    incident_kind_name(kind), INCIDENT_QUEUE_WAITING);
 }
 
 /*
@@ -593,10 +594,19 @@ record_run(const struct capture_env *env)
 		diag_say("--record: %s", err);
 		return EXIT_RUNTIME;
 	}
+	if ((r.incidents = incident_queue_start(r.seg.dir, r.seg.incfd,
+	    (int64_t)o->incident_minutes * 60000)) == NULL) {
+		diag_say("--record: cannot start the thread that writes the "
+		    "incidents: %s; raise the limit of processes (ulimit -u) "
+		    "or free memory", strerror(errno));
+		segments_close(&r.seg, NULL, 0);
+		return EXIT_RUNTIME;
+	}
 	r.json.fmt = output_table_find("json");
 	r.json.grain = "global";
 	if ((r.json.fp = fopencookie(&r, "w", io)) == NULL) {
 		diag_say("out of memory");
+		incident_queue_finish(r.incidents);
 		segments_close(&r.seg, NULL, 0);
 		return EXIT_RUNTIME;
 	}
@@ -605,6 +615,8 @@ record_run(const struct capture_env *env)
 	    o->frequency_ms, o->record_dir, o->record_size >> 20,
 	    o->record_age_h);
 	rc = record_loop(&r);
+	/* The incidents handed over are written before DIR is let go. */
+	incident_queue_finish(r.incidents);
 	fclose(r.json.fp);
 	output_release(&r.json);
 	conns_free(&r.conns);

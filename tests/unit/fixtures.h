@@ -8,6 +8,8 @@
 #define MYSQLMEMPROF_FIXTURES_H
 
 #include <errno.h>
+#include <ftw.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -130,6 +132,23 @@ golden_check(const char *name, const char *buf, size_t len)
 		fail_msg("%s: differs at byte %zu, line %zu", path, i, line);
 	free(want);
 	free(path);
+}
+
+static inline int
+fixture_remove_one(const char *path, const struct stat *st, int flag,
+    struct FTW *w)
+{
+	(void)st;
+	(void)flag;
+	(void)w;
+	return remove(path);
+}
+
+/* A folder a test made, and all it holds; 0 or -1 as nftw() returns. */
+static inline int
+fixture_remove_tree(const char *dir)
+{
+	return nftw(dir, fixture_remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 #endif

@@ -2,10 +2,11 @@
  * The record's connections lines (conns_lines.c): only what changed is
  * written, every row when full, nothing when nothing changed; and the
  * lines read back rebuild the writer's book, step after step, with the
- * statements' texts whole.
+ * statements' texts whole; random lines keep it as a plain book would.
  */
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -392,6 +393,99 @@ test_other_lines(void **state)
 	conns_book_free(&book);
 }
 
+/*
+ * The book as the lines say, kept the plain way: a slot an id, its
+ * bytes, whether there. A line's rows in order (the last of an id wins),
+ * then its gone.
+ */
+#define IDS 40
+
+struct plain {
+	bool there[IDS];
+	int64_t bytes[IDS];
+};
+
+/* A random line of rows and gone ids, into buf; the plain book follows. */
+static void
+random_line(char *buf, size_t size, struct plain *pl, unsigned *seed)
+{
+	bool full = rand_r(seed) % 8 == 0;
+	int rows = rand_r(seed) % 12, gone = full ? 0 : rand_r(seed) % 5;
+	size_t at;
+
+	at = (size_t)snprintf(buf, size, "{\"type\":\"connections\",\"timestamp\":"
+	    "\"2026-11-27T03:05:00.000Z\",\"full\":%s,\"rows\":[",
+	    full ? "true" : "false");
+	if (full)
+		memset(pl->there, 0, sizeof(pl->there));
+	for (int i = 0; i < rows; i++) {
+		int id = rand_r(seed) % IDS, bytes = rand_r(seed) % 1000;
+
+		at += (size_t)snprintf(buf + at, size - at, "%s{\"id\":%d,"
+		    "\"bytes\":%d}", i > 0 ? "," : "", id, bytes);
+		pl->there[id] = true;
+		pl->bytes[id] = bytes;
+	}
+	at += (size_t)snprintf(buf + at, size - at, "],\"gone\":[");
+	for (int i = 0; i < gone; i++) {
+		int id = rand_r(seed) % IDS;
+
+		at += (size_t)snprintf(buf + at, size - at, "%s%d", i > 0 ?
+		    "," : "", id);
+		pl->there[id] = false;
+	}
+	snprintf(buf + at, size - at, "]}");
+}
+
+/*
+ * Lines of rows in any order, an id said twice, come and gone at once,
+ * full or not: the book is the plain one, by id, and the change says
+ * which rows it holds from the line and which it lost.
+ */
+static void
+test_book_as_the_plain_way(void **state)
+{
+	struct conns_book book = { 0 };
+	struct conns_change ch = { 0 };
+	struct plain pl = { 0 };
+	unsigned seed = 31;
+	char line[2048];
+
+	(void)state;
+	for (int n = 0; n < 3000; n++) {
+		struct plain was = pl;
+		size_t k = 0, set = 0, gone = 0;
+
+		random_line(line, sizeof(line), &pl, &seed);
+		assert_int_equal(conns_line_follow(&book, line, strlen(line),
+		    &ch), 0);
+		for (uint64_t id = 0; id < IDS; id++) {
+			const struct conn_row *r = conns_book_find(&book, id);
+
+			assert_int_equal(r != NULL, pl.there[id]);
+			if (r == NULL) {
+				if (was.there[id]) {
+					assert_true(gone < ch.n_gone);
+					assert_int_equal(ch.gone[gone++], id);
+				}
+				continue;
+			}
+			assert_int_equal(book.v[k++].connection_id, id);
+			assert_int_equal(r->bytes, pl.bytes[id]);
+			if (set < ch.n_set && ch.set[set] == id)
+				set++;
+			else if (r->bytes != was.bytes[id] || !was.there[id])
+				fail_msg("line %d: %" PRIu64 " changed, not said",
+				    n, id);
+		}
+		assert_int_equal(k, book.n);
+		assert_int_equal(set, ch.n_set);
+		assert_int_equal(gone, ch.n_gone);
+	}
+	conns_book_free(&book);
+	conns_change_free(&ch);
+}
+
 int
 main(void)
 {
@@ -401,6 +495,7 @@ main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_texts_survive),
 		cmocka_unit_test(test_other_lines),
+		cmocka_unit_test(test_book_as_the_plain_way),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

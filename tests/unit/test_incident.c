@@ -10,7 +10,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -84,15 +83,6 @@ setup(void **state)
 }
 
 static int
-remove_one(const char *path, const struct stat *st, int flag, struct FTW *w)
-{
-	(void)st;
-	(void)flag;
-	(void)w;
-	return remove(path);
-}
-
-static int
 teardown(void **state)
 {
 	struct fix *f = *state;
@@ -102,7 +92,7 @@ teardown(void **state)
 	/* test_full_disk's, when it failed before its end. */
 	snprintf(inc, sizeof(inc), "%.100s/incidents", f->dir);
 	(void)umount2(inc, MNT_DETACH);
-	rc = nftw(f->dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	rc = fixture_remove_tree(f->dir);
 
 	for (size_t i = 0; i < f->n; i++)
 		free(f->lines[i].text);
@@ -661,6 +651,107 @@ test_full_disk(void **state)
 	assert_int_equal(umount2(inc, MNT_DETACH), 0);
 }
 
+/*
+ * Forty connections over 90 s, a line each second: some grow, some come
+ * between others (ids lower than the last), some go (the fastest grower
+ * among them), the segment turns
+ * (every connection again) in the window, and two lines written by hand
+ * say a connection twice and one come and gone at once. The incident's
+ * files are the golden ones, written by the tree before the book was
+ * kept sorted by merging (5e71237): the same bytes.
+ */
+static void
+many(struct fix *f, struct incident *in)
+{
+	struct conn_row c[48];
+	size_t n = 40, second = 0;
+	uint64_t seq = 1;
+	static const char twice[] = "{\"type\":\"connections\",\"timestamp\":"
+	    "\"2026-11-27T03:05:50.500Z\",\"full\":false,\"rows\":["
+	    "{\"id\":1010,\"thread\":9,\"bytes\":5,\"peak_bytes\":5},"
+	    "{\"id\":7,\"thread\":8,\"bytes\":6,\"peak_bytes\":null},"
+	    "{\"id\":1010,\"thread\":9,\"bytes\":99999999,"
+	    "\"peak_bytes\":99999999,\"running\":true,\"text\":\"twice\"}],"
+	    "\"gone\":[7]}\n";
+
+	for (size_t i = 0; i < n; i++)
+		c[i] = conn(1000 + i * 3, (int64_t)(i % 7 + 1) * MIB, i % 4 ?
+		    "Sleep" : "Query", i % 4 ? "" : "SELECT * FROM t");
+	for (int64_t s = 0; s <= 90; s++) {
+		int64_t ms = T0 + s * 1000;
+		bool begin = s == 0 || s == 45;
+
+		if (s == 45)
+			second = f->n;
+		if (begin)
+			add_record(f, ms);
+		add_sample(f, ms, seq++, 400 * MIB + s * MIB);
+		for (size_t i = s % 5; i < n; i += 5)
+			c[i].bytes += (int64_t)((i * 7 + (size_t)s) % 13) *
+			    MIB / 4 - MIB;
+		/* Newcomers between the others; leavers from the middle. */
+		if (s % 10 == 5 && n < 48)
+			c[n++] = conn(1000 + (uint64_t)s * 3 + 1, MIB, "Query",
+			    "INSERT INTO t VALUES (1)");
+		/* The fastest grower comes in the window and goes before its end. */
+		if (s == 32 && n < 48)
+			c[n++] = conn(1002, 2 * MIB, "Query", "SELECT grow()");
+		for (size_t i = 0; i < n; i++)
+			if (c[i].connection_id == 1002 && s % 3 == 0)
+				c[i].bytes += 3 * MIB;
+		if (s == 75)
+			for (size_t i = 0; i < n; i++)
+				if (c[i].connection_id == 1002)
+					c[i] = c[--n];
+		if (s % 15 == 7) {
+			memmove(&c[s % 30], &c[s % 30 + 1], (n - s % 30 - 1) *
+			    sizeof(c[0]));
+			n--;
+		}
+		{
+			struct obuf b = { 0 };
+
+			assert_true(conns_line_put(&b, &f->book, c, n, begin,
+			    ms) >= 0);
+			if (b.len > 0)
+				add(f, ms, b.p, b.len);
+			obuf_free(&b);
+		}
+		if (s == 50)
+			add(f, ms + 500, twice, sizeof(twice) - 1);
+	}
+	*in = (struct incident){ .kind = INCIDENT_LIMIT_SHARE,
+	    .at_ms = T0 + 90 * 1000 };
+	snprintf(in->what, sizeof(in->what), "many connections");
+	in->process.known = true;
+	in->process.resident_bytes = 490 * MIB;
+	add_incident(f, in);
+	write_segment(f, 0, second, NULL);
+	write_segment(f, second, f->n, NULL);
+}
+
+static void
+test_many_connections_as_before(void **state)
+{
+	struct fix *f = *state;
+	struct incident in;
+	char path[512], err[256], *got;
+	size_t len;
+
+	many(f, &in);
+	assert_int_equal(incident_write(f->dir, &in, 60 * 1000, NULL, path,
+	    sizeof(path), err, sizeof(err)), 0);
+	got = slurp(path, &len);
+	assert_non_null(got);
+	golden_check("incident_many.html", got, len);
+	free(got);
+	snprintf(path + strlen(path) - 5, 7, ".jsonl");
+	got = slurp(path, &len);
+	assert_non_null(got);
+	golden_check("incident_many.jsonl", got, len);
+	free(got);
+}
+
 int
 main(void)
 {
@@ -677,6 +768,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_full_disk, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_many_connections_as_before,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_oldest_incidents_removed,
 		    setup, teardown),
 	};
