@@ -35,6 +35,17 @@
 
 #include "conns_lines.h"
 #include "incident.h"
+/*
+ * The tree's incident_write(): since the reader of segments came
+ * (reader.h), it takes where to say what it passed over.
+ */
+#if __has_include("reader.h")
+#define write_incident(dir, in, path, pathlen, err, errlen) \
+	incident_write(dir, in, WINDOW_MS, NULL, path, pathlen, err, errlen)
+#else
+#define write_incident(dir, in, path, pathlen, err, errlen) \
+	incident_write(dir, in, WINDOW_MS, path, pathlen, err, errlen)
+#endif
 #if __has_include("incident_queue.h")
 #include "incident_queue.h"
 #endif
@@ -301,7 +312,7 @@ hand_over(const char *dir, const struct incident *in, void **q)
 	char path[4200], err[512];
 
 	*q = NULL;
-	if (incident_write(dir, in, WINDOW_MS, path, sizeof(path), err,
+	if (write_incident(dir, in, path, sizeof(path), err,
 	    sizeof(err)) != 0) {
 		fprintf(stderr, "incident_delay: %s\n", err);
 		exit(1);
@@ -348,7 +359,7 @@ tick(const char *dir, const struct incident *in, struct result *res,
 #endif
 	/* The incident written again, alone, timed whole. */
 	at = mono_ms();
-	if (incident_write(dir, in, WINDOW_MS, path, pathlen, err,
+	if (write_incident(dir, in, path, pathlen, err,
 	    sizeof(err)) != 0) {
 		fprintf(stderr, "incident_delay: %s\n", err);
 		exit(1);
