@@ -26,7 +26,9 @@ struct conn_auth {
 	bool tls_verified;     /* --ssl-mode VERIFY_CA or VERIFY_IDENTITY */
 	bool spent;            /* shared, read only: refused is not written */
 	bool tls;              /* the connection was encrypted when asked */
-	char refused[256];     /* why the password was not sent; "": it was */
+	const struct conn_pin *pin; /* conn_pin_of() the params; NULL: none */
+	bool untrusted;        /* refused: not the server of the pin */
+	char refused[512];     /* why the password was not sent; "": it was */
 };
 #else
 struct conn_auth {
@@ -35,7 +37,11 @@ struct conn_auth {
 	bool cleartext;        /* --enable-cleartext-plugin */
 	bool cleartext_ok;     /* and over the socket or TLS VERIFY_CA and up */
 	bool tls;              /* encrypted: REQUIRED and up, which it enforces */
-	char refused[256];     /* why the password was not sent; "": it was */
+	const struct conn_pin *pin; /* conn_pin_of() the params; NULL: none */
+	MYSQL *m;              /* the handle being connected */
+	bool sha2_wrote;       /* caching_sha2_password wrote its first packet */
+	bool untrusted;        /* refused: not the server of the pin */
+	char refused[512];     /* why the password was not sent; "": it was */
 };
 #endif
 
