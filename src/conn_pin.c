@@ -134,8 +134,8 @@ conn_pin_lets(MYSQL *m, const struct conn_pin *pin, char *why, size_t whylen)
 		return true;
 	short_hex(pin->sha256, was);
 	short_hex(now, is);
-	snprintf(why, whylen, "the server shows another TLS certificate than "
-	    "at the first connection (SHA-256 %s..., was %s...); the password "
+	snprintf(why, whylen, "the server shows a TLS certificate other than "
+	    "the first connection's (SHA-256 %s..., was %s...); the password "
 	    "was not sent; " HOW_TO_ALLOW, is, was);
 	return false;
 }

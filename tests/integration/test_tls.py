@@ -151,32 +151,17 @@ class SwapServer:
                 s.close()
 
     def _fake(self, conn, tls, i):
-        from test_auth import CAPS, SCRAMBLE, SSL, packet
+        # Imported here: test_auth imports this module.
+        from test_auth import SCRAMBLE, greeting, packet, read_packet
 
         def read():
-            head = b""
-            while len(head) < 4:
-                head += conn.recv(4 - len(head)) or b"!" * 99
-            n = head[0] | head[1] << 8 | head[2] << 16
-            body = b""
-            while len(body) < n:
-                chunk = conn.recv(n - len(body))
-                if not chunk:
-                    raise EOFError
-                body += chunk
-            self.received[i] += head + body
-            return head[3], body
+            seq, payload, raw = read_packet(conn)
+            self.received[i] += raw
+            return seq, payload
 
-        caps = CAPS | (SSL if tls else 0)
-        greeting = (b"\x0a" + b"11.8.99-fake\0" + struct.pack("<I", 7) +
-                    SCRAMBLE[:8] + b"\0" + struct.pack("<H", caps & 0xffff) +
-                    b"\x21" + struct.pack("<H", 2) +
-                    struct.pack("<H", caps >> 16) + bytes([21]) +
-                    b"\0" * 10 + SCRAMBLE[8:] + b"\0" +
-                    b"mysql_native_password\0")
         conn.settimeout(10)
         try:
-            conn.sendall(packet(0, greeting))
+            conn.sendall(packet(0, greeting(tls)))
             seq, reply = read()
             if tls and len(reply) == 32:
                 conn = tls.wrap_socket(conn, server_side=True)
@@ -564,7 +549,7 @@ class Tls(mmp.TestCase):
                     server, p = self.through(
                         ["real", ("fake", self.other)],
                         "--ssl-mode=" + ssl_mode, mode=mode)
-                    self.assertStopped(server, p, "another TLS certificate",
+                    self.assertStopped(server, p, "a TLS certificate other than",
                                        "--ssl-mode=VERIFY_CA",
                                        "start mysqlmemprof again")
 
