@@ -219,9 +219,22 @@ sha2_hook(MYSQL_PLUGIN_VIO *vio)
 	}
 }
 
+/*
+ * No TLS where the first connection had it is seen before the plugin
+ * writes anything: the library's TLS is up before the first plugin runs.
+ */
+static bool
+tls_kept(struct conn_auth *a, MYSQL *m)
+{
+	return a == NULL || a->pin == NULL || !a->pin->tls ||
+	    mysql_get_ssl_cipher(m) != NULL || pin_lets(a);
+}
+
 static int
 sha2_guard(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
 {
+	if (!tls_kept(auth_now, m))
+		return CR_ERROR;
 	sha2_hook(vio);
 	return sha2_own(vio, m);
 }
@@ -229,6 +242,10 @@ sha2_guard(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
 static enum net_async_status
 sha2_guard_nb(MYSQL_PLUGIN_VIO *vio, MYSQL *m, int *result)
 {
+	if (!tls_kept(auth_now, m)) {
+		*result = CR_ERROR;
+		return NET_ASYNC_COMPLETE;
+	}
 	sha2_hook(vio);
 	return sha2_own_nb(vio, m, result);
 }

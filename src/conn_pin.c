@@ -14,17 +14,7 @@
 #include <string.h>
 
 #ifdef MARIADB_PACKAGE_VERSION
-/*
- * Connector/C's headers of its I/O layers, for plugins: HAVE_TLS gives
- * its TLS layer its type (<ma_tls.h>), which uses uchar before
- * <ma_pvio.h> defines it and declares without prototypes.
- */
-typedef unsigned char uchar;
-#define HAVE_TLS
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wstrict-prototypes"
 #include <ma_pvio.h>
-#pragma GCC diagnostic pop
 #endif
 
 struct conn_pin *
@@ -46,20 +36,29 @@ digest(X509 *cert, unsigned char sha256[32])
 
 #ifdef MARIADB_PACKAGE_VERSION
 /*
- * Connector/C keeps OpenSSL's SSL in the TLS layer of its connection
- * (<ma_pvio.h>, <ma_tls.h>): there from the handshake on, before the
- * authentication's first answer is read.
+ * Connector/C keeps OpenSSL's SSL in the TLS layer of its connection,
+ * there from the handshake on, before the authentication's first answer
+ * is read. The layer's struct (MARIADB_TLS, <ma_tls.h>) begins so in 3.3
+ * and 3.4, but 3.4's header needs one it does not install (ma_hash.h):
+ * <ma_pvio.h> is read without it, where the layer is a void pointer.
  */
+struct tls_head {
+	void *data;
+	MARIADB_PVIO *pvio;
+	void *ssl;
+};
+
 static bool
 peer_sha256(MYSQL *m, unsigned char sha256[32])
 {
 	MARIADB_PVIO *pvio = m->net.pvio;
+	const struct tls_head *tls;
 	X509 *cert;
 	bool ok;
 
-	if (pvio == NULL || pvio->ctls == NULL || pvio->ctls->ssl == NULL)
+	if (pvio == NULL || (tls = pvio->ctls) == NULL || tls->ssl == NULL)
 		return false;
-	cert = SSL_get1_peer_certificate(pvio->ctls->ssl);
+	cert = SSL_get1_peer_certificate(tls->ssl);
 	ok = digest(cert, sha256);
 	X509_free(cert);
 	return ok;
