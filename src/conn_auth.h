@@ -4,8 +4,9 @@
  * the other end can read it from, only where the user allowed it
  * (--enable-cleartext-plugin, --server-public-key-path,
  * --get-server-public-key) over a transport that keeps it (the unix
- * socket, TLS; for clear text, TLS whose certificate is checked). Only
- * conn*.c include it, and <mysql.h> with it.
+ * socket, TLS; for clear text, TLS whose certificate is checked), and on
+ * a reconnect only to the server of the first connection's certificate
+ * (conn_pin.h). Only conn*.c include it, and <mysql.h> with it.
  */
 #ifndef MYSQLMEMPROF_CONN_AUTH_H
 #define MYSQLMEMPROF_CONN_AUTH_H

@@ -92,8 +92,8 @@ enum conn_status {
 	CONN_STOPPED, /* *stop was set while waiting; the connection is dropped */
 	/*
 	 * The server is not the one of the pin (conn_params): another
-	 * certificate, or no TLS where there was. Nothing of the password
-	 * was sent; trying again would not change that.
+	 * certificate, or no TLS where there was. The password was not sent
+	 * to it; trying again would not change the server.
 	 */
 	CONN_UNTRUSTED,
 };
