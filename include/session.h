@@ -184,7 +184,10 @@ struct session {
 	 * keeps no statement's peak (finished.h), and said so: once a run.
 	 */
 	bool no_statement_peaks;
-	/* How the last session_open() ended: CONN_DENIED is the account's. */
+	/*
+	 * How the last session_open() ended: CONN_DENIED is the account's.
+	 * A reconnect that found another server (CONN_UNTRUSTED) says so too.
+	 */
 	enum conn_status opened;
 };
 

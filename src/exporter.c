@@ -550,6 +550,9 @@ serve(struct exporter *x)
 			x->have_layers = false;
 			pthread_mutex_unlock(&x->lock);
 			session_close(env->session);
+			/* Its reconnect found another server, and said so. */
+			if (env->session->opened == CONN_UNTRUSTED)
+				return EXIT_RUNTIME;
 			if (env->sig->stop || rc == EXIT_USAGE ||
 			    x->end == SAMPLER_END_COUNT ||
 			    x->end == SAMPLER_END_DURATION)

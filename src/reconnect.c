@@ -117,7 +117,9 @@ try_once(struct reconnect *rc, uint64_t until, uint64_t run_end, char *err,
 	case CONN_OK:
 		break;
 	case CONN_UNTRUSTED:
-		return SOURCE_ERROR; /* another server: trying again cannot help */
+		/* Another server: trying again cannot help, nor can the mode. */
+		s->opened = CONN_UNTRUSTED;
+		return SOURCE_ERROR;
 	default:
 		return SOURCE_LOST;
 	}

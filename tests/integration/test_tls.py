@@ -525,6 +525,14 @@ class Tls(mmp.TestCase):
             os.chmod(d, 0o700)
             self.addCleanup(shutil.rmtree, d, True)
             argv = common + ["--record", d, "--frequency", "100"]
+        elif mode == "listen":
+            import test_exporter
+            port = test_exporter.free_port(19200, 19299)
+            argv = common + ["--listen", "127.0.0.1:%d" % port,
+                             "--frequency", "100"]
+        elif mode == "wait":
+            argv = common + ["--wait-for", "%no statement runs this%",
+                             "--poll", "100"]
         else:
             argv = common + ["--global", "--count", "40", "--frequency",
                              "100", "--format", "json"]
@@ -543,7 +551,7 @@ class Tls(mmp.TestCase):
             self.assertIn(w, said[0], mmp.describe(p))
 
     def test_pin_another_certificate_gets_no_password(self):
-        for mode in "capture", "record":
+        for mode in "capture", "record", "listen", "wait":
             for ssl_mode in "PREFERRED", "REQUIRED":
                 with self.subTest(mode=mode, ssl_mode=ssl_mode):
                     server, p = self.through(

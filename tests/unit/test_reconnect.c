@@ -93,6 +93,7 @@ test_another_server_ends_it(void **state)
 	assert_string_equal(err, "another certificate");
 	assert_int_equal(srv.opens, 1 + 1);
 	assert_ptr_equal(sess.conn, &srv.conns[0]);
+	assert_int_equal(sess.opened, CONN_UNTRUSTED); /* for the mode */
 }
 
 /* SIGTERM while waiting between tries ends it at once. */
