@@ -92,6 +92,7 @@ set_tls(MYSQL *m, const struct conn_params *p)
 	/* With a CA given, Connector/C checks the chain; this adds the host. */
 	if (p->ssl_mode == TLS_VERIFY_IDENTITY)
 		mysql_options(m, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &yes);
+	conn_pin_ask_library(m, conn_pin_of(p));
 #else
 	unsigned mode;
 	switch (p->ssl_mode) {
@@ -313,6 +314,13 @@ conn_open(struct conn **out, const struct conn_params *p, char *err,
 		return auth.untrusted ? CONN_UNTRUSTED : CONN_DENIED;
 	}
 #ifdef MARIADB_PACKAGE_VERSION
+	if (conn_pin_refused_by_library(c->mysql, conn_pin_of(p), auth.refused,
+	    sizeof(auth.refused))) {
+		snprintf(err, errlen, "cannot connect %s: %s", c->where,
+		    auth.refused);
+		conn_close(c);
+		return CONN_UNTRUSTED;
+	}
 	if (e == CR_PLUGIN_NOT_ALLOWED) {
 		refused_plugin(c, mysql_error(c->mysql), err, errlen);
 		conn_close(c);

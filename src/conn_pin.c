@@ -5,6 +5,7 @@
  */
 #include "conn_pin.h"
 
+#include <errmsg.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
@@ -25,13 +26,15 @@ conn_pin_of(const struct conn_params *p)
 	return p->pin;
 }
 
+/* Into pin: the certificate's SHA-256, and SHA-1 (conn_pin_ask_library()). */
 static bool
-digest(X509 *cert, unsigned char sha256[32])
+digest(X509 *cert, struct conn_pin *pin)
 {
-	unsigned int n = 0;
+	unsigned int n = 0, n1 = 0;
 
-	return cert != NULL && X509_digest(cert, EVP_sha256(), sha256, &n) == 1 &&
-	    n == 32;
+	return cert != NULL &&
+	    X509_digest(cert, EVP_sha256(), pin->sha256, &n) == 1 && n == 32 &&
+	    X509_digest(cert, EVP_sha1(), pin->sha1, &n1) == 1 && n1 == 20;
 }
 
 #ifdef MARIADB_PACKAGE_VERSION
@@ -49,7 +52,7 @@ struct tls_head {
 };
 
 static bool
-peer_sha256(MYSQL *m, unsigned char sha256[32])
+peer_digests(MYSQL *m, struct conn_pin *out)
 {
 	MARIADB_PVIO *pvio = m->net.pvio;
 	const struct tls_head *tls;
@@ -59,7 +62,7 @@ peer_sha256(MYSQL *m, unsigned char sha256[32])
 	if (pvio == NULL || (tls = pvio->ctls) == NULL || tls->ssl == NULL)
 		return false;
 	cert = SSL_get1_peer_certificate(tls->ssl);
-	ok = digest(cert, sha256);
+	ok = digest(cert, out);
 	X509_free(cert);
 	return ok;
 }
@@ -72,7 +75,7 @@ peer_sha256(MYSQL *m, unsigned char sha256[32])
  * OFF. Without it the certificate cannot be read here.
  */
 static bool
-peer_sha256(MYSQL *m, unsigned char sha256[32])
+peer_digests(MYSQL *m, struct conn_pin *out)
 {
 	unsigned int len = 0;
 	void *pem = mysql_get_ssl_session_data(m, 0, &len);
@@ -85,7 +88,7 @@ peer_sha256(MYSQL *m, unsigned char sha256[32])
 	if ((bio = BIO_new_mem_buf(pem, (int)len)) != NULL)
 		sess = PEM_read_bio_SSL_SESSION(bio, NULL, NULL, NULL);
 	if (sess != NULL)
-		ok = digest(SSL_SESSION_get0_peer(sess), sha256);
+		ok = digest(SSL_SESSION_get0_peer(sess), out);
 	SSL_SESSION_free(sess);
 	BIO_free(bio);
 	mysql_free_ssl_session_data(m, pem);
@@ -108,31 +111,32 @@ short_hex(const unsigned char *d, char out[17])
 	"with --ssl-ca and --ssl-mode=VERIFY_CA, or start mysqlmemprof again " \
 	"to take the new one"
 
+#define NO_TLS_NOW "the server offers no TLS now, where the first " \
+	"connection had it; the password was not sent; " HOW_TO_ALLOW
+
 bool
 conn_pin_lets(MYSQL *m, const struct conn_pin *pin, char *why, size_t whylen)
 {
-	unsigned char now[32];
+	struct conn_pin now;
 	char was[17], is[17];
 
 	if (pin == NULL || !pin->tls)
 		return true;
 	if (mysql_get_ssl_cipher(m) == NULL) {
-		snprintf(why, whylen, "the server offers no TLS now, where the "
-		    "first connection had it; the password was not sent; "
-		    HOW_TO_ALLOW);
+		snprintf(why, whylen, NO_TLS_NOW);
 		return false;
 	}
-	if (!pin->known || !peer_sha256(m, now)) {
+	if (!pin->known || !peer_digests(m, &now)) {
 		snprintf(why, whylen, "the server's TLS certificate cannot be "
 		    "compared with the first connection's (" NO_PEER "); the "
 		    "password was not sent; verify the certificate with "
 		    "--ssl-ca and --ssl-mode=VERIFY_CA");
 		return false;
 	}
-	if (memcmp(now, pin->sha256, sizeof(now)) == 0)
+	if (memcmp(now.sha256, pin->sha256, sizeof(now.sha256)) == 0)
 		return true;
 	short_hex(pin->sha256, was);
-	short_hex(now, is);
+	short_hex(now.sha256, is);
 	snprintf(why, whylen, "the server shows a TLS certificate other than "
 	    "the first connection's (SHA-256 %s..., was %s...); the password "
 	    "was not sent; " HOW_TO_ALLOW, is, was);
@@ -145,5 +149,54 @@ conn_pin_keep(MYSQL *m, struct conn_pin *pin)
 	if (pin == NULL || pin->tls || mysql_get_ssl_cipher(m) == NULL)
 		return;
 	pin->tls = true;
-	pin->known = peer_sha256(m, pin->sha256);
+	pin->known = peer_digests(m, pin);
 }
+
+#ifdef MARIADB_PACKAGE_VERSION
+/*
+ * Connector/C 3.3 takes a SHA-1 fingerprint only, 3.4 a SHA-256 one too.
+ * SHA-1 serves here only to keep back the proof of the password, which
+ * tells no one the password: what sends the password is compared by
+ * SHA-256 (conn_pin_lets()), and that check does not rest on this one.
+ */
+void
+conn_pin_ask_library(MYSQL *m, const struct conn_pin *pin)
+{
+#if MARIADB_PACKAGE_VERSION_ID >= 30400
+	const unsigned char *d = pin != NULL ? pin->sha256 : NULL;
+	size_t n = sizeof(pin->sha256);
+#else
+	const unsigned char *d = pin != NULL ? pin->sha1 : NULL;
+	size_t n = sizeof(pin->sha1);
+#endif
+	char hex[2 * 32 + 1];
+
+	if (pin == NULL || !pin->known)
+		return;
+	for (size_t i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", d[i]);
+	mysql_optionsv(m, MARIADB_OPT_TLS_PEER_FP, hex);
+}
+
+/*
+ * With a fingerprint to check, the library refuses a server that offers
+ * no TLS as well, before anything of the authentication.
+ */
+bool
+conn_pin_refused_by_library(MYSQL *m, const struct conn_pin *pin, char *why,
+    size_t whylen)
+{
+	if (pin == NULL || !pin->known ||
+	    mysql_errno(m) != CR_SSL_CONNECTION_ERROR)
+		return false;
+	if (strstr(mysql_error(m), "ingerprint") != NULL)
+		snprintf(why, whylen, "the server shows a TLS certificate other "
+		    "than the first connection's (the library's check: %s); "
+		    "the password was not sent; " HOW_TO_ALLOW, mysql_error(m));
+	else if ((m->server_capabilities & CLIENT_SSL) == 0)
+		snprintf(why, whylen, NO_TLS_NOW);
+	else
+		return false;
+	return true;
+}
+#endif

@@ -29,5 +29,16 @@ bool conn_pin_lets(MYSQL *m, const struct conn_pin *pin, char *why,
     size_t whylen);
 /* Connected: the first certificate over TLS is kept in pin. */
 void conn_pin_keep(MYSQL *m, struct conn_pin *pin);
+#ifdef MARIADB_PACKAGE_VERSION
+/*
+ * Before connecting: Connector/C checks the kept certificate itself
+ * (MARIADB_OPT_TLS_PEER_FP) right after the TLS handshake, before it
+ * sends anything of the authentication, even a proof of the password.
+ */
+void conn_pin_ask_library(MYSQL *m, const struct conn_pin *pin);
+/* Whether a failed connect is that check's refusal; why says it then. */
+bool conn_pin_refused_by_library(MYSQL *m, const struct conn_pin *pin,
+    char *why, size_t whylen);
+#endif
 
 #endif

@@ -36,8 +36,9 @@ enum conn_protocol {
  */
 struct conn_pin {
 	bool tls;                 /* a connection of the run had TLS */
-	bool known;               /* and sha256 is its certificate's */
+	bool known;               /* and the digests are its certificate's */
 	unsigned char sha256[32]; /* of the certificate's DER */
+	unsigned char sha1[20];   /* the same, for Connector/C 3.3's own check */
 };
 
 struct conn_params {
