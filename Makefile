@@ -77,7 +77,7 @@ CORE += obuf
 # --listen: the page of the exporter (metrics), and the exporter.
 CORE   += metrics
 # The modules that talk to the server, and the program.
-SERVER = conn conn_auth conn_auth_connector conn_auth_oracle conn_io conn_stmt pfs_check pfs_list pfs_look pfs_read session prompt \
+SERVER = conn conn_auth conn_auth_connector conn_auth_oracle conn_pin conn_io conn_stmt pfs_check pfs_list pfs_look pfs_read session prompt \
          app signals live top
 SERVER += exporter
 # The picture of a run (--format html, svg) and the reader of captures (--read).
@@ -102,12 +102,12 @@ $(PROG): $(BUILD)/$(PROG)
 	cp $< $@
 
 $(BUILD)/$(PROG): $(BUILD)/main.o $(SERVER_OBJS) $(BUILD)/libcore.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(MYSQL_LIBS) $(CURSES_LIBS) -ldl -lpthread -lcsv $(PPROF_LIBS) $(JANSSON_LIBS) -lcrypto
+	$(CC) $(LDFLAGS) -o $@ $^ $(MYSQL_LIBS) $(CURSES_LIBS) -ldl -lpthread -lcsv $(PPROF_LIBS) $(JANSSON_LIBS) -lssl -lcrypto
 
 $(BUILD)/libcore.a: $(CORE_OBJS)
 	rm -f $@ && $(AR) rcs $@ $^
 
-$(BUILD)/conn.o $(BUILD)/conn_auth.o $(BUILD)/conn_auth_connector.o $(BUILD)/conn_auth_oracle.o $(BUILD)/conn_io.o $(BUILD)/conn_stmt.o: override CPPFLAGS += $(MYSQL_CFLAGS)
+$(BUILD)/conn.o $(BUILD)/conn_auth.o $(BUILD)/conn_auth_connector.o $(BUILD)/conn_auth_oracle.o $(BUILD)/conn_pin.o $(BUILD)/conn_io.o $(BUILD)/conn_stmt.o: override CPPFLAGS += $(MYSQL_CFLAGS)
 $(BUILD)/live.o: override CPPFLAGS += $(CURSES_CFLAGS)
 $(BUILD)/exporter.o: override CPPFLAGS += $(MHD_CFLAGS) $(if $(MHD_SONAME),-DMHD_SONAME='"$(MHD_SONAME)"')
 

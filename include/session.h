@@ -148,6 +148,7 @@ enum session_statements {
 struct session {
 	const struct session_ops *ops;
 	struct conn_params params; /* its strings are borrowed */
+	struct conn_pin pin;       /* params.pin: the run's first certificate */
 	struct conn *conn;         /* owned; NULL while not connected */
 	struct pfs_server_id server; /* a thread id means one thread while it holds */
 	/* Which server and version: learnt at connect, again at a reconnect. */
@@ -183,7 +184,10 @@ struct session {
 	 * keeps no statement's peak (finished.h), and said so: once a run.
 	 */
 	bool no_statement_peaks;
-	/* How the last session_open() ended: CONN_DENIED is the account's. */
+	/*
+	 * How the last session_open() ended: CONN_DENIED is the account's.
+	 * A reconnect that found another server (CONN_UNTRUSTED) says so too.
+	 */
 	enum conn_status opened;
 };
 

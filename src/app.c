@@ -167,6 +167,7 @@ session_setup(struct session *s, const struct options *o,
 			.stop = &sig->stop,
 		},
 	};
+	s->params.pin = &s->pin;
 }
 
 /* Returns 0, -1 having said why, or 1 when a signal ended the connect. */

@@ -13,6 +13,7 @@
 
 #include "conn_auth.h"
 #include "conn_impl.h"
+#include "conn_pin.h"
 
 
 enum conn_status
@@ -91,6 +92,7 @@ set_tls(MYSQL *m, const struct conn_params *p)
 	/* With a CA given, Connector/C checks the chain; this adds the host. */
 	if (p->ssl_mode == TLS_VERIFY_IDENTITY)
 		mysql_options(m, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &yes);
+	conn_pin_ask_library(m, conn_pin_of(p));
 #else
 	unsigned mode;
 	switch (p->ssl_mode) {
@@ -191,6 +193,29 @@ refused_plugin(struct conn *c, const char *msg, char *err, size_t errlen)
 }
 #endif
 
+/*
+ * Connected: the server is the one of the first connection over TLS of
+ * the run, or this is it and its certificate is kept. The guards have
+ * kept the password back from any other; a plugin that sends only a
+ * proof of it (mysql_native_password, client_ed25519) has sent that,
+ * and the connection is not used.
+ */
+static enum conn_status
+check_pin(struct conn *c, const struct conn_params *p, char *err,
+    size_t errlen)
+{
+	struct conn_pin *pin = conn_pin_of(p);
+	char why[512];
+
+	if (!conn_pin_lets(c->mysql, pin, why, sizeof(why))) {
+		snprintf(err, errlen, "cannot connect %s: %s", c->where, why);
+		conn_close(c);
+		return CONN_UNTRUSTED;
+	}
+	conn_pin_keep(c->mysql, pin);
+	return CONN_OK;
+}
+
 enum conn_status
 conn_open(struct conn **out, const struct conn_params *p, char *err,
     size_t errlen)
@@ -253,6 +278,8 @@ conn_open(struct conn **out, const struct conn_params *p, char *err,
 			return CONN_FAILED;
 		}
 		conn_auth_forget_password(c->mysql);
+		if ((st = check_pin(c, p, err, errlen)) != CONN_OK)
+			return st;
 		c->timeout_s = p->read_timeout_s;
 		*out = c;
 		return CONN_OK;
@@ -273,7 +300,10 @@ conn_open(struct conn **out, const struct conn_params *p, char *err,
 	conn_auth_failed(c->mysql, &auth);
 	/* The password kept back, or a key file that could not serve. */
 	if (auth.refused[0] != '\0') {
-		if (p->ssl_mode >= TLS_REQUIRED && !auth.tls)
+		if (auth.untrusted)
+			snprintf(err, errlen, "cannot connect %s: %s", c->where,
+			    auth.refused);
+		else if (p->ssl_mode >= TLS_REQUIRED && !auth.tls)
 			snprintf(err, errlen, "cannot connect %s: the server "
 			    "offers no TLS, but --ssl-mode requires it; enable "
 			    "TLS on the server or lower --ssl-mode", c->where);
@@ -281,9 +311,16 @@ conn_open(struct conn **out, const struct conn_params *p, char *err,
 			snprintf(err, errlen, "cannot connect %s: %s", c->where,
 			    auth.refused);
 		conn_close(c);
-		return CONN_DENIED;
+		return auth.untrusted ? CONN_UNTRUSTED : CONN_DENIED;
 	}
 #ifdef MARIADB_PACKAGE_VERSION
+	if (conn_pin_refused_by_library(c->mysql, conn_pin_of(p), auth.refused,
+	    sizeof(auth.refused))) {
+		snprintf(err, errlen, "cannot connect %s: %s", c->where,
+		    auth.refused);
+		conn_close(c);
+		return CONN_UNTRUSTED;
+	}
 	if (e == CR_PLUGIN_NOT_ALLOWED) {
 		refused_plugin(c, mysql_error(c->mysql), err, errlen);
 		conn_close(c);

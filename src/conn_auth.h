@@ -4,8 +4,9 @@
  * the other end can read it from, only where the user allowed it
  * (--enable-cleartext-plugin, --server-public-key-path,
  * --get-server-public-key) over a transport that keeps it (the unix
- * socket, TLS; for clear text, TLS whose certificate is checked). Only
- * conn*.c include it, and <mysql.h> with it.
+ * socket, TLS; for clear text, TLS whose certificate is checked), and on
+ * a reconnect only to the server of the first connection's certificate
+ * (conn_pin.h). Only conn*.c include it, and <mysql.h> with it.
  */
 #ifndef MYSQLMEMPROF_CONN_AUTH_H
 #define MYSQLMEMPROF_CONN_AUTH_H
@@ -26,7 +27,9 @@ struct conn_auth {
 	bool tls_verified;     /* --ssl-mode VERIFY_CA or VERIFY_IDENTITY */
 	bool spent;            /* shared, read only: refused is not written */
 	bool tls;              /* the connection was encrypted when asked */
-	char refused[256];     /* why the password was not sent; "": it was */
+	const struct conn_pin *pin; /* conn_pin_of() the params; NULL: none */
+	bool untrusted;        /* refused: not the server of the pin */
+	char refused[512];     /* why the password was not sent; "": it was */
 };
 #else
 struct conn_auth {
@@ -35,7 +38,11 @@ struct conn_auth {
 	bool cleartext;        /* --enable-cleartext-plugin */
 	bool cleartext_ok;     /* and over the socket or TLS VERIFY_CA and up */
 	bool tls;              /* encrypted: REQUIRED and up, which it enforces */
-	char refused[256];     /* why the password was not sent; "": it was */
+	const struct conn_pin *pin; /* conn_pin_of() the params; NULL: none */
+	MYSQL *m;              /* the handle being connected */
+	bool sha2_wrote;       /* caching_sha2_password wrote its first packet */
+	bool untrusted;        /* refused: not the server of the pin */
+	char refused[512];     /* why the password was not sent; "": it was */
 };
 #endif
 

@@ -4,6 +4,7 @@
  * The build against Oracle's library compiles conn_auth_oracle.c instead.
  */
 #include "conn_auth.h"
+#include "conn_pin.h"
 
 #include <errmsg.h>
 #include <errno.h>
@@ -102,6 +103,25 @@ auth_of(MYSQL *m)
 	if (a != NULL && !a->spent)
 		a->tls = mysql_get_ssl_cipher(m) != NULL;
 	return a;
+}
+
+/*
+ * Whether the server may be sent the password, or anything it could be
+ * read from: on a reconnect, only the server of the first connection's
+ * certificate (conn_pin.h). TLS is up here: the first packet written
+ * started it.
+ */
+static bool
+pin_lets(MYSQL *m)
+{
+	struct conn_auth *a = auth_of(m);
+	char why[sizeof(a->refused)];
+
+	if (a == NULL || a->spent || conn_pin_lets(m, a->pin, why, sizeof(why)))
+		return true;
+	a->untrusted = true;
+	refuse(m, a, "%s", why);
+	return false;
 }
 
 /* TLS, or the unix socket: the server takes the password as it is there. */
@@ -220,8 +240,11 @@ send_with_key(MYSQL_PLUGIN_VIO *vio, MYSQL *m, const char *plugin,
 		    NULL;
 		BIO_free(bio);
 		ERR_clear_error();
-		if (key == NULL)
+		/* A key of whoever answers: only the server of the pin's. */
+		if (key == NULL || !pin_lets(m)) {
+			EVP_PKEY_free(key);
 			return CR_ERROR;
+		}
 	} else {
 		refuse(m, a, "the account's %s must send the password, and the "
 		    "connection is not encrypted; use TLS, "
@@ -254,6 +277,8 @@ sha2_authenticate(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
 		return CR_OK;
 	if (n != 1 || pkt[0] != SHA2_FULL_AUTH)
 		return CR_SERVER_HANDSHAKE_ERR;
+	if (!pin_lets(m))
+		return CR_ERROR;
 	if (transport_secure(vio, m))
 		return send_plain(vio, pw);
 	return send_with_key(vio, m, "caching_sha2_password", SHA2_REQUEST_KEY,
@@ -277,8 +302,13 @@ sha256_authenticate(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
 		return n;
 	if (*pw == '\0')
 		return vio->write_packet(vio, NULL, 0) == 0 ? CR_OK : CR_ERROR;
+	/*
+	 * TLS up here means a switch of plugin after the first packet. As
+	 * the server's first plugin, TLS starts with the first packet, and
+	 * only a key the user gave, which no one else reads, goes in it.
+	 */
 	if (transport_secure(vio, m))
-		return send_plain(vio, pw);
+		return pin_lets(m) ? send_plain(vio, pw) : CR_ERROR;
 	return send_with_key(vio, m, "sha256_password",
 	    SHA256_REQUEST_KEY, pw, scramble);
 }
@@ -443,7 +473,8 @@ conn_auth_set(MYSQL *m, struct conn_auth *a, const struct conn_params *p)
 	*a = (struct conn_auth){ .key_path = p->server_public_key_path,
 	    .get_key = p->get_server_public_key,
 	    .cleartext = p->enable_cleartext_plugin,
-	    .tls_verified = p->ssl_mode >= TLS_VERIFY_CA };
+	    .tls_verified = p->ssl_mode >= TLS_VERIFY_CA,
+	    .pin = conn_pin_of(p) };
 	if (guards_failed[0] != '\0') {
 		snprintf(a->refused, sizeof(a->refused), "%s", guards_failed);
 		return;

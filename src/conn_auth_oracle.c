@@ -5,6 +5,7 @@
  * against Connector/C compiles conn_auth_connector.c instead.
  */
 #include "conn_auth.h"
+#include "conn_pin.h"
 
 #include <errmsg.h>
 #include <errno.h>
@@ -39,8 +40,26 @@ typedef int (*auth_fn)(MYSQL_PLUGIN_VIO *, MYSQL *);
 typedef enum net_async_status (*auth_nb_fn)(MYSQL_PLUGIN_VIO *, MYSQL *,
     int *);
 
-static auth_fn sha256_own, clear_own;
-static auth_nb_fn sha256_own_nb, clear_own_nb;
+static auth_fn sha256_own, clear_own, sha2_own;
+static auth_nb_fn sha256_own_nb, clear_own_nb, sha2_own_nb;
+
+/*
+ * Whether the server may be sent the password, or anything it could be
+ * read from: on a reconnect, only the server of the first connection's
+ * certificate (conn_pin.h). Oracle's library has TLS up before the first
+ * plugin runs.
+ */
+static bool
+pin_lets(struct conn_auth *a)
+{
+	char why[sizeof(a->refused)];
+
+	if (a == NULL || conn_pin_lets(a->m, a->pin, why, sizeof(why)))
+		return true;
+	a->untrusted = true;
+	snprintf(a->refused, sizeof(a->refused), "%s", why);
+	return false;
+}
 
 static bool
 transport_secure(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
@@ -63,8 +82,12 @@ sha256_lets(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
 {
 	struct conn_auth *a = auth_now;
 
-	if (m->passwd == NULL || *m->passwd == '\0' ||
-	    transport_secure(vio, m) ||
+	if (m->passwd == NULL || *m->passwd == '\0')
+		return true;
+	/* Its first packet may be the password: the pin first. */
+	if (!pin_lets(a))
+		return false;
+	if (transport_secure(vio, m) ||
 	    (a != NULL && (a->key_path != NULL || a->get_key)))
 		return true;
 	if (a != NULL)
@@ -136,6 +159,97 @@ clear_guard_nb(MYSQL_PLUGIN_VIO *vio, MYSQL *m, int *result)
 	return NET_ASYNC_COMPLETE;
 }
 
+/*
+ * caching_sha2_password is the library's own from end to end; what it
+ * writes goes through the handle's packet writers, which the guard
+ * replaces with these for the connect. The first packet is the proof of
+ * the scramble, which tells no one the password; any after it (the
+ * password of the full authentication, the request for a key) goes only
+ * to the server of the pin. The session, and so the certificate, can be
+ * read by then: the server's answer to the first came with its ticket.
+ */
+typedef int (*write_fn)(MYSQL_PLUGIN_VIO *, const unsigned char *, int);
+typedef enum net_async_status (*write_nb_fn)(MYSQL_PLUGIN_VIO *,
+    const unsigned char *, int, int *);
+static write_fn vio_write;
+static write_nb_fn vio_write_nb;
+
+static int
+sha2_write(MYSQL_PLUGIN_VIO *vio, const unsigned char *pkt, int len)
+{
+	struct conn_auth *a = auth_now;
+
+	if (a != NULL && a->sha2_wrote && !pin_lets(a))
+		return -1;
+	if (a != NULL)
+		a->sha2_wrote = true;
+	return vio_write(vio, pkt, len);
+}
+
+static enum net_async_status
+sha2_write_nb(MYSQL_PLUGIN_VIO *vio, const unsigned char *pkt, int len,
+    int *result)
+{
+	struct conn_auth *a = auth_now;
+	enum net_async_status st;
+
+	if (a != NULL && a->sha2_wrote && !pin_lets(a)) {
+		*result = -1;
+		return NET_ASYNC_COMPLETE;
+	}
+	/* Written only once complete: a packet may take several calls. */
+	st = vio_write_nb(vio, pkt, len, result);
+	if (st == NET_ASYNC_COMPLETE && a != NULL)
+		a->sha2_wrote = true;
+	return st;
+}
+
+/* The handle's writers replaced with the two above, the library's kept. */
+static void
+sha2_hook(MYSQL_PLUGIN_VIO *vio)
+{
+	if (vio->write_packet != sha2_write) {
+		vio_write = vio->write_packet;
+		vio->write_packet = sha2_write;
+	}
+	if (vio->write_packet_nonblocking != NULL &&
+	    vio->write_packet_nonblocking != sha2_write_nb) {
+		vio_write_nb = vio->write_packet_nonblocking;
+		vio->write_packet_nonblocking = sha2_write_nb;
+	}
+}
+
+/*
+ * No TLS where the first connection had it is seen before the plugin
+ * writes anything: the library's TLS is up before the first plugin runs.
+ */
+static bool
+tls_kept(struct conn_auth *a, MYSQL *m)
+{
+	return a == NULL || a->pin == NULL || !a->pin->tls ||
+	    mysql_get_ssl_cipher(m) != NULL || pin_lets(a);
+}
+
+static int
+sha2_guard(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
+{
+	if (!tls_kept(auth_now, m))
+		return CR_ERROR;
+	sha2_hook(vio);
+	return sha2_own(vio, m);
+}
+
+static enum net_async_status
+sha2_guard_nb(MYSQL_PLUGIN_VIO *vio, MYSQL *m, int *result)
+{
+	if (!tls_kept(auth_now, m)) {
+		*result = CR_ERROR;
+		return NET_ASYNC_COMPLETE;
+	}
+	sha2_hook(vio);
+	return sha2_own_nb(vio, m, result);
+}
+
 /* Why the guards could not be put in place; "": they were. */
 static char guards_failed[200];
 
@@ -175,6 +289,8 @@ register_guards(void)
 	    sha256_guard, sha256_guard_nb);
 	guard_one(m, "mysql_clear_password", &clear_own, &clear_own_nb,
 	    clear_guard, clear_guard_nb);
+	guard_one(m, "caching_sha2_password", &sha2_own, &sha2_own_nb,
+	    sha2_guard, sha2_guard_nb);
 	mysql_close(m);
 }
 
@@ -195,7 +311,8 @@ conn_auth_set(MYSQL *m, struct conn_auth *a, const struct conn_params *p)
 	    .cleartext = p->enable_cleartext_plugin,
 	    .cleartext_ok = p->enable_cleartext_plugin &&
 	    (!conn_over_tcp(p) || p->ssl_mode >= TLS_VERIFY_CA),
-	    .tls = p->ssl_mode >= TLS_REQUIRED };
+	    .tls = p->ssl_mode >= TLS_REQUIRED,
+	    .pin = conn_pin_of(p), .m = m };
 	if (guards_failed[0] != '\0') {
 		snprintf(a->refused, sizeof(a->refused), "%s", guards_failed);
 		return;

@@ -27,6 +27,20 @@ enum conn_protocol {
 	PROTOCOL_SOCKET,  /* the unix socket; the host must be localhost */
 };
 
+/*
+ * The server's certificate as the first connection over TLS of a run saw
+ * it: a connection after it sends the password, or anything it can be
+ * read from, only to a server that shows the same (conn_open()), unless
+ * --ssl-mode checks the certificate. The session owns it; all zero:
+ * nothing seen yet.
+ */
+struct conn_pin {
+	bool tls;                 /* a connection of the run had TLS */
+	bool known;               /* and the digests are its certificate's */
+	unsigned char sha256[32]; /* of the certificate's DER */
+	unsigned char sha1[20];   /* the same, for Connector/C 3.3's own check */
+};
+
 struct conn_params {
 	const char *host;     /* NULL: the library's default (localhost) */
 	const char *user;     /* NULL: the login name */
@@ -57,6 +71,8 @@ struct conn_params {
 	 * is checked (VERIFY_CA and up) only. Not set: never.
 	 */
 	bool enable_cleartext_plugin;
+	/* Kept and checked by every connect with it; NULL: none. */
+	struct conn_pin *pin;
 	/*
 	 * Set by SIGINT/SIGTERM (NULL: never). Connecting and queries look at
 	 * it every 100 ms and give up, whatever the timeouts say.
@@ -75,6 +91,12 @@ enum conn_status {
 	CONN_INTERRUPTED,
 	CONN_FAILED, /* any other error */
 	CONN_STOPPED, /* *stop was set while waiting; the connection is dropped */
+	/*
+	 * The server is not the one of the pin (conn_params): another
+	 * certificate, or no TLS where there was. The password was not sent
+	 * to it; trying again would not change the server.
+	 */
+	CONN_UNTRUSTED,
 };
 
 /* Whether the library connects over TCP, not the unix socket. */

@@ -535,6 +535,11 @@ serve(struct exporter *x)
 		if (session_open(env->session, err, sizeof(err)) != 0) {
 			if (env->sig->stop)
 				break;
+			/* Another server than the first (conn_types.h). */
+			if (env->session->opened == CONN_UNTRUSTED) {
+				diag_say("%s", err);
+				return EXIT_RUNTIME;
+			}
 			say_once(last, sizeof(last), err);
 		} else {
 			x->end = SAMPLER_END_SOURCE_ERROR;
@@ -545,6 +550,9 @@ serve(struct exporter *x)
 			x->have_layers = false;
 			pthread_mutex_unlock(&x->lock);
 			session_close(env->session);
+			/* Its reconnect found another server, and said so. */
+			if (env->session->opened == CONN_UNTRUSTED)
+				return EXIT_RUNTIME;
 			if (env->sig->stop || rc == EXIT_USAGE ||
 			    x->end == SAMPLER_END_COUNT ||
 			    x->end == SAMPLER_END_DURATION)

@@ -113,8 +113,16 @@ try_once(struct reconnect *rc, uint64_t until, uint64_t run_end, char *err,
 	 */
 	cap_timeout(&p.connect_timeout_s, now, until);
 	cap_timeout(&p.read_timeout_s, now, run_end);
-	if (s->ops->open(&c, &p, err, errlen) != CONN_OK)
+	switch (s->ops->open(&c, &p, err, errlen)) {
+	case CONN_OK:
+		break;
+	case CONN_UNTRUSTED:
+		/* Another server: trying again cannot help, nor can the mode. */
+		s->opened = CONN_UNTRUSTED;
+		return SOURCE_ERROR;
+	default:
 		return SOURCE_LOST;
+	}
 	if ((st = check(rc, c, &pf, err, errlen)) != PFS_OK) {
 		s->ops->close(c);
 		/* What may pass is tried again; a definite answer ends it. */

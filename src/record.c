@@ -534,10 +534,13 @@ record_loop(struct record *r)
 				break;
 			/*
 			 * Refused before anything was recorded: the account's
-			 * to mend, not the server's to come back from.
+			 * to mend, not the server's to come back from. Another
+			 * server than the first (conn_types.h): the operator's
+			 * to look at, whenever it comes.
 			 */
-			if (r->samples == 0 && env->session->opened ==
-			    CONN_DENIED) {
+			if ((r->samples == 0 && env->session->opened ==
+			    CONN_DENIED) || env->session->opened ==
+			    CONN_UNTRUSTED) {
 				diag_say("%s", err);
 				return EXIT_RUNTIME;
 			}

@@ -41,6 +41,34 @@ def packet(seq, payload):
     return struct.pack("<I", len(payload))[:3] + bytes([seq & 0xff]) + payload
 
 
+def read_packet(conn):
+    """The next packet from conn: its sequence number, its payload, and
+    every byte of it as read."""
+    def exactly(n):
+        buf = b""
+        while len(buf) < n:
+            chunk = conn.recv(n - len(buf))
+            if not chunk:
+                raise EOFError
+            buf += chunk
+        return buf
+
+    head = exactly(4)
+    body = exactly(head[0] | head[1] << 8 | head[2] << 16)
+    return head[3], body, head + body
+
+
+def greeting(tls):
+    """A server's first packet, as mysql_native_password, offering TLS
+    when tls."""
+    caps = CAPS | (SSL if tls else 0)
+    return (b"\x0a" + b"8.0.99-fake\0" + struct.pack("<I", 7) +
+            SCRAMBLE[:8] + b"\0" + struct.pack("<H", caps & 0xffff) +
+            b"\x21" + struct.pack("<H", 2) +
+            struct.pack("<H", caps >> 16) + bytes([21]) + b"\0" * 10 +
+            SCRAMBLE[8:] + b"\0" + b"mysql_native_password\0")
+
+
 class FakeServer:
     """One connection: a greeting, the client's reply (over TLS when
     tls_context and the client asks), then an authentication switch
@@ -70,28 +98,11 @@ class FakeServer:
         self.thread = threading.Thread(target=self._serve, daemon=True)
         self.thread.start()
 
-    def _read(self, conn, n):
-        buf = b""
-        while len(buf) < n:
-            chunk = conn.recv(n - len(buf))
-            if not chunk:
-                raise EOFError
-            buf += chunk
-        self.received += buf
-        return buf
-
     def _packet(self, conn):
-        head = self._read(conn, 4)
-        n = head[0] | head[1] << 8 | head[2] << 16
-        return head[3], self._read(conn, n)
+        seq, payload, raw = read_packet(conn)
+        self.received += raw
+        return seq, payload
 
-    def _greeting(self):
-        caps = CAPS | (SSL if self.tls_context else 0)
-        return (b"\x0a" + b"8.0.99-fake\0" + struct.pack("<I", 7) +
-                SCRAMBLE[:8] + b"\0" + struct.pack("<H", caps & 0xffff) +
-                b"\x21" + struct.pack("<H", 2) +
-                struct.pack("<H", caps >> 16) + bytes([21]) + b"\0" * 10 +
-                SCRAMBLE[8:] + b"\0" + b"mysql_native_password\0")
 
     def _serve(self):
         try:
@@ -101,7 +112,7 @@ class FakeServer:
             return
         conn.settimeout(10)
         try:
-            conn.sendall(packet(0, self._greeting()))
+            conn.sendall(packet(0, greeting(self.tls_context)))
             seq, reply = self._packet(conn)
             caps = struct.unpack("<I", reply[:4])[0]
             if self.tls_context and caps & SSL and len(reply) == 32:

@@ -8,8 +8,12 @@ import os
 import re
 import shutil
 import signal
+import socket
+import ssl
+import struct
 import subprocess
 import tempfile
+import threading
 import time
 
 import mmp
@@ -38,14 +42,14 @@ def make_ca(d, name):
             "-keyout", name + "-key.pem", "-out", name + ".pem", cwd=d)
 
 
-def make_server_cert(d):
+def make_server_cert(d, name="server"):
     with open(os.path.join(d, "san.cnf"), "w") as f:
         f.write("subjectAltName=IP:127.0.0.1,DNS:localhost\n")
     openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost",
-            "-keyout", "server-key.pem", "-out", "server.csr", cwd=d)
-    openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey",
+            "-keyout", name + "-key.pem", "-out", name + ".csr", cwd=d)
+    openssl("x509", "-req", "-in", name + ".csr", "-CA", "ca.pem", "-CAkey",
             "ca-key.pem", "-CAcreateserial", "-days", "2", "-extfile",
-            "san.cnf", "-out", "server.pem", cwd=d)
+            "san.cnf", "-out", name + ".pem", cwd=d)
 
 
 def make_crls(d):
@@ -77,10 +81,109 @@ def make_other_rsa_key(d):
             "other-rsa-pub.pem", cwd=d)
 
 
+def tls_context(cert, key):
+    """A server's TLS, presenting cert."""
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    return ctx
+
+
 def cipher(p):
     """The cipher the start note names, or None for plain text."""
     m = re.search(r"over TLS (\S+?);", p.stderr)
     return m.group(1) if m else None
+
+
+class SwapServer:
+    """A server on loopback that is, connection after connection, the
+    test's real server (its bytes relayed, TLS and all: cut after cut_s
+    the first time, for good the next) or a fake: TLS with the
+    certificate in the context given (or none), then a switch to caching_sha2_password whose fast authentication it
+    refuses, asking for the password. What each fake was sent, after its
+    TLS, is in .received."""
+
+    def __init__(self, real_port, plan, cut_s=1.0):
+        self.real_port = int(real_port)
+        self.plan = list(plan)  # "real", or ("fake", ssl context or None)
+        self.cut_s = cut_s
+        self.received = []      # the bytes each fake was sent
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(4)
+        self.sock.settimeout(30)
+        self.port = self.sock.getsockname()[1]
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self):
+        for what in self.plan:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            if what == "real":
+                threading.Thread(target=self._relay, args=(conn,),
+                                 daemon=True).start()
+            else:
+                self.received.append(b"")
+                self._fake(conn, what[1], len(self.received) - 1)
+
+    def _relay(self, conn):
+        real = socket.create_connection(("127.0.0.1", self.real_port))
+
+        def pump(a, b):
+            try:
+                while True:
+                    data = a.recv(65536)
+                    if not data:
+                        break
+                    b.sendall(data)
+            except OSError:
+                pass
+
+        for a, b in ((conn, real), (real, conn)):
+            threading.Thread(target=pump, args=(a, b), daemon=True).start()
+        if self.cut_s is not None:
+            self.cut_s, cut = None, self.cut_s
+            time.sleep(cut)
+            for s in conn, real:
+                s.shutdown(socket.SHUT_RDWR)
+                s.close()
+
+    def _fake(self, conn, tls, i):
+        # Imported here: test_auth imports this module.
+        from test_auth import SCRAMBLE, greeting, packet, read_packet
+
+        def read():
+            seq, payload, raw = read_packet(conn)
+            self.received[i] += raw
+            return seq, payload
+
+        conn.settimeout(10)
+        try:
+            conn.sendall(packet(0, greeting(tls)))
+            seq, reply = read()
+            if tls and len(reply) == 32:
+                self.received[i] = b""  # the request for TLS: no secret
+                conn = tls.wrap_socket(conn, server_side=True)
+                seq, reply = read()
+            conn.sendall(packet(seq + 1, b"\xfecaching_sha2_password\0" +
+                                SCRAMBLE + b"\0"))
+            seq, reply = read()             # the proof of the scramble
+            conn.sendall(packet(seq + 1, b"\x01\x04"))  # full, please
+            seq, reply = read()             # the password, if any
+            conn.sendall(packet(seq + 1, b"\xff" + struct.pack("<H", 1045) +
+                                b"#28000Access denied (fake server)"))
+            while read():
+                pass
+        except (EOFError, OSError, ssl.SSLError):
+            pass
+        finally:
+            conn.close()
+
+    def close(self):
+        self.sock.close()
+        self.thread.join(30)
 
 
 class Tls(mmp.TestCase):
@@ -102,6 +205,12 @@ class Tls(mmp.TestCase):
         make_server_cert(cls.certs)
         make_crls(cls.certs)
         make_other_rsa_key(cls.certs)
+        make_ca(cls.certs, "other")  # a self-signed certificate of its own
+        make_server_cert(cls.certs, "server2")  # another of the same CA
+        cls.same, cls.other, cls.same_ca = (
+            tls_context(os.path.join(cls.certs, name + ".pem"),
+                        os.path.join(cls.certs, name + "-key.pem"))
+            for name in ("server", "other", "server2"))
         cls.sandbox = "/tmp/%s-sb" % os.path.basename(cls.certs)
         cls.env = dict(os.environ)
         cls.env["MMP_SANDBOX_DIR"] = cls.sandbox
@@ -400,3 +509,84 @@ class Tls(mmp.TestCase):
                          r"Lost connection to server during query",
                          mmp.describe(p))
         self.assertEqual(len(mmp.parse_json_lines(p.stdout)), 8)
+
+    # On a reconnect, the password goes only to the server that shows the
+    # certificate the first connection saw, under --ssl-mode PREFERRED or
+    # REQUIRED, which check none: the test's server first, relayed, then
+    # whoever the plan says (SwapServer).
+
+    def through(self, plan, *args, mode="capture"):
+        server = SwapServer(self.port, plan)
+        self.addCleanup(server.close)
+        common = ["-h", "127.0.0.1", "-P", str(server.port), "-u", "mmp",
+                  "--reconnect-timeout", "20"] + list(args)
+        if mode == "record":
+            d = tempfile.mkdtemp(prefix="mmp-pin-")
+            os.chmod(d, 0o700)
+            self.addCleanup(shutil.rmtree, d, True)
+            argv = common + ["--record", d, "--frequency", "100"]
+        elif mode == "listen":
+            import test_exporter
+            port = test_exporter.free_port(19200, 19299)
+            argv = common + ["--listen", "127.0.0.1:%d" % port,
+                             "--frequency", "100"]
+        elif mode == "wait":
+            argv = common + ["--wait-for", "%no statement runs this%",
+                             "--poll", "100"]
+        else:
+            argv = common + ["--global", "--count", "40", "--frequency",
+                             "100", "--format", "json"]
+        p = mmp.run(argv, conn=False, timeout=60)
+        return server, p
+
+    def assertStopped(self, server, p, *words):
+        self.assertEqual(p.returncode, 1, mmp.describe(p))
+        self.assertEqual(len(server.received), 1, mmp.describe(p))
+        self.assertNotIn(mmp.MMP_PASSWORD.encode(), server.received[0],
+                         mmp.describe(p))
+        if mmp.CLIENT == "connector-c":
+            # Its own check, right after the handshake: not even the
+            # proof of the password (Oracle's sends the proof, then stops).
+            self.assertEqual(server.received[0], b"", mmp.describe(p))
+        said = [line for line in p.stderr.splitlines()
+                if "the password was not sent" in line]
+        self.assertEqual(len(said), 1, mmp.describe(p))
+        for w in words:
+            self.assertIn(w, said[0], mmp.describe(p))
+
+    def test_pin_another_certificate_gets_no_password(self):
+        for mode in "capture", "record", "listen", "wait":
+            for ssl_mode in "PREFERRED", "REQUIRED":
+                with self.subTest(mode=mode, ssl_mode=ssl_mode):
+                    server, p = self.through(
+                        ["real", ("fake", self.other)],
+                        "--ssl-mode=" + ssl_mode, mode=mode)
+                    self.assertStopped(server, p, "a TLS certificate other than",
+                                       "--ssl-mode=VERIFY_CA",
+                                       "start mysqlmemprof again")
+
+    def test_pin_no_tls_where_there_was_gets_no_password(self):
+        server, p = self.through(["real", ("fake", None)])
+        self.assertStopped(server, p, "offers no TLS now",
+                           "--ssl-mode=VERIFY_CA")
+
+    def test_pin_the_same_certificate_gets_the_password(self):
+        # The fake that holds the server's key is taken for it: the
+        # password goes, the fake refuses it, and the real server after
+        # it takes the run to its end.
+        server, p = self.through(["real", ("fake", self.same), "real"])
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        self.assertIn(mmp.MMP_PASSWORD.encode() + b"\0", server.received[0],
+                      mmp.describe(p))
+        self.assertEqual(len(mmp.parse_json_lines(p.stdout)), 40)
+        self.assertIn("reconnected", p.stderr)
+
+    def test_pin_not_kept_for_a_verified_certificate(self):
+        # VERIFY_CA proves the server at each connect: another certificate
+        # of the same CA is taken, and the password goes.
+        server, p = self.through(["real", ("fake", self.same_ca), "real"],
+                                 "--ssl-mode=VERIFY_CA",
+                                 "--ssl-ca=" + self.cert("ca.pem"))
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        self.assertIn(mmp.MMP_PASSWORD.encode() + b"\0", server.received[0],
+                      mmp.describe(p))

@@ -38,6 +38,7 @@ struct fake_server {
 
 	uint64_t down_until;     /* open() fails with CONN_LOST before this */
 	int refuse;              /* open() fails with CONN_DENIED */
+	int untrusted;           /* open() fails with CONN_UNTRUSTED */
 	int64_t boot_s;          /* the server's run, as preflight() says */
 	uint64_t pid;
 	enum pfs_status preflight; /* what preflight() says */
@@ -223,6 +224,10 @@ fake_open(struct conn **out, const struct conn_params *p, char *err,
 	if (fake->refuse) {
 		snprintf(err, errlen, "access denied");
 		return CONN_DENIED;
+	}
+	if (fake->untrusted) {
+		snprintf(err, errlen, "another certificate");
+		return CONN_UNTRUSTED;
 	}
 	if (fake->now < fake->down_until) {
 		snprintf(err, errlen, "cannot connect: the server is down");

@@ -1,7 +1,7 @@
 /*
  * Reconnecting against a fake server and a fake clock: the backoff and its
- * bounds, giving up after --reconnect-timeout, a stop, the target gone
- * after a restart, and the session refreshed in place.
+ * bounds, giving up after --reconnect-timeout, another server, a stop,
+ * the target gone after a restart, and the session refreshed in place.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -75,6 +75,25 @@ test_gives_up_after_the_timeout(void **state)
 	assert_int_equal(srv.now, 10 * SEC);
 	/* Every failed try closed nothing: nothing was opened. */
 	assert_ptr_equal(sess.conn, &srv.conns[0]);
+}
+
+/*
+ * A server that is not the first connection's (another certificate) ends
+ * it at the first try: trying again would not change the server.
+ */
+static void
+test_another_server_ends_it(void **state)
+{
+	struct reconnect rc = recon(42, 60);
+	char err[1024] = "lost";
+
+	(void)state;
+	srv.untrusted = 1;
+	assert_int_equal(reconnect_now(&rc, err, sizeof(err)), SOURCE_ERROR);
+	assert_string_equal(err, "another certificate");
+	assert_int_equal(srv.opens, 1 + 1);
+	assert_ptr_equal(sess.conn, &srv.conns[0]);
+	assert_int_equal(sess.opened, CONN_UNTRUSTED); /* for the mode */
 }
 
 /* SIGTERM while waiting between tries ends it at once. */
@@ -407,6 +426,7 @@ main(void)
 		cmocka_unit_test_setup(test_backoff_doubles_up_to_five_seconds,
 		    setup),
 		cmocka_unit_test_setup(test_gives_up_after_the_timeout, setup),
+		cmocka_unit_test_setup(test_another_server_ends_it, setup),
 		cmocka_unit_test_setup(test_stop_ends_it, setup),
 		cmocka_unit_test_setup(test_restart_means_the_thread_is_gone,
 		    setup),
