@@ -6,6 +6,7 @@
 #include "conn_pin.h"
 
 #include <errmsg.h>
+#include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
@@ -51,6 +52,27 @@ struct tls_head {
 	void *ssl;
 };
 
+/*
+ * Whether the library's TLS is this program's OpenSSL: the layer's ssl is
+ * a gnutls_session_t under a GnuTLS build (older Debian and Ubuntu), and
+ * an SSL of another OpenSSL under a library linked with one, and handing
+ * either to SSL_get1_peer_certificate() reads at random. The library says
+ * OpenSSL_version() less its date.
+ */
+static bool
+same_openssl(void)
+{
+	const char *lib = NULL, *ours = OpenSSL_version(OPENSSL_VERSION);
+	size_t n;
+
+	if (mariadb_get_infov(NULL, MARIADB_TLS_LIBRARY, &lib) != 0 ||
+	    lib == NULL || strncmp(lib, "OpenSSL ", 8) != 0)
+		return false;
+	n = strlen(lib);
+	return strncmp(lib, ours, n) == 0 && (ours[n] == '\0' ||
+	    ours[n] == ' ');
+}
+
 static bool
 peer_digests(MYSQL *m, struct conn_pin *out)
 {
@@ -59,14 +81,16 @@ peer_digests(MYSQL *m, struct conn_pin *out)
 	X509 *cert;
 	bool ok;
 
-	if (pvio == NULL || (tls = pvio->ctls) == NULL || tls->ssl == NULL)
+	if (pvio == NULL || (tls = pvio->ctls) == NULL || tls->ssl == NULL ||
+	    !same_openssl())
 		return false;
 	cert = SSL_get1_peer_certificate(tls->ssl);
 	ok = digest(cert, out);
 	X509_free(cert);
 	return ok;
 }
-#define NO_PEER "the library shows no certificate"
+#define NO_PEER "the library shows no certificate, or its TLS is not " \
+	"this program's OpenSSL"
 #else
 /*
  * Oracle's library shows the session only, as PEM, and only once it can
