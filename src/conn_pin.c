@@ -6,6 +6,7 @@
 #include "conn_pin.h"
 
 #include <errmsg.h>
+#include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
@@ -51,6 +52,27 @@ struct tls_head {
 	void *ssl;
 };
 
+/*
+ * Whether the library's TLS is this program's OpenSSL: the layer's ssl is
+ * a gnutls_session_t under a GnuTLS build (older Debian and Ubuntu), and
+ * an SSL of another OpenSSL under a library linked with one, and handing
+ * either to SSL_get1_peer_certificate() reads at random. The library says
+ * OpenSSL_version() less its date.
+ */
+static bool
+same_openssl(void)
+{
+	const char *lib = NULL, *ours = OpenSSL_version(OPENSSL_VERSION);
+	size_t n;
+
+	if (mariadb_get_infov(NULL, MARIADB_TLS_LIBRARY, &lib) != 0 ||
+	    lib == NULL || strncmp(lib, "OpenSSL ", 8) != 0)
+		return false;
+	n = strlen(lib);
+	return strncmp(lib, ours, n) == 0 && (ours[n] == '\0' ||
+	    ours[n] == ' ');
+}
+
 static bool
 peer_digests(MYSQL *m, struct conn_pin *out)
 {
@@ -59,14 +81,16 @@ peer_digests(MYSQL *m, struct conn_pin *out)
 	X509 *cert;
 	bool ok;
 
-	if (pvio == NULL || (tls = pvio->ctls) == NULL || tls->ssl == NULL)
+	if (pvio == NULL || (tls = pvio->ctls) == NULL || tls->ssl == NULL ||
+	    !same_openssl())
 		return false;
 	cert = SSL_get1_peer_certificate(tls->ssl);
 	ok = digest(cert, out);
 	X509_free(cert);
 	return ok;
 }
-#define NO_PEER "the library shows no certificate"
+#define NO_PEER "the library shows no certificate, or its TLS is not " \
+	"this program's OpenSSL"
 #else
 /*
  * Oracle's library shows the session only, as PEM, and only once it can
@@ -154,25 +178,30 @@ conn_pin_keep(MYSQL *m, struct conn_pin *pin)
 
 #ifdef MARIADB_PACKAGE_VERSION
 /*
- * Connector/C 3.3 takes a SHA-1 fingerprint only, 3.4 a SHA-256 one too.
- * SHA-1 serves here only to keep back the proof of the password, which
- * tells no one the password: what sends the password is compared by
- * SHA-256 (conn_pin_lets()), and that check does not rest on this one.
+ * Connector/C 3.3 takes a SHA-1 fingerprint only, 3.4 a SHA-256 one and
+ * no SHA-1 ("Unknown or invalid fingerprint hash size"): which one is the
+ * library loaded, not the headers built with, since both are libmariadb.so.3
+ * (a build on Debian 12 runs with MariaDB's own 3.4 packages). SHA-1 serves
+ * here only to keep back the proof of the password, which tells no one the
+ * password: what sends the password is compared by SHA-256
+ * (conn_pin_lets()), and that check does not rest on this one.
  */
 void
 conn_pin_ask_library(MYSQL *m, const struct conn_pin *pin)
 {
-#if MARIADB_PACKAGE_VERSION_ID >= 30400
-	const unsigned char *d = pin != NULL ? pin->sha256 : NULL;
-	size_t n = sizeof(pin->sha256);
-#else
-	const unsigned char *d = pin != NULL ? pin->sha1 : NULL;
-	size_t n = sizeof(pin->sha1);
-#endif
+	const unsigned char *d;
+	size_t n;
 	char hex[2 * 32 + 1];
 
 	if (pin == NULL || !pin->known)
 		return;
+	if (mysql_get_client_version() >= 30400) {
+		d = pin->sha256;
+		n = sizeof(pin->sha256);
+	} else {
+		d = pin->sha1;
+		n = sizeof(pin->sha1);
+	}
 	for (size_t i = 0; i < n; i++)
 		snprintf(hex + 2 * i, 3, "%02x", d[i]);
 	mysql_optionsv(m, MARIADB_OPT_TLS_PEER_FP, hex);

@@ -243,6 +243,33 @@ kill_line(const struct record *r, char *buf, size_t len)
 }
 
 /*
+ * The incident's line into the segment begun, synced: the man page
+ * promises it on disk at once. 0, 1 when a full disk lost it, -1 when
+ * the run ends.
+ */
+static int
+put_incident_line(struct record *r, const struct incident *in,
+    int64_t at_ms)
+{
+	char err[512];
+	int rc;
+
+	if (r->header_due) {
+		put_header(r, at_ms);
+		r->header_due = false;
+	}
+	incident_put_line(&r->tick, in);
+	if ((rc = flush_tick(r)) != 0)
+		return rc;
+	if (segments_sync(&r->seg, err, sizeof(err)) != 0) {
+		diag_say("--record: %s; the recording stops", err);
+		r->failed = true;
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * An incident: its line in the record, then its files, at once but not
  * by the sampling thread: reading and drawing a window of thousands of
  * connections takes longer than a tick.
@@ -252,7 +279,6 @@ incident(struct record *r, enum incident_kind kind, int64_t at_ms,
     const char *what)
 {
 	struct incident in = { .kind = kind, .at_ms = at_ms };
-	char err[512];
 
 	snprintf(in.what, sizeof(in.what), "%s", what);
 	/* The evidence: the cgroup's counters now, the kernel's own line. */
@@ -260,20 +286,18 @@ incident(struct record *r, enum incident_kind kind, int64_t at_ms,
 	snprintf(in.cgroup_dir, sizeof(in.cgroup_dir), "%s", r->cgroup_dir);
 	if (kind == INCIDENT_GONE || kind == INCIDENT_OOM_KILL)
 		kill_line(r, in.kmsg, sizeof(in.kmsg));
-	/* A full disk loses the incident's line; its files are tried still. */
-	if (turn(r, at_ms) < 0)
-		return;
-	if (r->header_due) {
-		put_header(r, at_ms);
-		r->header_due = false;
-	}
-	incident_put_line(&r->tick, &in);
-	if (flush_tick(r) < 0)
-		return;
-	/* The man page promises its line on disk at once. */
-	if (segments_sync(&r->seg, err, sizeof(err)) != 0) {
-		diag_say("--record: %s; the recording stops", err);
-		r->failed = true;
+	/*
+	 * A full disk loses the incident's line; its files are tried still.
+	 * No segment was begun then (turn() is 1): nothing is written to it.
+	 */
+	switch (turn(r, at_ms)) {
+	case 0:
+		if (put_incident_line(r, &in, at_ms) < 0)
+			return;
+		break;
+	case 1:
+		break;
+	default:
 		return;
 	}
 	if (incident_queue_post(r->incidents, &in) != 0)
