@@ -50,8 +50,21 @@ guest_mounts() {
 		mount -t hostfs none "$MMP_UML_OUT" -o "$MMP_UML_OUT" &&
 		mount -t tmpfs tmpfs /tmp &&
 		mount -t tmpfs tmpfs /run &&
+		guest_remounts &&
 		ln -s /proc/self/fd /dev/fd &&
 		ip link set lo up
+}
+
+# A folder of the host's under /tmp or /run (a clone there, as CI's may
+# be, or the binary's) is hidden by the guest's tmpfs: it is mounted again
+# at its path, from the host's, read-only.
+guest_remounts() {
+	local d
+	for d in "$repo" "$(dirname "$MMP_BIN")"; do
+		case $d in /tmp | /tmp/* | /run | /run/*) ;; *) continue ;; esac
+		[ -d "$d" ] && continue
+		mkdir -p "$d" && mount -r -t hostfs none "$d" -o "$d" || return 1
+	done
 }
 
 # system.slice/mariadb.service with the memory controller handed down to it.
