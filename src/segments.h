@@ -28,9 +28,12 @@
 /* And spans at most an eighth of --record-age, and an hour. */
 #define SEGMENTS_MAX_MS (3600 * 1000)
 /*
- * Returned by segments_turn() and segments_write() when the disk is full
- * and no older segment is left to make room: nothing was written, the
- * next turn begins a segment again, and the recording goes on.
+ * Returned by segments_turn(), segments_write(), segments_sync() and
+ * segments_close() when the disk is full: at a write when no older
+ * segment is left to make room (nothing of it was written); at the sync
+ * or the close of a segment (XFS, btrfs, NFS and quotas may say so only
+ * there), whose lines since the last sync may then be lost, and which is
+ * left. The next turn begins a segment again, and the recording goes on.
  */
 #define SEGMENTS_FULL (-2)
 
@@ -60,10 +63,13 @@ struct segments {
 	int64_t opened_ms;   /* on the record's clock: its beginning */
 	int64_t synced_ms;   /* and its last sync */
 	bool full;           /* its disk was full: a segment is begun again */
+	bool room_due;       /* a sync said so: the next begun makes room */
 	uint64_t max_bytes;  /* --record-size */
 	int64_t max_age_ms;  /* --record-age */
 	uint64_t segment_bytes;
 	int64_t segment_ms;
+	/* fdatasync(): a test's to replace, as no tmpfs fails a sync. */
+	int (*sync)(int fd);
 	/* This run's segments, in the order begun (owned, freed at close). */
 	struct segments_mine *mine;
 	size_t n_mine, cap_mine;
@@ -94,12 +100,16 @@ int segments_turn(struct segments *g, int64_t wall_ms, size_t n, char *err,
 
 /*
  * Appends n bytes of whole lines; syncs when due. 0, SEGMENTS_FULL (no
- * byte of them stays), or -1; err is set with the last two.
+ * byte of them stays; or, from the sync, the segment is left), or -1;
+ * err is set with the last two.
  */
 int segments_write(struct segments *g, const void *p, size_t n, char *err,
     size_t errlen);
 
-/* Syncs the segment written now (an incident's line). 0 or -1 with err. */
+/*
+ * Syncs the segment written now (an incident's line). 0, SEGMENTS_FULL
+ * or -1; err is set with the last two.
+ */
 int segments_sync(struct segments *g, char *err, size_t errlen);
 
 /*
@@ -111,7 +121,8 @@ void segments_prune(struct segments *g);
 
 /*
  * Syncs and closes the segment, lets go of the lock and the folders.
- * Returns 0, or -1 with err set when the last sync failed.
+ * Returns 0, or SEGMENTS_FULL or -1 with err set when the last sync or
+ * the close failed.
  */
 int segments_close(struct segments *g, char *err, size_t errlen);
 
