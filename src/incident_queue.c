@@ -10,7 +10,8 @@
 
 struct incident_queue {
 	const char *dir;
-	int incfd;             /* DIR/incidents, the recorder's descriptor */
+	int segfd;             /* DIR/segments, the recorder's descriptor */
+	int incfd;             /* DIR/incidents, the same */
 	int64_t window_ms;
 	pthread_t thread;
 	pthread_mutex_t lock;  /* guards all below */
@@ -27,7 +28,7 @@ write_one(const struct incident_queue *q, const struct incident *in)
 {
 	char path[4200], err[512];
 
-	if (incident_write_at(q->dir, q->incfd, in, q->window_ms,
+	if (incident_write_at(q->dir, q->segfd, q->incfd, in, q->window_ms,
 	    &(struct incident_notes){ diag_warn_cb, NULL }, path, sizeof(path),
 	    err, sizeof(err)) != 0) {
 		diag_say("--record: the incident of %s could not be written: "
@@ -68,7 +69,8 @@ writer_main(void *arg)
 }
 
 struct incident_queue *
-incident_queue_start(const char *dir, int incfd, int64_t window_ms)
+incident_queue_start(const char *dir, int segfd, int incfd,
+    int64_t window_ms)
 {
 	struct incident_queue *q = calloc(1, sizeof(*q));
 	sigset_t all, old;
@@ -77,6 +79,7 @@ incident_queue_start(const char *dir, int incfd, int64_t window_ms)
 	if (q == NULL)
 		return NULL; /* errno is ENOMEM */
 	q->dir = dir;
+	q->segfd = segfd;
 	q->incfd = incfd;
 	q->window_ms = window_ms;
 	pthread_mutex_init(&q->lock, NULL);

@@ -19,12 +19,13 @@ struct incident_queue;
 
 /*
  * Starts the thread that writes the incidents of DIR (kept, not copied)
- * into incfd, its incidents folder (the recorder's descriptor, kept open
- * until incident_queue_finish()), each of the window_ms before it. NULL
- * with errno set when no thread could be made.
+ * from segfd into incfd, its segments' and its incidents' folders (the
+ * recorder's descriptors, kept open until incident_queue_finish()), each
+ * of the window_ms before it. NULL with errno set when no thread could
+ * be made.
  */
-struct incident_queue *incident_queue_start(const char *dir, int incfd,
-    int64_t window_ms);
+struct incident_queue *incident_queue_start(const char *dir, int segfd,
+    int incfd, int64_t window_ms);
 
 /*
  * Hands a copy of *in to the thread. Returns 0, or -1 when

@@ -623,8 +623,8 @@ record_run(const struct capture_env *env)
 		diag_say("--record: %s", err);
 		return EXIT_RUNTIME;
 	}
-	if ((r.incidents = incident_queue_start(r.seg.dir, r.seg.incfd,
-	    (int64_t)o->incident_minutes * 60000)) == NULL) {
+	if ((r.incidents = incident_queue_start(r.seg.dir, r.seg.segfd,
+	    r.seg.incfd, (int64_t)o->incident_minutes * 60000)) == NULL) {
 		diag_say("--record: cannot start the thread that writes the "
 		    "incidents: %s; raise the limit of processes (ulimit -u) "
 		    "or free memory", strerror(errno));

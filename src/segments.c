@@ -250,6 +250,25 @@ by_seg(const void *a, const void *b)
 }
 
 /*
+ * The folder fd to read, on a descriptor of its own (closedir() closes
+ * it, and readdir() moves its offset): NULL with errno set.
+ */
+static DIR *
+open_list(int fd)
+{
+	int own = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = own >= 0 ? fdopendir(own) : NULL;
+
+	if (d == NULL && own >= 0) {
+		int e = errno;
+
+		close(own);
+		errno = e;
+	}
+	return d;
+}
+
+/*
  * The regular files of DIR/segments named as segments, oldest first:
  * earlier runs' by their names, then this run's in the order begun,
  * whatever the wall clock said when they were named. *v is allocated.
@@ -260,16 +279,12 @@ list_own(struct segments *g, struct seg **v, size_t *n)
 	size_t cap = 0;
 	struct dirent *e;
 	struct stat st;
-	int fd = openat(g->segfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *d = open_list(g->segfd);
 
 	*v = NULL;
 	*n = 0;
-	if (d == NULL) {
-		if (fd >= 0)
-			close(fd);
+	if (d == NULL)
 		return -1;
-	}
 	while ((e = readdir(d)) != NULL) {
 		struct seg s = { .mine = false };
 
@@ -634,20 +649,17 @@ by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int
-segments_list(const char *dir, char ***paths, size_t *n)
+/*
+ * The names in d that are segments' (closed here), each after prefix,
+ * oldest first. 0, or -1 with errno set.
+ */
+static int
+list_names(DIR *d, const char *prefix, char ***out, size_t *n)
 {
-	char path[4200];
 	struct dirent *e;
 	char **v = NULL;
 	size_t len = 0, cap = 0;
-	DIR *d;
 
-	*paths = NULL;
-	*n = 0;
-	snprintf(path, sizeof(path), "%s/segments", dir);
-	if ((d = opendir(path)) == NULL)
-		return -1;
 	while ((e = readdir(d)) != NULL) {
 		char *p;
 
@@ -661,14 +673,14 @@ segments_list(const char *dir, char ***paths, size_t *n)
 				goto fail;
 			v = nv;
 		}
-		if (asprintf(&p, "%s/%s", path, e->d_name) < 0)
+		if (asprintf(&p, "%s%s", prefix, e->d_name) < 0)
 			goto fail;
 		v[len++] = p;
 	}
 	closedir(d);
 	if (len > 0) /* v is NULL then */
 		qsort(v, len, sizeof(*v), by_name);
-	*paths = v;
+	*out = v;
 	*n = len;
 	return 0;
 fail:
@@ -676,6 +688,31 @@ fail:
 	segments_list_free(v, len);
 	errno = ENOMEM;
 	return -1;
+}
+
+int
+segments_list(const char *dir, char ***paths, size_t *n)
+{
+	char path[4200];
+	DIR *d;
+
+	*paths = NULL;
+	*n = 0;
+	snprintf(path, sizeof(path), "%s/segments", dir);
+	if ((d = opendir(path)) == NULL)
+		return -1;
+	snprintf(path + strlen(path), sizeof(path) - strlen(path), "/");
+	return list_names(d, path, paths, n);
+}
+
+int
+segments_list_at(int segfd, char ***names, size_t *n)
+{
+	DIR *d = open_list(segfd);
+
+	*names = NULL;
+	*n = 0;
+	return d != NULL ? list_names(d, "", names, n) : -1;
 }
 
 void

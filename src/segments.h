@@ -9,7 +9,8 @@
  * the wall clock's. DIR opened once, what is inside reached from its
  * descriptor without following links. One recorder a folder: DIR/lock is
  * held for as long as it records. Reading: the list of the segments,
- * oldest first (--read DIR, the incidents).
+ * oldest first (--read DIR by its path, the incidents by the recorder's
+ * descriptor).
  */
 #ifndef MYSQLMEMPROF_SEGMENTS_H
 #define MYSQLMEMPROF_SEGMENTS_H
@@ -132,6 +133,11 @@ int segments_close(struct segments *g, char *err, size_t errlen);
  * -1 with errno set.
  */
 int segments_list(const char *dir, char ***paths, size_t *n);
+/*
+ * The same of the folder segfd (the recorder's DIR/segments, reached
+ * without following links): *names, each a name in it.
+ */
+int segments_list_at(int segfd, char ***names, size_t *n);
 void segments_list_free(char **paths, size_t n);
 
 /* Whether name is a segment's: 20261127T031200.123Z.jsonl. */

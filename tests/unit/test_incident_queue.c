@@ -60,17 +60,41 @@ teardown(void **state)
 	return fixture_remove_tree(dir);
 }
 
-/* DIR/incidents opened as the recorder holds it. */
-static int
-incidents_fd(void)
-{
-	char path[128];
-	int fd;
+/* The recorder's descriptors of DIR/segments and DIR/incidents. */
+struct fds {
+	int seg, inc;
+};
 
-	snprintf(path, sizeof(path), "%s/incidents", dir);
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	assert_true(fd >= 0);
-	return fd;
+static struct incident_queue *
+start(struct fds *fd)
+{
+	struct incident_queue *q;
+
+	fd->seg = fixture_folder_fd(dir, "segments");
+	fd->inc = fixture_folder_fd(dir, "incidents");
+	q = incident_queue_start(dir, fd->seg, fd->inc, 60 * 1000);
+	assert_non_null(q);
+	return q;
+}
+
+static void
+close_fds(const struct fds *fd)
+{
+	close(fd->seg);
+	close(fd->inc);
+}
+
+/* Three restarts, each while the one before may still be written. */
+static void
+post_three(struct incident_queue *q)
+{
+	struct incident in = { .kind = INCIDENT_RESTARTED };
+
+	for (int i = 0; i < 3; i++) {
+		in.at_ms = T0 + 5000 + i;
+		snprintf(in.what, sizeof(in.what), "restart %d", i);
+		assert_int_equal(incident_queue_post(q, &in), 0);
+	}
 }
 
 /* The files in DIR/incidents ending so. */
@@ -99,20 +123,13 @@ count(const char *suffix)
 static void
 test_all_handed_over_are_written(void **state)
 {
-	int fd = incidents_fd();
-	struct incident_queue *q = incident_queue_start(dir, fd, 60 * 1000);
-	struct incident in = { .kind = INCIDENT_RESTARTED };
+	struct fds fd;
+	struct incident_queue *q = start(&fd);
 
 	(void)state;
-	assert_non_null(q);
-	/* Three, each while the one before may still be written. */
-	for (int i = 0; i < 3; i++) {
-		in.at_ms = T0 + 5000 + i;
-		snprintf(in.what, sizeof(in.what), "restart %d", i);
-		assert_int_equal(incident_queue_post(q, &in), 0);
-	}
+	post_three(q);
 	incident_queue_finish(q);
-	close(fd);
+	close_fds(&fd);
 	assert_int_equal(count(".html"), 3);
 	assert_int_equal(count(".jsonl"), 3);
 	assert_int_equal(count(".tmp"), 0);
@@ -121,14 +138,13 @@ test_all_handed_over_are_written(void **state)
 static void
 test_finish_nothing(void **state)
 {
-	int fd = incidents_fd();
-	struct incident_queue *q = incident_queue_start(dir, fd, 60 * 1000);
+	struct fds fd;
+	struct incident_queue *q = start(&fd);
 
 	(void)state;
-	assert_non_null(q);
 	incident_queue_finish(q);
 	incident_queue_finish(NULL);
-	close(fd);
+	close_fds(&fd);
 	assert_int_equal(count(".html"), 0);
 }
 
