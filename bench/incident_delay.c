@@ -305,7 +305,7 @@ hand_over(const char *dir, const struct incident *in, void **q)
 		perror(dir);
 		exit(1);
 	}
-	*q = incident_queue_start(dir, segfd, fd, WINDOW_MS);
+	*q = incident_queue_start(dir, segfd, fd, WINDOW_MS, NULL);
 	if (*q == NULL || incident_queue_post(*q, in) != 0) {
 		fputs("incident_delay: no thread\n", stderr);
 		exit(1);

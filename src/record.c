@@ -624,7 +624,8 @@ record_run(const struct capture_env *env)
 		return EXIT_RUNTIME;
 	}
 	if ((r.incidents = incident_queue_start(r.seg.dir, r.seg.segfd,
-	    r.seg.incfd, (int64_t)o->incident_minutes * 60000)) == NULL) {
+	    r.seg.incfd, (int64_t)o->incident_minutes * 60000,
+	    &env->sig->stop)) == NULL) {
 		diag_say("--record: cannot start the thread that writes the "
 		    "incidents: %s; raise the limit of processes (ulimit -u) "
 		    "or free memory", strerror(errno));
@@ -644,7 +645,10 @@ record_run(const struct capture_env *env)
 	    o->frequency_ms, o->record_dir, o->record_size >> 20,
 	    o->record_age_h);
 	rc = record_loop(&r);
-	/* The incidents handed over are written before DIR is let go. */
+	/*
+	 * The incidents handed over are written before DIR is let go; at a
+	 * stop, only the one being written.
+	 */
 	incident_queue_finish(r.incidents);
 	fclose(r.json.fp);
 	output_release(&r.json);
