@@ -294,16 +294,18 @@ static void
 hand_over(const char *dir, const struct incident *in, void **q)
 {
 #if __has_include("incident_queue.h")
-	char sub[4200];
-	int fd;
+	char seg[4200], sub[4200];
+	int segfd, fd;
 
+	snprintf(seg, sizeof(seg), "%s/segments", dir);
 	snprintf(sub, sizeof(sub), "%s/incidents", dir);
-	/* The recorder's descriptor of DIR/incidents, open until the end. */
-	if ((fd = open(sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-		perror(sub);
+	/* The recorder's descriptors of its folders, open until the end. */
+	if ((segfd = open(seg, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	    (fd = open(sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		perror(dir);
 		exit(1);
 	}
-	*q = incident_queue_start(dir, fd, WINDOW_MS);
+	*q = incident_queue_start(dir, segfd, fd, WINDOW_MS, NULL);
 	if (*q == NULL || incident_queue_post(*q, in) != 0) {
 		fputs("incident_delay: no thread\n", stderr);
 		exit(1);

@@ -101,14 +101,14 @@ gather_segment(struct gather *g, struct reader *r)
 
 /* The first segment of the window: the last begun at or before `from`. */
 static size_t
-first_segment(char **paths, size_t n, int64_t from)
+first_segment(char **names, size_t n, int64_t from)
 {
 	char first[64];
 	size_t start = 0;
 
 	when_stamp(first, sizeof(first), from);
 	for (size_t i = 0; i < n; i++) {
-		const char *name = strrchr(paths[i], '/') + 1;
+		const char *name = names[i];
 		char t[64];
 
 		/* 20261127T031200.123Z -> the same form as first's */
@@ -124,36 +124,41 @@ first_segment(char **paths, size_t n, int64_t from)
 /*
  * The window's lines into out: those of the segments stamped from `from`
  * to `to`, a whole connections line first (the book at `from`, rebuilt
- * from the segment's start). Torn lines are left out; so is a file that
- * is not a regular one (planted among the segments), with a note.
+ * from the segment's start). The segments are the folder segfd's, the
+ * recorder's descriptor: DIR swapped for a link since is not followed.
+ * Torn lines are left out; so is a file that is not a regular one
+ * (planted among the segments), with a note.
  */
 static int
-window_lines(const char *dir, int64_t from, int64_t to, struct obuf *out,
-    struct conns_book *book, const struct incident_notes *notes)
+window_lines(const char *dir, int segfd, int64_t from, int64_t to,
+    struct obuf *out, struct conns_book *book,
+    const struct incident_notes *notes)
 {
 	struct gather g = { .from = from, .to = to, .out = out, .book = book };
 	struct reader r = { .fd = -1 };
-	char **paths, why[128], msg[4400];
+	char **names, why[128], path[4200], msg[4400];
 	size_t n;
 	int fd, rc = 0;
 
-	if (segments_list(dir, &paths, &n) != 0)
+	if (segments_list_at(segfd, &names, &n) != 0)
 		return -1;
-	for (size_t i = first_segment(paths, n, from); i < n && rc == 0;
+	for (size_t i = first_segment(names, n, from); i < n && rc == 0;
 	    i++) {
-		if ((fd = reader_open_regular(paths[i], why, sizeof(why))) < 0) {
+		snprintf(path, sizeof(path), "%s/segments/%s", dir, names[i]);
+		if ((fd = reader_open_regular_at(segfd, names[i], why,
+		    sizeof(why))) < 0) {
 			snprintf(msg, sizeof(msg), "%s passed over: %s, not a "
-			    "segment the recorder wrote", paths[i], why);
+			    "segment the recorder wrote", path, why);
 			if (why[0] != '\0' && notes != NULL)
 				notes->note(notes->ctx, msg);
 			continue;
 		}
-		reader_reset(&r, fd, paths[i]);
+		reader_reset(&r, fd, path);
 		rc = gather_segment(&g, &r);
 		close(fd);
 	}
 	free(r.buf);
-	segments_list_free(paths, n);
+	segments_list_free(names, n);
 	obuf_free(&g.events);
 	return rc != 0 ? -1 : obuf_status(out);
 }
@@ -255,24 +260,42 @@ prune_incidents(int fd)
 	free(names);
 }
 
+/* DIR's folder name, reached from dirfd without following a link. */
+static int
+open_sub(int dirfd, const char *dir, const char *name, char *err,
+    size_t errlen)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+
+	if (fd < 0)
+		snprintf(err, errlen, "cannot open %s/%s: %s", dir, name,
+		    strerror(errno));
+	return fd;
+}
+
 int
 incident_write(const char *dir, const struct incident *in,
     int64_t window_ms, const struct incident_notes *notes, char *path,
     size_t pathlen, char *err, size_t errlen)
 {
-	char sub[4200];
-	int fd, rc;
+	int dirfd, segfd = -1, incfd = -1, rc = -1;
 
-	snprintf(sub, sizeof(sub), "%s/incidents", dir);
-	if ((fd = open(sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) < 0) {
-		snprintf(err, errlen, "cannot open %s: %s", sub,
+	/* As the recorder opens them (segments.h): DIR may be a link. */
+	if ((dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		snprintf(err, errlen, "cannot open %s: %s", dir,
 		    strerror(errno));
 		return -1;
 	}
-	rc = incident_write_at(dir, fd, in, window_ms, notes, path, pathlen,
-	    err, errlen);
-	close(fd);
+	if ((segfd = open_sub(dirfd, dir, "segments", err, errlen)) >= 0 &&
+	    (incfd = open_sub(dirfd, dir, "incidents", err, errlen)) >= 0)
+		rc = incident_write_at(dir, segfd, incfd, in, window_ms, notes,
+		    path, pathlen, err, errlen);
+	if (incfd >= 0)
+		close(incfd);
+	if (segfd >= 0)
+		close(segfd);
+	close(dirfd);
 	return rc;
 }
 
@@ -315,9 +338,10 @@ put_file(const char *dir, int fd, const char *stem, const char *ext,
 }
 
 int
-incident_write_at(const char *dir, int fd, const struct incident *in,
-    int64_t window_ms, const struct incident_notes *notes, char *path,
-    size_t pathlen, char *err, size_t errlen)
+incident_write_at(const char *dir, int segfd, int fd,
+    const struct incident *in, int64_t window_ms,
+    const struct incident_notes *notes, char *path, size_t pathlen,
+    char *err, size_t errlen)
 {
 	struct obuf lines = { 0 };
 	char *page = NULL, stem[200], name[300];
@@ -327,8 +351,8 @@ incident_write_at(const char *dir, int fd, const struct incident *in,
 	int rc = -1;
 
 	stem_of(fd, in, stem, sizeof(stem));
-	if (window_lines(dir, in->at_ms - window_ms, in->at_ms, &lines,
-	    &book, notes) != 0) {
+	if (window_lines(dir, segfd, in->at_ms - window_ms, in->at_ms,
+	    &lines, &book, notes) != 0) {
 		snprintf(err, errlen, "cannot read the segments of %s: %s",
 		    dir, strerror(errno));
 		goto out;

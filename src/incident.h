@@ -33,9 +33,14 @@ int incident_write(const char *dir, const struct incident *in,
     int64_t window_ms, const struct incident_notes *notes, char *path,
     size_t pathlen, char *err, size_t errlen);
 
-/* The same, into the folder fd (DIR/incidents, opened by the recorder). */
-int incident_write_at(const char *dir, int fd, const struct incident *in,
-    int64_t window_ms, const struct incident_notes *notes, char *path,
-    size_t pathlen, char *err, size_t errlen);
+/*
+ * The same from the folder segfd into the folder fd (DIR/segments and
+ * DIR/incidents, opened by the recorder): what is in them is reached
+ * without following links, whatever DIR's name leads to since.
+ */
+int incident_write_at(const char *dir, int segfd, int fd,
+    const struct incident *in, int64_t window_ms,
+    const struct incident_notes *notes, char *path, size_t pathlen,
+    char *err, size_t errlen);
 
 #endif

@@ -2,16 +2,22 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "diag.h"
 #include "incident.h"
 #include "incident_queue.h"
+#include "when.h"
 
 struct incident_queue {
 	const char *dir;
-	int incfd;             /* DIR/incidents, the recorder's descriptor */
+	int segfd;             /* DIR/segments, the recorder's descriptor */
+	int incfd;             /* DIR/incidents, the same */
 	int64_t window_ms;
+	volatile sig_atomic_t *stop; /* set: those waiting are not written;
+	                                NULL: none */
 	pthread_t thread;
 	pthread_mutex_t lock;  /* guards all below */
 	pthread_cond_t more;
@@ -27,7 +33,7 @@ write_one(const struct incident_queue *q, const struct incident *in)
 {
 	char path[4200], err[512];
 
-	if (incident_write_at(q->dir, q->incfd, in, q->window_ms,
+	if (incident_write_at(q->dir, q->segfd, q->incfd, in, q->window_ms,
 	    &(struct incident_notes){ diag_warn_cb, NULL }, path, sizeof(path),
 	    err, sizeof(err)) != 0) {
 		diag_say("--record: the incident of %s could not be written: "
@@ -35,6 +41,36 @@ write_one(const struct incident_queue *q, const struct incident *in)
 		return;
 	}
 	diag_say("incident: %s; written to %s", in->what, path);
+}
+
+/*
+ * After a stop, those waiting are dropped (q->lock held), with one note
+ * naming them: at seconds an incident, writing eight would outlast the
+ * time a service manager gives a stop.
+ */
+static void
+drop_waiting(struct incident_queue *q)
+{
+	char msg[1024], at[64];
+	size_t len;
+
+	len = (size_t)snprintf(msg, sizeof(msg), "--record: stopping; %zu "
+	    "incident%s not written (%s in the record):", q->n,
+	    q->n == 1 ? "" : "s", q->n == 1 ? "its line is" : "their lines "
+	    "are");
+	for (; q->n > 0; q->n--, q->head = (q->head + 1) %
+	    INCIDENT_QUEUE_WAITING) {
+		const struct incident *in = &q->waiting[q->head];
+
+		when_stamp(at, sizeof(at), in->at_ms);
+		if (len < sizeof(msg))
+			len += (size_t)snprintf(msg + len, sizeof(msg) - len,
+			    " %s at %s%s", incident_kind_name(in->kind), at,
+			    q->n > 1 ? "," : "");
+	}
+	pthread_mutex_unlock(&q->lock);
+	diag_say("%s", msg);
+	pthread_mutex_lock(&q->lock);
 }
 
 static void *
@@ -48,6 +84,14 @@ writer_main(void *arg)
 	for (;;) {
 		while (q->n == 0 && !q->finishing)
 			pthread_cond_wait(&q->more, &q->lock);
+		/*
+		 * After a stop none waiting is begun, nor any come while the
+		 * note was said.
+		 */
+		if (q->n > 0 && q->stop != NULL && *q->stop) {
+			drop_waiting(q);
+			continue;
+		}
 		if (q->n == 0)
 			break;
 		if (in != NULL)
@@ -68,7 +112,8 @@ writer_main(void *arg)
 }
 
 struct incident_queue *
-incident_queue_start(const char *dir, int incfd, int64_t window_ms)
+incident_queue_start(const char *dir, int segfd, int incfd,
+    int64_t window_ms, volatile sig_atomic_t *stop)
 {
 	struct incident_queue *q = calloc(1, sizeof(*q));
 	sigset_t all, old;
@@ -77,8 +122,10 @@ incident_queue_start(const char *dir, int incfd, int64_t window_ms)
 	if (q == NULL)
 		return NULL; /* errno is ENOMEM */
 	q->dir = dir;
+	q->segfd = segfd;
 	q->incfd = incfd;
 	q->window_ms = window_ms;
+	q->stop = stop;
 	pthread_mutex_init(&q->lock, NULL);
 	pthread_cond_init(&q->more, NULL);
 	/* The signals stay the sampling thread's, whose waits they end. */

@@ -127,12 +127,20 @@ kind(mode_t mode)
 int
 reader_open_regular(const char *path, char *why, size_t whylen)
 {
+	return reader_open_regular_at(AT_FDCWD, path, why, whylen);
+}
+
+int
+reader_open_regular_at(int dirfd, const char *name, char *why,
+    size_t whylen)
+{
 	struct stat st;
 	int fd;
 
 	*why = '\0';
 	/* O_NONBLOCK: opening a FIFO with no writer would wait for one. */
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW |
+	    O_CLOEXEC);
 	if (fd < 0) {
 		if (errno != ENOENT)
 			snprintf(why, whylen, "%s", errno == ELOOP ?

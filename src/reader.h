@@ -55,4 +55,8 @@ void reader_reset(struct reader *r, int fd, const char *name);
  */
 int reader_open_regular(const char *path, char *why, size_t whylen);
 
+/* The same, of name in the folder dirfd (the recorder's DIR/segments). */
+int reader_open_regular_at(int dirfd, const char *name, char *why,
+    size_t whylen);
+
 #endif

@@ -261,7 +261,9 @@ put_incident_line(struct record *r, const struct incident *in,
 	incident_put_line(&r->tick, in);
 	if ((rc = flush_tick(r)) != 0)
 		return rc;
-	if (segments_sync(&r->seg, err, sizeof(err)) != 0) {
+	if ((rc = segments_sync(&r->seg, err, sizeof(err))) == SEGMENTS_FULL)
+		return lost(r, err);
+	if (rc != 0) {
 		diag_say("--record: %s; the recording stops", err);
 		r->failed = true;
 		return -1;
@@ -611,7 +613,7 @@ record_run(const struct capture_env *env)
 	struct record r = { .env = env, .clk = clock_system() };
 	static const cookie_io_functions_t io = { .write = tick_write };
 	char err[512];
-	int rc;
+	int rc, got;
 
 	if (env->clk != NULL)
 		r.clk = *env->clk;
@@ -621,8 +623,9 @@ record_run(const struct capture_env *env)
 		diag_say("--record: %s", err);
 		return EXIT_RUNTIME;
 	}
-	if ((r.incidents = incident_queue_start(r.seg.dir, r.seg.incfd,
-	    (int64_t)o->incident_minutes * 60000)) == NULL) {
+	if ((r.incidents = incident_queue_start(r.seg.dir, r.seg.segfd,
+	    r.seg.incfd, (int64_t)o->incident_minutes * 60000,
+	    &env->sig->stop)) == NULL) {
 		diag_say("--record: cannot start the thread that writes the "
 		    "incidents: %s; raise the limit of processes (ulimit -u) "
 		    "or free memory", strerror(errno));
@@ -642,16 +645,21 @@ record_run(const struct capture_env *env)
 	    o->frequency_ms, o->record_dir, o->record_size >> 20,
 	    o->record_age_h);
 	rc = record_loop(&r);
-	/* The incidents handed over are written before DIR is let go. */
+	/*
+	 * The incidents handed over are written before DIR is let go; at a
+	 * stop, only the one being written.
+	 */
 	incident_queue_finish(r.incidents);
 	fclose(r.json.fp);
 	output_release(&r.json);
 	conns_free(&r.conns);
 	conns_book_free(&r.book);
 	obuf_free(&r.tick);
-	if (segments_close(&r.seg, err, sizeof(err)) != 0) {
+	/* A full disk is no error (the man page): said, as during the run. */
+	if ((got = segments_close(&r.seg, err, sizeof(err))) != 0) {
 		diag_say("--record: %s", err);
-		rc = EXIT_RUNTIME;
+		if (got != SEGMENTS_FULL)
+			rc = EXIT_RUNTIME;
 	}
 	return rc;
 }

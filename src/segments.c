@@ -181,6 +181,7 @@ segments_open(struct segments *g, const char *dir, uint64_t max_bytes,
 
 	memset(g, 0, sizeof(*g));
 	g->fd = g->dirfd = g->segfd = g->incfd = g->lockfd = -1;
+	g->sync = fdatasync;
 	if (snprintf(g->dir, sizeof(g->dir), "%s", dir) >=
 	    (int)sizeof(g->dir)) {
 		snprintf(err, errlen, "--record: the folder's name is too long");
@@ -216,23 +217,6 @@ fail:
 	return -1;
 }
 
-static int
-sync_now(struct segments *g, char *err, size_t errlen)
-{
-	g->synced_ms = segments_now(g);
-	if (g->fd < 0 || fdatasync(g->fd) == 0)
-		return 0;
-	snprintf(err, errlen, "cannot sync %s/segments/%s: %s; check the disk",
-	    g->dir, g->name, strerror(errno));
-	return -1;
-}
-
-int
-segments_sync(struct segments *g, char *err, size_t errlen)
-{
-	return sync_now(g, err, errlen);
-}
-
 /* A segment on disk: its name, size, and when its records began. */
 struct seg {
 	char name[64];
@@ -266,6 +250,25 @@ by_seg(const void *a, const void *b)
 }
 
 /*
+ * The folder fd to read, on a descriptor of its own (closedir() closes
+ * it, and readdir() moves its offset): NULL with errno set.
+ */
+static DIR *
+open_list(int fd)
+{
+	int own = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = own >= 0 ? fdopendir(own) : NULL;
+
+	if (d == NULL && own >= 0) {
+		int e = errno;
+
+		close(own);
+		errno = e;
+	}
+	return d;
+}
+
+/*
  * The regular files of DIR/segments named as segments, oldest first:
  * earlier runs' by their names, then this run's in the order begun,
  * whatever the wall clock said when they were named. *v is allocated.
@@ -276,16 +279,12 @@ list_own(struct segments *g, struct seg **v, size_t *n)
 	size_t cap = 0;
 	struct dirent *e;
 	struct stat st;
-	int fd = openat(g->segfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *d = open_list(g->segfd);
 
 	*v = NULL;
 	*n = 0;
-	if (d == NULL) {
-		if (fd >= 0)
-			close(fd);
+	if (d == NULL)
 		return -1;
-	}
 	while ((e = readdir(d)) != NULL) {
 		struct seg s = { .mine = false };
 
@@ -408,21 +407,73 @@ add_mine(struct segments *g, const char *name, int64_t begun_ms)
 	return 0;
 }
 
+/*
+ * A full disk said by the sync or the close of the segment (XFS, btrfs,
+ * NFS and quotas may say so there, not at the write): its lines since
+ * the last sync may be lost, not the run. The segment is left, and the
+ * next turn removes an older one for room (where writes never fail, as
+ * on NFS, nothing else would) and begins another. An empty one (its
+ * name's sync failed) goes, so that a disk full for long does not fill
+ * the folder with them.
+ */
+static int
+left_full(struct segments *g, const char *what, char *err, size_t errlen)
+{
+	char name[64];
+
+	snprintf(err, errlen, "the disk of %s is full (%s) at the %s of "
+	    "segments/%s, whose last lines may be lost; free space on it, or "
+	    "give a smaller --record-size", g->dir, strerror(errno), what,
+	    g->name);
+	if (g->fd >= 0)
+		close(g->fd);
+	g->fd = -1;
+	snprintf(name, sizeof(name), "%s", g->name);
+	g->name[0] = '\0'; /* none is written now: remove_seg() may take it */
+	if (g->bytes == 0)
+		remove_seg(g, name);
+	g->room_due = true;
+	return SEGMENTS_FULL;
+}
+
+static int
+sync_now(struct segments *g, char *err, size_t errlen)
+{
+	g->synced_ms = segments_now(g);
+	if (g->fd < 0 || g->sync(g->fd) == 0)
+		return 0;
+	if (no_room(errno))
+		return left_full(g, "sync", err, errlen);
+	snprintf(err, errlen, "cannot sync %s/segments/%s: %s; check the disk",
+	    g->dir, g->name, strerror(errno));
+	return -1;
+}
+
+int
+segments_sync(struct segments *g, char *err, size_t errlen)
+{
+	return sync_now(g, err, errlen);
+}
+
 /* Leaves the segment written: whole on disk first. */
 static int
 leave(struct segments *g, char *err, size_t errlen)
 {
-	int rc;
+	int rc, fd = g->fd;
 
-	if (g->fd < 0)
+	if (fd < 0)
 		return 0;
-	rc = sync_now(g, err, errlen);
-	if (close(g->fd) != 0 && rc == 0) {
+	/* A full disk at the sync has left it already. */
+	if ((rc = sync_now(g, err, errlen)) == SEGMENTS_FULL)
+		return rc;
+	g->fd = -1;
+	if (close(fd) != 0 && rc == 0) {
+		if (no_room(errno))
+			return left_full(g, "close", err, errlen);
 		snprintf(err, errlen, "cannot close %s/segments/%s: %s",
 		    g->dir, g->name, strerror(errno));
 		rc = -1;
 	}
-	g->fd = -1;
 	return rc;
 }
 
@@ -433,6 +484,9 @@ begin(struct segments *g, int64_t wall_ms, char *err, size_t errlen)
 	char name[64];
 	int fd;
 
+	if (g->room_due)
+		drop_oldest(g);
+	g->room_due = false;
 	/* Two begun within a millisecond: the later one's name is later. */
 	for (int64_t t = wall_ms;;) {
 		int e;
@@ -466,6 +520,8 @@ begin(struct segments *g, int64_t wall_ms, char *err, size_t errlen)
 	g->opened_ms = g->synced_ms = segments_now(g);
 	/* Its name is on disk too, so that a crash does not lose the file. */
 	if (fsync(g->segfd) != 0) {
+		if (no_room(errno))
+			return left_full(g, "sync", err, errlen);
 		snprintf(err, errlen, "cannot sync %s/segments: %s; check the "
 		    "disk", g->dir, strerror(errno));
 		return -1;
@@ -491,8 +547,8 @@ segments_turn(struct segments *g, int64_t wall_ms, size_t n, char *err,
 	}
 	if (fits)
 		return 0;
-	if (leave(g, err, errlen) != 0)
-		return -1;
+	if ((rc = leave(g, err, errlen)) != 0)
+		return rc;
 	if ((rc = begin(g, wall_ms, err, errlen)) != 0)
 		return rc;
 	g->full = false;
@@ -593,20 +649,17 @@ by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int
-segments_list(const char *dir, char ***paths, size_t *n)
+/*
+ * The names in d that are segments' (closed here), each after prefix,
+ * oldest first. 0, or -1 with errno set.
+ */
+static int
+list_names(DIR *d, const char *prefix, char ***out, size_t *n)
 {
-	char path[4200];
 	struct dirent *e;
 	char **v = NULL;
 	size_t len = 0, cap = 0;
-	DIR *d;
 
-	*paths = NULL;
-	*n = 0;
-	snprintf(path, sizeof(path), "%s/segments", dir);
-	if ((d = opendir(path)) == NULL)
-		return -1;
 	while ((e = readdir(d)) != NULL) {
 		char *p;
 
@@ -620,14 +673,14 @@ segments_list(const char *dir, char ***paths, size_t *n)
 				goto fail;
 			v = nv;
 		}
-		if (asprintf(&p, "%s/%s", path, e->d_name) < 0)
+		if (asprintf(&p, "%s%s", prefix, e->d_name) < 0)
 			goto fail;
 		v[len++] = p;
 	}
 	closedir(d);
 	if (len > 0) /* v is NULL then */
 		qsort(v, len, sizeof(*v), by_name);
-	*paths = v;
+	*out = v;
 	*n = len;
 	return 0;
 fail:
@@ -635,6 +688,31 @@ fail:
 	segments_list_free(v, len);
 	errno = ENOMEM;
 	return -1;
+}
+
+int
+segments_list(const char *dir, char ***paths, size_t *n)
+{
+	char path[4200];
+	DIR *d;
+
+	*paths = NULL;
+	*n = 0;
+	snprintf(path, sizeof(path), "%s/segments", dir);
+	if ((d = opendir(path)) == NULL)
+		return -1;
+	snprintf(path + strlen(path), sizeof(path) - strlen(path), "/");
+	return list_names(d, path, paths, n);
+}
+
+int
+segments_list_at(int segfd, char ***names, size_t *n)
+{
+	DIR *d = open_list(segfd);
+
+	*names = NULL;
+	*n = 0;
+	return d != NULL ? list_names(d, "", names, n) : -1;
 }
 
 void

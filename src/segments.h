@@ -9,7 +9,8 @@
  * the wall clock's. DIR opened once, what is inside reached from its
  * descriptor without following links. One recorder a folder: DIR/lock is
  * held for as long as it records. Reading: the list of the segments,
- * oldest first (--read DIR, the incidents).
+ * oldest first (--read DIR by its path, the incidents by the recorder's
+ * descriptor).
  */
 #ifndef MYSQLMEMPROF_SEGMENTS_H
 #define MYSQLMEMPROF_SEGMENTS_H
@@ -28,9 +29,12 @@
 /* And spans at most an eighth of --record-age, and an hour. */
 #define SEGMENTS_MAX_MS (3600 * 1000)
 /*
- * Returned by segments_turn() and segments_write() when the disk is full
- * and no older segment is left to make room: nothing was written, the
- * next turn begins a segment again, and the recording goes on.
+ * Returned by segments_turn(), segments_write(), segments_sync() and
+ * segments_close() when the disk is full: at a write when no older
+ * segment is left to make room (nothing of it was written); at the sync
+ * or the close of a segment (XFS, btrfs, NFS and quotas may say so only
+ * there), whose lines since the last sync may then be lost, and which is
+ * left. The next turn begins a segment again, and the recording goes on.
  */
 #define SEGMENTS_FULL (-2)
 
@@ -60,10 +64,13 @@ struct segments {
 	int64_t opened_ms;   /* on the record's clock: its beginning */
 	int64_t synced_ms;   /* and its last sync */
 	bool full;           /* its disk was full: a segment is begun again */
+	bool room_due;       /* a sync said so: the next begun makes room */
 	uint64_t max_bytes;  /* --record-size */
 	int64_t max_age_ms;  /* --record-age */
 	uint64_t segment_bytes;
 	int64_t segment_ms;
+	/* fdatasync(): a test's to replace, as no tmpfs fails a sync. */
+	int (*sync)(int fd);
 	/* This run's segments, in the order begun (owned, freed at close). */
 	struct segments_mine *mine;
 	size_t n_mine, cap_mine;
@@ -94,12 +101,16 @@ int segments_turn(struct segments *g, int64_t wall_ms, size_t n, char *err,
 
 /*
  * Appends n bytes of whole lines; syncs when due. 0, SEGMENTS_FULL (no
- * byte of them stays), or -1; err is set with the last two.
+ * byte of them stays; or, from the sync, the segment is left), or -1;
+ * err is set with the last two.
  */
 int segments_write(struct segments *g, const void *p, size_t n, char *err,
     size_t errlen);
 
-/* Syncs the segment written now (an incident's line). 0 or -1 with err. */
+/*
+ * Syncs the segment written now (an incident's line). 0, SEGMENTS_FULL
+ * or -1; err is set with the last two.
+ */
 int segments_sync(struct segments *g, char *err, size_t errlen);
 
 /*
@@ -111,7 +122,8 @@ void segments_prune(struct segments *g);
 
 /*
  * Syncs and closes the segment, lets go of the lock and the folders.
- * Returns 0, or -1 with err set when the last sync failed.
+ * Returns 0, or SEGMENTS_FULL or -1 with err set when the last sync or
+ * the close failed.
  */
 int segments_close(struct segments *g, char *err, size_t errlen);
 
@@ -121,6 +133,11 @@ int segments_close(struct segments *g, char *err, size_t errlen);
  * -1 with errno set.
  */
 int segments_list(const char *dir, char ***paths, size_t *n);
+/*
+ * The same of the folder segfd (the recorder's DIR/segments, reached
+ * without following links): *names, each a name in it.
+ */
+int segments_list_at(int segfd, char ***names, size_t *n);
 void segments_list_free(char **paths, size_t n);
 
 /* Whether name is a segment's: 20261127T031200.123Z.jsonl. */

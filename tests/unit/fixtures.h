@@ -8,6 +8,7 @@
 #define MYSQLMEMPROF_FIXTURES_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <sys/stat.h>
 #include <stdarg.h>
@@ -149,6 +150,19 @@ static inline int
 fixture_remove_tree(const char *dir)
 {
 	return nftw(dir, fixture_remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* DIR/name opened as the recorder holds it (segments.h's segfd, incfd). */
+static inline int
+fixture_folder_fd(const char *dir, const char *name)
+{
+	char path[4200];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	return fd;
 }
 
 #endif

@@ -539,6 +539,60 @@ test_planted_files_passed_over(void **state)
 }
 
 /*
+ * DIR swapped for a link, after the recorder opened it, by one who may
+ * write DIR's parent: the link leads to a folder whose segment of the
+ * window holds planted lines. The incident is the record's own lines,
+ * read through the recorder's descriptors, and written beside them.
+ */
+static void
+test_dir_swapped_for_a_link(void **state)
+{
+	struct fix *f = *state;
+	struct incident in;
+	char moved[128], other[128], path[256], err[512] = "", *got;
+	int segfd, incfd, rc;
+	size_t len;
+	FILE *fp;
+
+	record(f, &in);
+	segfd = fixture_folder_fd(f->dir, "segments");
+	incfd = fixture_folder_fd(f->dir, "incidents");
+	snprintf(moved, sizeof(moved), "%s.moved", f->dir);
+	snprintf(other, sizeof(other), "%s.other", f->dir);
+	assert_int_equal(mkdir(other, 0700), 0);
+	snprintf(path, sizeof(path), "%s/segments", other);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/incidents", other);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/segments/20261127T031000.000Z.jsonl",
+	    other);
+	assert_non_null(fp = fopen(path, "w"));
+	fputs("{\"type\":\"connections\",\"timestamp\":"
+	    "\"2026-11-27T03:12:00.000Z\",\"full\":true,\"rows\":[{\"id\":66,"
+	    "\"bytes\":1,\"text\":\"planted\"}],\"gone\":[]}\n", fp);
+	assert_int_equal(fclose(fp), 0);
+	assert_int_equal(rename(f->dir, moved), 0);
+	assert_int_equal(symlink(other, f->dir), 0);
+
+	rc = incident_write_at(f->dir, segfd, incfd, &in, 5 * MIN, NULL, path,
+	    sizeof(path), err, sizeof(err));
+	/* DIR as it was, before anything can fail, for the teardown. */
+	close(segfd);
+	close(incfd);
+	assert_int_equal(unlink(f->dir), 0);
+	assert_int_equal(rename(moved, f->dir), 0);
+	assert_int_equal(fixture_remove_tree(other), 0);
+	if (rc != 0)
+		fail_msg("incident_write_at: %s", err);
+	snprintf(path, sizeof(path), "%s/incidents/20261127T031500Z-oom-kill"
+	    ".jsonl", f->dir);
+	assert_non_null(got = slurp(path, &len));
+	assert_null(memmem(got, len, "planted", 7));
+	check_window(f, got, len, T0 + 5 * MIN, T0 + 10 * MIN);
+	free(got);
+}
+
+/*
  * No line in the window (segments empty): both files all the same, the
  * page of no lines (make SANITIZE=1: no offset added to a NULL buffer).
  */
@@ -761,6 +815,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_window_in_the_last_segment,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_planted_files_passed_over,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dir_swapped_for_a_link,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_empty_window, setup,
 		    teardown),

@@ -864,6 +864,95 @@ test_sync_at_will(void **state)
 	close_ok(&g);
 }
 
+/* A disk full at the sync alone: no tmpfs says so, XFS or NFS may. */
+static int
+sync_full(int fd)
+{
+	(void)fd;
+	errno = ENOSPC;
+	return -1;
+}
+
+/* A full disk at the sync: said so, of the segment named, and left. */
+static void
+assert_left_full(const struct segments *g, int rc, const char *err,
+    const char *name)
+{
+	char want[128];
+
+	assert_int_equal(rc, SEGMENTS_FULL);
+	snprintf(want, sizeof(want), "is full (%s) at the sync of "
+	    "segments/%s", strerror(ENOSPC), name);
+	if (strstr(err, want) == NULL)
+		fail_msg("not said: %s\nsaid: %s", want, err);
+	assert_non_null(strstr(err, "free space on it"));
+	assert_int_equal(g->fd, -1);
+}
+
+/*
+ * A disk that says it is full at the sync of a segment (XFS, btrfs, NFS,
+ * quotas) is a full disk, not the end of the run: at the sync due in a
+ * write, the incident's, and the one of a turn, SEGMENTS_FULL comes
+ * back, the segment is left, and the next turn begins a new segment
+ * that the next write goes into; an older segment makes room for it.
+ */
+static void
+test_full_at_the_sync(void **state)
+{
+	struct dir *d = *state;
+	struct segments g;
+	char err[512] = "", was[64], names[8][64];
+	int64_t t = T0;
+
+	open_ok(&g, d->rec, MIB, 2 * HOUR);
+	assert_int_equal(turn(&g, t, 64), 1);
+	put(&g, t + 1, 64);
+	/* The sync due in a write. */
+	snprintf(was, sizeof(was), "%s", g.name);
+	g.sync = sync_full;
+	at(t += SEGMENTS_SYNC_MS);
+	assert_left_full(&g, segments_write(&g, "x\n", 2, err, sizeof(err)),
+	    err, was);
+	g.sync = fdatasync;
+	assert_int_equal(turn(&g, ++t, 64), 1);
+	assert_string_not_equal(g.name, was);
+	put(&g, ++t, 64);
+	assert_int_equal(listed(d->rec, names, 8, NULL), 2);
+	assert_string_equal(names[0], was);
+	assert_string_equal(names[1], g.name);
+	/* The incident's: the oldest goes for room. */
+	snprintf(was, sizeof(was), "%s", g.name);
+	g.sync = sync_full;
+	assert_left_full(&g, segments_sync(&g, err, sizeof(err)), err, was);
+	g.sync = fdatasync;
+	assert_int_equal(turn(&g, ++t, 64), 1);
+	put(&g, ++t, 64);
+	assert_int_equal(listed(d->rec, names, 8, NULL), 2);
+	assert_string_equal(names[0], was);
+	/* The turn's, as the segment is left for a full one. */
+	snprintf(was, sizeof(was), "%s", g.name);
+	g.sync = sync_full;
+	at(++t);
+	assert_left_full(&g, segments_turn(&g, t, g.segment_bytes, err,
+	    sizeof(err)), err, was);
+	g.sync = fdatasync;
+	assert_int_equal(turn(&g, ++t, 64), 1);
+	put(&g, ++t, 64);
+	assert_string_not_equal(g.name, was);
+	/*
+	 * And the last, at the close: said, the folders let go, and no
+	 * segment removed, as none follows.
+	 */
+	snprintf(was, sizeof(was), "%s", g.name);
+	g.sync = sync_full;
+	assert_int_equal(listed(d->rec, names, 8, NULL), 2);
+	assert_int_equal(segments_close(&g, err, sizeof(err)), SEGMENTS_FULL);
+	assert_non_null(strstr(err, was));
+	assert_int_equal(g.segfd, -1);
+	assert_int_equal(g.lockfd, -1);
+	assert_int_equal(listed(d->rec, names, 8, NULL), 2);
+}
+
 /* n bytes of lines of 100 written; segments_write()'s status. */
 static int
 put_rc(struct segments *g, size_t n)
@@ -1017,6 +1106,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_open_refuses_open_folders,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sync_at_will, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_full_at_the_sync, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_full_disk, setup,
 		    teardown),
