@@ -7,6 +7,14 @@ enum {
 	EXIT_RUNTIME = 1,
 	EXIT_USAGE = 2,
 	EXIT_NO_MATCH = 3, /* --wait-timeout passed and nothing was captured */
+	/*
+	 * A reconnect found a server that shows a TLS certificate other than
+	 * the first connection's, or no TLS where it had TLS (CONN_UNTRUSTED):
+	 * a status of its own, so that a service manager's restart, which
+	 * would take whatever answers as the first connection, can be
+	 * prevented (debian/'s units: RestartPreventExitStatus=).
+	 */
+	EXIT_CERT_CHANGED = 4,
 };
 
 #endif

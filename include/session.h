@@ -185,8 +185,9 @@ struct session {
 	 */
 	bool no_statement_peaks;
 	/*
-	 * How the last session_open() ended: CONN_DENIED is the account's.
-	 * A reconnect that found another server (CONN_UNTRUSTED) says so too.
+	 * How the last connection's open ended, by session_open() or a
+	 * reconnect's try: CONN_DENIED is the account's; CONN_UNTRUSTED,
+	 * another server, ends the run with EXIT_CERT_CHANGED (app.c).
 	 */
 	enum conn_status opened;
 };

@@ -520,6 +520,9 @@ app_run(int argc, char **argv)
 		.opts = &o, .session = &s, .diag = &d, .sig = sig,
 	};
 	rc = run_mode(m, &env, sig);
+	/* Ended by a reconnect to another certificate: not to be restarted. */
+	if (rc == EXIT_RUNTIME && s.opened == CONN_UNTRUSTED)
+		rc = EXIT_CERT_CHANGED;
 out:
 	session_close(&s);
 	cli_free(&o);

@@ -401,5 +401,6 @@ const char cli_usage_tail[] =
 "\n"
 "Option files: groups [client] and [mysqlmemprof], then from ~/.mylogin.cnf\n"
 "those and --login-path's. Exit status: 0 done, 1 runtime error, 2 usage\n"
-"error, 3 nothing matched within --wait-timeout.\n"
+"error, 3 nothing matched within --wait-timeout, 4 a reconnect found a TLS\n"
+"certificate other than the first connection's, or none.\n"
 "See mysqlmemprof(1).\n";

@@ -216,16 +216,17 @@ check_pin(struct conn *c, const struct conn_params *p, char *err,
 	return CONN_OK;
 }
 
-enum conn_status
-conn_open(struct conn **out, const struct conn_params *p, char *err,
-    size_t errlen)
+/*
+ * A handle for p: its options, TLS and the guards of the password on auth,
+ * which must live until conn_auth_done(). Returns CONN_OK with *out, or
+ * an error with err.
+ */
+static enum conn_status
+conn_prepare(struct conn **out, const struct conn_params *p,
+    struct conn_auth *auth, char *err, size_t errlen)
 {
-	struct conn_auth auth;
 	struct conn *c;
-	unsigned e;
-	enum conn_status st;
 
-	*out = NULL;
 	if ((c = calloc(1, sizeof(*c))) == NULL ||
 	    (c->mysql = mysql_init(NULL)) == NULL) {
 		free(c);
@@ -247,10 +248,10 @@ conn_open(struct conn **out, const struct conn_params *p, char *err,
 	    "mysqlmemprof");
 	set_protocol(c->mysql, p);
 	set_tls(c->mysql, p);
-	conn_auth_set(c->mysql, &auth, p);
-	if (auth.refused[0] != '\0') {
+	conn_auth_set(c->mysql, auth, p);
+	if (auth->refused[0] != '\0') {
 		snprintf(err, errlen, "cannot connect %s: %s", c->where,
-		    auth.refused);
+		    auth->refused);
 		conn_close(c);
 		return CONN_DENIED;
 	}
@@ -259,31 +260,84 @@ conn_open(struct conn **out, const struct conn_params *p, char *err,
 	size_t stack = 256 * 1024;
 	mysql_options(c->mysql, MYSQL_OPT_NONBLOCK, &stack);
 #endif
+	*out = c;
+	return CONN_OK;
+}
 
-	bool connected = conn_io_connect(c, p) != NULL;
+/* Connected: kept when TLS is as --ssl-mode asks and the pin lets it. */
+static enum conn_status
+conn_connected(struct conn *c, const struct conn_params *p, char *err,
+    size_t errlen)
+{
+	enum conn_status st;
 
-	if (c->mysql != NULL)
-		conn_auth_done(c->mysql);
-	if (connected) {
-		/*
-		 * Never trust a library default to have refused plain text;
-		 * reconnecting comes through here too.
-		 */
-		if (p->ssl_mode >= TLS_REQUIRED &&
-		    mysql_get_ssl_cipher(c->mysql) == NULL) {
-			snprintf(err, errlen, "connected %s without TLS, but "
-			    "--ssl-mode requires it; enable TLS on the server "
-			    "or lower --ssl-mode", c->where);
-			conn_close(c);
-			return CONN_FAILED;
-		}
-		conn_auth_forget_password(c->mysql);
-		if ((st = check_pin(c, p, err, errlen)) != CONN_OK)
-			return st;
-		c->timeout_s = p->read_timeout_s;
-		*out = c;
-		return CONN_OK;
+	/*
+	 * Never trust a library default to have refused plain text;
+	 * reconnecting comes through here too.
+	 */
+	if (p->ssl_mode >= TLS_REQUIRED &&
+	    mysql_get_ssl_cipher(c->mysql) == NULL) {
+		snprintf(err, errlen, "connected %s without TLS, but "
+		    "--ssl-mode requires it; enable TLS on the server "
+		    "or lower --ssl-mode", c->where);
+		conn_close(c);
+		return CONN_FAILED;
 	}
+	conn_auth_forget_password(c->mysql);
+	if ((st = check_pin(c, p, err, errlen)) != CONN_OK)
+		return st;
+	c->timeout_s = p->read_timeout_s;
+	return CONN_OK;
+}
+
+/*
+ * What refused the connect before the server could, when it was this
+ * program or the library on its behalf: a guard that kept the password
+ * back (or a key file that could not serve), Connector/C's check of the
+ * pin, a plugin not allowed. Returns that status with err, or CONN_OK
+ * when it was none of them.
+ */
+static enum conn_status
+refused_here(struct conn *c, const struct conn_params *p,
+    const struct conn_auth *auth, unsigned e, char *err, size_t errlen)
+{
+	if (auth->refused[0] != '\0') {
+		if (!auth->untrusted && p->ssl_mode >= TLS_REQUIRED &&
+		    !auth->tls)
+			snprintf(err, errlen, "cannot connect %s: the server "
+			    "offers no TLS, but --ssl-mode requires it; enable "
+			    "TLS on the server or lower --ssl-mode", c->where);
+		else
+			snprintf(err, errlen, "cannot connect %s: %s", c->where,
+			    auth->refused);
+		return auth->untrusted ? CONN_UNTRUSTED : CONN_DENIED;
+	}
+#ifdef MARIADB_PACKAGE_VERSION
+	char why[512];
+
+	if (conn_pin_refused_by_library(c->mysql, conn_pin_of(p), why,
+	    sizeof(why))) {
+		snprintf(err, errlen, "cannot connect %s: %s", c->where, why);
+		return CONN_UNTRUSTED;
+	}
+	if (e == CR_PLUGIN_NOT_ALLOWED) {
+		refused_plugin(c, mysql_error(c->mysql), err, errlen);
+		return CONN_DENIED;
+	}
+#else
+	(void)e; /* Oracle's library has neither check */
+#endif
+	return CONN_OK;
+}
+
+/* The connect failed: err says why; c is closed. Returns its kind. */
+static enum conn_status
+conn_failed(struct conn *c, const struct conn_params *p,
+    struct conn_auth *auth, char *err, size_t errlen)
+{
+	enum conn_status st;
+	unsigned e;
+
 	if (c->abandoned) {
 		bool timed_out = c->timed_out;
 
@@ -297,42 +351,38 @@ conn_open(struct conn **out, const struct conn_params *p, char *err,
 		return timed_out ? CONN_FAILED : st;
 	}
 	e = mysql_errno(c->mysql);
-	conn_auth_failed(c->mysql, &auth);
-	/* The password kept back, or a key file that could not serve. */
-	if (auth.refused[0] != '\0') {
-		if (auth.untrusted)
-			snprintf(err, errlen, "cannot connect %s: %s", c->where,
-			    auth.refused);
-		else if (p->ssl_mode >= TLS_REQUIRED && !auth.tls)
-			snprintf(err, errlen, "cannot connect %s: the server "
-			    "offers no TLS, but --ssl-mode requires it; enable "
-			    "TLS on the server or lower --ssl-mode", c->where);
-		else
-			snprintf(err, errlen, "cannot connect %s: %s", c->where,
-			    auth.refused);
-		conn_close(c);
-		return auth.untrusted ? CONN_UNTRUSTED : CONN_DENIED;
+	conn_auth_failed(c->mysql, auth);
+	if ((st = refused_here(c, p, auth, e, err, errlen)) == CONN_OK) {
+		snprintf(err, errlen, "cannot connect %s: %s; %s", c->where,
+		    mysql_error(c->mysql), connect_hint(e,
+		    mysql_error(c->mysql)));
+		st = conn_classify(e);
+		if (st == CONN_LOST)
+			st = CONN_FAILED; /* a first connect that fails is no loss */
 	}
-#ifdef MARIADB_PACKAGE_VERSION
-	if (conn_pin_refused_by_library(c->mysql, conn_pin_of(p), auth.refused,
-	    sizeof(auth.refused))) {
-		snprintf(err, errlen, "cannot connect %s: %s", c->where,
-		    auth.refused);
-		conn_close(c);
-		return CONN_UNTRUSTED;
-	}
-	if (e == CR_PLUGIN_NOT_ALLOWED) {
-		refused_plugin(c, mysql_error(c->mysql), err, errlen);
-		conn_close(c);
-		return CONN_DENIED;
-	}
-#endif
-	snprintf(err, errlen, "cannot connect %s: %s; %s", c->where,
-	    mysql_error(c->mysql), connect_hint(e, mysql_error(c->mysql)));
-	st = conn_classify(e);
-	if (st == CONN_LOST)
-		st = CONN_FAILED; /* a first connect that fails is no loss */
 	conn_close(c);
+	return st;
+}
+
+enum conn_status
+conn_open(struct conn **out, const struct conn_params *p, char *err,
+    size_t errlen)
+{
+	struct conn_auth auth;
+	struct conn *c;
+	enum conn_status st;
+	bool connected;
+
+	*out = NULL;
+	if ((st = conn_prepare(&c, p, &auth, err, errlen)) != CONN_OK)
+		return st;
+	connected = conn_io_connect(c, p) != NULL;
+	if (c->mysql != NULL)
+		conn_auth_done(c->mysql);
+	if (!connected)
+		return conn_failed(c, p, &auth, err, errlen);
+	if ((st = conn_connected(c, p, err, errlen)) == CONN_OK)
+		*out = c;
 	return st;
 }
 

@@ -418,7 +418,7 @@ put_json_text(FILE *fp, json_t *s)
 
 /*
  * The server's memory in layers, as --record's last reading of the gap
- * (gap.h, once a minute) gave them before the incident.
+ * (gap.h, every --layers-every) gave them before the incident.
  */
 static void
 layers(FILE *fp, const char *lines, size_t len)

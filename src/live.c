@@ -49,8 +49,8 @@ struct live {
 	struct signal_flags *sig;     /* the program's */
 	struct capture_observer observer; /* the one below, on this view */
 	/*
-	 * The gap in layers, read by a --global capture's chain once a
-	 * minute; the observer copies each new answer into the model.
+	 * The gap in layers, read by a --global capture's chain every
+	 * --layers-every; the observer copies each new answer into the model.
 	 */
 	struct gap gap;
 	uint64_t gap_seen;
@@ -725,6 +725,7 @@ live_start(const struct capture_env *env)
 		diag_say("out of memory");
 		return NULL;
 	}
+	l->model.layers_every_s = env->opts->layers_every_s;
 	l->summary = open_memstream(&l->summary_buf, &l->summary_len);
 	if (hold_stderr(l) != 0 || start_ui(l) != 0) {
 		release_stderr(l);

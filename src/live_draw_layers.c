@@ -1,8 +1,8 @@
 /*
  * The live view's key e: the server's memory in layers (--explain's
- * answer, read by a --global capture's chain once a minute) in a box over
- * the capture screen: a row a layer, indented under the one it is part
- * of, then the allocator and the advice, each cut to the box.
+ * answer, read by a --global capture's chain every --layers-every) in a
+ * box over the capture screen: a row a layer, indented under the one it
+ * is part of, then the allocator and the advice, each cut to the box.
  */
 #include <stdio.h>
 
@@ -20,6 +20,24 @@ box(struct live_grid *g, int y0, int x0, int w, int h)
 			    LIVE_A_REVERSE);
 }
 
+/* No reading yet: when one comes, on two lines that fit 80 columns. */
+static void
+not_yet(const struct live_model *m, struct live_grid *g, int x, int w)
+{
+	char when[128];
+
+	if (m->layers_every_s == 0) {
+		live_grid_text(g, 1, x, w, "The layers are not read: "
+		    "--layers-every=0.", LIVE_C_TITLE, LIVE_A_REVERSE);
+		return;
+	}
+	live_grid_text(g, 1, x, w, "No reading of the layers yet: they come "
+	    "with --global on the server's", LIVE_C_TITLE, LIVE_A_REVERSE);
+	snprintf(when, sizeof(when), "machine, read after the first sample "
+	    "and every %u s (--layers-every).", m->layers_every_s);
+	live_grid_text(g, 2, x, w, when, LIVE_C_TITLE, LIVE_A_REVERSE);
+}
+
 void
 live_draw_layers(const struct live_model *m, const struct live_view *v,
     struct live_grid *g)
@@ -31,16 +49,14 @@ live_draw_layers(const struct live_model *m, const struct live_view *v,
 
 	box(g, 0, x0, w, g->h - 1);
 	if (!m->has_layers) {
-		live_grid_text(g, y, x0 + 2, w - 4, "No reading of the layers "
-		    "yet: they come with --global on the server's machine, "
-		    "read after the first sample and once a minute.",
-		    LIVE_C_TITLE, LIVE_A_REVERSE);
+		not_yet(m, g, x0 + 2, w - 4);
 		live_grid_text(g, last, x0 + 2, w - 4, "any key closes this",
 		    LIVE_C_TITLE, LIVE_A_REVERSE);
 		return;
 	}
-	live_grid_text(g, y++, x0 + 2, w - 4, "The memory in layers (read "
-	    "once a minute; mysqlmemprof --explain says more)", LIVE_C_TITLE,
+	snprintf(line, sizeof(line), "The memory in layers (read every %u s; "
+	    "mysqlmemprof --explain says more)", m->layers_every_s);
+	live_grid_text(g, y++, x0 + 2, w - 4, line, LIVE_C_TITLE,
 	    LIVE_A_REVERSE);
 	y++;
 	/* Each line below y and above the closing one: y < last after it. */

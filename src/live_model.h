@@ -91,6 +91,7 @@ struct live_model {
 	/* --global: the gap in layers, the latest reading (gap.h); key e. */
 	struct explain layers;
 	bool has_layers;
+	unsigned layers_every_s; /* --layers-every: their beat; 0: not read */
 };
 
 /*

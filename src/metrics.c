@@ -405,9 +405,9 @@ static const struct family families[] = {
 	{ "memory_frees_total", COUNTER, "Frees by event (COUNT_FREE).",
 	    write_event, EV_FREES },
 	{ "layer_bytes", GAUGE, "The server's memory in layers, as --explain "
-	    "gives them, read once a minute (--global; the process's layers "
-	    "on the server's machine only; a layer is part of another: see "
-	    "the manual).",
+	    "gives them, read every --layers-every seconds, 60 by default, "
+	    "none with 0 (--global; the process's layers on the server's "
+	    "machine only; a layer is part of another: see the manual).",
 	    write_layers, 0 },
 	{ "allocator_arenas", GAUGE, "glibc malloc's arenas in the server's "
 	    "process, from its maps (glibc only).", write_gap_figures, 0 },

@@ -113,12 +113,12 @@ try_once(struct reconnect *rc, uint64_t until, uint64_t run_end, char *err,
 	 */
 	cap_timeout(&p.connect_timeout_s, now, until);
 	cap_timeout(&p.read_timeout_s, now, run_end);
-	switch (s->ops->open(&c, &p, err, errlen)) {
+	/* Kept for the mode: CONN_UNTRUSTED ends it with a status its own. */
+	switch ((s->opened = s->ops->open(&c, &p, err, errlen))) {
 	case CONN_OK:
 		break;
 	case CONN_UNTRUSTED:
 		/* Another server: trying again cannot help, nor can the mode. */
-		s->opened = CONN_UNTRUSTED;
 		return SOURCE_ERROR;
 	default:
 		return SOURCE_LOST;

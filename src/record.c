@@ -58,7 +58,7 @@ struct record {
 	/* Every connection, read beside each sample (conns.h). */
 	struct conns conns;
 	uint64_t conns_seen;   /* conns.reads when last written */
-	/* The gap in layers, read once a minute (gap.h), written as a line. */
+	/* The gap in layers, read every --layers-every (gap.h), as a line. */
 	struct gap gap;
 	uint64_t gap_seen;     /* gap.reads when last written */
 	struct conns_book book; /* the connections as the lines say */
@@ -476,7 +476,7 @@ put_sample(struct record *r, const struct sample *s)
 		return -1;
 	}
 	r->conns_seen = r->conns.reads;
-	/* The gap in layers, once a minute: an incident's page shows the last. */
+	/* The gap in layers, each reading: an incident's page shows the last. */
 	if (r->gap.reads != r->gap_seen) {
 		explain_json(&r->tick, &r->gap.r, &r->gap.e);
 		r->gap_seen = r->gap.reads;

@@ -486,10 +486,23 @@ test_draw_layers(void **state)
 	(void)state;
 	steady_model(&m);
 	assert_int_equal(live_grid_init(&g, 100, 30), 0);
+	m.layers_every_s = 60;
 	live_draw(&m, &v, &g);
 	live_draw_layers(&m, &v, &g);
 	read_grid(&g);
-	assert_true(line_with(&g, "No reading of the layers yet") >= 0);
+	y = line_with(&g, "No reading of the layers yet");
+	assert_true(y >= 0);
+	assert_non_null(strstr(screen[y + 1], "read after the first sample and "
+	    "every 60 s (--layers-every)."));
+	/* --layers-every=0: none will come, and the box says so. */
+	m.layers_every_s = 0;
+	live_draw(&m, &v, &g);
+	live_draw_layers(&m, &v, &g);
+	read_grid(&g);
+	assert_int_equal(line_with(&g, "No reading of the layers yet"), -1);
+	assert_true(line_with(&g, "The layers are not read: --layers-every=0.")
+	    >= 0);
+	m.layers_every_s = 30;
 	m.has_layers = true;
 	m.layers = (struct explain){ .layers = 3, .advices = 1, .arenas = 17 };
 	m.layers.layer[0] = (struct explain_layer){ .key = "resident",
@@ -505,6 +518,8 @@ test_draw_layers(void **state)
 	live_draw(&m, &v, &g);
 	live_draw_layers(&m, &v, &g);
 	read_grid(&g);
+	assert_true(line_with(&g, "The memory in layers (read every 30 s; "
+	    "mysqlmemprof --explain says more)") >= 0);
 	y = line_with(&g, "400.00 MiB  resident");
 	assert_true(y > 0);
 	assert_non_null(strstr(screen[y + 1], "370.00 MiB    anonymous pages"));

@@ -222,8 +222,9 @@ test_process(void **state)
 }
 
 /*
- * The gap in layers (--explain's, read once a minute): absent until read,
- * then a series a layer whose size is known, the arenas of glibc alone.
+ * The gap in layers (--explain's, read every --layers-every): absent until
+ * read, then a series a layer whose size is known, the arenas of glibc
+ * alone. Its help says how often, not a fixed minute.
  */
 static void
 test_layers(void **state)
@@ -234,6 +235,7 @@ test_layers(void **state)
 
 	(void)state;
 	has(p, "# TYPE mysqlmemprof_layer_bytes gauge\n# HELP");
+	has(p, "read every --layers-every seconds, 60 by default, none with 0 ");
 	has_not(p, "\nmysqlmemprof_layer_bytes{");
 	has_not(p, "\nmysqlmemprof_allocator_arenas ");
 	has_not(p, "\nmysqlmemprof_advice_lines ");

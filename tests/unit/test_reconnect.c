@@ -94,6 +94,15 @@ test_another_server_ends_it(void **state)
 	assert_int_equal(srv.opens, 1 + 1);
 	assert_ptr_equal(sess.conn, &srv.conns[0]);
 	assert_int_equal(sess.opened, CONN_UNTRUSTED); /* for the mode */
+	/*
+	 * The session tells how the last try ended, not the worst one: once
+	 * the first server answers again, no stale CONN_UNTRUSTED is left
+	 * for a mode to end on with EXIT_CERT_CHANGED (app.c).
+	 */
+	srv.untrusted = 0;
+	snprintf(err, sizeof(err), "lost");
+	assert_int_equal(reconnect_now(&rc, err, sizeof(err)), SOURCE_OK);
+	assert_int_equal(sess.opened, CONN_OK);
 }
 
 /* SIGTERM while waiting between tries ends it at once. */
