@@ -163,6 +163,17 @@ struct sample {
 	 * without its events, which a reader takes from the sample before.
 	 */
 	bool events_kept;
+	/*
+	 * The server's own count of the thread's memory at this tick, read
+	 * each tick where it is cheap (total.h): MySQL 8.0.31+'s
+	 * threads.TOTAL_MEMORY (the sum of the thread's rows, to the byte) or
+	 * MariaDB's PROCESSLIST.MEMORY_USED (its own accounting). A sample
+	 * with it and events_kept carries the total only: its rows are an
+	 * earlier tick's, and total_bytes is their sum moved by what this
+	 * count moved since they were read.
+	 */
+	bool has_connection_bytes;
+	int64_t connection_bytes;
 	/* The server's process beside the sample; --global only. */
 	struct process_memory process;
 	/*

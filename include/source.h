@@ -40,6 +40,14 @@ struct reading {
 	unsigned setup_off;
 	/* The events are an earlier reading's, not read now (beat.h). */
 	bool events_kept;
+	/*
+	 * The server's own count of the thread now (total.h), and what it
+	 * moved since the kept events were read: the total is their sum and
+	 * that. Without it, 0.
+	 */
+	bool has_connection_bytes;
+	int64_t connection_bytes;
+	int64_t total_moved;
 	/* The server's process (sample.h), when a source on the chain read it. */
 	struct process_memory process;
 	/*

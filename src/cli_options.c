@@ -152,6 +152,19 @@ const struct cli_row cli_rows[] = {
 	    .arg = "PERCENT",
 	    .help = "skip ticks to keep the queries under PERCENT\n"
 	    "of one core (default 10; 0: no bound)" },
+	{ .name = "rows-every", .kind = KIND_NUMBER, FIELD(rows_every_s),
+	    .def = "10", .min = 0, .max = 86400,
+	    .hint = "give seconds, 0 for each tick, e.g. --rows-every 10",
+	    .arg = "SECONDS",
+	    .help = "a thread's memory rows at most SECONDS apart,\n"
+	    "where the server's own count of it is read each\n"
+	    "tick; 0: the rows each tick (default 10)" },
+	{ .name = "rows-moved", .kind = KIND_BYTES, FIELD(rows_moved_bytes),
+	    .def = "1", .min = 1, .max = UINT64_C(1) << 50,
+	    .hint = "give bytes, with K, M or G, e.g. --rows-moved 1M",
+	    .arg = "SIZE",
+	    .help = "read a thread's rows again when its own count\n"
+	    "moved by SIZE since (default 1: any change)" },
 	{ .name = "window", .kind = KIND_NUMBER, FIELD(window),
 	    .def = "50", .min = 1, .max = 100000,
 	    .hint = "give a number of samples, e.g. --window 50",

@@ -91,6 +91,13 @@ struct options {
 	uint64_t count;       /* 0: no limit */
 	uint64_t duration_s;  /* 0: no limit */
 	unsigned max_load_pct; /* --max-load; 0: no bound */
+	/*
+	 * A thread's rows beside its own count each tick (total.h): read again
+	 * when the count moved by rows_moved_bytes, at most rows_every_s
+	 * apart (0: each tick, and no own count).
+	 */
+	unsigned rows_every_s;
+	uint64_t rows_moved_bytes;
 	size_t window;
 	size_t top;           /* 0: all */
 	uint64_t trigger_bytes;  /* --trigger-bytes; 0: write every sample */

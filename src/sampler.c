@@ -112,6 +112,14 @@ fill_sample(struct loop *l, struct sample *s, const struct reading *rd,
 	s->setup_off = rd->setup_off;
 	s->process = rd->process;
 	s->events_kept = rd->events_kept;
+	s->has_connection_bytes = rd->has_connection_bytes;
+	s->connection_bytes = rd->connection_bytes;
+	/* The kept rows' sum moved by the server's own count (total.h). */
+	if (__builtin_add_overflow(s->total_bytes, rd->total_moved,
+	    &s->total_bytes))
+		s->total_bytes = rd->total_moved < 0 ? INT64_MIN : INT64_MAX;
+	if (!filter_active(l->cfg->filter))
+		s->filtered_total_bytes = s->total_bytes;
 	s->waiting = false;
 	if (rd->statement != NULL)
 		statement_set(&s->statement, rd->statement);
@@ -346,6 +354,7 @@ sampler_run(const struct sampler_config *cfg, const struct source *src,
 		s->wall_ms = wall;
 		ring_commit(ring);
 		stats->taken++;
+		stats->kept += s->events_kept;
 
 		if (sink(sink_ctx, s) != 0) {
 			end = SAMPLER_END_SINK_ERROR;

@@ -73,6 +73,11 @@ struct sampler_stats {
 	uint64_t skipped; /* ticks whose due time passed before they could start */
 	uint64_t lost;    /* of which the source gave no reading (SOURCE_SKIPPED) */
 	uint64_t load_skipped; /* of which skipped to stay under max_load_pct */
+	/*
+	 * Of the samples taken, those whose events are an earlier reading's
+	 * (events_kept): with the connection's own count, the total only.
+	 */
+	uint64_t kept;
 	uint64_t query_ns;     /* the time every query took, summed */
 	uint64_t slowest_query_ns;
 	char lost_why[256]; /* the source's word on the last of them */
