@@ -184,6 +184,12 @@ total_source(struct total *t)
 }
 
 void
+total_reread(struct total *t)
+{
+	t->have_rows = false;
+}
+
+void
 total_free(struct total *t)
 {
 	free(t->kept);

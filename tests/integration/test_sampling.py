@@ -60,7 +60,10 @@ class Sampling(mmp.TestCase):
         # Parsed by the server once, then only executed: a sample's SQL
         # text is not sent again (issue 13, the server's cost per sample).
         w = self.start(mmp.idle())
-        for target in (["--thread", str(w.thread_id)], ["--global"]):
+        # --rows-every 0: a thread's rows each sample, not only when its
+        # own count moves (test_total).
+        for target in (["--thread", str(w.thread_id), "--rows-every", "0"],
+                       ["--global"]):
             with mmp.general_log("prepared") as lines:
                 p = self.run_ok(target + ["--count", "6", "--frequency",
                                           "20"])
