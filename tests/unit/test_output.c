@@ -1021,7 +1021,8 @@ test_csv_roundtrip(void **state)
 	    "free_delta_count,unseen_peak_bytes,spike_lower_bytes,"
 	    "statement_id,digest,"
 	    "statement,grain,filtered_total_bytes,setup_off,waiting,"
-	    "events_kept,process_resident_bytes,process_anon_bytes,untracked_bytes,"
+	    "events_kept,connection_bytes,process_resident_bytes,"
+	    "process_anon_bytes,untracked_bytes,"
 	    "status_memory_bytes,cgroup_usage_bytes,cgroup_limit_bytes,"
 	    "cgroup_oom_kills,cgroup_high_bytes,cgroup_high_events,"
 	    "cgroup_pressure_some_bp,cgroup_pressure_full_bp");
@@ -1093,7 +1094,10 @@ test_csv_roundtrip(void **state)
 			field_is(&f[26], NULL);
 			/* Its events read with it. */
 			field_u64(&f[29], 0);
-			/* Not --global: no process beside it. */
+			/*
+			 * No own count of the thread read, and not
+			 * --global: no process beside it.
+			 */
 			for (size_t k = 30; k < SAMPLE_COLUMNS; k++)
 				field_is(&f[k], NULL);
 		}
@@ -1237,7 +1241,7 @@ json_deltas(const char *buf)
 	    "\"statement_id\":null,\"digest\":null,\"statement\":null,"
 	    "\"grain\":null,\"filtered_total_bytes\":null,"
 	    "\"setup_off\":null,\"waiting\":0,\"events_kept\":0,"
-	    "\"process_resident_bytes\":null,\"process_anon_bytes\":null,"
+	    "\"connection_bytes\":null,\"process_resident_bytes\":null,\"process_anon_bytes\":null,"
 	    "\"untracked_bytes\":null,\"status_memory_bytes\":null,\"cgroup_usage_bytes\":null,"
 	    "\"cgroup_limit_bytes\":null,\"cgroup_oom_kills\":null,"
 	    "\"cgroup_high_bytes\":null,\"cgroup_high_events\":null,"
@@ -1295,7 +1299,7 @@ test_json_valid(void **state)
 	    "\"statement\":\"SELECT a, COUNT(*) FROM t GROUP BY a\","
 	    "\"grain\":null,\"filtered_total_bytes\":null,"
 	    "\"setup_off\":null,\"waiting\":0,\"events_kept\":0,"
-	    "\"process_resident_bytes\":null,\"process_anon_bytes\":null,"
+	    "\"connection_bytes\":null,\"process_resident_bytes\":null,\"process_anon_bytes\":null,"
 	    "\"untracked_bytes\":null,\"status_memory_bytes\":null,\"cgroup_usage_bytes\":null,"
 	    "\"cgroup_limit_bytes\":null,\"cgroup_oom_kills\":null,"
 	    "\"cgroup_high_bytes\":null,\"cgroup_high_events\":null,"

@@ -106,9 +106,10 @@ test_setup_off_marked(void **state)
 
 	const char *formats[] = { "csv", "json" };
 	const char *want[] = {
-	    ",\"memory_instruments,thread_instrumented\",0,0,,,,,,,,,,,\r\n",
+	    ",\"memory_instruments,thread_instrumented\",0,0,,,,,,,,,,,,\r\n",
 	    ",\"setup_off\":\"memory_instruments,thread_instrumented\","
-	    "\"waiting\":0,\"events_kept\":0,\"process_resident_bytes\":null," };
+	    "\"waiting\":0,\"events_kept\":0,\"connection_bytes\":null,"
+	    "\"process_resident_bytes\":null," };
 	for (size_t k = 0; k < 2; k++) {
 		o = (struct output){ .fmt = output_table_find(formats[k]) };
 		buf = NULL;
