@@ -1688,6 +1688,34 @@ test_text_no_samples(void **state)
 	free(buf);
 }
 
+/*
+ * The summary says how many samples read their rows and how many carried
+ * the total only, or kept an earlier reading's total too; nothing of it
+ * when every sample read its rows.
+ */
+static void
+test_text_summary_kept(void **state)
+{
+	struct output o = { .fmt = output_table_find("text") };
+	struct summary sum = { .has_run = true, .run = { .samples = 80,
+	    .kept = 70, .total_only = 68 } };
+	char *buf = NULL;
+	size_t len;
+
+	(void)state;
+	assert_non_null(o.fp = open_memstream(&buf, &len));
+	assert_int_equal(output_end(&o, &sum), 0);
+	sum.run.kept = sum.run.total_only = 0;
+	assert_int_equal(output_end(&o, &sum), 0);
+	output_release(&o);
+	assert_int_equal(fclose(o.fp), 0);
+	assert_non_null(strstr(buf, " skipped ticks: 0\n rows read: 10 "
+	    "samples; the total only (the server's own count): 68; an earlier "
+	    "reading's rows and total: 2\n"));
+	assert_int_equal(count(buf, "rows read"), 1);
+	free(buf);
+}
+
 /* How many times text names a statement in buf. */
 static size_t
 statements_named(const char *buf)
@@ -1795,6 +1823,56 @@ test_text_throttled(void **state)
 	p.process.cgroup_pressure_some = p.process.cgroup_pressure_full = -1;
 	buf = text_of(&p);
 	assert_null(strstr(buf, " ~ "));
+	free(buf);
+}
+
+/*
+ * A thread's samples with the server's own count in text: the count a row
+ * under the total; a sample that carries the total only says so in its
+ * heading, with how long ago its rows were read when this output wrote
+ * that reading, and not after a trigger's line; one kept without the
+ * count (--record's slower beat) says its total is the earlier one too.
+ */
+static void
+test_text_total_only(void **state)
+{
+	struct output o = { .fmt = output_table_find("text"),
+	    .settings = { .exact_bytes = true } };
+	struct output_dump d = { .by_signal = true, .held = 1 };
+	struct event_stat e[1] = { ev("memory/sql/a", 1000) };
+	struct sample p = { .seq = 1, .wall_ms = WALL, .thread_id = 42,
+	    .total_bytes = 1000, .n_events = 1, .events = e,
+	    .has_connection_bytes = true, .connection_bytes = 1100 };
+	char *buf = NULL;
+	size_t len;
+
+	(void)state;
+	assert_non_null(o.fp = open_memstream(&buf, &len));
+	p.elapsed_us = 1000000;
+	assert_int_equal(output_sample(&o, &p), 0);
+	p.seq = 2;
+	p.elapsed_us = 3250000;
+	p.events_kept = true;
+	p.total_bytes = 1200;
+	p.connection_bytes = 1300;
+	assert_int_equal(output_sample(&o, &p), 0);
+	assert_int_equal(output_dump(&o, &d), 0);
+	assert_int_equal(output_sample(&o, &p), 0);
+	p.has_connection_bytes = false;
+	assert_int_equal(output_sample(&o, &p), 0);
+	assert_int_equal(fflush(o.fp), 0);
+	assert_non_null(strstr(buf, "## Memory usage at time 1000 ##\n"));
+	assert_non_null(strstr(buf, " (server's count)            -> 1100\n"));
+	assert_non_null(strstr(buf, "## Memory usage at time 3250 (total "
+	    "only; rows of 2.2 s ago) ##\n sql/a"));
+	assert_non_null(strstr(buf, " (server's count)            -> 1300\n"));
+	assert_non_null(strstr(buf, "## Memory usage at time 3250 (total "
+	    "only; rows of an earlier sample) ##\n"));
+	assert_non_null(strstr(buf, "## Memory usage at time 3250 (rows and "
+	    "total of an earlier sample) ##\n"));
+	assert_int_equal(count(buf, "(server's count)"), 3);
+	output_release(&o);
+	assert_int_equal(fclose(o.fp), 0);
 	free(buf);
 }
 
@@ -1913,6 +1991,8 @@ main(void)
 		cmocka_unit_test(test_text_no_samples),
 		cmocka_unit_test(test_text_names_statement_again),
 		cmocka_unit_test(test_text_throttled),
+		cmocka_unit_test(test_text_total_only),
+		cmocka_unit_test(test_text_summary_kept),
 		cmocka_unit_test(test_text_terminal_controls),
 		cmocka_unit_test(test_text_folds_white_space),
 	};
