@@ -152,6 +152,37 @@ test_connection_memory_limit(void **state)
 	free(p);
 }
 
+/*
+ * A thread's sample that carries the total only: its total, the server's
+ * own count, the events as last read (their values, not none) and how old
+ * they are; none of the two families without.
+ */
+static void
+test_total_only(void **state)
+{
+	struct metrics_view v = view();
+	char *p;
+
+	(void)state;
+	p = render(&v, METRICS_PROMETHEUS);
+	has(p, "# TYPE mysqlmemprof_connection_bytes gauge\n# HELP");
+	has(p, "# TYPE mysqlmemprof_memory_events_age_seconds gauge\n# HELP");
+	free(p);
+	v.target = "thread:42";
+	sample.events_kept = true;
+	sample.has_connection_bytes = true;
+	sample.connection_bytes = 131072;
+	v.has_events_age = true;
+	v.events_age_ms = 3750;
+	p = render(&v, METRICS_PROMETHEUS);
+	has(p, "mysqlmemprof_memory_total_bytes 123456\n");
+	has(p, "mysqlmemprof_connection_bytes 131072\n");
+	has(p, "mysqlmemprof_memory_events_age_seconds 3.750\n");
+	has(p, "mysqlmemprof_memory_used_bytes{event=\"memory/sql/"
+	    "THD::main_mem_root\"} 25830\n");
+	free(p);
+}
+
 static void
 test_label_escaping(void **state)
 {
@@ -402,6 +433,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_prometheus_page),
 		cmocka_unit_test(test_connection_memory_limit),
+		cmocka_unit_test(test_total_only),
 		cmocka_unit_test(test_label_escaping),
 		cmocka_unit_test(test_openmetrics_page),
 		cmocka_unit_test(test_process),
