@@ -289,7 +289,8 @@ draw_header(const struct live_model *m, const struct live_view *v,
 	live_bytes_cell(v, total, tot, sizeof(tot));
 	/* The total only: its events, in the table, are of a reading before. */
 	if (newest != NULL && newest->kept) {
-		uint64_t ago = (newest->elapsed_us - newest->rows_us) / 100000;
+		uint64_t ago = (newest->elapsed_us - newest->rows_us + 50000) /
+		    100000;
 
 		snprintf(tot + strlen(tot), sizeof(tot) - strlen(tot), " (rows "
 		    "%" PRIu64 ".%" PRIu64 " s ago)", ago / 10, ago % 10);

@@ -275,7 +275,7 @@ static void
 put_kept_mark(struct obuf *b, const struct text_state *t,
     const struct sample *s)
 {
-	uint64_t ago_ms;
+	uint64_t tenths;
 
 	obuf_puts(b, s->has_connection_bytes ? " (total only; rows of " :
 	    " (rows and total of ");
@@ -283,11 +283,11 @@ put_kept_mark(struct obuf *b, const struct text_state *t,
 		obuf_puts(b, "an earlier sample)");
 		return;
 	}
-	/* Tenths of a second, whatever the locale. */
-	ago_ms = (s->elapsed_us - t->rows_us) / 1000;
-	obuf_uint(b, ago_ms / 1000);
+	/* Tenths of a second, rounded, whatever the locale. */
+	tenths = (s->elapsed_us - t->rows_us + 50000) / 100000;
+	obuf_uint(b, tenths / 10);
 	obuf_putc(b, '.');
-	obuf_putc(b, (char)('0' + ago_ms % 1000 / 100));
+	obuf_putc(b, (char)('0' + tenths % 10));
 	obuf_puts(b, " s ago)");
 }
 

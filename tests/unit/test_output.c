@@ -1864,7 +1864,7 @@ test_text_total_only(void **state)
 	assert_non_null(strstr(buf, "## Memory usage at time 1000 ##\n"));
 	assert_non_null(strstr(buf, " (server's count)            -> 1100\n"));
 	assert_non_null(strstr(buf, "## Memory usage at time 3250 (total "
-	    "only; rows of 2.2 s ago) ##\n sql/a"));
+	    "only; rows of 2.3 s ago) ##\n sql/a"));
 	assert_non_null(strstr(buf, " (server's count)            -> 1300\n"));
 	assert_non_null(strstr(buf, "## Memory usage at time 3250 (total "
 	    "only; rows of an earlier sample) ##\n"));
