@@ -304,3 +304,61 @@ class Read(mmp.TestCase):
             svg = doc[doc.index("<svg"):doc.index("</svg>")]
             self.assertIn("<polygon", svg)
             self.assertEqual(outside(svg), [])
+
+
+class TotalOnly(mmp.TestCase):
+    """An idle thread's samples after the first carry its total only (the
+    server's own count each tick, --rows-every): captured as JSON and
+    replayed, the JSON comes back whole, text marks each such sample,
+    shows the count under the total and counts both kinds in the
+    summary. On MariaDB the count of another account's connection needs
+    PROCESS, granted for the capture alone."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="mmp-kept-")
+        cls.path = os.path.join(cls.dir, "kept.jsonl")
+        grant = mmp.FAMILY == "mariadb"
+        w = mmp.idle()
+        try:
+            if grant:
+                mmp.root_sql("GRANT PROCESS ON *.* TO 'mmp'@'localhost'")
+            p = mmp.run(["--thread", str(w.thread_id), "--format", "json",
+                         "--count", "5", "--frequency", "100", "-o",
+                         cls.path])
+            assert p.returncode == 0, mmp.describe(p)
+        finally:
+            if grant:
+                mmp.root_sql("REVOKE PROCESS ON *.* FROM 'mmp'@'localhost'")
+            w.kill()
+        with open(cls.path, encoding="utf-8") as f:
+            cls.raw = f.read()
+        cls.samples = [json.loads(l) for l in cls.raw.splitlines()]
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def test_total_only_replayed(self):
+        kept = [s for s in self.samples if s["events_kept"]]
+        self.assertFalse(self.samples[0]["events_kept"])
+        self.assertTrue(kept, self.samples)
+        for before, s in zip(self.samples, self.samples[1:]):
+            self.assertIsNotNone(s["connection_bytes"], s)
+            if s["events_kept"]:
+                self.assertEqual([(e["event_name"], e["current_bytes"])
+                                  for e in s["events"]],
+                                 [(e["event_name"], e["current_bytes"])
+                                  for e in before["events"]], s)
+        p = mmp.run(["--read", self.path, "--format", "json"], conn=False)
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        self.assertEqual(p.stdout, self.raw)
+        p = mmp.run(["--read", self.path, "--format", "text"], conn=False)
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        self.assertEqual(p.stdout.count("(total only; rows of "), len(kept))
+        self.assertEqual(p.stdout.count(" (server's count) "),
+                         len(self.samples))
+        read = len(self.samples) - len(kept)
+        self.assertIn(" rows read: %d sample%s; the total only (the server's "
+                      "own count): %d\n" % (read, "" if read == 1 else "s",
+                                            len(kept)), p.stdout)
