@@ -44,19 +44,31 @@ def outside(svg):
     return bad
 
 
-class Read(mmp.TestCase):
+class Captured(mmp.TestCase):
+    """A capture of 5 samples of an idle thread as JSON, in a folder of the
+    class's own: args added to the run; process: on MariaDB, PROCESS
+    granted for the capture alone (the count of another account's
+    connection needs it)."""
+
+    args = []
+    process = False
 
     @classmethod
     def setUpClass(cls):
         cls.dir = tempfile.mkdtemp(prefix="mmp-read-")
+        cls.path = os.path.join(cls.dir, "cap.jsonl")
+        grant = cls.process and mmp.FAMILY == "mariadb"
         w = mmp.idle()
         try:
-            cls.path = os.path.join(cls.dir, "cap.jsonl")
+            if grant:
+                mmp.root_sql("GRANT PROCESS ON *.* TO 'mmp'@'localhost'")
             p = mmp.run(["--thread", str(w.thread_id), "--format", "json",
-                         "--count", "5", "--frequency", "100", "--top", "6",
-                         "-o", cls.path])
+                         "--count", "5", "--frequency", "100", "-o",
+                         cls.path] + cls.args)
             assert p.returncode == 0, mmp.describe(p)
         finally:
+            if grant:
+                mmp.root_sql("REVOKE PROCESS ON *.* FROM 'mmp'@'localhost'")
             w.kill()
         with open(cls.path, encoding="utf-8") as f:
             cls.raw = f.read()
@@ -65,6 +77,11 @@ class Read(mmp.TestCase):
     @classmethod
     def tearDownClass(cls):
         shutil.rmtree(cls.dir, ignore_errors=True)
+
+
+class Read(Captured):
+
+    args = ["--top", "6"]
 
     def replay(self, *args, path=None):
         return mmp.run(["--read", path or self.path] + list(args),
@@ -306,38 +323,14 @@ class Read(mmp.TestCase):
             self.assertEqual(outside(svg), [])
 
 
-class TotalOnly(mmp.TestCase):
+class TotalOnly(Captured):
     """An idle thread's samples after the first carry its total only (the
     server's own count each tick, --rows-every): captured as JSON and
     replayed, the JSON comes back whole, text marks each such sample,
     shows the count under the total and counts both kinds in the
-    summary. On MariaDB the count of another account's connection needs
-    PROCESS, granted for the capture alone."""
+    summary."""
 
-    @classmethod
-    def setUpClass(cls):
-        cls.dir = tempfile.mkdtemp(prefix="mmp-kept-")
-        cls.path = os.path.join(cls.dir, "kept.jsonl")
-        grant = mmp.FAMILY == "mariadb"
-        w = mmp.idle()
-        try:
-            if grant:
-                mmp.root_sql("GRANT PROCESS ON *.* TO 'mmp'@'localhost'")
-            p = mmp.run(["--thread", str(w.thread_id), "--format", "json",
-                         "--count", "5", "--frequency", "100", "-o",
-                         cls.path])
-            assert p.returncode == 0, mmp.describe(p)
-        finally:
-            if grant:
-                mmp.root_sql("REVOKE PROCESS ON *.* FROM 'mmp'@'localhost'")
-            w.kill()
-        with open(cls.path, encoding="utf-8") as f:
-            cls.raw = f.read()
-        cls.samples = [json.loads(l) for l in cls.raw.splitlines()]
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.dir, ignore_errors=True)
+    process = True
 
     def test_total_only_replayed(self):
         kept = [s for s in self.samples if s["events_kept"]]

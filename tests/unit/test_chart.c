@@ -241,15 +241,15 @@ test_svg_bands(void **state)
 	chart_free(c);
 }
 
-/* How many times needle is in hay. */
-static size_t
-count(const char *hay, const char *needle)
+/* The SVG of c into *buf (the caller's to free), *len its length. */
+static void
+svg_of(const struct chart *c, char **buf, size_t *len)
 {
-	size_t n = 0;
+	FILE *fp = open_memstream(buf, len);
 
-	for (const char *p = hay; (p = strstr(p, needle)) != NULL; p++)
-		n++;
-	return n;
+	assert_non_null(fp);
+	picture_svg(fp, c, "global", "global total");
+	assert_int_equal(fclose(fp), 0);
 }
 
 /*
@@ -264,9 +264,8 @@ test_total_only(void **state)
 {
 	struct chart *c = chart_create();
 	struct event_stat e[2];
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *fp;
+	char *buf;
+	size_t len;
 
 	(void)state;
 	assert_non_null(c);
@@ -284,11 +283,9 @@ test_total_only(void **state)
 	assert_false(c->columns[1].rows_read);
 	assert_true(c->columns[5].rows_read);
 	assert_int_equal(c->columns[3].total, 1300 + 4);
-	fp = open_memstream(&buf, &len);
-	picture_svg(fp, c, "thread 7", "thread total");
-	fclose(fp);
-	assert_int_equal(count(buf, "<g class=\"kept\""), 1);
-	assert_int_equal(count(buf, "<polygon"), 3 + 2);
+	svg_of(c, &buf, &len);
+	assert_int_equal(count_in(buf, "<g class=\"kept\""), 1);
+	assert_int_equal(count_in(buf, "<polygon"), 3 + 2);
 	assert_non_null(strstr(buf, "pale: events as last read"));
 	/* The veil under the total's line. */
 	assert_true(strstr(buf, "<g class=\"kept\"") <
@@ -314,10 +311,7 @@ test_total_only(void **state)
 
 		chart_add(c, &s);
 	}
-	buf = NULL;
-	fp = open_memstream(&buf, &len);
-	picture_svg(fp, c, "thread 7", "thread total");
-	fclose(fp);
+	svg_of(c, &buf, &len);
 	assert_null(strstr(buf, "class=\"kept\""));
 	assert_null(strstr(buf, "pale:"));
 	free(buf);
@@ -434,17 +428,6 @@ test_limit(void **state)
 	    "fill=\"#777\">1.00 GiB"));
 	free(buf);
 	chart_free(c);
-}
-
-/* The SVG of c into *buf (the caller's to free), *len its length. */
-static void
-svg_of(const struct chart *c, char **buf, size_t *len)
-{
-	FILE *fp = open_memstream(buf, len);
-
-	assert_non_null(fp);
-	picture_svg(fp, c, "global", "global total");
-	assert_int_equal(fclose(fp), 0);
 }
 
 /* Whether every point and coordinate of the SVG is within its box. */

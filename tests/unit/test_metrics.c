@@ -13,6 +13,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "fixtures.h"
 #include "metrics.h"
 
 static struct event_stat events[3];
@@ -361,16 +362,6 @@ test_no_sample(void **state)
 	free(p);
 }
 
-static size_t
-count(const char *p, const char *what)
-{
-	size_t n = 0;
-
-	for (const char *q = p; (q = strstr(q, what)) != NULL; q++)
-		n++;
-	return n;
-}
-
 /* Events take their series first, largest first; threads the rest. */
 static void
 test_max_series(void **state)
@@ -381,17 +372,17 @@ test_max_series(void **state)
 	(void)state;
 	v.max_series = 2 * METRICS_SERIES_PER_EVENT + 1;
 	p = render(&v, METRICS_PROMETHEUS);
-	assert_int_equal(count(p, "{event="), 2 * METRICS_SERIES_PER_EVENT);
+	assert_int_equal(count_in(p, "{event="), 2 * METRICS_SERIES_PER_EVENT);
 	has_not(p, "row0sel");
-	assert_int_equal(count(p, "mysqlmemprof_thread_memory_bytes{"), 1);
+	assert_int_equal(count_in(p, "mysqlmemprof_thread_memory_bytes{"), 1);
 	has(p, "thread_id=\"42\"");
 	has(p, "mysqlmemprof_series_dropped 8\n");
 	free(p);
 
 	v.max_series = 3;
 	p = render(&v, METRICS_PROMETHEUS);
-	assert_int_equal(count(p, "{event="), 0);
-	assert_int_equal(count(p, "mysqlmemprof_thread_memory_bytes{"), 2);
+	assert_int_equal(count_in(p, "{event="), 0);
+	assert_int_equal(count_in(p, "mysqlmemprof_thread_memory_bytes{"), 2);
 	has(p, "mysqlmemprof_series_dropped 21\n");
 	free(p);
 }

@@ -1203,16 +1203,6 @@ json_name(const char *name)
 	return name;
 }
 
-static size_t
-count(const char *hay, const char *needle)
-{
-	size_t n = 0;
-
-	for (const char *p = hay; (p = strstr(p, needle)) != NULL; p++)
-		n++;
-	return n;
-}
-
 /* The keys the spikes added, in their places, null where nothing is known. */
 static void
 json_deltas(const char *buf)
@@ -1227,7 +1217,7 @@ json_deltas(const char *buf)
 	    "\"alloc_delta_count\":null,\"free_delta_count\":null,"
 	    "\"unseen_peak_bytes\":null,\"spike_lower_bytes\":null}"));
 	assert_true(strstr(buf, "\"alloc_delta_bytes\":null") < second);
-	assert_int_equal(count(buf, "\"alloc_delta_bytes\":null"), 4);
+	assert_int_equal(count_in(buf, "\"alloc_delta_bytes\":null"), 4);
 	/* The user variable set and freed between samples 1 and 2. */
 	assert_non_null(strstr(buf, "\"event_name\":"
 	    "\"memory/sql/user_var_entry::value\",\"current_bytes\":0,"
@@ -1255,9 +1245,9 @@ json_deltas(const char *buf)
 	    "\"alloc_delta_count\":18446744073709551615,"
 	    "\"free_delta_count\":18446744073709551615,"
 	    "\"unseen_peak_bytes\":null,\"spike_lower_bytes\":null}"));
-	assert_int_equal(count(buf, "\"unseen_peak_bytes\":null"),
+	assert_int_equal(count_in(buf, "\"unseen_peak_bytes\":null"),
 	    4 + 8 + 7 - 3);
-	assert_int_equal(count(buf, "\"unseen_peak_bytes\":"), 4 + 8 + 7);
+	assert_int_equal(count_in(buf, "\"unseen_peak_bytes\":"), 4 + 8 + 7);
 }
 
 static void
@@ -1583,7 +1573,7 @@ check_statement_lines(const char *buf, size_t len)
 	assert_non_null(summary);
 	assert_int_equal(strncmp(buf, "## statement: SELECT a, COUNT(*) FROM t "
 	    "GROUP BY a ##\n## Memory usage at time 0 ##\n", 80), 0);
-	assert_int_equal(count(buf, "## statement: "), 3);
+	assert_int_equal(count_in(buf, "## statement: "), 3);
 	assert_true(strstr(buf, "## statement: (none)") < summary);
 	/* The hostile one: 100 columns then "...", on the line. */
 	assert_non_null(line = strstr(buf, "## statement: SELECT 'a,\"b\"', "
@@ -1635,9 +1625,9 @@ test_text_layout(void **state)
 		    "15000008 between samples\n\n" :
 		    " ->  1.24 MiB\n ! sql/user_var_entry::value peaked at "
 		    "14.31 MiB between samples\n\n"));
-		assert_int_equal(count(buf, " between samples\n"), 3);
+		assert_int_equal(count_in(buf, " between samples\n"), 3);
 		/* Proven by the deltas alone: at least its lower bound. */
-		assert_int_equal(count(buf, " or more between samples "
+		assert_int_equal(count_in(buf, " or more between samples "
 		    "(allocated and freed between them)\n"), 1);
 		/* Values right-aligned: 0 B ends where 30.00 KiB ends. */
 		assert_non_null(strstr(buf, exact[i] ?
@@ -1712,7 +1702,7 @@ test_text_summary_kept(void **state)
 	assert_non_null(strstr(buf, " skipped ticks: 0\n rows read: 10 "
 	    "samples; the total only (the server's own count): 68; an earlier "
 	    "reading's rows and total: 2\n"));
-	assert_int_equal(count(buf, "rows read"), 1);
+	assert_int_equal(count_in(buf, "rows read"), 1);
 	free(buf);
 }
 
@@ -1870,7 +1860,7 @@ test_text_total_only(void **state)
 	    "only; rows of an earlier sample) ##\n"));
 	assert_non_null(strstr(buf, "## Memory usage at time 3250 (rows and "
 	    "total of an earlier sample) ##\n"));
-	assert_int_equal(count(buf, "(server's count)"), 3);
+	assert_int_equal(count_in(buf, "(server's count)"), 3);
 	output_release(&o);
 	assert_int_equal(fclose(o.fp), 0);
 	free(buf);

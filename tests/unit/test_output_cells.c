@@ -56,17 +56,6 @@ render(const char *format, const char *grain, const struct statement *st,
 	return buf;
 }
 
-/* How many times needle stands in s. */
-static size_t
-count(const char *s, const char *needle)
-{
-	size_t n = 0;
-
-	while ((s = strstr(s, needle)) != NULL)
-		n++, s++;
-	return n;
-}
-
 /*
  * Switched off while sampling: named in CSV and JSON, and in text where it
  * changes, both ways.
@@ -99,8 +88,8 @@ test_setup_off_marked(void **state)
 	assert_non_null(strstr(buf, "## instrumentation as at the start again "
 	    "##\n"));
 	/* Once each, only where it changes: after sample 1, after sample 2. */
-	assert_int_equal(count(buf, "## switched off"), 1);
-	assert_int_equal(count(buf, "## instrumentation as"), 1);
+	assert_int_equal(count_in(buf, "## switched off"), 1);
+	assert_int_equal(count_in(buf, "## instrumentation as"), 1);
 	assert_true(strstr(buf, "## switched off") > strstr(buf, "at time 0"));
 	free(buf);
 
