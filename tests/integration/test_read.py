@@ -6,7 +6,9 @@ from the capture's lines): what is planted among the segments (a FIFO, a
 folder, a link to /dev/zero) and a line over the bound are passed over,
 every sample around them replayed; an output that is a file of the record
 is refused. Figures no server reports (near 2^63) are refused, naming the
-key; at the bound, the picture of them stays inside its box."""
+key; at the bound, the picture of them stays inside its box. Samples that
+carry a thread's total only (its own count, --rows-every) are replayed as
+they were, and marked so in text and the picture."""
 
 import csv
 import io
@@ -328,7 +330,7 @@ class TotalOnly(Captured):
     server's own count each tick, --rows-every): captured as JSON and
     replayed, the JSON comes back whole, text marks each such sample,
     shows the count under the total and counts both kinds in the
-    summary."""
+    summary, and the HTML page draws them under a veil and counts them."""
 
     process = True
 
@@ -355,3 +357,9 @@ class TotalOnly(Captured):
         self.assertIn(" rows read: %d sample%s; the total only (the server's "
                       "own count): %d\n" % (read, "" if read == 1 else "s",
                                             len(kept)), p.stdout)
+        # The picture: a veil over the kept columns, the facts count them.
+        p = mmp.run(["--read", self.path, "--format", "html"], conn=False)
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        self.assertIn("; %d kept the events of an earlier reading (pale in "
+                      "the picture)" % len(kept), p.stdout)
+        self.assertIn('<g class="kept"', p.stdout)
