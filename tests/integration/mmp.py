@@ -119,6 +119,11 @@ TIMESTAMP_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 STAMP_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z ")
 
 
+# What a text sample's heading may carry after its time: "(taken while
+# waiting)", "(total only; rows of 0.3 s ago)" (a thread's own count).
+MARKS = r"(?: \([^)]*\))*"
+
+
 def unstamped(line):
     """A line of stderr without its timestamp, if it has one."""
     return STAMP_RE.sub("", line, count=1)
