@@ -69,9 +69,16 @@ class OwnCount(mmp.TestCase):
                            "--frequency", "100", "--duration", "4",
                            "--rows-every", "1")
         fresh = [s["elapsed_ms"] for s in samples if not s.get("events_kept")]
-        self.assertGreaterEqual(len(fresh), 4, mmp.describe(p))
-        for a, b in zip(fresh, fresh[1:]):
-            self.assertLessEqual(b - a, 1100 + 100, fresh)
+        self.assertGreaterEqual(len(fresh), 3, mmp.describe(p))
+        # A sample 1 s after the last reading of the rows reads them (the
+        # 50 ms: a sample's time is its count's start, the rows' age is
+        # taken after the count); a loaded host may skip ticks, not that.
+        last = samples[0]["elapsed_ms"]
+        for s in samples:
+            if s["elapsed_ms"] - last >= 1000 + 50:
+                self.assertFalse(s.get("events_kept"), (s["sample"], fresh))
+            if not s.get("events_kept"):
+                last = s["elapsed_ms"]
 
     def test_rows_every_0_reads_the_rows_each_tick(self):
         w = self.start(mmp.idle())
