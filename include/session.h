@@ -189,6 +189,11 @@ struct session {
 	 */
 	bool no_statement_peaks;
 	/*
+	 * A thread's own count (total.h) was not shown to this account, and
+	 * a note said what PROCESS would change: once a run.
+	 */
+	bool own_count_hidden_said;
+	/*
 	 * How the last connection's open ended, by session_open() or a
 	 * reconnect's try: CONN_DENIED is the account's; CONN_UNTRUSTED,
 	 * another server, ends the run with EXIT_CERT_CHANGED (app.c).

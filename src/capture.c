@@ -443,8 +443,7 @@ own_count_chain(struct capture_state *c, struct total *tot,
 		    .connection_id = connection_id },
 		.every_ns = o->rows_every_s * 1000000000ull,
 		.moved_bytes = (int64_t)o->rows_moved_bytes,
-		.interval_ns = cfg->interval_ns,
-		.max_load_pct = o->max_load_pct,
+		.afford_ns = cfg->afford_ns,
 		.notify = diag_note_cb, .notify_ctx = (void *)c->env->diag,
 	};
 	c->total = tot;
@@ -467,7 +466,9 @@ capture_run_from(const struct capture_env *env,
 			.n_exclude = o->n_exclude_events,
 		},
 	};
+	int64_t afford = INT64_MAX;
 	struct sampler_config cfg = {
+		.afford_ns = &afford,
 		.interval_ns = o->frequency_ms * 1000000u,
 		.count = o->count,
 		.duration_ns = o->duration_s * 1000000000u,

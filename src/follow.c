@@ -16,6 +16,9 @@ hold_check(struct follow *f, const struct reading *r, uint64_t now)
 
 	for (size_t i = 0; i < r->n; i++)
 		total += r->events[i].current_bytes;
+	/* Kept rows (total.h): the count says what moved since. */
+	if (__builtin_add_overflow(total, r->total_moved, &total))
+		total = r->total_moved < 0 ? INT64_MIN : INT64_MAX;
 	if (total >= f->hold_bytes) {
 		f->below = false;
 		return;

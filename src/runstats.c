@@ -443,6 +443,12 @@ runstats_add(struct runstats *r, const struct sample *s)
 	for (size_t i = 0; i < s->n_finished; i++)
 		add_finished(r, s, &s->finished[i]);
 	add_to_statement(r, s);
+	/*
+	 * A total with kept rows and no statement (total.h: another began,
+	 * its rows not read yet) holds the new one's growth: not its start.
+	 */
+	if (s->events_kept && !statement_known(&s->statement))
+		return;
 	r->has_prev = true;
 	r->prev_total = s->total_bytes;
 }

@@ -6,8 +6,10 @@
  * burst. With a load bound, the ticks that would put the queries' share of
  * time over it are skipped the same way: the schedule stretches, but a
  * sample is never taken late. The bound is a budget: the run earns query
- * time as it goes, saves at most a second's worth, and each query spends
- * what it took, so one slow query among cheap ones skips nothing.
+ * time as it goes, saves at most a second's worth (or the dearest earlier
+ * query's cost, up to ten seconds' worth), and each query spends what it
+ * took, so one slow query among cheap ones skips nothing; a source that
+ * can read its dear part later is told what the tick can afford.
  *
  * Each sample also says what every kept event did since the previous one
  * (delta.h), and keeps the events that spiked in between even when their
@@ -36,10 +38,16 @@ struct loop {
 	struct delta_table *deltas; /* the previous reading of every event */
 	int64_t credit_ns;  /* --max-load: query time earned, not spent; < 0: owed */
 	uint64_t credit_at; /* when the credit was last brought up to date */
+	uint64_t dearest_ns; /* the dearest query before the last: saved for */
 };
 
-/* --max-load saves what the run earns in this long, at most. */
+/*
+ * --max-load saves what the run earns in this long, or the dearest query's
+ * cost when more, but never more than LOAD_SAVED_MAX_NS's earnings: a
+ * stall of seconds must not let a burst follow.
+ */
 #define LOAD_SAVED_NS 1000000000u
+#define LOAD_SAVED_MAX_NS 10000000000u
 
 /*
  * Moves the events an active filter keeps to the front (the deltas are
@@ -161,26 +169,50 @@ ticks_between(const struct loop *l, uint64_t from, uint64_t to)
 	return to > from ? to - from : 0;
 }
 
+/* What the credit will be at time t, before any query then. */
+static int64_t
+load_credit_at(const struct loop *l, unsigned pct, uint64_t t)
+{
+	uint64_t share = LOAD_SAVED_NS / 100 * pct;
+	uint64_t most = LOAD_SAVED_MAX_NS / 100 * pct;
+	int64_t cap = (int64_t)(l->dearest_ns <= share ? share :
+	    l->dearest_ns < most ? l->dearest_ns : most);
+	uint64_t span = t > l->credit_at ? t - l->credit_at : 0;
+	uint64_t earned = span / 100 * pct + span % 100 * pct / 100;
+
+	return earned >= (uint64_t)(cap - l->credit_ns) ? cap :
+	    l->credit_ns + (int64_t)earned;
+}
+
+/* What a tick starting at t may spend with no tick skipped for it. */
+static int64_t
+load_afford(const struct loop *l, uint64_t t)
+{
+	unsigned pct = l->cfg->max_load_pct;
+
+	return pct == 0 || pct >= 100 ? INT64_MAX : load_credit_at(l, pct, t);
+}
+
 /*
  * The query time owed after a query that started at start and took
  * query_ns, under a bound of pct percent: each ns of the run earns pct/100
- * ns, at most LOAD_SAVED_NS's earnings are kept, the query spends what it
- * took. 0 when the credit covers it.
+ * ns, at most LOAD_SAVED_NS's earnings are kept, or the dearest earlier
+ * query's cost when more (a thread's rows read now and then beside a
+ * cheap count each tick, total.h, are saved for, not paid back by skipped
+ * ticks), the query spends what it took. 0 when the credit covers it.
  */
 static uint64_t
 load_owed(struct loop *l, unsigned pct, uint64_t start, uint64_t query_ns)
 {
-	int64_t cap = (int64_t)(LOAD_SAVED_NS / 100 * pct);
-	uint64_t span = start > l->credit_at ? start - l->credit_at : 0;
-	uint64_t earned = span / 100 * pct + span % 100 * pct / 100;
-	int64_t c = l->credit_ns;
-
 	/* Both stay within what int64_t holds: c <= cap, a query ends. */
-	c = earned >= (uint64_t)(cap - c) ? cap : c + (int64_t)earned;
+	int64_t c = load_credit_at(l, pct, start);
+
 	c -= query_ns < (uint64_t)INT64_MAX / 2 ? (int64_t)query_ns :
 	    INT64_MAX / 2;
 	l->credit_ns = c;
 	l->credit_at = start;
+	if (query_ns > l->dearest_ns)
+		l->dearest_ns = query_ns;
 	return c < 0 ? (uint64_t)-c : 0;
 }
 
@@ -307,6 +339,8 @@ sampler_run(const struct sampler_config *cfg, const struct source *src,
 
 		int64_t wall = clk->wall_ms(clk->ctx);
 		start = clk->now_ns(clk->ctx);
+		if (cfg->afford_ns != NULL)
+			*cfg->afford_ns = load_afford(&l, start);
 		enum source_status st = src->read(src->ctx, l.end_ns, &rd, err,
 		    errlen);
 		done = clk->now_ns(clk->ctx);

@@ -38,9 +38,17 @@ struct sampler_config {
 	 * query time, a second's earnings at most are saved, and each query
 	 * spends what it took; a query that leaves q ns owed is followed by no
 	 * other sooner than q * 100 / max_load_pct later, at the first tick
-	 * due then.
+	 * due then. What is saved may reach the dearest earlier query's cost,
+	 * up to ten seconds' earnings.
 	 */
 	unsigned max_load_pct;
+	/*
+	 * Where the sampler writes, before each read, the query time the tick
+	 * may take with no tick skipped to pay it back (INT64_MAX without a
+	 * bound), for a source that can choose to read its dear part later
+	 * (total.h); NULL: nowhere.
+	 */
+	int64_t *afford_ns;
 	/* --events, --exclude: applied before the top N; NULL: keep all. */
 	const struct event_filter *filter;
 	/*

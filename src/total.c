@@ -4,14 +4,26 @@
 
 #include "total.h"
 
-/* The share of --max-load the counts and the rows may take together. */
-#define TOTAL_LOAD_USED 0.9
-
 static void
 say(const struct total *t, const char *msg)
 {
 	if (t->notify != NULL)
 		t->notify(t->notify_ctx, msg);
+}
+
+/* Without PROCESS on MariaDB: what it would change, once a run. */
+static void
+say_hidden(const struct total *t)
+{
+	char msg[600];
+
+	snprintf(msg, sizeof(msg), "connection %llu's own memory count is not "
+	    "shown to this account (MariaDB's PROCESSLIST shows other users' "
+	    "connections only with PROCESS), so each tick reads the thread's "
+	    "rows, which on MariaDB walks every thread's; with GRANT PROCESS "
+	    "each tick would read the count, and the rows only when it or the "
+	    "statement moves", (unsigned long long)t->ids.connection_id);
+	say(t, msg);
 }
 
 /* The rows each tick from now on, as where the server keeps no count. */
@@ -45,23 +57,14 @@ rows_due(const struct total *t, const struct pfs_own_count *oc,
 }
 
 /*
- * When the rows may be read again after a reading at `at` that took
- * rows_ns: spaced so that they and a count each tick stay within
- * --max-load together, so the sampler skips no tick for them.
+ * Whether this tick can afford the rows beside its count: no tick is
+ * skipped to pay them back (the sampler's credit, --max-load).
  */
-static uint64_t
-next_rows(const struct total *t, uint64_t at, uint64_t rows_ns)
+static bool
+affordable(const struct total *t, uint64_t count_ns)
 {
-	double pct = t->max_load_pct / 100.0, room;
-
-	if (t->max_load_pct == 0 || t->max_load_pct >= 100 ||
-	    t->interval_ns == 0)
-		return 0;
-	room = pct * TOTAL_LOAD_USED - (double)t->count_ns / t->interval_ns;
-	/* Counts dearer than the bound: the sampler skips ticks anyway. */
-	if (room < pct * (1 - TOTAL_LOAD_USED))
-		room = pct * (1 - TOTAL_LOAD_USED);
-	return at + (uint64_t)(rows_ns / room);
+	return t->afford_ns == NULL ||
+	    *t->afford_ns >= (int64_t)(t->rows_ns + count_ns);
 }
 
 /* Keeps a reading of the rows for the ticks until the next. */
@@ -103,24 +106,32 @@ read_rows(struct total *t, const struct pfs_own_count *oc,
 	t->has_key = oc->has_key;
 	t->key_at_rows = oc->key;
 	t->rows_at_ns = at;
-	t->next_rows_ns = next_rows(t, at, clk->now_ns(clk->ctx) - at);
+	t->rows_ns = clk->now_ns(clk->ctx) - at;
 	out->has_connection_bytes = true;
 	out->connection_bytes = oc->bytes;
 	return SOURCE_OK;
 }
 
-/* The count alone, with the rows last read. */
+/*
+ * The count alone, with the rows last read. When the statement changed
+ * since (its key moved) but the budget holds the rows back, the statement
+ * is not the kept one: the sample says none rather than name the old one.
+ */
 static void
-kept_rows(const struct total *t, const struct pfs_own_count *oc,
+kept_rows(struct total *t, const struct pfs_own_count *oc,
     struct reading *out)
 {
+	bool moved_on = oc->has_key && (!t->has_key ||
+	    oc->key != t->key_at_rows);
 	int64_t moved;
 
 	if (__builtin_sub_overflow(oc->bytes, t->count_at_rows, &moved))
 		moved = oc->bytes < 0 ? INT64_MIN : INT64_MAX;
+	t->unknown = (struct statement){ .thread_id = t->ids.thread_id };
 	*out = (struct reading){
 		.events = t->kept, .n = t->n, .events_kept = true,
-		.statement = t->has_statement ? &t->statement : NULL,
+		.statement = moved_on ? &t->unknown : t->has_statement ?
+		    &t->statement : NULL,
 		.has_connection_bytes = true, .connection_bytes = oc->bytes,
 		.total_moved = moved,
 	};
@@ -137,7 +148,7 @@ total_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
 	enum pfs_status ps;
 	enum source_status st;
 	uint64_t start, now;
-	char msg[1400];
+	char msg[1100];
 
 	if (t->off)
 		return t->inner.read(t->inner.ctx, deadline_ns, out, err,
@@ -150,28 +161,30 @@ total_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
 	if (ps == PFS_LOST)
 		return SOURCE_LOST;
 	if (ps != PFS_OK) {
-		snprintf(msg, sizeof(msg), "%s; reading the thread's rows each "
-		    "tick", err);
-		return go_off(t, msg, deadline_ns, out, err, errlen);
+		/* A count that failed: this tick reads the rows, the next counts. */
+		if (!t->failed_said) {
+			snprintf(msg, sizeof(msg), "%s; the tick reads the "
+			    "thread's rows instead", err);
+			say(t, msg);
+		}
+		t->failed_said = true;
+		t->have_rows = false;
+		return t->inner.read(t->inner.ctx, deadline_ns, out, err,
+		    errlen);
 	}
-	t->count_ns = now - start;
 	if (!oc.known) {
 		/* Gone, or there and not shown to this account: the rows say. */
 		if ((st = t->inner.read(t->inner.ctx, deadline_ns, out, err,
 		    errlen)) != SOURCE_OK)
 			return st;
 		t->off = true;
-		snprintf(msg, sizeof(msg), "connection %llu's own memory count "
-		    "is not shown to this account (MariaDB's PROCESSLIST shows "
-		    "other accounts' connections only with PROCESS), so each "
-		    "tick reads the thread's rows, which on MariaDB walks every "
-		    "thread's; with GRANT PROCESS each tick would read the "
-		    "count, and the rows only when it moves",
-		    (unsigned long long)t->ids.connection_id);
-		say(t, msg);
+		if (!s->own_count_hidden_said)
+			say_hidden(t);
+		s->own_count_hidden_said = true;
 		return SOURCE_OK;
 	}
-	if (rows_due(t, &oc, now) && (!t->have_rows || now >= t->next_rows_ns))
+	if (rows_due(t, &oc, now) && (!t->have_rows ||
+	    affordable(t, now - start)))
 		return read_rows(t, &oc, deadline_ns, out, err, errlen);
 	kept_rows(t, &oc, out);
 	return SOURCE_OK;

@@ -4,8 +4,8 @@
  * MariaDB's PROCESSLIST.MEMORY_USED: session op own_count), and its
  * memory rows (the inner source, the reader) only when that count moved
  * by moved_bytes since they were read, its statement changed, or every_ns
- * passed; and only as often as max_load_pct leaves room for beside the
- * counts. On MariaDB a reading of the rows walks every thread's rows (no
+ * passed; and only when the tick can afford them under --max-load (the
+ * sampler's afford_ns), so that no tick is skipped to pay them back. On MariaDB a reading of the rows walks every thread's rows (no
  * index), so at a thousand connections it costs the server several times
  * the count: the count keeps every tick's total within --max-load.
  *
@@ -40,8 +40,8 @@ struct total {
 	struct pfs_thread_ids ids;
 	uint64_t every_ns;          /* --rows-every: rows at least this often */
 	int64_t moved_bytes;        /* --rows-moved */
-	uint64_t interval_ns;       /* --frequency: a count's share of a tick */
-	unsigned max_load_pct;      /* --max-load; 0: no bound */
+	/* What this tick may spend (sampler_config.afford_ns); NULL: any. */
+	const int64_t *afford_ns;
 	void (*notify)(void *ctx, const char *msg);
 	void *notify_ctx;
 
@@ -52,12 +52,13 @@ struct total {
 	bool has_key;
 	int64_t key_at_rows;        /* the statement's key then */
 	uint64_t rows_at_ns;        /* when they were read */
-	uint64_t next_rows_ns;      /* no reading of rows before: the budget */
-	uint64_t count_ns;          /* the last count's query time */
+	uint64_t rows_ns;           /* the last reading of the rows took */
 	struct event_stat *kept;    /* the last reading's rows */
 	size_t n, cap;
 	struct statement statement; /* and the statement read with them */
 	bool has_statement;
+	struct statement unknown;   /* a tick's after another began, unread */
+	bool failed_said;           /* a failed count was said */
 };
 
 struct source total_source(struct total *t);

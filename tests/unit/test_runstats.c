@@ -227,6 +227,38 @@ test_start_is_the_lower_neighbour(void **state)
 }
 
 /*
+ * A thread's own count (total.h): statement 2 began and grew 50 MiB while
+ * the budget held its rows back; the tick between carried the total with
+ * no statement. 2's growth is its own, from 1 MiB, not 1's.
+ */
+static void
+test_total_without_its_statement(void **state)
+{
+	struct runstats *r = runstats_create();
+	struct run_statement *st;
+	struct event_stat e = ev("memory/x", 1 * MiB);
+	struct sample s = { .seq = 2, .thread_id = 42, .n_events = 1,
+	    .events = &e, .total_bytes = 51 * MiB, .events_kept = true,
+	    .has_connection_bytes = true, .connection_bytes = 51 * MiB };
+	size_t n;
+
+	(void)state;
+	feed_total(r, 1, 1, 1 * MiB);
+	s.statement.thread_id = 42;
+	runstats_add(r, &s);
+	feed_total(r, 3, 2, 51 * MiB);
+	assert_int_equal(runstats_statements(r, &st, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(st[0].statement.id, 2);
+	assert_int_equal(st[0].start_bytes, 1 * MiB);
+	assert_int_equal(st[0].growth_bytes, 50 * MiB);
+	assert_int_equal(st[1].statement.id, 1);
+	assert_int_equal(st[1].growth_bytes, 0);
+	free(st);
+	runstats_free(r);
+}
+
+/*
  * Peaks between samples: of an event (either kind counted apart) and of
  * the statement, whose growth includes them; the bytes it allocated.
  */
@@ -542,6 +574,7 @@ main(void)
 		cmocka_unit_test(test_kept_counted),
 		cmocka_unit_test(test_growth_not_inherited_memory),
 		cmocka_unit_test(test_start_is_the_lower_neighbour),
+		cmocka_unit_test(test_total_without_its_statement),
 		cmocka_unit_test(test_peaks_between_samples),
 		cmocka_unit_test(test_statement_between_peak),
 		cmocka_unit_test(test_negative_events_counted_once),

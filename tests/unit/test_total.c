@@ -3,11 +3,14 @@
  * an idle thread's rows are read once and then every --rows-every; a count
  * that moved by --rows-moved, or a new statement, reads them again; the
  * ticks between carry the count and what it moved, with the last rows
- * kept; rows are spaced so that they and the counts stay within
- * --max-load; a count the account is not shown reads the rows each tick
- * and says why once; a lost connection is passed on.
+ * kept; rows are read only when the tick can afford them under
+ * --max-load (the sampler's afford_ns), so no tick is skipped for them; a
+ * count the account is not shown reads the rows each tick and says why
+ * once; a lost connection is passed on.
  */
 #include "fake_server.h"
+#include "ring.h"
+#include "sampler.h"
 #include "total.h"
 
 static struct fake_server srv;
@@ -49,16 +52,20 @@ own_count(struct conn *c, const struct server_kind *k,
 	return count_status;
 }
 
+static char last_note[1200];
+
 static void
 note(void *ctx, const char *msg)
 {
 	(void)ctx;
-	assert_non_null(strstr(msg, "PROCESS"));
+	snprintf(last_note, sizeof(last_note), "%s", msg);
 	notes++;
 }
 
+static int64_t afford;
+
 static struct total
-setup_total(unsigned max_load_pct)
+setup_total(bool bounded)
 {
 	srv = (struct fake_server){ .now = 1000 };
 	fake_session(&srv, &sess);
@@ -76,8 +83,7 @@ setup_total(unsigned max_load_pct)
 	    .session = &sess, .clk = &fake_clock,
 	    .ids = { .thread_id = 42, .connection_id = 7 },
 	    .every_ns = 10 * SEC, .moved_bytes = 1024,
-	    .interval_ns = 250 * MS, .max_load_pct = max_load_pct,
-	    .notify = note };
+	    .afford_ns = bounded ? &afford : NULL, .notify = note };
 }
 
 static enum source_status
@@ -92,7 +98,7 @@ tick(struct source src, struct reading *rd)
 static void
 test_idle_thread_read_once_a_period(void **state)
 {
-	struct total t = setup_total(0);
+	struct total t = setup_total(false);
 	struct source src = total_source(&t);
 	struct reading rd;
 
@@ -133,7 +139,7 @@ test_idle_thread_read_once_a_period(void **state)
 static void
 test_a_count_that_moves_reads_the_rows(void **state)
 {
-	struct total t = setup_total(0);
+	struct total t = setup_total(false);
 	struct source src = total_source(&t);
 	struct reading rd;
 
@@ -174,39 +180,81 @@ test_a_count_that_moves_reads_the_rows(void **state)
 }
 
 /*
- * Rows of 30 ms and counts of 4 ms each 250 ms tick, under 10%: the rows
- * may take 9% less the counts' 1.6%, so they are at least 405 ms apart
- * however fast the count moves, and each tick still has its count.
+ * Rows of 30 ms and counts of 4 ms: the rows are read only when the tick
+ * can afford both (the sampler's afford_ns); the count comes each tick.
  */
 static void
-test_rows_within_max_load(void **state)
+test_rows_when_the_tick_can_afford_them(void **state)
 {
-	struct total t = setup_total(10);
+	struct total t = setup_total(true);
 	struct source src = total_source(&t);
 	struct reading rd;
-	uint64_t last = 0, rows_ns = 0, count_ns = 0, start = srv.now;
 
 	(void)state;
 	rows_cost_ns = 30 * MS;
 	count_cost_ns = 4 * MS;
-	for (int i = 0; i < 80; i++) {
-		size_t before = inner_reads;
+	afford = 0;
+	/* The first reading is read whatever it costs. */
+	assert_int_equal(tick(src, &rd), SOURCE_OK);
+	assert_false(rd.events_kept);
+	count_now.bytes += 4096;
+	afford = 33 * MS;
+	assert_int_equal(tick(src, &rd), SOURCE_OK);
+	assert_true(rd.events_kept);
+	assert_true(rd.has_connection_bytes);
+	assert_int_equal(rd.total_moved, 4096);
+	afford = 34 * MS;
+	assert_int_equal(tick(src, &rd), SOURCE_OK);
+	assert_false(rd.events_kept);
+	assert_int_equal(inner_reads, 2);
+	assert_int_equal(count_reads, 3);
+	total_free(&t);
+	sess.ops->close(sess.conn);
+}
 
-		count_now.bytes += 4096;
-		assert_int_equal(tick(src, &rd), SOURCE_OK);
-		assert_true(rd.has_connection_bytes);
-		count_ns += count_cost_ns;
-		if (inner_reads == before)
-			continue;
-		rows_ns += rows_cost_ns;
-		if (last != 0)
-			assert_true(srv.now - last >= 405 * MS);
-		last = srv.now;
-	}
-	assert_int_equal(count_reads, 80);
-	/* Read as often as the bound lets: every other tick. */
-	assert_true(inner_reads >= 35);
-	assert_true((rows_ns + count_ns) * 100 <= (srv.now - start) * 10);
+static size_t counted_samples;
+
+static int
+count_sink(void *ctx, const struct sample *s)
+{
+	(void)ctx;
+	assert_true(s->has_connection_bytes);
+	counted_samples++;
+	/* The count moves each tick: the rows are always due. */
+	count_now.bytes += 4096;
+	return 0;
+}
+
+/*
+ * Under the sampler: rows of 200 ms beside counts of 4 ms each 250 ms
+ * tick, --max-load 10, a count that always moves. The first reading of
+ * the rows pays back by skipping ticks; later ones find the credit saved
+ * for them, so every other tick has its count.
+ */
+static void
+test_under_the_sampler_the_count_each_tick(void **state)
+{
+	struct total t = setup_total(true);
+	struct source src = total_source(&t);
+	struct sampler_config cfg = { .interval_ns = 250 * MS,
+	    .duration_ns = 60 * SEC, .max_load_pct = 10, .thread_id = 42,
+	    .afford_ns = &afford };
+	struct sampler_stats st;
+	struct ring *r = ring_create(10, 10);
+	char err[256];
+
+	(void)state;
+	rows_cost_ns = 200 * MS;
+	count_cost_ns = 4 * MS;
+	counted_samples = 0;
+	assert_int_equal(sampler_run(&cfg, &src, &fake_clock, r, count_sink,
+	    NULL, &srv.stop, &st, err, sizeof(err)), SAMPLER_END_DURATION);
+	/* 240 ticks: the first reading's 204 ms skip 8 ticks, no more. */
+	assert_true(st.load_skipped <= 9);
+	assert_true(st.skipped <= 9);
+	assert_int_equal(counted_samples, st.taken);
+	assert_true(inner_reads >= 15);
+	ring_free(r);
 	total_free(&t);
 	sess.ops->close(sess.conn);
 }
@@ -215,7 +263,7 @@ test_rows_within_max_load(void **state)
 static void
 test_a_count_not_shown_reads_the_rows_each_tick(void **state)
 {
-	struct total t = setup_total(0);
+	struct total t = setup_total(false);
 	struct source src = total_source(&t);
 	struct reading rd;
 
@@ -229,6 +277,46 @@ test_a_count_not_shown_reads_the_rows_each_tick(void **state)
 	assert_int_equal(inner_reads, 5);
 	assert_int_equal(count_reads, 1);
 	assert_int_equal(notes, 1);
+	assert_non_null(strstr(last_note, "connection 7's own memory count"));
+	assert_non_null(strstr(last_note, "GRANT PROCESS"));
+	total_free(&t);
+	/* The next capture of the run (--repeat) says it no more. */
+	t = (struct total){ .inner = { .read = inner_read },
+	    .session = &sess, .clk = &fake_clock,
+	    .ids = { .thread_id = 42, .connection_id = 7 },
+	    .every_ns = 10 * SEC, .moved_bytes = 1024, .notify = note };
+	src = total_source(&t);
+	assert_int_equal(tick(src, &rd), SOURCE_OK);
+	assert_int_equal(notes, 1);
+	total_free(&t);
+	sess.ops->close(sess.conn);
+}
+
+/* A count that failed: that tick reads the rows, said once; then counts. */
+static void
+test_a_failed_count(void **state)
+{
+	struct total t = setup_total(false);
+	struct source src = total_source(&t);
+	struct reading rd;
+
+	(void)state;
+	assert_int_equal(tick(src, &rd), SOURCE_OK);
+	count_status = PFS_ERROR;
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(tick(src, &rd), SOURCE_OK);
+		assert_false(rd.events_kept);
+	}
+	assert_int_equal(notes, 1);
+	assert_string_equal(last_note, "count failed; the tick reads the "
+	    "thread's rows instead");
+	count_status = PFS_OK;
+	assert_int_equal(tick(src, &rd), SOURCE_OK);
+	assert_false(rd.events_kept);
+	assert_true(rd.has_connection_bytes);
+	assert_int_equal(tick(src, &rd), SOURCE_OK);
+	assert_true(rd.events_kept);
+	assert_int_equal(inner_reads, 4);
 	total_free(&t);
 	sess.ops->close(sess.conn);
 }
@@ -237,7 +325,7 @@ test_a_count_not_shown_reads_the_rows_each_tick(void **state)
 static void
 test_gone(void **state)
 {
-	struct total t = setup_total(0);
+	struct total t = setup_total(false);
 	struct source src = total_source(&t);
 	struct reading rd;
 
@@ -255,7 +343,7 @@ test_gone(void **state)
 static void
 test_no_count_on_this_server(void **state)
 {
-	struct total t = setup_total(0);
+	struct total t = setup_total(false);
 	struct source src = total_source(&t);
 	struct reading rd;
 
@@ -276,7 +364,7 @@ test_no_count_on_this_server(void **state)
 static void
 test_lost(void **state)
 {
-	struct total t = setup_total(0);
+	struct total t = setup_total(false);
 	struct source src = total_source(&t);
 	struct reading rd;
 
@@ -299,9 +387,11 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_idle_thread_read_once_a_period),
 		cmocka_unit_test(test_a_count_that_moves_reads_the_rows),
-		cmocka_unit_test(test_rows_within_max_load),
+		cmocka_unit_test(test_rows_when_the_tick_can_afford_them),
+		cmocka_unit_test(test_under_the_sampler_the_count_each_tick),
 		cmocka_unit_test(test_a_count_not_shown_reads_the_rows_each_tick),
 		cmocka_unit_test(test_gone),
+		cmocka_unit_test(test_a_failed_count),
 		cmocka_unit_test(test_no_count_on_this_server),
 		cmocka_unit_test(test_lost),
 	};
