@@ -349,7 +349,9 @@ class Overhead(benchlib.Bench):
         call) is left out. Exact and the same from run to run, where CPU
         time moves with everything else on the machine; the kernel's part
         (the same socket calls for both, and one write for mysqlmemprof)
-        is not in it."""
+        is not in it. Returns the total and the part of it run in the
+        client library and in libc (callgrind_annotate's functions by
+        object file); the rest is the program's own code."""
         def count(n):
             out = self.path("instr-%s-%d" % (who, n))
             subprocess.run(["valgrind", "--tool=callgrind", "-q",
@@ -358,12 +360,33 @@ class Overhead(benchlib.Bench):
                            stdin=subprocess.DEVNULL,
                            stdout=subprocess.DEVNULL, env=benchlib.child_env(),
                            check=True)
+            total = None
             with open(out + ".cg") as f:
                 for line in f:
                     if line.startswith(("summary:", "totals:")):
-                        return int(line.split()[1])
-            raise RuntimeError("no total in callgrind's output " + out)
-        return (count(INSTR_N + INSTR_WARM) - count(INSTR_WARM)) / INSTR_N
+                        total = int(line.split()[1])
+                        break
+            if total is None:
+                raise RuntimeError("no total in callgrind's output " + out)
+            r = subprocess.run(["callgrind_annotate", "--inclusive=no",
+                                "--auto=no", "--threshold=100",
+                                out + ".cg"], capture_output=True, text=True,
+                               check=True)
+            lib = libc = 0
+            for line in r.stdout.splitlines():
+                m = re.match(r"\s*([\d,]+) .*\[(.*)\]\s*$", line)
+                if not m:
+                    continue
+                obj, n_ = os.path.basename(m.group(2)), int(
+                    m.group(1).replace(",", ""))
+                if obj.startswith(("libmariadb", "libmysqlclient")):
+                    lib += n_
+                elif obj.startswith("libc.so"):
+                    libc += n_
+            return total, lib, libc
+        big, small = count(INSTR_N + INSTR_WARM), count(INSTR_WARM)
+        per = [(b - s) / INSTR_N for b, s in zip(big, small)]
+        return {"total": per[0], "library": per[1], "libc": per[2]}
 
 
 def slope(xs, ys):
@@ -408,29 +431,44 @@ def instr_report(ins, alone=None, bytes_=None):
                                               INSTR_N + INSTR_WARM,
                                               INSTR_WARM))
     add("")
-    base = ins["floor-paced"]
     bytes_ = bytes_ or {}
 
+    def total(w):
+        v = ins.get(w)
+        return v["total"] if isinstance(v, dict) else v
+
+    def parts(w):
+        v = ins.get(w)
+        if not isinstance(v, dict):
+            return ["", "", ""]
+        return [fmt(v["library"], 0), fmt(v["libc"], 0),
+                fmt(v["total"] - v["library"] - v["libc"], 0)]
+    base = total("floor-paced")
+
     def writing(f):
-        w = ins.get("floor-write-" + f)
-        return "%.3f" % (ins[f] / w) if w else ""
+        w = total("floor-write-" + f)
+        return "%.3f" % (total(f) / w) if w else ""
     # Three decimals: the target is 1.1, and 1.10 would hide which side.
-    rows = [["mysqlmemprof --format %s (--rows-every 0)" % f, fmt(ins[f], 0),
-             "%.3f" % (ins[f] / base), writing(f)] for f in FORMATS]
+    rows = [["mysqlmemprof --format %s (--rows-every 0)" % f,
+             fmt(total(f), 0), "%.3f" % (total(f) / base), writing(f)] +
+            parts(f) for f in FORMATS]
     if "json-default" in ins:
         rows.append(["mysqlmemprof --format json, default --rows-every",
-                     fmt(ins["json-default"], 0),
-                     "%.3f" % (ins["json-default"] / base), ""])
+                     fmt(total("json-default"), 0),
+                     "%.3f" % (total("json-default") / base), ""] +
+                    parts("json-default"))
     rows.append(["paced bare query (floor-paced)", fmt(base, 0), "1.000",
-                 ""])
+                 ""] + parts("floor-paced"))
     for f in FORMATS:
-        w = ins.get("floor-write-" + f)
+        w = total("floor-write-" + f)
         if w:
             rows.append(["floor-paced writing %s bytes a sample (%s's)" %
                          (fmt(bytes_.get(f), 0), f), fmt(w, 0),
-                         "%.3f" % (w / base), "1.000"])
+                         "%.3f" % (w / base), "1.000"] +
+                        parts("floor-write-" + f))
     add(table(["sampler", "instructions per sample", "÷ floor-paced",
-               "÷ floor writing"], rows))
+               "÷ floor writing", "in the client library", "in libc",
+               "in the program"], rows))
     add("")
     add("- Both read the same rows through the same library calls, "
         "integers as integers; the difference is mysqlmemprof's own "
