@@ -342,9 +342,10 @@ class Bench:
         self.mmp_sql = sql
         return sql
 
-    def floor_handshake(self, query, proto, seconds, idle_rate):
-        """floor's loop alone: its own CPU and the server's around it."""
-        what = (["--sql", self.mmp_sql, "--proto", MMP[1]]
+    def floor_handshake(self, query, proto, seconds, idle_rate, sql=None):
+        """floor's loop alone: its own CPU and the server's around it; sql
+        in place of mysqlmemprof's statement for MMP."""
+        what = (["--sql", sql or self.mmp_sql, "--proto", MMP[1]]
                 if (query, proto) == MMP else
                 ["--query", query, "--proto", proto])
         proc = subprocess.Popen(

@@ -87,8 +87,9 @@ CLIENT_TARGET = 1.1                     # issue 33: client CPU per sample
 # callgrind's counts do not move with the machine's load, so a change to
 # the per-sample path can be measured before and after while other work
 # runs); MMP_BENCH_ONLY=client the statement, the client's CPU, its
-# instructions and its system calls (about 10 minutes). MMP_BENCH_WRITE=1
-# then puts what was run in its place in RESULTS.md.
+# instructions and its system calls (about 10 minutes); MMP_BENCH_ONLY=parts
+# where the statement's cost goes (two minutes). MMP_BENCH_WRITE=1 then
+# puts what was run in its place in RESULTS.md.
 ONLY = os.environ.get("MMP_BENCH_ONLY") or None
 
 # The configurations of the workload runs: (sampler, interval, label).
@@ -566,10 +567,63 @@ def statement_report(res):
     return lines
 
 
+PARTS = [
+    ("bare", "bare memory query (every row of the thread), text"),
+    ("bare-prepared", "the same, prepared (binary protocol)"),
+    ("in-use-prepared", "the same, only the rows in use (COUNT_ALLOC or "
+     "COUNT_FREE above 0), prepared"),
+    ("no-statement", "mysqlmemprof's statement without the thread's "
+     "statement (as it sends it with events_statements_current off)"),
+    ("whole", "mysqlmemprof's statement"),
+]
+
+
+def parts_report(res):
+    """The subsection on the statement's parts, as lines; none without
+    them."""
+    P = res.get("parts")
+    if not P:
+        return []
+    lines = []
+    add = lines.append
+    add("### Where the statement's cost goes")
+    add("")
+    add("floor sends each statement back to back for %d s, the server's "
+        "CPU read around its loop less its idle rate (as *back to back* "
+        "above); %d rounds, each in a rotated order; ratios round by "
+        "round against the bare memory query as text, median "
+        "(lowest–highest). The two statements of mysqlmemprof are the ones "
+        "it prepared, captured from the general log."
+        % (SIDE_S, len(P["bare"])))
+    add("")
+    rows = [[label, fmt(median([r["rows"] for r in P[k]]), 0),
+             fmt(median([r["server_us"] for r in P[k]])),
+             spread_ratio(P[k], P["bare"], "server_us")
+             if k != "bare" else "1.00"] for k, label in PARTS]
+    add(table(["statement", "rows", "server µs per statement",
+               "÷ bare memory query"], rows))
+    add("")
+
+    def med(k):
+        return median([r["server_us"] for r in P[k]])
+    add("- mysqlmemprof's statement less the same without the thread's "
+        "statement: %s µs, what reading the thread's statement (its "
+        "events_statements_current row, joined before the memory rows) "
+        "costs; without it less the bare query prepared: %s µs, what the "
+        "thread's row and the filter to the rows in use cost or save; the "
+        "bare query prepared less as text: %s µs, the binary protocol's "
+        "part."
+        % (fmt(med("whole") - med("no-statement")),
+           fmt(med("no-statement") - med("bare-prepared")),
+           fmt(med("bare-prepared") - med("bare"))))
+    add("")
+    return lines
+
+
 def client_report(res):
     """The subsections of the statement, the client's CPU per sample by
     format and the instructions per sample, as lines."""
-    lines = statement_report(res)
+    lines = statement_report(res) + parts_report(res)
     add = lines.append
     fp = per_sample(res, "floor-paced")
     load = res.get("load_client") or res["load"]
@@ -819,6 +873,21 @@ def write_part(res):
         head = "### Instructions per sample by format\n"
         part = instr_report(res["instr"], alone, res.get("bytes"))
         keys = ["instr", "bytes"]
+    elif ONLY == "parts":
+        part = parts_report(res)
+        part[1:1] = ["", stamp("MMP_BENCH_ONLY=parts bench/overhead.py",
+                               *alone) + " This subsection alone: the "
+                     "rest of the section is from the runs named above."]
+        keys = ["parts", "parts_sql"]
+        head = "### Where the statement's cost goes\n"
+        if head not in body:
+            # Not there yet: it goes before the client's CPU.
+            at = body.find("### Client CPU per sample by format\n")
+            if at < 0:
+                log("no client subsection in %s to put it before" %
+                    os.path.relpath(RESULTS))
+                return
+            body = body[:at] + head + "\n" + body[at:]
     else:
         head = "### mysqlmemprof's statement against the bare memory query\n"
         part = client_report(res)
@@ -830,7 +899,7 @@ def write_part(res):
                 "syscalls", "load_client", "mmp_sql"]
     i = body.find(head)
     j = body.find("\n### What limits these figures", i + len(head))
-    if ONLY == "instr":
+    if ONLY in ("instr", "parts"):
         j = body.find("\n### ", i + len(head))
     if i < 0 or j < 0:
         log("no such subsection in %s to replace" % os.path.relpath(RESULTS))
@@ -844,6 +913,38 @@ def write_part(res):
         old.update({k: res[k] for k in keys if k in res})
         benchlib.write_raw(raw, old)
     log("wrote its part in %s" % os.path.relpath(RESULTS))
+
+
+def run_parts(b, server, res):
+    """The statement's parts, back to back (floor): the bare memory query
+    as text and prepared, only the rows in use, mysqlmemprof's statement
+    without the thread's statement (captured with events_statements_current
+    off, when mysqlmemprof sends it so) and whole, in interleaved rounds:
+    where the statement's cost over the bare query goes."""
+    whole = b.mmp_sql
+    consumer = ("UPDATE performance_schema.setup_consumers SET ENABLED = "
+                "'%s' WHERE NAME = 'events_statements_current'")
+    server.sql(consumer % "NO")
+    try:
+        alone = b.capture_mmp_sql()
+    finally:
+        server.sql(consumer % "YES")
+        b.mmp_sql = whole
+    parts = [("bare", ("all", "text"), None),
+             ("bare-prepared", ("all", "binary"), None),
+             ("in-use-prepared", ("nonzero", "binary"), None),
+             ("no-statement", None, alone),
+             ("whole", None, whole)]
+    res["parts_sql"] = {"no-statement": alone, "whole": whole}
+    res["parts"] = {name: [] for name, _, _ in parts}
+    for rnd in range(COST_ROUNDS):
+        idle = server.idle_rate(IDLE_S)
+        shift = rnd % len(parts)
+        for name, q, sql in parts[shift:] + parts[:shift]:
+            log("statement's parts round %d: %s" % (rnd + 1, name))
+            res["parts"][name].append(
+                b.floor_handshake(q[0], q[1], SIDE_S, idle) if q else
+                b.floor_handshake(MMP[0], MMP[1], SIDE_S, idle, sql=sql))
 
 
 def run_client(b, server, res):
@@ -870,6 +971,7 @@ def run_client(b, server, res):
                   (("all", "text"), MMP)):
             res["side"][q[0]].append(b.floor_handshake(q[0], q[1], SIDE_S,
                                                        idle))
+    run_parts(b, server, res)
     res["load_client"][1] = open("/proc/loadavg").read().split()[0]
     res["instr"] = {}
     if shutil.which("valgrind"):
@@ -939,8 +1041,8 @@ def run_all(b, server, helpers, res):
 def main():
     if not os.access(BUILT, os.X_OK):
         sys.exit("bench: %s is missing; run make first" % BUILT)
-    if ONLY not in (None, "instr", "client"):
-        sys.exit("bench: MMP_BENCH_ONLY=%s: instr or client" % ONLY)
+    if ONLY not in (None, "instr", "client", "parts"):
+        sys.exit("bench: MMP_BENCH_ONLY=%s: instr, client or parts" % ONLY)
     if ONLY == "instr" and not shutil.which("valgrind"):
         sys.exit("bench: MMP_BENCH_ONLY=instr needs valgrind")
     if ONLY is None and SYSBENCH is None:
@@ -986,6 +1088,8 @@ def main():
         log("server %s, target thread %d" % (server.version, thread))
         if ONLY == "client":
             run_client(b, server, res)
+        elif ONLY == "parts":
+            run_parts(b, server, res)
         elif ONLY == "instr":
             res["bytes"] = b.measure_bytes()
             res["instr"] = {}
@@ -1004,7 +1108,8 @@ def main():
     res["seconds"] = time.monotonic() - started
     if ONLY is not None:
         print("\n".join(instr_report(res["instr"], None, res["bytes"])
-                        if ONLY == "instr" else client_report(res)))
+                        if ONLY == "instr" else parts_report(res)
+                        if ONLY == "parts" else client_report(res)))
         if os.environ.get("MMP_BENCH_WRITE") == "1":
             write_part(res)
         return 0
