@@ -237,10 +237,13 @@ class Bench:
         return os.path.join(self.workdir, "%03d-%s" % (self.runs, name))
 
     def argv(self, who, interval_ms, count, out=None, timing_log=None,
-             fmt="json", query_log=None):
+             fmt="json", query_log=None, rows_every=None, write=None):
         """The command line of one sampler; count 0 runs it until SIGTERM.
         floor-paced sends mysqlmemprof's statement on its schedule,
-        floor-all-paced the bare memory query (every row of the thread)."""
+        floor-all-paced the bare memory query (every row of the thread).
+        rows_every: mysqlmemprof's --rows-every (0: the rows each tick, the
+        same work as floor's); write: floor writes that many bytes a
+        sample (--write)."""
         sock = self.server.socket
         if who == "mysqlmemprof":
             a = [self.helpers["mysqlmemprof"], "--no-defaults", "-q", "-S",
@@ -250,6 +253,8 @@ class Bench:
                  # The bench measures the sampler at the rate asked for;
                  # what --max-load saves is measured on its own.
                  "--max-load", "0"]
+            a += ([] if rows_every is None else
+                  ["--rows-every", str(rows_every)])
             return a + (["--count", str(count)] if count else [])
         if who == "python":
             a = [self.python, os.path.join(BENCH, "python_sampler.py"),
@@ -268,6 +273,7 @@ class Bench:
         a += ["--count", str(count)] if count else ["--seconds", "3600"]
         a += (["--query", "all"] if who in ("floor", "floor-all-paced") else
               ["--sql", self.mmp_sql, "--proto", MMP[1]])
+        a += ["--write", str(write)] if write else []
         return a + (["--interval", str(interval_ms)]
                     if who in ("floor-paced", "floor-all-paced") else [])
 
@@ -289,6 +295,7 @@ class Bench:
         with open(ru_path) as f:
             ru = parse_kv("rusage " + f.read())
         return {"wall": t1 - t0, "client": (ru["user_us"] + ru["sys_us"]) / 1e6,
+                "user": ru["user_us"] / 1e6, "sys": ru["sys_us"] / 1e6,
                 "maxrss_kb": ru["maxrss_kb"], "server": s1 - s0}
 
 
@@ -303,7 +310,10 @@ class Bench:
                         "SET GLOBAL general_log_file = '%s'; "
                         "SET GLOBAL general_log = ON" % path)
         try:
-            subprocess.run(self.argv("mysqlmemprof", CAPTURE_MS, 5),
+            # The rows each tick: by default a thread whose own count
+            # stays still has its rows read once.
+            subprocess.run(self.argv("mysqlmemprof", CAPTURE_MS, 5,
+                                     rows_every=0),
                            stdout=subprocess.DEVNULL, env=child_env(),
                            check=True)
         finally:
@@ -332,9 +342,10 @@ class Bench:
         self.mmp_sql = sql
         return sql
 
-    def floor_handshake(self, query, proto, seconds, idle_rate):
-        """floor's loop alone: its own CPU and the server's around it."""
-        what = (["--sql", self.mmp_sql, "--proto", MMP[1]]
+    def floor_handshake(self, query, proto, seconds, idle_rate, sql=None):
+        """floor's loop alone: its own CPU and the server's around it; sql
+        in place of mysqlmemprof's statement for MMP."""
+        what = (["--sql", sql or self.mmp_sql, "--proto", MMP[1]]
                 if (query, proto) == MMP else
                 ["--query", query, "--proto", proto])
         proc = subprocess.Popen(

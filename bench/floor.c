@@ -6,13 +6,17 @@
  *
  *   floor -S SOCKET -u USER --thread ID [--query NAME | --sql TEXT]
  *         [--proto PROTO] [--count N | --seconds S] [--interval MS]
- *         [--handshake]
+ *         [--handshake] [--write N]
  *
  * --sql sends that statement as it is (text protocol): the bench captures
  * the one mysqlmemprof sends and hands it over, so the floor follows
  * src/pfs_read.c as it changes.
  * --interval spaces the queries on absolute deadlines, as mysqlmemprof
  * does, still without formatting: what any interval sampler must pay.
+ * --write N writes N bytes (a line of 'x') to standard output after each
+ * query and flushes it, one write(2) a sample as mysqlmemprof writes a
+ * sample to its -o: the floor of a sampler that keeps what it reads, so
+ * the kernel's part of that write is set apart from the formatting's.
  * The password comes from $MYSQL_PWD. With --handshake it connects, runs
  * one query, prints "ready rows=R" and waits for a line on standard input
  * before the timed loop, so the caller can read the server's CPU time just
@@ -121,7 +125,8 @@ usage(void)
 	fprintf(stderr, "usage: floor -S SOCKET -u USER --thread ID "
 	    "[--query all|nonzero|all-order|nonzero-order|top4 | --sql TEXT]\n"
 	    "             [--proto text|sqlprep|binary] [--count N | "
-	    "--seconds S] [--interval MS] [--handshake]\n");
+	    "--seconds S] [--interval MS] [--handshake]\n"
+	    "             [--write N]\n");
 	exit(2);
 }
 
@@ -240,6 +245,7 @@ main(int argc, char **argv)
 		{ "seconds", required_argument, NULL, 's' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "handshake", no_argument, NULL, 'H' },
+		{ "write", required_argument, NULL, 'w' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *socket = NULL, *user = NULL;
@@ -248,6 +254,8 @@ main(int argc, char **argv)
 	const char *sqltext = NULL;
 	enum proto proto = PROTO_TEXT;
 	uint64_t thread = 0, count = 0, seconds = 0, interval_ns = 0;
+	size_t write_n = 0;
+	char *wbuf = NULL;
 	bool handshake = false, found;
 	int ch;
 
@@ -263,6 +271,9 @@ main(int argc, char **argv)
 			    1000000u;
 			break;
 		case 'H': handshake = true; break;
+		case 'w':
+			write_n = number("--write", optarg, 1, 1u << 20);
+			break;
 		case 'q': sqltext = optarg; break;
 		case 'Q':
 			found = false;
@@ -294,6 +305,13 @@ main(int argc, char **argv)
 		if (proto == PROTO_SQLPREP)
 			errx(2, "--sql takes --proto text or binary");
 		q = &custom;
+	}
+
+	if (write_n != 0) {
+		if ((wbuf = malloc(write_n)) == NULL)
+			errx(1, "out of memory");
+		memset(wbuf, 'x', write_n - 1);
+		wbuf[write_n - 1] = '\n';
 	}
 
 	MYSQL *m = mysql_init(NULL);
@@ -391,6 +409,9 @@ main(int argc, char **argv)
 		total_rows += st != NULL ? run_binary(st) :
 		    run_text(m, text, textlen);
 		query_ns += now_ns() - q0;
+		if (wbuf != NULL && (fwrite(wbuf, 1, write_n, stdout) !=
+		    write_n || fflush(stdout) == EOF))
+			err(1, "--write");
 		n++;
 		if (count != 0 ? n >= count : now_ns() >= deadline)
 			break;
@@ -408,5 +429,6 @@ main(int argc, char **argv)
 	if (st != NULL)
 		mysql_stmt_close(st);
 	mysql_close(m);
+	free(wbuf);
 	return 0;
 }
