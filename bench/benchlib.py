@@ -524,6 +524,7 @@ RECORD_SECTION = "record"               # bench/record_cost.py
 INCIDENT_SECTION = "incident"           # bench/incident_delay.py
 SECTIONS = [RUN_SECTION, "overhead", "overhead-mysql", "poll-mariadb",
             "poll-mysql",               # poll-*: bench/servers.sh
+            "scale",                    # bench/scale_cost.py
             RECORD_SECTION, INCIDENT_SECTION]
 PREAMBLE = """# mysqlmemprof benchmark results
 
