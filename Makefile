@@ -84,6 +84,8 @@ SERVER += exporter
 CORE   += chart picture output_html output_svg jsonl
 # --record: its folder, its connections lines, its incidents; --since.
 CORE   += when segments reader conns_lines incident_line incident incident_plot incident_page incident_queue beat
+# A thread's own count each tick, its rows when it moves (issue 33).
+CORE   += total
 # --explain: the gap between resident and counted memory, in layers.
 CORE   += explain explain_model explain_out gap
 SERVER += replay record

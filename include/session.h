@@ -58,6 +58,10 @@ struct session_ops {
 	enum pfs_status (*global_total)(struct conn *c, int64_t *bytes,
 	    char *err, size_t errlen);
 	/* pfs_server_memory(): the server's own count, from its status. */
+	/* pfs_own_count(): a thread's own count, each tick (total.h). */
+	enum pfs_status (*own_count)(struct conn *c,
+	    const struct server_kind *kind, const struct pfs_thread_ids *t,
+	    struct pfs_own_count *out, char *err, size_t errlen);
 	/* pfs_ping(): whether the server still answers, for --record. */
 	enum pfs_status (*ping)(struct conn *c, char *err, size_t errlen);
 	enum pfs_status (*server_memory)(struct conn *c,

@@ -25,6 +25,7 @@
 #include "sampler.h"
 #include "summary.h"
 #include "threads.h"
+#include "total.h"
 #include "units.h"
 
 /*
@@ -418,6 +419,34 @@ capture_run(const struct capture_env *env, const struct stmt_match *found,
 	return capture_run_from(env, found, NULL, 0, number, end);
 }
 
+/*
+ * The foot of a thread's chain: its own count each tick, its rows when the
+ * count moves (total.h); the rows alone with a grain or --rows-every 0.
+ */
+static struct source
+own_count_chain(const struct capture_state *c, struct total *tot,
+    struct source rows, const struct sampler_config *cfg,
+    const struct clock *clk, uint64_t connection_id)
+{
+	const struct options *o = c->opts;
+	struct session *s = c->env->session;
+
+	if (cfg->thread_id == 0 || o->rows_every_s == 0 ||
+	    s->ops->own_count == NULL)
+		return rows;
+	*tot = (struct total){
+		.inner = rows, .session = s, .clk = clk,
+		.ids = { .thread_id = cfg->thread_id,
+		    .connection_id = connection_id },
+		.every_ns = o->rows_every_s * 1000000000ull,
+		.moved_bytes = (int64_t)o->rows_moved_bytes,
+		.interval_ns = cfg->interval_ns,
+		.max_load_pct = o->max_load_pct,
+		.notify = diag_note_cb, .notify_ctx = (void *)c->env->diag,
+	};
+	return total_source(tot);
+}
+
 int
 capture_run_from(const struct capture_env *env,
     const struct stmt_match *found, const struct sampler_before *before,
@@ -449,6 +478,7 @@ capture_run_from(const struct capture_env *env,
 	struct reconnect recon;
 	struct resident res;
 	struct beat bt = { 0 };
+	struct total tot = { 0 };
 	struct finished fin;
 	struct guard guard;
 	struct source src;
@@ -500,7 +530,9 @@ capture_run_from(const struct capture_env *env,
 	if (s->statements == STATEMENTS_OFF)
 		s->ops->reader_without_statements(reader);
 	recon = (struct reconnect){
-		.session = s, .inner = s->ops->reader_source(reader),
+		.session = s, .inner = own_count_chain(&c, &tot,
+		    s->ops->reader_source(reader), &cfg, &clk, is_grain ? 0 :
+		    connection_id),
 		.thread_id = cfg.thread_id, .connection_id = connection_id,
 		.timeout_ns = o->reconnect_timeout_s * 1000000000u,
 		.clk = &clk, .stop = &env->sig->stop,
@@ -593,6 +625,7 @@ capture_run_from(const struct capture_env *env,
 	if (end != NULL)
 		*end = c.follow.end;
 	s->ops->reader_free(reader);
+	total_free(&tot);
 	beat_free(&bt);
 	runstats_free(c.run);
 	ring_free(ring);

@@ -116,6 +116,29 @@ enum pfs_status pfs_check_memory_instruments(struct conn *c, char *note,
 enum pfs_status pfs_global_total(struct conn *c, int64_t *bytes, char *err,
     size_t errlen);
 
+/* A thread by both its keys; connection_id 0: none (a background thread). */
+struct pfs_thread_ids {
+	uint64_t thread_id;
+	uint64_t connection_id;
+};
+
+/* The server's own count of one thread's memory, and its statement's key. */
+struct pfs_own_count {
+	bool known;     /* a row: the thread is there and shown to us */
+	int64_t bytes;
+	bool has_key;   /* a key of its statement: it changes with each one */
+	int64_t key;
+};
+
+/*
+ * The server's own count of a thread (pfs_sql_own_count()): PFS_NOT_FOUND
+ * where the server keeps none; out->known false when no row came (the
+ * thread gone, or another account's without PROCESS). One query.
+ */
+enum pfs_status pfs_own_count(struct conn *c, const struct server_kind *k,
+    const struct pfs_thread_ids *t, struct pfs_own_count *out, char *err,
+    size_t errlen);
+
 /*
  * What the server counts of its sessions' memory, from its status:
  * MariaDB's Memory_used, or MySQL 8.0.28+'s Global_connection_memory

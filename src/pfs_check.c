@@ -182,6 +182,29 @@ pfs_server_memory(struct conn *c, const struct server_kind *k,
 }
 
 enum pfs_status
+pfs_own_count(struct conn *c, const struct server_kind *k,
+    const struct pfs_thread_ids *t, struct pfs_own_count *out, char *err,
+    size_t errlen)
+{
+	struct pfs_ints r;
+	enum pfs_status ps;
+	char sql[200];
+
+	memset(out, 0, sizeof(*out));
+	if (pfs_sql_own_count(sql, sizeof(sql), k, t->thread_id,
+	    t->connection_id) != 0)
+		return PFS_NOT_FOUND;
+	if ((ps = query_ints(c, sql, "reading the thread's own memory count",
+	    &r, err, errlen)) != PFS_OK)
+		return ps;
+	out->known = r.rows > 0 && !r.isnull[0];
+	out->bytes = out->known ? r.v[0] : 0;
+	out->has_key = r.rows > 0 && !r.isnull[1];
+	out->key = out->has_key ? r.v[1] : 0;
+	return PFS_OK;
+}
+
+enum pfs_status
 pfs_setup(struct conn *c, uint64_t thread_id, struct pfs_setup *out,
     char *err, size_t errlen)
 {

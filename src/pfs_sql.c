@@ -156,6 +156,39 @@ pfs_sql_server_memory(const struct server_kind *k)
 	return NULL;
 }
 
+/*
+ * The server's own count of one thread's memory (total.h), one row by its
+ * key. MySQL 8.0.31+ keeps the sum of the thread's rows in
+ * threads.TOTAL_MEMORY, indexed by THREAD_ID. MariaDB's PROCESSLIST
+ * builds a row per connection from the server's own accounting
+ * (MEMORY_USED) without reading performance_schema's rows, so by
+ * connection id it costs a fraction of a sample's scan of every thread's
+ * rows (bench/RESULTS.md). The second column tells a statement that ran
+ * between two ticks: MariaDB's QUERY_ID; on MySQL the latest EVENT_ID of
+ * events_statements_current, by its key too (NULL with the consumer off).
+ * Returns -1 where the server keeps no such count.
+ */
+int
+pfs_sql_own_count(char *buf, size_t size, const struct server_kind *k,
+    uint64_t thread_id, uint64_t connection_id)
+{
+	int n;
+
+	if (k->flavour == SERVER_MARIADB && connection_id != 0)
+		n = snprintf(buf, size, "SELECT MEMORY_USED, QUERY_ID "
+		    "FROM information_schema.PROCESSLIST WHERE ID = %" PRIu64,
+		    connection_id);
+	else if (pfs_sql_find_memory(k) == FIND_THREADS)
+		n = snprintf(buf, size, "SELECT t.TOTAL_MEMORY, (SELECT "
+		    "MAX(s.EVENT_ID) FROM "
+		    "performance_schema.events_statements_current s WHERE "
+		    "s.THREAD_ID = t.THREAD_ID) FROM performance_schema.threads "
+		    "t WHERE t.THREAD_ID = %" PRIu64, thread_id);
+	else
+		return -1;
+	return n > 0 && (size_t)n < size ? 0 : -1;
+}
+
 const char pfs_sql_enable_instruments[] =
     "UPDATE performance_schema.setup_instruments SET ENABLED = 'YES' "
     "WHERE NAME LIKE 'memory/%'";

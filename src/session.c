@@ -28,6 +28,7 @@ const struct session_ops session_server = {
 	.global_total = pfs_global_total,
 	.ping = pfs_ping,
 	.server_memory = pfs_server_memory,
+	.own_count = pfs_own_count,
 	.top_threads = pfs_top_threads,
 	.list_threads = pfs_list_threads,
 	.connections = pfs_connections,

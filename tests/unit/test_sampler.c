@@ -106,6 +106,10 @@ fake_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
 		f->n_events = f->script[i].n;
 		memcpy(f->events, f->script[i].events,
 		    f->n_events * sizeof(f->events[0]));
+		out->events_kept = f->script[i].events_kept;
+		out->has_connection_bytes = f->script[i].has_connection_bytes;
+		out->connection_bytes = f->script[i].connection_bytes;
+		out->total_moved = f->script[i].total_moved;
 	} else
 		for (size_t k = 0; k < f->n_events; k++)
 			f->events[k].current_bytes += 100; /* memory grows */
@@ -882,6 +886,55 @@ test_spikes_kept_beyond_the_top(void **state)
 }
 
 /*
+ * A tick of the thread's own count alone (total.h): the kept rows' sum
+ * moved by the count's move, the count carried, the sample counted kept;
+ * the kept rows changed nothing since, so no delta.
+ */
+static void
+test_total_only_moves_the_kept_sum(void **state)
+{
+	struct event_stat r1[] = {
+		evs("memory/a", 4000000, 4000000, 4000000, 0),
+		evs("memory/b", 1000, 1000, 1000, 0),
+	};
+	const struct reading script[] = {
+		{ .events = r1, .n = 2, .has_connection_bytes = true,
+		    .connection_bytes = 4100000 },
+		{ .events = r1, .n = 2, .has_connection_bytes = true,
+		    .connection_bytes = 4150000, .total_moved = 50000,
+		    .events_kept = true },
+		{ .events = r1, .n = 2, .has_connection_bytes = true,
+		    .connection_bytes = 4000000, .total_moved = -100000,
+		    .events_kept = true },
+	};
+	struct fake f = { .script = script, .n_script = 3 };
+	struct sampler_config cfg = { .count = 3 };
+	struct sampler_stats st;
+	struct ring *r = ring_create(5, 10);
+	const struct sample *s;
+	char err[100];
+
+	(void)state;
+	run(&f, &cfg, r, &st, err, sizeof(err));
+	assert_int_equal(st.taken, 3);
+	assert_int_equal(st.kept, 2);
+	s = ring_get(r, 0);
+	assert_false(s->events_kept);
+	assert_int_equal(s->total_bytes, 4001000);
+	assert_int_equal(s->connection_bytes, 4100000);
+	s = ring_get(r, 1);
+	assert_true(s->events_kept && s->has_connection_bytes);
+	assert_int_equal(s->total_bytes, 4051000);
+	assert_int_equal(s->filtered_total_bytes, 4051000);
+	assert_int_equal(s->connection_bytes, 4150000);
+	assert_int_equal(s->alloc_delta_bytes, 0);
+	assert_int_equal(s->events[0].current_bytes, 4000000);
+	s = ring_get(r, 2);
+	assert_int_equal(s->total_bytes, 3901000);
+	ring_free(r);
+}
+
+/*
  * What a sample sums over every event read, kept or not (top 1): the
  * bytes allocated since the previous sample, the total at the largest
  * peak between samples, and the events below zero.
@@ -1034,6 +1087,7 @@ main(void)
 		cmocka_unit_test(test_unseen_peaks_and_backwards),
 		cmocka_unit_test(test_no_room_no_spikes),
 		cmocka_unit_test(test_max_events),
+		cmocka_unit_test(test_total_only_moves_the_kept_sum),
 	};
 	return cmocka_run_group_tests_name("sampler", tests, NULL, NULL);
 }
