@@ -22,6 +22,10 @@ seconds at 250 ms:
      prepared statement)
   e  bench/python_sampler.py (the Python sampler people used), 250 ms
      slept after each query, as many queries as a and b have ticks
+  f  the statement mysqlmemprof sends each tick of an idle thread (the
+     own count and what tells a new statement), caught in the general log
+     of a short run, alone and paced the same: a less f is what it sends
+     besides (the rows every 10 s)
 
 Every sampler connects as root (PROCESS: MariaDB shows another account's
 connection in PROCESSLIST only with it). The figure is the server's CPU
@@ -90,14 +94,16 @@ SHARE_TARGET = 0.95                    # issue 33: ticks with the total
 COST_TARGET = 2.0                      # issue 33: a's CPU against d's
 GROW_STEP = 1024                       # bytes the growing variable adds
 ROOT_USER = "root"                     # PROCESS; no password (socket)
-WHO = ["a", "b", "c", "d", "e"]
+WHO = ["a", "b", "c", "d", "e", "f"]
 NAMES = {
     "a": "mysqlmemprof",
     "b": "mysqlmemprof --rows-every 0",
     "c": "bare rows query",
     "d": "bare own-count query",
     "e": "Python sampler",
+    "f": "mysqlmemprof's tick statement, bare",
 }
+QUERY_RE = re.compile(r"\t\s*\d+ (Query|Execute)\t(.*)$")
 # The own count of one connection: MariaDB's by connection id, MySQL's
 # (8.0.31+) by thread id; prepared, a '?' for the id.
 COUNT_SQL = {
@@ -179,6 +185,51 @@ class Clock:
                 (r1[1] - r0[1]) * 1e6 - self.idle * wall / 1e3)
 
 
+def threads_ns(pid, tids):
+    """{tid: ns on a CPU} of those of the server's threads still there."""
+    out = {}
+    for tid in tids:
+        try:
+            with open("/proc/%d/task/%d/schedstat" % (pid, tid)) as f:
+                out[tid] = int(f.read().split()[0])
+        except (FileNotFoundError, ProcessLookupError):
+            pass
+    return out
+
+
+class Window:
+    """The server's CPU over part of a sampler's run, two ways: the threads
+    of the sampler's own connections, which run its queries and nothing
+    else (the figure: no idle rate to take off), and the whole server less
+    its idle rate (a check, and what a query costs elsewhere). The
+    threads are read until the end (poll()): one that ends when its
+    connection closes keeps its last reading."""
+
+    def __init__(self, clock, tids):
+        self.clock = clock
+        self.pid = clock.server.pid
+        self.r0 = clock.read()
+        self.first = threads_ns(self.pid, tids)
+        self.last = dict(self.first)
+        self.late = 0
+        self.startup_us = None
+        self.r1 = None
+
+    def poll(self):
+        self.last.update(threads_ns(self.pid, list(self.first)))
+
+    def close(self):
+        self.poll()
+        self.r1 = self.clock.read()
+
+    def per(self, n):
+        """The figures over n ticks or queries, µs each."""
+        conn = sum(self.last[t] - self.first[t] for t in self.first) / 1e3
+        whole, stat = self.clock.spent_us(self.r0, self.r1)
+        return {"n": n, "server_us": conn / n, "whole_us": whole / n,
+                "stat_us": stat / n, "conn_threads": len(self.first)}
+
+
 def wait_for(path, marker, proc, what):
     """Returns once path holds marker (a sampler's first sample)."""
     deadline = time.monotonic() + READY_S
@@ -225,7 +276,7 @@ class Scale:
         self.workdir, self.clock = workdir, clock
         self.python, _ = benchlib.python_for_sampler()
         self.runs = 0
-        self.conn = self.thread = None
+        self.conn = self.thread = self.tick_sql = None
 
     def path(self, name):
         self.runs += 1
@@ -238,12 +289,63 @@ class Scale:
             "SELECT THREAD_ID FROM performance_schema.threads "
             "WHERE PROCESSLIST_ID = %d" % conn)[0][0])
 
+    def capture_tick_sql(self):
+        """The statement mysqlmemprof sends most, each tick of an idle
+        thread: from the general log of a short run on the target."""
+        path = os.path.join(benchlib.SANDBOX_DIR, "general-scale.log")
+        self.server.sql("SET GLOBAL log_output = 'FILE'; "
+                        "SET GLOBAL general_log_file = '%s'; "
+                        "SET GLOBAL general_log = ON" % path)
+        try:
+            subprocess.run([self.helpers["mysqlmemprof"], "--no-defaults",
+                            "-q", "-S", self.server.socket, "-u", ROOT_USER,
+                            "--connection", str(self.conn), "--frequency",
+                            str(FREQ_MS), "--duration", "2", "--format",
+                            "csv"], stdout=subprocess.DEVNULL,
+                           env=child_env(""), check=True)
+        finally:
+            self.server.sql("SET GLOBAL general_log = OFF")
+        seen = {}
+        with open(path, errors="replace") as f:
+            for line in f:
+                m = QUERY_RE.search(line.rstrip("\n"))
+                if m:
+                    seen[m.group(2)] = seen.get(m.group(2), 0) + 1
+        os.remove(path)
+        self.tick_sql = max(seen, key=seen.get)
+        return self.tick_sql
+
     def run(self, who):
         if who in ("a", "b"):
             return self.mmp(["--rows-every", "0"] if who == "b" else [])
         if who == "e":
             return self.python_sampler()
         return self.floor(who)
+
+    def sampler_tids(self):
+        """The server's threads of root's connections other than this
+        lookup's: the sampler's, as every sampler connects as root."""
+        return [int(r[0]) for r in self.server.sql(
+            "SELECT THREAD_OS_ID FROM performance_schema.threads WHERE "
+            "PROCESSLIST_USER = '%s' AND PROCESSLIST_ID <> CONNECTION_ID()"
+            % ROOT_USER)]
+
+    def watched(self, proc, out, marker, what):
+        """Waits for a sampler's first sample, then watches its threads
+        until it exits: the window from the first sample to the end, and
+        the server's CPU from its start to that sample."""
+        r_start = self.clock.read()
+        wait_for(out, marker, proc, what)
+        r_first = self.clock.read()
+        win = Window(self.clock, self.sampler_tids())
+        while proc.poll() is None:
+            win.poll()
+            time.sleep(0.02)
+        win.close()
+        # The ticks the lookup of the threads let pass, of the first ones.
+        win.late = int((win.r0[2] - r_first[2]) // (FREQ_MS * 1e6))
+        win.startup_us = self.clock.spent_us(r_start, r_first)[0]
+        return win
 
     def mmp(self, extra):
         """mysqlmemprof on the target for --duration: the server's CPU
@@ -255,43 +357,40 @@ class Scale:
                 str(self.conn), "--frequency", str(FREQ_MS), "--duration",
                 str(DURATION_S), "--format", "csv"] + extra
         with open(out, "w") as o, open(out + ".err", "w") as e:
-            r0 = self.clock.read()
             proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
                                     stdout=o, stderr=e, env=child_env(""))
-        wait_for(out, b"\n1,", proc, "mysqlmemprof")
-        r1 = self.clock.read()
-        proc.wait()
-        r2 = self.clock.read()
+        win = self.watched(proc, out, b"\n1,", "mysqlmemprof")
         with open(out + ".err", errors="replace") as f:
             err = f.read()
         if proc.returncode != 0:
             raise RuntimeError("mysqlmemprof exited %d: %s" % (
                 proc.returncode, err.strip()[-500:]))
         samples = read_samples(out)
-        spent, stat = self.clock.spent_us(r1, r2)
-        start, _ = self.clock.spent_us(r0, r1)
         load = LOAD_RE.search(err)
         missed = MISSED_RE.search(err)
-        return {"ticks": TICKS, "samples": len(samples),
-                "rows_read": sum(1 for s in samples if not s["kept"]),
-                "with_count": sum(1 for s in samples
-                                  if s["connection_bytes"] is not None),
-                "load_skipped": int(load.group(1)) if load else 0,
-                "missed": int(missed.group(1)) if missed else 0,
-                "server_us": spent / (TICKS - 1),
-                "stat_us": stat / (TICKS - 1), "startup_us": start,
-                "query_us_rows": median([s["query_us"] for s in samples[1:]
-                                         if not s["kept"]]),
-                "query_us_count": median([s["query_us"] for s in samples
-                                          if s["kept"]]),
-                "notes": [line.split("mysqlmemprof: ", 1)[-1]
-                          for line in err.splitlines()]}
+        r = {"ticks": TICKS, "samples": len(samples),
+             "rows_read": sum(1 for s in samples if not s["kept"]),
+             "with_count": sum(1 for s in samples
+                               if s["connection_bytes"] is not None),
+             "load_skipped": int(load.group(1)) if load else 0,
+             "missed": int(missed.group(1)) if missed else 0,
+             "startup_us": win.startup_us,
+             "query_us_rows": median([s["query_us"] for s in samples[1:]
+                                      if not s["kept"]]),
+             "query_us_count": median([s["query_us"] for s in samples
+                                       if s["kept"]]),
+             "notes": [line.split("mysqlmemprof: ", 1)[-1]
+                       for line in err.splitlines()]}
+        r.update(win.per(TICKS - 1 - win.late))
+        return r
 
     def floor(self, who):
         """The bare query, paced on the ticks: the server's CPU around
         floor's loop (bench/floor --handshake), a query."""
         if who == "c":
             argv, ident = ["--query", "all"], self.thread
+        elif who == "f":
+            argv, ident = ["--sql", self.tick_sql, "--proto", "text"], 1
         else:
             argv = ["--sql", COUNT_SQL[self.kind], "--proto", "binary"]
             ident = self.conn if self.kind == "mariadb" else self.thread
@@ -304,18 +403,17 @@ class Scale:
         if not proc.stdout.readline().startswith("ready"):
             proc.wait()
             raise RuntimeError("floor (%s) did not start" % NAMES[who])
-        r0 = self.clock.read()
+        win = Window(self.clock, self.sampler_tids())
         proc.stdin.write("go\n")
         proc.stdin.flush()
         done = benchlib.parse_kv(proc.stdout.readline())
-        r1 = self.clock.read()
+        win.close()
         proc.stdin.close()
         proc.wait()
-        spent, stat = self.clock.spent_us(r0, r1)
-        n = done["n"]
-        return {"queries": n, "rows": done["rows"],
-                "server_us": spent / n, "stat_us": stat / n,
-                "latency_us": done["query_ns"] / n / 1e3}
+        r = {"queries": done["n"], "rows": done["rows"],
+             "latency_us": done["query_ns"] / done["n"] / 1e3}
+        r.update(win.per(done["n"]))
+        return r
 
     def python_sampler(self):
         """bench/python_sampler.py for TICKS queries, unbuffered so that
@@ -328,17 +426,14 @@ class Scale:
         with open(out, "w") as o, open(out + ".err", "w") as e:
             proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
                                     stdout=o, stderr=e, env=child_env(""))
-        wait_for(out, b"## Memory usage", proc, "the Python sampler")
-        r0 = self.clock.read()
-        proc.wait()
-        r1 = self.clock.read()
+        win = self.watched(proc, out, b"## Memory usage", "the Python "
+                           "sampler")
         if proc.returncode != 0:
             raise RuntimeError("the Python sampler exited %d" %
                                proc.returncode)
-        spent, stat = self.clock.spent_us(r0, r1)
-        return {"queries": TICKS, "server_us": spent / (TICKS - 1),
-                "stat_us": stat / (TICKS - 1),
-                "wall_s": (r1[2] - r0[2]) / 1e9}
+        r = {"queries": TICKS, "wall_s": (win.r1[2] - win.r0[2]) / 1e9}
+        r.update(win.per(TICKS - 1 - win.late))
+        return r
 
 
 # ------------------------------------------------------------------ runs
@@ -392,8 +487,9 @@ def level_runs(s, clock, lvl, index):
     for who in order:
         r = s.run(who)
         c[who] = r
-        log("%s, %d idle connections: %s: %s µs a tick%s" % (
-            s.kind, lvl, NAMES[who], fmt(r["server_us"]),
+        log("%s, %d idle connections: %s: %s µs a tick (whole server "
+            "%s)%s" % (s.kind, lvl, NAMES[who], fmt(r["server_us"]),
+                       fmt(r["whole_us"]),
             "; %d of %d ticks written, %d read the rows, %d skipped by "
             "--max-load" % (r["samples"], r["ticks"], r["rows_read"],
                             r["load_skipped"]) if "ticks" in r else ""))
@@ -447,7 +543,8 @@ def run_server(kind, helpers, workdir, base):
         holders.append(target)
         s = Scale(kind, server, helpers, workdir, clock)
         s.target(target.ids[0])
-        res.update(conn=s.conn, thread=s.thread, count_sql=COUNT_SQL[kind])
+        res.update(conn=s.conn, thread=s.thread, count_sql=COUNT_SQL[kind],
+                   tick_sql=s.capture_tick_sql())
         log("%s %s, pid %d, target connection %d (thread %d)" % (
             kind, server.version, server.pid, s.conn, s.thread))
         res["levels"] = {}
@@ -474,20 +571,19 @@ def fmt_share(x):
     return "n/a" if x is None else "%.0f%%" % (100.0 * x)
 
 
-def cost_table(res):
+def cost_table(res, key):
     rows = []
     for lvl in LEVELS:
         c = res["levels"][str(lvl)]
         rows.append(["{:,}".format(lvl), "{:,}".format(c["threads"])] +
-                    ["**%s**" % fmt(c[w]["server_us"]) if w == "a" else
-                     fmt(c[w]["server_us"]) for w in WHO] +
-                    [benchlib.ratio(c["a"]["server_us"],
-                                    c["d"]["server_us"]),
-                     benchlib.ratio(c["b"]["server_us"],
-                                    c["c"]["server_us"])])
+                    ["**%s**" % fmt(c[w][key]) if w == "a" else
+                     fmt(c[w][key]) for w in WHO] +
+                    [benchlib.ratio(c["a"][key], c["d"][key]),
+                     benchlib.ratio(c["a"][key], c["f"][key]),
+                     benchlib.ratio(c["b"][key], c["c"][key])])
     return table(["idle connections", "threads"] +
                  ["%s %s" % (w, NAMES[w]) for w in WHO] +
-                 ["a / d", "b / c"], rows)
+                 ["a / d", "a / f", "b / c"], rows)
 
 
 def ticks_row(label, r):
@@ -552,20 +648,34 @@ def report(all_res, date, tree, seconds):
         "`--rows-every 0` (the rows each tick); **c** the bare rows query "
         "(bench/floor --query all, every row of the thread) and **d** the "
         "bare own-count query, both paced on the same ticks; **e** "
-        "bench/python_sampler.py, %d queries with 250 ms slept after each. "
-        "All as root (PROCESS). **Server CPU a tick**: the server's threads' "
-        "time on a CPU (/proc/PID/task/*/schedstat, ns) from the first "
-        "sample to the end, less the idle server's rate, over the ticks "
-        "due after the first (a, b) or the queries sent (c, d, e), in µs; "
-        "a's and b's start-up apart." % (
+        "bench/python_sampler.py, %d queries with 250 ms slept after each; "
+        "**f** the statement mysqlmemprof sends each tick of an idle "
+        "thread, alone, paced the same (a less f: its rows every 10 s "
+        "and whatever else it sends). "
+        "All as root (PROCESS). **Server CPU a tick**: the time on a CPU "
+        "(/proc/PID/task/TID/schedstat, ns) of the server's threads that "
+        "serve the sampler's connections (performance_schema.threads."
+        "THREAD_OS_ID), which run its queries and nothing else, from its "
+        "first sample to its end, over the ticks due after the first (a, "
+        "b) or the queries sent (c, d, e), in µs; a's and b's start-up "
+        "(the whole server's, from its start to its first sample) apart. "
+        "The whole server's CPU less its idle rate over the same window "
+        "is given too, as a check." % (
             os.cpu_count(), DURATION_S, FREQ_MS, TICKS, FREQ_MS, DURATION_S,
             MAX_LOAD_PCT, TICKS))
     for res in all_res:
         out += ["", "### %s %s" % (
             "MariaDB" if res["kind"] == "mariadb" else "MySQL",
             res["version"]), "",
-            "The own count: `%s`. Server CPU a tick, µs:" % res["count_sql"],
-            "", cost_table(res), "",
+            "The own count (d): `%s`. mysqlmemprof's statement of a tick "
+            "(f, the one it sent most in a 2-s run on the target, from "
+            "the general log; text protocol): `%s`. Server CPU a tick on "
+            "the sampler's connection, µs:" % (
+                res["count_sql"], res["tick_sql"].replace("|", "\\|")),
+            "", cost_table(res, "server_us"), "",
+            "The same, the whole server less its idle rate (µs; noisier: "
+            "the server's own work in the background moves it by tens of "
+            "µs a tick):", "", cost_table(res, "whole_us"), "",
             "What a's and b's samples carried (ticks due in --duration; "
             "a sample written carries the thread's total; *read the rows*: "
             "events_kept 0; query µs: the medians of CSV query_us):", ""]
