@@ -64,18 +64,13 @@ MySQL's in DIR-mysql.
 import csv
 import os
 import re
-import resource
-import shutil
-import signal
 import subprocess
-import sys
-import tempfile
 import time
 
 import benchlib
-from benchlib import (BENCH, BUILT, QUICK, RESULTS, TARGET_DB,
+from benchlib import (BENCH, QUICK, RESULTS, TARGET_DB,
                       TARGET_PASSWORD, TARGET_USER, TARGET_WORK, Holder,
-                      Server, build_helpers, child_env, fmt, log, median,
+                      Server, child_env, fmt, log, median,
                       met, stamp, table, write_raw, write_section)
 
 SECTION = "scale"
@@ -268,6 +263,14 @@ def read_samples(path):
     return [out[k] for k in sorted(out)]
 
 
+def rows_gap_ms(samples):
+    """The longest time between two samples that read the rows, or from
+    the last one to the end of --duration."""
+    at = [s["elapsed_ms"] for s in samples if not s["kept"]]
+    at.append(DURATION_S * 1000)
+    return max(b - a for a, b in zip(at, at[1:])) if len(at) > 1 else None
+
+
 class Scale:
     """The runs of one server: the samplers on the target, by level."""
 
@@ -293,18 +296,13 @@ class Scale:
         """The statement mysqlmemprof sends most, each tick of an idle
         thread: from the general log of a short run on the target."""
         path = os.path.join(benchlib.SANDBOX_DIR, "general-scale.log")
-        self.server.sql("SET GLOBAL log_output = 'FILE'; "
-                        "SET GLOBAL general_log_file = '%s'; "
-                        "SET GLOBAL general_log = ON" % path)
-        try:
+        with self.server.general_log(path):
             subprocess.run([self.helpers["mysqlmemprof"], "--no-defaults",
                             "-q", "-S", self.server.socket, "-u", ROOT_USER,
                             "--connection", str(self.conn), "--frequency",
                             str(FREQ_MS), "--duration", "2", "--format",
                             "csv"], stdout=subprocess.DEVNULL,
                            env=child_env(""), check=True)
-        finally:
-            self.server.sql("SET GLOBAL general_log = OFF")
         seen = {}
         with open(path, errors="replace") as f:
             for line in f:
@@ -374,6 +372,7 @@ class Scale:
                                if s["connection_bytes"] is not None),
              "load_skipped": int(load.group(1)) if load else 0,
              "missed": int(missed.group(1)) if missed else 0,
+             "rows_gap_ms": rows_gap_ms(samples),
              "startup_us": win.startup_us,
              "query_us_rows": median([s["query_us"] for s in samples[1:]
                                       if not s["kept"]]),
@@ -589,14 +588,18 @@ def cost_table(res, key):
 def ticks_row(label, r):
     return [label, r["ticks"], "%d (%s)" % (r["samples"], fmt_share(
         r["samples"] / r["ticks"])), r["load_skipped"], r["missed"],
-        r["rows_read"], r["with_count"], fmt(r["query_us_rows"], 0),
+        r["rows_read"], fmt(r["rows_gap_ms"] / 1e3 if r["rows_gap_ms"]
+                            is not None else None),
+        r["with_count"], fmt(r["query_us_rows"], 0),
         fmt(r["query_us_count"], 0), fmt(r["startup_us"] / 1e3)]
 
 
 TICKS_HEAD = ["run", "ticks due", "samples written (share)",
               "skipped by --max-load", "skipped, late", "read the rows",
+              "longest without rows, s",
               "with connection_bytes", "query µs, rows read",
-              "query µs, count only", "start-up, server ms"]
+              "query µs, count only",
+              "start-up, whole server less idle, ms"]
 
 
 def verdicts(all_res):
@@ -691,11 +694,14 @@ def report(all_res, date, tree, seconds):
         g = res["grow"]
         out += ["", "A growing thread (a procedure setting a variable "
                 "%d bytes longer every 50 ms) at %s idle connections: its "
-                "rows read in %s of the ticks; --max-load %d%% allows %s "
+                "rows read in %s of the ticks (%d of %d; the longest time "
+                "without them %s s); --max-load %d%% allows %s "
                 "(%s µs a tick with the rows, %s with the count only, "
                 "against %d µs)." % (
                     GROW_STEP, "{:,}".format(TOP),
-                    fmt_share(g["rows_read"] / g["ticks"]), MAX_LOAD_PCT,
+                    fmt_share(g["rows_read"] / g["ticks"]), g["rows_read"],
+                    g["ticks"], fmt(g["rows_gap_ms"] and
+                                    g["rows_gap_ms"] / 1e3), MAX_LOAD_PCT,
                     fmt_share(g["allowed"]), fmt(g["query_us_rows"], 0),
                     fmt(g["query_us_count"], 0),
                     MAX_LOAD_PCT * FREQ_MS * 10),
@@ -710,33 +716,12 @@ def report(all_res, date, tree, seconds):
 
 
 def main():
-    if not os.access(BUILT, os.X_OK):
-        sys.exit("bench: %s is missing; run make first" % BUILT)
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    want = MAX_CONNECTIONS + 256
-    if soft != resource.RLIM_INFINITY and soft < want:
-        if hard != resource.RLIM_INFINITY and hard < want:
-            sys.exit("bench: %d connections need ulimit -n %d; the hard "
-                     "limit is %d" % (TOP, want, hard))
-        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-    date, tree = benchlib.now_utc(), benchlib.tree()
     base = os.environ.get("MMP_BENCH_SANDBOX_DIR")
-    workdir = tempfile.mkdtemp(prefix="mmp-scale-")
-    bindir = os.path.join(workdir, "bin")
-    os.mkdir(bindir)
-    started = time.monotonic()
-    all_res = []
-    try:
-        helpers = build_helpers(bindir)
-        helpers["mysqlmemprof"] = os.path.join(bindir, "mysqlmemprof")
-        shutil.copy2(BUILT, helpers["mysqlmemprof"])
-        for kind in SERVERS:
-            all_res.append(run_server(kind, helpers, workdir, base))
-    finally:
-        if os.environ.get("MMP_BENCH_KEEP_FILES") != "1":
-            shutil.rmtree(workdir, ignore_errors=True)
-    text, v = report(all_res, date, tree, time.monotonic() - started)
+    all_res, date, tree, seconds = benchlib.each_server(
+        "mmp-scale-", MAX_CONNECTIONS, SERVERS,
+        lambda kind, helpers, workdir: run_server(kind, helpers, workdir,
+                                                  base))
+    text, v = report(all_res, date, tree, seconds)
     print(text)
     write_section(RESULTS, SECTION, text)
     write_raw(os.path.join(os.path.dirname(RESULTS), "RESULTS-scale.json"),
