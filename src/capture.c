@@ -256,6 +256,9 @@ statements_off(void *ctx)
 
 	c->env->session->statements = STATEMENTS_OFF;
 	c->env->session->ops->reader_without_statements(c->reader);
+	/* The statement kept with the rows has an id no longer read. */
+	if (c->total != NULL)
+		total_reread(c->total);
 }
 
 /* The grain of --global and --for-*; false for a thread. */
@@ -424,7 +427,7 @@ capture_run(const struct capture_env *env, const struct stmt_match *found,
  * count moves (total.h); the rows alone with a grain or --rows-every 0.
  */
 static struct source
-own_count_chain(const struct capture_state *c, struct total *tot,
+own_count_chain(struct capture_state *c, struct total *tot,
     struct source rows, const struct sampler_config *cfg,
     const struct clock *clk, uint64_t connection_id)
 {
@@ -444,6 +447,7 @@ own_count_chain(const struct capture_state *c, struct total *tot,
 		.max_load_pct = o->max_load_pct,
 		.notify = diag_note_cb, .notify_ctx = (void *)c->env->diag,
 	};
+	c->total = tot;
 	return total_source(tot);
 }
 

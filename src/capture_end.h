@@ -18,6 +18,7 @@
 struct capture_state {
 	const struct capture_env *env;
 	struct pfs_reader *reader;
+	struct total *total;            /* a thread's own count; NULL: none */
 	const struct options *opts;
 	const struct stmt_match *found; /* --wait-for's statement, or NULL */
 	uint64_t number;                /* its capture number */

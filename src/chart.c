@@ -37,6 +37,7 @@ chart_reset(struct chart *c)
 	c->n_statements = 0;
 	c->dropped_statements = 0;
 	c->samples = 0;
+	c->kept = 0;
 	c->gaps = 0;
 	c->max_total = 0;
 	c->has_resident = false;
@@ -81,6 +82,7 @@ fold(struct chart *c, size_t a, size_t b)
 	x->last_us = y->last_us;
 	x->samples += y->samples;
 	x->total = max64(x->total, y->total);
+	x->rows_read |= y->rows_read;
 	if (y->has_resident) {
 		x->resident = x->has_resident ? max64(x->resident, y->resident) :
 		    y->resident;
@@ -244,6 +246,8 @@ chart_add(struct chart *c, const struct sample *s)
 	col->total = col->samples == 0 ? s->total_bytes :
 	    max64(col->total, s->total_bytes);
 	col->samples++;
+	col->rows_read |= !s->events_kept;
+	c->kept += s->events_kept;
 	c->max_total = c->samples == 0 ? s->total_bytes :
 	    max64(c->max_total, s->total_bytes);
 	if (s->process.known) {

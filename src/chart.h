@@ -26,6 +26,11 @@ struct chart_column {
 	int64_t first_wall_ms;      /* wall clock of its first sample */
 	uint64_t samples;
 	int64_t total;              /* the largest thread total */
+	/*
+	 * Some sample of it read its events; without, they are all an
+	 * earlier reading's (events_kept), drawn as such.
+	 */
+	bool rows_read;
 	/* The server's process (--global on its machine): its largest Rss. */
 	bool has_resident;
 	int64_t resident;
@@ -71,6 +76,7 @@ struct chart {
 	size_t n_statements;
 	uint64_t dropped_statements; /* runs after the table was full */
 	uint64_t samples;
+	uint64_t kept;            /* of them, with an earlier reading's events */
 	uint64_t gaps;            /* gaps seen: reconnects, skipped ticks */
 	int64_t max_total;
 	bool has_resident;        /* some sample had the server's process */

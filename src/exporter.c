@@ -99,6 +99,9 @@ struct exporter {
 	struct sample latest; /* its events are the array below */
 	bool have_sample;
 	uint64_t latest_ns;   /* when it came, on the monotonic clock */
+	/* When the last sample that read its events came (not events_kept). */
+	bool have_rows;
+	uint64_t rows_ns;
 	struct event_stat *events;
 	size_t events_cap;
 	uint64_t samples, skipped, lost; /* over every capture */
@@ -201,6 +204,10 @@ observe_sample(void *ctx, const struct sample *s,
 			    sizeof(*x->events));
 		x->have_sample = true;
 		x->latest_ns = now;
+		if (!s->events_kept) {
+			x->have_rows = true;
+			x->rows_ns = now;
+		}
 		x->samples++;
 		x->skipped = x->skipped_before + so_far->skipped;
 		x->lost = x->lost_before + so_far->lost;
@@ -250,7 +257,7 @@ serve_metrics(struct exporter *x, struct MHD_Connection *c, unsigned *status)
 {
 	enum metrics_format f = metrics_format_for(mhd.lookup_connection_value(
 	    c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
-	uint64_t now, age_ms = 0;
+	uint64_t now, age_ms = 0, rows_ms = 0;
 	struct MHD_Response *r;
 	char *buf = NULL;
 	size_t len = 0;
@@ -264,6 +271,8 @@ serve_metrics(struct exporter *x, struct MHD_Connection *c, unsigned *status)
 	now = x->clk.now_ns(x->clk.ctx);
 	if (x->have_sample && now > x->latest_ns)
 		age_ms = (now - x->latest_ns) / 1000000u;
+	if (x->have_rows && now > x->rows_ns)
+		rows_ms = (now - x->rows_ns) / 1000000u;
 	rc = metrics_render(fp, &(struct metrics_view){
 		/* Up once this capture has sampled: the last sample before an
 		 * outage may still look fresh when the next capture begins. */
@@ -272,6 +281,8 @@ serve_metrics(struct exporter *x, struct MHD_Connection *c, unsigned *status)
 		    age_ms <= 2 * x->interval_ms + STALE_SLACK_MS,
 		.sample = x->have_sample ? &x->latest : NULL,
 		.sample_age_ms = age_ms,
+		.has_events_age = x->have_rows,
+		.events_age_ms = rows_ms,
 		.target = x->target,
 		.server_version = x->server_version[0] != '\0' ?
 		    x->server_version : NULL,

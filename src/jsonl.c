@@ -459,6 +459,8 @@ parse_sample(struct ctx *c, json_t *root, struct sample *s, size_t max,
 	    parse_setup_off(c, off, &s->setup_off) != 0 ||
 	    get_int_added(c, root, "waiting", &waiting, &known) != 0 ||
 	    get_int_added(c, root, "events_kept", &kept, &known) != 0 ||
+	    get_int_added(c, root, "connection_bytes", &s->connection_bytes,
+	    &s->has_connection_bytes) != 0 ||
 	    parse_process(c, root, s, &untracked) != 0 ||
 	    parse_finished(c, root, s, meta) != 0 ||
 	    keep_events(c, s, max, meta, kept != 0) != 0)

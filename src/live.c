@@ -295,6 +295,8 @@ blit(struct live *l)
 				a |= A_BOLD;
 			if (c->attr & LIVE_A_REVERSE)
 				a |= A_REVERSE;
+			if (c->attr & LIVE_A_DIM)
+				a |= A_DIM;
 			setcchar(&cc, wc, a, l->has_colors ? (short)c->color :
 			    0, NULL);
 			mvadd_wch(y, x, &cc);

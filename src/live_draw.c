@@ -12,7 +12,8 @@
  *                    the cgroup's limit a double line, when it is near
  *                    enough to be in the scale (LIVE_LIMIT_SCALE)
  *   marks            ^ an event peaked between samples, ! a statement too
- *                    short to be sampled ran before it, * a new statement
+ *                    short to be sampled ran before it, * a new statement,
+ *                    . its events an earlier reading's (dimmed above it)
  *   time axis        seconds since the capture began
  *   table            the events of the bands, then "other"
  *   status line      the keys, or why the capture ended
@@ -173,11 +174,12 @@ pick_rows(const struct live_model *m, const struct live_view *v,
 		struct row *r = &out[n];
 
 		*r = (struct row){ .e = e };
-		if (prev != NULL && c->elapsed_us > prev->elapsed_us) {
+		/* Between the readings of the two: none when one is kept. */
+		if (prev != NULL && c->rows_us > prev->rows_us) {
 			p = find_event(prev, e->id);
 			r->has_change = true;
 			r->change = (double)(e->bytes - (p ? p->bytes : 0)) *
-			    1e6 / (double)(c->elapsed_us - prev->elapsed_us);
+			    1e6 / (double)(c->rows_us - prev->rows_us);
 		}
 		for (size_t i = 0; i < m->len && !r->peaked; i++) {
 			const struct live_event *q = find_event(
@@ -232,7 +234,7 @@ static void
 draw_header(const struct live_model *m, const struct live_view *v,
     struct live_grid *g, const struct live_column *newest)
 {
-	char line[1024], every[40], tot[32], rss[32], gap[32], when[64] = "";
+	char line[1024], every[40], tot[64], rss[32], gap[32], when[64] = "";
 	int64_t total = newest != NULL ? newest->total : 0;
 	const char *text = m->statement[0] != '\0' ? m->statement : "-";
 	int64_t diff;
@@ -285,6 +287,14 @@ draw_header(const struct live_model *m, const struct live_view *v,
 	}
 	live_grid_text(g, 1, 0, g->w - (int)strlen(when) - 1, text, 0, 0);
 	live_bytes_cell(v, total, tot, sizeof(tot));
+	/* The total only: its events, in the table, are of a reading before. */
+	if (newest != NULL && newest->kept) {
+		uint64_t ago = (newest->elapsed_us - newest->rows_us + 50000) /
+		    100000;
+
+		snprintf(tot + strlen(tot), sizeof(tot) - strlen(tot), " (rows "
+		    "%" PRIu64 ".%" PRIu64 " s ago)", ago / 10, ago % 10);
+	}
 	/* A replay (--read) has no interval of its own: 0. */
 	if (m->interval_ms > 0)
 		snprintf(every, sizeof(every), "every %" PRIu64 " ms",
@@ -292,8 +302,8 @@ draw_header(const struct live_model *m, const struct live_view *v,
 	else
 		snprintf(every, sizeof(every), "replayed");
 	/*
-	 * How close it came to MySQL's connection_memory_limit, before our
-	 * cost, which a narrow terminal may cut.
+	 * How close it came to MySQL's connection_memory_limit, or how old
+	 * the rows are, before our cost, which a narrow terminal may cut.
 	 */
 	if (m->limit_bytes > 0) {
 		char limit[32];
@@ -304,7 +314,11 @@ draw_header(const struct live_model *m, const struct live_view *v,
 		    "%.0f%%)  our cost %.2f ms/sample", every, m->taken,
 		    m->skipped, tot, limit, (double)m->most_total * 100 /
 		    (double)m->limit_bytes, (double)m->query_us / 1000.0);
-	} else
+	} else if (newest != NULL && newest->kept)
+		snprintf(line, sizeof(line), "%s  samples %" PRIu64 "  skipped %"
+		    PRIu64 "  total %s  our cost %.2f ms/sample", every,
+		    m->taken, m->skipped, tot, (double)m->query_us / 1000.0);
+	else
 		snprintf(line, sizeof(line), "%s  samples %"
 		    PRIu64 "  skipped %" PRIu64 "  our cost %.2f ms/sample  "
 		    "total %s", every, m->taken, m->skipped,
@@ -421,7 +435,7 @@ draw_chart(const struct live_model *m, const struct live_view *v,
 		const struct live_column *c;
 		int64_t sum = 0;
 		int below = 0;
-		bool peak = false, stmt = false, unseen = false;
+		bool peak = false, stmt = false, unseen = false, kept = true;
 
 		if ((i = column_sample(m, j, w, &first, &last)) == SIZE_MAX)
 			continue;
@@ -430,6 +444,7 @@ draw_chart(const struct live_model *m, const struct live_view *v,
 			peak |= live_model_column(m, k)->peak;
 			stmt |= live_model_column(m, k)->new_statement;
 			unseen |= live_model_column(m, k)->unseen > 0;
+			kept &= live_model_column(m, k)->kept;
 		}
 		/* Stacked from the bottom: the table's rows, then "other". */
 		for (size_t b = 0; b <= n_rows; b++) {
@@ -448,7 +463,8 @@ draw_chart(const struct live_model *m, const struct live_view *v,
 			for (; below < upto; below++)
 				live_grid_put(g, top_y + h - 1 - below, LABEL_W + j,
 				    b < n_rows ? band_glyph(v, b) : other_glyph(v),
-				    band_color(b < n_rows ? b : SIZE_MAX), 0);
+				    band_color(b < n_rows ? b : SIZE_MAX),
+				    kept ? LIVE_A_DIM : 0);
 		}
 		draw_limit(v, g, c, top, top_y, h, LABEL_W + j);
 		draw_resident(v, g, c, top, top_y, h, LABEL_W + j);
@@ -461,6 +477,8 @@ draw_chart(const struct live_model *m, const struct live_view *v,
 		else if (stmt)
 			live_grid_put(g, top_y + h, LABEL_W + j, '*', LIVE_C_STATEMENT,
 			    LIVE_A_BOLD);
+		else if (kept)
+			live_grid_put(g, top_y + h, LABEL_W + j, '.', LIVE_C_AXIS, 0);
 	}
 	live_grid_text(g, top_y + h, 0, LABEL_W - 1, "^pk *stmt",
 	    LIVE_C_AXIS, 0);
@@ -568,7 +586,8 @@ draw_table(const struct live_model *m, const struct live_view *v,
 			}
 			live_bytes_cell(v, e->high, cell, sizeof(cell));
 			live_grid_text_right(g, ry, ends[3], cell, 0, 0);
-			if (c->has_deltas) {
+			/* Kept: nothing was read, not nothing allocated. */
+			if (c->has_deltas && !c->kept) {
 				live_bytes_cell(v, (int64_t)e->alloc, cell,
 				    sizeof(cell));
 				live_grid_text_right(g, ry, ends[4], cell, 0, 0);
@@ -609,6 +628,8 @@ draw_help(const struct live_view *v, struct live_grid *g)
 		"! statements too short to be sampled",
 		"  ran before it (the server's record)",
 		"* the statement changed",
+		". its events as last read: the",
+		"  total only (dimmed)",
 	};
 	int n = (int)(sizeof(lines) / sizeof(lines[0]));
 	int w = 42, y0 = (g->h - n - 2) / 2, x0 = (g->w - w) / 2;

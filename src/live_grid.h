@@ -22,6 +22,7 @@ enum live_color {
 };
 #define LIVE_A_BOLD 1
 #define LIVE_A_REVERSE 2
+#define LIVE_A_DIM 4     /* what is not read now: an earlier reading's */
 
 struct live_cell {
 	uint32_t ch;

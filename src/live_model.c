@@ -117,6 +117,8 @@ live_model_add(struct live_model *m, const struct sample *s, uint64_t taken,
     uint64_t skipped)
 {
 	struct live_column *c = &m->col[m->head];
+	const struct live_column *prev = m->len > 0 ?
+	    live_model_column(m, m->len - 1) : NULL;
 	bool changed;
 
 	if (c->n < s->n_events || c->ev == NULL) {
@@ -156,6 +158,9 @@ live_model_add(struct live_model *m, const struct sample *s, uint64_t taken,
 	if (s->total_bytes > m->most_total)
 		m->most_total = s->total_bytes;
 	c->has_deltas = s->has_deltas;
+	/* Kept with none before it (a replay's first): taken as read now. */
+	c->kept = s->events_kept;
+	c->rows_us = c->kept && prev != NULL ? prev->rows_us : s->elapsed_us;
 	c->peak = false;
 	c->new_statement = changed;
 	c->n = 0;

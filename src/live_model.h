@@ -39,6 +39,13 @@ struct live_column {
 	int64_t cgroup_usage;
 	int64_t cgroup_limit;
 	bool has_deltas;
+	/*
+	 * Its events are an earlier reading's (events_kept: a thread's total
+	 * only, or --record's beat), read at rows_us; else rows_us is its own
+	 * elapsed_us.
+	 */
+	bool kept;
+	uint64_t rows_us;
 	bool peak;            /* an event peaked between samples */
 	bool new_statement;   /* the statement differs from the previous sample's */
 	/*

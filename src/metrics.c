@@ -140,6 +140,27 @@ write_total(FILE *fp, const struct family *f, const struct metrics_view *v)
 		    v->sample->total_bytes);
 }
 
+/* The server's own count of the thread, where it was read (total.h). */
+static void
+write_connection(FILE *fp, const struct family *f,
+    const struct metrics_view *v)
+{
+	if (v->sample != NULL && v->sample->has_connection_bytes)
+		fprintf(fp, PREFIX "%s %" PRId64 "\n", f->name,
+		    v->sample->connection_bytes);
+}
+
+static void
+write_events_age(FILE *fp, const struct family *f,
+    const struct metrics_view *v)
+{
+	if (v->sample == NULL || !v->has_events_age)
+		return;
+	fprintf(fp, PREFIX "%s ", f->name);
+	write_seconds(fp, v->events_age_ms);
+	putc('\n', fp);
+}
+
 /* connection_memory_limit and the share of it in use: only where set. */
 static void
 write_limit(FILE *fp, const struct family *f, const struct metrics_view *v)
@@ -353,6 +374,14 @@ static const struct family families[] = {
 	    "took.", write_query, 0 },
 	{ "memory_total_bytes", GAUGE, "Bytes in use over every event of the "
 	    "target.", write_total, 0 },
+	{ "connection_bytes", GAUGE, "The server's own count of the target "
+	    "thread's memory, read each tick (MySQL threads.TOTAL_MEMORY, "
+	    "MariaDB PROCESSLIST.MEMORY_USED; see --rows-every).",
+	    write_connection, 0 },
+	{ "memory_events_age_seconds", GAUGE, "How long ago the series by "
+	    "event were read: older than the sample when it carries a thread's "
+	    "total only, its events as last read (--rows-every).",
+	    write_events_age, 0 },
 	{ "process_resident_bytes", GAUGE, "Resident memory of the server's "
 	    "process (VmRSS of /proc/PID/status; --global on the server's "
 	    "machine only).", write_process, 0 },

@@ -31,6 +31,12 @@ struct metrics_view {
 	bool up;                    /* samples arrive: see exporter.h */
 	const struct sample *sample; /* the latest; NULL: none yet */
 	uint64_t sample_age_ms;     /* how old it is */
+	/*
+	 * How old its events are: older than the sample when it kept an
+	 * earlier reading's (events_kept: a thread's total only, total.h).
+	 */
+	bool has_events_age;
+	uint64_t events_age_ms;
 	const char *target;         /* "global", "user:app", "thread:42" */
 	const char *server_version; /* NULL: not known yet */
 	uint64_t samples, skipped, lost; /* since the exporter started */

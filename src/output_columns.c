@@ -161,6 +161,17 @@ sample_events_kept(const struct sample_row *r, union column_value *v)
 }
 
 /*
+ * The server's own count of the thread's memory this tick (total.h): null
+ * where none was read (a grain, --rows-every 0, a server without one).
+ */
+static bool
+sample_connection_bytes(const struct sample_row *r, union column_value *v)
+{
+	v->i = r->s->connection_bytes;
+	return r->s->has_connection_bytes;
+}
+
+/*
  * The server's process beside the sample (--global on the server's
  * machine): null when it was not read, never a guess.
  */
@@ -415,6 +426,8 @@ const struct sample_column sample_columns[] = {
 	{ "setup_off",         S, COLUMN_TEXT, sample_setup_off, GETTER },
 	{ "waiting",           S, COLUMN_UINT, sample_waiting, GETTER },
 	{ "events_kept",       S, COLUMN_UINT, sample_events_kept, GETTER },
+	{ "connection_bytes",  S, COLUMN_INT,  sample_connection_bytes,
+	    GETTER },
 	{ "process_resident_bytes", S, COLUMN_INT, sample_process_resident,
 	    GETTER },
 	{ "process_anon_bytes", S, COLUMN_INT, sample_process_anon, GETTER },

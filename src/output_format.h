@@ -208,7 +208,7 @@ struct statement_column {
 };
 
 /* The rows of each list; output_columns.c checks them at compile time. */
-#define SAMPLE_COLUMNS 41
+#define SAMPLE_COLUMNS 42
 #define THREAD_COLUMNS 11
 #define STATEMENT_COLUMNS 22
 

@@ -160,6 +160,9 @@ facts(FILE *fp, const struct summary *sum, const struct chart *c,
 	fprintf(fp, "; %" PRIu64 " gap%s without samples; %" PRIu64
 	    " tick%s skipped", c->gaps, c->gaps == 1 ? "" : "s", sum->skipped,
 	    sum->skipped == 1 ? "" : "s");
+	if (c->kept > 0)
+		fprintf(fp, "; %" PRIu64 " kept the events of an earlier reading "
+		    "(pale in the picture)", c->kept);
 	if (c->per_column > 1)
 		fprintf(fp, "; each column of the picture is the largest of %"
 		    PRIu64 " samples", c->per_column);

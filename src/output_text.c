@@ -21,6 +21,8 @@
 
 #define CAPTURE_LINE    63  /* the statement in a capture's heading */
 #define FILTERED_LABEL  "(filtered total)"
+/* The server's own count of the thread (total.h), beside the rows' sum. */
+#define COUNT_LABEL     "(server's count)"
 /* --global on the server's machine: its process, beside what is counted. */
 #define RESIDENT_LABEL  "(process resident)"
 #define UNTRACKED_LABEL "(not counted)"
@@ -32,12 +34,15 @@
 /*
  * What was said in this file of the last sample written, so that only
  * what changes is said again: its statement (none after a trigger's
- * dump or in a new file) and what was switched off.
+ * dump or in a new file) and what was switched off; and when the last
+ * sample written read its events, which a sample that keeps them says.
  */
 struct text_state {
 	bool has_statement;
 	struct statement statement;
 	unsigned setup_off;
+	bool has_rows;
+	uint64_t rows_us;
 };
 
 static void *
@@ -111,7 +116,8 @@ add_words(struct output *o, const char *words, size_t *w)
 /*
  * The values of a sample's rows, each formatted once into o->scratch, one
  * after the other, each after its length, in the order the rows are
- * written: the events, the total, the filtered total under --events, and
+ * written: the events, the total, the filtered total under --events, the
+ * server's own count of the thread (when s->has_connection_bytes), and
  * the process's resident memory and what of it is not counted (*process:
  * whether those two are there), its memory cgroup's usage and limit (when
  * s->process.has_cgroup).
@@ -129,6 +135,8 @@ format_values(struct output *o, const struct sample *s, bool *process)
 	add_value(o, s->total_bytes, &w);
 	if (o->filtered)
 		add_value(o, s->filtered_total_bytes, &w);
+	if (s->has_connection_bytes)
+		add_value(o, s->connection_bytes, &w);
 	if ((*process = sample_untracked(s, &untracked))) {
 		add_value(o, s->process.resident_bytes, &w);
 		add_value(o, untracked, &w);
@@ -257,6 +265,32 @@ put_throttling(struct output *o, const struct process_memory *p)
 	}
 }
 
+/*
+ * The heading's mark of a sample whose events are an earlier reading's
+ * (events_kept): with the server's own count, its total is that count's
+ * (the total only); without, the total is the earlier one too (beat.h).
+ * How long ago they were read, when this file showed that reading.
+ */
+static void
+put_kept_mark(struct obuf *b, const struct text_state *t,
+    const struct sample *s)
+{
+	uint64_t tenths;
+
+	obuf_puts(b, s->has_connection_bytes ? " (total only; rows of " :
+	    " (rows and total of ");
+	if (!t->has_rows || t->rows_us > s->elapsed_us) {
+		obuf_puts(b, "an earlier sample)");
+		return;
+	}
+	/* Tenths of a second, rounded, whatever the locale. */
+	tenths = (s->elapsed_us - t->rows_us + 50000) / 100000;
+	obuf_uint(b, tenths / 10);
+	obuf_putc(b, '.');
+	obuf_putc(b, (char)('0' + tenths % 10));
+	obuf_puts(b, " s ago)");
+}
+
 /* The sample's rows, after what changed since the last sample written. */
 static int
 put_sample(struct output *o, const struct text_state *t,
@@ -297,7 +331,11 @@ put_sample(struct output *o, const struct text_state *t,
 	/* A reading from before the capture began: taken every --poll. */
 	obuf_puts(&o->buf, "## Memory usage at time ");
 	obuf_uint(&o->buf, s->elapsed_us / 1000);
-	obuf_puts(&o->buf, s->waiting ? " (taken while waiting) ##\n" : " ##\n");
+	if (s->waiting)
+		obuf_puts(&o->buf, " (taken while waiting)");
+	if (s->events_kept)
+		put_kept_mark(&o->buf, t, s);
+	obuf_puts(&o->buf, " ##\n");
 	for (size_t i = 0; i < s->n_events; i++) {
 		const struct event_stat *e = &s->events[i];
 		const char *shown = short_name(e->name);
@@ -307,6 +345,8 @@ put_sample(struct output *o, const struct text_state *t,
 	put_value_row(o, label, SIZE_MAX, width, &v, vw);
 	if (o->filtered)
 		put_value_row(o, FILTERED_LABEL, SIZE_MAX, width, &v, vw);
+	if (s->has_connection_bytes)
+		put_value_row(o, COUNT_LABEL, SIZE_MAX, width, &v, vw);
 	if (process) {
 		put_value_row(o, RESIDENT_LABEL, SIZE_MAX, width, &v, vw);
 		put_value_row(o, UNTRACKED_LABEL, SIZE_MAX, width, &v, vw);
@@ -335,6 +375,10 @@ text_sample(struct output *o, const struct sample *s)
 	statement_set(&t->statement, &s->statement);
 	t->has_statement = true;
 	t->setup_off = s->setup_off;
+	if (!s->events_kept) {
+		t->has_rows = true;
+		t->rows_us = s->elapsed_us;
+	}
 	return rc;
 }
 
@@ -344,8 +388,12 @@ text_dump(struct output *o, const struct output_dump *d)
 	struct text_state *t = o->state;
 	char total[CELL], threshold[CELL];
 
-	/* The held samples stand apart: the first names its statement. */
+	/*
+	 * The held samples stand apart: the first names its statement, and
+	 * the reading of events before them may not be the last one.
+	 */
 	t->has_statement = false;
+	t->has_rows = false;
 	if (d->by_signal) {
 		obuf_printf(&o->buf, "## trigger: SIGUSR1, writing the %zu "
 		    "sample%s held ##\n", d->held, d->held == 1 ? "" : "s");

@@ -514,6 +514,29 @@ put_cgroup(struct output *o, const struct run_totals *t)
 	obuf_puts(&o->buf, "\n");
 }
 
+/*
+ * Where some samples kept the rows of an earlier reading: how many read
+ * them, how many carried the total only (the server's own count of the
+ * thread, total.h), and how many kept the total too (beat.h).
+ */
+static void
+put_kept(struct output *o, const struct run_totals *t)
+{
+	uint64_t read = t->samples - t->kept, both = t->kept - t->total_only;
+
+	if (t->kept == 0)
+		return;
+	obuf_printf(&o->buf, " rows read: %" PRIu64 " sample%s", read,
+	    read == 1 ? "" : "s");
+	if (t->total_only > 0)
+		obuf_printf(&o->buf, "; the total only (the server's own count): "
+		    "%" PRIu64, t->total_only);
+	if (both > 0)
+		obuf_printf(&o->buf, "; an earlier reading's rows and total: %"
+		    PRIu64, both);
+	obuf_putc(&o->buf, '\n');
+}
+
 /* " connection_memory_limit 64.0 MiB: the most held, 45.2 MiB, is 70% of it". */
 static void
 put_limit(struct output *o, const struct summary *s)
@@ -562,6 +585,7 @@ output_text_end_run(struct output *o, const struct summary *s)
 	put_cells(&o->buf, label, name_width, RUN_COLS, c, w);
 	put_run_peaks(o, s, name_width);
 	obuf_printf(&o->buf, " skipped ticks: %" PRIu64 "\n", s->skipped);
+	put_kept(o, &s->run);
 	put_limit(o, s);
 	put_server_time(o, &s->run);
 	put_untracked(o, &s->run);

@@ -302,6 +302,56 @@ band_polygon(FILE *fp, const struct chart *c, const struct scale *sc,
 	}
 }
 
+/* Whether some column has only an earlier reading's events. */
+static bool
+any_stale(const struct chart *c)
+{
+	for (size_t i = 0; c->kept > 0 && i < c->n_columns; i++)
+		if (!c->columns[i].rows_read)
+			return true;
+	return false;
+}
+
+/*
+ * Over the bands of the columns whose events are all an earlier reading's
+ * (events_kept: between two readings of a thread's rows, or --record's
+ * beat), a pale veil, so that they read as the events last read, not as
+ * fresh ones; the total is drawn over it.
+ */
+static void
+veil(FILE *fp, const struct chart *c, const struct scale *sc,
+    const size_t *top, size_t n_top)
+{
+	if (!any_stale(c))
+		return;
+	fputs("<g class=\"kept\" fill=\"#fff\" fill-opacity=\"0.6\"><title>"
+	    "the events as last read, not read with these samples</title>\n",
+	    fp);
+	for (size_t from = 0, to; from < c->n_columns; from = to) {
+		double w;
+
+		to = from + 1;
+		if (c->columns[from].rows_read)
+			continue;
+		while (to < c->n_columns && !c->columns[to].rows_read &&
+		    !starts_after_gap(c, to))
+			to++;
+		w = to - from == 1 ? 1 : 0;
+		fputs("<polygon points=\"", fp);
+		for (size_t i = from; i < to; i++) {
+			double y = y_of(sc, stacked(c, top, n_top, i, n_top));
+
+			if (w > 0)
+				point(fp, x_col(c, sc, i) - w, y);
+			point(fp, x_col(c, sc, i) + w, y);
+		}
+		point(fp, x_col(c, sc, to - 1) + w, PLOT_Y1);
+		point(fp, x_col(c, sc, from) - w, PLOT_Y1);
+		fputs("\"/>\n", fp);
+	}
+	fputs("</g>\n", fp);
+}
+
 static void
 bands(FILE *fp, const struct chart *c, const struct scale *sc,
     const size_t *top, size_t n_top, const char *total)
@@ -323,6 +373,7 @@ bands(FILE *fp, const struct chart *c, const struct scale *sc,
 		}
 		fputs("</g>\n", fp);
 	}
+	veil(fp, c, sc, top, n_top);
 	fputs("<g class=\"total\" fill=\"none\" stroke=\"#111\" "
 	    "stroke-width=\"1.5\"><title>", fp);
 	picture_text(fp, total, strlen(total), 0);
@@ -612,6 +663,13 @@ legend(FILE *fp, const struct chart *c, const struct scale *sc,
 	    "fill=\"#d62728\"/>", LEGEND_X + 1, y + 1, LEGEND_X + 11, y + 1,
 	    LEGEND_X + 6, y + 10);
 	legend_row(fp, row++, sw, "peak between samples", 20, -1);
+	if (any_stale(c)) {
+		y = LEGEND_Y + (int)row * LEGEND_ROW;
+		snprintf(sw, sizeof(sw), "<rect x=\"%d\" y=\"%d\" width=\"12\" "
+		    "height=\"12\" fill=\"%s\" fill-opacity=\"0.4\"/>",
+		    LEGEND_X, y, colours[0]);
+		legend_row(fp, row++, sw, "pale: events as last read", 25, -1);
+	}
 	y = LEGEND_Y + (int)row * LEGEND_ROW;
 	snprintf(sw, sizeof(sw), "<rect x=\"%d\" y=\"%d\" width=\"12\" "
 	    "height=\"12\" fill=\"url(#hatch)\" stroke=\"#999\"/>", LEGEND_X, y);

@@ -417,6 +417,8 @@ runstats_add(struct runstats *r, const struct sample *s)
 	t->last_seq = s->seq;
 	t->last_elapsed_us = s->elapsed_us;
 	t->last_total = s->total_bytes;
+	t->kept += s->events_kept;
+	t->total_only += s->events_kept && s->has_connection_bytes;
 	if (s->total_bytes < t->min_total)
 		t->min_total = s->total_bytes;
 	if (s->total_bytes > t->max_total)

@@ -96,6 +96,12 @@ run_statement_missed(const struct run_statement *st)
 /* The run's totals, and what the caps left out. */
 struct run_totals {
 	uint64_t samples;
+	/*
+	 * Of them, those whose events were an earlier reading's (events_kept),
+	 * and of those the ones with the server's own count of the thread:
+	 * the total only (total.h); the rest read their rows.
+	 */
+	uint64_t kept, total_only;
 	uint64_t first_seq, last_seq;
 	uint64_t first_elapsed_us, last_elapsed_us;
 	int64_t min_total, max_total, last_total;

@@ -161,12 +161,12 @@ total_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
 		    errlen)) != SOURCE_OK)
 			return st;
 		t->off = true;
-		snprintf(msg, sizeof(msg), "the server does not show this "
-		    "account connection %llu's own memory count (MariaDB's "
-		    "PROCESSLIST shows other accounts' connections only with "
-		    "PROCESS): each tick reads the thread's rows, which on "
-		    "MariaDB walks every thread's; GRANT PROCESS to read the "
-		    "count each tick and the rows only when it moves",
+		snprintf(msg, sizeof(msg), "connection %llu's own memory count "
+		    "is not shown to this account (MariaDB's PROCESSLIST shows "
+		    "other accounts' connections only with PROCESS), so each "
+		    "tick reads the thread's rows, which on MariaDB walks every "
+		    "thread's; with GRANT PROCESS each tick would read the "
+		    "count, and the rows only when it moves",
 		    (unsigned long long)t->ids.connection_id);
 		say(t, msg);
 		return SOURCE_OK;
@@ -181,6 +181,12 @@ struct source
 total_source(struct total *t)
 {
 	return (struct source){ .ctx = t, .read = total_read };
+}
+
+void
+total_reread(struct total *t)
+{
+	t->have_rows = false;
 }
 
 void

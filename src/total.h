@@ -62,6 +62,9 @@ struct total {
 
 struct source total_source(struct total *t);
 
+/* The rows read at the next tick, whatever the count: what they say changed. */
+void total_reread(struct total *t);
+
 void total_free(struct total *t);
 
 #endif

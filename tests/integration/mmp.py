@@ -71,6 +71,10 @@ WAITING_KEYS = ["waiting"]
 # Then 1 when the events are an earlier sample's, kept between two reads
 # of them at --record's slower beat, else 0.
 KEPT_KEYS = ["events_kept"]
+# Then the server's own count of a thread's memory each tick (MySQL
+# threads.TOTAL_MEMORY, MariaDB PROCESSLIST.MEMORY_USED): null (empty) where
+# none is read (a grain, --rows-every 0).
+COUNT_KEYS = ["connection_bytes"]
 # Then, with --global on the server's machine, its process's resident and
 # anonymous bytes, the resident bytes performance_schema does not count,
 # and the server's own count of its sessions' memory: null (empty) when
@@ -90,12 +94,12 @@ CSV_HEADER = ["sample", "elapsed_ms", "timestamp", "thread_id", "event_name",
               "late_us", "query_us", "gap_ms"] + DELTA_KEYS + \
     ["unseen_peak_bytes", "spike_lower_bytes"] + STATEMENT_KEYS + \
     GRAIN_KEYS + SETUP_KEYS + \
-    WAITING_KEYS + KEPT_KEYS + PROCESS_KEYS + CGROUP_KEYS
+    WAITING_KEYS + KEPT_KEYS + COUNT_KEYS + PROCESS_KEYS + CGROUP_KEYS
 CSV_INT_COLUMNS = [c for c in CSV_HEADER if c not in
                    ["timestamp", "event_name", "unseen_peak_bytes",
                     "spike_lower_bytes",
                     "thread_id"] + DELTA_KEYS + STATEMENT_KEYS + GRAIN_KEYS +
-                   SETUP_KEYS + PROCESS_KEYS + CGROUP_KEYS]
+                   SETUP_KEYS + COUNT_KEYS + PROCESS_KEYS + CGROUP_KEYS]
 EVENT_KEYS = ["event_name", "current_bytes", "current_count", "high_bytes",
               "alloc_bytes", "free_bytes", "alloc_count", "free_count"] + \
     DELTA_KEYS + ["unseen_peak_bytes", "spike_lower_bytes"]
@@ -106,13 +110,18 @@ FINISHED_KEYS = ["statement_id", "end_id", "digest", "statement",
                  "lost_before"]
 SAMPLE_KEYS = ["sample", "elapsed_ms", "timestamp", "thread_id",
                "total_bytes", "late_us", "query_us", "gap_ms", "events"] + \
-    STATEMENT_KEYS + GRAIN_KEYS + SETUP_KEYS + WAITING_KEYS + KEPT_KEYS + PROCESS_KEYS + CGROUP_KEYS + ["finished"]
+    STATEMENT_KEYS + GRAIN_KEYS + SETUP_KEYS + WAITING_KEYS + KEPT_KEYS + COUNT_KEYS + PROCESS_KEYS + CGROUP_KEYS + ["finished"]
 LIST_HEADER = ["thread_id", "connection_id", "type", "name", "user", "host",
                "command", "time", "state", "current_bytes", "statement"]
 TIMESTAMP_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 # What --timestamps (on by default when stderr is not a terminal, as in
 # these tests) puts before "mysqlmemprof: " on a line of stderr.
 STAMP_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z ")
+
+
+# What a text sample's heading may carry after its time: "(taken while
+# waiting)", "(total only; rows of 0.3 s ago)" (a thread's own count).
+MARKS = r"(?: \([^)]*\))*"
 
 
 def unstamped(line):
@@ -1004,7 +1013,7 @@ class TestCase(unittest.TestCase):
             d["filtered_total_bytes"] = int(v) if v else None
             self.assertRegex(d["setup_off"], SETUP_OFF_RE, r)
             d["setup_off"] = d["setup_off"] or None
-            for c in PROCESS_KEYS:
+            for c in COUNT_KEYS + PROCESS_KEYS:
                 self.assertRegex(d[c], r"^(-?\d+)?$", (c, r))
                 d[c] = int(d[c]) if d[c] else None
             self.assertRegex(d["timestamp"], TIMESTAMP_RE)
@@ -1024,7 +1033,7 @@ class TestCase(unittest.TestCase):
                 self.assertIn(type(s[k]), (str, type(None)), (k, s))
                 self.assertNotEqual(s[k], "", (k, s))
             elif k in ("statement_id", "filtered_total_bytes") or \
-                    k in PROCESS_KEYS + CGROUP_KEYS:
+                    k in COUNT_KEYS + PROCESS_KEYS + CGROUP_KEYS:
                 self.assertIn(type(s[k]), (int, type(None)), (k, s))
             elif k == "grain":
                 self.assertIn(type(s[k]), (str, type(None)), (k, s))

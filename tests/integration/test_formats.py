@@ -108,6 +108,10 @@ class Text(mmp.TestCase):
             self.assertTrue(m, "not ' name -> integer': %r%s" % (line, mmp.describe(pt)))
             if m.group(1) == "(thread total)":
                 total = int(m.group(2))
+            elif m.group(1) == "(server's count)":
+                # MySQL's own count of the thread (test_total).
+                self.assertEqual(int(m.group(2)),
+                                 sample["connection_bytes"])
             else:
                 got[m.group(1)] = int(m.group(2))
         self.assertEqual(got, want, mmp.describe(pt))

@@ -6,7 +6,9 @@ from the capture's lines): what is planted among the segments (a FIFO, a
 folder, a link to /dev/zero) and a line over the bound are passed over,
 every sample around them replayed; an output that is a file of the record
 is refused. Figures no server reports (near 2^63) are refused, naming the
-key; at the bound, the picture of them stays inside its box."""
+key; at the bound, the picture of them stays inside its box. Samples that
+carry a thread's total only (its own count, --rows-every) are replayed as
+they were, and marked so in text and the picture."""
 
 import csv
 import io
@@ -44,19 +46,31 @@ def outside(svg):
     return bad
 
 
-class Read(mmp.TestCase):
+class Captured(mmp.TestCase):
+    """A capture of 5 samples of an idle thread as JSON, in a folder of the
+    class's own: args added to the run; process: on MariaDB, PROCESS
+    granted for the capture alone (the count of another account's
+    connection needs it)."""
+
+    args = []
+    process = False
 
     @classmethod
     def setUpClass(cls):
         cls.dir = tempfile.mkdtemp(prefix="mmp-read-")
+        cls.path = os.path.join(cls.dir, "cap.jsonl")
+        grant = cls.process and mmp.FAMILY == "mariadb"
         w = mmp.idle()
         try:
-            cls.path = os.path.join(cls.dir, "cap.jsonl")
+            if grant:
+                mmp.root_sql("GRANT PROCESS ON *.* TO 'mmp'@'localhost'")
             p = mmp.run(["--thread", str(w.thread_id), "--format", "json",
-                         "--count", "5", "--frequency", "100", "--top", "6",
-                         "-o", cls.path])
+                         "--count", "5", "--frequency", "100", "-o",
+                         cls.path] + cls.args)
             assert p.returncode == 0, mmp.describe(p)
         finally:
+            if grant:
+                mmp.root_sql("REVOKE PROCESS ON *.* FROM 'mmp'@'localhost'")
             w.kill()
         with open(cls.path, encoding="utf-8") as f:
             cls.raw = f.read()
@@ -65,6 +79,11 @@ class Read(mmp.TestCase):
     @classmethod
     def tearDownClass(cls):
         shutil.rmtree(cls.dir, ignore_errors=True)
+
+
+class Read(Captured):
+
+    args = ["--top", "6"]
 
     def replay(self, *args, path=None):
         return mmp.run(["--read", path or self.path] + list(args),
@@ -304,3 +323,43 @@ class Read(mmp.TestCase):
             svg = doc[doc.index("<svg"):doc.index("</svg>")]
             self.assertIn("<polygon", svg)
             self.assertEqual(outside(svg), [])
+
+
+class TotalOnly(Captured):
+    """An idle thread's samples after the first carry its total only (the
+    server's own count each tick, --rows-every): captured as JSON and
+    replayed, the JSON comes back whole, text marks each such sample,
+    shows the count under the total and counts both kinds in the
+    summary, and the HTML page draws them under a veil and counts them."""
+
+    process = True
+
+    def test_total_only_replayed(self):
+        kept = [s for s in self.samples if s["events_kept"]]
+        self.assertFalse(self.samples[0]["events_kept"])
+        self.assertTrue(kept, self.samples)
+        for before, s in zip(self.samples, self.samples[1:]):
+            self.assertIsNotNone(s["connection_bytes"], s)
+            if s["events_kept"]:
+                self.assertEqual([(e["event_name"], e["current_bytes"])
+                                  for e in s["events"]],
+                                 [(e["event_name"], e["current_bytes"])
+                                  for e in before["events"]], s)
+        p = mmp.run(["--read", self.path, "--format", "json"], conn=False)
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        self.assertEqual(p.stdout, self.raw)
+        p = mmp.run(["--read", self.path, "--format", "text"], conn=False)
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        self.assertEqual(p.stdout.count("(total only; rows of "), len(kept))
+        self.assertEqual(p.stdout.count(" (server's count) "),
+                         len(self.samples))
+        read = len(self.samples) - len(kept)
+        self.assertIn(" rows read: %d sample%s; the total only (the server's "
+                      "own count): %d\n" % (read, "" if read == 1 else "s",
+                                            len(kept)), p.stdout)
+        # The picture: a veil over the kept columns, the facts count them.
+        p = mmp.run(["--read", self.path, "--format", "html"], conn=False)
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        self.assertIn("; %d kept the events of an earlier reading (pale in "
+                      "the picture)" % len(kept), p.stdout)
+        self.assertIn('<g class="kept"', p.stdout)

@@ -58,7 +58,8 @@ class Trigger(mmp.TestCase):
         # Text: the marker says what crossed and how many came before it.
         m = re.search(r"(?m)^## trigger: total (\d+\.\d\d MiB) >= 4\.00 MiB, "
                       r"writing the (\d) samples? before it ##\n"
-                      r"## statement: .* ##\n## Memory usage at time \d+ ##$",
+                      r"## statement: .* ##\n## Memory usage at time \d+" +
+                      mmp.MARKS + r" ##$",
                       text)
         self.assertTrue(m, tdesc)
         self.assertEqual(int(m.group(2)), WINDOW - 1, tdesc)
@@ -115,7 +116,8 @@ class Trigger(mmp.TestCase):
         out, desc = r.stdout, mmp.describe(r)
         self.assertRegex(out, r"^## trigger: SIGUSR1, writing the 3 samples "
                               r"held ##\n## statement: SELECT SLEEP\(20\) ##\n"
-                              r"## Memory usage at time \d+ ##\n", desc)
+                              r"## Memory usage at time \d+" + mmp.MARKS +
+                              r" ##\n", desc)
         self.assertEqual(len(re.findall(r"(?m)^## Memory usage", out)), 3, desc)
         # The summary covers the whole run, the window its last 3.
         self.assertRegex(out, r"(?m)^## Summary of \d+ samples", desc)

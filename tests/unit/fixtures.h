@@ -24,6 +24,17 @@
 #include "ring.h"
 #include "sample.h"
 
+/* How many times needle stands in hay, overlapping ones too. */
+static inline size_t
+count_in(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)) != NULL; p++)
+		n++;
+	return n;
+}
+
 /* An event with only a name and current bytes; the rest derive from them. */
 static inline struct event_stat
 ev(const char *name, int64_t current)

@@ -241,6 +241,83 @@ test_svg_bands(void **state)
 	chart_free(c);
 }
 
+/* The SVG of c into *buf (the caller's to free), *len its length. */
+static void
+svg_of(const struct chart *c, char **buf, size_t *len)
+{
+	FILE *fp = open_memstream(buf, len);
+
+	assert_non_null(fp);
+	picture_svg(fp, c, "global", "global total");
+	assert_int_equal(fclose(fp), 0);
+}
+
+/*
+ * A sample that carries the total only (events_kept, with the server's
+ * own count) keeps its total, not a drop to zero; a column whose samples
+ * all kept an earlier reading's events is drawn under a veil, one polygon
+ * for each run of them, and the legend says so; a column that read its
+ * rows in any of its samples, once merged, is not.
+ */
+static void
+test_total_only(void **state)
+{
+	struct chart *c = chart_create();
+	struct event_stat e[2];
+	char *buf;
+	size_t len;
+
+	(void)state;
+	assert_non_null(c);
+	for (uint64_t i = 1; i <= 10; i++) {
+		struct sample s = at(i, 100, 200, e);
+
+		s.has_connection_bytes = true;
+		s.connection_bytes = 2000 + (int64_t)i;
+		s.events_kept = i != 1 && i != 6;
+		s.total_bytes += (int64_t)i;
+		chart_add(c, &s);
+	}
+	assert_int_equal(c->kept, 8);
+	assert_true(c->columns[0].rows_read);
+	assert_false(c->columns[1].rows_read);
+	assert_true(c->columns[5].rows_read);
+	assert_int_equal(c->columns[3].total, 1300 + 4);
+	svg_of(c, &buf, &len);
+	assert_int_equal(count_in(buf, "<g class=\"kept\""), 1);
+	assert_int_equal(count_in(buf, "<polygon"), 3 + 2);
+	assert_non_null(strstr(buf, "pale: events as last read"));
+	/* The veil under the total's line. */
+	assert_true(strstr(buf, "<g class=\"kept\"") <
+	    strstr(buf, "<g class=\"total\""));
+	free(buf);
+	chart_reset(c);
+	/*
+	 * One reading in 8 samples, the last, 4 samples a column once merged:
+	 * every other column, the second.
+	 */
+	for (uint64_t i = 1; i <= 4 * CHART_MAX_COLUMNS; i++) {
+		struct sample s = at(i, 100, 200, e);
+
+		s.events_kept = i % 8 != 0;
+		chart_add(c, &s);
+	}
+	assert_int_equal(c->per_column, 4);
+	for (size_t i = 0; i < c->n_columns; i++)
+		assert_int_equal(c->columns[i].rows_read, i % 2 == 1);
+	chart_reset(c);
+	for (uint64_t i = 1; i <= 3; i++) {
+		struct sample s = at(i, 100, 200, e);
+
+		chart_add(c, &s);
+	}
+	svg_of(c, &buf, &len);
+	assert_null(strstr(buf, "class=\"kept\""));
+	assert_null(strstr(buf, "pale:"));
+	free(buf);
+	chart_free(c);
+}
+
 /*
  * --global on the server's machine: the process's resident memory is a
  * line of its own, broken where samples lack it, its largest kept when
@@ -353,17 +430,6 @@ test_limit(void **state)
 	chart_free(c);
 }
 
-/* The SVG of c into *buf (the caller's to free), *len its length. */
-static void
-svg_of(const struct chart *c, char **buf, size_t *len)
-{
-	FILE *fp = open_memstream(buf, len);
-
-	assert_non_null(fp);
-	picture_svg(fp, c, "global", "global total");
-	assert_int_equal(fclose(fp), 0);
-}
-
 /* Whether every point and coordinate of the SVG is within its box. */
 static void
 assert_inside(const char *svg)
@@ -431,6 +497,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bounded_and_peak_kept),
+		cmocka_unit_test(test_total_only),
 		cmocka_unit_test(test_figures_no_server_reports),
 		cmocka_unit_test(test_both_kinds_of_peak),
 		cmocka_unit_test(test_gaps),

@@ -71,6 +71,10 @@ round_trip(const struct sample *s, const char *grain, bool filtered)
 	assert_int_equal(back.between_peak_total, s->between_peak_total);
 	assert_int_equal(back.negative_events, s->negative_events);
 	assert_int_equal(back.negative_bytes, s->negative_bytes);
+	/* The server's own count of the thread, and whose the events are. */
+	assert_int_equal(back.has_connection_bytes, s->has_connection_bytes);
+	assert_int_equal(back.connection_bytes, s->connection_bytes);
+	assert_int_equal(back.events_kept, s->events_kept);
 	/* The server's process, file pages as resident less anonymous. */
 	assert_memory_equal(&back.process, &s->process, sizeof(s->process));
 	again = json_of(&back, meta.has_grain ? meta.grain : NULL,
@@ -192,6 +196,50 @@ test_events_kept(void **state)
 	assert_int_equal(back.seq, 3);
 	free(a);
 	free(b);
+	jsonl_meta_free(&meta);
+}
+
+/*
+ * A thread's sample with the server's own count of it (total.h): one that
+ * read its rows, and one that carries the total only, its events the
+ * last reading's (--format json writes them); both read back as they
+ * were, and a line from before the key reads as no count.
+ */
+static void
+test_connection_bytes(void **state)
+{
+	struct event_stat e[2] = { ev("memory/sql/a", 5000),
+	    ev("memory/innodb/b", 300) };
+	struct sample s = sample_of(e, 2, 2);
+	struct event_stat back_ev[4];
+	struct sample back = { .events = back_ev };
+	struct jsonl_meta meta = { 0 };
+	char *line, *at, err[256];
+	static const char key[] = "\"connection_bytes\":null,";
+
+	(void)state;
+	s.has_connection_bytes = true;
+	s.connection_bytes = 131072;
+	round_trip(&s, NULL, false);
+	s.events_kept = true;
+	s.connection_bytes = 135168;
+	s.total_bytes += 4096;
+	round_trip(&s, NULL, false);
+	line = json_of(&s, NULL, false);
+	assert_non_null(strstr(line, "\"events_kept\":1,"
+	    "\"connection_bytes\":135168,"));
+	free(line);
+	s = sample_of(e, 2, 2);
+	line = json_of(&s, NULL, false);
+	assert_non_null(at = strstr(line, key));
+	memmove(at, at + sizeof(key) - 1, strlen(at + sizeof(key) - 1) + 1);
+	back.has_connection_bytes = true;
+	back.connection_bytes = 1;
+	assert_int_equal(jsonl_sample(line, strlen(line) - 1, &back, 4, &meta,
+	    err, sizeof(err)), 0);
+	assert_false(back.has_connection_bytes);
+	assert_int_equal(back.connection_bytes, 0);
+	free(line);
 	jsonl_meta_free(&meta);
 }
 
@@ -347,6 +395,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_events_kept),
+		cmocka_unit_test(test_connection_bytes),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_figures_no_server_reports),
 	};

@@ -748,6 +748,68 @@ test_unsampled_statements_marked(void **state)
 	live_model_free(&m);
 }
 
+/*
+ * A thread's samples that carry the total only (events_kept): their
+ * columns filled to the total, not to zero, but dimmed and marked '.';
+ * the header says how old the rows are; the table gives no change nor
+ * allocation for rows not read, and the change since the reading before
+ * once they are read again.
+ */
+static void
+test_total_only(void **state)
+{
+	struct live_model m;
+	struct live_view v = { .rows = 5 };
+	struct live_grid g;
+	struct fake f;
+	int bottom, y, x;
+
+	(void)state;
+	assert_int_equal(live_model_init(&m, 10, 0), 0);
+	live_model_begin(&m, "11.8.3-MariaDB", "thread 42", 100, 0);
+	for (uint64_t i = 1; i <= 5; i++) {
+		make(&f, i, 3 * MIB + (int64_t)i, 1, "memory/sql/a",
+		    (int64_t)(2 * MIB));
+		f.ev[0].delta.alloc_bytes = 4096;
+		f.s.events_kept = i > 1;
+		f.s.has_connection_bytes = true;
+		f.s.connection_bytes = 3 * MIB + (int64_t)i;
+		add(&m, &f);
+	}
+	assert_false(live_model_column(&m, 0)->kept);
+	assert_true(live_model_column(&m, 4)->kept);
+	assert_int_equal(live_model_column(&m, 4)->rows_us, 0);
+	assert_int_equal(live_grid_init(&g, 80, 24), 0);
+	live_draw(&m, &v, &g);
+	read_grid(&g);
+	assert_non_null(strstr(screen[2], "total 3.00 MiB (rows 0.4 s ago)"));
+	bottom = line_with(&g, "0 B\xe2\x94\x82");
+	assert_true(bottom > 0);
+	x = g.w - 1;
+	assert_int_equal(cell(&g, bottom, x), 0x2588);
+	assert_true(g.c[bottom * g.w + x].attr & LIVE_A_DIM);
+	assert_false(g.c[bottom * g.w + x - 4].attr & LIVE_A_DIM);
+	assert_int_equal(cell(&g, bottom + 1, x), '.');
+	assert_int_not_equal(cell(&g, bottom + 1, x - 4), '.');
+	y = line_with(&g, "change/s");
+	assert_non_null(strstr(screen[y + 1], "sql/a"));
+	assert_null(strstr(screen[y + 1], "/s"));
+	assert_null(strstr(screen[y + 1], "4.00 KiB"));
+	/* Read again, 1000 B more over the 0.5 s since the last reading. */
+	make(&f, 6, 3 * MIB + 1000, 1, "memory/sql/a",
+	    (int64_t)(2 * MIB) + 1000);
+	f.ev[0].delta.alloc_bytes = 4096;
+	add(&m, &f);
+	live_draw(&m, &v, &g);
+	read_grid(&g);
+	assert_null(strstr(screen[2], "rows"));
+	assert_non_null(strstr(screen[y + 1], "1.95 KiB/s"));
+	assert_non_null(strstr(screen[y + 1], "4.00 KiB"));
+	assert_false(g.c[bottom * g.w + x].attr & LIVE_A_DIM);
+	live_grid_free(&g);
+	live_model_free(&m);
+}
+
 int
 main(void)
 {
@@ -756,6 +818,7 @@ main(void)
 		cmocka_unit_test(test_model_window_and_names),
 		cmocka_unit_test(test_model_marks_and_statement),
 		cmocka_unit_test(test_draw_view),
+		cmocka_unit_test(test_total_only),
 		cmocka_unit_test(test_draw_resident),
 		cmocka_unit_test(test_draw_cgroup),
 		cmocka_unit_test(test_draw_layers),

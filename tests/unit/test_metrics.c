@@ -13,6 +13,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "fixtures.h"
 #include "metrics.h"
 
 static struct event_stat events[3];
@@ -149,6 +150,37 @@ test_connection_memory_limit(void **state)
 	p = render(&v, METRICS_PROMETHEUS);
 	has(p, "mysqlmemprof_connection_memory_limit_bytes 1048576\n");
 	has_not(p, "\nmysqlmemprof_connection_memory_limit_ratio ");
+	free(p);
+}
+
+/*
+ * A thread's sample that carries the total only: its total, the server's
+ * own count, the events as last read (their values, not none) and how old
+ * they are; none of the two families without.
+ */
+static void
+test_total_only(void **state)
+{
+	struct metrics_view v = view();
+	char *p;
+
+	(void)state;
+	p = render(&v, METRICS_PROMETHEUS);
+	has(p, "# TYPE mysqlmemprof_connection_bytes gauge\n# HELP");
+	has(p, "# TYPE mysqlmemprof_memory_events_age_seconds gauge\n# HELP");
+	free(p);
+	v.target = "thread:42";
+	sample.events_kept = true;
+	sample.has_connection_bytes = true;
+	sample.connection_bytes = 131072;
+	v.has_events_age = true;
+	v.events_age_ms = 3750;
+	p = render(&v, METRICS_PROMETHEUS);
+	has(p, "mysqlmemprof_memory_total_bytes 123456\n");
+	has(p, "mysqlmemprof_connection_bytes 131072\n");
+	has(p, "mysqlmemprof_memory_events_age_seconds 3.750\n");
+	has(p, "mysqlmemprof_memory_used_bytes{event=\"memory/sql/"
+	    "THD::main_mem_root\"} 25830\n");
 	free(p);
 }
 
@@ -330,16 +362,6 @@ test_no_sample(void **state)
 	free(p);
 }
 
-static size_t
-count(const char *p, const char *what)
-{
-	size_t n = 0;
-
-	for (const char *q = p; (q = strstr(q, what)) != NULL; q++)
-		n++;
-	return n;
-}
-
 /* Events take their series first, largest first; threads the rest. */
 static void
 test_max_series(void **state)
@@ -350,17 +372,17 @@ test_max_series(void **state)
 	(void)state;
 	v.max_series = 2 * METRICS_SERIES_PER_EVENT + 1;
 	p = render(&v, METRICS_PROMETHEUS);
-	assert_int_equal(count(p, "{event="), 2 * METRICS_SERIES_PER_EVENT);
+	assert_int_equal(count_in(p, "{event="), 2 * METRICS_SERIES_PER_EVENT);
 	has_not(p, "row0sel");
-	assert_int_equal(count(p, "mysqlmemprof_thread_memory_bytes{"), 1);
+	assert_int_equal(count_in(p, "mysqlmemprof_thread_memory_bytes{"), 1);
 	has(p, "thread_id=\"42\"");
 	has(p, "mysqlmemprof_series_dropped 8\n");
 	free(p);
 
 	v.max_series = 3;
 	p = render(&v, METRICS_PROMETHEUS);
-	assert_int_equal(count(p, "{event="), 0);
-	assert_int_equal(count(p, "mysqlmemprof_thread_memory_bytes{"), 2);
+	assert_int_equal(count_in(p, "{event="), 0);
+	assert_int_equal(count_in(p, "mysqlmemprof_thread_memory_bytes{"), 2);
 	has(p, "mysqlmemprof_series_dropped 21\n");
 	free(p);
 }
@@ -402,6 +424,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_prometheus_page),
 		cmocka_unit_test(test_connection_memory_limit),
+		cmocka_unit_test(test_total_only),
 		cmocka_unit_test(test_label_escaping),
 		cmocka_unit_test(test_openmetrics_page),
 		cmocka_unit_test(test_process),

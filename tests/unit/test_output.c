@@ -1021,7 +1021,8 @@ test_csv_roundtrip(void **state)
 	    "free_delta_count,unseen_peak_bytes,spike_lower_bytes,"
 	    "statement_id,digest,"
 	    "statement,grain,filtered_total_bytes,setup_off,waiting,"
-	    "events_kept,process_resident_bytes,process_anon_bytes,untracked_bytes,"
+	    "events_kept,connection_bytes,process_resident_bytes,"
+	    "process_anon_bytes,untracked_bytes,"
 	    "status_memory_bytes,cgroup_usage_bytes,cgroup_limit_bytes,"
 	    "cgroup_oom_kills,cgroup_high_bytes,cgroup_high_events,"
 	    "cgroup_pressure_some_bp,cgroup_pressure_full_bp");
@@ -1093,7 +1094,10 @@ test_csv_roundtrip(void **state)
 			field_is(&f[26], NULL);
 			/* Its events read with it. */
 			field_u64(&f[29], 0);
-			/* Not --global: no process beside it. */
+			/*
+			 * No own count of the thread read, and not
+			 * --global: no process beside it.
+			 */
 			for (size_t k = 30; k < SAMPLE_COLUMNS; k++)
 				field_is(&f[k], NULL);
 		}
@@ -1199,16 +1203,6 @@ json_name(const char *name)
 	return name;
 }
 
-static size_t
-count(const char *hay, const char *needle)
-{
-	size_t n = 0;
-
-	for (const char *p = hay; (p = strstr(p, needle)) != NULL; p++)
-		n++;
-	return n;
-}
-
 /* The keys the spikes added, in their places, null where nothing is known. */
 static void
 json_deltas(const char *buf)
@@ -1223,7 +1217,7 @@ json_deltas(const char *buf)
 	    "\"alloc_delta_count\":null,\"free_delta_count\":null,"
 	    "\"unseen_peak_bytes\":null,\"spike_lower_bytes\":null}"));
 	assert_true(strstr(buf, "\"alloc_delta_bytes\":null") < second);
-	assert_int_equal(count(buf, "\"alloc_delta_bytes\":null"), 4);
+	assert_int_equal(count_in(buf, "\"alloc_delta_bytes\":null"), 4);
 	/* The user variable set and freed between samples 1 and 2. */
 	assert_non_null(strstr(buf, "\"event_name\":"
 	    "\"memory/sql/user_var_entry::value\",\"current_bytes\":0,"
@@ -1237,7 +1231,7 @@ json_deltas(const char *buf)
 	    "\"statement_id\":null,\"digest\":null,\"statement\":null,"
 	    "\"grain\":null,\"filtered_total_bytes\":null,"
 	    "\"setup_off\":null,\"waiting\":0,\"events_kept\":0,"
-	    "\"process_resident_bytes\":null,\"process_anon_bytes\":null,"
+	    "\"connection_bytes\":null,\"process_resident_bytes\":null,\"process_anon_bytes\":null,"
 	    "\"untracked_bytes\":null,\"status_memory_bytes\":null,\"cgroup_usage_bytes\":null,"
 	    "\"cgroup_limit_bytes\":null,\"cgroup_oom_kills\":null,"
 	    "\"cgroup_high_bytes\":null,\"cgroup_high_events\":null,"
@@ -1251,9 +1245,9 @@ json_deltas(const char *buf)
 	    "\"alloc_delta_count\":18446744073709551615,"
 	    "\"free_delta_count\":18446744073709551615,"
 	    "\"unseen_peak_bytes\":null,\"spike_lower_bytes\":null}"));
-	assert_int_equal(count(buf, "\"unseen_peak_bytes\":null"),
+	assert_int_equal(count_in(buf, "\"unseen_peak_bytes\":null"),
 	    4 + 8 + 7 - 3);
-	assert_int_equal(count(buf, "\"unseen_peak_bytes\":"), 4 + 8 + 7);
+	assert_int_equal(count_in(buf, "\"unseen_peak_bytes\":"), 4 + 8 + 7);
 }
 
 static void
@@ -1295,7 +1289,7 @@ test_json_valid(void **state)
 	    "\"statement\":\"SELECT a, COUNT(*) FROM t GROUP BY a\","
 	    "\"grain\":null,\"filtered_total_bytes\":null,"
 	    "\"setup_off\":null,\"waiting\":0,\"events_kept\":0,"
-	    "\"process_resident_bytes\":null,\"process_anon_bytes\":null,"
+	    "\"connection_bytes\":null,\"process_resident_bytes\":null,\"process_anon_bytes\":null,"
 	    "\"untracked_bytes\":null,\"status_memory_bytes\":null,\"cgroup_usage_bytes\":null,"
 	    "\"cgroup_limit_bytes\":null,\"cgroup_oom_kills\":null,"
 	    "\"cgroup_high_bytes\":null,\"cgroup_high_events\":null,"
@@ -1579,7 +1573,7 @@ check_statement_lines(const char *buf, size_t len)
 	assert_non_null(summary);
 	assert_int_equal(strncmp(buf, "## statement: SELECT a, COUNT(*) FROM t "
 	    "GROUP BY a ##\n## Memory usage at time 0 ##\n", 80), 0);
-	assert_int_equal(count(buf, "## statement: "), 3);
+	assert_int_equal(count_in(buf, "## statement: "), 3);
 	assert_true(strstr(buf, "## statement: (none)") < summary);
 	/* The hostile one: 100 columns then "...", on the line. */
 	assert_non_null(line = strstr(buf, "## statement: SELECT 'a,\"b\"', "
@@ -1631,9 +1625,9 @@ test_text_layout(void **state)
 		    "15000008 between samples\n\n" :
 		    " ->  1.24 MiB\n ! sql/user_var_entry::value peaked at "
 		    "14.31 MiB between samples\n\n"));
-		assert_int_equal(count(buf, " between samples\n"), 3);
+		assert_int_equal(count_in(buf, " between samples\n"), 3);
 		/* Proven by the deltas alone: at least its lower bound. */
-		assert_int_equal(count(buf, " or more between samples "
+		assert_int_equal(count_in(buf, " or more between samples "
 		    "(allocated and freed between them)\n"), 1);
 		/* Values right-aligned: 0 B ends where 30.00 KiB ends. */
 		assert_non_null(strstr(buf, exact[i] ?
@@ -1681,6 +1675,34 @@ test_text_no_samples(void **state)
 	assert_int_equal(fclose(o.fp), 0);
 	assert_string_equal(buf, "## Summary: no samples were taken ##\n"
 	    " skipped ticks: 5\n");
+	free(buf);
+}
+
+/*
+ * The summary says how many samples read their rows and how many carried
+ * the total only, or kept an earlier reading's total too; nothing of it
+ * when every sample read its rows.
+ */
+static void
+test_text_summary_kept(void **state)
+{
+	struct output o = { .fmt = output_table_find("text") };
+	struct summary sum = { .has_run = true, .run = { .samples = 80,
+	    .kept = 70, .total_only = 68 } };
+	char *buf = NULL;
+	size_t len;
+
+	(void)state;
+	assert_non_null(o.fp = open_memstream(&buf, &len));
+	assert_int_equal(output_end(&o, &sum), 0);
+	sum.run.kept = sum.run.total_only = 0;
+	assert_int_equal(output_end(&o, &sum), 0);
+	output_release(&o);
+	assert_int_equal(fclose(o.fp), 0);
+	assert_non_null(strstr(buf, " skipped ticks: 0\n rows read: 10 "
+	    "samples; the total only (the server's own count): 68; an earlier "
+	    "reading's rows and total: 2\n"));
+	assert_int_equal(count_in(buf, "rows read"), 1);
 	free(buf);
 }
 
@@ -1791,6 +1813,56 @@ test_text_throttled(void **state)
 	p.process.cgroup_pressure_some = p.process.cgroup_pressure_full = -1;
 	buf = text_of(&p);
 	assert_null(strstr(buf, " ~ "));
+	free(buf);
+}
+
+/*
+ * A thread's samples with the server's own count in text: the count a row
+ * under the total; a sample that carries the total only says so in its
+ * heading, with how long ago its rows were read when this output wrote
+ * that reading, and not after a trigger's line; one kept without the
+ * count (--record's slower beat) says its total is the earlier one too.
+ */
+static void
+test_text_total_only(void **state)
+{
+	struct output o = { .fmt = output_table_find("text"),
+	    .settings = { .exact_bytes = true } };
+	struct output_dump d = { .by_signal = true, .held = 1 };
+	struct event_stat e[1] = { ev("memory/sql/a", 1000) };
+	struct sample p = { .seq = 1, .wall_ms = WALL, .thread_id = 42,
+	    .total_bytes = 1000, .n_events = 1, .events = e,
+	    .has_connection_bytes = true, .connection_bytes = 1100 };
+	char *buf = NULL;
+	size_t len;
+
+	(void)state;
+	assert_non_null(o.fp = open_memstream(&buf, &len));
+	p.elapsed_us = 1000000;
+	assert_int_equal(output_sample(&o, &p), 0);
+	p.seq = 2;
+	p.elapsed_us = 3250000;
+	p.events_kept = true;
+	p.total_bytes = 1200;
+	p.connection_bytes = 1300;
+	assert_int_equal(output_sample(&o, &p), 0);
+	assert_int_equal(output_dump(&o, &d), 0);
+	assert_int_equal(output_sample(&o, &p), 0);
+	p.has_connection_bytes = false;
+	assert_int_equal(output_sample(&o, &p), 0);
+	assert_int_equal(fflush(o.fp), 0);
+	assert_non_null(strstr(buf, "## Memory usage at time 1000 ##\n"));
+	assert_non_null(strstr(buf, " (server's count)            -> 1100\n"));
+	assert_non_null(strstr(buf, "## Memory usage at time 3250 (total "
+	    "only; rows of 2.3 s ago) ##\n sql/a"));
+	assert_non_null(strstr(buf, " (server's count)            -> 1300\n"));
+	assert_non_null(strstr(buf, "## Memory usage at time 3250 (total "
+	    "only; rows of an earlier sample) ##\n"));
+	assert_non_null(strstr(buf, "## Memory usage at time 3250 (rows and "
+	    "total of an earlier sample) ##\n"));
+	assert_int_equal(count_in(buf, "(server's count)"), 3);
+	output_release(&o);
+	assert_int_equal(fclose(o.fp), 0);
 	free(buf);
 }
 
@@ -1909,6 +1981,8 @@ main(void)
 		cmocka_unit_test(test_text_no_samples),
 		cmocka_unit_test(test_text_names_statement_again),
 		cmocka_unit_test(test_text_throttled),
+		cmocka_unit_test(test_text_total_only),
+		cmocka_unit_test(test_text_summary_kept),
 		cmocka_unit_test(test_text_terminal_controls),
 		cmocka_unit_test(test_text_folds_white_space),
 	};

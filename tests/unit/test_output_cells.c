@@ -56,17 +56,6 @@ render(const char *format, const char *grain, const struct statement *st,
 	return buf;
 }
 
-/* How many times needle stands in s. */
-static size_t
-count(const char *s, const char *needle)
-{
-	size_t n = 0;
-
-	while ((s = strstr(s, needle)) != NULL)
-		n++, s++;
-	return n;
-}
-
 /*
  * Switched off while sampling: named in CSV and JSON, and in text where it
  * changes, both ways.
@@ -99,16 +88,17 @@ test_setup_off_marked(void **state)
 	assert_non_null(strstr(buf, "## instrumentation as at the start again "
 	    "##\n"));
 	/* Once each, only where it changes: after sample 1, after sample 2. */
-	assert_int_equal(count(buf, "## switched off"), 1);
-	assert_int_equal(count(buf, "## instrumentation as"), 1);
+	assert_int_equal(count_in(buf, "## switched off"), 1);
+	assert_int_equal(count_in(buf, "## instrumentation as"), 1);
 	assert_true(strstr(buf, "## switched off") > strstr(buf, "at time 0"));
 	free(buf);
 
 	const char *formats[] = { "csv", "json" };
 	const char *want[] = {
-	    ",\"memory_instruments,thread_instrumented\",0,0,,,,,,,,,,,\r\n",
+	    ",\"memory_instruments,thread_instrumented\",0,0,,,,,,,,,,,,\r\n",
 	    ",\"setup_off\":\"memory_instruments,thread_instrumented\","
-	    "\"waiting\":0,\"events_kept\":0,\"process_resident_bytes\":null," };
+	    "\"waiting\":0,\"events_kept\":0,\"connection_bytes\":null,"
+	    "\"process_resident_bytes\":null," };
 	for (size_t k = 0; k < 2; k++) {
 		o = (struct output){ .fmt = output_table_find(formats[k]) };
 		buf = NULL;

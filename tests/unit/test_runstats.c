@@ -44,6 +44,39 @@ feed(struct runstats *r, uint64_t seq, uint64_t stmt_id, int64_t total,
 }
 
 /*
+ * The samples that kept an earlier reading's rows are counted, and of
+ * them those with the server's own count of the thread: the total only.
+ */
+static void
+test_kept_counted(void **state)
+{
+	struct runstats *r = runstats_create();
+	const struct run_totals *t;
+	struct event_stat e = ev("memory/x", 100);
+	struct sample s = { .n_events = 1, .events = &e, .thread_id = 42,
+	    .total_bytes = 100, .has_connection_bytes = true,
+	    .connection_bytes = 120 };
+
+	(void)state;
+	assert_non_null(r);
+	for (uint64_t i = 0; i < 6; i++) {
+		s.seq = i + 1;
+		s.elapsed_us = i * 250000;
+		/* Read, kept twice with the count, then once without. */
+		s.events_kept = i % 3 != 0;
+		s.has_connection_bytes = i != 5;
+		runstats_add(r, &s);
+	}
+	t = runstats_totals(r);
+	assert_int_equal(t->samples, 6);
+	assert_int_equal(t->kept, 4);
+	assert_int_equal(t->total_only, 3);
+	/* The events kept are the last reading's: not a drop to zero. */
+	assert_int_equal(t->min_total, 100);
+	runstats_free(r);
+}
+
+/*
  * The server time of the samples' queries: their sum over the time from
  * the first sample to the last, the first's own query not counted (it ran
  * before that time began); the history's readings, taken by a look, not
@@ -506,6 +539,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_whole_run_totals),
 		cmocka_unit_test(test_query_duty),
+		cmocka_unit_test(test_kept_counted),
 		cmocka_unit_test(test_growth_not_inherited_memory),
 		cmocka_unit_test(test_start_is_the_lower_neighbour),
 		cmocka_unit_test(test_peaks_between_samples),

@@ -119,6 +119,13 @@ test_idle_thread_read_once_a_period(void **state)
 	assert_int_equal(inner_reads, 2);
 	assert_false(rd.events_kept);
 	assert_int_equal(rd.events[0].current_bytes, 200);
+	/* The statements consumer went off: the kept statement is stale. */
+	assert_int_equal(tick(src, &rd), SOURCE_OK);
+	assert_true(rd.events_kept);
+	total_reread(&t);
+	assert_int_equal(tick(src, &rd), SOURCE_OK);
+	assert_false(rd.events_kept);
+	assert_int_equal(inner_reads, 3);
 	total_free(&t);
 	sess.ops->close(sess.conn);
 }
