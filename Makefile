@@ -177,8 +177,8 @@ demo: deps
 # bench/RESULTS.md once all have run: nothing of an earlier run survives;
 # bench/docfigures.py then says which figures README.md and the man page
 # quote from it are not the ones it now holds.
-# About 73 minutes on two cores (run.py 8, overhead.py 11 on each server,
-# servers.sh 4, scale_cost.py 16, record_cost.py 16, incident_delay.py 10;
+# About 71 minutes on two cores (run.py 8, overhead.py 11 on each server,
+# servers.sh 4, scale_cost.py 14, record_cost.py 16, incident_delay.py 10;
 # each section says how long it took). MMP_BENCH_QUICK=1: a smoke run of
 # about 13 minutes, left in build/bench.
 BENCH_OUT = build/bench

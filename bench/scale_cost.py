@@ -55,9 +55,9 @@ total for at least 95% of the ticks, and a's server CPU per tick is at most
 twice d's.
 
 Rewrites the section `scale` of bench/RESULTS.md whole and the raw runs in
-RESULTS-scale.json. About 13 minutes on two cores. Standard library only
+RESULTS-scale.json. About 14 minutes on two cores (824 s on e639a00). Standard library only
 (the Python sampler: Debian's python3-pymysql). MMP_BENCH_QUICK=1: 4-s runs
-for a smoke test of about 4 minutes; MMP_SERVERS=mysql (or mariadb) runs
+for a smoke test of about 3 minutes; MMP_SERVERS=mysql (or mariadb) runs
 one server only; MMP_BENCH_SANDBOX_DIR=DIR puts MariaDB's server in DIR and
 MySQL's in DIR-mysql.
 """
@@ -678,7 +678,7 @@ def report(all_res, date, tree, seconds):
             "", cost_table(res, "server_us"), "",
             "The same, the whole server less its idle rate (µs; noisier: "
             "the server's own work in the background moves it by tens of "
-            "µs a tick):", "", cost_table(res, "whole_us"), "",
+            "µs a tick on MariaDB, by hundreds on MySQL):", "", cost_table(res, "whole_us"), "",
             "What a's and b's samples carried (ticks due in --duration; "
             "a sample written carries the thread's total; *read the rows*: "
             "events_kept 0; query µs: the medians of CSV query_us):", ""]
