@@ -165,7 +165,10 @@ demo: deps
 # bench/overhead.py on MariaDB 10.11 and on MySQL 9.7 (what sampling costs
 # the server under sysbench and with up to 1,000 connections, the 1.05x and
 # 1.2x targets), then bench/servers.sh (a sample, a look and --list on each
-# server), then bench/record_cost.py (what --record costs each server's CPU
+# server), then bench/scale_cost.py (what sampling one thread at 250 ms
+# costs each server at 0, 100 and 1,000 connections with the own count each
+# tick, beside the bare queries and the Python sampler: issue 33's
+# figures), then bench/record_cost.py (what --record costs each server's CPU
 # at 0 to 1,000 connections, the 1% target, and its disk use), each on a
 # throwaway server of its own, then bench/incident_delay.py (how long
 # writing an incident holds up the recorder's sampling at 1,000 and
@@ -174,10 +177,10 @@ demo: deps
 # bench/RESULTS.md once all have run: nothing of an earlier run survives;
 # bench/docfigures.py then says which figures README.md and the man page
 # quote from it are not the ones it now holds.
-# About 57 minutes on two cores (run.py 8, overhead.py 11 on each server,
-# servers.sh 4, record_cost.py 16, incident_delay.py 10; each section says
-# how long it took). MMP_BENCH_QUICK=1: a smoke run of about 10 minutes,
-# left in build/bench.
+# About 71 minutes on two cores (run.py 8, overhead.py 11 on each server,
+# servers.sh 4, scale_cost.py 14, record_cost.py 16, incident_delay.py 10;
+# each section says how long it took). MMP_BENCH_QUICK=1: a smoke run of
+# about 13 minutes, left in build/bench.
 BENCH_OUT = build/bench
 BENCH_ENV = BUILD=$(BUILD) CC='$(CC)' CFLAGS='$(CFLAGS)' \
 	    MYSQL_CFLAGS='$(MYSQL_CFLAGS)' MYSQL_LIBS='$(MYSQL_LIBS)' \
@@ -189,6 +192,7 @@ bench: deps-test
 	$(BENCH_ENV) python3 bench/overhead.py
 	MMP_SERVER=mysql $(BENCH_ENV) python3 bench/overhead.py
 	$(BENCH_ENV) bench/servers.sh
+	$(BENCH_ENV) python3 bench/scale_cost.py
 	$(BENCH_ENV) python3 bench/record_cost.py
 	$(MAKE) $(BUILD)/incident_delay
 	$(BENCH_ENV) python3 bench/incident_delay.py

@@ -4,16 +4,21 @@ idle connections, the samplers' command lines and the report's helpers.
 Standard library only. Nothing here measures on its own; each script
 decides what to run and writes its part of RESULTS.md.
 """
+import contextlib
 import datetime
 import json
 import math
 import os
 import platform
 import re
+import resource
 import shlex
+import shutil
+import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -145,6 +150,59 @@ def build_helpers(bindir):
     return out
 
 
+def raise_nofile(connections):
+    """Room for a hold process's sockets: the soft limit of open files
+    raised to the connections and some; exits when the hard one is
+    lower."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = connections + 256
+    if soft != resource.RLIM_INFINITY and soft < want:
+        if hard != resource.RLIM_INFINITY and hard < want:
+            sys.exit("bench: %d connections need ulimit -n %d; the hard "
+                     "limit is %d" % (connections, want, hard))
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+
+
+def workdir_with_helpers(prefix):
+    """A new folder for a run's files, with the helpers built in its bin/
+    and a copy of the built mysqlmemprof beside them: (folder, helpers)."""
+    workdir = tempfile.mkdtemp(prefix=prefix)
+    bindir = os.path.join(workdir, "bin")
+    os.mkdir(bindir)
+    try:
+        helpers = build_helpers(bindir)
+        helpers["mysqlmemprof"] = os.path.join(bindir, "mysqlmemprof")
+        shutil.copy2(BUILT, helpers["mysqlmemprof"])
+    except BaseException:
+        shutil.rmtree(workdir, ignore_errors=True)
+        raise
+    return workdir, helpers
+
+
+def each_server(prefix, connections, kinds, run_server):
+    """A script that runs on each server kind in turn (record_cost.py,
+    scale_cost.py): the built binary, room for the connections, the
+    helpers in a new folder, then run_server(kind, helpers, workdir) for
+    each kind. Returns (the results, the date, the tree, the seconds)."""
+    if not os.access(BUILT, os.X_OK):
+        sys.exit("bench: %s is missing; run make first" % BUILT)
+    raise_nofile(connections)
+    # SIGTERM ends the run through the finally blocks: the samplers, the
+    # idle connections and the servers are stopped on the way out.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    date, tree_name = now_utc(), tree()
+    started = time.monotonic()
+    workdir, helpers = workdir_with_helpers(prefix)
+    results = []
+    try:
+        for kind in kinds:
+            results.append(run_server(kind, helpers, workdir))
+    finally:
+        if os.environ.get("MMP_BENCH_KEEP_FILES") != "1":
+            shutil.rmtree(workdir, ignore_errors=True)
+    return results, date, tree_name, time.monotonic() - started
+
+
 # ----------------------------------------------------------------- server
 
 class Server:
@@ -190,6 +248,19 @@ class Server:
         c0, t0 = self.cpu_s(), time.monotonic()
         time.sleep(seconds)
         return (self.cpu_s() - c0) / (time.monotonic() - t0)
+
+    @contextlib.contextmanager
+    def general_log(self, path):
+        """The general log on, into path, for the with block. path is in
+        the sandbox's folder: MySQL's server writes inside its root, where
+        the folder is (tests/sandbox.sh links it)."""
+        self.sql("SET GLOBAL log_output = 'FILE'; "
+                 "SET GLOBAL general_log_file = '%s'; "
+                 "SET GLOBAL general_log = ON" % path)
+        try:
+            yield path
+        finally:
+            self.sql("SET GLOBAL general_log = OFF")
 
     def thread_count(self):
         return int(self.sql("SELECT COUNT(*) FROM "
@@ -306,18 +377,13 @@ class Bench:
         path = os.path.join(SANDBOX_DIR, "general.log")
         if os.path.exists(path):
             os.remove(path)
-        self.server.sql("SET GLOBAL log_output = 'FILE'; "
-                        "SET GLOBAL general_log_file = '%s'; "
-                        "SET GLOBAL general_log = ON" % path)
-        try:
+        with self.server.general_log(path):
             # The rows each tick: by default a thread whose own count
             # stays still has its rows read once.
             subprocess.run(self.argv("mysqlmemprof", CAPTURE_MS, 5,
                                      rows_every=0),
                            stdout=subprocess.DEVNULL, env=child_env(),
                            check=True)
-        finally:
-            self.server.sql("SET GLOBAL general_log = OFF")
         # An execution is logged with its parameters in place: it is of
         # the prepared statement whose text before the first '?' begins it
         # (not of the last one prepared: the history of a thread's
@@ -535,6 +601,7 @@ RECORD_SECTION = "record"               # bench/record_cost.py
 INCIDENT_SECTION = "incident"           # bench/incident_delay.py
 SECTIONS = [RUN_SECTION, "overhead", "overhead-mysql", "poll-mariadb",
             "poll-mysql",               # poll-*: bench/servers.sh
+            "scale",                    # bench/scale_cost.py
             RECORD_SECTION, INCIDENT_SECTION]
 PREAMBLE = """# mysqlmemprof benchmark results
 

@@ -39,17 +39,14 @@ it to a smoke test; MMP_SERVERS=mysql (or mariadb) runs one server only.
 import json
 import os
 import re
-import resource
 import shutil
 import signal
 import subprocess
-import sys
-import tempfile
 import time
 
 import benchlib
-from benchlib import (BUILT, QUICK, RESULTS, TARGET_PASSWORD, TARGET_USER,
-                      Holder, Server, build_helpers, child_env, fmt, log,
+from benchlib import (QUICK, RESULTS, TARGET_PASSWORD, TARGET_USER,
+                      Holder, Server, child_env, fmt, log,
                       median, met, stamp, table, write_raw, write_section)
 
 SECTION = benchlib.RECORD_SECTION
@@ -260,13 +257,8 @@ QUERY_RE = re.compile(r"\t\s*(\d+) (Query|Execute)\t(.*)$")
 def capture_statements(server, exe, account, workdir):
     """The recorder's statements over one window (WARM_S to WARM_S +
     WINDOW_S after its start), from the general log: {text: count}."""
-    # In the sandbox's folder: MySQL's server writes inside its root,
-    # where the folder is (tests/sandbox.sh links it).
     path = os.path.join(benchlib.SANDBOX_DIR, "general-%s.log" % account[0])
-    server.sql("SET GLOBAL log_output = 'FILE'; "
-               "SET GLOBAL general_log_file = '%s'; "
-               "SET GLOBAL general_log = ON" % path)
-    try:
+    with server.general_log(path):
         rec = Recorder(exe, server, account, workdir, "log-" + account[0])
         try:
             rec.sleep_until(WARM_S)
@@ -275,8 +267,6 @@ def capture_statements(server, exe, account, workdir):
             off1 = os.path.getsize(path)
         finally:
             rec.stop()
-    finally:
-        server.sql("SET GLOBAL general_log = OFF")
     with open(path, "rb") as f:
         f.seek(off0)
         text = f.read(off1 - off0).decode("utf-8", "replace")
@@ -566,32 +556,9 @@ def report(all_res, date, tree, seconds):
 
 
 def main():
-    if not os.access(BUILT, os.X_OK):
-        sys.exit("bench: %s is missing; run make first" % BUILT)
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    want = MAX_CONNECTIONS + 256
-    if soft != resource.RLIM_INFINITY and soft < want:
-        if hard != resource.RLIM_INFINITY and hard < want:
-            sys.exit("bench: %d connections need ulimit -n %d; the hard "
-                     "limit is %d" % (TOP, want, hard))
-        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-    date, tree = benchlib.now_utc(), benchlib.tree()
-    workdir = tempfile.mkdtemp(prefix="mmp-record-")
-    bindir = os.path.join(workdir, "bin")
-    os.mkdir(bindir)
-    started = time.monotonic()
-    all_res = []
-    try:
-        helpers = build_helpers(bindir)
-        helpers["mysqlmemprof"] = os.path.join(bindir, "mysqlmemprof")
-        shutil.copy2(BUILT, helpers["mysqlmemprof"])
-        for kind in SERVERS:
-            all_res.append(run_server(kind, helpers, workdir))
-    finally:
-        if os.environ.get("MMP_BENCH_KEEP_FILES") != "1":
-            shutil.rmtree(workdir, ignore_errors=True)
-    text, verdicts = report(all_res, date, tree, time.monotonic() - started)
+    all_res, date, tree, seconds = benchlib.each_server(
+        "mmp-record-", MAX_CONNECTIONS, SERVERS, run_server)
+    text, verdicts = report(all_res, date, tree, seconds)
     print(text)
     write_section(RESULTS, SECTION, text)
     write_raw(os.path.join(os.path.dirname(RESULTS), "RESULTS-record.json"),
