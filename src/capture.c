@@ -160,20 +160,30 @@ answer_dump(void *ctx)
  * server a noticeable share of a core at this --frequency.
  */
 static void
-note_duty(struct capture_state *c)
+note_duty(struct capture_state *c, const struct sample *s)
 {
 	const struct sampler_stats *st = c->stats;
-	double pct;
+	bool counts = c->total != NULL && !c->total->off;
+	double mean_ms, pct;
 
-	if (c->duty_noted || st->taken < DUTY_NOTE_AFTER)
+	/* A thread's own count: the ticks that read only it are the rule. */
+	if (counts && s->events_kept) {
+		c->count_query_us += s->query_us;
+		c->counts++;
+	}
+	if (c->duty_noted || (counts ? c->counts : st->taken) <
+	    DUTY_NOTE_AFTER)
 		return;
-	if ((pct = capture_duty_pct(st, c->opts->frequency_ms)) < DUTY_NOTE_PCT)
+	mean_ms = counts ? (double)c->count_query_us / (double)c->counts /
+	    1e3 : (double)st->query_ns / (double)(st->taken + st->lost) / 1e6;
+	if ((pct = mean_ms / (double)c->opts->frequency_ms * 100) <
+	    DUTY_NOTE_PCT)
 		return;
 	c->duty_noted = true;
-	diag_note(c->env->diag, "each sample costs the server about %.1f ms"
+	diag_note(c->env->diag, "each %s costs the server about %.1f ms"
 	    "%s; at --frequency %" PRIu64
 	    " that is %.0f%% of a core%s; see --frequency or --max-load",
-	    (double)st->query_ns / (double)(st->taken + st->lost) / 1e6,
+	    counts ? "tick's count of the thread" : "sample", mean_ms,
 	    c->env->session->sample_scans_threads ?
 	    " (it grows with the threads connected)" : "",
 	    c->opts->frequency_ms, pct, c->opts->max_load_pct != 0 &&
@@ -186,7 +196,7 @@ sink_sample(void *ctx, const struct sample *s)
 	struct capture_state *c = ctx;
 	const struct capture_observer *w = c->env->observer;
 
-	note_duty(c);
+	note_duty(c, s);
 	/* Before --trigger-bytes can hold it back: the run is every sample. */
 	runstats_add(c->run, s);
 	if (w != NULL && w->sample != NULL && w->sample(w->ctx, s, c->stats) !=

@@ -19,6 +19,7 @@ struct capture_state {
 	const struct capture_env *env;
 	struct pfs_reader *reader;
 	struct total *total;            /* a thread's own count; NULL: none */
+	uint64_t count_query_us, counts; /* the ticks of the count alone */
 	const struct options *opts;
 	const struct stmt_match *found; /* --wait-for's statement, or NULL */
 	uint64_t number;                /* its capture number */
