@@ -49,7 +49,7 @@ def tables(text, name):
 
 def number(cell):
     """A table's cell as a float: '1,234', '21.58 µs'; None for '-'."""
-    m = re.match(r"-?[\d,]+(\.\d+)?", cell)
+    m = re.match(r"-?[\d,]+(\.\d+)?", cell.strip("*"))
     return float(m.group(0).replace(",", "")) if m else None
 
 
@@ -184,7 +184,28 @@ def phrases(text):
                           ms(poll("mariadb", explain, 1000)),
                           ms(poll("mysql", explain, 1000)))))
     record_phrases(text, add)
+    scale_phrases(text, add)
     return out
+
+
+def scale_phrases(text, add):
+    """README's figures of bench/scale_cost.py: MariaDB's tables come
+    first in its section."""
+    def tick(column):
+        return "{:,.0f}".format(cell(text, "scale", "idle connections",
+                                     "1,000", column))
+
+    def written(run):
+        return "%.0f of 80" % cell(text, "scale", "run", "1,000 idle: " + run,
+                                   "samples written")
+
+    add(README, lambda: (
+        "cost the server %s µs a tick and every tick but the first's payback "
+        "had its total (%s), against %s µs and %s with the rows each tick "
+        "(`--rows-every 0`) and %s µs for the Python sampler" % (
+            tick("a mysqlmemprof"), written("a mysqlmemprof"),
+            tick("b mysqlmemprof"), written("b mysqlmemprof --rows-every 0"),
+            tick("e Python sampler"))))
 
 
 def record_cell(text, server, first_header, row, column):
