@@ -608,7 +608,7 @@ def parts_report(res):
         return median([r["server_us"] for r in P[k]])
     add("- mysqlmemprof's statement less the same without the thread's "
         "statement: %s µs, what reading the thread's statement (its "
-        "events_statements_current row, joined before the memory rows) "
+        "events_statements_current row, joined to the memory rows) "
         "costs; without it less the bare query prepared: %s µs, what the "
         "thread's row and the filter to the rows in use cost or save; the "
         "bare query prepared less as text: %s µs, the binary protocol's "
