@@ -59,7 +59,7 @@ CORE = cli cli_check cli_apply cli_options cli_usage optfile clock ring topn del
        pfs_sql profile pprof output_profile output_folded output_pprof live_model live_grid live_draw live_draw_list live_draw_layers history
 # One capture, waiting and the output file: through the session's
 # operations, so the fake server drives them.
-CORE += outfile outpath capture capture_end hunt
+CORE += outfile outpath capture capture_chain capture_end hunt
 # The whole run's statistics, beside the ring's summary.
 CORE += runstats names
 # --global with --listen: the top threads read beside the samples.

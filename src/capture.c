@@ -9,23 +9,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "beat.h"
 #include "capture.h"
+#include "capture_chain.h"
 #include "capture_end.h"
 #include "exitcode.h"
 #include "filter.h"
-#include "finished.h"
-#include "guard.h"
 #include "pfs.h"
-#include "procfs.h"
-#include "reconnect.h"
 #include "recorder.h"
-#include "resident.h"
 #include "runstats.h"
 #include "sampler.h"
 #include "summary.h"
 #include "threads.h"
-#include "total.h"
 #include "units.h"
 
 /*
@@ -258,19 +252,6 @@ note_trigger(const struct capture_state *c, const struct sampler_stats *stats)
 		    c->rec.written);
 }
 
-/* The guard saw the statements consumer switched off. */
-static void
-statements_off(void *ctx)
-{
-	struct capture_state *c = ctx;
-
-	c->env->session->statements = STATEMENTS_OFF;
-	c->env->session->ops->reader_without_statements(c->reader);
-	/* The statement kept with the rows has an id no longer read. */
-	if (c->total != NULL)
-		total_reread(c->total);
-}
-
 /* The grain of --global and --for-*; false for a thread. */
 static bool
 target_grain(const struct options *o, enum pfs_grain *g)
@@ -432,34 +413,6 @@ capture_run(const struct capture_env *env, const struct stmt_match *found,
 	return capture_run_from(env, found, NULL, 0, number, end);
 }
 
-/*
- * The foot of a thread's chain: its own count each tick, its rows when the
- * count moves (total.h); the rows alone with a grain or --rows-every 0.
- */
-static struct source
-own_count_chain(struct capture_state *c, struct total *tot,
-    struct source rows, const struct sampler_config *cfg,
-    const struct clock *clk, uint64_t connection_id)
-{
-	const struct options *o = c->opts;
-	struct session *s = c->env->session;
-
-	if (cfg->thread_id == 0 || o->rows_every_s == 0 ||
-	    s->ops->own_count == NULL)
-		return rows;
-	*tot = (struct total){
-		.inner = rows, .session = s, .clk = clk,
-		.ids = { .thread_id = cfg->thread_id,
-		    .connection_id = connection_id },
-		.every_ns = o->rows_every_s * 1000000000ull,
-		.moved_bytes = (int64_t)o->rows_moved_bytes,
-		.afford_ns = cfg->afford_ns,
-		.notify = diag_note_cb, .notify_ctx = (void *)c->env->diag,
-	};
-	c->total = tot;
-	return total_source(tot);
-}
-
 int
 capture_run_from(const struct capture_env *env,
     const struct stmt_match *found, const struct sampler_before *before,
@@ -490,12 +443,7 @@ capture_run_from(const struct capture_env *env,
 	};
 	struct clock clk = env->clk != NULL ? *env->clk : clock_system();
 	struct pfs_reader *reader;
-	struct reconnect recon;
-	struct resident res;
-	struct beat bt = { 0 };
-	struct total tot = { 0 };
-	struct finished fin;
-	struct guard guard;
+	struct capture_chain ch = { 0 };
 	struct source src;
 	struct ring *ring;
 	uint64_t connection_id = 0;
@@ -544,95 +492,9 @@ capture_run_from(const struct capture_env *env,
 	}
 	if (s->statements == STATEMENTS_OFF)
 		s->ops->reader_without_statements(reader);
-	recon = (struct reconnect){
-		.session = s, .inner = own_count_chain(&c, &tot,
-		    s->ops->reader_source(reader), &cfg, &clk, is_grain ? 0 :
-		    connection_id),
-		.thread_id = cfg.thread_id, .connection_id = connection_id,
-		.timeout_ns = o->reconnect_timeout_s * 1000000000u,
-		.clk = &clk, .stop = &env->sig->stop,
-		.notify = diag_note_cb, .notify_ctx = (void *)env->diag,
-	};
-	src = reconnect_source(&recon);
-	/* --record: the events at a slower beat than the samples. */
-	if (env->events_every_ns > 0) {
-		bt = (struct beat){ .inner = src, .session = s, .clk = &clk,
-		    .every_ns = env->events_every_ns };
-		src = beat_source(&bt);
-	}
 	c.reader = reader;
-	/* The whole server's process is beside the whole server's count. */
-	if (is_grain && grain == GRAIN_GLOBAL) {
-		res = (struct resident){
-			.inner = src, .session = s, .clk = &clk,
-			.status_every_ns = env->events_every_ns,
-			.proc = env->proc != NULL ? env->proc : PROCFS_ROOT,
-			.sys = env->sys != NULL ? env->sys : CGROUP_SYS_ROOT,
-			.notify = diag_note_cb, .notify_ctx = (void *)env->diag,
-		};
-		src = resident_source(&res);
-	}
-	/* A thread's statements, each as the server recorded it once ended. */
-	if (!is_grain) {
-		fin = (struct finished){
-			.inner = src, .session = s, .thread_id = cfg.thread_id,
-			.notify = diag_note_cb, .notify_ctx = (void *)env->diag,
-		};
-		src = finished_source(&fin);
-	}
-	/* Every connection beside the whole server's samples. */
-	if (env->conns != NULL && is_grain && grain == GRAIN_GLOBAL) {
-		struct conns *cs = env->conns;
-
-		cs->inner = src;
-		cs->session = s;
-		cs->clk = &clk;
-		cs->notify = diag_note_cb;
-		cs->notify_ctx = (void *)env->diag;
-		cs->next_ns = 0;
-		src = conns_source(cs);
-	}
-	/* The gap in layers beside the whole server's samples (--layers-every). */
-	if (env->gap != NULL && o->layers_every_s > 0 && is_grain &&
-	    grain == GRAIN_GLOBAL) {
-		struct gap *g = env->gap;
-
-		if (g->every_ns == 0)
-			g->every_ns = o->layers_every_s * 1000000000ull;
-		g->inner = src;
-		g->session = s;
-		g->clk = &clk;
-		g->roots = (struct gap_roots){ .proc = env->proc,
-		    .sys = env->sys };
-		g->next_ns = 0;
-		src = gap_source(g);
-	}
-	if (env->top_threads != NULL) {
-		struct top_threads *t = env->top_threads;
-
-		t->inner = src;
-		t->session = s;
-		t->clk = &clk;
-		t->next_ns = 0;
-		src = top_threads_source(t);
-	}
-	/* --record's slower beat is the setup's too: its cost is the server's. */
-	guard = (struct guard){
-		.inner = src, .session = s, .thread_id = cfg.thread_id,
-		.clk = &clk, .every_ns = env->events_every_ns,
-		.notify = diag_warn_cb,
-		.statements_off = statements_off, .statements_off_ctx = &c,
-	};
-	src = guard_source(&guard);
-	if (found != NULL) {
-		c.follow = (struct follow){
-			.inner = src, .session = s, .stmt = *found,
-			.poll_ns = o->poll_ms * 1000000u, .clk = &clk,
-			.hold_bytes = (int64_t)o->bigger_than_bytes,
-			.hold_ns = o->trigger_hold_s * 1000000000u,
-		};
-		src = follow_source(&c.follow);
-	}
+	src = capture_chain_build(&c, &ch, s->ops->reader_source(reader), &cfg, &clk,
+	    is_grain ? &grain : NULL, connection_id);
 	env->out->out.grain = is_grain ? c.grain : NULL;
 	env->out->out.filtered = filter_active(&c.filter);
 	rc = run_sampler(&c, &cfg, src, ring, &clk, connection_id);
@@ -640,8 +502,8 @@ capture_run_from(const struct capture_env *env,
 	if (end != NULL)
 		*end = c.follow.end;
 	s->ops->reader_free(reader);
-	total_free(&tot);
-	beat_free(&bt);
+	total_free(&ch.tot);
+	beat_free(&ch.bt);
 	runstats_free(c.run);
 	ring_free(ring);
 	return rc;
