@@ -127,7 +127,8 @@ kept_rows(struct total *t, const struct pfs_own_count *oc,
 
 	if (__builtin_sub_overflow(oc->bytes, t->count_at_rows, &moved))
 		moved = oc->bytes < 0 ? INT64_MIN : INT64_MAX;
-	t->unknown = (struct statement){ .thread_id = t->ids.thread_id };
+	/* Never written but for its thread: no id, no text. */
+	t->unknown.thread_id = t->ids.thread_id;
 	*out = (struct reading){
 		.events = t->kept, .n = t->n, .events_kept = true,
 		.statement = moved_on ? &t->unknown : t->has_statement ?

@@ -156,8 +156,12 @@ class Live(mmp.TestCase):
         # Header: server, statement, interval, our cost.
         self.assertIn(mmp.SERVER_VERSION, s)
         self.assertIn("SLEEP(30)", s)
+        # A sample of the thread's total only puts its total, with the
+        # rows' age, before our cost (live_draw.c: 80 columns hold it).
         self.assertRegex(s, r"every 100 ms  samples \d+  skipped \d+  "
-                         r"our cost [\d.]+ ms/sample  total ")
+                         r"(our cost [\d.]+ ms/sample  total |total [\d.]+ "
+                         r"\w+ \(rows [\d.]+ s ago\)  our cost [\d.]+ "
+                         r"ms/sample)")
         # The chart: the y scale in binary units, the time axis.
         self.assertRegex(s, r"(?m)^ +\d+(\.\d)? (B|KiB|MiB)│")
         self.assertRegex(s, r"(?m)^ +0 B│")
