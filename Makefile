@@ -89,6 +89,8 @@ CORE   += total
 # --explain: the gap between resident and counted memory, in layers.
 CORE   += explain explain_model explain_out gap
 SERVER += replay record
+# --heap: the server's jemalloc heap profile, named (issue 34).
+CORE   += heap heap_pick heap_profile heap_out heap_pprof
 
 CORE_OBJS   = $(CORE:%=$(BUILD)/%.o) $(BUILD)/profile.pb-c.o
 SERVER_OBJS = $(SERVER:%=$(BUILD)/%.o)
@@ -125,8 +127,8 @@ $(BUILD)/profile.pb-c.c $(BUILD)/profile.pb-c.h: proto/profile.proto | $(BUILD)
 $(BUILD)/profile.pb-c.o: $(BUILD)/profile.pb-c.c
 	$(CC) $(CPPFLAGS) $(PPROF_CFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/pprof.o: $(BUILD)/profile.pb-c.h
-$(BUILD)/pprof.o: override CPPFLAGS += -I$(BUILD) $(PPROF_CFLAGS)
+$(BUILD)/pprof.o $(BUILD)/heap_pprof.o: $(BUILD)/profile.pb-c.h
+$(BUILD)/pprof.o $(BUILD)/heap_pprof.o: override CPPFLAGS += -I$(BUILD) $(PPROF_CFLAGS)
 
 -include $(wildcard $(BUILD)/*.d)
 

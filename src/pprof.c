@@ -363,9 +363,8 @@ build_profile(struct build *b, const struct sample *s,
 	return 0;
 }
 
-/* The packed message, gzipped (windowBits 16 + 15: a gzip header). */
-static int
-gzip(const uint8_t *in, size_t n, unsigned char **buf, size_t *len)
+int
+pprof_gzip(const uint8_t *in, size_t n, unsigned char **buf, size_t *len)
 {
 	z_stream z = { 0 };
 	unsigned char *out;
@@ -465,7 +464,7 @@ pprof_encode(const struct sample *s, const struct pprof_meta *m,
 	if ((packed = malloc(n ? n : 1)) == NULL)
 		goto out;
 	perftools__profiles__profile__pack(&b.p, packed);
-	rc = gzip(packed, n, buf, len);
+	rc = pprof_gzip(packed, n, buf, len);
 out:
 	free(packed);
 	build_free(&b);
