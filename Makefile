@@ -88,6 +88,8 @@ CORE   += when segments reader conns_lines incident_line incident incident_plot 
 CORE   += total
 # --explain: the gap between resident and counted memory, in layers.
 CORE   += explain explain_model explain_out gap
+# --heap: jemalloc's heap profiles, parsed and found (issue 34).
+CORE   += heapdump heapfind
 SERVER += replay record
 # --heap: the server's jemalloc heap profile, named (issue 34).
 CORE   += heap heap_pick heap_profile heap_out heap_pprof
@@ -106,7 +108,7 @@ $(PROG): $(BUILD)/$(PROG)
 	cp $< $@
 
 $(BUILD)/$(PROG): $(BUILD)/main.o $(SERVER_OBJS) $(BUILD)/libcore.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(MYSQL_LIBS) $(CURSES_LIBS) -ldl -lpthread -lcsv $(PPROF_LIBS) $(JANSSON_LIBS) -lssl -lcrypto
+	$(CC) $(LDFLAGS) -o $@ $^ $(MYSQL_LIBS) $(CURSES_LIBS) -ldl -lpthread -lcsv $(PPROF_LIBS) $(JANSSON_LIBS) -lssl -lcrypto -lm
 
 $(BUILD)/libcore.a: $(CORE_OBJS)
 	rm -f $@ && $(AR) rcs $@ $^
@@ -133,12 +135,12 @@ $(BUILD)/pprof.o $(BUILD)/heap_pprof.o: override CPPFLAGS += -I$(BUILD) $(PPROF_
 -include $(wildcard $(BUILD)/*.d)
 
 $(BUILD)/test_%: tests/unit/test_%.c $(BUILD)/libcore.a | $(BUILD)
-	$(CC) $(CPPFLAGS) -Itests/unit -I$(BUILD) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libcore.a $(CMOCKA_LIBS) -lcsv $(PPROF_LIBS) $(JANSSON_LIBS) -lcrypto
+	$(CC) $(CPPFLAGS) -Itests/unit -I$(BUILD) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libcore.a $(CMOCKA_LIBS) -lcsv $(PPROF_LIBS) $(JANSSON_LIBS) -lcrypto -lm
 
 # bench/record_cost.py's driver of an incident at many connections: the
 # core's own writer, no server.
 $(BUILD)/incident_delay: bench/incident_delay.c $(BUILD)/libcore.a | $(BUILD)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libcore.a -lcsv $(PPROF_LIBS) $(JANSSON_LIBS) -lcrypto
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libcore.a -lcsv $(PPROF_LIBS) $(JANSSON_LIBS) -lcrypto -lm
 
 $(BUILD):
 	mkdir -p $@
@@ -243,7 +245,7 @@ build/fuzz/libcore.a: $(FUZZ_OBJS)
 -include $(wildcard build/fuzz/obj/*.d)
 
 build/fuzz/%: fuzz/%.c build/fuzz/libcore.a
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< build/fuzz/libcore.a -lcsv $(PPROF_LIBS) $(JANSSON_LIBS) -lcrypto
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< build/fuzz/libcore.a -lcsv $(PPROF_LIBS) $(JANSSON_LIBS) -lcrypto -lm
 
 fuzz-run: fuzz
 	@for f in $(FUZZERS); do \

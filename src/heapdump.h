@@ -30,8 +30,9 @@ struct heap_stack {
 struct heap_mapping {
 	uint64_t start, end;    /* [start, end) */
 	uint64_t offset;        /* file offset of start */
-	char *path;             /* NULL for an anonymous mapping */
-	int executable;         /* r-xp */
+	char *path;             /* NULL for an anonymous mapping; as maps
+	                           has it ("[stack]", " (deleted)") */
+	int executable;         /* x in its permissions (r-xp) */
 };
 
 struct heap_dump {
@@ -70,9 +71,9 @@ struct heap_file {
 	char *path;
 	pid_t pid;
 	uint64_t seq;
-	char kind;              /* 'i' interval, 'u' user (mallctl), 'm'
-	                           gdump, 'f' final */
-	uint64_t iter;
+	char kind;              /* 'i' interval, 'u' gdump (a new high),
+	                           'm' mallctl's prof.dump, 'f' final */
+	uint64_t iter;          /* 0 for 'f', which has none */
 };
 
 /* Where a process's jemalloc writes its dumps, and whether it profiles. */
@@ -92,6 +93,9 @@ struct heap_source {
  */
 int heap_find_source(pid_t pid, struct heap_source *src, char *err,
     size_t errlen);
+/* The same, under a /proc of fixtures (the unit tests). */
+int heap_find_source_in(const char *root, pid_t pid, struct heap_source *src,
+    char *err, size_t errlen);
 
 /*
  * The dumps of pid (all pids when pid is 0) named PREFIX.PID.SEQ.KINDITER.heap
