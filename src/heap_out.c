@@ -23,13 +23,24 @@ put_size(struct obuf *b, int64_t v, bool exact, int w)
 	obuf_printf(b, "%*s", w, s);
 }
 
-/* v as a share of total, "47.8%", in a column of 6. */
+/* v as a share of total, "  47.8%", in a column of 8. */
 static void
 put_share(struct obuf *b, int64_t v, int64_t total)
 {
 	double pct = total > 0 ? 100.0 * (double)v / (double)total : 0.0;
 
-	obuf_printf(b, "%6.1f%%", pct);
+	obuf_printf(b, "%7.1f%%", pct);
+}
+
+/* A function's name on one line: control characters become spaces. */
+static void
+put_name(struct obuf *b, const char *name)
+{
+	char clean[4096];
+
+	profile_clean(clean, sizeof(clean), name, strlen(name));
+	obuf_puts(b, clean);
+	obuf_putc(b, '\n');
 }
 
 static size_t
@@ -53,9 +64,13 @@ text_heading(struct obuf *b, const struct heap_profile *p,
 	put_size(b, p->total_bytes, m->exact, 0);
 	obuf_printf(b, " in %" PRId64 " objects, %zu stacks", p->total_objects,
 	    p->nstacks);
-	if (p->rate > 1)
-		obuf_printf(b, " (sampled about every %" PRIu64 " bytes "
-		    "allocated, scaled up as jeprof does)", p->rate);
+	if (p->rate > 1) {
+		char rate[32];
+
+		units_bytes((int64_t)p->rate, rate, sizeof(rate));
+		obuf_printf(b, " (a sample every %s allocated on average, "
+		    "scaled up as jeprof does)", rate);
+	}
 	obuf_putc(b, '\n');
 }
 
@@ -73,10 +88,12 @@ text_stacks(struct obuf *b, const struct heap_profile *p,
 		obuf_printf(b, "#%-3zu", i + 1);
 		put_size(b, s->bytes, m->exact, 12);
 		put_share(b, s->bytes, p->total_bytes);
-		obuf_printf(b, "  %" PRId64 " objects\n", s->objects);
-		for (size_t j = 0; j < s->depth; j++)
-			obuf_printf(b, "      %s\n",
-			    p->funcs[p->locs[s->locs[j]].func].name);
+		obuf_printf(b, "  %" PRId64 " object%s\n", s->objects,
+		    s->objects == 1 ? "" : "s");
+		for (size_t j = 0; j < s->depth; j++) {
+			obuf_puts(b, "      ");
+			put_name(b, p->funcs[p->locs[s->locs[j]].func].name);
+		}
 	}
 }
 
@@ -88,7 +105,7 @@ text_functions(struct obuf *b, const struct heap_profile *p,
 
 	obuf_printf(b, "\nThe largest functions, %zu of %zu (inclusive: the "
 	    "stacks through it; own: allocated by its call):\n", n, p->nfuncs);
-	obuf_printf(b, "%12s %7s %12s %7s  %s\n", "inclusive", "share", "own",
+	obuf_printf(b, "%12s%8s %12s%8s  %s\n", "inclusive", "share", "own",
 	    "share", "function");
 	for (size_t i = 0; i < n; i++) {
 		const struct heap_function *f = &p->funcs[i];
@@ -98,7 +115,8 @@ text_functions(struct obuf *b, const struct heap_profile *p,
 		obuf_putc(b, ' ');
 		put_size(b, f->own_bytes, m->exact, 12);
 		put_share(b, f->own_bytes, p->total_bytes);
-		obuf_printf(b, "  %s\n", f->name);
+		obuf_puts(b, "  ");
+		put_name(b, f->name);
 	}
 }
 

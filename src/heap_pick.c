@@ -27,33 +27,43 @@ static const char how_to_profile[] =
     "statements that allocate and free large blocks (mysqlmemprof(1), "
     "HEAP PROFILES)";
 
-/* The root the server sees as "/", when it is not ours: "" when it is. */
+/*
+ * The root the server sees as "/", when it is not ours: "" when it is, or
+ * not ours to read (the paths are taken as they are). *target: where it is.
+ */
 static void
-server_root(const char *proc, pid_t pid, char *root, size_t len)
+server_root(const char *proc, pid_t pid, char *root, size_t len,
+    char *target, size_t tlen)
 {
-	char link[PATH_MAX], path[96];
+	char path[96];
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "%s/%d/root", proc, (int)pid);
-	n = readlink(path, link, sizeof(link) - 1);
-	if (n > 0)
-		link[n] = '\0';
-	/* Not ours to read: the paths are taken as they are. */
-	if (n <= 0 || strcmp(link, "/") == 0)
+	n = readlink(path, target, tlen - 1);
+	target[n > 0 ? n : 0] = '\0';
+	if (n <= 0 || strcmp(target, "/") == 0)
 		root[0] = '\0';
 	else
 		snprintf(root, len, "%s", path);
 }
 
-/* Where to look: --heap-dir (a folder: any prefix in it), else the server's. */
+/*
+ * Where to look: --heap-dir (a folder: any prefix in it), else the
+ * server's prefix; an absolute one is in its root, one made absolute
+ * against its cwd (which /proc shows from ours) already under target.
+ */
 static void
 dump_prefix(const struct options *o, const struct heap_source *src,
-    const char *root, char *prefix, size_t len)
+    const char *root, const char *target, char *prefix, size_t len)
 {
+	size_t tl = strlen(target);
 	struct stat st;
 
-	if (o->heap_dir == NULL)
+	if (o->heap_dir == NULL && root[0] != '\0' &&
+	    !(strncmp(src->prefix, target, tl) == 0 && src->prefix[tl] == '/'))
 		snprintf(prefix, len, "%s%s", root, src->prefix);
+	else if (o->heap_dir == NULL)
+		snprintf(prefix, len, "%s", src->prefix);
 	else if (stat(o->heap_dir, &st) == 0 && S_ISDIR(st.st_mode))
 		snprintf(prefix, len, "%s%s", o->heap_dir,
 		    o->heap_dir[strlen(o->heap_dir) - 1] == '/' ? "" : "/");
@@ -173,7 +183,7 @@ heap_pick_server(const struct session *s, const struct options *o,
 {
 	struct heap_source src;
 	struct heap_file *f;
-	char prefix[PATH_MAX + 128];
+	char prefix[PATH_MAX + 128], target[PATH_MAX];
 	size_t n;
 	int rc;
 
@@ -186,8 +196,9 @@ heap_pick_server(const struct session *s, const struct options *o,
 		return EXIT_RUNTIME;
 	if (o->heap_dir == NULL && (!src.jemalloc || !src.profiling))
 		return not_profiled(&src, out->pid, err, errlen);
-	server_root(proc, out->pid, out->root, sizeof(out->root));
-	dump_prefix(o, &src, out->root, prefix, sizeof(prefix));
+	server_root(proc, out->pid, out->root, sizeof(out->root), target,
+	    sizeof(target));
+	dump_prefix(o, &src, out->root, target, prefix, sizeof(prefix));
 	if (heap_find_files(prefix, out->pid, &f, &n, err, errlen) != 0)
 		return EXIT_RUNTIME;
 	if (n == 0)

@@ -158,6 +158,51 @@ make_stack(const struct heap_stack *s, const struct heap_profile *p,
 	return 0;
 }
 
+/*
+ * Only what the kept stacks reach stays: the allocator's own frames, and
+ * the addresses of the stacks that hold nothing, go with their functions.
+ * where[] maps an old index to the new one.
+ */
+static int
+prune(struct heap_profile *p)
+{
+	size_t n = (p->nlocs > p->nfuncs ? p->nlocs : p->nfuncs) + 1;
+	size_t *where = malloc(n * sizeof(*where)), kept = 0;
+
+	if (where == NULL)
+		return -1;
+	memset(where, 0xff, n * sizeof(*where)); /* SIZE_MAX: unused */
+	for (size_t i = 0; i < p->nstacks; i++)
+		for (size_t j = 0; j < p->stacks[i].depth; j++)
+			where[p->stacks[i].locs[j]] = 0;
+	for (size_t i = 0; i < p->nlocs; i++)
+		if (where[i] != SIZE_MAX) {
+			where[i] = kept;
+			p->locs[kept++] = p->locs[i];
+		}
+	p->nlocs = kept;
+	for (size_t i = 0; i < p->nstacks; i++)
+		for (size_t j = 0; j < p->stacks[i].depth; j++)
+			p->stacks[i].locs[j] = where[p->stacks[i].locs[j]];
+	memset(where, 0xff, n * sizeof(*where));
+	for (size_t i = 0; i < p->nlocs; i++)
+		where[p->locs[i].func] = 0;
+	kept = 0;
+	for (size_t i = 0; i < p->nfuncs; i++) {
+		if (where[i] == SIZE_MAX) {
+			free(p->funcs[i].name);
+			continue;
+		}
+		where[i] = kept;
+		p->funcs[kept++] = p->funcs[i];
+	}
+	p->nfuncs = kept;
+	for (size_t i = 0; i < p->nlocs; i++)
+		p->locs[i].func = where[p->locs[i].func];
+	free(where);
+	return 0;
+}
+
 /* Each stack's bytes into its functions: own once, inclusive once. */
 static int
 sum_functions(struct heap_profile *p)
@@ -261,7 +306,7 @@ make_stacks(const struct heap_dump *d, struct heap_profile *p,
 		p->nstacks++;
 	}
 	qsort(p->stacks, p->nstacks, sizeof(*p->stacks), cmp_stacks);
-	if (sum_functions(p) != 0)
+	if (prune(p) != 0 || sum_functions(p) != 0)
 		return -1;
 	return order_functions(p);
 }

@@ -1107,6 +1107,10 @@ test_options_that_need_another(void **state)
 		    "replayed", {
 			{ "--read", "x.jsonl", NULL },
 			{ "--read=-", NULL } } },
+		[NEEDS_HEAP] = { "needs --heap or --heap-file: it picks the "
+		    "dumps read", {
+			{ "--heap", NULL },
+			{ "--heap", "--format=folded", NULL } } },
 	};
 	struct options o;
 	char arg[64], text[128], want[160], value[32], err[512];
@@ -1154,6 +1158,7 @@ test_options_that_need_another(void **state)
 	assert_int_equal(tested[NEEDS_WAIT], 6);
 	assert_int_equal(tested[NEEDS_TRIGGER_BYTES], 1);
 	assert_int_equal(tested[NEEDS_PROFILE], 2);
+	assert_int_equal(tested[NEEDS_HEAP], 2);
 }
 
 /*
