@@ -94,8 +94,7 @@ name_locations(const struct heap_dump *d, heap_namer *name, void *ctx,
 	for (size_t i = 0; i < p->nlocs; i++) {
 		struct symbol s = { 0 };
 
-		/* A return address: the call is the byte before it. */
-		name(ctx, p->locs[i].pc - (p->locs[i].pc > 0), &s);
+		name(ctx, p->locs[i].pc, &s);
 		nm->names[i] = strdup(s.name != NULL ? s.name : "?");
 		if (nm->names[i] == NULL)
 			return -1;

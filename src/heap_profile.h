@@ -14,7 +14,7 @@
 #include "heapdump.h"
 #include "symbols.h"
 
-/* Names pc into *out, as symbols_lookup() does. */
+/* Names return address pc into *out, as symbols_lookup() does. */
 typedef void heap_namer(void *ctx, uint64_t pc, struct symbol *out);
 
 /* One return address, with its function and mapping. */
@@ -54,9 +54,10 @@ struct heap_profile {
 };
 
 /*
- * d named by name(ctx, pc - 1) into *p (owned; heap_profile_free): a
- * return address names the call that precedes it. Stacks that hold no
- * byte are left out. 0, or -1 with errno (out of memory).
+ * d named by name(ctx, pc) into *p (owned; heap_profile_free); pc is the
+ * return address as the dump has it (symbols_lookup() names the call
+ * before it). Stacks that hold no byte are left out. 0, or -1 with errno
+ * (out of memory).
  */
 int heap_profile_build(const struct heap_dump *d, heap_namer *name,
     void *ctx, struct heap_profile *p);
