@@ -445,5 +445,6 @@ const char cli_usage_tail[] =
 "Option files: groups [client] and [mysqlmemprof], then from ~/.mylogin.cnf\n"
 "those and --login-path's. Exit status: 0 done, 1 runtime error, 2 usage\n"
 "error, 3 nothing matched within --wait-timeout, 4 a reconnect found a TLS\n"
-"certificate other than the first connection's, or none.\n"
+"certificate other than the first connection's, or none, 5 --heap found\n"
+"nothing to read (the server not profiled, or no dump yet).\n"
 "See mysqlmemprof(1).\n";

@@ -102,7 +102,20 @@ class Heap(mmp.TestCase):
         for line in p.stdout.splitlines():
             self.assertRegex(line, r"^[^ ;][^;]*(;[^;]+)* \d+$")
             self.assertNotIn("je_", line.split(";")[-1])
+            # Outermost first: the command dispatched, then the variable set.
+            frames = line.rsplit(" ", 1)[0].split(";")
+            if any(USER_VAR_FRAME.search(f) for f in frames):
+                first = min(i for i, f in enumerate(frames)
+                            if USER_VAR_FRAME.search(f))
+                self.assertTrue(any(f.startswith("dispatch_command")
+                                    for f in frames[:first]), line)
         self.check_pprof()
+        # The growth since the first dump, before the variables were set.
+        p = self.heap("--heap-base", "first")
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        self.assertIn("growth since: %s" % dumps(self.host_prefix,
+                                                 self.srv.pid)[0], p.stdout)
+        self.check_text(p.stdout, p)
 
     def check_text(self, text, p):
         """The largest stack holds the variables: over 100 MiB, through
@@ -165,10 +178,6 @@ class Heap(mmp.TestCase):
         self.assertEqual(p.returncode, EXIT_NO_PROFILE, mmp.describe(p))
         self.assertIn("no dump of the server's process (pid %d)"
                       % self.srv.pid, p.stderr)
-
-    def test_growth_since_the_first(self):
-        p = self.heap("--heap-base", "first", "--format", "folded")
-        self.assertEqual(p.returncode, 0, mmp.describe(p))
 
 
 class NotProfiled(mmp.TestCase):
