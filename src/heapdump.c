@@ -212,8 +212,9 @@ parse_counts(struct parser *ps, const struct line *l, uint64_t *count,
 		goto bad;
 	if (*count > INT64_MAX || *bytes > INT64_MAX)
 		return fail(ps, l->no, "count out of range");
-	if (*bytes < *count)
-		return fail(ps, l->no, "fewer bytes than objects");
+	if (*bytes < *count || (*count == 0 && *bytes != 0))
+		return fail(ps, l->no, "fewer bytes than objects, or bytes "
+		    "without objects");
 	return 0;
 bad:
 	return fail(ps, l->no, "not a \"t*: COUNT: BYTES [COUNT: BYTES]\" "

@@ -190,6 +190,8 @@ static const struct {
 	    "line 8: the total is out of range" },
 	{ "heap_v2/8\n  t*: 1: 8 [0: 0]\n@ 0x1\n  t*: 8: 1 [0: 0]\n",
 	    "line 4: fewer bytes than objects" },
+	{ "heap_v2/8\n  t*: 1: 8 [0: 0]\n@ 0x1\n  t*: 0: 8 [0: 0]\n",
+	    "line 4: fewer bytes than objects, or bytes without objects" },
 	{ "heap_v2/8\n  t*: 1: 8 [0: 0]\n@ 0x1 0xfoo\n",
 	    "line 3: not an address" },
 	{ "heap_v2/8\n  t*: 1: 8 [0: 0]\n@ 0x10000000000000000\n",
