@@ -4,7 +4,8 @@
  * doubling, so tens of thousands of stacks of a hundred frames each parse
  * in time linear in the dump's size. Anything jemalloc's prof_dump does
  * not write is an error naming its line: a dump cut short must never pass
- * for a smaller profile.
+ * for a smaller profile. (Only a cut right after a whole line of the maps
+ * cannot be told: the stacks are whole then, and a mapping is missing.)
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -211,8 +212,9 @@ parse_counts(struct parser *ps, const struct line *l, uint64_t *count,
 		goto bad;
 	if (*count > INT64_MAX || *bytes > INT64_MAX)
 		return fail(ps, l->no, "count out of range");
-	if (*bytes < *count)
-		return fail(ps, l->no, "fewer bytes than objects");
+	if (*bytes < *count || (*count == 0 && *bytes != 0))
+		return fail(ps, l->no, "fewer bytes than objects, or bytes "
+		    "without objects");
 	return 0;
 bad:
 	return fail(ps, l->no, "not a \"t*: COUNT: BYTES [COUNT: BYTES]\" "
@@ -284,12 +286,11 @@ parse_stack(struct parser *ps, const struct line *l)
 		skip_spaces(&s, end);
 		if (s == end)
 			break;
-		if (s == before)
-			return fail(ps, l->no, "addresses not apart");
 		if (grow((void **)&ps->frames, &ps->frames_cap, depth,
 		    sizeof(*ps->frames)) != 0)
 			return fail(ps, l->no, "out of memory");
-		if (parse_hex(&s, end, &ps->frames[depth]) != 0)
+		if (s == before || parse_hex(&s, end, &ps->frames[depth]) != 0 ||
+		    (s < end && *s != ' ' && *s != '\t'))
 			return fail(ps, l->no, "not an address");
 		depth++;
 	}
@@ -317,7 +318,8 @@ parse_header(struct parser *ps, struct line *l)
 	int rc;
 
 	if ((rc = next_line(ps, l)) <= 0)
-		return fail(ps, 0, "empty, not a jemalloc heap_v2 dump");
+		return rc < 0 ? -1 : fail(ps, 0, "empty, not a jemalloc "
+		    "heap_v2 dump");
 	s = l->s;
 	end = l->s + l->n;
 	if (expect(&s, end, HEADER) != 0)

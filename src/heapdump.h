@@ -60,8 +60,9 @@ void heap_dump_free(struct heap_dump *d);
 /*
  * The growth from base to newer, like jeprof --base: for each stack of
  * newer, its bytes and objects less the same stack's in base (a stack is
- * its list of addresses); stacks that did not grow are left out. The maps
- * are newer's. 0, or -1 with errno (out of memory).
+ * its list of addresses); stacks whose bytes did not grow are left out
+ * (a stack's objects may be fewer). The totals are of the stacks kept,
+ * the maps newer's. 0, or -1 with errno (out of memory).
  */
 int heap_dump_diff(const struct heap_dump *newer,
     const struct heap_dump *base, struct heap_dump *out);
