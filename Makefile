@@ -160,8 +160,10 @@ $(SYMFIX)/cxx.o: tests/unit/symfix/cxx.cpp
 	@mkdir -p $(SYMFIX)
 	$(CXX) -O0 -g -fPIC -c -o $@ $<
 
+# Its segments start at 2 MiB, not 0 (as prelink left libraries): a load
+# bias is not the mapping's start less its offset.
 $(SYMFIX)/libsymfix.so: tests/unit/symfix/lib.c $(SYMFIX)/cxx.o
-	$(SYMFIX_CC) -fPIC -shared -Wl,-soname,libsymfix.so -o $@ $^
+	$(SYMFIX_CC) -fPIC -shared -Wl,-soname,libsymfix.so -Wl,-Ttext-segment=0x200000 -o $@ $^
 
 $(SYMFIX)/libsymfix_stripped.so: $(SYMFIX)/libsymfix.so
 	strip --strip-all -o $@ $<

@@ -186,16 +186,17 @@ test_own_functions(void **state)
 	struct symbol sym;
 
 	(void)state;
+	/* A return address at a function's first byte returns from a call
+	 * at the end of what precedes it: pc - 1 is looked up. */
+	symbols_lookup(s, g, &sym);
+	assert_string_not_equal(sym.name, "symbols_test_global");
+	assert_int_not_equal(sym.func_start, g);
 	assert_named(s, g, "symbols_test_global");
 	assert_named(s, st, "symbols_test_static");
 	symbols_lookup(s, g + 1, &sym);
 	assert_non_null(strstr(sym.file, "test_symbols"));
 	assert_int_equal(sym.file_offset,
 	    g + 1 - maps_at(mp, g)->start + maps_at(mp, g)->offset);
-	/* A return address at a function's first byte returns from a call
-	 * at the end of what precedes it: pc - 1 is looked up. */
-	symbols_lookup(s, g, &sym);
-	assert_string_not_equal(sym.name, "symbols_test_global");
 	assert_int_equal(symbols_unreadable(s), 0);
 	assert_int_equal(symbols_test_static(1), 10);
 	symbols_free(s);
@@ -221,6 +222,11 @@ test_library(void **state)
 	assert_unnamed(s, mp, fn_at(h, "symfix_gap_before") + 33,
 	    "libsymfix.so");
 	assert_named(s, fn_at(h, "symfix_gap_after"), "symfix_gap_after");
+	/* A symbol of no size names nothing, not even its own first byte. */
+	assert_unnamed(s, mp, fn_at(h, "symfix_sizeless") + 1, "libsymfix.so");
+	assert_unnamed(s, mp, fn_at(h, "symfix_sizeless") + 33,
+	    "libsymfix.so");
+	assert_named(s, fn_at(h, "symfix_gap_end"), "symfix_gap_end");
 	symbols_free(s);
 	maps_free(mp);
 	dlclose(h);
@@ -288,8 +294,9 @@ test_no_file(void **state)
 		{ 0x10000, 0x20000, 0x3000, "/nonexistent/libgone.so", 1 },
 		{ 0x20000, 0x30000, 0, NULL, 1 },
 		{ 0x40000, 0x41000, 0, "[vdso]", 1 },
+		{ 0x50000, 0x51000, 0x13000, "/nonexistent/libgone.so", 1 },
 	};
-	struct symbols *s = symbols_open(m, 3, NULL);
+	struct symbols *s = symbols_open(m, 4, NULL);
 	struct symbol sym;
 
 	(void)state;
@@ -307,7 +314,7 @@ test_no_file(void **state)
 	assert_null(sym.file);
 	symbols_lookup(s, 0x40008, &sym);
 	assert_string_equal(sym.name, "[vdso]+0x8");
-	/* The missing file counts; the anonymous and [vdso] do not. */
+	/* The missing file counts, once; the anonymous and [vdso] do not. */
 	assert_int_equal(symbols_unreadable(s), 1);
 	symbols_free(s);
 }

@@ -1,8 +1,9 @@
 /*
  * test_symbols' shared library: an exported function with a static one
  * right after it (in .symtab only, so a stripped copy must leave it
- * unnamed rather than give it its neighbour's name), and two exported
- * one-byte functions with 64 bytes of no symbol between them.
+ * unnamed rather than give it its neighbour's name), two exported
+ * one-byte functions with 64 bytes of no symbol between them, and an
+ * exported function of no size (st_size 0) before another 64 bytes.
  */
 int symfix_exported(int x);
 void *symfix_hidden_addr(void);
@@ -36,4 +37,12 @@ __asm__(".pushsection .text\n"
     ".type symfix_gap_after, @function\n"
     "symfix_gap_after: ret\n"
     ".size symfix_gap_after, 1\n"
+    ".globl symfix_sizeless\n"
+    ".type symfix_sizeless, @function\n"
+    "symfix_sizeless: ret\n"
+    ".fill 64, 1, 0xcc\n"
+    ".globl symfix_gap_end\n"
+    ".type symfix_gap_end, @function\n"
+    "symfix_gap_end: ret\n"
+    ".size symfix_gap_end, 1\n"
     ".popsection\n");
