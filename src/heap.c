@@ -25,65 +25,78 @@
 /* The largest dump read: a server's are megabytes, tens at most. */
 #define HEAP_DUMP_MAX ((size_t)1 << 30)
 
-/* The file at path, whole, into a malloc'd buffer; its mtime. 0 or -1. */
+/*
+ * The file at path appended to b, read to its end (a file of /proc has
+ * no size); its mtime when mtime_ns is not NULL. 0, or -1 with errno.
+ */
 static int
-read_whole(const char *path, char **text, size_t *len, int64_t *mtime_ns)
+read_into(const char *path, struct obuf *b, int64_t *mtime_ns)
 {
 	struct stat st;
-	size_t n = 0;
-	ssize_t r;
-	char *buf;
+	ssize_t r = 1;
 	int fd;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
 		return -1;
-	if (fstat(fd, &st) != 0 || (st.st_size > (off_t)HEAP_DUMP_MAX &&
-	    (errno = EFBIG)) || (buf = malloc((size_t)st.st_size + 1)) ==
-	    NULL) {
-		close(fd);
-		return -1;
-	}
-	while (n < (size_t)st.st_size &&
-	    (r = read(fd, buf + n, (size_t)st.st_size - n)) != 0) {
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			free(buf);
-			close(fd);
-			return -1;
+	if (mtime_ns != NULL && fstat(fd, &st) == 0)
+		*mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 +
+		    st.st_mtim.tv_nsec;
+	while (r != 0) {
+		if (b->len > HEAP_DUMP_MAX) {
+			errno = EFBIG;
+			break;
 		}
-		n += (size_t)r;
+		if (!obuf_grow(b, 65536))
+			break;
+		r = read(fd, b->p + b->len, b->cap - b->len);
+		if (r < 0 && errno != EINTR)
+			break;
+		b->len += r > 0 ? (size_t)r : 0;
 	}
 	close(fd);
-	buf[n] = '\0';
-	*text = buf;
-	*len = n;
-	*mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 +
-	    st.st_mtim.tv_nsec;
-	return 0;
+	return r == 0 ? 0 : -1;
+}
+
+/*
+ * jemalloc copies the maps from /proc, which a chroot may not have: then
+ * its dumps end without them, and the process's maps now stand in.
+ */
+static int
+add_maps_now(struct obuf *b, const char *maps_now)
+{
+	static const char tag[] = "\nMAPPED_LIBRARIES:\n";
+
+	if (maps_now[0] == '\0' ||
+	    memmem(b->p, b->len, tag, sizeof(tag) - 1) != NULL)
+		return 0;
+	obuf_puts(b, tag);
+	return read_into(maps_now, b, NULL);
 }
 
 /* One dump read and parsed; 0, or -1 having said why. */
 static int
-load_dump(const char *path, const char *option, struct heap_dump *d,
-    int64_t *mtime_ns)
+load_dump(const char *path, const char *option, const char *maps_now,
+    struct heap_dump *d, int64_t *mtime_ns)
 {
-	char *text, err[512];
-	size_t len;
+	struct obuf b = { 0 };
+	char err[512];
 
-	if (read_whole(path, &text, &len, mtime_ns) != 0) {
+	if (read_into(path, &b, mtime_ns) != 0 ||
+	    add_maps_now(&b, maps_now) != 0) {
 		diag_say("%s%s: cannot read it: %s", option, path,
 		    strerror(errno));
+		obuf_free(&b);
 		return -1;
 	}
-	if (heap_dump_parse(text, len, d, err, sizeof(err)) != 0) {
+	if (heap_dump_parse(b.p != NULL ? b.p : "", b.len, d, err,
+	    sizeof(err)) != 0) {
 		diag_say("%s%s: %s; give a whole jemalloc heap dump (one "
 		    "still being written reads as cut short: read it again)",
 		    option, path, err);
-		free(text);
+		obuf_free(&b);
 		return -1;
 	}
-	free(text);
+	obuf_free(&b);
 	return 0;
 }
 
@@ -96,13 +109,14 @@ load_profile(const struct heap_pick *pick, struct heap_dump *d,
 	int64_t base_ns;
 	int rc;
 
-	if (load_dump(pick->dump, "", &newer, time_ns) != 0)
+	if (load_dump(pick->dump, "", pick->maps_now, &newer, time_ns) != 0)
 		return -1;
 	if (pick->base[0] == '\0') {
 		*d = newer;
 		return 0;
 	}
-	if (load_dump(pick->base, "--heap-base ", &base, &base_ns) != 0) {
+	if (load_dump(pick->base, "--heap-base ", pick->maps_now, &base,
+	    &base_ns) != 0) {
 		heap_dump_free(&newer);
 		return -1;
 	}
@@ -163,8 +177,10 @@ name_and_write(const struct capture_env *env, const struct heap_pick *pick,
 	size_t binlen = 0;
 	int rc = EXIT_RUNTIME;
 
+	/* Maps read from here name files as this machine sees them. */
 	sym = symbols_open(d->maps, d->nmaps,
-	    pick->root[0] != '\0' ? pick->root : NULL);
+	    pick->root[0] != '\0' && pick->maps_now[0] == '\0' ?
+	    pick->root : NULL);
 	if (sym == NULL || heap_profile_build(d, name_pc, sym, &p) != 0) {
 		diag_say("out of memory naming the dump's frames");
 		symbols_free(sym);
@@ -210,6 +226,10 @@ heap_run(const struct capture_env *env)
 	}
 	diag_note(env->diag, "reading %s%s%s", pick.dump, pick.base[0] ?
 	    ", the growth since " : "", pick.base);
+	if (pick.maps_now[0] != '\0')
+		diag_note(env->diag, "the server's root has no /proc, so its "
+		    "jemalloc wrote no maps into the dumps: %s read now "
+		    "stands in", pick.maps_now);
 	if (load_profile(&pick, &d, &time_ns) != 0)
 		return EXIT_RUNTIME;
 	rc = name_and_write(env, &pick, &d, time_ns);

@@ -47,6 +47,19 @@ server_root(const char *proc, pid_t pid, char *root, size_t len,
 		snprintf(root, len, "%s", path);
 }
 
+/* A root without /proc: jemalloc could copy no maps into the dumps. */
+static void
+maps_if_no_proc(const char *proc, struct heap_pick *out)
+{
+	char self[160];
+	struct stat st;
+
+	snprintf(self, sizeof(self), "%s/proc/self", out->root);
+	if (out->root[0] != '\0' && stat(self, &st) != 0)
+		snprintf(out->maps_now, sizeof(out->maps_now), "%s/%d/maps",
+		    proc, (int)out->pid);
+}
+
 /*
  * Where to look: --heap-dir (a folder: any prefix in it), else the
  * server's prefix; an absolute one is in its root, one made absolute
@@ -198,6 +211,7 @@ heap_pick_server(const struct session *s, const struct options *o,
 		return not_profiled(&src, out->pid, err, errlen);
 	server_root(proc, out->pid, out->root, sizeof(out->root), target,
 	    sizeof(target));
+	maps_if_no_proc(proc, out);
 	dump_prefix(o, &src, out->root, target, prefix, sizeof(prefix));
 	if (heap_find_files(prefix, out->pid, &f, &n, err, errlen) != 0)
 		return EXIT_RUNTIME;

@@ -20,6 +20,11 @@ struct heap_pick {
 	char base[PATH_MAX];    /* the base of a growth; "": none */
 	/* /proc/PID/root when the server runs in a chroot; "": "/" */
 	char root[96];
+	/*
+	 * /proc/PID/maps when the server's root has no /proc, so that its
+	 * jemalloc wrote its dumps without their maps; "": they have them.
+	 */
+	char maps_now[96];
 };
 
 /*

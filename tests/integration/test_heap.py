@@ -49,7 +49,7 @@ class Heap(mmp.TestCase):
         cls.folder = tempfile.mkdtemp(prefix="mmp-heap-", dir=root + "/tmp")
         os.chmod(cls.folder, 0o777)
         cls.host_prefix = cls.folder + "/jeprof"
-        prefix = cls.host_prefix[len(root):]
+        prefix = cls.prefix = cls.host_prefix[len(root):]
         cls.preload = mmp.server_with_preload("jemalloc", {
             "MALLOC_CONF": "prof:true,prof_prefix:%s,lg_prof_interval:26"
                            % prefix})
@@ -113,8 +113,8 @@ class Heap(mmp.TestCase):
         # The growth since the first dump, before the variables were set.
         p = self.heap("--heap-base", "first")
         self.assertEqual(p.returncode, 0, mmp.describe(p))
-        self.assertIn("growth since: %s" % dumps(self.host_prefix,
-                                                 self.srv.pid)[0], p.stdout)
+        first = os.path.basename(dumps(self.host_prefix, self.srv.pid)[0])
+        self.assertRegex(p.stdout, r"growth since: \S+/%s\n" % re.escape(first))
         self.check_text(p.stdout, p)
 
     def check_text(self, text, p):
@@ -125,8 +125,11 @@ class Heap(mmp.TestCase):
         self.assertIsNotNone(m, mmp.describe(p))
         self.assertGreaterEqual(float(m.group(1)), 100, mmp.describe(p))
         self.assertRegex(m.group(2), USER_VAR_FRAME, mmp.describe(p))
-        self.assertIn("jemalloc heap profile of pid %d: %s"
-                      % (self.srv.pid, self.host_prefix), text)
+        # A chroot's dumps are read through /proc/PID/root.
+        self.assertRegex(text, r"jemalloc heap profile of pid %d: (%s|%s)\."
+                         % (self.srv.pid, re.escape(self.host_prefix),
+                            re.escape("/proc/%d/root%s" % (self.srv.pid,
+                                                           self.prefix))))
 
     def check_pprof(self):
         out = os.path.join(self.folder, "heap.pb.gz")
