@@ -1,7 +1,7 @@
 /*
  * The heap profile as pprof's message, built as protobuf-c's structs
  * (proto/profile.proto, generated into the build folder), packed, then
- * gzipped by pprof_gzip(). The profile already has each function once and
+ * gzipped by pprof_pack(). The profile already has each function once and
  * each address once, so the string table needs no lookup: the names go
  * in as they are, in order.
  */
@@ -203,8 +203,6 @@ heap_pprof_encode(const struct heap_profile *p, int64_t time_ns,
     unsigned char **buf, size_t *len)
 {
 	struct build b = { 0 };
-	uint8_t *packed = NULL;
-	size_t n;
 	int rc = -1;
 
 	*buf = NULL;
@@ -221,13 +219,8 @@ heap_pprof_encode(const struct heap_profile *p, int64_t time_ns,
 	b.p.n_string_table = N_FIXED + p->nfuncs + p->nmaps;
 	b.p.string_table = b.strings;
 	b.p.time_nanos = time_ns;
-	n = perftools__profiles__profile__get_packed_size(&b.p);
-	if ((packed = malloc(n ? n : 1)) == NULL)
-		goto out;
-	perftools__profiles__profile__pack(&b.p, packed);
-	rc = pprof_gzip(packed, n, buf, len);
+	rc = pprof_pack(&b.p, buf, len);
 out:
-	free(packed);
 	build_free(&b);
 	return rc;
 }

@@ -73,6 +73,7 @@ struct naming {
 	char **names;           /* a location's name, owned until moved */
 	unsigned char *alloc;   /* a location in the allocator */
 	size_t *order;          /* locations sorted by name */
+	size_t n;               /* of names: the locations before pruning */
 };
 
 static const struct naming *sort_naming;
@@ -330,12 +331,13 @@ heap_profile_build(const struct heap_dump *d, heap_namer *name, void *ctx,
 	if (nm.names == NULL || nm.alloc == NULL || nm.order == NULL ||
 	    p->funcs == NULL)
 		goto out;
+	nm.n = p->nlocs;
 	if (name_locations(d, name, ctx, p, &nm) != 0 ||
 	    make_stacks(d, p, nm.alloc) != 0)
 		goto out;
 	rc = 0;
 out:
-	for (size_t i = 0; nm.names != NULL && i < p->nlocs; i++)
+	for (size_t i = 0; nm.names != NULL && i < nm.n; i++)
 		free(nm.names[i]);
 	free(nm.names);
 	free(nm.alloc);

@@ -57,11 +57,13 @@ void pprof_meta_of(const struct sample *s, const char *grain,
 int pprof_encode(const struct sample *s, const struct pprof_meta *m,
     unsigned char **buf, size_t *len);   /* 0, or -1 with errno */
 
+struct Perftools__Profiles__Profile; /* profile.pb-c.h */
+
 /*
- * in's n bytes gzipped (windowBits 16 + 15: a gzip header) into a
+ * A message built with protobuf-c's structs, packed and gzipped into a
  * malloc'd buffer, as a profile is sent; 0, or -1 with errno.
  */
-int pprof_gzip(const uint8_t *in, size_t n, unsigned char **buf,
-    size_t *len);
+int pprof_pack(const struct Perftools__Profiles__Profile *p,
+    unsigned char **buf, size_t *len);
 
 #endif
