@@ -205,7 +205,7 @@ heap_pick_server(const struct session *s, const struct options *o,
 	if (trusted_pid(s, proc, err, errlen) != 0)
 		return EXIT_RUNTIME;
 	out->pid = (pid_t)s->server.pid;
-	if (heap_find_source(out->pid, &src, err, errlen) != 0)
+	if (heap_find_source_in(proc, out->pid, &src, err, errlen) != 0)
 		return EXIT_RUNTIME;
 	if (o->heap_dir == NULL && (!src.jemalloc || !src.profiling))
 		return not_profiled(&src, out->pid, err, errlen);
