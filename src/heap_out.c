@@ -43,10 +43,16 @@ put_name(struct obuf *b, const char *name)
 	obuf_putc(b, '\n');
 }
 
+/* A list's heading; how many of its total --top shows. */
 static size_t
-shown(size_t n, size_t top)
+list_heading(struct obuf *b, const char *what, size_t total, size_t top,
+    const char *how)
 {
-	return top != 0 && top < n ? top : n;
+	size_t n = top != 0 && top < total ? top : total;
+
+	obuf_printf(b, "\nThe largest %s, %zu of %zu (%s):\n", what, n, total,
+	    how);
+	return n;
 }
 
 static void
@@ -78,10 +84,9 @@ static void
 text_stacks(struct obuf *b, const struct heap_profile *p,
     const struct heap_meta *m)
 {
-	size_t n = shown(p->nstacks, m->top);
+	size_t n = list_heading(b, "stacks", p->nstacks, m->top,
+	    "innermost frame first");
 
-	obuf_printf(b, "\nThe largest stacks, %zu of %zu (innermost frame "
-	    "first):\n", n, p->nstacks);
 	for (size_t i = 0; i < n; i++) {
 		const struct heap_pstack *s = &p->stacks[i];
 
@@ -101,10 +106,9 @@ static void
 text_functions(struct obuf *b, const struct heap_profile *p,
     const struct heap_meta *m)
 {
-	size_t n = shown(p->nfuncs, m->top);
+	size_t n = list_heading(b, "functions", p->nfuncs, m->top,
+	    "inclusive: the stacks through it; own: allocated by its call");
 
-	obuf_printf(b, "\nThe largest functions, %zu of %zu (inclusive: the "
-	    "stacks through it; own: allocated by its call):\n", n, p->nfuncs);
 	obuf_printf(b, "%12s%8s %12s%8s  %s\n", "inclusive", "share", "own",
 	    "share", "function");
 	for (size_t i = 0; i < n; i++) {
