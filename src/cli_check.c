@@ -190,7 +190,12 @@ check_heap(struct cli_parse *ps)
 		    "it picks the dumps read", ps->needs[NEEDS_HEAP]);
 		return -1;
 	}
-	if ((with = heap_conflict(o)) != NULL) {
+	if ((with = heap_conflict(o)) == NULL &&
+	    ps->needs[NEEDS_PROFILE] != NULL)
+		with = strcmp(ps->needs[NEEDS_PROFILE], "profile-at") == 0 ?
+		    "--profile-at (a heap profile is one dump)" :
+		    "--profile-root (a heap profile's frames are its stacks')";
+	if (with != NULL) {
 		snprintf(ps->err, ps->errlen, "--%s reads a heap profile once, "
 		    "alone; leave out %s", o->heap ? "heap" : "heap-file", with);
 		return -1;
