@@ -26,6 +26,7 @@
 
 #include "fixtures.h"
 #include "heapdump.h"
+#include "strhash.h"
 
 #define MAPS_LINE "55c4971c0000-55c4971f6000 r--p 00000000 fe:00 1234  " \
 	"/usr/sbin/mariadbd\n"
@@ -358,6 +359,32 @@ test_diff(void **state)
 }
 
 /*
+ * Two stacks that differ only in their last frame and share a slot of
+ * the growth's table (16 slots for two stacks): both kept.
+ */
+static void
+test_diff_collide(void **state)
+{
+	uint64_t a[2] = { 0x1, 0x2 }, b[2] = { 0x1, 0x3 };
+	struct heap_dump newer, out, none = { 0 };
+	char text[256];
+
+	(void)state;
+	while ((strhash((const char *)b, sizeof(b)) & 15) !=
+	    (strhash((const char *)a, sizeof(a)) & 15))
+		b[1]++;
+	snprintf(text, sizeof(text), DIFF_HEAD "@ 0x1 0x2\n  t*: 1: 100 "
+	    "[0: 0]\n@ 0x1 0x%" PRIx64 "\n  t*: 1: 50 [0: 0]\n" DIFF_TAIL, b[1]);
+	assert_int_equal(parse(text, &newer), 0);
+	assert_int_equal(heap_dump_diff(&newer, &none, &out), 0);
+	assert_int_equal(out.nstacks, 2);
+	assert_int_equal(out.stacks[1].pcs[1], b[1]);
+	assert_int_equal(out.stacks[1].bytes, 50);
+	heap_dump_free(&out);
+	heap_dump_free(&newer);
+}
+
+/*
  * The real dumps: `jeprof --text --show_bytes --base=i1 mariadbd i5`
  * says "Total: 186889997 B", with no stack that shrank.
  */
@@ -626,6 +653,7 @@ main(void)
 		cmocka_unit_test(test_cut),
 		cmocka_unit_test(test_large),
 		cmocka_unit_test(test_diff),
+		cmocka_unit_test(test_diff_collide),
 		cmocka_unit_test(test_diff_real),
 		cmocka_unit_test_setup_teardown(test_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_files_many, setup,
