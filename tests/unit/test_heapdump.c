@@ -416,19 +416,10 @@ setup(void **state)
 }
 
 static int
-rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static int
 teardown(void **state)
 {
 	(void)state;
-	return nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return fixture_remove_tree(tmp);
 }
 
 /* An empty file tmp/NAME (a folder when the name ends in '/'). */
