@@ -554,6 +554,8 @@ fake_proc(pid_t pid, const char *environ, size_t envlen, const char *maps)
 	}
 	snprintf(path, sizeof(path), "%s/%d/cwd", tmp, (int)pid);
 	assert_int_equal(symlink("/var/lib/mysql", path), 0);
+	snprintf(path, sizeof(path), "%s/%d/root", tmp, (int)pid);
+	assert_int_equal(symlink(pid == 12 ? "/srv/chroot" : "/", path), 0);
 }
 
 #define ENV(s) s, sizeof(s) - 1
@@ -586,13 +588,16 @@ test_source(void **state)
 	assert_string_equal(src.prefix, "/var/lib/mysql/jeprof");
 	assert_string_equal(src.conf, "");
 
-	/* A later key over an earlier; getenv's first MALLOC_CONF. */
+	/*
+	 * A later key over an earlier; getenv's first MALLOC_CONF; an
+	 * absolute prefix under the chroot of pid 12.
+	 */
 	fake_proc(12, ENV("MALLOC_CONF=prof:true,prof_prefix:/a/b,junk,"
 	    "prof:false\0MALLOC_CONF=prof:true\0"), JEMALLOC_MAPS);
 	assert_int_equal(heap_find_source_in(tmp, 12, &src, err,
 	    sizeof(err)), 0);
 	assert_false(src.profiling);
-	assert_string_equal(src.prefix, "/a/b");
+	assert_string_equal(src.prefix, "/srv/chroot/a/b");
 
 	/* Gone; maps not readable. */
 	assert_int_equal(heap_find_source_in(tmp, 13, &src, err,
