@@ -599,6 +599,14 @@ test_source(void **state)
 	assert_false(src.profiling);
 	assert_string_equal(src.prefix, "/srv/chroot/a/b");
 
+	/* prof_prefix set empty: jemalloc writes no dump. */
+	fake_proc(15, ENV("MALLOC_CONF=prof:true,prof_prefix:\0"),
+	    JEMALLOC_MAPS);
+	assert_int_equal(heap_find_source_in(tmp, 15, &src, err,
+	    sizeof(err)), 0);
+	assert_true(src.profiling);
+	assert_string_equal(src.prefix, "");
+
 	/* Gone; maps not readable. */
 	assert_int_equal(heap_find_source_in(tmp, 13, &src, err,
 	    sizeof(err)), -1);
