@@ -81,9 +81,11 @@ struct heap_file {
 struct heap_source {
 	int jemalloc;           /* libjemalloc mapped, or linked in */
 	int profiling;          /* MALLOC_CONF has prof:true */
-	char prefix[4096];      /* prof_prefix, made absolute against the
-	                           process's cwd; "jeprof" in its cwd when
-	                           not set */
+	char prefix[4096];      /* prof_prefix as this process opens it:
+	                           made absolute against the process's cwd,
+	                           under its chroot; "jeprof" in its cwd
+	                           when not set; "" when set empty (jemalloc
+	                           then writes no dump) */
 	char conf[1024];        /* MALLOC_CONF as the process has it */
 };
 

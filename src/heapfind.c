@@ -133,30 +133,49 @@ maps_jemalloc(const char *maps)
 	return 0;
 }
 
+/* The target of the link root/PID/name into buf; -1 with err said. */
+static int
+read_link(const char *root, pid_t pid, const char *name, char *buf,
+    size_t len, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/%ld/%s", root, (long)pid, name);
+	if ((n = readlink(path, buf, len - 1)) < 0)
+		return unreadable(root, pid, name, err, errlen);
+	buf[n] = '\0';
+	return 0;
+}
+
 /*
- * A relative prefix made absolute against the process's cwd as it is
- * now: jemalloc opens the dump's name relative to the cwd at dump time,
- * and mariadbd and mysqld change to their datadir at start, so dumps
- * written before that (prof_gdump's first) are in the folder it was
- * started from, which /proc no longer says.
+ * The prefix as this process opens it. A relative one is made absolute
+ * against the process's cwd as it is now: jemalloc opens the dump's name
+ * relative to the cwd at dump time, and mariadbd and mysqld change to
+ * their datadir at start, so dumps written before that (prof_gdump's
+ * first) are in the folder it was started from, which /proc no longer
+ * says. An absolute one is under the process's root: a chroot's folder
+ * is put before it (the link of a chroot reads as the folder; a
+ * container's, in a mount namespace of its own, reads "/" and its paths
+ * are the container's).
  */
 static int
 absolute_prefix(const char *root, pid_t pid, struct heap_source *src,
     char *err, size_t errlen)
 {
-	char path[PATH_MAX], cwd[PATH_MAX], joined[sizeof(src->prefix)];
-	ssize_t n;
+	char dir[PATH_MAX], joined[sizeof(src->prefix)];
 
-	if (src->prefix[0] == '/' || src->prefix[0] == '\0')
+	if (src->prefix[0] == '\0')
 		return 0;
-	snprintf(path, sizeof(path), "%s/%ld/cwd", root, (long)pid);
-	if ((n = readlink(path, cwd, sizeof(cwd) - 1)) < 0)
-		return unreadable(root, pid, "cwd", err, errlen);
-	cwd[n] = '\0';
-	if ((size_t)snprintf(joined, sizeof(joined), "%s/%s",
-	    strcmp(cwd, "/") == 0 ? "" : cwd, src->prefix) >= sizeof(joined)) {
+	if (read_link(root, pid, src->prefix[0] == '/' ? "root" : "cwd", dir,
+	    sizeof(dir), err, errlen) != 0)
+		return -1;
+	if (strcmp(dir, "/") == 0)
+		dir[0] = '\0';
+	if ((size_t)snprintf(joined, sizeof(joined), "%s%s%s", dir,
+	    src->prefix[0] == '/' ? "" : "/", src->prefix) >= sizeof(joined)) {
 		snprintf(err, errlen, "the dumps' prefix %s/%s is too long",
-		    cwd, src->prefix);
+		    dir, src->prefix);
 		return -1;
 	}
 	memcpy(src->prefix, joined, sizeof(joined));

@@ -26,6 +26,7 @@
 
 #include "fixtures.h"
 #include "heapdump.h"
+#include "strhash.h"
 
 #define MAPS_LINE "55c4971c0000-55c4971f6000 r--p 00000000 fe:00 1234  " \
 	"/usr/sbin/mariadbd\n"
@@ -256,7 +257,11 @@ test_cut(void **state)
 	free(path);
 }
 
-/* A dump of n stacks of depth frames, stack i holding (i + 1) * 8 bytes. */
+/*
+ * A dump of n stacks of depth frames, stack i holding (i + 1) * 8 bytes;
+ * they differ only in their last frame, as stacks with the same
+ * allocator's frames and callers' do.
+ */
 static char *
 big_dump(size_t n, size_t depth, size_t *len)
 {
@@ -269,7 +274,7 @@ big_dump(size_t n, size_t depth, size_t *len)
 		at += (size_t)snprintf(buf + at, cap - at, "@");
 		for (size_t f = 0; f < depth; f++)
 			at += (size_t)snprintf(buf + at, cap - at, " 0x%zx",
-			    0x400000 + i * depth + f);
+			    f + 1 < depth ? 0x500000 + f : 0x400000 + i);
 		at += (size_t)snprintf(buf + at, cap - at,
 		    "\n  t*: 1: %zu [0: 0]\n  t0: 1: %zu [0: 0]\n",
 		    (i + 1) * 8, (i + 1) * 8);
@@ -286,17 +291,24 @@ test_large(void **state)
 {
 	size_t n = 20000, len;
 	char *text = big_dump(n, 128, &len);
-	struct heap_dump d, grown;
+	struct heap_dump d, grown, none = { 0 };
 
 	(void)state;
 	assert_int_equal(heap_dump_parse(text, len, &d, err, sizeof(err)), 0);
 	assert_int_equal(d.nstacks, n);
 	assert_int_equal(d.stacks[n - 1].depth, 128);
-	assert_int_equal(d.stacks[n - 1].pcs[127], 0x400000 + n * 128 - 1);
+	assert_int_equal(d.stacks[n - 1].pcs[127], 0x400000 + n - 1);
+	assert_int_equal(d.stacks[n - 1].pcs[126], 0x500000 + 126);
 	assert_int_equal(d.total_bytes, (int64_t)(n * (n + 1) / 2 * 8));
 	assert_int_equal(heap_dump_diff(&d, &d, &grown), 0);
 	assert_int_equal(grown.nstacks, 0);
 	assert_int_equal(grown.total_bytes, 0);
+	heap_dump_free(&grown);
+	/* Against none: every stack its own, though many share a slot. */
+	assert_int_equal(heap_dump_diff(&d, &none, &grown), 0);
+	assert_int_equal(grown.nstacks, n);
+	assert_int_equal(grown.total_bytes, d.total_bytes);
+	assert_int_equal(grown.stacks[n - 1].bytes, d.stacks[n - 1].bytes);
 	heap_dump_free(&grown);
 	heap_dump_free(&d);
 	free(text);
@@ -347,6 +359,32 @@ test_diff(void **state)
 }
 
 /*
+ * Two stacks that differ only in their last frame and share a slot of
+ * the growth's table (16 slots for two stacks): both kept.
+ */
+static void
+test_diff_collide(void **state)
+{
+	uint64_t a[2] = { 0x1, 0x2 }, b[2] = { 0x1, 0x3 };
+	struct heap_dump newer, out, none = { 0 };
+	char text[256];
+
+	(void)state;
+	while ((strhash((const char *)b, sizeof(b)) & 15) !=
+	    (strhash((const char *)a, sizeof(a)) & 15))
+		b[1]++;
+	snprintf(text, sizeof(text), DIFF_HEAD "@ 0x1 0x2\n  t*: 1: 100 "
+	    "[0: 0]\n@ 0x1 0x%" PRIx64 "\n  t*: 1: 50 [0: 0]\n" DIFF_TAIL, b[1]);
+	assert_int_equal(parse(text, &newer), 0);
+	assert_int_equal(heap_dump_diff(&newer, &none, &out), 0);
+	assert_int_equal(out.nstacks, 2);
+	assert_int_equal(out.stacks[1].pcs[1], b[1]);
+	assert_int_equal(out.stacks[1].bytes, 50);
+	heap_dump_free(&out);
+	heap_dump_free(&newer);
+}
+
+/*
  * The real dumps: `jeprof --text --show_bytes --base=i1 mariadbd i5`
  * says "Total: 186889997 B", with no stack that shrank.
  */
@@ -378,19 +416,10 @@ setup(void **state)
 }
 
 static int
-rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static int
 teardown(void **state)
 {
 	(void)state;
-	return nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return fixture_remove_tree(tmp);
 }
 
 /* An empty file tmp/NAME (a folder when the name ends in '/'). */
@@ -525,6 +554,8 @@ fake_proc(pid_t pid, const char *environ, size_t envlen, const char *maps)
 	}
 	snprintf(path, sizeof(path), "%s/%d/cwd", tmp, (int)pid);
 	assert_int_equal(symlink("/var/lib/mysql", path), 0);
+	snprintf(path, sizeof(path), "%s/%d/root", tmp, (int)pid);
+	assert_int_equal(symlink(pid == 12 ? "/srv/chroot" : "/", path), 0);
 }
 
 #define ENV(s) s, sizeof(s) - 1
@@ -557,13 +588,24 @@ test_source(void **state)
 	assert_string_equal(src.prefix, "/var/lib/mysql/jeprof");
 	assert_string_equal(src.conf, "");
 
-	/* A later key over an earlier; getenv's first MALLOC_CONF. */
+	/*
+	 * A later key over an earlier; getenv's first MALLOC_CONF; an
+	 * absolute prefix under the chroot of pid 12.
+	 */
 	fake_proc(12, ENV("MALLOC_CONF=prof:true,prof_prefix:/a/b,junk,"
 	    "prof:false\0MALLOC_CONF=prof:true\0"), JEMALLOC_MAPS);
 	assert_int_equal(heap_find_source_in(tmp, 12, &src, err,
 	    sizeof(err)), 0);
 	assert_false(src.profiling);
-	assert_string_equal(src.prefix, "/a/b");
+	assert_string_equal(src.prefix, "/srv/chroot/a/b");
+
+	/* prof_prefix set empty: jemalloc writes no dump. */
+	fake_proc(15, ENV("MALLOC_CONF=prof:true,prof_prefix:\0"),
+	    JEMALLOC_MAPS);
+	assert_int_equal(heap_find_source_in(tmp, 15, &src, err,
+	    sizeof(err)), 0);
+	assert_true(src.profiling);
+	assert_string_equal(src.prefix, "");
 
 	/* Gone; maps not readable. */
 	assert_int_equal(heap_find_source_in(tmp, 13, &src, err,
@@ -615,6 +657,7 @@ main(void)
 		cmocka_unit_test(test_cut),
 		cmocka_unit_test(test_large),
 		cmocka_unit_test(test_diff),
+		cmocka_unit_test(test_diff_collide),
 		cmocka_unit_test(test_diff_real),
 		cmocka_unit_test_setup_teardown(test_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_files_many, setup,
