@@ -5,7 +5,11 @@
  * libdwfl picks .symtab, the debug file found by build id, or .dynsym.
  * Results are cached by pc: a dump repeats its pcs thousands of times.
  */
+#include <sys/stat.h>
+
+#include <elf.h>
 #include <elfutils/libdwfl.h>
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -184,6 +188,75 @@ load_bias(Elf *elf, const struct heap_mapping *m, uint64_t *bias)
 	return -1;
 }
 
+/* Whether off + n * size lies within len bytes, without overflow. */
+static int
+fits(uint64_t off, uint64_t n, uint64_t size, uint64_t len)
+{
+	return off <= len && (size == 0 || n <= (len - off) / size);
+}
+
+/* Whether one section header of a file of len bytes and shnum sections
+ * points inside the file, and a symbol table at a string table. */
+static int
+section_sane(const Elf64_Shdr *sh, const Elf64_Shdr *all, size_t shnum,
+    uint64_t len)
+{
+	if (sh->sh_type != SHT_NOBITS && !fits(sh->sh_offset, 1, sh->sh_size,
+	    len))
+		return 0;
+	if (sh->sh_link >= shnum)
+		return 0;
+	if (sh->sh_type == SHT_SYMTAB || sh->sh_type == SHT_DYNSYM)
+		return sh->sh_entsize == sizeof(Elf64_Sym) &&
+		    all[sh->sh_link].sh_type == SHT_STRTAB;
+	if (sh->sh_flags & SHF_COMPRESSED)
+		return sh->sh_size >= sizeof(Elf64_Chdr);
+	return 1;
+}
+
+/*
+ * Whether fd holds a whole 64-bit ELF file of this machine's byte order
+ * whose headers and sections lie inside it. libelf 0.188 reads a file cut
+ * short (a binary being replaced, a partial copy) out of bounds, so what
+ * it is handed is checked first; a file refused keeps its offsets.
+ */
+static int
+elf_sane(int fd)
+{
+	Elf64_Ehdr eh;
+	Elf64_Shdr *sh;
+	struct stat st;
+	uint64_t len;
+	int ok = 1;
+
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh))
+		return 0;
+	len = (uint64_t)st.st_size;
+	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_ident[EI_DATA] != (BYTE_ORDER == LITTLE_ENDIAN ?
+	    ELFDATA2LSB : ELFDATA2MSB) ||
+	    eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == PN_XNUM ||
+	    !fits(eh.e_phoff, eh.e_phnum, sizeof(Elf64_Phdr), len))
+		return 0;
+	if (eh.e_shnum == 0)    /* none, or more than 65,279: refused */
+		return eh.e_shoff == 0;
+	if (eh.e_shentsize != sizeof(Elf64_Shdr) ||
+	    eh.e_shstrndx >= eh.e_shnum ||
+	    !fits(eh.e_shoff, eh.e_shnum, sizeof(Elf64_Shdr), len))
+		return 0;
+	if ((sh = calloc(eh.e_shnum, sizeof(*sh))) == NULL)
+		return 0;
+	if (pread(fd, sh, eh.e_shnum * sizeof(*sh), (off_t)eh.e_shoff) !=
+	    (ssize_t)(eh.e_shnum * sizeof(*sh)))
+		ok = 0;
+	for (size_t i = 0; ok && i < eh.e_shnum; i++)
+		ok = section_sane(&sh[i], sh, eh.e_shnum, len);
+	free(sh);
+	return ok;
+}
+
 /* fd's bias for mapping m, read with libelf (fd stays open). */
 static int
 file_bias(int fd, const struct heap_mapping *m, uint64_t *bias)
@@ -234,7 +307,7 @@ report(struct symbols *s, const struct heap_mapping *m)
 		return NULL;
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return NULL;
-	if (file_bias(fd, m, &bias) != 0) {
+	if (!elf_sane(fd) || file_bias(fd, m, &bias) != 0) {
 		close(fd);
 		return NULL;
 	}
