@@ -160,15 +160,18 @@ mapping_find(const struct symbols *s, uint64_t pc, size_t *idx)
 /*
  * The load bias of the file elf mapped by m: m's start less the virtual
  * address its file offset has in the PT_LOAD that holds it, which must be
- * executable (else the file on disk is not the one that was mapped).
- * 0, or -1.
+ * executable, and 0 for an ET_EXEC (else the file on disk is not the one
+ * that was mapped). 0, or -1.
  */
 static int
 load_bias(Elf *elf, const struct heap_mapping *m, uint64_t *bias)
 {
+	GElf_Ehdr eh;
 	size_t phnum;
 
-	if (elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &phnum) != 0)
+	if (elf_kind(elf) != ELF_K_ELF || gelf_getehdr(elf, &eh) == NULL ||
+	    (eh.e_type != ET_DYN && eh.e_type != ET_EXEC) ||
+	    elf_getphdrnum(elf, &phnum) != 0)
 		return -1;
 	for (size_t i = 0; i < phnum; i++) {
 		GElf_Phdr ph;
@@ -183,7 +186,7 @@ load_bias(Elf *elf, const struct heap_mapping *m, uint64_t *bias)
 		    m->offset >= ph.p_offset + ph.p_filesz)
 			continue;
 		*bias = m->start - (ph.p_vaddr + (m->offset - ph.p_offset));
-		return 0;
+		return eh.e_type == ET_EXEC && *bias != 0 ? -1 : 0;
 	}
 	return -1;
 }
@@ -214,6 +217,44 @@ section_sane(const Elf64_Shdr *sh, const Elf64_Shdr *all, size_t shnum,
 	return 1;
 }
 
+/* Whether every program header of eh points inside the file. */
+static int
+phdrs_sane(int fd, const Elf64_Ehdr *eh, uint64_t len)
+{
+	Elf64_Phdr ph;
+
+	for (size_t i = 0; i < eh->e_phnum; i++)
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh->e_phoff +
+		    i * sizeof(ph))) != (ssize_t)sizeof(ph) ||
+		    !fits(ph.p_offset, 1, ph.p_filesz, len))
+			return 0;
+	return 1;
+}
+
+/* Whether every section header of eh is sane (section_sane). */
+static int
+shdrs_sane(int fd, const Elf64_Ehdr *eh, uint64_t len)
+{
+	size_t n = eh->e_shnum;
+	Elf64_Shdr *sh;
+	int ok = 1;
+
+	if (n == 0)             /* none, or more than 65,279: refused */
+		return eh->e_shoff == 0;
+	if (eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shstrndx >= n ||
+	    !fits(eh->e_shoff, n, sizeof(Elf64_Shdr), len))
+		return 0;
+	if ((sh = calloc(n, sizeof(*sh))) == NULL)
+		return 0;
+	if (pread(fd, sh, n * sizeof(*sh), (off_t)eh->e_shoff) !=
+	    (ssize_t)(n * sizeof(*sh)))
+		ok = 0;
+	for (size_t i = 0; ok && i < n; i++)
+		ok = section_sane(&sh[i], sh, n, len);
+	free(sh);
+	return ok;
+}
+
 /*
  * Whether fd holds a whole 64-bit ELF file of this machine's byte order
  * whose headers and sections lie inside it. libelf 0.188 reads a file cut
@@ -224,10 +265,8 @@ static int
 elf_sane(int fd)
 {
 	Elf64_Ehdr eh;
-	Elf64_Shdr *sh;
 	struct stat st;
 	uint64_t len;
-	int ok = 1;
 
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
 	    pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh))
@@ -240,21 +279,7 @@ elf_sane(int fd)
 	    eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == PN_XNUM ||
 	    !fits(eh.e_phoff, eh.e_phnum, sizeof(Elf64_Phdr), len))
 		return 0;
-	if (eh.e_shnum == 0)    /* none, or more than 65,279: refused */
-		return eh.e_shoff == 0;
-	if (eh.e_shentsize != sizeof(Elf64_Shdr) ||
-	    eh.e_shstrndx >= eh.e_shnum ||
-	    !fits(eh.e_shoff, eh.e_shnum, sizeof(Elf64_Shdr), len))
-		return 0;
-	if ((sh = calloc(eh.e_shnum, sizeof(*sh))) == NULL)
-		return 0;
-	if (pread(fd, sh, eh.e_shnum * sizeof(*sh), (off_t)eh.e_shoff) !=
-	    (ssize_t)(eh.e_shnum * sizeof(*sh)))
-		ok = 0;
-	for (size_t i = 0; ok && i < eh.e_shnum; i++)
-		ok = section_sane(&sh[i], sh, eh.e_shnum, len);
-	free(sh);
-	return ok;
+	return phdrs_sane(fd, &eh, len) && shdrs_sane(fd, &eh, len);
 }
 
 /* fd's bias for mapping m, read with libelf (fd stays open). */
@@ -311,6 +336,8 @@ report(struct symbols *s, const struct heap_mapping *m)
 		close(fd);
 		return NULL;
 	}
+	/* Reported again, libdwfl would drop the module it has (DWFL_E_OVERLAP
+	 * marks it for collection): one module per file and bias. */
 	for (size_t i = 0; i < s->nmods; i++)
 		if (s->mods[i].bias == bias &&
 		    strcmp(s->mods[i].path, m->path) == 0) {

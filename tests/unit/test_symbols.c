@@ -433,6 +433,36 @@ test_program(void **state)
 	maps_free(mp);
 }
 
+/*
+ * Not PIE (ET_EXEC): named where it runs; mapped anywhere else, as a dump
+ * of another binary by the same path would say, it is refused.
+ */
+static void
+test_program_not_pie(void **state)
+{
+	uint64_t g, st;
+	pid_t pid;
+	int in;
+	struct maps *mp = run_prog("prog_nopie", &pid, &in, &g, &st);
+	struct symbols *s = open_maps(mp, NULL);
+	struct heap_mapping moved = *maps_at(mp, g);
+
+	(void)state;
+	end_prog(pid, in);
+	assert_named(s, g, "symfix_prog_global");
+	assert_named(s, st, "symfix_prog_static");
+	symbols_free(s);
+	moved.start += 0x10000000;
+	moved.end += 0x10000000;
+	s = symbols_open(&moved, 1, NULL);
+	assert_non_null(s);
+	assert_unnamed(s, &(struct maps){ .m = { moved }, .n = 1 },
+	    g + 0x10000001, "prog_nopie");
+	assert_int_equal(symbols_unreadable(s), 1);
+	symbols_free(s);
+	maps_free(mp);
+}
+
 /* Stripped: a PIE executable exports nothing; counted as unreadable. */
 static void
 test_stripped_program(void **state)
@@ -494,6 +524,7 @@ main(void)
 		cmocka_unit_test(test_no_file),
 		cmocka_unit_test(test_cut_short),
 		cmocka_unit_test(test_program),
+		cmocka_unit_test(test_program_not_pie),
 		cmocka_unit_test(test_stripped_program),
 		cmocka_unit_test(test_cache),
 	};
