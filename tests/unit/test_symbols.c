@@ -4,6 +4,7 @@
  * of symfix, from /proc/PID/maps as a dump's MAPPED_LIBRARIES gives them.
  */
 #include <dlfcn.h>
+#include <elf.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdint.h>
@@ -228,6 +229,22 @@ test_library(void **state)
 	    "libsymfix.so");
 	assert_named(s, fn_at(h, "symfix_gap_end"), "symfix_gap_end");
 	symbols_free(s);
+
+	/* Its code in two mappings (as a part remapped or protected apart
+	 * leaves it): one file at one bias, both parts named. */
+	struct heap_mapping *m = (struct heap_mapping *)maps_at(mp,
+	    fn_at(h, "symfix_exported"));
+	uint64_t cut = fn_at(h, "symfix_exported") + 8;
+	mp->m[mp->n] = *m;
+	mp->m[mp->n].path = strdup(m->path);
+	mp->m[mp->n].start = cut;
+	mp->m[mp->n].offset += cut - m->start;
+	m->end = cut;
+	mp->n++;
+	s = open_maps(mp, NULL);
+	assert_named(s, fn_at(h, "symfix_exported"), "symfix_exported");
+	assert_named(s, (uintptr_t)hidden(), "symfix_hidden");
+	symbols_free(s);
 	maps_free(mp);
 	dlclose(h);
 }
@@ -369,6 +386,13 @@ test_cut_short(void **state)
 		assert_int_equal(pwrite(fd, buf, cuts[i], 0), (ssize_t)cuts[i]);
 		assert_refused(path, 0x1110);
 	}
+	/* Whole, but a program header's data past the end. */
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)buf;
+	Elf64_Phdr *ph = (Elf64_Phdr *)(buf + eh->e_phoff);
+	ph[eh->e_phnum - 1].p_offset = len;
+	ph[eh->e_phnum - 1].p_filesz = 64;
+	assert_int_equal(pwrite(fd, buf, len, 0), (ssize_t)len);
+	assert_refused(path, 0x1110);
 	close(fd);
 	unlink(path);
 	assert_refused(symfix("shoff_past_end.elf"), 0x10);
