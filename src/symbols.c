@@ -330,7 +330,8 @@ report(struct symbols *s, const struct heap_mapping *m)
 	if (snprintf(path, sizeof(path), "%s%s", s->root ? s->root : "",
 	    m->path) >= (int)sizeof(path))
 		return NULL;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	/* O_NONBLOCK: a FIFO by that name now must not hold us up. */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
 		return NULL;
 	if (!elf_sane(fd) || file_bias(fd, m, &bias) != 0) {
 		close(fd);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -303,20 +304,30 @@ test_debug_file_under_root(void **state)
 	dlclose(h);
 }
 
-/* Mappings no file stands behind, and a pc outside them all. */
+/*
+ * Mappings no file stands behind (and a FIFO, which must not be waited
+ * on), and a pc outside them all.
+ */
 static void
 test_no_file(void **state)
 {
+	char fifo[] = "/tmp/test_symbols.fifo.XXXXXX";
 	struct heap_mapping m[] = {
 		{ 0x10000, 0x20000, 0x3000, "/nonexistent/libgone.so", 1 },
 		{ 0x20000, 0x30000, 0, NULL, 1 },
 		{ 0x40000, 0x41000, 0, "[vdso]", 1 },
 		{ 0x50000, 0x51000, 0x13000, "/nonexistent/libgone.so", 1 },
+		{ 0x60000, 0x61000, 0, fifo, 1 },
 	};
-	struct symbols *s = symbols_open(m, 4, NULL);
+	struct symbols *s;
 	struct symbol sym;
 
 	(void)state;
+	assert_non_null(mkdtemp(fifo));
+	assert_int_equal(rmdir(fifo), 0);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	s = symbols_open(m, 5, NULL);
+	unlink(fifo);
 	assert_non_null(s);
 	symbols_lookup(s, 0x10010, &sym);
 	assert_string_equal(sym.name, "libgone.so+0x3010");
@@ -331,8 +342,9 @@ test_no_file(void **state)
 	assert_null(sym.file);
 	symbols_lookup(s, 0x40008, &sym);
 	assert_string_equal(sym.name, "[vdso]+0x8");
-	/* The missing file counts, once; the anonymous and [vdso] do not. */
-	assert_int_equal(symbols_unreadable(s), 1);
+	/* The missing file counts, once, and the FIFO; the anonymous and
+	 * [vdso] do not. */
+	assert_int_equal(symbols_unreadable(s), 2);
 	symbols_free(s);
 }
 
