@@ -146,13 +146,14 @@ $(BUILD)/test_%: tests/unit/test_%.c $(BUILD)/libcore.a | $(BUILD)
 
 # test_symbols' programs to name (tests/unit/symfix/): a shared library
 # with .symtab, the same stripped, one whose symbols are in a debug file
-# found by build id under a root folder, and a PIE executable with and
-# without .symtab. -O0: functions stay in the order written, so a static
+# found by build id under a root folder, a PIE executable with and
+# without .symtab, and one not PIE. -O0: functions stay in the order written, so a static
 # one follows an exported one. Not named test_*: tests/run.sh runs those.
 SYMFIX       = $(BUILD)/symfix
 SYMFIX_CC    = $(CC) -O0 -g -Wl,--build-id
 SYMFIX_FILES = $(SYMFIX)/libsymfix.so $(SYMFIX)/libsymfix_stripped.so \
-	       $(SYMFIX)/root/lib/libsymfix_split.so $(SYMFIX)/prog $(SYMFIX)/prog_stripped
+	       $(SYMFIX)/root/lib/libsymfix_split.so $(SYMFIX)/prog $(SYMFIX)/prog_stripped \
+	       $(SYMFIX)/prog_nopie $(SYMFIX)/shoff_past_end.elf
 
 $(BUILD)/test_symbols: $(SYMFIX_FILES)
 
@@ -183,6 +184,17 @@ $(SYMFIX)/prog: tests/unit/symfix/prog.c
 
 $(SYMFIX)/prog_stripped: $(SYMFIX)/prog
 	strip --strip-all -o $@ $<
+
+# ET_EXEC: at the addresses it was linked for, whatever its mapping says.
+$(SYMFIX)/prog_nopie: tests/unit/symfix/prog.c
+	@mkdir -p $(SYMFIX)
+	$(SYMFIX_CC) -fno-pie -no-pie -o $@ $<
+
+# fuzz_symbols' first find: section headers past the end of a file cut
+# short, which libelf 0.188 read out of bounds.
+$(SYMFIX)/shoff_past_end.elf: tests/unit/symfix/shoff_past_end.elf
+	@mkdir -p $(SYMFIX)
+	cp $< $@
 
 # bench/record_cost.py's driver of an incident at many connections: the
 # core's own writer, no server.

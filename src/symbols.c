@@ -5,7 +5,11 @@
  * libdwfl picks .symtab, the debug file found by build id, or .dynsym.
  * Results are cached by pc: a dump repeats its pcs thousands of times.
  */
+#include <sys/stat.h>
+
+#include <elf.h>
 #include <elfutils/libdwfl.h>
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -156,15 +160,18 @@ mapping_find(const struct symbols *s, uint64_t pc, size_t *idx)
 /*
  * The load bias of the file elf mapped by m: m's start less the virtual
  * address its file offset has in the PT_LOAD that holds it, which must be
- * executable (else the file on disk is not the one that was mapped).
- * 0, or -1.
+ * executable, and 0 for an ET_EXEC (else the file on disk is not the one
+ * that was mapped). 0, or -1.
  */
 static int
 load_bias(Elf *elf, const struct heap_mapping *m, uint64_t *bias)
 {
+	GElf_Ehdr eh;
 	size_t phnum;
 
-	if (elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &phnum) != 0)
+	if (elf_kind(elf) != ELF_K_ELF || gelf_getehdr(elf, &eh) == NULL ||
+	    (eh.e_type != ET_DYN && eh.e_type != ET_EXEC) ||
+	    elf_getphdrnum(elf, &phnum) != 0)
 		return -1;
 	for (size_t i = 0; i < phnum; i++) {
 		GElf_Phdr ph;
@@ -179,9 +186,100 @@ load_bias(Elf *elf, const struct heap_mapping *m, uint64_t *bias)
 		    m->offset >= ph.p_offset + ph.p_filesz)
 			continue;
 		*bias = m->start - (ph.p_vaddr + (m->offset - ph.p_offset));
-		return 0;
+		return eh.e_type == ET_EXEC && *bias != 0 ? -1 : 0;
 	}
 	return -1;
+}
+
+/* Whether off + n * size lies within len bytes, without overflow. */
+static int
+fits(uint64_t off, uint64_t n, uint64_t size, uint64_t len)
+{
+	return off <= len && (size == 0 || n <= (len - off) / size);
+}
+
+/* Whether one section header of a file of len bytes and shnum sections
+ * points inside the file, and a symbol table at a string table. */
+static int
+section_sane(const Elf64_Shdr *sh, const Elf64_Shdr *all, size_t shnum,
+    uint64_t len)
+{
+	if (sh->sh_type != SHT_NOBITS && !fits(sh->sh_offset, 1, sh->sh_size,
+	    len))
+		return 0;
+	if (sh->sh_link >= shnum)
+		return 0;
+	if (sh->sh_type == SHT_SYMTAB || sh->sh_type == SHT_DYNSYM)
+		return sh->sh_entsize == sizeof(Elf64_Sym) &&
+		    all[sh->sh_link].sh_type == SHT_STRTAB;
+	if (sh->sh_flags & SHF_COMPRESSED)
+		return sh->sh_size >= sizeof(Elf64_Chdr);
+	return 1;
+}
+
+/* Whether every program header of eh points inside the file. */
+static int
+phdrs_sane(int fd, const Elf64_Ehdr *eh, uint64_t len)
+{
+	Elf64_Phdr ph;
+
+	for (size_t i = 0; i < eh->e_phnum; i++)
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh->e_phoff +
+		    i * sizeof(ph))) != (ssize_t)sizeof(ph) ||
+		    !fits(ph.p_offset, 1, ph.p_filesz, len))
+			return 0;
+	return 1;
+}
+
+/* Whether every section header of eh is sane (section_sane). */
+static int
+shdrs_sane(int fd, const Elf64_Ehdr *eh, uint64_t len)
+{
+	size_t n = eh->e_shnum;
+	Elf64_Shdr *sh;
+	int ok = 1;
+
+	if (n == 0)             /* none, or more than 65,279: refused */
+		return eh->e_shoff == 0;
+	if (eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shstrndx >= n ||
+	    !fits(eh->e_shoff, n, sizeof(Elf64_Shdr), len))
+		return 0;
+	if ((sh = calloc(n, sizeof(*sh))) == NULL)
+		return 0;
+	if (pread(fd, sh, n * sizeof(*sh), (off_t)eh->e_shoff) !=
+	    (ssize_t)(n * sizeof(*sh)))
+		ok = 0;
+	for (size_t i = 0; ok && i < n; i++)
+		ok = section_sane(&sh[i], sh, n, len);
+	free(sh);
+	return ok;
+}
+
+/*
+ * Whether fd holds a whole 64-bit ELF file of this machine's byte order
+ * whose headers and sections lie inside it. libelf 0.188 reads a file cut
+ * short (a binary being replaced, a partial copy) out of bounds, so what
+ * it is handed is checked first; a file refused keeps its offsets.
+ */
+static int
+elf_sane(int fd)
+{
+	Elf64_Ehdr eh;
+	struct stat st;
+	uint64_t len;
+
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh))
+		return 0;
+	len = (uint64_t)st.st_size;
+	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_ident[EI_DATA] != (BYTE_ORDER == LITTLE_ENDIAN ?
+	    ELFDATA2LSB : ELFDATA2MSB) ||
+	    eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == PN_XNUM ||
+	    !fits(eh.e_phoff, eh.e_phnum, sizeof(Elf64_Phdr), len))
+		return 0;
+	return phdrs_sane(fd, &eh, len) && shdrs_sane(fd, &eh, len);
 }
 
 /* fd's bias for mapping m, read with libelf (fd stays open). */
@@ -232,12 +330,15 @@ report(struct symbols *s, const struct heap_mapping *m)
 	if (snprintf(path, sizeof(path), "%s%s", s->root ? s->root : "",
 	    m->path) >= (int)sizeof(path))
 		return NULL;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	/* O_NONBLOCK: a FIFO by that name now must not hold us up. */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
 		return NULL;
-	if (file_bias(fd, m, &bias) != 0) {
+	if (!elf_sane(fd) || file_bias(fd, m, &bias) != 0) {
 		close(fd);
 		return NULL;
 	}
+	/* Reported again, libdwfl would drop the module it has (DWFL_E_OVERLAP
+	 * marks it for collection): one module per file and bias. */
 	for (size_t i = 0; i < s->nmods; i++)
 		if (s->mods[i].bias == bias &&
 		    strcmp(s->mods[i].path, m->path) == 0) {

@@ -4,12 +4,14 @@
  * of symfix, from /proc/PID/maps as a dump's MAPPED_LIBRARIES gives them.
  */
 #include <dlfcn.h>
+#include <elf.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -228,6 +230,22 @@ test_library(void **state)
 	    "libsymfix.so");
 	assert_named(s, fn_at(h, "symfix_gap_end"), "symfix_gap_end");
 	symbols_free(s);
+
+	/* Its code in two mappings (as a part remapped or protected apart
+	 * leaves it): one file at one bias, both parts named. */
+	struct heap_mapping *m = (struct heap_mapping *)maps_at(mp,
+	    fn_at(h, "symfix_exported"));
+	uint64_t cut = fn_at(h, "symfix_exported") + 8;
+	mp->m[mp->n] = *m;
+	mp->m[mp->n].path = strdup(m->path);
+	mp->m[mp->n].start = cut;
+	mp->m[mp->n].offset += cut - m->start;
+	m->end = cut;
+	mp->n++;
+	s = open_maps(mp, NULL);
+	assert_named(s, fn_at(h, "symfix_exported"), "symfix_exported");
+	assert_named(s, (uintptr_t)hidden(), "symfix_hidden");
+	symbols_free(s);
 	maps_free(mp);
 	dlclose(h);
 }
@@ -286,20 +304,30 @@ test_debug_file_under_root(void **state)
 	dlclose(h);
 }
 
-/* Mappings no file stands behind, and a pc outside them all. */
+/*
+ * Mappings no file stands behind (and a FIFO, which must not be waited
+ * on), and a pc outside them all.
+ */
 static void
 test_no_file(void **state)
 {
+	char fifo[] = "/tmp/test_symbols.fifo.XXXXXX";
 	struct heap_mapping m[] = {
 		{ 0x10000, 0x20000, 0x3000, "/nonexistent/libgone.so", 1 },
 		{ 0x20000, 0x30000, 0, NULL, 1 },
 		{ 0x40000, 0x41000, 0, "[vdso]", 1 },
 		{ 0x50000, 0x51000, 0x13000, "/nonexistent/libgone.so", 1 },
+		{ 0x60000, 0x61000, 0, fifo, 1 },
 	};
-	struct symbols *s = symbols_open(m, 4, NULL);
+	struct symbols *s;
 	struct symbol sym;
 
 	(void)state;
+	assert_non_null(mkdtemp(fifo));
+	assert_int_equal(rmdir(fifo), 0);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	s = symbols_open(m, 5, NULL);
+	unlink(fifo);
 	assert_non_null(s);
 	symbols_lookup(s, 0x10010, &sym);
 	assert_string_equal(sym.name, "libgone.so+0x3010");
@@ -314,9 +342,72 @@ test_no_file(void **state)
 	assert_null(sym.file);
 	symbols_lookup(s, 0x40008, &sym);
 	assert_string_equal(sym.name, "[vdso]+0x8");
-	/* The missing file counts, once; the anonymous and [vdso] do not. */
+	/* The missing file counts, once, and the FIFO; the anonymous and
+	 * [vdso] do not. */
+	assert_int_equal(symbols_unreadable(s), 2);
+	symbols_free(s);
+}
+
+/*
+ * A file refused: mapped executable twice (as fuzz_symbols maps it: an
+ * ELF read at two biases), nothing named, counted once.
+ */
+static void
+assert_refused(const char *path, uint64_t off)
+{
+	struct heap_mapping m[] = {
+		{ 0x400000, 0x402000, 0, (char *)path, 1 },
+		{ 0x7f0000001000, 0x7f0000002000, 0x1000, (char *)path, 1 },
+	};
+	struct symbols *s = symbols_open(m, 2, NULL);
+	struct symbol sym;
+
+	assert_non_null(s);
+	symbols_lookup(s, 0x400000 + off, &sym);
+	assert_false(sym.named);
+	assert_int_equal(sym.file_offset, off);
 	assert_int_equal(symbols_unreadable(s), 1);
 	symbols_free(s);
+}
+
+/*
+ * libsymfix.so cut short at several lengths (a binary half copied, or
+ * replaced while mapped), and fuzz_symbols' file whose section headers
+ * lie past its end: never read past the end, nothing named, counted.
+ * libelf reads that one out of bounds without a fault but under
+ * AddressSanitizer (make SANITIZE=1), which this test needs to fail.
+ */
+static void
+test_cut_short(void **state)
+{
+	static const size_t cuts[] = { 0, 63, 405, 4096, 8192, 12000 };
+	char path[] = "/tmp/test_symbols.XXXXXX";
+	static char buf[65536];
+	FILE *f = fopen(symfix("libsymfix.so"), "rb");
+	size_t len;
+	int fd;
+
+	(void)state;
+	assert_non_null(f);
+	len = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	assert_true(len > 12000 && len < sizeof(buf));
+	assert_true((fd = mkstemp(path)) >= 0);
+	for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+		assert_int_equal(ftruncate(fd, 0), 0);
+		assert_int_equal(pwrite(fd, buf, cuts[i], 0), (ssize_t)cuts[i]);
+		assert_refused(path, 0x1110);
+	}
+	/* Whole, but a program header's data past the end. */
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)buf;
+	Elf64_Phdr *ph = (Elf64_Phdr *)(buf + eh->e_phoff);
+	ph[eh->e_phnum - 1].p_offset = len;
+	ph[eh->e_phnum - 1].p_filesz = 64;
+	assert_int_equal(pwrite(fd, buf, len, 0), (ssize_t)len);
+	assert_refused(path, 0x1110);
+	close(fd);
+	unlink(path);
+	assert_refused(symfix("shoff_past_end.elf"), 0x10);
 }
 
 /* A running symfix program: its maps, and where its two functions are. */
@@ -374,6 +465,36 @@ test_program(void **state)
 	assert_named(s, g, "symfix_prog_global");
 	assert_named(s, st, "symfix_prog_static");
 	assert_int_equal(symbols_unreadable(s), 0);
+	symbols_free(s);
+	maps_free(mp);
+}
+
+/*
+ * Not PIE (ET_EXEC): named where it runs; mapped anywhere else, as a dump
+ * of another binary by the same path would say, it is refused.
+ */
+static void
+test_program_not_pie(void **state)
+{
+	uint64_t g, st;
+	pid_t pid;
+	int in;
+	struct maps *mp = run_prog("prog_nopie", &pid, &in, &g, &st);
+	struct symbols *s = open_maps(mp, NULL);
+	struct heap_mapping moved = *maps_at(mp, g);
+
+	(void)state;
+	end_prog(pid, in);
+	assert_named(s, g, "symfix_prog_global");
+	assert_named(s, st, "symfix_prog_static");
+	symbols_free(s);
+	moved.start += 0x10000000;
+	moved.end += 0x10000000;
+	s = symbols_open(&moved, 1, NULL);
+	assert_non_null(s);
+	assert_unnamed(s, &(struct maps){ .m = { moved }, .n = 1 },
+	    g + 0x10000001, "prog_nopie");
+	assert_int_equal(symbols_unreadable(s), 1);
 	symbols_free(s);
 	maps_free(mp);
 }
@@ -437,7 +558,9 @@ main(void)
 		cmocka_unit_test(test_stripped_library),
 		cmocka_unit_test(test_debug_file_under_root),
 		cmocka_unit_test(test_no_file),
+		cmocka_unit_test(test_cut_short),
 		cmocka_unit_test(test_program),
+		cmocka_unit_test(test_program_not_pie),
 		cmocka_unit_test(test_stripped_program),
 		cmocka_unit_test(test_cache),
 	};
