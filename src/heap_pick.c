@@ -1,8 +1,9 @@
 /*
  * The dumps of the server's process. jemalloc names them
  * PREFIX.PID.SEQ.KINDITER.heap (heapdump.h); the newest of a pid has the
- * highest SEQ. A server in a chroot writes its prefix inside its root, so
- * the prefix it names is read through /proc/PID/root.
+ * highest SEQ. A server in a chroot writes its prefix inside its root,
+ * which heapfind puts before it; its mapped files are read through
+ * /proc/PID/root.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -29,17 +30,16 @@ static const char how_to_profile[] =
 
 /*
  * The root the server sees as "/", when it is not ours: "" when it is, or
- * not ours to read (the paths are taken as they are). *target: where it is.
+ * not ours to read (the paths are taken as they are).
  */
 static void
-server_root(const char *proc, pid_t pid, char *root, size_t len,
-    char *target, size_t tlen)
+server_root(const char *proc, pid_t pid, char *root, size_t len)
 {
-	char path[96];
+	char path[96], target[PATH_MAX];
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "%s/%d/root", proc, (int)pid);
-	n = readlink(path, target, tlen - 1);
+	n = readlink(path, target, sizeof(target) - 1);
 	target[n > 0 ? n : 0] = '\0';
 	if (n <= 0 || strcmp(target, "/") == 0)
 		root[0] = '\0';
@@ -62,20 +62,15 @@ maps_if_no_proc(const char *proc, struct heap_pick *out)
 
 /*
  * Where to look: --heap-dir (a folder: any prefix in it), else the
- * server's prefix; an absolute one is in its root, one made absolute
- * against its cwd (which /proc shows from ours) already under target.
+ * server's prefix as heapfind made it (under a chroot's folder already).
  */
 static void
 dump_prefix(const struct options *o, const struct heap_source *src,
-    const char *root, const char *target, char *prefix, size_t len)
+    char *prefix, size_t len)
 {
-	size_t tl = strlen(target);
 	struct stat st;
 
-	if (o->heap_dir == NULL && root[0] != '\0' &&
-	    !(strncmp(src->prefix, target, tl) == 0 && src->prefix[tl] == '/'))
-		snprintf(prefix, len, "%s%s", root, src->prefix);
-	else if (o->heap_dir == NULL)
+	if (o->heap_dir == NULL)
 		snprintf(prefix, len, "%s", src->prefix);
 	else if (stat(o->heap_dir, &st) == 0 && S_ISDIR(st.st_mode))
 		snprintf(prefix, len, "%s%s", o->heap_dir,
@@ -196,7 +191,7 @@ heap_pick_server(const struct session *s, const struct options *o,
 {
 	struct heap_source src;
 	struct heap_file *f;
-	char prefix[PATH_MAX + 128], target[PATH_MAX];
+	char prefix[PATH_MAX + 128];
 	size_t n;
 	int rc;
 
@@ -209,10 +204,9 @@ heap_pick_server(const struct session *s, const struct options *o,
 		return EXIT_RUNTIME;
 	if (o->heap_dir == NULL && (!src.jemalloc || !src.profiling))
 		return not_profiled(&src, out->pid, err, errlen);
-	server_root(proc, out->pid, out->root, sizeof(out->root), target,
-	    sizeof(target));
+	server_root(proc, out->pid, out->root, sizeof(out->root));
 	maps_if_no_proc(proc, out);
-	dump_prefix(o, &src, out->root, target, prefix, sizeof(prefix));
+	dump_prefix(o, &src, prefix, sizeof(prefix));
 	if (heap_find_files(prefix, out->pid, &f, &n, err, errlen) != 0)
 		return EXIT_RUNTIME;
 	if (n == 0)
