@@ -49,6 +49,10 @@ MHD_CFLAGS   = $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
 # Loaded by --listen only (src/exporter.c says why): its soname, not a link.
 MHD_SONAME   = $(shell objdump -p $$(pkg-config --variable=libdir libmicrohttpd 2>/dev/null)/libmicrohttpd.so 2>/dev/null | awk '/SONAME/ { print $$2 }')
 JANSSON_LIBS = $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
+# --heap's names of return addresses: elfutils' libdwfl reads the ELF
+# files, libstdc++'s __cxa_demangle demangles (src/symbols.c says why).
+DW_CFLAGS    = $(shell pkg-config --cflags libdw 2>/dev/null)
+DW_LIBS      = $(shell pkg-config --libs libdw 2>/dev/null || echo -ldw -lelf) -lstdc++
 
 # The modules that never see the server: unit-tested on their own.
 CORE = cli cli_check cli_apply cli_options cli_usage optfile clock ring topn delta filter sampler \
@@ -76,6 +80,8 @@ CORE += procmem procmaps procfs cgroup kmsg resident
 CORE += obuf
 # --listen: the page of the exporter (metrics), and the exporter.
 CORE   += metrics
+# --heap: the names of a process's return addresses, from its ELF files.
+CORE   += symbols
 # The modules that talk to the server, and the program.
 SERVER = conn conn_auth conn_auth_connector conn_auth_oracle conn_pin conn_io conn_stmt pfs_check pfs_list pfs_look pfs_read session prompt \
          app signals live top
@@ -88,7 +94,11 @@ CORE   += when segments reader conns_lines incident_line incident incident_plot 
 CORE   += total
 # --explain: the gap between resident and counted memory, in layers.
 CORE   += explain explain_model explain_out gap
+# --heap: jemalloc's heap profiles, parsed and found (issue 34).
+CORE   += heapdump heapfind
 SERVER += replay record
+# --heap: the server's jemalloc heap profile, named (issue 34).
+CORE   += heap heap_pick heap_profile heap_out heap_pprof
 
 CORE_OBJS   = $(CORE:%=$(BUILD)/%.o) $(BUILD)/profile.pb-c.o
 SERVER_OBJS = $(SERVER:%=$(BUILD)/%.o)
@@ -104,13 +114,14 @@ $(PROG): $(BUILD)/$(PROG)
 	cp $< $@
 
 $(BUILD)/$(PROG): $(BUILD)/main.o $(SERVER_OBJS) $(BUILD)/libcore.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(MYSQL_LIBS) $(CURSES_LIBS) -ldl -lpthread -lcsv $(PPROF_LIBS) $(JANSSON_LIBS) -lssl -lcrypto
+	$(CC) $(LDFLAGS) -o $@ $^ $(MYSQL_LIBS) $(CURSES_LIBS) -ldl -lpthread -lcsv $(PPROF_LIBS) $(JANSSON_LIBS) $(DW_LIBS) -lssl -lcrypto -lm
 
 $(BUILD)/libcore.a: $(CORE_OBJS)
 	rm -f $@ && $(AR) rcs $@ $^
 
 $(BUILD)/conn.o $(BUILD)/conn_auth.o $(BUILD)/conn_auth_connector.o $(BUILD)/conn_auth_oracle.o $(BUILD)/conn_pin.o $(BUILD)/conn_io.o $(BUILD)/conn_stmt.o: override CPPFLAGS += $(MYSQL_CFLAGS)
 $(BUILD)/live.o: override CPPFLAGS += $(CURSES_CFLAGS)
+$(BUILD)/symbols.o: override CPPFLAGS += $(DW_CFLAGS)
 $(BUILD)/exporter.o: override CPPFLAGS += $(MHD_CFLAGS) $(if $(MHD_SONAME),-DMHD_SONAME='"$(MHD_SONAME)"')
 
 $(BUILD)/%.o: src/%.c | $(BUILD)
@@ -125,18 +136,70 @@ $(BUILD)/profile.pb-c.c $(BUILD)/profile.pb-c.h: proto/profile.proto | $(BUILD)
 $(BUILD)/profile.pb-c.o: $(BUILD)/profile.pb-c.c
 	$(CC) $(CPPFLAGS) $(PPROF_CFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/pprof.o: $(BUILD)/profile.pb-c.h
-$(BUILD)/pprof.o: override CPPFLAGS += -I$(BUILD) $(PPROF_CFLAGS)
+$(BUILD)/pprof.o $(BUILD)/heap_pprof.o: $(BUILD)/profile.pb-c.h
+$(BUILD)/pprof.o $(BUILD)/heap_pprof.o: override CPPFLAGS += -I$(BUILD) $(PPROF_CFLAGS)
 
 -include $(wildcard $(BUILD)/*.d)
 
 $(BUILD)/test_%: tests/unit/test_%.c $(BUILD)/libcore.a | $(BUILD)
-	$(CC) $(CPPFLAGS) -Itests/unit -I$(BUILD) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libcore.a $(CMOCKA_LIBS) -lcsv $(PPROF_LIBS) $(JANSSON_LIBS) -lcrypto
+	$(CC) $(CPPFLAGS) -Itests/unit -I$(BUILD) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libcore.a $(CMOCKA_LIBS) -lcsv $(PPROF_LIBS) $(JANSSON_LIBS) $(DW_LIBS) -lcrypto -ldl -lm
+
+# test_symbols' programs to name (tests/unit/symfix/): a shared library
+# with .symtab, the same stripped, one whose symbols are in a debug file
+# found by build id under a root folder, a PIE executable with and
+# without .symtab, and one not PIE. -O0: functions stay in the order written, so a static
+# one follows an exported one. Not named test_*: tests/run.sh runs those.
+SYMFIX       = $(BUILD)/symfix
+SYMFIX_CC    = $(CC) -O0 -g -Wl,--build-id
+SYMFIX_FILES = $(SYMFIX)/libsymfix.so $(SYMFIX)/libsymfix_stripped.so \
+	       $(SYMFIX)/root/lib/libsymfix_split.so $(SYMFIX)/prog $(SYMFIX)/prog_stripped \
+	       $(SYMFIX)/prog_nopie $(SYMFIX)/shoff_past_end.elf
+
+$(BUILD)/test_symbols: $(SYMFIX_FILES)
+
+$(SYMFIX)/cxx.o: tests/unit/symfix/cxx.cpp
+	@mkdir -p $(SYMFIX)
+	$(CXX) -O0 -g -fPIC -c -o $@ $<
+
+# Its segments start at 2 MiB, not 0 (as prelink left libraries): a load
+# bias is not the mapping's start less its offset.
+$(SYMFIX)/libsymfix.so: tests/unit/symfix/lib.c $(SYMFIX)/cxx.o
+	$(SYMFIX_CC) -fPIC -shared -Wl,-soname,libsymfix.so -Wl,-Ttext-segment=0x200000 -o $@ $^
+
+$(SYMFIX)/libsymfix_stripped.so: $(SYMFIX)/libsymfix.so
+	strip --strip-all -o $@ $<
+
+# Stripped, its .symtab moved to ROOT/usr/lib/debug/.build-id/xx/yyyy.debug,
+# as Debian's -dbgsym packages install it.
+$(SYMFIX)/root/lib/libsymfix_split.so: $(SYMFIX)/libsymfix.so
+	@mkdir -p $(@D)
+	id=$$(readelf -n $< | awk '/Build ID:/ { print $$3 }') && \
+	[ -n "$$id" ] && d=$(SYMFIX)/root/usr/lib/debug/.build-id/$$(echo $$id | cut -c1-2) && \
+	mkdir -p $$d && objcopy --only-keep-debug $< $$d/$$(echo $$id | cut -c3-).debug && \
+	strip --strip-all -o $@ $<
+
+$(SYMFIX)/prog: tests/unit/symfix/prog.c
+	@mkdir -p $(SYMFIX)
+	$(SYMFIX_CC) -fPIE -pie -o $@ $<
+
+$(SYMFIX)/prog_stripped: $(SYMFIX)/prog
+	strip --strip-all -o $@ $<
+
+# ET_EXEC: at the addresses it was linked for, whatever its mapping says.
+$(SYMFIX)/prog_nopie: tests/unit/symfix/prog.c
+	@mkdir -p $(SYMFIX)
+	$(SYMFIX_CC) -fno-pie -no-pie -o $@ $<
+
+# fuzz_symbols' first find: section headers past the end of a file cut
+# short, which libelf 0.188 read out of bounds.
+$(SYMFIX)/shoff_past_end.elf: tests/unit/symfix/shoff_past_end.elf
+	@mkdir -p $(SYMFIX)
+	cp $< $@
 
 # bench/record_cost.py's driver of an incident at many connections: the
 # core's own writer, no server.
 $(BUILD)/incident_delay: bench/incident_delay.c $(BUILD)/libcore.a | $(BUILD)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libcore.a -lcsv $(PPROF_LIBS) $(JANSSON_LIBS) -lcrypto
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libcore.a -lcsv $(PPROF_LIBS) $(JANSSON_LIBS) -lcrypto -lm
 
 $(BUILD):
 	mkdir -p $@
@@ -229,7 +292,7 @@ fuzz: $(FUZZERS)
 
 build/fuzz/obj/%.o: src/%.c build/profile.pb-c.h
 	@mkdir -p build/fuzz/obj
-	$(FUZZ_CC) $(FUZZ_CFLAGS) $(PPROF_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(PPROF_CFLAGS) $(DW_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
 
 build/fuzz/obj/profile.pb-c.o: build/profile.pb-c.c
 	@mkdir -p build/fuzz/obj
@@ -241,7 +304,7 @@ build/fuzz/libcore.a: $(FUZZ_OBJS)
 -include $(wildcard build/fuzz/obj/*.d)
 
 build/fuzz/%: fuzz/%.c build/fuzz/libcore.a
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< build/fuzz/libcore.a -lcsv $(PPROF_LIBS) $(JANSSON_LIBS) -lcrypto
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< build/fuzz/libcore.a -lcsv $(PPROF_LIBS) $(JANSSON_LIBS) $(DW_LIBS) -lcrypto -lm
 
 fuzz-run: fuzz
 	@for f in $(FUZZERS); do \

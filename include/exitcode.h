@@ -15,6 +15,11 @@ enum {
 	 * prevented (debian/'s units: RestartPreventExitStatus=).
 	 */
 	EXIT_CERT_CHANGED = 4,
+	/*
+	 * --heap: the server is not profiled by jemalloc, or has written no
+	 * dump yet: nothing to read, which a script may wait out.
+	 */
+	EXIT_NO_PROFILE = 5,
 };
 
 #endif

@@ -18,6 +18,8 @@ libclang-rt-14-dev tmux chromium libxml2-utils rsync"
 test_packages="$test_packages golang-go"
 # --listen: the exporter's HTTP server.
 packages="$packages libmicrohttpd-dev"
+# --heap: the ELF files' symbols, read with elfutils' libdw and libelf.
+packages="$packages libdw-dev libelf-dev"
 # --listen's tests: a real Prometheus, and its promtool.
 test_packages="$test_packages prometheus"
 # --explain's tests: an allocator to preload into the server.

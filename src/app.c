@@ -19,6 +19,7 @@
 #include "diag.h"
 #include "exitcode.h"
 #include "explain.h"
+#include "heap.h"
 #include "exporter.h"
 #include "live.h"
 #include "outfile.h"
@@ -251,6 +252,18 @@ is_explain(const struct options *o)
 }
 
 static bool
+is_heap(const struct options *o)
+{
+	return o->heap;
+}
+
+static bool
+is_heap_file(const struct options *o)
+{
+	return o->heap_file != NULL;
+}
+
+static bool
 is_top(const struct options *o)
 {
 	return o->live && o->target == TARGET_LIST;
@@ -318,6 +331,10 @@ static const struct mode {
 	    MODE_NAMED_OUTPUT, record_run },
 	{ "explain", is_explain, MODE_RING | SERVER | MODE_OUTPUT |
 	    MODE_ANY_INSTRUMENTS, explain_run },
+	/* The server's pid is all it asks: any instruments will do. */
+	{ "heap",    is_heap,    SERVER | MODE_OUTPUT | MODE_ANY_INSTRUMENTS,
+	    heap_run },
+	{ "heap-file", is_heap_file, MODE_OUTPUT, heap_run },
 	{ "top",     is_top,     MODE_TERMINAL | SERVER | MODE_OUTPUT |
 	    MODE_NAMED_OUTPUT | MODE_THREADS, top_run },
 	{ "list",    is_list,    SERVER | MODE_OUTPUT | MODE_THREADS, run_list },

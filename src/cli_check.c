@@ -12,6 +12,7 @@
 #include "output.h"
 
 static int check_profile(struct cli_parse *ps);
+static int check_heap(struct cli_parse *ps);
 
 /* Whether an --output pattern holds %N (and not as "%%N"). */
 static bool
@@ -99,6 +100,8 @@ cli_check_needs(struct cli_parse *ps)
 		    o->format->name);
 		return -1;
 	}
+	if (check_heap(ps) != 0)
+		return -1;
 	if (ps->needs[NEEDS_LISTEN] != NULL && o->listen_port == 0) {
 		snprintf(ps->err, ps->errlen, "--%s needs --listen: it bounds "
 		    "what the exporter serves", ps->needs[NEEDS_LISTEN]);
@@ -144,6 +147,87 @@ cli_check_needs(struct cli_parse *ps)
 		return -1;
 	}
 	return check_profile(ps);
+}
+
+/* What --heap and --heap-file cannot be given with. */
+static const char *
+heap_conflict(const struct options *o)
+{
+	if (o->heap && o->heap_file != NULL)
+		return "--heap-file (it reads a dump alone; --heap, the server's)";
+	if (o->explain)
+		return "--explain";
+	if (o->listen_port != 0)
+		return "--listen";
+	if (o->record_dir != NULL)
+		return "--record";
+	if (o->live)
+		return "--live";
+	if (o->trigger_bytes != 0)
+		return "--trigger-bytes";
+	if (o->target == TARGET_READ)
+		return "--read";
+	if (o->target != TARGET_GLOBAL)
+		return "the target (--thread, --connection, --wait-for, --list, "
+		    "--for-*)";
+	return NULL;
+}
+
+/*
+ * --heap reads the server's heap profile once, alone, as text, folded or
+ * pprof; --heap-file a dump without a server, so no "first" dump to find.
+ */
+static int
+check_heap(struct cli_parse *ps)
+{
+	const struct options *o = ps->o;
+	const char *with;
+
+	if (!o->heap && o->heap_file == NULL) {
+		if (ps->needs[NEEDS_HEAP] == NULL)
+			return 0;
+		snprintf(ps->err, ps->errlen, "--%s needs --heap or --heap-file: "
+		    "it picks the dumps read", ps->needs[NEEDS_HEAP]);
+		return -1;
+	}
+	if ((with = heap_conflict(o)) == NULL &&
+	    ps->needs[NEEDS_PROFILE] != NULL)
+		with = strcmp(ps->needs[NEEDS_PROFILE], "profile-at") == 0 ?
+		    "--profile-at (a heap profile is one dump)" :
+		    "--profile-root (a heap profile's frames are its stacks')";
+	if (with != NULL) {
+		snprintf(ps->err, ps->errlen, "--%s reads a heap profile once, "
+		    "alone; leave out %s", o->heap ? "heap" : "heap-file", with);
+		return -1;
+	}
+	if (o->format != NULL && strcmp(o->format->name, "text") != 0 &&
+	    strcmp(o->format->name, "folded") != 0 &&
+	    strcmp(o->format->name, "pprof") != 0) {
+		snprintf(ps->err, ps->errlen, "--%s writes text, folded or "
+		    "pprof, not %s; give one of those to --format",
+		    o->heap ? "heap" : "heap-file", o->format->name);
+		return -1;
+	}
+	if (o->heap_file == NULL)
+		return 0;
+	if (o->heap_dir != NULL) {
+		snprintf(ps->err, ps->errlen, "--heap-dir finds the server's "
+		    "dumps, and --heap-file names one; leave out --heap-dir");
+		return -1;
+	}
+	if (o->heap_base != NULL && strcmp(o->heap_base, "first") == 0) {
+		snprintf(ps->err, ps->errlen, "--heap-base first needs --heap "
+		    "(the server's dumps); with --heap-file, give the base "
+		    "dump's file");
+		return -1;
+	}
+	if (ps->needs[NEEDS_SERVER] != NULL) {
+		snprintf(ps->err, ps->errlen, "--%s is for a server, and "
+		    "--heap-file reads a dump without one; leave out --%s",
+		    ps->needs[NEEDS_SERVER], ps->needs[NEEDS_SERVER]);
+		return -1;
+	}
+	return 0;
 }
 
 /*

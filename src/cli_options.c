@@ -23,6 +23,8 @@ const char cli_usage_head[] =
 "       mysqlmemprof [OPTIONS] --global | --for-user NAME | --for-host HOST |\n"
 "                    --for-account USER@HOST\n"
 "       mysqlmemprof [OPTIONS] --explain [--count N | --duration SECONDS]\n"
+"       mysqlmemprof [OPTIONS] --heap [--heap-dir DIR] [--heap-base FILE|first]\n"
+"       mysqlmemprof [OPTIONS] --heap-file FILE [--heap-base FILE]\n"
 "       mysqlmemprof [OPTIONS] --record DIR\n"
 "       mysqlmemprof [OPTIONS] --read FILE | DIR [--since TIME] [--until TIME]\n"
 "Samples the memory of a MySQL or MariaDB thread, account or server from\n"
@@ -172,7 +174,8 @@ const struct cli_row cli_rows[] = {
 	{ .name = "top", .kind = KIND_NUMBER, FIELD(top),
 	    .def = "10", .min = 0, .max = 10000,
 	    .hint = "give a number of events, or 0 for all, e.g. --top 10",
-	    .arg = "N", .help = "events kept per sample (default 10; 0: all)" },
+	    .arg = "N", .help = "events kept per sample (default 10; 0: all);\n"
+	    "--heap: stacks and functions shown" },
 	{ .name = "events", .kind = KIND_LIST, FIELD(include_events),
 	    .count = offsetof(struct options, n_include_events),
 	    .arg = "PATTERN",
@@ -260,6 +263,33 @@ const struct cli_row cli_rows[] = {
 	    "--live, the gap in layers (its walk of the\n"
 	    "server's smaps) every SECONDS; 0: never\n"
 	    "(default 60)" },
+
+	HEADING("The server's heap profile (jemalloc):"),
+	{ .name = "heap", .kind = KIND_FLAG, FIELD(heap),
+	    .implies = TARGET_GLOBAL,
+	    .help = "the newest jemalloc heap profile of the server's\n"
+	    "process, its frames named: the largest stacks\n"
+	    "and functions (--format text, folded or pprof)" },
+	{ .name = "heap-dir", .kind = KIND_STRING, FIELD(heap_dir),
+	    .needs = NEEDS_HEAP,
+	    .hint = "give the folder of the dumps, or their prefix, e.g. "
+	    "--heap-dir /var/lib/mysql-heap/jeprof",
+	    .arg = "DIR",
+	    .help = "the dumps are in DIR, or named DIR.PID.*.heap\n"
+	    "(default: MALLOC_CONF's prof_prefix)" },
+	{ .name = "heap-base", .kind = KIND_STRING, FIELD(heap_base),
+	    .needs = NEEDS_HEAP,
+	    .hint = "give a dump of the same process, or first, e.g. "
+	    "--heap-base first",
+	    .arg = "FILE",
+	    .help = "the growth since dump FILE, or since the first\n"
+	    "dump of the process (first), as jeprof --base" },
+	{ .name = "heap-file", .kind = KIND_STRING, FIELD(heap_file),
+	    .implies = TARGET_GLOBAL,
+	    .hint = "give a dump, e.g. --heap-file jeprof.1234.7.i7.heap",
+	    .arg = "FILE",
+	    .help = "the same of dump FILE, no server: its frames\n"
+	    "named from this machine's files" },
 
 	HEADING("Black box:"),
 	{ .name = "record", .kind = KIND_STRING, FIELD(record_dir),
@@ -415,5 +445,6 @@ const char cli_usage_tail[] =
 "Option files: groups [client] and [mysqlmemprof], then from ~/.mylogin.cnf\n"
 "those and --login-path's. Exit status: 0 done, 1 runtime error, 2 usage\n"
 "error, 3 nothing matched within --wait-timeout, 4 a reconnect found a TLS\n"
-"certificate other than the first connection's, or none.\n"
+"certificate other than the first connection's, or none, 5 --heap found\n"
+"nothing to read (the server not profiled, or no dump yet).\n"
 "See mysqlmemprof(1).\n";

@@ -43,6 +43,7 @@ enum cli_needs {
 	NEEDS_SERVER,        /* a server: anything but --read */
 	NEEDS_RECORD,        /* --record */
 	NEEDS_READ,          /* --read */
+	NEEDS_HEAP,          /* --heap or --heap-file */
 	N_NEEDS,
 };
 

@@ -30,8 +30,9 @@ struct heap_stack {
 struct heap_mapping {
 	uint64_t start, end;    /* [start, end) */
 	uint64_t offset;        /* file offset of start */
-	char *path;             /* NULL for an anonymous mapping */
-	int executable;         /* r-xp */
+	char *path;             /* NULL for an anonymous mapping; as maps
+	                           has it ("[stack]", " (deleted)") */
+	int executable;         /* x in its permissions (r-xp) */
 };
 
 struct heap_dump {
@@ -59,8 +60,9 @@ void heap_dump_free(struct heap_dump *d);
 /*
  * The growth from base to newer, like jeprof --base: for each stack of
  * newer, its bytes and objects less the same stack's in base (a stack is
- * its list of addresses); stacks that did not grow are left out. The maps
- * are newer's. 0, or -1 with errno (out of memory).
+ * its list of addresses); stacks whose bytes did not grow are left out
+ * (a stack's objects may be fewer). The totals are of the stacks kept,
+ * the maps newer's. 0, or -1 with errno (out of memory).
  */
 int heap_dump_diff(const struct heap_dump *newer,
     const struct heap_dump *base, struct heap_dump *out);
@@ -70,18 +72,20 @@ struct heap_file {
 	char *path;
 	pid_t pid;
 	uint64_t seq;
-	char kind;              /* 'i' interval, 'u' user (mallctl), 'm'
-	                           gdump, 'f' final */
-	uint64_t iter;
+	char kind;              /* 'i' interval, 'u' gdump (a new high),
+	                           'm' mallctl's prof.dump, 'f' final */
+	uint64_t iter;          /* 0 for 'f', which has none */
 };
 
 /* Where a process's jemalloc writes its dumps, and whether it profiles. */
 struct heap_source {
 	int jemalloc;           /* libjemalloc mapped, or linked in */
 	int profiling;          /* MALLOC_CONF has prof:true */
-	char prefix[4096];      /* prof_prefix, made absolute against the
-	                           process's cwd; "jeprof" in its cwd when
-	                           not set */
+	char prefix[4096];      /* prof_prefix as this process opens it:
+	                           made absolute against the process's cwd,
+	                           under its chroot; "jeprof" in its cwd
+	                           when not set; "" when set empty (jemalloc
+	                           then writes no dump) */
 	char conf[1024];        /* MALLOC_CONF as the process has it */
 };
 
@@ -92,6 +96,9 @@ struct heap_source {
  */
 int heap_find_source(pid_t pid, struct heap_source *src, char *err,
     size_t errlen);
+/* The same, under a /proc of fixtures (the unit tests). */
+int heap_find_source_in(const char *root, pid_t pid, struct heap_source *src,
+    char *err, size_t errlen);
 
 /*
  * The dumps of pid (all pids when pid is 0) named PREFIX.PID.SEQ.KINDITER.heap

@@ -130,6 +130,14 @@ struct options {
 	unsigned record_age_h;       /* --record-age: hours kept */
 	unsigned incident_minutes;   /* --incident-minutes: an incident's past */
 	unsigned incident_share_pct; /* --incident-share: of the cgroup's limit */
+	/*
+	 * --heap: the server's jemalloc heap profile (heap.h); --heap-file:
+	 * one dump, no server. Strings owned; NULL: not given.
+	 */
+	bool heap;
+	char *heap_dir;       /* --heap-dir: a folder, or a prefix of dumps */
+	char *heap_base;      /* --heap-base: a dump, or "first" */
+	char *heap_file;      /* --heap-file */
 	/* --read DIR's window, UTC ms; has_*: given (when.h). */
 	bool has_since, has_until;
 	int64_t since_ms, until_ms;

@@ -451,8 +451,6 @@ pprof_encode(const struct sample *s, const struct pprof_meta *m,
     unsigned char **buf, size_t *len)
 {
 	struct build b = { 0 };
-	uint8_t *packed = NULL;
-	size_t n;
 	int rc = -1;
 
 	*buf = NULL;
@@ -461,13 +459,24 @@ pprof_encode(const struct sample *s, const struct pprof_meta *m,
 		errno = ENOMEM;
 		goto out;
 	}
-	n = perftools__profiles__profile__get_packed_size(&b.p);
-	if ((packed = malloc(n ? n : 1)) == NULL)
-		goto out;
-	perftools__profiles__profile__pack(&b.p, packed);
-	rc = gzip(packed, n, buf, len);
+	rc = pprof_pack(&b.p, buf, len);
 out:
-	free(packed);
 	build_free(&b);
+	return rc;
+}
+
+int
+pprof_pack(const struct Perftools__Profiles__Profile *p, unsigned char **buf,
+    size_t *len)
+{
+	size_t n = perftools__profiles__profile__get_packed_size(p);
+	uint8_t *packed = malloc(n ? n : 1);
+	int rc;
+
+	if (packed == NULL)
+		return -1;
+	perftools__profiles__profile__pack(p, packed);
+	rc = gzip(packed, n, buf, len);
+	free(packed);
 	return rc;
 }

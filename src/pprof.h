@@ -57,4 +57,13 @@ void pprof_meta_of(const struct sample *s, const char *grain,
 int pprof_encode(const struct sample *s, const struct pprof_meta *m,
     unsigned char **buf, size_t *len);   /* 0, or -1 with errno */
 
+struct Perftools__Profiles__Profile; /* profile.pb-c.h */
+
+/*
+ * A message built with protobuf-c's structs, packed and gzipped into a
+ * malloc'd buffer, as a profile is sent; 0, or -1 with errno.
+ */
+int pprof_pack(const struct Perftools__Profiles__Profile *p,
+    unsigned char **buf, size_t *len);
+
 #endif

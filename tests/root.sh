@@ -49,7 +49,7 @@ shift || true
 # What `make` needs beside the client library; each suite adds its own.
 build_common="build-essential pkg-config libcsv-dev libncurses-dev
 	libjansson-dev protobuf-c-compiler libprotobuf-c-dev zlib1g-dev
-	libmicrohttpd-dev libcmocka-dev libssl-dev"
+	libmicrohttpd-dev libcmocka-dev libssl-dev libdw-dev libelf-dev"
 # The package sets, by name; a stamp file in the root says which are in.
 declare -A sets
 case "$suite" in

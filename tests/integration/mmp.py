@@ -648,9 +648,11 @@ def _maps_library(pid, name):
 
 
 @contextlib.contextmanager
-def server_with_preload(lib):
+def server_with_preload(lib, environ=None):
     """The sandbox server started again with LD_PRELOAD of lib ("jemalloc"
-    or "tcmalloc"), as mysqld_safe --malloc-lib would; yields a namespace:
+    or "tcmalloc"), as mysqld_safe --malloc-lib would, and the variables of
+    environ (a dict: MALLOC_CONF for jemalloc's profiling) in its
+    environment; yields a namespace:
     .pid, and .path, the library's path as the server's maps show it
     (under chroot, the root's folder before it). MySQL runs in the sid
     root, so the library must be installed there (the test is skipped,
@@ -660,7 +662,8 @@ def server_with_preload(lib):
     argv = launch_argv()
     root = argv[1] if argv[0] == "chroot" else ""
     path = _preload_path(lib, root)
-    env = ["env", "LD_PRELOAD=" + path]
+    env = ["env", "LD_PRELOAD=" + path] + [
+        "%s=%s" % kv for kv in sorted((environ or {}).items())]
     # Inside the root: the host's chroot must not preload it too.
     preloaded = argv[:2] + env + argv[2:] if root else env + argv
     pid = server_pid()

@@ -1072,6 +1072,59 @@ parse_words(struct options *o, char *err, size_t errlen,
 }
 
 /*
+ * --heap and --heap-file read a heap profile once, alone, as text, folded
+ * or pprof; --heap-file has no server, so no "first" dump, no --heap-dir,
+ * no connection options.
+ */
+static void
+test_heap(void **state)
+{
+	static const struct {
+		const char *words[6];
+		const char *says;       /* NULL: accepted */
+	} cases[] = {
+		{ { "--heap" }, NULL },
+		{ { "--heap", "--heap-base", "first", "--format=pprof" }, NULL },
+		{ { "--heap-file", "x.heap", "--heap-base", "y.heap" }, NULL },
+		{ { "--heap", "--thread", "1" }, "leave out the target" },
+		{ { "--heap", "--explain" }, "leave out --explain" },
+		{ { "--heap", "--listen", "9104" }, "leave out --listen" },
+		{ { "--heap", "--format", "csv" }, "writes text, folded or pprof, "
+		    "not csv" },
+		{ { "--heap", "--format=folded", "--profile-at", "peak" },
+		    "leave out --profile-at" },
+		{ { "--heap", "--heap-file", "x" }, "leave out --heap-file" },
+		{ { "--heap-file", "x", "--heap-base", "first" },
+		    "--heap-base first needs --heap" },
+		{ { "--heap-file", "x", "--heap-dir", "/d" },
+		    "leave out --heap-dir" },
+		{ { "--heap-file", "x", "--host", "h" },
+		    "--heap-file reads a dump without one; leave out --host" },
+		{ { "--heap-dir", "/d", "--global" }, "--heap-dir needs --heap" },
+	};
+	struct options o;
+	char err[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		enum cli_status st = parse_words(&o, err, sizeof(err),
+		    cases[i].words);
+
+		if (cases[i].says == NULL && st != CLI_OK)
+			fail_msg("%s %s: %s", cases[i].words[0],
+			    cases[i].words[1], err);
+		if (cases[i].says != NULL && (st != CLI_USAGE ||
+		    strstr(err, cases[i].says) == NULL))
+			fail_msg("%s %s: '%s', wanted '%s'", cases[i].words[0],
+			    cases[i].words[1] ? cases[i].words[1] : "", err,
+			    cases[i].says);
+		if (st == CLI_OK)
+			assert_true(o.heap || o.heap_file != NULL);
+		cli_free(&o);
+	}
+}
+
+/*
  * The options of waiting, and --trigger-hold: on the command line without
  * what they need, an error naming it; with it, or from an option file
  * that may serve other runs, accepted.
@@ -1107,6 +1160,10 @@ test_options_that_need_another(void **state)
 		    "replayed", {
 			{ "--read", "x.jsonl", NULL },
 			{ "--read=-", NULL } } },
+		[NEEDS_HEAP] = { "needs --heap or --heap-file: it picks the "
+		    "dumps read", {
+			{ "--heap", NULL },
+			{ "--heap", "--format=folded", NULL } } },
 	};
 	struct options o;
 	char arg[64], text[128], want[160], value[32], err[512];
@@ -1154,6 +1211,7 @@ test_options_that_need_another(void **state)
 	assert_int_equal(tested[NEEDS_WAIT], 6);
 	assert_int_equal(tested[NEEDS_TRIGGER_BYTES], 1);
 	assert_int_equal(tested[NEEDS_PROFILE], 2);
+	assert_int_equal(tested[NEEDS_HEAP], 2);
 }
 
 /*
@@ -1741,6 +1799,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_heap),
 		cmocka_unit_test(test_all_options),
 		cmocka_unit_test(test_password_forms),
 		cmocka_unit_test(test_password_scrubbed_from_argv),

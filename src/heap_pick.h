@@ -1,0 +1,42 @@
+/*
+ * Which dumps --heap reads: of the server's process (its pid as the
+ * session learnt it, trusted through /proc), the newest under its
+ * MALLOC_CONF prof_prefix or --heap-dir, and the base --heap-base names;
+ * or the file --heap-file names. Says nothing: an exit status and err.
+ */
+#ifndef MYSQLMEMPROF_HEAP_PICK_H
+#define MYSQLMEMPROF_HEAP_PICK_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "options.h"
+#include "session.h"
+
+struct heap_pick {
+	pid_t pid;              /* the process of the dumps; 0: not known */
+	char dump[PATH_MAX];    /* the dump read */
+	char base[PATH_MAX];    /* the base of a growth; "": none */
+	/* /proc/PID/root when the server runs in a chroot; "": "/" */
+	char root[96];
+	/*
+	 * /proc/PID/maps when the server's root has no /proc, so that its
+	 * jemalloc wrote its dumps without their maps; "": they have them.
+	 */
+	char maps_now[96];
+};
+
+/*
+ * The server's dumps into *out. proc: where /proc is (NULL: /proc).
+ * Returns 0, or the exit status with one line in err: EXIT_NO_PROFILE
+ * when the server is not profiled or has no dump yet, EXIT_RUNTIME when
+ * its process is not here or a dump is not its own.
+ */
+int heap_pick_server(const struct session *s, const struct options *o,
+    const char *proc, struct heap_pick *out, char *err, size_t errlen);
+
+/* --heap-file's dump and --heap-base's file into *out; 0. */
+int heap_pick_file(const struct options *o, struct heap_pick *out);
+
+#endif

@@ -1,0 +1,201 @@
+"""--heap on a real server: the sandbox started again with jemalloc
+preloaded and its profiling on, some 129 MiB held in user variables whose
+memory instruments are off, and the stacks through the user-variable code
+found holding it in each format (pprof read by `go tool pprof`); then the
+one line and exit status of a server not profiled, a dump cut short and a
+dump of another process. Skipped, saying how to install it, only when
+jemalloc is not installed where the server runs."""
+import glob
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+
+import mmp
+
+MIB = 1 << 20
+EXIT_RUNTIME, EXIT_NO_PROFILE = 1, 5
+# The instruments of user variables, the same names on MariaDB 10.11 and
+# MySQL 9.7: switched off, their memory is counted nowhere but in the heap.
+USER_VARS = ("NAME IN ('memory/sql/user_var_entry', "
+             "'memory/sql/user_var_entry::value', 'memory/sql/String::value')")
+# A frame of the code that holds a user variable's value.
+USER_VAR_FRAME = re.compile(r"update_hash|Item_func_set_user_var|"
+                            r"set_var_user|user_var_entry")
+HELD = 9 * 15000000
+
+
+def instruments(enabled):
+    mmp.root_sql("UPDATE performance_schema.setup_instruments SET ENABLED = "
+                 "'%s' WHERE %s" % ("YES" if enabled else "NO", USER_VARS))
+
+
+def dumps(host_prefix, pid):
+    return sorted(glob.glob("%s.%d.*.heap" % (host_prefix, pid)),
+                  key=lambda p: int(p.split(".")[-3]))
+
+
+class Heap(mmp.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        root = mmp.launch_argv()
+        root = root[1] if root[0] == "chroot" else ""
+        # Inside the server's root, where a chroot server writes.
+        os.makedirs(root + "/tmp", exist_ok=True)
+        cls.folder = tempfile.mkdtemp(prefix="mmp-heap-", dir=root + "/tmp")
+        os.chmod(cls.folder, 0o777)
+        cls.host_prefix = cls.folder + "/jeprof"
+        prefix = cls.prefix = cls.host_prefix[len(root):]
+        cls.preload = mmp.server_with_preload("jemalloc", {
+            "MALLOC_CONF": "prof:true,prof_prefix:%s,lg_prof_interval:26"
+                           % prefix})
+        try:
+            cls.srv = cls.preload.__enter__()
+        except BaseException:
+            shutil.rmtree(cls.folder, ignore_errors=True)
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.preload.__exit__(None, None, None)
+        shutil.rmtree(cls.folder, ignore_errors=True)
+
+    def hold_user_variables(self):
+        """Nine 15,000,000-byte user variables held by a sleeping session,
+        their instruments off, and a dump written after them."""
+        packet = mmp.root_sql("SELECT @@global.max_allowed_packet")[0][0]
+        mmp.root_sql("SET GLOBAL max_allowed_packet = %d" % (64 * MIB))
+        instruments(False)
+        self.addCleanup(instruments, True)
+        self.addCleanup(mmp.root_sql,
+                        "SET GLOBAL max_allowed_packet = %s" % packet)
+        self.start(mmp.Workload("".join(
+            "SET @mmp_heap%d = REPEAT('x', 15000000);\n" % i
+            for i in range(9)), "SELECT SLEEP(300);"))
+        before = len(dumps(self.host_prefix, self.srv.pid))
+        # lg_prof_interval:26: a dump each 64 MiB allocated; allocate
+        # until one comes after the variables are held.
+        deadline = time.monotonic() + 60
+        while len(dumps(self.host_prefix, self.srv.pid)) == before:
+            self.assertLess(time.monotonic(), deadline,
+                            "no dump in %s" % self.folder)
+            mmp.root_sql("SELECT LENGTH(REPEAT('y', 15000000))")
+        time.sleep(0.5)  # the dump begun is whole
+
+    def heap(self, *args):
+        return mmp.run(["--heap"] + list(args))
+
+    def test_user_variables_in_every_format(self):
+        self.hold_user_variables()
+        p = self.heap()
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        self.check_text(p.stdout, p)
+        p = self.heap("--format", "folded")
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        held = sum(int(l.rsplit(" ", 1)[1]) for l in p.stdout.splitlines()
+                   if USER_VAR_FRAME.search(l.rsplit(" ", 1)[0]))
+        self.assertGreaterEqual(held, 100 * MIB, mmp.describe(p))
+        for line in p.stdout.splitlines():
+            self.assertRegex(line, r"^[^ ;][^;]*(;[^;]+)* \d+$")
+            self.assertNotIn("je_", line.split(";")[-1])
+            # Outermost first: the command dispatched, then the variable set.
+            frames = line.rsplit(" ", 1)[0].split(";")
+            if any(USER_VAR_FRAME.search(f) for f in frames):
+                first = min(i for i, f in enumerate(frames)
+                            if USER_VAR_FRAME.search(f))
+                self.assertTrue(any(f.startswith("dispatch_command")
+                                    for f in frames[:first]), line)
+        self.check_pprof()
+        # The growth since the first dump, before the variables were set.
+        p = self.heap("--heap-base", "first")
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        first = os.path.basename(dumps(self.host_prefix, self.srv.pid)[0])
+        self.assertRegex(p.stdout, r"growth since: \S+/%s\n" % re.escape(first))
+        self.check_text(p.stdout, p)
+
+    def check_text(self, text, p):
+        """The largest stack holds the variables: over 100 MiB, through
+        the user-variable code, named."""
+        m = re.search(r"^#1 +([\d.]+) MiB +[\d.]+%.*\n((?: {6}.*\n)+)",
+                      text, re.M)
+        self.assertIsNotNone(m, mmp.describe(p))
+        self.assertGreaterEqual(float(m.group(1)), 100, mmp.describe(p))
+        self.assertRegex(m.group(2), USER_VAR_FRAME, mmp.describe(p))
+        # A chroot's dumps are read through /proc/PID/root.
+        self.assertRegex(text, r"jemalloc heap profile of pid %d: (%s|%s)\."
+                         % (self.srv.pid, re.escape(self.host_prefix),
+                            re.escape("/proc/%d/root%s" % (self.srv.pid,
+                                                           self.prefix))))
+
+    def check_pprof(self):
+        out = os.path.join(self.folder, "heap.pb.gz")
+        p = self.heap("--format", "pprof", "-o", out)
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        top = subprocess.run(
+            ["go", "tool", "pprof", "-top", "-cum", "-sample_index",
+             "inuse_space", "-unit", "MB", out],
+            capture_output=True, text=True, timeout=120,
+            env=dict(os.environ, HOME=self.folder, PPROF_TMPDIR=self.folder))
+        self.assertEqual(top.returncode, 0, top.stderr)
+        held = [float(m.group(1)) for m in re.finditer(
+            r"^\s*\S+\s+\S+%\s+\S+%\s+([\d.]+)MB\s+\S+%\s+(.*)$",
+            top.stdout, re.M) if USER_VAR_FRAME.search(m.group(2))]
+        self.assertTrue(held, top.stdout)
+        self.assertGreaterEqual(max(held) * 1e6, 100 * MIB, top.stdout)
+
+    def copy_of_newest(self, folder, pid=None, cut=False):
+        """The server's newest dump copied into folder, named as of pid,
+        cut in the middle of its stacks when cut is set."""
+        src = dumps(self.host_prefix, self.srv.pid)[-1]
+        name = os.path.basename(src).split(".")
+        name[1] = str(pid or self.srv.pid)
+        dst = os.path.join(folder, ".".join(name))
+        with open(src, "rb") as f:
+            data = f.read()
+        with open(dst, "wb") as f:
+            f.write(data[:len(data) // 3] if cut else data)
+        return dst
+
+    def test_dump_cut_short(self):
+        with tempfile.TemporaryDirectory() as d:
+            self.copy_of_newest(d, cut=True)
+            p = self.heap("--heap-dir", d, "--quiet")
+        self.assertEqual(p.returncode, EXIT_RUNTIME, mmp.describe(p))
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+        self.assertIn("cut short", p.stderr)
+        self.assertEqual(p.stdout, "")
+
+    def test_dump_of_another_process(self):
+        with tempfile.TemporaryDirectory() as d:
+            other = self.copy_of_newest(d, pid=self.srv.pid + 100000)
+            p = self.heap("--heap-base", other)
+            self.assertEqual(p.returncode, EXIT_RUNTIME, mmp.describe(p))
+            self.assertIn("is a dump of pid %d, not of the server's "
+                          "process (pid %d)" % (self.srv.pid + 100000,
+                                                self.srv.pid), p.stderr)
+            p = self.heap("--heap-dir", d)
+        self.assertEqual(p.returncode, EXIT_NO_PROFILE, mmp.describe(p))
+        self.assertIn("no dump of the server's process (pid %d)"
+                      % self.srv.pid, p.stderr)
+
+
+class NotProfiled(mmp.TestCase):
+
+    def test_server_without_jemalloc(self):
+        p = mmp.run(["--heap"])
+        self.assertEqual(p.returncode, EXIT_NO_PROFILE, mmp.describe(p))
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+        self.assertRegex(p.stderr, r"does not run on jemalloc: start it "
+                         r"with jemalloc's profiling, .*\[Service\] "
+                         r"Environment=LD_PRELOAD=.*MALLOC_CONF=prof:true")
+        self.assertEqual(p.stdout, "")
+
+    def test_jemalloc_without_profiling(self):
+        with mmp.server_with_preload("jemalloc"):
+            p = mmp.run(["--heap"])
+        self.assertEqual(p.returncode, EXIT_NO_PROFILE, mmp.describe(p))
+        self.assertIn("runs on jemalloc without profiling (MALLOC_CONF has "
+                      "no prof:true)", p.stderr)
