@@ -42,7 +42,8 @@ void symbols_lookup(struct symbols *s, uint64_t pc, struct symbol *out);
 
 /*
  * How many of the mapped executable files had no symbols to read (stripped
- * of .symtab and .dynsym, no debug file), for one note.
+ * of .symtab and .dynsym, no debug file), or could not be read (gone,
+ * another user's, cut short, not the ELF that was mapped), for one note.
  */
 int symbols_unreadable(const struct symbols *s);
 
