@@ -118,6 +118,13 @@ text_frames(struct obuf *b, const struct heap_summary_stack *s)
 	obuf_putc(b, '\n');
 }
 
+/* A stack's mark in the text; in JSON true, false, null. */
+static const char *const marks[] = {
+	[HEAP_MARK_NOT] = "not instrumented",
+	[HEAP_MARK_INSTRUMENTED] = "instrumented",
+	[HEAP_MARK_UNNAMED] = "unnamed call",
+};
+
 /* The heap profile beside the layers: its parts, its largest stacks. */
 static void
 text_heap(struct obuf *b, const struct explain_reading *r,
@@ -143,12 +150,16 @@ text_heap(struct obuf *b, const struct explain_reading *r,
 	put_size(b, h->other_bytes, exact);
 	obuf_puts(b, "  around them (malloc, new, libraries): counted by no "
 	    "instrument\n");
+	if (h->unnamed_bytes > 0) {
+		put_size(b, h->unnamed_bytes, exact);
+		obuf_puts(b, "  allocated by a call with no name (a static "
+		    "function): either\n");
+	}
 	obuf_printf(b, " the largest stacks, %zu of %zu, innermost frame "
 	    "first:\n", h->ntop, h->nstacks);
 	for (size_t i = 0; i < h->ntop; i++) {
 		put_size(b, h->top[i].bytes, exact);
-		obuf_printf(b, "%-17s ", h->top[i].instrumented ?
-		    "instrumented" : "not instrumented");
+		obuf_printf(b, "%-17s ", marks[h->top[i].mark]);
 		text_frames(b, &h->top[i]);
 	}
 	if (e->heap[0] != '\0')
@@ -360,7 +371,8 @@ json_heap_stacks(struct obuf *b, bool *first, const struct heap_summary *h)
 		obuf_puts(b, i > 0 ? ",{" : "{");
 		jbytes(b, &f, "bytes", s->bytes);
 		key(b, &f, "instrumented");
-		obuf_puts(b, s->instrumented ? "true" : "false");
+		obuf_puts(b, s->mark == HEAP_MARK_INSTRUMENTED ? "true" :
+		    s->mark == HEAP_MARK_NOT ? "false" : "null");
 		key(b, &f, "frames");
 		obuf_putc(b, '[');
 		for (size_t j = 0; j < s->nframes; j++) {
@@ -394,6 +406,7 @@ json_heap(struct obuf *b, bool *first, const struct explain *e,
 	jint(b, &f, "total_bytes", h->total_bytes, read);
 	jint(b, &f, "instrumented_bytes", h->instrumented_bytes, read);
 	jint(b, &f, "not_instrumented_bytes", h->other_bytes, read);
+	jint(b, &f, "unnamed_bytes", h->unnamed_bytes, read);
 	jint(b, &f, "stacks_in_profile", (int64_t)h->nstacks, read);
 	jstr(b, &f, "says", e->heap[0] != '\0' ? e->heap : NULL);
 	json_heap_stacks(b, &f, h);

@@ -87,14 +87,42 @@ in_library(const struct heap_profile *p, size_t l)
 	return strncmp(base, "lib", 3) == 0 && strstr(base, ".so") != NULL;
 }
 
+/* A name symbols.h gives an address it could not name: FILE+0xOFF, 0xADDR. */
 static bool
-stack_instrumented(const struct heap_profile *p, const struct heap_pstack *s)
+unnamed(const char *name)
+{
+	const char *x = strstr(name, "+0x");
+
+	if (strncmp(name, "0x", 2) == 0)
+		x = name;
+	else if (x != NULL)
+		x++;
+	return x != NULL && x[2] != '\0' &&
+	    strspn(x + 2, "0123456789abcdefABCDEF") == strlen(x + 2);
+}
+
+/* The stack's first frame of the server's own code (own_frames()). */
+static size_t
+first_own(const struct heap_profile *p, const struct heap_pstack *s)
+{
+	size_t j = 0;
+
+	while (j < s->depth && in_library(p, s->locs[j]))
+		j++;
+	return j == s->depth ? 0 : j; /* a library's alone: its frames */
+}
+
+static enum heap_mark
+stack_mark(const struct heap_profile *p, const struct heap_pstack *s)
 {
 	for (size_t j = 0; j < s->depth; j++)
 		if (heap_summary_instrumented(
 		    p->funcs[p->locs[s->locs[j]].func].name))
-			return true;
-	return false;
+			return HEAP_MARK_INSTRUMENTED;
+	if (s->depth > 0 && unnamed(p->funcs[p->locs[s->locs[first_own(p,
+	    s)]].func].name))
+		return HEAP_MARK_UNNAMED;
+	return HEAP_MARK_NOT;
 }
 
 /* The stack's first frames of the server's own code, innermost first. */
@@ -102,13 +130,7 @@ static void
 own_frames(const struct heap_profile *p, const struct heap_pstack *s,
     struct heap_summary_stack *out)
 {
-	size_t j = 0;
-
-	while (j < s->depth && in_library(p, s->locs[j]))
-		j++;
-	if (j == s->depth)
-		j = 0; /* a library's alone: its frames, then */
-	for (; j < s->depth && out->nframes < HEAP_SUMMARY_FRAMES; j++)
+	for (size_t j = first_own(p, s); j < s->depth && out->nframes < HEAP_SUMMARY_FRAMES; j++)
 		heap_summary_short(p->funcs[p->locs[s->locs[j]].func].name,
 		    out->frames[out->nframes++], HEAP_SUMMARY_NAME);
 }
@@ -123,16 +145,18 @@ heap_summary_make(const struct heap_profile *p, struct heap_summary *out)
 	/* The stacks are largest first: the top ones are the first ones. */
 	for (size_t i = 0; i < p->nstacks; i++) {
 		const struct heap_pstack *s = &p->stacks[i];
-		bool instr = stack_instrumented(p, s);
+		enum heap_mark mark = stack_mark(p, s);
 
-		if (instr)
+		if (mark == HEAP_MARK_INSTRUMENTED)
 			out->instrumented_bytes += s->bytes;
+		else if (mark == HEAP_MARK_UNNAMED)
+			out->unnamed_bytes += s->bytes;
 		else
 			out->other_bytes += s->bytes;
 		if (out->ntop == HEAP_SUMMARY_STACKS)
 			continue;
 		out->top[out->ntop].bytes = s->bytes;
-		out->top[out->ntop].instrumented = instr;
+		out->top[out->ntop].mark = mark;
 		own_frames(p, s, &out->top[out->ntop++]);
 	}
 }

@@ -28,9 +28,20 @@ enum heap_state {
 	HEAP_READ,
 };
 
+/* Whether a stack passes through the server's instrumented calls. */
+enum heap_mark {
+	HEAP_MARK_NOT = 0,      /* no: its allocating call is named, not one */
+	HEAP_MARK_INSTRUMENTED, /* a frame is one of them */
+	/*
+	 * Cannot tell: the call that allocated has no name (a static
+	 * function; MySQL's my_malloc jumps into one), so it may be one.
+	 */
+	HEAP_MARK_UNNAMED,
+};
+
 struct heap_summary_stack {
 	int64_t bytes;
-	bool instrumented;      /* a frame is one of the instrumented calls */
+	enum heap_mark mark;
 	size_t nframes;
 	/* Innermost first, without their parameters. */
 	char frames[HEAP_SUMMARY_FRAMES][HEAP_SUMMARY_NAME];
@@ -42,7 +53,8 @@ struct heap_summary {
 	char dump[PATH_MAX];    /* the dump read */
 	int64_t age_s;          /* how long before the reading it was written */
 	int64_t total_bytes;    /* live, scaled up from the samples */
-	int64_t instrumented_bytes, other_bytes;
+	/* The stacks' bytes by mark: the three sum to total_bytes. */
+	int64_t instrumented_bytes, other_bytes, unnamed_bytes;
 	size_t nstacks;         /* of the profile */
 	struct heap_summary_stack top[HEAP_SUMMARY_STACKS];
 	size_t ntop;

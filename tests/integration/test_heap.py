@@ -131,28 +131,37 @@ class Heap(mmp.TestCase):
             "jeprof.%d." % self.srv.pid), h)
         self.assertGreaterEqual(h["age_seconds"], 0, h)
         self.assertEqual(h["total_bytes"], h["instrumented_bytes"] +
-                         h["not_instrumented_bytes"], h)
+                         h["not_instrumented_bytes"] + h["unnamed_bytes"], h)
         held = [s for s in h["stacks"]
                 if any(USER_VAR_FRAME.search(f) for f in s["frames"])]
         self.assertTrue(held, h)
         self.assertGreaterEqual(held[0]["bytes"], 100 * MIB, h)
-        self.assertTrue(held[0]["instrumented"], h)
-        self.assertGreaterEqual(h["instrumented_bytes"], held[0]["bytes"], h)
+        # MySQL's my_malloc and my_realloc jump into a static function
+        # its mysqld does not export: the call is unnamed, so not known.
+        mysql = os.environ.get("MMP_SERVER") == "mysql"
+        self.assertIn(held[0]["instrumented"], (True, None) if mysql
+                      else (True,), h)
+        if held[0]["instrumented"]:
+            self.assertGreaterEqual(h["instrumented_bytes"],
+                                    held[0]["bytes"], h)
+            self.assertIn("more: instrumented code that no instrument "
+                          "counts", h["says"], h)
         # Their instruments off: in the layer not counted, not the counted.
         ly = {l["layer"]: l for l in d["layers"]}
         self.assertGreaterEqual(ly["not_counted"]["bytes"], 100 * MIB, h)
-        self.assertIn("more: instrumented code that no instrument counts",
-                      h["says"], h)
         p = mmp.run(["--explain"])
         self.assertEqual(p.returncode, 0, mmp.describe(p))
         self.assertRegex(p.stdout, r"\n +[\d.]+ MiB  heap profile \(jemalloc, "
                          r"dump \d+ s old\): live, \d+%% of the anonymous "
                          r"pages  \(\S+/jeprof\.%d\.\d+\.\w+\.heap\)\n"
                          % self.srv.pid, mmp.describe(p))
-        m = re.search(r"^ +([\d.]+) MiB  instrumented +(.*)$", p.stdout, re.M)
+        m = re.search(r"^ +([\d.]+) MiB  (instrumented|unnamed call) +"
+                      r"(.*)$", p.stdout, re.M)
         self.assertIsNotNone(m, mmp.describe(p))
         self.assertGreaterEqual(float(m.group(1)), 100, mmp.describe(p))
-        self.assertRegex(m.group(2), USER_VAR_FRAME, mmp.describe(p))
+        self.assertRegex(m.group(3), USER_VAR_FRAME, mmp.describe(p))
+        if not mysql:
+            self.assertEqual(m.group(2), "instrumented", mmp.describe(p))
 
     def check_text(self, text, p):
         """The largest stack holds the variables: over 100 MiB, through
@@ -161,7 +170,9 @@ class Heap(mmp.TestCase):
                       text, re.M)
         self.assertIsNotNone(m, mmp.describe(p))
         self.assertGreaterEqual(float(m.group(1)), 100, mmp.describe(p))
-        self.assertRegex(m.group(2), USER_VAR_FRAME, mmp.describe(p))
+        self.assertRegex(m.group(3), USER_VAR_FRAME, mmp.describe(p))
+        if not mysql:
+            self.assertEqual(m.group(2), "instrumented", mmp.describe(p))
         # A chroot's dumps are read through /proc/PID/root.
         self.assertRegex(text, r"jemalloc heap profile of pid %d: (%s|%s)\."
                          % (self.srv.pid, re.escape(self.host_prefix),

@@ -381,14 +381,18 @@ profiled(struct explain_reading *r)
 	h->age_s = 12;
 	h->total_bytes = 300 * MIB;
 	h->instrumented_bytes = 250 * MIB;
-	h->other_bytes = 50 * MIB;
+	h->other_bytes = 40 * MIB;
+	h->unnamed_bytes = 10 * MIB;
 	h->nstacks = 40;
-	h->ntop = 2;
+	h->ntop = 3;
 	h->top[0] = (struct heap_summary_stack){ .bytes = 144 * MIB,
-	    .instrumented = true, .nframes = 2,
+	    .mark = HEAP_MARK_INSTRUMENTED, .nframes = 2,
 	    .frames = { "my_malloc", "update_hash" } };
 	h->top[1] = (struct heap_summary_stack){ .bytes = 20 * MIB,
 	    .nframes = 1, .frames = { "Foo::\033grow" } };
+	h->top[2] = (struct heap_summary_stack){ .bytes = 10 * MIB,
+	    .mark = HEAP_MARK_UNNAMED, .nframes = 1,
+	    .frames = { "mysqld+0x277cfc8" } };
 }
 
 static void
@@ -413,10 +417,14 @@ test_heap_text(void **state)
 	    "(/var/lib/mysql-heap/jeprof.4242.9.i9.heap)\n"
 	    "  250.00 MiB    through the instrumented calls (my_malloc and "
 	    "kin): counted while their instrument is on\n"
-	    "   50.00 MiB    around them (malloc, new, libraries): counted by "
-	    "no instrument\n the largest stacks, 2 of 40, innermost frame "
+	    "   40.00 MiB    around them (malloc, new, libraries): counted by "
+	    "no instrument\n"
+	    "   10.00 MiB    allocated by a call with no name (a static "
+	    "function): either\n the largest stacks, 3 of 40, innermost frame "
 	    "first:\n  144.00 MiB  instrumented      my_malloc < update_hash\n"
 	    "   20.00 MiB  not instrumented  Foo::"));
+	assert_non_null(strstr(b.p, "\n   10.00 MiB  unnamed call      "
+	    "mysqld+0x277cfc8\n"));
 	assert_null(strchr(b.p, '\033'));
 	obuf_free(&b);
 	/* Not profiled: nothing of it in the text. */
@@ -457,10 +465,14 @@ test_heap_json(void **state)
 	assert_int_equal(json_integer_value(json_object_get(h,
 	    "instrumented_bytes")), 250 * MIB);
 	assert_int_equal(json_integer_value(json_object_get(h,
-	    "not_instrumented_bytes")), 50 * MIB);
+	    "not_instrumented_bytes")), 40 * MIB);
+	assert_int_equal(json_integer_value(json_object_get(h,
+	    "unnamed_bytes")), 10 * MIB);
 	assert_true(json_is_null(json_object_get(h, "why")));
 	st = json_object_get(h, "stacks");
-	assert_int_equal(json_array_size(st), 2);
+	assert_int_equal(json_array_size(st), 3);
+	assert_true(json_is_null(json_object_get(json_array_get(st, 2),
+	    "instrumented")));
 	assert_int_equal(json_integer_value(json_object_get(json_array_get(st,
 	    0), "bytes")), 144 * MIB);
 	assert_true(json_is_true(json_object_get(json_array_get(st, 0),

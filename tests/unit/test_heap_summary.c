@@ -56,11 +56,14 @@ fake_name(void *ctx, uint64_t pc, struct symbol *out)
 static uint64_t pcs1[] = { 0x1010, 0x400010, 0x400190, 0x400290 };
 static uint64_t pcs2[] = { 0x1010, 0x2010, 0x400390, 0x400490, 0x400290 };
 static uint64_t pcs3[] = { 0x1010, 0x400590, 0x400290 };
+/* A static function allocating: it has no name, so it may be my_malloc's. */
+static uint64_t pcs4[] = { 0x1010, 0x400790, 0x400290 };
 
 static struct heap_stack stacks[] = {
 	{ pcs2, 5, 3, 20 * MIB },
 	{ pcs1, 4, 9, 144 * MIB },
 	{ pcs3, 3, 1, 2 * MIB },
+	{ pcs4, 3, 1, 1 * MIB },
 };
 
 static struct heap_mapping maps[] = {
@@ -73,7 +76,7 @@ static void
 test_summary(void **state)
 {
 	struct heap_dump d = {
-		.rate = 524288, .stacks = stacks, .nstacks = 3, .maps = maps,
+		.rate = 524288, .stacks = stacks, .nstacks = 4, .maps = maps,
 		.nmaps = 3,
 	};
 	struct heap_profile p;
@@ -84,22 +87,25 @@ test_summary(void **state)
 	heap_summary_make(&p, &s);
 	heap_profile_free(&p);
 	assert_int_equal(s.state, HEAP_READ);
-	assert_int_equal(s.total_bytes, 166 * MIB);
+	assert_int_equal(s.total_bytes, 167 * MIB);
 	assert_int_equal(s.instrumented_bytes, 146 * MIB);
 	assert_int_equal(s.other_bytes, 20 * MIB);
-	assert_int_equal(s.nstacks, 3);
-	assert_int_equal(s.ntop, 3);
+	assert_int_equal(s.unnamed_bytes, 1 * MIB);
+	assert_int_equal(s.nstacks, 4);
+	assert_int_equal(s.ntop, 4);
 	assert_int_equal(s.top[0].bytes, 144 * MIB);
-	assert_true(s.top[0].instrumented);
+	assert_int_equal(s.top[0].mark, HEAP_MARK_INSTRUMENTED);
 	assert_int_equal(s.top[0].nframes, 3);
 	assert_string_equal(s.top[0].frames[0], "my_malloc");
 	assert_string_equal(s.top[0].frames[1], "update_hash");
 	/* operator new is libstdc++'s: the server's frames come first. */
-	assert_false(s.top[1].instrumented);
+	assert_int_equal(s.top[1].mark, HEAP_MARK_NOT);
 	assert_string_equal(s.top[1].frames[0], "std::vector<int, "
 	    "std::allocator<int> >::_M_realloc_insert<int const&>");
 	assert_string_equal(s.top[1].frames[1], "(anonymous namespace)::grow");
-	assert_true(s.top[2].instrumented);
+	assert_int_equal(s.top[2].mark, HEAP_MARK_INSTRUMENTED);
+	assert_int_equal(s.top[3].mark, HEAP_MARK_UNNAMED);
+	assert_string_equal(s.top[3].frames[0], "0xdead");
 }
 
 static void
