@@ -14,6 +14,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "fake_symbols.h"
 #include "heap_profile.h"
 #include "heap_summary.h"
 
@@ -22,10 +23,7 @@
 #define SRV "/usr/sbin/mariadbd"
 #define MIB (INT64_C(1) << 20)
 
-static const struct {
-	uint64_t start, end;
-	const char *name, *file;
-} fake_syms[] = {
+static const struct fake_sym fake_syms[] = {
 	{ 0x1000, 0x1200, "je_malloc_default", JE },
 	{ 0x2000, 0x2200, "operator new(unsigned long)", CXX },
 	{ 0x400000, 0x400180, "my_malloc", SRV },
@@ -37,20 +35,8 @@ static const struct {
 	{ 0x400580, 0x400680, "ut_allocator<unsigned char, true>::"
 	    "allocate(unsigned long)", SRV },
 };
+static struct fake_syms syms = FAKE_SYMS(fake_syms);
 
-static void
-fake_name(void *ctx, uint64_t pc, struct symbol *out)
-{
-	(void)ctx;
-	for (size_t i = 0; i < sizeof(fake_syms) / sizeof(fake_syms[0]); i++)
-		if (pc >= fake_syms[i].start && pc < fake_syms[i].end) {
-			*out = (struct symbol){ .name = fake_syms[i].name,
-			    .file = fake_syms[i].file, .named = true,
-			    .func_start = fake_syms[i].start };
-			return;
-		}
-	*out = (struct symbol){ .name = "0xdead" };
-}
 
 /* The user variables through my_malloc; a vector through new; InnoDB's. */
 static uint64_t pcs1[] = { 0x1010, 0x400010, 0x400190, 0x400290 };
@@ -83,7 +69,7 @@ test_summary(void **state)
 	struct heap_summary s;
 
 	(void)state;
-	assert_int_equal(heap_profile_build(&d, fake_name, NULL, &p), 0);
+	assert_int_equal(heap_profile_build(&d, fake_name, &syms, &p), 0);
 	heap_summary_make(&p, &s);
 	heap_profile_free(&p);
 	assert_int_equal(s.state, HEAP_READ);
