@@ -77,8 +77,10 @@ explain_run(const struct capture_env *env)
 	if ((rc = explain_read(env, &r)) != 0 || env->sig->stop)
 		return rc;
 	/* The dump is read here, not in gap_read(): once, not a minute. */
-	if (r.has_process)
-		(void)heap_read_summary(env, r.wall_ms, &r.heap);
+	if (r.has_process && heap_read_summary(env, r.wall_ms, &r.heap) != 0 &&
+	    r.heap.state == HEAP_FAILED)
+		diag_note(env->diag, "no heap profile beside the layers: %s",
+		    r.heap.why);
 	explain_work(&r, &e);
 	for (size_t i = 0; i < e.notes_n; i++)
 		diag_note(env->diag, "%s", e.notes[i]);
