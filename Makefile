@@ -98,7 +98,7 @@ CORE   += explain explain_model explain_out gap
 CORE   += heapdump heapfind
 SERVER += replay record
 # --heap: the server's jemalloc heap profile, named (issue 34).
-CORE   += heap heap_pick heap_profile heap_out heap_pprof
+CORE   += heap heap_pick heap_profile heap_out heap_pprof heap_summary
 
 CORE_OBJS   = $(CORE:%=$(BUILD)/%.o) $(BUILD)/profile.pb-c.o
 SERVER_OBJS = $(SERVER:%=$(BUILD)/%.o)

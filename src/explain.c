@@ -1,8 +1,9 @@
 /*
  * --explain: one reading of the gap (gap_read(): the server's layers and,
  * when the pid it gives is its process on this machine, /proc/PID and its
- * memory cgroup), the answer worked out by explain_model.c and written by
- * explain_out.c.
+ * memory cgroup) and of its jemalloc heap profile when it has one
+ * (heap_read_summary()), the answer worked out by explain_model.c and
+ * written by explain_out.c.
  */
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "explain.h"
 #include "explain_out.h"
 #include "gap.h"
+#include "heap.h"
 #include "obuf.h"
 
 /* A part the server did not give: a warning, the part left out. */
@@ -74,6 +76,11 @@ explain_run(const struct capture_env *env)
 	/* Stopped during the reading: no answer, as Ctrl-C before a list. */
 	if ((rc = explain_read(env, &r)) != 0 || env->sig->stop)
 		return rc;
+	/* The dump is read here, not in gap_read(): once, not a minute. */
+	if (r.has_process && heap_read_summary(env, r.wall_ms, &r.heap) != 0 &&
+	    r.heap.state == HEAP_FAILED)
+		diag_note(env->diag, "no heap profile beside the layers: %s",
+		    r.heap.why);
 	explain_work(&r, &e);
 	for (size_t i = 0; i < e.notes_n; i++)
 		diag_note(env->diag, "%s", e.notes[i]);

@@ -1,7 +1,8 @@
 /*
  * --explain, a mode: one reading of the whole server and its process, its
- * resident memory split into layers, each with its cause, and advice
- * (explain_model.h), written as text or JSON (explain_out.h); with --count
+ * resident memory split into layers, each with its cause, its jemalloc
+ * heap profile's largest stacks beside them when it is profiled, and
+ * advice (explain_model.h), written as text or JSON (explain_out.h); with --count
  * or --duration, a capture of --global first and the reading at its end.
  */
 #ifndef MYSQLMEMPROF_EXPLAIN_H

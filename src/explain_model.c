@@ -259,6 +259,42 @@ bounds(const struct explain_reading *r, struct explain *e)
 	}
 }
 
+/* Whether the part not counted is past its threshold. */
+static bool
+large_gap(const struct explain_reading *r, const struct explain_layer *gap)
+{
+	return gap != NULL && r->proc.anon > 0 &&
+	    gap->bytes >= EXPLAIN_GAP_BYTES &&
+	    gap->bytes * 100 >= r->proc.anon * EXPLAIN_GAP_SHARE;
+}
+
+/*
+ * The profile's instrumented part beside what performance_schema counts
+ * outside the buffer pool, which the server maps itself and jemalloc's
+ * profile never holds. The stacks do not hold the calls' instruments, so
+ * only a surplus says something: instrumented code counted nowhere.
+ */
+static void
+heap_against_counted(const struct explain_reading *r, struct explain *e)
+{
+	const struct heap_summary *h = &r->heap;
+	int64_t counted = r->counted.total - r->counted.buffer_pool;
+	int n;
+
+	if (h->state != HEAP_READ || !r->has_counted || counted < 0)
+		return;
+	n = snprintf(e->heap, sizeof(e->heap), "performance_schema counts %s "
+	    "outside the buffer pool (which the server maps itself, outside "
+	    "the profile); the stacks through the instrumented calls hold %s",
+	    b(counted).s, b(h->instrumented_bytes).s);
+	if (h->instrumented_bytes - counted > counted / 10 && n > 0 &&
+	    (size_t)n < sizeof(e->heap))
+		snprintf(e->heap + n, sizeof(e->heap) - (size_t)n, ", %s more: "
+		    "instrumented code that no instrument counts (switched off, "
+		    "or called without one; the stacks do not say which)",
+		    b(h->instrumented_bytes - counted).s);
+}
+
 /* A line of cause and what to try for each layer that is large. */
 static void
 advise(const struct explain_reading *r, struct explain *e)
@@ -291,13 +327,17 @@ advise(const struct explain_reading *r, struct explain *e)
 		    "is counted by no instrument" : "");
 	}
 	if (!arenas && r->has_process && p->allocator == ALLOC_GLIBC &&
-	    gap != NULL && c->instruments_off == 0 && p->anon > 0 &&
-	    gap->bytes >= ((int64_t)256 << 20) && gap->bytes * 4 >= p->anon)
+	    c->instruments_off == 0 && large_gap(r, gap))
 		ADVICE(e, "%s (%d%% of the anonymous memory) is counted by no "
 		    "instrument, with every memory instrument on: glibc "
 		    "malloc's free memory and fragmentation are the usual "
 		    "cause; try jemalloc (LD_PRELOAD, or mysqld_safe's "
 		    "--malloc-lib)", b(gap->bytes).s, pct(gap->bytes, p->anon));
+	if (r->heap.state == HEAP_NOT_PROFILED && large_gap(r, gap))
+		ADVICE(e, "%s (%d%% of the anonymous memory) is counted by no "
+		    "instrument, and no heap profile shows where it went: %s; "
+		    "then --explain shows the stacks that hold the most",
+		    b(gap->bytes).s, pct(gap->bytes, p->anon), r->heap.why);
 	if (r->has_counted && c->pfs_own >= EXPLAIN_PFS_BYTES &&
 	    r->has_process && p->rss > 0 &&
 	    c->pfs_own * 100 >= p->rss * EXPLAIN_PFS_SHARE)
@@ -348,6 +388,7 @@ explain_work(const struct explain_reading *r, struct explain *e)
 		cgroup(r, e);
 	}
 	bounds(r, e);
+	heap_against_counted(r, e);
 	advise(r, e);
 }
 

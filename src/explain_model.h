@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "heap_summary.h"
 #include "layers.h"
 #include "procmaps.h"
 #include "sample.h"
@@ -35,6 +36,8 @@ struct explain_reading {
 	struct counted_layers counted;
 	struct estimate est;
 	struct measured_connections meas;
+	/* The server's jemalloc heap profile: --explain's alone looks. */
+	struct heap_summary heap;
 };
 
 /* The most layers, advice lines and notes the answer holds. */
@@ -64,6 +67,8 @@ struct explain {
 	 */
 	int64_t measured_bound;
 	char bounds[EXPLAIN_LINE];
+	/* The heap profile's instrumented part against the counted; "": none. */
+	char heap[EXPLAIN_LINE];
 	char advice[EXPLAIN_LINES][EXPLAIN_LINE];
 	size_t advices;
 	char notes[EXPLAIN_LINES][EXPLAIN_LINE];
@@ -77,6 +82,8 @@ struct explain {
 #define EXPLAIN_PFS_BYTES ((int64_t)128 << 20)
 #define EXPLAIN_THP_BYTES ((int64_t)64 << 20)
 #define EXPLAIN_LIMIT_SHARE 80                 /* % of the cgroup's limit */
+#define EXPLAIN_GAP_BYTES ((int64_t)256 << 20)  /* not counted, and a */
+#define EXPLAIN_GAP_SHARE 25                   /* % of the anonymous */
 
 void explain_work(const struct explain_reading *r, struct explain *out);
 

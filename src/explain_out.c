@@ -106,6 +106,66 @@ text_connections(struct obuf *b, const struct explain_reading *r,
 		put_line(b, "so", e->bounds);
 }
 
+/* A stack's frames on one line, innermost first, each called by the next. */
+static void
+text_frames(struct obuf *b, const struct heap_summary_stack *s)
+{
+	for (size_t i = 0; i < s->nframes; i++) {
+		if (i > 0)
+			obuf_puts(b, " < ");
+		clean_put(b, s->frames[i], (size_t)-1, true);
+	}
+	obuf_putc(b, '\n');
+}
+
+/* A stack's mark in the text; in JSON true, false, null. */
+static const char *const marks[] = {
+	[HEAP_MARK_NOT] = "not instrumented",
+	[HEAP_MARK_INSTRUMENTED] = "instrumented",
+	[HEAP_MARK_UNNAMED] = "unnamed call",
+};
+
+/* The heap profile beside the layers: its parts, its largest stacks. */
+static void
+text_heap(struct obuf *b, const struct explain_reading *r,
+    const struct explain *e, bool exact)
+{
+	const struct heap_summary *h = &r->heap;
+
+	if (h->state != HEAP_READ)
+		return;
+	obuf_puts(b, "## Where the anonymous pages went: the heap profile ##\n");
+	put_size(b, h->total_bytes, exact);
+	obuf_printf(b, "heap profile (jemalloc, dump %" PRId64 " s old): live",
+	    h->age_s);
+	if (r->has_process && r->proc.anon > 0)
+		obuf_printf(b, ", %.0f%% of the anonymous pages", 100.0 *
+		    (double)h->total_bytes / (double)r->proc.anon);
+	obuf_puts(b, "  (");
+	clean_put(b, h->dump, (size_t)-1, true);
+	obuf_puts(b, ")\n");
+	put_size(b, h->instrumented_bytes, exact);
+	obuf_puts(b, "  through the instrumented calls (my_malloc and kin): "
+	    "counted while their instrument is on\n");
+	put_size(b, h->other_bytes, exact);
+	obuf_puts(b, "  around them (malloc, new, libraries): counted by no "
+	    "instrument\n");
+	if (h->unnamed_bytes > 0) {
+		put_size(b, h->unnamed_bytes, exact);
+		obuf_puts(b, "  allocated by a call with no name (a static "
+		    "function): either\n");
+	}
+	obuf_printf(b, " the largest stacks, %zu of %zu, innermost frame "
+	    "first:\n", h->ntop, h->nstacks);
+	for (size_t i = 0; i < h->ntop; i++) {
+		put_size(b, h->top[i].bytes, exact);
+		obuf_printf(b, "%-17s ", marks[h->top[i].mark]);
+		text_frames(b, &h->top[i]);
+	}
+	if (e->heap[0] != '\0')
+		put_line(b, "so", e->heap);
+}
+
 void
 explain_text(struct obuf *b, const struct explain_reading *r,
     const struct explain *e, bool exact)
@@ -123,6 +183,7 @@ explain_text(struct obuf *b, const struct explain_reading *r,
 		put_line(b, "allocator", e->allocator);
 	if (e->cgroup[0] != '\0')
 		put_line(b, "cgroup", e->cgroup);
+	text_heap(b, r, e, exact);
 	text_connections(b, r, e, exact);
 	obuf_puts(b, "## Advice ##\n");
 	if (e->advices == 0)
@@ -293,6 +354,65 @@ json_connections(struct obuf *b, bool *first, const struct explain_reading *r,
 	jstr(b, first, "bounds", e->bounds[0] ? e->bounds : NULL);
 }
 
+static const char *const heap_states[] = {
+	[HEAP_UNREAD] = NULL, [HEAP_NOT_PROFILED] = "not_profiled",
+	[HEAP_FAILED] = "failed", [HEAP_READ] = "read",
+};
+
+static void
+json_heap_stacks(struct obuf *b, bool *first, const struct heap_summary *h)
+{
+	key(b, first, "stacks");
+	obuf_putc(b, '[');
+	for (size_t i = 0; i < h->ntop; i++) {
+		const struct heap_summary_stack *s = &h->top[i];
+		bool f = true;
+
+		obuf_puts(b, i > 0 ? ",{" : "{");
+		jbytes(b, &f, "bytes", s->bytes);
+		key(b, &f, "instrumented");
+		obuf_puts(b, s->mark == HEAP_MARK_INSTRUMENTED ? "true" :
+		    s->mark == HEAP_MARK_NOT ? "false" : "null");
+		key(b, &f, "frames");
+		obuf_putc(b, '[');
+		for (size_t j = 0; j < s->nframes; j++) {
+			if (j > 0)
+				obuf_putc(b, ',');
+			output_json_put_string(b, s->frames[j],
+			    strlen(s->frames[j]));
+		}
+		obuf_puts(b, "]}");
+	}
+	obuf_putc(b, ']');
+}
+
+/* null when not looked at (the reading once a minute). */
+static void
+json_heap(struct obuf *b, bool *first, const struct explain *e,
+    const struct heap_summary *h)
+{
+	bool f = true, read = h->state == HEAP_READ;
+
+	key(b, first, "heap");
+	if (h->state == HEAP_UNREAD) {
+		obuf_puts(b, "null");
+		return;
+	}
+	obuf_putc(b, '{');
+	jstr(b, &f, "state", heap_states[h->state]);
+	jstr(b, &f, "why", read ? NULL : h->why);
+	jstr(b, &f, "dump", read ? h->dump : NULL);
+	jint(b, &f, "age_seconds", h->age_s, read);
+	jint(b, &f, "total_bytes", h->total_bytes, read);
+	jint(b, &f, "instrumented_bytes", h->instrumented_bytes, read);
+	jint(b, &f, "not_instrumented_bytes", h->other_bytes, read);
+	jint(b, &f, "unnamed_bytes", h->unnamed_bytes, read);
+	jint(b, &f, "stacks_in_profile", (int64_t)h->nstacks, read);
+	jstr(b, &f, "says", e->heap[0] != '\0' ? e->heap : NULL);
+	json_heap_stacks(b, &f, h);
+	obuf_putc(b, '}');
+}
+
 void
 explain_json(struct obuf *b, const struct explain_reading *r,
     const struct explain *e)
@@ -322,6 +442,7 @@ explain_json(struct obuf *b, const struct explain_reading *r,
 		obuf_putc(b, '}');
 	}
 	json_process(b, &first, r, e);
+	json_heap(b, &first, e, &r->heap);
 	json_connections(b, &first, r, e);
 	jlines(b, &first, "advice", e->advice, e->advices);
 	jlines(b, &first, "notes", e->notes, e->notes_n);

@@ -19,6 +19,7 @@
 #include "heap_pick.h"
 #include "heap_pprof.h"
 #include "heap_profile.h"
+#include "heap_summary.h"
 #include "obuf.h"
 #include "symbols.h"
 
@@ -235,4 +236,65 @@ heap_run(const struct capture_env *env)
 	rc = name_and_write(env, &pick, &d, time_ns);
 	heap_dump_free(&d);
 	return rc;
+}
+
+/* The dump named and summed into *out; 0, or -1 having said why. */
+static int
+summarise(const struct heap_pick *pick, const struct heap_dump *d,
+    struct heap_summary *out)
+{
+	struct symbols *sym;
+	struct heap_profile p;
+
+	sym = symbols_open(d->maps, d->nmaps,
+	    pick->root[0] != '\0' && pick->maps_now[0] == '\0' ?
+	    pick->root : NULL);
+	if (sym == NULL || heap_profile_build(d, name_pc, sym, &p) != 0) {
+		symbols_free(sym);
+		return -1;
+	}
+	heap_summary_make(&p, out);
+	heap_profile_free(&p);
+	symbols_free(sym);
+	return 0;
+}
+
+int
+heap_read_summary(const struct capture_env *env, int64_t now_ms,
+    struct heap_summary *out)
+{
+	struct options o = *env->opts;
+	struct heap_pick pick;
+	struct heap_dump d;
+	int64_t time_ns = 0;
+	char why[sizeof(out->why)];
+	int rc;
+
+	/* The newest dump alone: --explain takes no --heap-dir or base. */
+	o.heap_dir = o.heap_base = NULL;
+	memset(out, 0, sizeof(*out));
+	rc = heap_pick_server(env->session, &o, env->proc, &pick, why,
+	    sizeof(why));
+	if (rc == 0 && load_profile(&pick, &d, &time_ns) != 0) {
+		rc = EXIT_RUNTIME;
+		snprintf(why, sizeof(why), "%.400s could not be read (said above)",
+		    pick.dump);
+	} else if (rc == 0) {
+		if (summarise(&pick, &d, out) != 0) {
+			rc = EXIT_RUNTIME;
+			snprintf(why, sizeof(why), "out of memory naming %.400s",
+			    pick.dump);
+		}
+		heap_dump_free(&d);
+	}
+	if (rc != 0) {
+		memset(out, 0, sizeof(*out));
+		out->state = rc == EXIT_NO_PROFILE ? HEAP_NOT_PROFILED :
+		    HEAP_FAILED;
+		snprintf(out->why, sizeof(out->why), "%s", why);
+		return rc;
+	}
+	snprintf(out->dump, sizeof(out->dump), "%s", pick.dump);
+	out->age_s = now_ms / 1000 - time_ns / 1000000000;
+	return 0;
 }

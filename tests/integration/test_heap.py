@@ -6,6 +6,7 @@ one line and exit status of a server not profiled, a dump cut short and a
 dump of another process. Skipped, saying how to install it, only when
 jemalloc is not installed where the server runs."""
 import glob
+import json
 import os
 import re
 import shutil
@@ -116,6 +117,52 @@ class Heap(mmp.TestCase):
         self.assertRegex(p.stdout, r"growth since: \S+/%s\n" % re.escape(first))
         self.check_text(p.stdout, p)
 
+    def test_explain_shows_the_stacks(self):
+        """--explain: the profile beside the layers, the user variables'
+        stack held >= 100 MiB, marked as through the instrumented calls
+        (my_malloc) whose instruments are off: in the not-counted part."""
+        self.hold_user_variables()
+        p = mmp.run(["--explain", "--format", "json"])
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        d = json.loads(p.stdout)
+        h = d["heap"]
+        self.assertEqual(h["state"], "read", mmp.describe(p))
+        self.assertTrue(os.path.basename(h["dump"]).startswith(
+            "jeprof.%d." % self.srv.pid), h)
+        self.assertGreaterEqual(h["age_seconds"], 0, h)
+        self.assertEqual(h["total_bytes"], h["instrumented_bytes"] +
+                         h["not_instrumented_bytes"] + h["unnamed_bytes"], h)
+        held = [s for s in h["stacks"]
+                if any(USER_VAR_FRAME.search(f) for f in s["frames"])]
+        self.assertTrue(held, h)
+        self.assertGreaterEqual(held[0]["bytes"], 100 * MIB, h)
+        # MySQL's my_malloc and my_realloc jump into a static function
+        # its mysqld does not export: the call is unnamed, so not known.
+        mysql = os.environ.get("MMP_SERVER") == "mysql"
+        self.assertIn(held[0]["instrumented"], (True, None) if mysql
+                      else (True,), h)
+        if held[0]["instrumented"]:
+            self.assertGreaterEqual(h["instrumented_bytes"],
+                                    held[0]["bytes"], h)
+            self.assertIn("more: instrumented code that no instrument "
+                          "counts", h["says"], h)
+        # Their instruments off: in the layer not counted, not the counted.
+        ly = {l["layer"]: l for l in d["layers"]}
+        self.assertGreaterEqual(ly["not_counted"]["bytes"], 100 * MIB, h)
+        p = mmp.run(["--explain"])
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        self.assertRegex(p.stdout, r"\n +[\d.]+ MiB  heap profile \(jemalloc, "
+                         r"dump \d+ s old\): live, \d+%% of the anonymous "
+                         r"pages  \(\S+/jeprof\.%d\.\d+\.\w+\.heap\)\n"
+                         % self.srv.pid, mmp.describe(p))
+        m = re.search(r"^ +([\d.]+) MiB  (instrumented|unnamed call) +"
+                      r"(.*)$", p.stdout, re.M)
+        self.assertIsNotNone(m, mmp.describe(p))
+        self.assertGreaterEqual(float(m.group(1)), 100, mmp.describe(p))
+        self.assertRegex(m.group(3), USER_VAR_FRAME, mmp.describe(p))
+        if not mysql:
+            self.assertEqual(m.group(2), "instrumented", mmp.describe(p))
+
     def check_text(self, text, p):
         """The largest stack holds the variables: over 100 MiB, through
         the user-variable code, named."""
@@ -192,6 +239,21 @@ class NotProfiled(mmp.TestCase):
                          r"with jemalloc's profiling, .*\[Service\] "
                          r"Environment=LD_PRELOAD=.*MALLOC_CONF=prof:true")
         self.assertEqual(p.stdout, "")
+
+    def test_explain_without_profiling(self):
+        """--explain says in JSON why there is no profile, and writes no
+        part of one in its text."""
+        p = mmp.run(["--explain", "--format", "json"])
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        h = json.loads(p.stdout)["heap"]
+        self.assertEqual(h["state"], "not_profiled", h)
+        self.assertRegex(h["why"], r"does not run on jemalloc: start it "
+                         r"with jemalloc's profiling", h)
+        self.assertEqual(h["stacks"], [], h)
+        p = mmp.run(["--explain"])
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        self.assertNotIn("heap profile", p.stdout)
+        self.assertEqual(p.stderr, "")
 
     def test_jemalloc_without_profiling(self):
         with mmp.server_with_preload("jemalloc"):

@@ -370,6 +370,158 @@ test_text(void **state)
 	obuf_free(&b);
 }
 
+/* A profile read: 300 MiB live, the user variables' stack the largest. */
+static void
+profiled(struct explain_reading *r)
+{
+	struct heap_summary *h = &r->heap;
+
+	h->state = HEAP_READ;
+	strcpy(h->dump, "/var/lib/mysql-heap/jeprof.4242.9.i9.heap");
+	h->age_s = 12;
+	h->total_bytes = 300 * MIB;
+	h->instrumented_bytes = 250 * MIB;
+	h->other_bytes = 40 * MIB;
+	h->unnamed_bytes = 10 * MIB;
+	h->nstacks = 40;
+	h->ntop = 3;
+	h->top[0] = (struct heap_summary_stack){ .bytes = 144 * MIB,
+	    .mark = HEAP_MARK_INSTRUMENTED, .nframes = 2,
+	    .frames = { "my_malloc", "update_hash" } };
+	h->top[1] = (struct heap_summary_stack){ .bytes = 20 * MIB,
+	    .nframes = 1, .frames = { "Foo::\033grow" } };
+	h->top[2] = (struct heap_summary_stack){ .bytes = 10 * MIB,
+	    .mark = HEAP_MARK_UNNAMED, .nframes = 1,
+	    .frames = { "mysqld+0x277cfc8" } };
+}
+
+static void
+test_heap_text(void **state)
+{
+	struct explain_reading r = reading();
+	struct explain e;
+	struct obuf b = { 0 };
+
+	(void)state;
+	profiled(&r);
+	explain_work(&r, &e);
+	/* 72 MiB counted outside the pool, 250 MiB instrumented. */
+	assert_non_null(strstr(e.heap, "counts 72.00 MiB outside the buffer "
+	    "pool"));
+	assert_non_null(strstr(e.heap, "hold 250.00 MiB, 178.00 MiB more: "
+	    "instrumented code that no instrument counts"));
+	explain_text(&b, &r, &e, false);
+	obuf_putc(&b, '\0');
+	assert_non_null(strstr(b.p, "\n  300.00 MiB  heap profile (jemalloc, "
+	    "dump 12 s old): live, 81% of the anonymous pages  "
+	    "(/var/lib/mysql-heap/jeprof.4242.9.i9.heap)\n"
+	    "  250.00 MiB    through the instrumented calls (my_malloc and "
+	    "kin): counted while their instrument is on\n"
+	    "   40.00 MiB    around them (malloc, new, libraries): counted by "
+	    "no instrument\n"
+	    "   10.00 MiB    allocated by a call with no name (a static "
+	    "function): either\n the largest stacks, 3 of 40, innermost frame "
+	    "first:\n  144.00 MiB  instrumented      my_malloc < update_hash\n"
+	    "   20.00 MiB  not instrumented  Foo::"));
+	assert_non_null(strstr(b.p, "\n   10.00 MiB  unnamed call      "
+	    "mysqld+0x277cfc8\n"));
+	assert_null(strchr(b.p, '\033'));
+	obuf_free(&b);
+	/* Not profiled: nothing of it in the text. */
+	r.heap = (struct heap_summary){ .state = HEAP_NOT_PROFILED };
+	explain_work(&r, &e);
+	assert_string_equal(e.heap, "");
+	explain_text(&b, &r, &e, false);
+	obuf_putc(&b, '\0');
+	assert_null(strstr(b.p, "heap profile"));
+	obuf_free(&b);
+}
+
+static void
+test_heap_json(void **state)
+{
+	struct explain_reading r = reading();
+	struct explain e;
+	struct obuf b = { 0 };
+	json_error_t err;
+	json_t *j, *h, *st;
+
+	(void)state;
+	profiled(&r);
+	explain_work(&r, &e);
+	explain_json(&b, &r, &e);
+	obuf_putc(&b, '\0');
+	j = json_loads(b.p, 0, &err);
+	assert_non_null(j);
+	h = json_object_get(j, "heap");
+	assert_string_equal(json_string_value(json_object_get(h, "state")),
+	    "read");
+	assert_string_equal(json_string_value(json_object_get(h, "dump")),
+	    "/var/lib/mysql-heap/jeprof.4242.9.i9.heap");
+	assert_int_equal(json_integer_value(json_object_get(h,
+	    "age_seconds")), 12);
+	assert_int_equal(json_integer_value(json_object_get(h,
+	    "total_bytes")), 300 * MIB);
+	assert_int_equal(json_integer_value(json_object_get(h,
+	    "instrumented_bytes")), 250 * MIB);
+	assert_int_equal(json_integer_value(json_object_get(h,
+	    "not_instrumented_bytes")), 40 * MIB);
+	assert_int_equal(json_integer_value(json_object_get(h,
+	    "unnamed_bytes")), 10 * MIB);
+	assert_true(json_is_null(json_object_get(h, "why")));
+	st = json_object_get(h, "stacks");
+	assert_int_equal(json_array_size(st), 3);
+	assert_true(json_is_null(json_object_get(json_array_get(st, 2),
+	    "instrumented")));
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(st,
+	    0), "bytes")), 144 * MIB);
+	assert_true(json_is_true(json_object_get(json_array_get(st, 0),
+	    "instrumented")));
+	assert_true(json_is_false(json_object_get(json_array_get(st, 1),
+	    "instrumented")));
+	assert_string_equal(json_string_value(json_array_get(json_object_get(
+	    json_array_get(st, 0), "frames"), 1)), "update_hash");
+	json_decref(j);
+	obuf_free(&b);
+	/* The reading once a minute looks at no profile: null. */
+	r.heap = (struct heap_summary){ 0 };
+	explain_work(&r, &e);
+	explain_json(&b, &r, &e);
+	obuf_putc(&b, '\0');
+	j = json_loads(b.p, 0, &err);
+	assert_non_null(j);
+	assert_true(json_is_null(json_object_get(j, "heap")));
+	json_decref(j);
+	obuf_free(&b);
+}
+
+/* A large part not counted and no profile: one line says how to see it. */
+static void
+test_heap_advice(void **state)
+{
+	struct explain_reading r = reading();
+	struct explain e;
+
+	(void)state;
+	r.proc.allocator = ALLOC_JEMALLOC;
+	r.proc.anon = r.proc.rss = 600 * MIB;
+	r.heap.state = HEAP_NOT_PROFILED;
+	strcpy(r.heap.why, "the server (pid 4242) runs on jemalloc without "
+	    "profiling");
+	explain_work(&r, &e);
+	assert_true(advised(&e, "400.00 MiB (67% of the anonymous memory) is "
+	    "counted by no instrument, and no heap profile shows where it "
+	    "went: the server (pid 4242) runs on jemalloc without profiling"));
+	/* Below the threshold, or profiled: no such line. */
+	r.proc.anon = r.proc.rss = 400 * MIB;
+	explain_work(&r, &e);
+	assert_false(advised(&e, "no heap profile"));
+	r.proc.anon = r.proc.rss = 600 * MIB;
+	profiled(&r);
+	explain_work(&r, &e);
+	assert_false(advised(&e, "no heap profile"));
+}
+
 int
 main(void)
 {
@@ -384,6 +536,9 @@ main(void)
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_heap_text),
+		cmocka_unit_test(test_heap_json),
+		cmocka_unit_test(test_heap_advice),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

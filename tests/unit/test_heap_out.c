@@ -16,6 +16,7 @@
 
 #include "heap_out.h"
 #include "heap_pprof.h"
+#include "fake_symbols.h"
 #include "heap_profile.h"
 #include "pprof_check.h"
 
@@ -24,10 +25,7 @@
 #define MIB (INT64_C(1) << 20)
 
 /* The functions of the fake process: [start, end) named so, in file. */
-static const struct {
-	uint64_t start, end;
-	const char *name, *file;
-} fake_syms[] = {
+static const struct fake_sym fake_syms[] = {
 	{ 0x1000, 0x1200, "je_prof_backtrace", JE },
 	{ 0x1200, 0x1400, "je_malloc_default", JE },
 	{ 0x400000, 0x400180, "my_malloc", SRV },
@@ -36,20 +34,8 @@ static const struct {
 	{ 0x400380, 0x400480, "odd;name\nwith 100%", SRV },
 	{ 0x400480, 0x400580, "recurse", SRV },
 };
+static struct fake_syms syms = FAKE_SYMS(fake_syms);
 
-static void
-fake_name(void *ctx, uint64_t pc, struct symbol *out)
-{
-	(void)ctx;
-	for (size_t i = 0; i < sizeof(fake_syms) / sizeof(fake_syms[0]); i++)
-		if (pc >= fake_syms[i].start && pc < fake_syms[i].end) {
-			*out = (struct symbol){ .name = fake_syms[i].name,
-			    .file = fake_syms[i].file, .named = true,
-			    .func_start = fake_syms[i].start };
-			return;
-		}
-	*out = (struct symbol){ .name = "0xdead" };
-}
 
 static uint64_t pcs1[] = { 0x1010, 0x1210, 0x400010, 0x400190, 0x400290 };
 static uint64_t pcs2[] = { 0x1010, 0x400020, 0x400390, 0x400290 };
@@ -77,7 +63,7 @@ build(struct heap_profile *p)
 		.nmaps = 3,
 	};
 
-	assert_int_equal(heap_profile_build(&d, fake_name, NULL, p), 0);
+	assert_int_equal(heap_profile_build(&d, fake_name, &syms, p), 0);
 }
 
 static const struct heap_function *
@@ -256,7 +242,7 @@ test_empty(void **state)
 	char *t;
 
 	(void)state;
-	assert_int_equal(heap_profile_build(&d, fake_name, NULL, &p), 0);
+	assert_int_equal(heap_profile_build(&d, fake_name, &syms, &p), 0);
 	assert_int_equal(p.nstacks, 0);
 	t = text_of(&p, 10, false);
 	assert_non_null(strstr(t, "live: 0 B in 0 objects, 0 stacks\n"));
