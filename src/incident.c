@@ -163,12 +163,8 @@ window_lines(const char *dir, int segfd, int64_t from, int64_t to,
 	return rc != 0 ? -1 : obuf_status(out);
 }
 
-/*
- * Writes n bytes to name in the folder fd through a temporary name: whole
- * or not at all. The temporary file is made anew, never one found there.
- */
-static int
-write_whole(int fd, const char *name, const void *p, size_t n)
+int
+incident_write_whole(int fd, const char *name, const void *p, size_t n)
 {
 	char tmp[300];
 	int out, e;
@@ -334,7 +330,7 @@ put_file(const char *dir, int fd, const char *stem, const char *ext,
 
 	snprintf(name, sizeof(name), "%s.%s", stem, ext);
 	snprintf(path, pathlen, "%s/incidents/%s", dir, name);
-	return write_whole(fd, name, p, n);
+	return incident_write_whole(fd, name, p, n);
 }
 
 int
