@@ -15,11 +15,6 @@
 #include "procfs.h"
 #include "when.h"
 
-/*
- * The whole of the regular file fd into a buffer of *len bytes, at most
- * max; NULL when it is not one, is larger or changed size while read (a
- * dump jemalloc is still writing).
- */
 static char *
 read_fd(int fd, uint64_t max, size_t *len)
 {
@@ -42,6 +37,20 @@ read_fd(int fd, uint64_t max, size_t *len)
 	}
 	*len = done;
 	return buf;
+}
+
+char *
+heap_keep_read(int dirfd, const char *name, uint64_t max, size_t *len)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
+	    O_NONBLOCK);
+	char *text;
+
+	if (fd < 0)
+		return NULL;
+	text = read_fd(fd, max, len);
+	close(fd);
+	return text;
 }
 
 /* The profile's total, or -1 when the text is no whole dump. */
@@ -128,19 +137,14 @@ take_earlier(struct heap_keep *k)
 		struct heap_kept h = { 0 };
 		size_t len = strlen(e->d_name);
 		char *text;
-		int fd;
 
 		if (len > 4 && strcmp(e->d_name + len - 4, ".tmp") == 0) {
 			(void)unlinkat(k->fd, e->d_name, 0);
 			continue;
 		}
 		if ((h.ms = kept_ms(e->d_name)) < 0 || len >= sizeof(h.name) ||
-		    (fd = openat(k->fd, e->d_name, O_RDONLY | O_NOFOLLOW |
-		    O_CLOEXEC)) < 0)
-			continue;
-		text = read_fd(fd, UINT64_MAX >> 1, &len);
-		close(fd);
-		if (text == NULL)
+		    (text = heap_keep_read(k->fd, e->d_name, UINT64_MAX >> 1,
+		    &len)) == NULL)
 			continue;
 		h.size = len;
 		h.total_bytes = total_of(text, len);
@@ -307,7 +311,7 @@ look(struct heap_keep *k)
 }
 
 static enum source_status
-heap_keep_read(void *ctx, uint64_t deadline_ns, struct reading *out,
+source_read(void *ctx, uint64_t deadline_ns, struct reading *out,
     char *err, size_t errlen)
 {
 	struct heap_keep *k = ctx;
@@ -329,5 +333,5 @@ heap_keep_read(void *ctx, uint64_t deadline_ns, struct reading *out,
 struct source
 heap_keep_source(struct heap_keep *k)
 {
-	return (struct source){ .ctx = k, .read = heap_keep_read };
+	return (struct source){ .ctx = k, .read = source_read };
 }

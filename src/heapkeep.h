@@ -79,6 +79,14 @@ const struct heap_kept *heap_keep_before(const struct heap_keep *k,
     int64_t ms, const struct heap_kept **base);
 
 /*
+ * The whole of the regular file name in the folder dirfd (no link
+ * followed), at most max bytes, into an allocated buffer of *len bytes;
+ * NULL when it is none, larger, or changed size while read (a dump
+ * jemalloc is still writing).
+ */
+char *heap_keep_read(int dirfd, const char *name, uint64_t max, size_t *len);
+
+/*
  * Reads inner, then, every every_ns when the server's process is here
  * (its pid trusted through /proc) and profiled, keeps its newest dump.
  * A server not profiled is said once through notify.

@@ -344,6 +344,7 @@ incident_write_at(const char *dir, int segfd, int fd,
 	size_t page_len = 0;
 	FILE *fp;
 	struct conns_book book = { 0 };
+	struct incident_heap heap = { 0 };
 	int rc = -1;
 
 	stem_of(fd, in, stem, sizeof(stem));
@@ -364,7 +365,10 @@ incident_write_at(const char *dir, int segfd, int fd,
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	rc = incident_page(fp, in, lines.p, lines.len);
+	if (in->heap_dump[0] != '\0')
+		incident_heap_load(in->heapfd, in->heap_dump, in->heap_base,
+		    &heap);
+	rc = incident_page(fp, in, lines.p, lines.len, &heap);
 	if (fclose(fp) != 0 || rc != 0 || put_file(dir, fd, stem, "html",
 	    page, page_len, path, pathlen) != 0) {
 		snprintf(err, errlen, "cannot write %s: %s", path,
@@ -384,5 +388,6 @@ out:
 	obuf_free(&lines);
 	free(page);
 	conns_book_free(&book);
+	incident_heap_free(&heap);
 	return rc;
 }
