@@ -306,8 +306,19 @@ look(struct heap_keep *k)
 		k->said = true;
 		return;
 	}
-	(void)heap_keep_dumps(k, src.prefix, (pid_t)run->pid, why,
-	    sizeof(why));
+	k->pid = (pid_t)run->pid;
+	snprintf(k->prefix, sizeof(k->prefix), "%s", src.prefix);
+	(void)heap_keep_dumps(k, k->prefix, k->pid, why, sizeof(why));
+}
+
+int
+heap_keep_again(struct heap_keep *k)
+{
+	char why[1024];
+
+	if (k->fd < 0 || k->pid == 0)
+		return 0;
+	return heap_keep_dumps(k, k->prefix, k->pid, why, sizeof(why)) == 1;
 }
 
 static enum source_status

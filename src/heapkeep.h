@@ -51,6 +51,9 @@ struct heap_keep {
 	void *notify_ctx;
 	uint64_t next_ns;
 	bool said;              /* the note of a server not profiled */
+	/* The process last seen profiled, and where it writes its dumps. */
+	pid_t pid;              /* 0: none yet */
+	char prefix[4096];
 };
 
 /*
@@ -70,6 +73,13 @@ void heap_keep_close(struct heap_keep *k);
  */
 int heap_keep_dumps(struct heap_keep *k, const char *prefix, pid_t pid,
     char *why, size_t whylen);
+
+/*
+ * Looks again now (an incident begins) for a newer dump of the process
+ * last seen profiled, even when it has gone: its last dumps are beside
+ * its prefix still. 1 when one was copied, else 0.
+ */
+int heap_keep_again(struct heap_keep *k);
 
 /*
  * The last dump kept written at or before ms, and in *base the one

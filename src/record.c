@@ -310,6 +310,8 @@ incident(struct record *r, enum incident_kind kind, int64_t at_ms,
 	/* The evidence: the cgroup's counters now, the kernel's own line. */
 	cgroup_now(r, &in.process);
 	snprintf(in.cgroup_dir, sizeof(in.cgroup_dir), "%s", r->cgroup_dir);
+	/* A dump newer than the last look: reading one is cheap. */
+	heap_keep_again(&r->heap);
 	heap_of(r, &in);
 	if (kind == INCIDENT_GONE || kind == INCIDENT_OOM_KILL)
 		kill_line(r, in.kmsg, sizeof(in.kmsg));
