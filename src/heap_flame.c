@@ -120,7 +120,7 @@ frame(const struct draw *dr, const char *name, int64_t bytes, double x,
 	    "width=\"%.1f\" height=\"%d\" fill=\"%s\" rx=\"2\"/>", b,
 	    dr->p->total_bytes > 0 ? 100.0 * (double)bytes /
 	    (double)dr->p->total_bytes : 0.0, x, y, w, ROW_PX - 1, color);
-	if (fits >= 3) {
+	if (fits >= 6) {
 		fprintf(dr->fp, "<text x=\"%.1f\" y=\"%.0f\">", x + 3,
 		    y + ROW_PX - 5);
 		picture_text(dr->fp, name, strlen(name), fits);

@@ -106,15 +106,13 @@ prune(struct heap_keep *k)
 	}
 }
 
-/* A kept dump into the list, oldest first; the oldest out when full. */
+/*
+ * A kept dump into the list, oldest first (one more than are kept:
+ * prune() follows).
+ */
 static void
 add(struct heap_keep *k, const struct heap_kept *d)
 {
-	if (k->n == HEAP_KEEP_DUMPS) {
-		(void)unlinkat(k->fd, k->kept[0].name, 0);
-		k->bytes -= k->kept[0].size;
-		memmove(&k->kept[0], &k->kept[1], --k->n * sizeof(k->kept[0]));
-	}
 	k->kept[k->n++] = *d;
 	k->bytes += d->size;
 	qsort(k->kept, k->n, sizeof(k->kept[0]), by_ms);
@@ -151,9 +149,9 @@ take_earlier(struct heap_keep *k)
 		free(text);
 		snprintf(h.name, sizeof(h.name), "%s", e->d_name);
 		add(k, &h);
+		prune(k);
 	}
 	closedir(d);
-	prune(k);
 }
 
 int
@@ -264,7 +262,7 @@ heap_keep_dumps(struct heap_keep *k, const char *prefix, pid_t pid,
 	/* The newest, or the one before when it is still being written. */
 	for (size_t i = n, tries = 0; i-- > 0 && tries < 2 && rc == 0;
 	    tries++) {
-		if (files[i].pid != pid || is_kept(k, pid, files[i].seq))
+		if (is_kept(k, pid, files[i].seq))
 			break;
 		rc = copy(k, &files[i], why, whylen);
 	}

@@ -37,7 +37,7 @@ struct heap_kept {
 struct heap_keep {
 	int fd;                 /* DIR/heap; -1: not open */
 	uint64_t max_bytes;     /* the dumps kept, together */
-	struct heap_kept kept[HEAP_KEEP_DUMPS]; /* oldest first */
+	struct heap_kept kept[HEAP_KEEP_DUMPS + 1]; /* oldest first */
 	size_t n;
 	uint64_t bytes;         /* of the files kept */
 	uint64_t copies;        /* dumps copied by this run */
