@@ -86,15 +86,6 @@ incident_heap_free(struct incident_heap *h)
 	memset(h, 0, sizeof(*h));
 }
 
-static void
-cell_bytes(FILE *fp, int64_t b)
-{
-	char buf[64];
-
-	units_bytes(b, buf, sizeof(buf));
-	fprintf(fp, "<td title=\"%" PRId64 " bytes\">%s</td>", b, buf);
-}
-
 /* The largest stacks of p: bytes, share, the innermost frames. */
 static void
 stacks(FILE *fp, const struct heap_profile *p, const char *what)
@@ -106,10 +97,11 @@ stacks(FILE *fp, const struct heap_profile *p, const char *what)
 	    "the stack, the allocating call first</th></tr>\n", what);
 	for (size_t i = 0; i < n; i++) {
 		const struct heap_pstack *s = &p->stacks[i];
+		char b[64];
 
-		fputs("<tr>", fp);
-		cell_bytes(fp, s->bytes);
-		fprintf(fp, "<td>%.1f%%</td><td class=\"text\">",
+		units_bytes(s->bytes, b, sizeof(b));
+		fprintf(fp, "<tr><td title=\"%" PRId64 " bytes\">%s</td><td>"
+		    "%.1f%%</td><td class=\"text\">", s->bytes, b,
 		    p->total_bytes > 0 ? 100.0 * (double)s->bytes /
 		    (double)p->total_bytes : 0.0);
 		for (size_t d = 0; d < s->depth && d < INCIDENT_HEAP_FRAMES;
