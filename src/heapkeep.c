@@ -95,11 +95,15 @@ by_ms(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* Removes the oldest kept beyond the bounds (the newest always stays). */
+/*
+ * Removes the oldest kept beyond the bounds. A dump copied is within the
+ * bytes alone (copy() refuses a larger one); one an earlier run kept
+ * under a larger --record-size may not be, and goes too.
+ */
 static void
 prune(struct heap_keep *k)
 {
-	while (k->n > 1 && (k->n > HEAP_KEEP_DUMPS || k->bytes > k->max_bytes)) {
+	while (k->n > 0 && (k->n > HEAP_KEEP_DUMPS || k->bytes > k->max_bytes)) {
 		(void)unlinkat(k->fd, k->kept[0].name, 0);
 		k->bytes -= k->kept[0].size;
 		memmove(&k->kept[0], &k->kept[1], --k->n * sizeof(k->kept[0]));

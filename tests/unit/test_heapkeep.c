@@ -253,6 +253,20 @@ test_earlier_run_and_before(void **state)
 	assert_string_equal(d->name, "20270115T080100.000Z-4242.2.heap");
 	assert_string_equal(base->name, "20270115T080000.000Z-4242.1.heap");
 	assert_int_equal(d->total_bytes, 1050625);
+	/* A smaller --record-size since: the newest alone, then none. */
+	heap_keep_close(&f->k);
+	memset(&f->k, 0, sizeof(f->k));
+	assert_int_equal(heap_keep_open(&f->k, f->dirfd, f->dir, strlen(DUMP),
+	    err, sizeof(err)), 0);
+	assert_int_equal(f->k.n, 1);
+	assert_string_equal(f->k.kept[0].name,
+	    "20270115T080100.000Z-4242.2.heap");
+	heap_keep_close(&f->k);
+	memset(&f->k, 0, sizeof(f->k));
+	assert_int_equal(heap_keep_open(&f->k, f->dirfd, f->dir,
+	    strlen(DUMP) - 1, err, sizeof(err)), 0);
+	assert_int_equal(f->k.n, 0);
+	assert_int_equal(f->k.bytes, 0);
 }
 
 int
