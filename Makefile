@@ -99,6 +99,8 @@ CORE   += heapdump heapfind
 SERVER += replay record
 # --heap: the server's jemalloc heap profile, named (issue 34).
 CORE   += heap heap_pick heap_profile heap_out heap_pprof heap_summary
+# --record: the server's dumps kept, drawn on an incident's page.
+CORE   += heap_flame heapkeep incident_heap
 
 CORE_OBJS   = $(CORE:%=$(BUILD)/%.o) $(BUILD)/profile.pb-c.o
 SERVER_OBJS = $(SERVER:%=$(BUILD)/%.o)

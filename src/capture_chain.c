@@ -89,6 +89,19 @@ server_wide_sources(const struct capture_env *env, struct source src,
 		g->next_ns = 0;
 		src = gap_source(g);
 	}
+	/* The server's heap dumps kept (--record), at their slow beat. */
+	if (env->heap_keep != NULL && global) {
+		struct heap_keep *k = env->heap_keep;
+
+		k->inner = src;
+		k->session = s;
+		k->clk = clk;
+		k->proc = env->proc;
+		k->notify = diag_note_cb;
+		k->notify_ctx = (void *)env->diag;
+		k->next_ns = 0;
+		src = heap_keep_source(k);
+	}
 	if (env->top_threads != NULL) {
 		struct top_threads *t = env->top_threads;
 

@@ -22,6 +22,7 @@
 #include "top_threads.h"
 #include "conns.h"
 #include "gap.h"
+#include "heapkeep.h"
 #include "follow.h"
 
 /* What a capture samples, for an observer. */
@@ -79,6 +80,11 @@ struct capture_env {
 	 * at its slow beat, for the observer to copy; NULL: none.
 	 */
 	struct gap *gap;
+	/*
+	 * The server's newest heap dumps kept (heapkeep.h), looked for on
+	 * the chain of a --global capture at its slow beat; NULL: none.
+	 */
+	struct heap_keep *heap_keep;
 	/* Where /proc is (procfs.h): NULL for PROCFS_ROOT; a test's tree. */
 	const char *proc;
 	/*

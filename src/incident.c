@@ -163,12 +163,8 @@ window_lines(const char *dir, int segfd, int64_t from, int64_t to,
 	return rc != 0 ? -1 : obuf_status(out);
 }
 
-/*
- * Writes n bytes to name in the folder fd through a temporary name: whole
- * or not at all. The temporary file is made anew, never one found there.
- */
-static int
-write_whole(int fd, const char *name, const void *p, size_t n)
+int
+incident_write_whole(int fd, const char *name, const void *p, size_t n)
 {
 	char tmp[300];
 	int out, e;
@@ -334,7 +330,7 @@ put_file(const char *dir, int fd, const char *stem, const char *ext,
 
 	snprintf(name, sizeof(name), "%s.%s", stem, ext);
 	snprintf(path, pathlen, "%s/incidents/%s", dir, name);
-	return write_whole(fd, name, p, n);
+	return incident_write_whole(fd, name, p, n);
 }
 
 int
@@ -348,6 +344,7 @@ incident_write_at(const char *dir, int segfd, int fd,
 	size_t page_len = 0;
 	FILE *fp;
 	struct conns_book book = { 0 };
+	struct incident_heap heap = { 0 };
 	int rc = -1;
 
 	stem_of(fd, in, stem, sizeof(stem));
@@ -368,7 +365,10 @@ incident_write_at(const char *dir, int segfd, int fd,
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	rc = incident_page(fp, in, lines.p, lines.len);
+	if (in->heap_dump[0] != '\0')
+		incident_heap_load(in->heapfd, in->heap_dump, in->heap_base,
+		    &heap);
+	rc = incident_page(fp, in, lines.p, lines.len, &heap);
 	if (fclose(fp) != 0 || rc != 0 || put_file(dir, fd, stem, "html",
 	    page, page_len, path, pathlen) != 0) {
 		snprintf(err, errlen, "cannot write %s: %s", path,
@@ -388,5 +388,6 @@ out:
 	obuf_free(&lines);
 	free(page);
 	conns_book_free(&book);
+	incident_heap_free(&heap);
 	return rc;
 }

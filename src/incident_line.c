@@ -59,6 +59,14 @@ incident_put_line(struct obuf *b, const struct incident *in)
 	    p->cgroup_pressure_some >= 0, p->cgroup_pressure_some);
 	put_int(b, "cgroup_pressure_full_bp", p->has_cgroup &&
 	    p->cgroup_pressure_full >= 0, p->cgroup_pressure_full);
+	if (in->heap_dump[0] != '\0') {
+		char path[128];
+
+		snprintf(path, sizeof(path), "heap/%s", in->heap_dump);
+		obuf_puts(b, ",\"heap_dump\":");
+		output_json_put_string(b, path, strlen(path));
+		put_int(b, "heap_bytes", in->heap_bytes >= 0, in->heap_bytes);
+	}
 	obuf_puts(b, ",\"kernel\":");
 	if (in->kmsg[0] != '\0')
 		output_json_put_string(b, in->kmsg, strlen(in->kmsg));

@@ -27,6 +27,15 @@ struct incident {
 	struct process_memory process;
 	char cgroup_dir[4096];  /* where it was read; "" none */
 	char kmsg[1024];        /* the kernel's OOM line of the server; "" */
+	/*
+	 * The last heap dump the record kept before it (heapkeep.h), its
+	 * name under DIR/heap ("": none), the one kept before it ("": none),
+	 * its total; heapfd is DIR/heap, the recorder's, open until its
+	 * incidents are written, read only when heap_dump is set.
+	 */
+	char heap_dump[96], heap_base[96];
+	int64_t heap_bytes;
+	int heapfd;
 };
 
 /* "server-gone", "restarted", "oom-kill", "limit-share". */

@@ -470,7 +470,7 @@ layers(FILE *fp, const char *lines, size_t len)
 
 int
 incident_page(FILE *fp, const struct incident *in, const char *lines,
-    size_t len)
+    size_t len, const struct incident_heap *heap)
 {
 	struct page p = { 0 };
 	char t[64];
@@ -508,6 +508,8 @@ incident_page(FILE *fp, const struct incident *in, const char *lines,
 		goto out;
 	growers(fp, &p);
 	layers(fp, lines, len);
+	if (heap != NULL)
+		incident_heap_section(fp, heap);
 	fputs("<p class=\"note\">Written by mysqlmemprof --record; the "
 	    "records of the window are in the .jsonl file beside this page "
 	    "(mysqlmemprof --read FILE replays them).</p>\n</body>\n</html>\n",

@@ -10,13 +10,15 @@
 
 #include <stdio.h>
 
+#include "incident_heap.h"
 #include "incident_line.h"
 
 /*
  * Writes the page of in from the incident's lines (len bytes of JSON
- * Lines, as incident_write() gathered them). Returns 0, or -1 with errno.
+ * Lines, as incident_write() gathered them), and heap's section (NULL:
+ * none; incident_heap.h). Returns 0, or -1 with errno.
  */
 int incident_page(FILE *fp, const struct incident *in, const char *lines,
-    size_t len);
+    size_t len, const struct incident_heap *heap);
 
 #endif

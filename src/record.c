@@ -34,6 +34,12 @@
  * queries (bench/RESULTS.md).
  */
 #define RECORD_EVENTS_EVERY_NS (10 * 1000000000ull)
+/*
+ * The server's heap dumps kept take at most this part of --record-size
+ * (1/4), and the segments the rest: the segments' bound is lowered by
+ * the bytes of the dumps kept.
+ */
+#define RECORD_HEAP_SHARE 4
 
 struct record {
 	const struct capture_env *env;
@@ -61,6 +67,8 @@ struct record {
 	/* The gap in layers, read every --layers-every (gap.h), as a line. */
 	struct gap gap;
 	uint64_t gap_seen;     /* gap.reads when last written */
+	/* The server's newest heap dumps, in DIR/heap (heapkeep.h). */
+	struct heap_keep heap;
 	struct conns_book book; /* the connections as the lines say */
 	uint64_t samples;      /* of the run of the program */
 	uint64_t capture_samples;
@@ -271,6 +279,22 @@ put_incident_line(struct record *r, const struct incident *in,
 	return 0;
 }
 
+/* The last heap dump kept before the incident, and the one before. */
+static void
+heap_of(const struct record *r, struct incident *in)
+{
+	const struct heap_kept *base, *d = heap_keep_before(&r->heap,
+	    in->at_ms, &base);
+
+	in->heapfd = r->heap.fd;
+	if (d == NULL)
+		return;
+	snprintf(in->heap_dump, sizeof(in->heap_dump), "%s", d->name);
+	in->heap_bytes = d->total_bytes;
+	if (base != NULL)
+		snprintf(in->heap_base, sizeof(in->heap_base), "%s", base->name);
+}
+
 /*
  * An incident: its line in the record, then its files, at once but not
  * by the sampling thread: reading and drawing a window of thousands of
@@ -286,6 +310,9 @@ incident(struct record *r, enum incident_kind kind, int64_t at_ms,
 	/* The evidence: the cgroup's counters now, the kernel's own line. */
 	cgroup_now(r, &in.process);
 	snprintf(in.cgroup_dir, sizeof(in.cgroup_dir), "%s", r->cgroup_dir);
+	/* A dump newer than the last look: reading one is cheap. */
+	heap_keep_again(&r->heap);
+	heap_of(r, &in);
 	if (kind == INCIDENT_GONE || kind == INCIDENT_OOM_KILL)
 		kill_line(r, in.kmsg, sizeof(in.kmsg));
 	/*
@@ -510,6 +537,8 @@ observe_sample(void *ctx, const struct sample *s,
 	}
 	r->samples++;
 	r->capture_samples++;
+	/* The segments take what the heap dumps kept leave of the bound. */
+	r->seg.max_bytes = r->env->opts->record_size - r->heap.bytes;
 	prev = r->cg;
 	had = r->has_cg;
 	if (s->process.has_cgroup) {
@@ -552,6 +581,8 @@ record_loop(struct record *r)
 	cenv.observer = &w;
 	cenv.conns = &r->conns;
 	cenv.gap = &r->gap;
+	if (r->heap.fd >= 0)
+		cenv.heap_keep = &r->heap;
 	if (cenv.events_every_ns == 0)
 		cenv.events_every_ns = RECORD_EVENTS_EVERY_NS;
 	while (!env->sig->stop && !r->failed) {
@@ -623,12 +654,19 @@ record_run(const struct capture_env *env)
 		diag_say("--record: %s", err);
 		return EXIT_RUNTIME;
 	}
+	if (heap_keep_open(&r.heap, r.seg.dirfd, r.seg.dir, o->record_size /
+	    RECORD_HEAP_SHARE, err, sizeof(err)) != 0) {
+		diag_say("--record: %s", err);
+		segments_close(&r.seg, NULL, 0);
+		return EXIT_RUNTIME;
+	}
 	if ((r.incidents = incident_queue_start(r.seg.dir, r.seg.segfd,
 	    r.seg.incfd, (int64_t)o->incident_minutes * 60000,
 	    &env->sig->stop)) == NULL) {
 		diag_say("--record: cannot start the thread that writes the "
 		    "incidents: %s; raise the limit of processes (ulimit -u) "
 		    "or free memory", strerror(errno));
+		heap_keep_close(&r.heap);
 		segments_close(&r.seg, NULL, 0);
 		return EXIT_RUNTIME;
 	}
@@ -637,6 +675,7 @@ record_run(const struct capture_env *env)
 	if ((r.json.fp = fopencookie(&r, "w", io)) == NULL) {
 		diag_say("out of memory");
 		incident_queue_finish(r.incidents);
+		heap_keep_close(&r.heap);
 		segments_close(&r.seg, NULL, 0);
 		return EXIT_RUNTIME;
 	}
@@ -650,6 +689,7 @@ record_run(const struct capture_env *env)
 	 * stop, only the one being written.
 	 */
 	incident_queue_finish(r.incidents);
+	heap_keep_close(&r.heap);
 	fclose(r.json.fp);
 	output_release(&r.json);
 	conns_free(&r.conns);

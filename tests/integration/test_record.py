@@ -632,3 +632,93 @@ class FullDisk(RecordCase):
     def wait_stderr_count(rec, words, count, timeout):
         rec._pump(lambda: rec._err.count(words.encode()) >= count,
                   "%d × %r on stderr" % (count, words), timeout)
+
+
+class HeapKept(RecordCase):
+    """The server started profiled by jemalloc (issue 34): the record keeps
+    its newest dumps in DIR/heap, and the page of the incident its end
+    makes draws the last of them, the user variables' stack named in the
+    flame graph and the tables."""
+
+    def test_an_incident_draws_the_last_dump_kept(self):
+        import test_heap as th
+        root = mmp.launch_argv()
+        root = root[1] if root[0] == "chroot" else ""
+        os.makedirs(root + "/tmp", exist_ok=True)
+        folder = tempfile.mkdtemp(prefix="mmp-heap-", dir=root + "/tmp")
+        self.addCleanup(shutil.rmtree, folder, True)
+        os.chmod(folder, 0o777)
+        host_prefix = folder + "/jeprof"
+        with mmp.server_with_preload("jemalloc", {
+                "MALLOC_CONF": "prof:true,prof_prefix:%s,lg_prof_interval:26"
+                               % host_prefix[len(root):]}) as srv:
+            self.alloc_until_dump(th, host_prefix, srv.pid)
+            rec = self.recorder()
+            heap = os.path.join(self.dir, "heap")
+            self.wait_samples(rec, lambda s: len(s) > 0 and os.listdir(heap),
+                              "dump kept", 30)
+            th.instruments(False)
+            self.addCleanup(th.instruments, True)
+            self.hold(th, host_prefix, srv.pid)
+            os.kill(srv.pid, signal.SIGKILL)
+            gone_at = time.time()
+            stem, objs, desc = self.wait_incident(rec, "server-gone",
+                                                  gone_at, 30)
+            rec.finish(signal.SIGTERM)
+        kept = sorted(os.listdir(heap))
+        self.assertTrue(1 <= len(kept) <= 3, kept)
+        for name in kept:
+            self.assertRegex(name, r"^\d{8}T\d{6}\.\d{3}Z-%d\.\d+\.heap$"
+                             % srv.pid)
+        line = [o for o in objs if o.get("type") == "incident"][0]
+        self.assertEqual(line["heap_dump"], "heap/" + kept[-1], desc)
+        self.assertGreaterEqual(line["heap_bytes"], 100 << 20, desc)
+        with open(stem + ".html", encoding="utf-8") as f:
+            page = f.read()
+        self.check_page(th, page)
+
+    def alloc_until_dump(self, th, host_prefix, pid):
+        deadline = time.monotonic() + 60
+        while not th.dumps(host_prefix, pid):
+            self.assertLess(time.monotonic(), deadline, "no dump")
+            mmp.root_sql("SELECT LENGTH(REPEAT('y', 15000000))")
+        time.sleep(0.5)
+
+    def hold(self, th, host_prefix, pid):
+        """Nine 15,000,000-byte user variables held, a dump after them."""
+        packet = mmp.root_sql("SELECT @@global.max_allowed_packet")[0][0]
+        mmp.root_sql("SET GLOBAL max_allowed_packet = %d" % (64 << 20))
+        self.addCleanup(mmp.root_sql,
+                        "SET GLOBAL max_allowed_packet = %s" % packet)
+        self.start(mmp.Workload("".join(
+            "SET @mmp_heap%d = REPEAT('x', 15000000);\n" % i
+            for i in range(9)), "SELECT SLEEP(300);"))
+        before = len(th.dumps(host_prefix, pid))
+        deadline = time.monotonic() + 60
+        while len(th.dumps(host_prefix, pid)) == before:
+            self.assertLess(time.monotonic(), deadline, "no dump")
+            mmp.root_sql("SELECT LENGTH(REPEAT('y', 15000000))")
+        time.sleep(0.5)
+
+    def check_page(self, th, page):
+        self.assertIn("<h2>Heap profile</h2>", page)
+        self.assertIn("Live heap by stack", page, "no flame graph")
+        at = page.index("Live heap by stack")
+        svg = page[page.rindex("<svg", 0, at):page.index("</svg>", at) + 6]
+        if shutil.which("xmllint"):
+            x = subprocess.run(["xmllint", "--noout", "-"], input=svg,
+                               capture_output=True, text=True)
+            self.assertEqual(x.returncode, 0, x.stderr)
+        self.assertNotIn("<script", page)
+        # A frame of the user variables' code, with its bytes.
+        self.assertRegex(svg, r"<title>[^<]*(%s)[^<]*\((1[0-9]{2}|"
+                         r"[2-9][0-9]{2})\.\d\d MiB" % th.USER_VAR_FRAME.pattern)
+        tables = page.split("<h2>The largest stacks</h2>", 1)[1]
+        first_row = re.search(r"<tr><td title=\"(\d+) bytes\">.*?</tr>",
+                              tables).group(0)
+        self.assertGreaterEqual(int(re.search(r"\"(\d+) bytes",
+                                              first_row).group(1)), 100 << 20)
+        self.assertRegex(first_row, th.USER_VAR_FRAME)
+        self.assertIn("<h2>The growth since the dump before</h2>", page)
+        growth = page.split("<h2>The growth since the dump before</h2>")[1]
+        self.assertRegex(growth, th.USER_VAR_FRAME)

@@ -806,10 +806,79 @@ test_many_connections_as_before(void **state)
 	free(got);
 }
 
+/* A golden dump into the folder fd as name, cut to len when not 0. */
+static void
+put_dump(int fd, const char *golden, const char *name, size_t cut)
+{
+	char *path = golden_path(golden), *text;
+	size_t len;
+	int out;
+
+	assert_non_null(text = slurp(path, &len));
+	assert_true((out = openat(fd, name, O_WRONLY | O_CREAT, 0600)) >= 0);
+	assert_int_equal(write(out, text, cut ? cut : len),
+	    (ssize_t)(cut ? cut : len));
+	close(out);
+	free(text);
+	free(path);
+}
+
+/*
+ * The heap dumps the record kept (heapkeep.h): the page's section with
+ * the flame graph, the largest stacks and the growth since the one
+ * before; a dump that does not parse is said, not drawn.
+ */
+static void
+test_heap_section(void **state)
+{
+	struct fix *f = *state;
+	struct incident in;
+	char path[256], err[512] = "", *page;
+	size_t len;
+	int fd;
+
+	record(f, &in);
+	snprintf(path, sizeof(path), "%s/heap", f->dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	assert_true((fd = open(path, O_RDONLY | O_DIRECTORY)) >= 0);
+	put_dump(fd, "heap/mariadb.17563.1.i1.heap", "a.heap", 0);
+	put_dump(fd, "heap/mariadb.17563.5.i5.heap", "b.heap", 0);
+	put_dump(fd, "heap/mariadb.17563.5.i5.heap", "cut.heap", 5000);
+	in.heapfd = fd;
+	snprintf(in.heap_dump, sizeof(in.heap_dump), "b.heap");
+	snprintf(in.heap_base, sizeof(in.heap_base), "a.heap");
+	if (incident_write(f->dir, &in, 5 * MIN, NULL, path, sizeof(path), err,
+	    sizeof(err)) != 0)
+		fail_msg("incident_write: %s", err);
+	assert_non_null(page = slurp(path, &len));
+	assert_non_null(strstr(page, "<h2>Heap profile</h2>"));
+	assert_non_null(strstr(page, "(heap/b.heap)"));
+	assert_non_null(strstr(page, "Live heap by stack"));
+	assert_non_null(strstr(page, "<h2>The largest stacks</h2>"));
+	assert_non_null(strstr(page, "than heap/a.heap held"));
+	assert_null(strstr(page, "<script"));
+	free(page);
+
+	/* Cut short: one note, no drawing. */
+	in.at_ms += 1000;
+	snprintf(in.heap_dump, sizeof(in.heap_dump), "cut.heap");
+	in.heap_base[0] = '\0';
+	if (incident_write(f->dir, &in, 5 * MIN, NULL, path, sizeof(path), err,
+	    sizeof(err)) != 0)
+		fail_msg("incident_write: %s", err);
+	assert_non_null(page = slurp(path, &len));
+	assert_non_null(strstr(page, "could not be drawn: heap/cut.heap: "));
+	assert_null(strstr(page, "Live heap by stack"));
+	free(page);
+	close(fd);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_heap_section, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_incident_files, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_window_in_the_last_segment,
