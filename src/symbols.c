@@ -459,6 +459,26 @@ basename_of(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+/*
+ * name without its symbol version ("__libc_start_main@@GLIBC_2.34"): the
+ * same function is one name, whichever table named it. Interned.
+ */
+static const char *
+unversioned(struct symbols *s, const char *name)
+{
+	const char *at = strchr(name, '@');
+	const char *kept;
+	char *plain;
+
+	if (at == NULL || at == name)
+		return intern(s, name);
+	if ((plain = strndup(name, (size_t)(at - name))) == NULL)
+		return NULL;
+	kept = intern(s, plain);
+	free(plain);
+	return kept;
+}
+
 /* The demangled name of a C++ symbol, else name itself, interned. */
 static const char *
 function_name(struct symbols *s, const char *name)
@@ -468,11 +488,11 @@ function_name(struct symbols *s, const char *name)
 	int status;
 
 	if (strncmp(name, "_Z", 2) != 0)
-		return intern(s, name);
+		return unversioned(s, name);
 	if ((plain = __cxa_demangle(name, NULL, NULL, &status)) == NULL ||
 	    status != 0) {
 		free(plain);
-		return intern(s, name);
+		return unversioned(s, name);
 	}
 	kept = intern(s, plain);
 	free(plain);
