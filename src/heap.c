@@ -73,43 +73,91 @@ add_maps_now(struct obuf *b, const char *maps_now)
 	return read_into(maps_now, b, NULL);
 }
 
-/* One dump read and parsed; 0, or -1 having said why. */
+/* What a dump's path failed at, for the line that says so. */
+enum dump_fault { DUMP_OK, DUMP_UNREADABLE, DUMP_CUT_SHORT, DUMP_NOT_A_DUMP };
+
+/* One dump read and parsed into *d, or the fault with why in err. */
+static enum dump_fault
+read_dump(const char *path, const char *maps_now, struct heap_dump *d,
+    int64_t *mtime_ns, char *err, size_t errlen)
+{
+	struct obuf b = { 0 };
+	enum dump_fault f = DUMP_OK;
+
+	if (read_into(path, &b, mtime_ns) != 0 ||
+	    add_maps_now(&b, maps_now) != 0) {
+		snprintf(err, errlen, "cannot read it: %s", strerror(errno));
+		f = DUMP_UNREADABLE;
+	} else if (heap_dump_parse(b.p != NULL ? b.p : "", b.len, d, err,
+	    errlen) != 0)
+		f = strstr(err, "cut short") != NULL ? DUMP_CUT_SHORT :
+		    DUMP_NOT_A_DUMP;
+	obuf_free(&b);
+	return f;
+}
+
+/* The fix for each fault, after the dump's path and what is wrong. */
+static const char *const dump_fix[] = {
+	[DUMP_UNREADABLE] = "run as the server's user or root, or copy the "
+	    "dump where you may read it",
+	[DUMP_CUT_SHORT] = "jemalloc may still be writing it: run again in "
+	    "a moment, or give a whole one",
+	[DUMP_NOT_A_DUMP] = "give a dump jemalloc wrote "
+	    "(PREFIX.PID.SEQ.KIND.heap, of a server run with "
+	    "MALLOC_CONF=prof:true)",
+};
+
+/* One dump read and parsed; 0, or -1 having said why and what to do. */
 static int
 load_dump(const char *path, const char *option, const char *maps_now,
     struct heap_dump *d, int64_t *mtime_ns)
 {
-	struct obuf b = { 0 };
+	enum dump_fault f;
 	char err[512];
 
-	if (read_into(path, &b, mtime_ns) != 0 ||
-	    add_maps_now(&b, maps_now) != 0) {
-		diag_say("%s%s: cannot read it: %s", option, path,
-		    strerror(errno));
-		obuf_free(&b);
+	if ((f = read_dump(path, maps_now, d, mtime_ns, err,
+	    sizeof(err))) == DUMP_OK)
+		return 0;
+	diag_say("%s%s: %s; %s", option, path, err, dump_fix[f]);
+	return -1;
+}
+
+/*
+ * The server's newest dump; when jemalloc is still writing it (it reads
+ * as cut short), the one before, saying so, rather than no profile: then
+ * pick->dump names the one read.
+ */
+static int
+load_newest(const struct capture_env *env, struct heap_pick *pick,
+    struct heap_dump *d, int64_t *time_ns)
+{
+	enum dump_fault f;
+	char err[512];
+
+	f = read_dump(pick->dump, pick->maps_now, d, time_ns, err,
+	    sizeof(err));
+	if (f == DUMP_OK)
+		return 0;
+	if (f != DUMP_CUT_SHORT || pick->prev[0] == '\0') {
+		diag_say("%s: %s; %s", pick->dump, err, dump_fix[f]);
 		return -1;
 	}
-	if (heap_dump_parse(b.p != NULL ? b.p : "", b.len, d, err,
-	    sizeof(err)) != 0) {
-		diag_say("%s%s: %s; give a whole jemalloc heap dump (one "
-		    "still being written reads as cut short: read it again)",
-		    option, path, err);
-		obuf_free(&b);
-		return -1;
-	}
-	obuf_free(&b);
-	return 0;
+	diag_note(env->diag, "%s: %s (jemalloc may still be writing it): "
+	    "reading the one before, %s", pick->dump, err, pick->prev);
+	memcpy(pick->dump, pick->prev, sizeof(pick->dump));
+	return load_dump(pick->dump, "", pick->maps_now, d, time_ns);
 }
 
 /* The dump, or its growth since the base, into *d. */
 static int
-load_profile(const struct heap_pick *pick, struct heap_dump *d,
-    int64_t *time_ns)
+load_profile(const struct capture_env *env, struct heap_pick *pick,
+    struct heap_dump *d, int64_t *time_ns)
 {
 	struct heap_dump newer, base;
 	int64_t base_ns;
 	int rc;
 
-	if (load_dump(pick->dump, "", pick->maps_now, &newer, time_ns) != 0)
+	if (load_newest(env, pick, &newer, time_ns) != 0)
 		return -1;
 	if (pick->base[0] == '\0') {
 		*d = newer;
@@ -230,7 +278,7 @@ heap_run(const struct capture_env *env)
 		diag_note(env->diag, "the server's root has no /proc, so its "
 		    "jemalloc wrote no maps into the dumps: %s read now "
 		    "stands in", pick.maps_now);
-	if (load_profile(&pick, &d, &time_ns) != 0)
+	if (load_profile(env, &pick, &d, &time_ns) != 0)
 		return EXIT_RUNTIME;
 	rc = name_and_write(env, &pick, &d, time_ns);
 	heap_dump_free(&d);

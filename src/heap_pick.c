@@ -171,17 +171,46 @@ pick_base(const struct options *o, const struct heap_file *f, size_t n,
 	return 0;
 }
 
+/*
+ * The dumps under prefix of processes other than pid, in words ("12
+ * dumps of other processes (pid 4242 and 2 more)"); "" when none.
+ */
+static void
+others_there(const char *prefix, pid_t pid, char *buf, size_t len)
+{
+	struct heap_file *f;
+	char err[256];
+	size_t n, pids = 0;
+
+	buf[0] = '\0';
+	if (heap_find_files(prefix, 0, &f, &n, err, sizeof(err)) != 0)
+		return;
+	for (size_t i = 0; i < n; i++)  /* sorted by pid */
+		pids += f[i].pid != pid && (i == 0 || f[i].pid != f[i - 1].pid);
+	if (n > 0 && pids > 0)
+		snprintf(buf, len, ", only %zu dump%s of other processes (pid "
+		    "%d%s): a server started again has a new pid, and its "
+		    "helpers write their own", n, n == 1 ? "" : "s",
+		    (int)(f[0].pid != pid ? f[0].pid : f[n - 1].pid),
+		    pids > 1 ? " and others" : "");
+	heap_files_free(f, n);
+}
+
 /* None of pid's dumps under prefix: which of the two reasons. */
 static int
 no_dump(const struct heap_source *src, pid_t pid, const char *prefix,
     char *err, size_t errlen)
 {
+	char others[256];
+
 	if (!src->jemalloc || !src->profiling)
 		return not_profiled(src, pid, err, errlen);
+	others_there(prefix, pid, others, sizeof(others));
 	snprintf(err, errlen, "no dump of the server's process (pid %d) under "
-	    "%s yet: jemalloc writes one each 2^lg_prof_interval bytes "
-	    "allocated (MALLOC_CONF=%s); wait for one, or give --heap-dir "
-	    "where they are", (int)pid, prefix, src->conf);
+	    "%s yet%s; jemalloc writes one each 2^lg_prof_interval bytes "
+	    "allocated (MALLOC_CONF=%s): wait for one, or give --heap-dir "
+	    "where they are, or --heap-file one of them", (int)pid, prefix,
+	    others, src->conf);
 	return EXIT_NO_PROFILE;
 }
 
@@ -214,6 +243,9 @@ heap_pick_server(const struct session *s, const struct options *o,
 	else {
 		snprintf(out->dump, sizeof(out->dump), "%s", f[n - 1].path);
 		rc = pick_base(o, f, n, out->pid, out, err, errlen);
+		if (n > 1 && strcmp(f[n - 2].path, out->base) != 0)
+			snprintf(out->prev, sizeof(out->prev), "%s",
+			    f[n - 2].path);
 	}
 	heap_files_free(f, n);
 	return rc;

@@ -18,6 +18,11 @@ struct heap_pick {
 	pid_t pid;              /* the process of the dumps; 0: not known */
 	char dump[PATH_MAX];    /* the dump read */
 	char base[PATH_MAX];    /* the base of a growth; "": none */
+	/*
+	 * The server's dump before the newest (not the base), read when the
+	 * newest is cut short (jemalloc still writing it); "": none.
+	 */
+	char prev[PATH_MAX];
 	/* /proc/PID/root when the server runs in a chroot; "": "/" */
 	char root[96];
 	/*

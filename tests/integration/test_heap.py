@@ -146,12 +146,14 @@ class Heap(mmp.TestCase):
         self.assertTrue(held, top.stdout)
         self.assertGreaterEqual(max(held) * 1e6, 100 * MIB, top.stdout)
 
-    def copy_of_newest(self, folder, pid=None, cut=False):
-        """The server's newest dump copied into folder, named as of pid,
-        cut in the middle of its stacks when cut is set."""
+    def copy_of_newest(self, folder, pid=None, cut=False, seq=None):
+        """The server's newest dump copied into folder, named as of pid
+        (and of seq), cut in the middle of its stacks when cut is set."""
         src = dumps(self.host_prefix, self.srv.pid)[-1]
         name = os.path.basename(src).split(".")
         name[1] = str(pid or self.srv.pid)
+        if seq is not None:
+            name[2] = str(seq)
         dst = os.path.join(folder, ".".join(name))
         with open(src, "rb") as f:
             data = f.read()
@@ -165,7 +167,35 @@ class Heap(mmp.TestCase):
             p = self.heap("--heap-dir", d, "--quiet")
         self.assertEqual(p.returncode, EXIT_RUNTIME, mmp.describe(p))
         self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
-        self.assertIn("cut short", p.stderr)
+        self.assertRegex(p.stderr, r"/jeprof\.%d\.\d+\.\w+\.heap: line \d+: "
+                         r"cut short.*; jemalloc may still be writing it: "
+                         r"run again in a moment" % self.srv.pid)
+        self.assertEqual(p.stdout, "")
+
+    def test_newest_cut_short_reads_the_one_before(self):
+        """A newest dump jemalloc is still writing: the one before is
+        read, and one note says so."""
+        with tempfile.TemporaryDirectory() as d:
+            whole = self.copy_of_newest(d, seq=1)
+            cut = self.copy_of_newest(d, cut=True, seq=2)
+            p = self.heap("--heap-dir", d)
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        notes = [l for l in p.stderr.splitlines() if "cut short" in l]
+        self.assertEqual(len(notes), 1, p.stderr)
+        self.assertIn("%s: line " % cut, notes[0])
+        self.assertIn("reading the one before, %s" % whole, notes[0])
+        self.assertIn("jemalloc heap profile of pid %d: %s\n"
+                      % (self.srv.pid, whole), p.stdout)
+
+    def test_file_not_a_dump(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".heap") as f:
+            f.write("heap_v1 is not what jemalloc 5 writes\n")
+            f.flush()
+            p = mmp.run(["--heap-file", f.name, "--quiet"], conn=False)
+        self.assertEqual(p.returncode, EXIT_RUNTIME, mmp.describe(p))
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+        self.assertIn("%s: not a jemalloc heap_v2 dump" % f.name, p.stderr)
+        self.assertIn("give a dump jemalloc wrote", p.stderr)
         self.assertEqual(p.stdout, "")
 
     def test_dump_of_another_process(self):
@@ -178,8 +208,9 @@ class Heap(mmp.TestCase):
                                                 self.srv.pid), p.stderr)
             p = self.heap("--heap-dir", d)
         self.assertEqual(p.returncode, EXIT_NO_PROFILE, mmp.describe(p))
-        self.assertIn("no dump of the server's process (pid %d)"
-                      % self.srv.pid, p.stderr)
+        self.assertIn("no dump of the server's process (pid %d) under %s/ "
+                      "yet, only 1 dump of other processes (pid %d)"
+                      % (self.srv.pid, d, self.srv.pid + 100000), p.stderr)
 
 
 class NotProfiled(mmp.TestCase):
