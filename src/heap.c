@@ -78,14 +78,20 @@ enum dump_fault { DUMP_OK, DUMP_UNREADABLE, DUMP_CUT_SHORT, DUMP_NOT_A_DUMP };
 
 /* One dump read and parsed into *d, or the fault with why in err. */
 static enum dump_fault
-read_dump(const char *path, const char *maps_now, struct heap_dump *d,
-    int64_t *mtime_ns, char *err, size_t errlen)
+read_dump(const struct heap_pick *pick, const char *path,
+    struct heap_dump *d, int64_t *mtime_ns, char *err, size_t errlen)
 {
 	struct obuf b = { 0 };
 	enum dump_fault f = DUMP_OK;
 
+	/* With no maps to end it, only this tells a dump unfinished. */
+	if (pick->maps_now[0] != '\0' && heap_pick_being_written(pick, path)) {
+		snprintf(err, errlen, "cut short: the server still holds it "
+		    "open");
+		return DUMP_CUT_SHORT;
+	}
 	if (read_into(path, &b, mtime_ns) != 0 ||
-	    add_maps_now(&b, maps_now) != 0) {
+	    add_maps_now(&b, pick->maps_now) != 0) {
 		snprintf(err, errlen, "cannot read it: %s", strerror(errno));
 		f = DUMP_UNREADABLE;
 	} else if (heap_dump_parse(b.p != NULL ? b.p : "", b.len, d, err,
@@ -109,13 +115,13 @@ static const char *const dump_fix[] = {
 
 /* One dump read and parsed; 0, or -1 having said why and what to do. */
 static int
-load_dump(const char *path, const char *option, const char *maps_now,
-    struct heap_dump *d, int64_t *mtime_ns)
+load_dump(const struct heap_pick *pick, const char *path,
+    const char *option, struct heap_dump *d, int64_t *mtime_ns)
 {
 	enum dump_fault f;
 	char err[512];
 
-	if ((f = read_dump(path, maps_now, d, mtime_ns, err,
+	if ((f = read_dump(pick, path, d, mtime_ns, err,
 	    sizeof(err))) == DUMP_OK)
 		return 0;
 	diag_say("%s%s: %s; %s", option, path, err, dump_fix[f]);
@@ -134,7 +140,7 @@ load_newest(const struct capture_env *env, struct heap_pick *pick,
 	enum dump_fault f;
 	char err[512];
 
-	f = read_dump(pick->dump, pick->maps_now, d, time_ns, err,
+	f = read_dump(pick, pick->dump, d, time_ns, err,
 	    sizeof(err));
 	if (f == DUMP_OK)
 		return 0;
@@ -145,7 +151,7 @@ load_newest(const struct capture_env *env, struct heap_pick *pick,
 	diag_note(env->diag, "%s: %s (jemalloc may still be writing it): "
 	    "reading the one before, %s", pick->dump, err, pick->prev);
 	memcpy(pick->dump, pick->prev, sizeof(pick->dump));
-	return load_dump(pick->dump, "", pick->maps_now, d, time_ns);
+	return load_dump(pick, pick->dump, "", d, time_ns);
 }
 
 /* The dump, or its growth since the base, into *d. */
@@ -163,8 +169,8 @@ load_profile(const struct capture_env *env, struct heap_pick *pick,
 		*d = newer;
 		return 0;
 	}
-	if (load_dump(pick->base, "--heap-base ", pick->maps_now, &base,
-	    &base_ns) != 0) {
+	if (load_dump(pick, pick->base, "--heap-base ", &base, &base_ns) !=
+	    0) {
 		heap_dump_free(&newer);
 		return -1;
 	}
@@ -276,8 +282,11 @@ heap_run(const struct capture_env *env)
 	    ", the growth since " : "", pick.base);
 	if (pick.maps_now[0] != '\0')
 		diag_note(env->diag, "the server's root has no /proc, so its "
-		    "jemalloc wrote no maps into the dumps: %s read now "
-		    "stands in", pick.maps_now);
+		    "jemalloc wrote no maps into the dumps: %s stands in, "
+		    "the maps of now, not of the dump's time (a library "
+		    "loaded or unloaded since is misnamed), and a dump the "
+		    "server no longer holds open is taken as whole",
+		    pick.maps_now);
 	if (load_profile(env, &pick, &d, &time_ns) != 0)
 		return EXIT_RUNTIME;
 	rc = name_and_write(env, &pick, &d, time_ns);

@@ -5,6 +5,7 @@
  * which heapfind puts before it; its mapped files are read through
  * /proc/PID/root.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,6 +236,7 @@ heap_pick_server(const struct session *s, const struct options *o,
 		return not_profiled(&src, out->pid, err, errlen);
 	server_root(proc, out->pid, out->root, sizeof(out->root));
 	maps_if_no_proc(proc, out);
+	snprintf(out->fds, sizeof(out->fds), "%s/%d/fd", proc, (int)out->pid);
 	dump_prefix(o, &src, prefix, sizeof(prefix));
 	if (heap_find_files(prefix, out->pid, &f, &n, err, errlen) != 0)
 		return EXIT_RUNTIME;
@@ -249,6 +251,27 @@ heap_pick_server(const struct session *s, const struct options *o,
 	}
 	heap_files_free(f, n);
 	return rc;
+}
+
+int
+heap_pick_being_written(const struct heap_pick *p, const char *path)
+{
+	struct stat dump, st;
+	struct dirent *e;
+	char fd[PATH_MAX];
+	DIR *dir;
+	int held = 0;
+
+	if (p->fds[0] == '\0' || stat(path, &dump) != 0 ||
+	    (dir = opendir(p->fds)) == NULL)
+		return 0;
+	while (!held && (e = readdir(dir)) != NULL) {
+		snprintf(fd, sizeof(fd), "%s/%s", p->fds, e->d_name);
+		held = e->d_name[0] != '.' && stat(fd, &st) == 0 &&
+		    st.st_dev == dump.st_dev && st.st_ino == dump.st_ino;
+	}
+	closedir(dir);
+	return held;
 }
 
 int
