@@ -219,6 +219,51 @@ put_output(struct outfile *f, const void *p, size_t n)
 	return EXIT_DONE;
 }
 
+/*
+ * The program's own file: the one the outermost frame of the largest stack
+ * is in (main, _start). NULL when not known.
+ */
+static const char *
+program_file(const struct heap_profile *p)
+{
+	const struct heap_pstack *st = p->nstacks > 0 ? &p->stacks[0] : NULL;
+	size_t map;
+
+	if (st == NULL || st->depth == 0)
+		return NULL;
+	map = p->locs[st->locs[st->depth - 1]].map;
+	return map < p->nmaps ? p->maps[map].path : NULL;
+}
+
+/* Which files could not be named, and how to name them: one note. */
+static void
+note_unnamed(const struct capture_env *env, const struct symbols *sym,
+    const struct heap_profile *p)
+{
+	const char *prog = program_file(p), *f;
+	int n = symbols_unreadable(sym);
+
+	if (n == 0)
+		return;
+	for (int i = 0; prog != NULL && (f = symbols_unreadable_file(sym,
+	    i)) != NULL; i++)
+		if (strcmp(f, prog) == 0) {
+			diag_note(env->diag, "the server's binary %s has no "
+			    "symbols to read%s: its frames keep file and "
+			    "offset; install its debug symbols (the -dbgsym "
+			    "package of its package from Debian's debug "
+			    "archive, mariadb-server-core-dbgsym for MariaDB; "
+			    "or its debug file under "
+			    "/usr/lib/debug/.build-id/)", prog,
+			    n > 1 ? ", nor do other files it mapped" : "");
+			return;
+		}
+	diag_note(env->diag, "%s%s has no symbols to read: its frames keep "
+	    "file and offset (install its debug file to name them)",
+	    symbols_unreadable_file(sym, 0), n > 1 ? " and other files the "
+	    "process mapped" : "");
+}
+
 /* The profile named and written; the exit status. */
 static int
 name_and_write(const struct capture_env *env, const struct heap_pick *pick,
@@ -240,11 +285,7 @@ name_and_write(const struct capture_env *env, const struct heap_pick *pick,
 		symbols_free(sym);
 		return EXIT_RUNTIME;
 	}
-	if (symbols_unreadable(sym) > 0)
-		diag_note(env->diag, "%d of the files the process mapped have "
-		    "no symbols to read: their frames keep file and offset "
-		    "(install their debug files to name them)",
-		    symbols_unreadable(sym));
+	note_unnamed(env, sym, &p);
 	if (write_format(env->opts, &p, pick, time_ns, &b, &bin,
 	    &binlen) != 0)
 		diag_say("out of memory writing the profile");

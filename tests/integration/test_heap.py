@@ -187,6 +187,40 @@ class Heap(mmp.TestCase):
         self.assertIn("jemalloc heap profile of pid %d: %s\n"
                       % (self.srv.pid, whole), p.stdout)
 
+    def test_stripped_binary(self):
+        """A dump whose maps name a copy of the server's binary with no
+        symbol table: profile written, its frames file+offset, and one
+        note naming the file and how to get names."""
+        newest = dumps(self.host_prefix, self.srv.pid)[-1]
+        with open(newest) as f:
+            text = f.read()
+        if "\nMAPPED_LIBRARIES:\n" not in text:
+            self.skipTest("the server's jemalloc wrote no maps (no /proc "
+                          "in its root)")
+        binary = next(l.split()[-1] for l in text.splitlines()
+                      if " r-xp " in l and re.search(r"/(mariadbd|mysqld)$", l))
+        root = mmp.launch_argv()
+        root = root[1] if root[0] == "chroot" else ""
+        with tempfile.TemporaryDirectory() as d:
+            stripped = os.path.join(d, "mariadbd-stripped")
+            subprocess.run(["objcopy", "-R", ".dynsym", "-R", ".dynstr",
+                            "-R", ".gnu.hash", "-R", ".gnu.version",
+                            "-R", ".gnu.version_r", "-R", ".gnu_debuglink",
+                            root + binary, stripped], check=True)
+            dump = os.path.join(d, "jeprof.%d.1.i1.heap" % self.srv.pid)
+            with open(dump, "w") as f:
+                f.write(text.replace(" " + binary + "\n",
+                                     " " + stripped + "\n"))
+            p = mmp.run(["--heap-file", dump], conn=False)
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        self.assertRegex(p.stdout, r"\n {6}mariadbd-stripped\+0x[0-9a-f]+\n")
+        notes = [l for l in p.stderr.splitlines() if "no symbols" in l]
+        self.assertEqual(len(notes), 1, p.stderr)
+        self.assertIn("the server's binary %s has no symbols to read"
+                      % stripped, notes[0])
+        self.assertIn("mariadb-server-core-dbgsym", notes[0])
+        self.assertIn("/usr/lib/debug/.build-id/", notes[0])
+
     def test_file_not_a_dump(self):
         with tempfile.NamedTemporaryFile("w", suffix=".heap") as f:
             f.write("heap_v1 is not what jemalloc 5 writes\n")

@@ -368,6 +368,11 @@ test_no_file(void **state)
 	/* The missing file counts, once, and the FIFO; the anonymous and
 	 * [vdso] do not. */
 	assert_int_equal(symbols_unreadable(s), 2);
+	/* Each named once, in the maps' order, for the note. */
+	assert_string_equal(symbols_unreadable_file(s, 0),
+	    "/nonexistent/libgone.so");
+	assert_string_equal(symbols_unreadable_file(s, 1), fifo);
+	assert_null(symbols_unreadable_file(s, 2));
 	symbols_free(s);
 }
 
