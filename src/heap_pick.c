@@ -90,8 +90,8 @@ trusted_pid(const struct session *s, const char *proc, char *err,
 	if (procfs_check(proc, s->server.pid, s->server.boot_s, why,
 	    sizeof(why)) == PROCMEM_TRUSTED)
 		return 0;
-	snprintf(err, errlen, "--heap reads the server's process on this "
-	    "machine, and %s; copy its dumps here and give --heap-file", why);
+	snprintf(err, errlen, "--heap reads the server's process here, but "
+	    "%s; copy its dumps here and give --heap-file", why);
 	return -1;
 }
 

@@ -209,9 +209,18 @@ test_not_the_server(void **state)
 	SERVER(PROFILED, JEMALLOC);
 	PUT("2902/comm", "bash\n");
 	assert_int_equal(pick_server(), EXIT_RUNTIME);
-	assert_non_null(strstr(err, "--heap reads the server's process on "
-	    "this machine, and "));
+	assert_non_null(strstr(err, "--heap reads the server's process "
+	    "here, but "));
 	assert_non_null(strstr(err, "give --heap-file"));
+	/* A server on another host: its pid is no process here. */
+	sess.server.pid = PID + 1;
+	assert_int_equal(pick_server(), EXIT_RUNTIME);
+	sess.server.pid = PID;
+	assert_non_null(strstr(err, "--heap reads the server's process "
+	    "here, but "));
+	assert_non_null(strstr(err, "give --heap-file"));
+	assert_non_null(strstr(err, "no process 2903 on this machine"));
+	assert_null(strchr(err, '\n'));
 }
 
 int
