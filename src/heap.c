@@ -235,33 +235,77 @@ program_file(const struct heap_profile *p)
 	return map < p->nmaps ? p->maps[map].path : NULL;
 }
 
-/* Which files could not be named, and how to name them: one note. */
+/* How to get the names a file's symbols lack. */
+static const char debug_hint[] = "install its debug symbols (the -dbgsym "
+    "package of its package from Debian's debug archive, "
+    "mariadb-server-core-dbgsym for MariaDB; or its debug file under "
+    "/usr/lib/debug/.build-id/)";
+
+/*
+ * The file in which the most bytes were allocated by code no symbol names
+ * (a static function of a binary with no .symtab), into *bytes; NULL
+ * when none (or out of memory: the note is only a hint).
+ */
+static const char *
+most_unnamed(struct symbols *sym, const struct heap_profile *p,
+    int64_t *bytes)
+{
+	int64_t *per_map = calloc(p->nmaps + 1, sizeof(*per_map));
+	const char *top = NULL;
+
+	*bytes = 0;
+	if (per_map == NULL)
+		return NULL;
+	for (size_t i = 0; i < p->nstacks; i++) {
+		const struct heap_location *l;
+		struct symbol s;
+
+		if (p->stacks[i].depth == 0)
+			continue;
+		l = &p->locs[p->stacks[i].locs[0]];
+		symbols_lookup(sym, l->pc, &s);
+		if (!s.named && l->map < p->nmaps)
+			per_map[l->map] += p->stacks[i].bytes;
+	}
+	for (size_t m = 0; m < p->nmaps; m++)
+		if (per_map[m] > *bytes && p->maps[m].path != NULL) {
+			*bytes = per_map[m];
+			top = p->maps[m].path;
+		}
+	free(per_map);
+	return top;
+}
+
+/* Which files could not be named, and how to name them. */
 static void
-note_unnamed(const struct capture_env *env, const struct symbols *sym,
+note_unnamed(const struct capture_env *env, struct symbols *sym,
     const struct heap_profile *p)
 {
 	const char *prog = program_file(p), *f;
 	int n = symbols_unreadable(sym);
+	int64_t bytes;
 
-	if (n == 0)
-		return;
 	for (int i = 0; prog != NULL && (f = symbols_unreadable_file(sym,
 	    i)) != NULL; i++)
 		if (strcmp(f, prog) == 0) {
 			diag_note(env->diag, "the server's binary %s has no "
 			    "symbols to read%s: its frames keep file and "
-			    "offset; install its debug symbols (the -dbgsym "
-			    "package of its package from Debian's debug "
-			    "archive, mariadb-server-core-dbgsym for MariaDB; "
-			    "or its debug file under "
-			    "/usr/lib/debug/.build-id/)", prog,
-			    n > 1 ? ", nor do other files it mapped" : "");
+			    "offset; %s", prog, n > 1 ? ", nor do other "
+			    "files it mapped" : "", debug_hint);
 			return;
 		}
-	diag_note(env->diag, "%s%s has no symbols to read: its frames keep "
-	    "file and offset (install its debug file to name them)",
-	    symbols_unreadable_file(sym, 0), n > 1 ? " and other files the "
-	    "process mapped" : "");
+	if (n > 0)
+		diag_note(env->diag, "%s%s has no symbols to read: its frames "
+		    "keep file and offset (install its debug file to name "
+		    "them)", symbols_unreadable_file(sym, 0), n > 1 ?
+		    " and other files the process mapped" : "");
+	f = most_unnamed(sym, p, &bytes);
+	if (f != NULL && p->total_bytes > 0 && bytes * 4 >= p->total_bytes)
+		diag_note(env->diag, "%.0f%% of the bytes were allocated in "
+		    "code of %s that its symbols do not name (static "
+		    "functions, kept as file+offset); %s",
+		    100.0 * (double)bytes / (double)p->total_bytes, f,
+		    debug_hint);
 }
 
 /* The profile named and written; the exit status. */

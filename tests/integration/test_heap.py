@@ -221,6 +221,32 @@ class Heap(mmp.TestCase):
         self.assertIn("mariadb-server-core-dbgsym", notes[0])
         self.assertIn("/usr/lib/debug/.build-id/", notes[0])
 
+    def test_share_unnamed(self):
+        """The share of bytes allocated in code of the server's binary
+        that no symbol names (its static functions, with no .symtab): a
+        note with that share, as the folded output has it, when it is a
+        quarter or more, and how to get the names."""
+        dump = dumps(self.host_prefix, self.srv.pid)[-1]
+        p = mmp.run(["--heap-file", dump, "--format", "folded"], conn=False)
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        total = unnamed = 0
+        for line in p.stdout.splitlines():
+            frames, n = line.rsplit(" ", 1)
+            total += int(n)
+            if re.fullmatch(r"(mariadbd|mysqld)\+0x[0-9a-f]+",
+                            frames.split(";")[-1]):
+                unnamed += int(n)
+        notes = [l for l in p.stderr.splitlines()
+                 if "of the bytes were allocated in code of" in l]
+        if unnamed * 4 < total:
+            self.assertEqual(notes, [], p.stderr)
+            return
+        self.assertEqual(len(notes), 1, p.stderr)
+        share = float(re.search(r"(\d+)% of the bytes", notes[0]).group(1))
+        self.assertAlmostEqual(share, 100.0 * unnamed / total, delta=1)
+        self.assertRegex(notes[0], r"code of \S*/(mariadbd|mysqld) that its "
+                         r"symbols do not name.*-dbgsym")
+
     def test_file_not_a_dump(self):
         with tempfile.NamedTemporaryFile("w", suffix=".heap") as f:
             f.write("heap_v1 is not what jemalloc 5 writes\n")
