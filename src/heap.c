@@ -61,12 +61,15 @@ read_into(const char *path, struct obuf *b, int64_t *mtime_ns)
  * jemalloc copies the maps from /proc, which a chroot may not have: then
  * its dumps end without them, and the process's maps now stand in.
  */
+#define MAPPED_TAG "MAPPED_LIBRARIES:"
+
 static int
 add_maps_now(struct obuf *b, const char *maps_now)
 {
-	static const char tag[] = "\nMAPPED_LIBRARIES:\n";
+	static const char tag[] = "\n" MAPPED_TAG "\n";
 
-	if (maps_now[0] == '\0' ||
+	/* A last line cut short stays so, for the parser to say. */
+	if (maps_now[0] == '\0' || b->len == 0 || b->p[b->len - 1] != '\n' ||
 	    memmem(b->p, b->len, tag, sizeof(tag) - 1) != NULL)
 		return 0;
 	obuf_puts(b, tag);
@@ -74,7 +77,9 @@ add_maps_now(struct obuf *b, const char *maps_now)
 }
 
 /* What a dump's path failed at, for the line that says so. */
-enum dump_fault { DUMP_OK, DUMP_UNREADABLE, DUMP_CUT_SHORT, DUMP_NOT_A_DUMP };
+enum dump_fault {
+	DUMP_OK, DUMP_UNREADABLE, DUMP_CUT_SHORT, DUMP_NO_MAPS, DUMP_NOT_A_DUMP
+};
 
 /* One dump read and parsed into *d, or the fault with why in err. */
 static enum dump_fault
@@ -96,8 +101,9 @@ read_dump(const struct heap_pick *pick, const char *path,
 		f = DUMP_UNREADABLE;
 	} else if (heap_dump_parse(b.p != NULL ? b.p : "", b.len, d, err,
 	    errlen) != 0)
-		f = strstr(err, "cut short") != NULL ? DUMP_CUT_SHORT :
-		    DUMP_NOT_A_DUMP;
+		f = strstr(err, "cut short") == NULL ? DUMP_NOT_A_DUMP :
+		    strstr(err, MAPPED_TAG) != NULL ? DUMP_NO_MAPS :
+		    DUMP_CUT_SHORT;
 	obuf_free(&b);
 	return f;
 }
@@ -108,6 +114,10 @@ static const char *const dump_fix[] = {
 	    "dump where you may read it",
 	[DUMP_CUT_SHORT] = "jemalloc may still be writing it: run again in "
 	    "a moment, or give a whole one",
+	[DUMP_NO_MAPS] = "jemalloc may still be writing it, or wrote it "
+	    "where the server's root had no /proc (a chroot), which leaves "
+	    "out the maps: run again in a moment, or run --heap against the "
+	    "server itself, which reads its maps",
 	[DUMP_NOT_A_DUMP] = "give a dump jemalloc wrote "
 	    "(PREFIX.PID.SEQ.KIND.heap, of a server run with "
 	    "MALLOC_CONF=prof:true)",
@@ -144,7 +154,8 @@ load_newest(const struct capture_env *env, struct heap_pick *pick,
 	    sizeof(err));
 	if (f == DUMP_OK)
 		return 0;
-	if (f != DUMP_CUT_SHORT || pick->prev[0] == '\0') {
+	if ((f != DUMP_CUT_SHORT && f != DUMP_NO_MAPS) ||
+	    pick->prev[0] == '\0') {
 		diag_say("%s: %s; %s", pick->dump, err, dump_fix[f]);
 		return -1;
 	}

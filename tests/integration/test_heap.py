@@ -227,6 +227,10 @@ class Heap(mmp.TestCase):
         note with that share, as the folded output has it, when it is a
         quarter or more, and how to get the names."""
         dump = dumps(self.host_prefix, self.srv.pid)[-1]
+        with open(dump) as f:
+            if "\nMAPPED_LIBRARIES:\n" not in f.read():
+                self.skipTest("the server's jemalloc wrote no maps (no "
+                              "/proc in its root)")
         p = mmp.run(["--heap-file", dump, "--format", "folded"], conn=False)
         self.assertEqual(p.returncode, 0, mmp.describe(p))
         total = unnamed = 0
@@ -246,6 +250,24 @@ class Heap(mmp.TestCase):
         self.assertAlmostEqual(share, 100.0 * unnamed / total, delta=1)
         self.assertRegex(notes[0], r"code of \S*/(mariadbd|mysqld) that its "
                          r"symbols do not name.*-dbgsym")
+
+    def test_file_without_maps(self):
+        """A dump with no MAPPED_LIBRARIES (a chroot's without /proc)
+        given alone: one line that names both causes and the fix."""
+        with open(dumps(self.host_prefix, self.srv.pid)[-1]) as f:
+            text = f.read().split("\nMAPPED_LIBRARIES:\n")[0]
+        with tempfile.TemporaryDirectory() as d:
+            dump = os.path.join(d, "jeprof.%d.1.i1.heap" % self.srv.pid)
+            with open(dump, "w") as f:
+                f.write(text.rstrip("\n") + "\n")
+            p = mmp.run(["--heap-file", dump, "--quiet"], conn=False)
+        self.assertEqual(p.returncode, EXIT_RUNTIME, mmp.describe(p))
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+        self.assertIn("%s: line " % dump, p.stderr)
+        self.assertIn("or wrote it where the server's root had no /proc",
+                      p.stderr)
+        self.assertIn("run --heap against the server itself", p.stderr)
+        self.assertEqual(p.stdout, "")
 
     def test_file_not_a_dump(self):
         with tempfile.NamedTemporaryFile("w", suffix=".heap") as f:
