@@ -101,9 +101,10 @@ read_dump(const struct heap_pick *pick, const char *path,
 		f = DUMP_UNREADABLE;
 	} else if (heap_dump_parse(b.p != NULL ? b.p : "", b.len, d, err,
 	    errlen) != 0)
+		/* Read from the server, its maps were there or stood in. */
 		f = strstr(err, "cut short") == NULL ? DUMP_NOT_A_DUMP :
-		    strstr(err, MAPPED_TAG) != NULL ? DUMP_NO_MAPS :
-		    DUMP_CUT_SHORT;
+		    strstr(err, MAPPED_TAG) != NULL && pick->fds[0] == '\0' ?
+		    DUMP_NO_MAPS : DUMP_CUT_SHORT;
 	obuf_free(&b);
 	return f;
 }
