@@ -101,7 +101,10 @@ read_dump(const struct heap_pick *pick, const char *path,
 		f = DUMP_UNREADABLE;
 	} else if (heap_dump_parse(b.p != NULL ? b.p : "", b.len, d, err,
 	    errlen) != 0)
-		/* Read from the server, its maps were there or stood in. */
+		/*
+		 * A server's dump had its maps, or they stood in: only a file
+		 * given alone may be a chroot's without them.
+		 */
 		f = strstr(err, "cut short") == NULL ? DUMP_NOT_A_DUMP :
 		    strstr(err, MAPPED_TAG) != NULL && pick->fds[0] == '\0' ?
 		    DUMP_NO_MAPS : DUMP_CUT_SHORT;
@@ -151,12 +154,10 @@ load_newest(const struct capture_env *env, struct heap_pick *pick,
 	enum dump_fault f;
 	char err[512];
 
-	f = read_dump(pick, pick->dump, d, time_ns, err,
-	    sizeof(err));
+	f = read_dump(pick, pick->dump, d, time_ns, err, sizeof(err));
 	if (f == DUMP_OK)
 		return 0;
-	if ((f != DUMP_CUT_SHORT && f != DUMP_NO_MAPS) ||
-	    pick->prev[0] == '\0') {
+	if (f != DUMP_CUT_SHORT || pick->prev[0] == '\0') {
 		diag_say("%s: %s; %s", pick->dump, err, dump_fix[f]);
 		return -1;
 	}
