@@ -62,62 +62,129 @@ read_into(const char *path, struct obuf *b, int64_t *mtime_ns)
  * jemalloc copies the maps from /proc, which a chroot may not have: then
  * its dumps end without them, and the process's maps now stand in.
  */
+#define MAPPED_TAG "MAPPED_LIBRARIES:"
+
 static int
 add_maps_now(struct obuf *b, const char *maps_now)
 {
-	static const char tag[] = "\nMAPPED_LIBRARIES:\n";
+	static const char tag[] = "\n" MAPPED_TAG "\n";
 
-	if (maps_now[0] == '\0' ||
+	/* A last line cut short stays so, for the parser to say. */
+	if (maps_now[0] == '\0' || b->len == 0 || b->p[b->len - 1] != '\n' ||
 	    memmem(b->p, b->len, tag, sizeof(tag) - 1) != NULL)
 		return 0;
 	obuf_puts(b, tag);
 	return read_into(maps_now, b, NULL);
 }
 
-/* One dump read and parsed; 0, or -1 having said why. */
-static int
-load_dump(const char *path, const char *option, const char *maps_now,
-    struct heap_dump *d, int64_t *mtime_ns)
+/* What a dump's path failed at, for the line that says so. */
+enum dump_fault {
+	DUMP_OK, DUMP_UNREADABLE, DUMP_CUT_SHORT, DUMP_NO_MAPS, DUMP_NOT_A_DUMP
+};
+
+/* One dump read and parsed into *d, or the fault with why in err. */
+static enum dump_fault
+read_dump(const struct heap_pick *pick, const char *path,
+    struct heap_dump *d, int64_t *mtime_ns, char *err, size_t errlen)
 {
 	struct obuf b = { 0 };
+	enum dump_fault f = DUMP_OK;
+
+	/* With no maps to end it, only this tells a dump unfinished. */
+	if (pick->maps_now[0] != '\0' && heap_pick_being_written(pick, path)) {
+		snprintf(err, errlen, "cut short: the server still holds it "
+		    "open");
+		return DUMP_CUT_SHORT;
+	}
+	if (read_into(path, &b, mtime_ns) != 0 ||
+	    add_maps_now(&b, pick->maps_now) != 0) {
+		snprintf(err, errlen, "cannot read it: %s", strerror(errno));
+		f = DUMP_UNREADABLE;
+	} else if (heap_dump_parse(b.p != NULL ? b.p : "", b.len, d, err,
+	    errlen) != 0)
+		/*
+		 * A server's dump had its maps, or they stood in: only a file
+		 * given alone may be a chroot's without them.
+		 */
+		f = strstr(err, "cut short") == NULL ? DUMP_NOT_A_DUMP :
+		    strstr(err, MAPPED_TAG) != NULL && pick->fds[0] == '\0' ?
+		    DUMP_NO_MAPS : DUMP_CUT_SHORT;
+	obuf_free(&b);
+	return f;
+}
+
+/* The fix for each fault, after the dump's path and what is wrong. */
+static const char *const dump_fix[] = {
+	[DUMP_UNREADABLE] = "run as the server's user or root, or copy the "
+	    "dump where you may read it",
+	[DUMP_CUT_SHORT] = "jemalloc may still be writing it: run again in "
+	    "a moment, or give a whole one",
+	[DUMP_NO_MAPS] = "jemalloc may still be writing it, or wrote it "
+	    "where the server's root had no /proc (a chroot), which leaves "
+	    "out the maps: run again in a moment, or run --heap against the "
+	    "server itself, which reads its maps",
+	[DUMP_NOT_A_DUMP] = "give a dump jemalloc wrote "
+	    "(PREFIX.PID.SEQ.KIND.heap, of a server run with "
+	    "MALLOC_CONF=prof:true)",
+};
+
+/* One dump read and parsed; 0, or -1 having said why and what to do. */
+static int
+load_dump(const struct heap_pick *pick, const char *path,
+    const char *option, struct heap_dump *d, int64_t *mtime_ns)
+{
+	enum dump_fault f;
 	char err[512];
 
-	if (read_into(path, &b, mtime_ns) != 0 ||
-	    add_maps_now(&b, maps_now) != 0) {
-		diag_say("%s%s: cannot read it: %s", option, path,
-		    strerror(errno));
-		obuf_free(&b);
+	if ((f = read_dump(pick, path, d, mtime_ns, err,
+	    sizeof(err))) == DUMP_OK)
+		return 0;
+	diag_say("%s%s: %s; %s", option, path, err, dump_fix[f]);
+	return -1;
+}
+
+/*
+ * The server's newest dump; when jemalloc is still writing it (it reads
+ * as cut short), the one before, saying so, rather than no profile: then
+ * pick->dump names the one read.
+ */
+static int
+load_newest(const struct capture_env *env, struct heap_pick *pick,
+    struct heap_dump *d, int64_t *time_ns)
+{
+	enum dump_fault f;
+	char err[512];
+
+	f = read_dump(pick, pick->dump, d, time_ns, err, sizeof(err));
+	if (f == DUMP_OK)
+		return 0;
+	if (f != DUMP_CUT_SHORT || pick->prev[0] == '\0') {
+		diag_say("%s: %s; %s", pick->dump, err, dump_fix[f]);
 		return -1;
 	}
-	if (heap_dump_parse(b.p != NULL ? b.p : "", b.len, d, err,
-	    sizeof(err)) != 0) {
-		diag_say("%s%s: %s; give a whole jemalloc heap dump (one "
-		    "still being written reads as cut short: read it again)",
-		    option, path, err);
-		obuf_free(&b);
-		return -1;
-	}
-	obuf_free(&b);
-	return 0;
+	diag_note(env->diag, "%s: %s (jemalloc may still be writing it): "
+	    "reading the one before, %s", pick->dump, err, pick->prev);
+	memcpy(pick->dump, pick->prev, sizeof(pick->dump));
+	return load_dump(pick, pick->dump, "", d, time_ns);
 }
 
 /* The dump, or its growth since the base, into *d. */
 static int
-load_profile(const struct heap_pick *pick, struct heap_dump *d,
-    int64_t *time_ns)
+load_profile(const struct capture_env *env, struct heap_pick *pick,
+    struct heap_dump *d, int64_t *time_ns)
 {
 	struct heap_dump newer, base;
 	int64_t base_ns;
 	int rc;
 
-	if (load_dump(pick->dump, "", pick->maps_now, &newer, time_ns) != 0)
+	if (load_newest(env, pick, &newer, time_ns) != 0)
 		return -1;
 	if (pick->base[0] == '\0') {
 		*d = newer;
 		return 0;
 	}
-	if (load_dump(pick->base, "--heap-base ", pick->maps_now, &base,
-	    &base_ns) != 0) {
+	if (load_dump(pick, pick->base, "--heap-base ", &base, &base_ns) !=
+	    0) {
 		heap_dump_free(&newer);
 		return -1;
 	}
@@ -166,6 +233,95 @@ put_output(struct outfile *f, const void *p, size_t n)
 	return EXIT_DONE;
 }
 
+/*
+ * The program's own file: the one the outermost frame of the largest stack
+ * is in (main, _start). NULL when not known.
+ */
+static const char *
+program_file(const struct heap_profile *p)
+{
+	const struct heap_pstack *st = p->nstacks > 0 ? &p->stacks[0] : NULL;
+	size_t map;
+
+	if (st == NULL || st->depth == 0)
+		return NULL;
+	map = p->locs[st->locs[st->depth - 1]].map;
+	return map < p->nmaps ? p->maps[map].path : NULL;
+}
+
+/* How to get the names a file's symbols lack. */
+static const char debug_hint[] = "install its debug symbols (the -dbgsym "
+    "package of its package from Debian's debug archive, "
+    "mariadb-server-core-dbgsym for MariaDB; or its debug file under "
+    "/usr/lib/debug/.build-id/)";
+
+/*
+ * The file in which the most bytes were allocated by code no symbol names
+ * (a static function of a binary with no .symtab), into *bytes; NULL
+ * when none (or out of memory: the note is only a hint).
+ */
+static const char *
+most_unnamed(struct symbols *sym, const struct heap_profile *p,
+    int64_t *bytes)
+{
+	int64_t *per_map = calloc(p->nmaps + 1, sizeof(*per_map));
+	const char *top = NULL;
+
+	*bytes = 0;
+	if (per_map == NULL)
+		return NULL;
+	for (size_t i = 0; i < p->nstacks; i++) {
+		const struct heap_location *l;
+		struct symbol s;
+
+		if (p->stacks[i].depth == 0)
+			continue;
+		l = &p->locs[p->stacks[i].locs[0]];
+		symbols_lookup(sym, l->pc, &s);
+		if (!s.named && l->map < p->nmaps)
+			per_map[l->map] += p->stacks[i].bytes;
+	}
+	for (size_t m = 0; m < p->nmaps; m++)
+		if (per_map[m] > *bytes && p->maps[m].path != NULL) {
+			*bytes = per_map[m];
+			top = p->maps[m].path;
+		}
+	free(per_map);
+	return top;
+}
+
+/* Which files could not be named, and how to name them. */
+static void
+note_unnamed(const struct capture_env *env, struct symbols *sym,
+    const struct heap_profile *p)
+{
+	const char *prog = program_file(p), *f;
+	int n = symbols_unreadable(sym);
+	int64_t bytes;
+
+	for (int i = 0; prog != NULL && (f = symbols_unreadable_file(sym,
+	    i)) != NULL; i++)
+		if (strcmp(f, prog) == 0) {
+			diag_note(env->diag, "the server's binary %s has no "
+			    "symbols to read%s: its frames keep file and "
+			    "offset; %s", prog, n > 1 ? ", nor do other "
+			    "files it mapped" : "", debug_hint);
+			return;
+		}
+	if (n > 0)
+		diag_note(env->diag, "%s%s has no symbols to read: its frames "
+		    "keep file and offset (install its debug file to name "
+		    "them)", symbols_unreadable_file(sym, 0), n > 1 ?
+		    " and other files the process mapped" : "");
+	f = most_unnamed(sym, p, &bytes);
+	if (f != NULL && p->total_bytes > 0 && bytes * 4 >= p->total_bytes)
+		diag_note(env->diag, "%.0f%% of the bytes were allocated in "
+		    "code of %s that its symbols do not name (static "
+		    "functions, kept as file+offset); %s",
+		    100.0 * (double)bytes / (double)p->total_bytes, f,
+		    debug_hint);
+}
+
 /* The profile named and written; the exit status. */
 static int
 name_and_write(const struct capture_env *env, const struct heap_pick *pick,
@@ -187,11 +343,7 @@ name_and_write(const struct capture_env *env, const struct heap_pick *pick,
 		symbols_free(sym);
 		return EXIT_RUNTIME;
 	}
-	if (symbols_unreadable(sym) > 0)
-		diag_note(env->diag, "%d of the files the process mapped have "
-		    "no symbols to read: their frames keep file and offset "
-		    "(install their debug files to name them)",
-		    symbols_unreadable(sym));
+	note_unnamed(env, sym, &p);
 	if (write_format(env->opts, &p, pick, time_ns, &b, &bin,
 	    &binlen) != 0)
 		diag_say("out of memory writing the profile");
@@ -229,9 +381,12 @@ heap_run(const struct capture_env *env)
 	    ", the growth since " : "", pick.base);
 	if (pick.maps_now[0] != '\0')
 		diag_note(env->diag, "the server's root has no /proc, so its "
-		    "jemalloc wrote no maps into the dumps: %s read now "
-		    "stands in", pick.maps_now);
-	if (load_profile(&pick, &d, &time_ns) != 0)
+		    "jemalloc wrote no maps into the dumps: %s stands in, "
+		    "the maps of now, not of the dump's time (a library "
+		    "loaded or unloaded since is misnamed), and a dump the "
+		    "server no longer holds open is taken as whole",
+		    pick.maps_now);
+	if (load_profile(env, &pick, &d, &time_ns) != 0)
 		return EXIT_RUNTIME;
 	rc = name_and_write(env, &pick, &d, time_ns);
 	heap_dump_free(&d);

@@ -5,6 +5,7 @@
  * which heapfind puts before it; its mapped files are read through
  * /proc/PID/root.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,8 +90,8 @@ trusted_pid(const struct session *s, const char *proc, char *err,
 	if (procfs_check(proc, s->server.pid, s->server.boot_s, why,
 	    sizeof(why)) == PROCMEM_TRUSTED)
 		return 0;
-	snprintf(err, errlen, "--heap reads the server's process on this "
-	    "machine, and %s; copy its dumps here and give --heap-file", why);
+	snprintf(err, errlen, "--heap reads the server's process here, but "
+	    "%s; copy its dumps here and give --heap-file", why);
 	return -1;
 }
 
@@ -171,17 +172,46 @@ pick_base(const struct options *o, const struct heap_file *f, size_t n,
 	return 0;
 }
 
+/*
+ * The dumps under prefix of processes other than pid, in words ("12
+ * dumps of other processes (pid 4242 and 2 more)"); "" when none.
+ */
+static void
+others_there(const char *prefix, pid_t pid, char *buf, size_t len)
+{
+	struct heap_file *f;
+	char err[256];
+	size_t n, pids = 0;
+
+	buf[0] = '\0';
+	if (heap_find_files(prefix, 0, &f, &n, err, sizeof(err)) != 0)
+		return;
+	for (size_t i = 0; i < n; i++)  /* sorted by pid */
+		pids += f[i].pid != pid && (i == 0 || f[i].pid != f[i - 1].pid);
+	if (n > 0 && pids > 0)
+		snprintf(buf, len, ", only %zu dump%s of other processes (pid "
+		    "%d%s): a server started again has a new pid, and its "
+		    "helpers write their own", n, n == 1 ? "" : "s",
+		    (int)(f[0].pid != pid ? f[0].pid : f[n - 1].pid),
+		    pids > 1 ? " and others" : "");
+	heap_files_free(f, n);
+}
+
 /* None of pid's dumps under prefix: which of the two reasons. */
 static int
 no_dump(const struct heap_source *src, pid_t pid, const char *prefix,
     char *err, size_t errlen)
 {
+	char others[256];
+
 	if (!src->jemalloc || !src->profiling)
 		return not_profiled(src, pid, err, errlen);
+	others_there(prefix, pid, others, sizeof(others));
 	snprintf(err, errlen, "no dump of the server's process (pid %d) under "
-	    "%s yet: jemalloc writes one each 2^lg_prof_interval bytes "
-	    "allocated (MALLOC_CONF=%s); wait for one, or give --heap-dir "
-	    "where they are", (int)pid, prefix, src->conf);
+	    "%s yet%s; jemalloc writes one each 2^lg_prof_interval bytes "
+	    "allocated (MALLOC_CONF=%s): wait for one, or give --heap-dir "
+	    "where they are, or --heap-file one of them", (int)pid, prefix,
+	    others, src->conf);
 	return EXIT_NO_PROFILE;
 }
 
@@ -206,6 +236,7 @@ heap_pick_server(const struct session *s, const struct options *o,
 		return not_profiled(&src, out->pid, err, errlen);
 	server_root(proc, out->pid, out->root, sizeof(out->root));
 	maps_if_no_proc(proc, out);
+	snprintf(out->fds, sizeof(out->fds), "%s/%d/fd", proc, (int)out->pid);
 	dump_prefix(o, &src, prefix, sizeof(prefix));
 	if (heap_find_files(prefix, out->pid, &f, &n, err, errlen) != 0)
 		return EXIT_RUNTIME;
@@ -214,9 +245,33 @@ heap_pick_server(const struct session *s, const struct options *o,
 	else {
 		snprintf(out->dump, sizeof(out->dump), "%s", f[n - 1].path);
 		rc = pick_base(o, f, n, out->pid, out, err, errlen);
+		if (n > 1 && strcmp(f[n - 2].path, out->base) != 0)
+			snprintf(out->prev, sizeof(out->prev), "%s",
+			    f[n - 2].path);
 	}
 	heap_files_free(f, n);
 	return rc;
+}
+
+int
+heap_pick_being_written(const struct heap_pick *p, const char *path)
+{
+	struct stat dump, st;
+	struct dirent *e;
+	char fd[PATH_MAX];
+	DIR *dir;
+	int held = 0;
+
+	if (p->fds[0] == '\0' || stat(path, &dump) != 0 ||
+	    (dir = opendir(p->fds)) == NULL)
+		return 0;
+	while (!held && (e = readdir(dir)) != NULL) {
+		snprintf(fd, sizeof(fd), "%s/%s", p->fds, e->d_name);
+		held = e->d_name[0] != '.' && stat(fd, &st) == 0 &&
+		    st.st_dev == dump.st_dev && st.st_ino == dump.st_ino;
+	}
+	closedir(dir);
+	return held;
 }
 
 int

@@ -18,6 +18,11 @@ struct heap_pick {
 	pid_t pid;              /* the process of the dumps; 0: not known */
 	char dump[PATH_MAX];    /* the dump read */
 	char base[PATH_MAX];    /* the base of a growth; "": none */
+	/*
+	 * The server's dump before the newest (not the base), read when the
+	 * newest is cut short (jemalloc still writing it); "": none.
+	 */
+	char prev[PATH_MAX];
 	/* /proc/PID/root when the server runs in a chroot; "": "/" */
 	char root[96];
 	/*
@@ -25,6 +30,7 @@ struct heap_pick {
 	 * jemalloc wrote its dumps without their maps; "": they have them.
 	 */
 	char maps_now[96];
+	char fds[96];           /* /proc/PID/fd of the server; "": none */
 };
 
 /*
@@ -35,6 +41,13 @@ struct heap_pick {
  */
 int heap_pick_server(const struct session *s, const struct options *o,
     const char *proc, struct heap_pick *out, char *err, size_t errlen);
+
+/*
+ * Whether the server still holds path open (jemalloc writing it): what
+ * tells a dump of no MAPPED_LIBRARIES cut short between two stacks from a
+ * whole one, which it otherwise resembles. 0 when not known (no fds).
+ */
+int heap_pick_being_written(const struct heap_pick *p, const char *path);
 
 /* --heap-file's dump and --heap-base's file into *out; 0. */
 int heap_pick_file(const struct options *o, struct heap_pick *out);

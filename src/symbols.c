@@ -367,6 +367,25 @@ is_file(const char *path)
 }
 
 /*
+ * Whether mapping i is of a file with no function to name, and the first
+ * mapping of that file (one count a file, however many mappings it has).
+ */
+static int
+first_unreadable(const struct symbols *s, size_t i)
+{
+	const struct heap_mapping *m = &s->maps[i];
+
+	if (!m->executable || !is_file(m->path) ||
+	    (s->mapmod[i] != NULL && s->mapmod[i]->has_symbols))
+		return 0;
+	for (size_t j = 0; j < i; j++)
+		if (s->maps[j].executable && s->maps[j].path &&
+		    strcmp(s->maps[j].path, m->path) == 0)
+			return 0;
+	return 1;
+}
+
+/*
  * Reports every executable mapping's file, then counts the files with no
  * function to name: unreadable, or stripped of every table.
  */
@@ -384,21 +403,11 @@ report_all(struct symbols *s)
 	dwfl_report_end(s->dwfl, NULL, NULL);
 	for (size_t i = 0; i < s->nmods; i++)
 		s->mods[i].has_symbols = module_has_functions(s->mods[i].mod);
-	for (size_t i = 0; i < s->nmaps; i++) {
-		const struct heap_mapping *m = &s->maps[i];
-		int counted = 0;
-
-		if (!m->executable || !is_file(m->path) ||
-		    (s->mapmod[i] != NULL && s->mapmod[i]->has_symbols))
-			continue;
-		/* One count a file, however many mappings it has. */
-		for (size_t j = 0; j < i && !counted; j++)
-			counted = s->maps[j].executable && s->maps[j].path &&
-			    strcmp(s->maps[j].path, m->path) == 0;
-		s->unreadable += !counted;
-	}
+	for (size_t i = 0; i < s->nmaps; i++)
+		s->unreadable += first_unreadable(s, i);
 	return 0;
 }
+
 
 static int
 copy_maps(struct symbols *s, const struct heap_mapping *maps, size_t n)
@@ -459,6 +468,26 @@ basename_of(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+/*
+ * name without its symbol version ("__libc_start_main@@GLIBC_2.34"): the
+ * same function is one name, whichever table named it. Interned.
+ */
+static const char *
+unversioned(struct symbols *s, const char *name)
+{
+	const char *at = strchr(name, '@');
+	const char *kept;
+	char *plain;
+
+	if (at == NULL || at == name)
+		return intern(s, name);
+	if ((plain = strndup(name, (size_t)(at - name))) == NULL)
+		return NULL;
+	kept = intern(s, plain);
+	free(plain);
+	return kept;
+}
+
 /* The demangled name of a C++ symbol, else name itself, interned. */
 static const char *
 function_name(struct symbols *s, const char *name)
@@ -468,11 +497,11 @@ function_name(struct symbols *s, const char *name)
 	int status;
 
 	if (strncmp(name, "_Z", 2) != 0)
-		return intern(s, name);
+		return unversioned(s, name);
 	if ((plain = __cxa_demangle(name, NULL, NULL, &status)) == NULL ||
 	    status != 0) {
 		free(plain);
-		return intern(s, name);
+		return unversioned(s, name);
 	}
 	kept = intern(s, plain);
 	free(plain);
@@ -588,6 +617,15 @@ int
 symbols_unreadable(const struct symbols *s)
 {
 	return s->unreadable;
+}
+
+const char *
+symbols_unreadable_file(const struct symbols *s, int n)
+{
+	for (size_t i = 0; i < s->nmaps; i++)
+		if (first_unreadable(s, i) && n-- == 0)
+			return s->maps[i].path;
+	return NULL;
 }
 
 void

@@ -47,6 +47,9 @@ void symbols_lookup(struct symbols *s, uint64_t pc, struct symbol *out);
  */
 int symbols_unreadable(const struct symbols *s);
 
+/* The nth of those files (0 first), as the maps name it; NULL past them. */
+const char *symbols_unreadable_file(const struct symbols *s, int n);
+
 void symbols_free(struct symbols *s);
 
 #endif

@@ -193,12 +193,14 @@ class Heap(mmp.TestCase):
         self.assertTrue(held, top.stdout)
         self.assertGreaterEqual(max(held) * 1e6, 100 * MIB, top.stdout)
 
-    def copy_of_newest(self, folder, pid=None, cut=False):
-        """The server's newest dump copied into folder, named as of pid,
-        cut in the middle of its stacks when cut is set."""
+    def copy_of_newest(self, folder, pid=None, cut=False, seq=None):
+        """The server's newest dump copied into folder, named as of pid
+        (and of seq), cut in the middle of its stacks when cut is set."""
         src = dumps(self.host_prefix, self.srv.pid)[-1]
         name = os.path.basename(src).split(".")
         name[1] = str(pid or self.srv.pid)
+        if seq is not None:
+            name[2] = str(seq)
         dst = os.path.join(folder, ".".join(name))
         with open(src, "rb") as f:
             data = f.read()
@@ -212,7 +214,117 @@ class Heap(mmp.TestCase):
             p = self.heap("--heap-dir", d, "--quiet")
         self.assertEqual(p.returncode, EXIT_RUNTIME, mmp.describe(p))
         self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
-        self.assertIn("cut short", p.stderr)
+        self.assertRegex(p.stderr, r"/jeprof\.%d\.\d+\.\w+\.heap: line \d+: "
+                         r"cut short.*; jemalloc may still be writing it: "
+                         r"run again in a moment" % self.srv.pid)
+        self.assertEqual(p.stdout, "")
+
+    def test_newest_cut_short_reads_the_one_before(self):
+        """A newest dump jemalloc is still writing: the one before is
+        read, and one note says so."""
+        with tempfile.TemporaryDirectory() as d:
+            whole = self.copy_of_newest(d, seq=1)
+            cut = self.copy_of_newest(d, cut=True, seq=2)
+            p = self.heap("--heap-dir", d)
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        notes = [l for l in p.stderr.splitlines() if "cut short" in l]
+        self.assertEqual(len(notes), 1, p.stderr)
+        self.assertIn("%s: line " % cut, notes[0])
+        self.assertIn("reading the one before, %s" % whole, notes[0])
+        self.assertIn("jemalloc heap profile of pid %d: %s\n"
+                      % (self.srv.pid, whole), p.stdout)
+
+    def test_stripped_binary(self):
+        """A dump whose maps name a copy of the server's binary with no
+        symbol table: profile written, its frames file+offset, and one
+        note naming the file and how to get names."""
+        newest = dumps(self.host_prefix, self.srv.pid)[-1]
+        with open(newest) as f:
+            text = f.read()
+        if "\nMAPPED_LIBRARIES:\n" not in text:
+            self.skipTest("the server's jemalloc wrote no maps (no /proc "
+                          "in its root)")
+        binary = next(l.split()[-1] for l in text.splitlines()
+                      if " r-xp " in l and re.search(r"/(mariadbd|mysqld)$", l))
+        root = mmp.launch_argv()
+        root = root[1] if root[0] == "chroot" else ""
+        with tempfile.TemporaryDirectory() as d:
+            stripped = os.path.join(d, "mariadbd-stripped")
+            subprocess.run(["objcopy", "-R", ".dynsym", "-R", ".dynstr",
+                            "-R", ".gnu.hash", "-R", ".gnu.version",
+                            "-R", ".gnu.version_r", "-R", ".gnu_debuglink",
+                            root + binary, stripped], check=True)
+            dump = os.path.join(d, "jeprof.%d.1.i1.heap" % self.srv.pid)
+            with open(dump, "w") as f:
+                f.write(text.replace(" " + binary + "\n",
+                                     " " + stripped + "\n"))
+            p = mmp.run(["--heap-file", dump], conn=False)
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        self.assertRegex(p.stdout, r"\n {6}mariadbd-stripped\+0x[0-9a-f]+\n")
+        notes = [l for l in p.stderr.splitlines() if "no symbols" in l]
+        self.assertEqual(len(notes), 1, p.stderr)
+        self.assertIn("the server's binary %s has no symbols to read"
+                      % stripped, notes[0])
+        self.assertIn("mariadb-server-core-dbgsym", notes[0])
+        self.assertIn("/usr/lib/debug/.build-id/", notes[0])
+
+    def test_share_unnamed(self):
+        """The share of bytes allocated in code of the server's binary
+        that no symbol names (its static functions, with no .symtab): a
+        note with that share, as the folded output has it, when it is a
+        quarter or more, and how to get the names."""
+        dump = dumps(self.host_prefix, self.srv.pid)[-1]
+        with open(dump) as f:
+            if "\nMAPPED_LIBRARIES:\n" not in f.read():
+                self.skipTest("the server's jemalloc wrote no maps (no "
+                              "/proc in its root)")
+        p = mmp.run(["--heap-file", dump, "--format", "folded"], conn=False)
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        total = unnamed = 0
+        for line in p.stdout.splitlines():
+            frames, n = line.rsplit(" ", 1)
+            total += int(n)
+            if re.fullmatch(r"(mariadbd|mysqld)\+0x[0-9a-f]+",
+                            frames.split(";")[-1]):
+                unnamed += int(n)
+        notes = [l for l in p.stderr.splitlines()
+                 if "of the bytes were allocated in code of" in l]
+        if unnamed * 4 < total:
+            self.assertEqual(notes, [], p.stderr)
+            return
+        self.assertEqual(len(notes), 1, p.stderr)
+        share = float(re.search(r"(\d+)% of the bytes", notes[0]).group(1))
+        self.assertAlmostEqual(share, 100.0 * unnamed / total, delta=1)
+        self.assertRegex(notes[0], r"code of \S*/(mariadbd|mysqld) that its "
+                         r"symbols do not name.*-dbgsym")
+
+    def test_file_without_maps(self):
+        """A dump with no MAPPED_LIBRARIES (a chroot's without /proc)
+        given alone: one line that names both causes and the fix."""
+        with open(dumps(self.host_prefix, self.srv.pid)[-1]) as f:
+            text = f.read().split("\nMAPPED_LIBRARIES:\n")[0]
+        with tempfile.TemporaryDirectory() as d:
+            dump = os.path.join(d, "jeprof.%d.1.i1.heap" % self.srv.pid)
+            with open(dump, "w") as f:
+                f.write(text.rstrip("\n") + "\n")
+            p = mmp.run(["--heap-file", dump, "--quiet"], conn=False)
+        self.assertEqual(p.returncode, EXIT_RUNTIME, mmp.describe(p))
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+        self.assertIn("%s: line " % dump, p.stderr)
+        self.assertIn("or wrote it where the server's root had no /proc",
+                      p.stderr)
+        self.assertIn("run --heap against the server itself", p.stderr)
+        self.assertEqual(p.stdout, "")
+
+    def test_file_not_a_dump(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".heap") as f:
+            f.write("heap_v1 is not what jemalloc 5 writes\n")
+            f.flush()
+            p = mmp.run(["--heap-file", f.name, "--quiet"], conn=False)
+        self.assertEqual(p.returncode, EXIT_RUNTIME, mmp.describe(p))
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+        self.assertIn("%s: not a jemalloc heap_v2 dump" % f.name, p.stderr)
+        self.assertIn("give a dump jemalloc wrote", p.stderr)
         self.assertEqual(p.stdout, "")
 
     def test_dump_of_another_process(self):
@@ -225,8 +337,9 @@ class Heap(mmp.TestCase):
                                                 self.srv.pid), p.stderr)
             p = self.heap("--heap-dir", d)
         self.assertEqual(p.returncode, EXIT_NO_PROFILE, mmp.describe(p))
-        self.assertIn("no dump of the server's process (pid %d)"
-                      % self.srv.pid, p.stderr)
+        self.assertIn("no dump of the server's process (pid %d) under %s/ "
+                      "yet, only 1 dump of other processes (pid %d)"
+                      % (self.srv.pid, d, self.srv.pid + 100000), p.stderr)
 
 
 class NotProfiled(mmp.TestCase):

@@ -138,15 +138,45 @@ test_newest_and_first(void **state)
 	assert_non_null(strstr(pick.dump, "/dumps/jeprof.2902.10.i10.heap"));
 	assert_string_equal(pick.base, "");
 	assert_string_equal(pick.root, "");
+	/* The one read when the newest is still being written. */
+	assert_non_null(strstr(pick.prev, "/dumps/jeprof.2902.9.i9.heap"));
 	opts.heap_base = "first";
 	assert_int_equal(pick_server(), 0);
 	assert_non_null(strstr(pick.base, "/dumps/jeprof.2902.1.i1.heap"));
+	assert_non_null(strstr(pick.prev, "/dumps/jeprof.2902.9.i9.heap"));
 	/* --heap-dir: the folder, whatever the prefix. */
 	opts.heap_base = NULL;
 	PUT("jemalloc.2902.12.i12.heap", "");
 	opts.heap_dir = tmp;
 	assert_int_equal(pick_server(), 0);
 	assert_non_null(strstr(pick.dump, "/jemalloc.2902.12.i12.heap"));
+}
+
+/* A dump the server holds open is being written; one it closed is not. */
+static void
+test_being_written(void **state)
+{
+	char dir[128], link[160], dump[160];
+
+	(void)state;
+	SERVER(PROFILED, JEMALLOC);
+	PUT("dumps/jeprof.2902.1.i1.heap", "");
+	PUT("dumps/jeprof.2902.2.i2.heap", "");
+	snprintf(dir, sizeof(dir), "%s/%d/fd", tmp, PID);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	snprintf(dump, sizeof(dump), "%s/dumps/jeprof.2902.2.i2.heap", tmp);
+	snprintf(link, sizeof(link), "%s/7", dir);
+	assert_int_equal(symlink(dump, link), 0);
+	snprintf(link, sizeof(link), "%s/8", dir);
+	assert_int_equal(symlink("/nonexistent", link), 0);
+	assert_int_equal(pick_server(), 0);
+	assert_string_equal(pick.dump, dump);
+	assert_int_equal(heap_pick_being_written(&pick, dump), 1);
+	assert_int_equal(heap_pick_being_written(&pick, pick.prev), 0);
+	/* --heap-file: no server's fds to look in. */
+	opts.heap_file = dump;
+	assert_int_equal(heap_pick_file(&opts, &pick), 0);
+	assert_int_equal(heap_pick_being_written(&pick, dump), 0);
 }
 
 static void
@@ -179,9 +209,18 @@ test_not_the_server(void **state)
 	SERVER(PROFILED, JEMALLOC);
 	PUT("2902/comm", "bash\n");
 	assert_int_equal(pick_server(), EXIT_RUNTIME);
-	assert_non_null(strstr(err, "--heap reads the server's process on "
-	    "this machine, and "));
+	assert_non_null(strstr(err, "--heap reads the server's process "
+	    "here, but "));
 	assert_non_null(strstr(err, "give --heap-file"));
+	/* A server on another host: its pid is no process here. */
+	sess.server.pid = PID + 1;
+	assert_int_equal(pick_server(), EXIT_RUNTIME);
+	sess.server.pid = PID;
+	assert_non_null(strstr(err, "--heap reads the server's process "
+	    "here, but "));
+	assert_non_null(strstr(err, "give --heap-file"));
+	assert_non_null(strstr(err, "no process 2903 on this machine"));
+	assert_null(strchr(err, '\n'));
 }
 
 int
@@ -191,6 +230,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_not_profiled, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_newest_and_first, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_being_written, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_base_of_another_process,
 		    setup, teardown),

@@ -251,6 +251,29 @@ test_library(void **state)
 }
 
 /*
+ * A symbol of a version ("__libc_start_main@@GLIBC_2.34" in libc's .symtab
+ * or debug file) is named without it: one function, one name.
+ */
+static void
+test_version_dropped(void **state)
+{
+	uint64_t fn = (uint64_t)(uintptr_t)dlsym(RTLD_DEFAULT,
+	    "__libc_start_main");
+	struct maps *mp = maps_read(0, NULL);
+	struct symbols *s = open_maps(mp, NULL);
+	struct symbol sym;
+
+	(void)state;
+	assert_int_not_equal(fn, 0);
+	symbols_lookup(s, fn + 1, &sym);
+	if (!sym.named)
+		skip();         /* a libc of no symbols: nothing to name */
+	assert_string_equal(sym.name, "__libc_start_main");
+	symbols_free(s);
+	maps_free(mp);
+}
+
+/*
  * Stripped of .symtab: what .dynsym exports is named, the static function
  * after symfix_exported is not (nor given its neighbour's name).
  */
@@ -345,6 +368,11 @@ test_no_file(void **state)
 	/* The missing file counts, once, and the FIFO; the anonymous and
 	 * [vdso] do not. */
 	assert_int_equal(symbols_unreadable(s), 2);
+	/* Each named once, in the maps' order, for the note. */
+	assert_string_equal(symbols_unreadable_file(s, 0),
+	    "/nonexistent/libgone.so");
+	assert_string_equal(symbols_unreadable_file(s, 1), fifo);
+	assert_null(symbols_unreadable_file(s, 2));
 	symbols_free(s);
 }
 
@@ -556,6 +584,7 @@ main(void)
 		cmocka_unit_test(test_own_functions),
 		cmocka_unit_test(test_library),
 		cmocka_unit_test(test_stripped_library),
+		cmocka_unit_test(test_version_dropped),
 		cmocka_unit_test(test_debug_file_under_root),
 		cmocka_unit_test(test_no_file),
 		cmocka_unit_test(test_cut_short),
