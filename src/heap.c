@@ -234,19 +234,19 @@ put_output(struct outfile *f, const void *p, size_t n)
 }
 
 /*
- * The program's own file: the one the outermost frame of the largest stack
- * is in (main, _start). NULL when not known.
+ * The program's own file: the first file of the dump's maps, which the
+ * kernel lists by address, the executable's (0x55.. for a PIE, 0x400000
+ * otherwise) below every library's (0x7f..). Not the outermost frame of a
+ * stack: a connection's thread starts in libc (start_thread, clone3).
+ * NULL when not known.
  */
 static const char *
 program_file(const struct heap_profile *p)
 {
-	const struct heap_pstack *st = p->nstacks > 0 ? &p->stacks[0] : NULL;
-	size_t map;
-
-	if (st == NULL || st->depth == 0)
-		return NULL;
-	map = p->locs[st->locs[st->depth - 1]].map;
-	return map < p->nmaps ? p->maps[map].path : NULL;
+	for (size_t m = 0; m < p->nmaps; m++)
+		if (p->maps[m].path != NULL && p->maps[m].path[0] == '/')
+			return p->maps[m].path;
+	return NULL;
 }
 
 /* How to get the names a file's symbols lack. */
@@ -322,6 +322,26 @@ note_unnamed(const struct capture_env *env, struct symbols *sym,
 		    debug_hint);
 }
 
+/*
+ * The dump's frames named into *p, with the reader *sym that named them
+ * (both the caller's to free). 0, or -1 out of memory, nothing to free.
+ */
+static int
+name_dump(const struct heap_pick *pick, const struct heap_dump *d,
+    struct symbols **sym, struct heap_profile *p)
+{
+	/* Maps read from here name files as this machine sees them. */
+	*sym = symbols_open(d->maps, d->nmaps,
+	    pick->root[0] != '\0' && pick->maps_now[0] == '\0' ?
+	    pick->root : NULL);
+	if (*sym == NULL || heap_profile_build(d, name_pc, *sym, p) != 0) {
+		symbols_free(*sym);
+		*sym = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 /* The profile named and written; the exit status. */
 static int
 name_and_write(const struct capture_env *env, const struct heap_pick *pick,
@@ -334,13 +354,8 @@ name_and_write(const struct capture_env *env, const struct heap_pick *pick,
 	size_t binlen = 0;
 	int rc = EXIT_RUNTIME;
 
-	/* Maps read from here name files as this machine sees them. */
-	sym = symbols_open(d->maps, d->nmaps,
-	    pick->root[0] != '\0' && pick->maps_now[0] == '\0' ?
-	    pick->root : NULL);
-	if (sym == NULL || heap_profile_build(d, name_pc, sym, &p) != 0) {
+	if (name_dump(pick, d, &sym, &p) != 0) {
 		diag_say("out of memory naming the dump's frames");
-		symbols_free(sym);
 		return EXIT_RUNTIME;
 	}
 	note_unnamed(env, sym, &p);
@@ -401,13 +416,8 @@ summarise(const struct heap_pick *pick, const struct heap_dump *d,
 	struct symbols *sym;
 	struct heap_profile p;
 
-	sym = symbols_open(d->maps, d->nmaps,
-	    pick->root[0] != '\0' && pick->maps_now[0] == '\0' ?
-	    pick->root : NULL);
-	if (sym == NULL || heap_profile_build(d, name_pc, sym, &p) != 0) {
-		symbols_free(sym);
+	if (name_dump(pick, d, &sym, &p) != 0)
 		return -1;
-	}
 	heap_summary_make(&p, out);
 	heap_profile_free(&p);
 	symbols_free(sym);
@@ -430,7 +440,7 @@ heap_read_summary(const struct capture_env *env, int64_t now_ms,
 	memset(out, 0, sizeof(*out));
 	rc = heap_pick_server(env->session, &o, env->proc, &pick, why,
 	    sizeof(why));
-	if (rc == 0 && load_profile(&pick, &d, &time_ns) != 0) {
+	if (rc == 0 && load_profile(env, &pick, &d, &time_ns) != 0) {
 		rc = EXIT_RUNTIME;
 		snprintf(why, sizeof(why), "%.400s could not be read (said above)",
 		    pick.dump);
