@@ -296,9 +296,24 @@ look(struct heap_keep *k)
 	const char *proc = k->proc != NULL ? k->proc : PROCFS_ROOT;
 
 	if (run->pid == 0 || procfs_check(proc, run->pid, run->boot_s, why,
-	    sizeof(why)) != PROCMEM_TRUSTED || heap_find_source_in(proc,
-	    (pid_t)run->pid, &src, why, sizeof(why)) != 0)
+	    sizeof(why)) != PROCMEM_TRUSTED)
 		return;
+	/*
+	 * The packaged service runs as its own user, who cannot read
+	 * mysqld's environment: say so once, or DIR/heap stays empty with
+	 * no word why.
+	 */
+	if (heap_find_source_in(proc, (pid_t)run->pid, &src, why,
+	    sizeof(why)) != 0) {
+		char msg[1200];
+
+		snprintf(msg, sizeof(msg), "--record: the server's heap "
+		    "profiles are not kept: %s", why);
+		if (!k->said && k->notify != NULL)
+			k->notify(k->notify_ctx, msg);
+		k->said = true;
+		return;
+	}
 	if (!src.jemalloc || !src.profiling || src.prefix[0] == '\0') {
 		if (!k->said && k->notify != NULL)
 			k->notify(k->notify_ctx, "--record: the server is not "
