@@ -230,6 +230,8 @@ heap_run(const struct capture_env *env)
 		diag_note(env->diag, "the server's root has no /proc, so its "
 		    "jemalloc wrote no maps into the dumps: %s read now "
 		    "stands in", pick.maps_now);
+	if (pick.folder_note[0] != '\0')
+		diag_note(env->diag, "%s", pick.folder_note);
 	if (load_profile(&pick, &d, &time_ns) != 0)
 		return EXIT_RUNTIME;
 	rc = name_and_write(env, &pick, &d, time_ns);

@@ -185,6 +185,27 @@ no_dump(const struct heap_source *src, pid_t pid, const char *prefix,
 	return EXIT_NO_PROFILE;
 }
 
+/*
+ * The note of a folder of dumps past a bound: jemalloc writes a dump for
+ * each 2^lg_prof_interval bytes allocated (in practice many more), every
+ * process of the environment writes its own, and nothing removes them.
+ */
+static void
+folder_note(const char *prefix, struct heap_pick *out)
+{
+	uint64_t bytes;
+	size_t files;
+
+	if (heap_folder_usage(prefix, &files, &bytes) != 0 ||
+	    (files <= HEAP_FOLDER_FILES && bytes <= HEAP_FOLDER_BYTES))
+		return;
+	snprintf(out->folder_note, sizeof(out->folder_note), "%s.*.heap: "
+	    "%zu dumps, %.1f MiB, and neither the server nor mysqlmemprof "
+	    "removes one: bound the folder (a tmpfiles.d line with an age, or "
+	    "a cron job) or raise lg_prof_interval (mysqlmemprof(1), HEAP "
+	    "PROFILES)", prefix, files, (double)bytes / (1 << 20));
+}
+
 int
 heap_pick_server(const struct session *s, const struct options *o,
     const char *proc, struct heap_pick *out, char *err, size_t errlen)
@@ -207,6 +228,7 @@ heap_pick_server(const struct session *s, const struct options *o,
 	server_root(proc, out->pid, out->root, sizeof(out->root));
 	maps_if_no_proc(proc, out);
 	dump_prefix(o, &src, prefix, sizeof(prefix));
+	folder_note(prefix, out);
 	if (heap_find_files(prefix, out->pid, &f, &n, err, errlen) != 0)
 		return EXIT_RUNTIME;
 	if (n == 0)
