@@ -291,7 +291,9 @@ def ratios(rounds, key):
     out = {}
     for s in SETTINGS[1:]:
         v = [r[s][key] / r["off"][key] for r in rounds if r["off"][key]]
-        out[s] = "%.2f× (%.2f–%.2f)" % (median(v), min(v), max(v))
+        out[s] = "%.2f× (%.2f–%.2f%s)" % (
+            median(v), min(v), max(v),
+            ": not resolved" if min(v) <= 1 <= max(v) else "")
     return out
 
 
@@ -307,7 +309,7 @@ def report(res, date, tree, seconds):
             "(median): `cte-insert`, a recursive CTE's 20,000 rows of "
             "1,000 bytes INSERTed into a MEMORY table; `user-var`, a "
             "recursive CTE setting a user variable to 100,000 bytes "
-            "20,000 times (2 GB allocated and freed). Each figure is the "
+            "20,000 times (at least 2 GB allocated and freed). Each figure is the "
             "setting's over off's of the same round: the median and the "
             "range over the rounds." % (
                 res["server"], JEMALLOC, ROUNDS, SB_THREADS, SB_S, RUNS),
@@ -336,11 +338,11 @@ def report(res, date, tree, seconds):
     size = sum(r["dump_bytes"] for r in rec)
     fold = res["folder"]
     per_min = n / up * 60
-    add += ["Dumps at the recommended setting (lg_prof_interval:%d): %d in %s s up under this bench's load "
+    add += ["Dumps at the recommended setting (lg_prof_interval:%d): %s in %s s up under this bench's load "
             "(%s a minute), %s bytes in all (%s a dump). With "
             "lg_prof_interval:%d (the issue's run), %d runs of `user-var` "
             "left %s dumps, %s bytes (%s dumps a minute up)." % (
-                RECOMMENDED_INTERVAL, n, fmt(up, 0), fmt(per_min, 1),
+                RECOMMENDED_INTERVAL, fmt(n, 0), fmt(up, 0), fmt(per_min, 1),
                 fmt(size, 0), fmt(size / n, 0) if n else "n/a",
                 FOLDER_INTERVAL, FOLDER_RUNS, fmt(fold["dumps"], 0),
                 fmt(fold["dump_bytes"], 0),
@@ -380,9 +382,11 @@ def report(res, date, tree, seconds):
             "nor mysqlmemprof removes a dump: the bound is the folder's "
             "cleanup (tmpfiles.d), or a larger lg_prof_interval." % (
                 fmt(per_min, 1), fmt(bound / 2**20, 0)),
-            "- Two cores are shared by sysbench, the client and the "
-            "server; a few seconds a run and %d rounds: ratios within "
-            "about 10%% of 1 are noise." % ROUNDS,
+            "- Two cores are shared by sysbench, the client, the server "
+            "and whatever else the machine runs; a few seconds a run and "
+            "%d rounds. A ratio whose range over the rounds spans 1 is "
+            "marked not resolved: the load moved more than the setting." %
+            ROUNDS,
             "- One server (MariaDB 10.11, the host's); MySQL 9.7 is not "
             "measured here.", "",
             "Took %s s." % fmt(seconds, 0)]
