@@ -47,6 +47,9 @@ import time
 os.environ.setdefault("MMP_BENCH_SANDBOX_DIR",
                       "/tmp/mmp-bench-heap-%d" % os.getuid())
 import benchlib                                     # noqa: E402
+# The tests' wait for a server to end (a zombie of ours reaped).
+sys.path.insert(0, os.path.join(benchlib.ROOT, "tests", "integration"))
+import mmp                                          # noqa: E402
 from benchlib import (QUICK, RESULTS, Server, fmt, log, median,  # noqa: E402
                       parse_kv, stamp, table, write_raw, write_section)
 
@@ -80,25 +83,12 @@ STATEMENTS = {
 
 # ----------------------------------------------------------------- server
 
-def gone(pid):
-    """Whether pid has ended (a zombie counts: reaped here when ours)."""
-    try:
-        os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        pass
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
-    except FileNotFoundError:
-        return True
-
-
 def end(server):
     """The server stopped and, when this script started it, reaped (a
     zombie would keep tests/sandbox.sh stop waiting)."""
     os.kill(server.pid, signal.SIGTERM)
     deadline = time.monotonic() + 60
-    while not gone(server.pid):
+    while not mmp._gone(server.pid):
         if time.monotonic() > deadline:
             raise RuntimeError("the server %d did not end" % server.pid)
         time.sleep(0.05)
@@ -422,7 +412,7 @@ def run():
         res["sweep"] = sweep_phase(server, workdir)
         res["folder"] = folder_phase(server, helpers, workdir)
     finally:
-        if not gone(server.pid):
+        if not mmp._gone(server.pid):
             end(server)
         server.stop()
         if os.environ.get("MMP_BENCH_KEEP_FILES") != "1":
