@@ -363,6 +363,12 @@ def report(res, date, tree, seconds):
                 fmt(fold["dumps"], 0), fmt(fold["newest_bytes"], 0)), "",
             table(["run", "wall", "CPU", "max RSS", "bytes written"],
                   hrows), ""]
+    notes = [line.split("mysqlmemprof: ", 1)[-1] for line in
+             fold["heap"]["text"]["stderr"].splitlines()
+             if "neither the server nor mysqlmemprof" in line]
+    add += ["Its note on that folder: %s" % (
+        "`%s`" % notes[0].replace(res["workdir"], "DIR") if notes
+        else "none (past 1,000 dumps or 1 GiB, --heap should say so)"), ""]
     bound = per_min * 60 * 24 * (size / n if n else 0)
     add += ["What bounds the figures:", "",
             "- The recommended setting's dumps follow the bytes allocated, "
@@ -401,7 +407,7 @@ def run():
     t0 = time.monotonic()
     workdir, helpers = benchlib.workdir_with_helpers("mmp-heap-bench-")
     server = Server()
-    res = {"server": server.version, "rounds": []}
+    res = {"server": server.version, "rounds": [], "workdir": workdir}
     try:
         prepare(server)
         for rnd in range(ROUNDS):
