@@ -40,6 +40,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 # A sandbox of its own, not the other scripts': the server is started
@@ -53,7 +54,7 @@ import mmp                                          # noqa: E402
 from benchlib import (QUICK, RESULTS, Server, fmt, log, median,  # noqa: E402
                       parse_kv, stamp, table, write_raw, write_section)
 
-SECTION = "heap"
+SECTION = benchlib.section_name("heap")
 JEMALLOC = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"
 RECOMMENDED_INTERVAL = 32       # the man page's drop-in
 FOLDER_INTERVAL = 26            # the issue's run: many dumps
@@ -68,8 +69,9 @@ SWEEP = [32, 36, 40]
 SWEEP_RUNS = 2 if QUICK else 5
 USER_VAR_BYTES = 20000 * 100000         # user-var's values a run
 SB_TABLES, SB_ROWS, SB_THREADS = 1, 10000, 2
-SESSION = ("SET max_recursive_iterations = 1000000; "
-           "SET max_heap_table_size = 256 * 1024 * 1024; ")
+SESSION = ("SET %s = 1000000; SET max_heap_table_size = 256 * 1024 * 1024; "
+           % ("cte_max_recursion_depth" if benchlib.SERVER_KIND == "mysql"
+              else "max_recursive_iterations"))
 STATEMENTS = {
     "cte-insert": ("TRUNCATE churn.t; ",
                    "INSERT INTO churn.t WITH RECURSIVE s (n) AS (SELECT 1 "
@@ -94,15 +96,29 @@ def end(server):
         time.sleep(0.05)
 
 
+def launch():
+    """The command tests/sandbox.sh started the server with: MySQL's
+    under chroot."""
+    with open(os.path.join(benchlib.SANDBOX_DIR, "launch")) as f:
+        return f.read().splitlines()
+
+
+def server_root():
+    """The folder the server sees as "/": "" on the host."""
+    argv = launch()
+    return argv[1].rstrip("/") if argv[0] == "chroot" else ""
+
+
 def restart(server, environ):
     """The sandbox server stopped and started again with environ (None:
     as tests/sandbox.sh starts it) before its command; its start time."""
     end(server)
-    with open(os.path.join(benchlib.SANDBOX_DIR, "launch")) as f:
-        argv = f.read().splitlines()
+    argv = launch()
     if environ:
-        argv = ["env"] + ["%s=%s" % kv for kv in sorted(environ.items())] \
-            + argv
+        env = ["env"] + ["%s=%s" % kv for kv in sorted(environ.items())]
+        # Inside the root: the host's chroot must not preload it too.
+        argv = argv[:2] + env + argv[2:] if argv[0] == "chroot" \
+            else env + argv
     subprocess.Popen(argv, stdin=subprocess.DEVNULL,
                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                      start_new_session=True)
@@ -123,7 +139,8 @@ def restart(server, environ):
 
 def environ_of(setting, workdir):
     """The environment a setting starts the server with, and the prefix
-    of its dumps (None when it writes none)."""
+    of its dumps as this process sees them (None when it writes none);
+    workdir: a folder the server sees, under its root."""
     if setting == "off":
         return None, None
     env = {"LD_PRELOAD": JEMALLOC}
@@ -136,7 +153,7 @@ def environ_of(setting, workdir):
     folder = os.path.join(workdir, "heap-" + setting)
     os.makedirs(folder, exist_ok=True)
     prefix = os.path.join(folder, "jeprof")
-    conf = "prof:true,prof_prefix:" + prefix
+    conf = "prof:true,prof_prefix:" + prefix[len(server_root()):]
     if interval is not None:
         conf += ",lg_prof_interval:%d" % interval
     env["MALLOC_CONF"] = conf
@@ -366,9 +383,11 @@ def report(res, date, tree, seconds):
     notes = [line.split("mysqlmemprof: ", 1)[-1] for line in
              fold["heap"]["text"]["stderr"].splitlines()
              if "neither the server nor mysqlmemprof" in line]
+    past = fold["dumps"] > 1000 or fold["dump_bytes"] > 2**30
     add += ["Its note on that folder: %s" % (
         "`%s`" % notes[0].replace(res["workdir"], "DIR") if notes
-        else "none (past 1,000 dumps or 1 GiB, --heap should say so)"), ""]
+        else "none, though past 1,000 dumps or 1 GiB" if past
+        else "none (within 1,000 dumps and 1 GiB)"), ""]
     bound = per_min * 60 * 24 * (size / n if n else 0)
     add += ["What bounds the figures:", "",
             "- The recommended setting's dumps follow the bytes allocated, "
@@ -383,23 +402,22 @@ def report(res, date, tree, seconds):
             "%d rounds. A ratio whose range over the rounds spans 1 is "
             "marked not resolved: the load moved more than the setting." %
             ROUNDS,
-            "- One server (MariaDB 10.11, the host's); MySQL 9.7 is not "
-            "measured here.", "",
+            "- MySQL 9.7 (Debian's, which links tcmalloc) runs on jemalloc "
+            "preloaded, found first; `off` is its tcmalloc."
+            if benchlib.SERVER_KIND == "mysql" else
+            "- MariaDB 10.11, the host's; `off` is glibc's malloc.", "",
             "Took %s s." % fmt(seconds, 0)]
     return "\n".join(add) + "\n"
 
 
 def main():
-    if not os.path.exists(JEMALLOC):
-        sys.exit("bench: %s is missing: apt-get install libjemalloc2"
-                 % JEMALLOC)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     res, date, tree, seconds = run()
     text = report(res, date, tree, seconds)
     sys.stdout.write(text)
     write_section(RESULTS, SECTION, text)
-    write_raw(os.path.join(os.path.dirname(RESULTS), "RESULTS-heap.json"),
-              res)
+    write_raw(os.path.join(os.path.dirname(RESULTS),
+                           "RESULTS-%s.json" % SECTION), res)
 
 
 def run():
@@ -407,22 +425,29 @@ def run():
     t0 = time.monotonic()
     workdir, helpers = benchlib.workdir_with_helpers("mmp-heap-bench-")
     server = Server()
-    res = {"server": server.version, "rounds": [], "workdir": workdir}
+    root = server_root()
+    # The dumps in a folder the server sees: under MySQL's root.
+    dumps = tempfile.mkdtemp(prefix="mmp-heap-dumps-", dir=root + "/tmp")
+    res = {"server": server.version, "rounds": [], "workdir": dumps}
     try:
+        if not os.path.exists(root + JEMALLOC):
+            raise RuntimeError("%s is missing in %s: apt-get install "
+                               "libjemalloc2" % (JEMALLOC, root or "/"))
         prepare(server)
         for rnd in range(ROUNDS):
             order = SETTINGS[rnd % len(SETTINGS):] + \
                 SETTINGS[:rnd % len(SETTINGS)]
-            res["rounds"].append({s: one_setting(server, s, workdir)
+            res["rounds"].append({s: one_setting(server, s, dumps)
                                   for s in order})
-        res["sweep"] = sweep_phase(server, workdir)
-        res["folder"] = folder_phase(server, helpers, workdir)
+        res["sweep"] = sweep_phase(server, dumps)
+        res["folder"] = folder_phase(server, helpers, dumps)
     finally:
         if not mmp._gone(server.pid):
             end(server)
         server.stop()
         if os.environ.get("MMP_BENCH_KEEP_FILES") != "1":
             shutil.rmtree(workdir, ignore_errors=True)
+            shutil.rmtree(dumps, ignore_errors=True)
     return res, date, tree, time.monotonic() - t0
 
 
