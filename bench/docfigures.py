@@ -215,8 +215,9 @@ def heap_phrases(text, add):
                "prof": "prof: prof:true (lg_prof_sample 19)",
                "recommended": "recommended: prof:true, lg_prof_interval:32"}
 
-    def slower(who, statement):
-        return "%.2f" % cell(text, "heap", "setting", setting[who], statement)
+    def slower(who, statement, section="heap"):
+        return "%.2f" % cell(text, section, "setting", setting[who],
+                             statement)
 
     def per_run(interval):
         return "%g" % round(cell(text, "heap", "lg_prof_interval (jemalloc's"
@@ -248,6 +249,10 @@ def heap_phrases(text, add):
             slower("prof", "user-var"), slower("recommended", "user-var"),
             slower("jemalloc", "cte-insert"),
             slower("jemalloc", "user-var"))))
+    add(MAN, lambda: (
+        "the same two took %s and %s, and %s and %s times as long" % tuple(
+            slower(who, st, "heap-mysql") for st in ("cte-insert", "user-var")
+            for who in ("prof", "recommended"))))
     add(MAN, lambda: (
         "%s dumps a run of that user-variable statement at "
         "lg_prof_interval:32 and %s at 36; ten runs at 26 left %s dumps, "
