@@ -237,13 +237,17 @@ demo: deps
 # at 0 to 1,000 connections, the 1% target, and its disk use), each on a
 # throwaway server of its own, then bench/incident_delay.py (how long
 # writing an incident holds up the recorder's sampling at 1,000 and
-# 10,000 connections, synthetic: no server). Each rewrites its section
+# 10,000 connections, synthetic: no server), then bench/heap_cost.py
+# (what jemalloc's heap profiling costs a server's throughput, the dumps it
+# writes and what --heap takes to read them), on MariaDB 10.11 and on
+# MySQL 9.7. Each rewrites its section
 # of a new build/bench/RESULTS.md, copied with the raw runs over
 # bench/RESULTS.md once all have run: nothing of an earlier run survives;
 # bench/docfigures.py then says which figures README.md and the man page
 # quote from it are not the ones it now holds.
-# About 71 minutes on two cores (run.py 8, overhead.py 11 on each server,
-# servers.sh 4, scale_cost.py 14, record_cost.py 16, incident_delay.py 10;
+# About 77 minutes on two cores (run.py 8, overhead.py 11 on each server,
+# servers.sh 4, scale_cost.py 14, record_cost.py 16, incident_delay.py 10,
+# heap_cost.py 2 and 3;
 # each section says how long it took). MMP_BENCH_QUICK=1: a smoke run of
 # about 13 minutes, left in build/bench.
 BENCH_OUT = build/bench
@@ -261,6 +265,8 @@ bench: deps-test
 	$(BENCH_ENV) python3 bench/record_cost.py
 	$(MAKE) $(BUILD)/incident_delay
 	$(BENCH_ENV) python3 bench/incident_delay.py
+	$(BENCH_ENV) python3 bench/heap_cost.py
+	MMP_SERVER=mysql $(BENCH_ENV) python3 bench/heap_cost.py
 	@if [ "$$MMP_BENCH_QUICK" = 1 ]; then \
 		echo "bench: a smoke run; its results stay in $(BENCH_OUT)"; \
 	else \

@@ -602,7 +602,8 @@ INCIDENT_SECTION = "incident"           # bench/incident_delay.py
 SECTIONS = [RUN_SECTION, "overhead", "overhead-mysql", "poll-mariadb",
             "poll-mysql",               # poll-*: bench/servers.sh
             "scale",                    # bench/scale_cost.py
-            RECORD_SECTION, INCIDENT_SECTION]
+            RECORD_SECTION, INCIDENT_SECTION,
+            "heap", "heap-mysql"]       # bench/heap_cost.py
 PREAMBLE = """# mysqlmemprof benchmark results
 
 Written by `make bench` (see bench/README.md); nothing here is edited by

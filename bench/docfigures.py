@@ -185,6 +185,7 @@ def phrases(text):
                           ms(poll("mysql", explain, 1000)))))
     record_phrases(text, add)
     scale_phrases(text, add)
+    heap_phrases(text, add)
     return out
 
 
@@ -206,6 +207,63 @@ def scale_phrases(text, add):
             tick("a mysqlmemprof"), written("a mysqlmemprof"),
             tick("b mysqlmemprof"), written("b mysqlmemprof --rows-every 0"),
             tick("e Python sampler"))))
+
+
+def heap_phrases(text, add):
+    """The man page's cost of jemalloc's profiling (bench/heap_cost.py)."""
+    setting = {"jemalloc": "jemalloc: LD_PRELOAD, no MALLOC_CONF",
+               "prof": "prof: prof:true (lg_prof_sample 19)",
+               "recommended": "recommended: prof:true, lg_prof_interval:32"}
+
+    def slower(who, statement, section="heap"):
+        return "%.2f" % cell(text, section, "setting", setting[who],
+                             statement)
+
+    def per_run(interval):
+        return "%g" % round(cell(text, "heap", "lg_prof_interval (jemalloc's"
+                                 " average)", interval, "dumps a run"), 1)
+
+    def heap(run, column):
+        return cell(text, "heap", "run", run, column)
+
+    def folder():
+        m = re.search(r"runs of `user-var` left ([\d,]+) dumps, ([\d,]+) "
+                      r"bytes", text)
+        if not m:
+            raise Missing("heap: no folder of dumps")
+        return m.group(1), size(number(m.group(2)) / 2**20)
+
+    def kept(who):
+        return "%.2f" % cell(text, "heap", "setting", setting[who],
+                             "TPS / off")
+
+    add(MAN, lambda: (
+        "allocates little, kept %s and %s of its throughput (jemalloc "
+        "preloaded without profiling: %s)" % (
+            kept("prof"), kept("recommended"), kept("jemalloc"))))
+    add(MAN, lambda: (
+        "took %s and %s times as long, and a user variable set to 100,000 "
+        "bytes 20,000 times %s and %s times (jemalloc preloaded without "
+        "profiling: %s and %s)" % (
+            slower("prof", "cte-insert"), slower("recommended", "cte-insert"),
+            slower("prof", "user-var"), slower("recommended", "user-var"),
+            slower("jemalloc", "cte-insert"),
+            slower("jemalloc", "user-var"))))
+    add(MAN, lambda: (
+        "the same two took %s and %s, and %s and %s times as long" % tuple(
+            slower(who, st, "heap-mysql") for st in ("cte-insert", "user-var")
+            for who in ("prof", "recommended"))))
+    add(MAN, lambda: (
+        "%s dumps a run of that user-variable statement at "
+        "lg_prof_interval:32 and %s at 36; ten runs at 26 left %s dumps, "
+        "%s" % ((per_run("32 (4 GiB)"), per_run("36 (64 GiB)")) +
+                folder())))
+    add(MAN, lambda: (
+        "read the newest of them and named its frames in %.2f s with at most "
+        "%.0f MiB resident, and the growth since the first in %.2f s" % (
+            heap("the newest dump, text", "wall"),
+            heap("the newest dump, text", "max RSS"),
+            heap("--heap-base first (the first and the newest)", "wall"))))
 
 
 def record_cell(text, server, first_header, row, column):

@@ -401,6 +401,8 @@ heap_run(const struct capture_env *env)
 		    "loaded or unloaded since is misnamed), and a dump the "
 		    "server no longer holds open is taken as whole",
 		    pick.maps_now);
+	if (pick.folder_note[0] != '\0')
+		diag_note(env->diag, "%s", pick.folder_note);
 	if (load_profile(env, &pick, &d, &time_ns) != 0)
 		return EXIT_RUNTIME;
 	rc = name_and_write(env, &pick, &d, time_ns);

@@ -24,7 +24,7 @@ static const char how_to_profile[] =
     "(systemctl edit mariadb): [Service] "
     "Environment=LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 "
     "Environment=MALLOC_CONF=prof:true,prof_prefix:/var/lib/mysql-heap/"
-    "jeprof,lg_prof_interval:30 (a folder the server may write); it costs "
+    "jeprof,lg_prof_interval:32 (a folder the server may write); it costs "
     "little where queries allocate little, and several times the time of "
     "statements that allocate and free large blocks (mysqlmemprof(1), "
     "HEAP PROFILES)";
@@ -208,11 +208,32 @@ no_dump(const struct heap_source *src, pid_t pid, const char *prefix,
 		return not_profiled(src, pid, err, errlen);
 	others_there(prefix, pid, others, sizeof(others));
 	snprintf(err, errlen, "no dump of the server's process (pid %d) under "
-	    "%s yet%s; jemalloc writes one each 2^lg_prof_interval bytes "
-	    "allocated (MALLOC_CONF=%s): wait for one, or give --heap-dir "
+	    "%s yet%s; jemalloc writes one as the server allocates "
+	    "(lg_prof_interval of MALLOC_CONF=%s): wait for one, or give --heap-dir "
 	    "where they are, or --heap-file one of them", (int)pid, prefix,
 	    others, src->conf);
 	return EXIT_NO_PROFILE;
+}
+
+/*
+ * The note of a folder of dumps past a bound: jemalloc writes a dump for
+ * each 2^lg_prof_interval bytes allocated (in practice many more), every
+ * process of the environment writes its own, and nothing removes them.
+ */
+static void
+folder_note(const char *prefix, struct heap_pick *out)
+{
+	uint64_t bytes;
+	size_t files;
+
+	if (heap_folder_usage(prefix, &files, &bytes) != 0 ||
+	    (files <= HEAP_FOLDER_FILES && bytes <= HEAP_FOLDER_BYTES))
+		return;
+	snprintf(out->folder_note, sizeof(out->folder_note), "%s.*.heap: "
+	    "%zu dumps, %.1f MiB, and neither the server nor mysqlmemprof "
+	    "removes one: bound the folder (a tmpfiles.d line with an age, or "
+	    "a cron job) or raise lg_prof_interval (mysqlmemprof(1), HEAP "
+	    "PROFILES)", prefix, files, (double)bytes / (1 << 20));
 }
 
 int
@@ -238,6 +259,7 @@ heap_pick_server(const struct session *s, const struct options *o,
 	maps_if_no_proc(proc, out);
 	snprintf(out->fds, sizeof(out->fds), "%s/%d/fd", proc, (int)out->pid);
 	dump_prefix(o, &src, prefix, sizeof(prefix));
+	folder_note(prefix, out);
 	if (heap_find_files(prefix, out->pid, &f, &n, err, errlen) != 0)
 		return EXIT_RUNTIME;
 	if (n == 0)

@@ -9,6 +9,7 @@
 
 #include <limits.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "options.h"
@@ -31,7 +32,16 @@ struct heap_pick {
 	 */
 	char maps_now[96];
 	char fds[96];           /* /proc/PID/fd of the server; "": none */
+	/*
+	 * A note when the folder of the dumps holds more than
+	 * HEAP_FOLDER_FILES dumps or HEAP_FOLDER_BYTES; "": it does not.
+	 */
+	char folder_note[PATH_MAX + 512];
 };
+
+/* Past these, the folder of dumps gets a note: nothing prunes it. */
+#define HEAP_FOLDER_FILES 1000
+#define HEAP_FOLDER_BYTES ((uint64_t)1 << 30)
 
 /*
  * The server's dumps into *out. proc: where /proc is (NULL: /proc).

@@ -110,4 +110,10 @@ int heap_find_files(const char *prefix, pid_t pid, struct heap_file **files,
     size_t *n, char *err, size_t errlen);
 void heap_files_free(struct heap_file *files, size_t n);
 
+/*
+ * The dumps of every process under prefix and their bytes: the folder
+ * jemalloc fills and nothing prunes. 0, or -1 when it cannot be listed.
+ */
+int heap_folder_usage(const char *prefix, size_t *files, uint64_t *bytes);
+
 #endif

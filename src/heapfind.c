@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "heapdump.h"
@@ -362,6 +363,33 @@ heap_find_files(const char *prefix, pid_t pid, struct heap_file **files,
 	closedir(dp);
 	if (*n > 1)
 		qsort(*files, *n, sizeof(**files), by_pid_seq);
+	return 0;
+}
+
+int
+heap_folder_usage(const char *prefix, size_t *files, uint64_t *bytes)
+{
+	char dir[PATH_MAX];
+	const char *base;
+	struct dirent *e;
+	struct heap_file f;
+	struct stat st;
+	DIR *dp;
+
+	*files = 0;
+	*bytes = 0;
+	if (*prefix == '\0' || split_prefix(prefix, dir, sizeof(dir),
+	    &base) != 0 || (dp = opendir(dir)) == NULL)
+		return -1;
+	while ((e = readdir(dp)) != NULL) {
+		memset(&f, 0, sizeof(f));
+		if (e->d_type == DT_DIR || !match_name(e->d_name, base, &f) ||
+		    fstatat(dirfd(dp), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;
+		(*files)++;
+		*bytes += (uint64_t)st.st_size;
+	}
+	closedir(dp);
 	return 0;
 }
 

@@ -4,6 +4,7 @@
  * for --heap-base first, a base of another pid refused, and each reason
  * there is nothing to read with its exit status.
  */
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -223,6 +224,54 @@ test_not_the_server(void **state)
 	assert_null(strchr(err, '\n'));
 }
 
+/*
+ * A folder past HEAP_FOLDER_FILES dumps (of any process: helpers' count)
+ * or HEAP_FOLDER_BYTES gets its note; at the bound, or with files that
+ * are not dumps, none.
+ */
+static void
+test_folder_past_its_bound(void **state)
+{
+	char name[64], path[256], dir[256];
+	int i, fd;
+
+	(void)state;
+	SERVER(PROFILED, JEMALLOC);
+	for (i = 0; i < HEAP_FOLDER_FILES - 1; i++) {
+		snprintf(name, sizeof(name), "dumps/jeprof.%d.%d.i%d.heap",
+		    i % 2 ? PID : 3000, i, i);
+		put(name, "", 0);
+	}
+	PUT("dumps/jeprof.2902.x.heap", "");
+	PUT("dumps/notes.txt", "");
+	PUT("dumps/jeprof.2902.5000.i5000.heap", "");
+	assert_int_equal(pick_server(), 0);
+	assert_string_equal(pick.folder_note, "");
+	PUT("dumps/jeprof.3000.5001.u5001.heap", "");
+	assert_int_equal(pick_server(), 0);
+	assert_non_null(strstr(pick.folder_note, "/dumps/jeprof.*.heap: "
+	    "1001 dumps, 0.0 MiB, and neither the server nor mysqlmemprof "
+	    "removes one: bound the folder"));
+	assert_null(strchr(pick.folder_note, '\n'));
+	/* One large dump (sparse: its size is what counts). */
+	snprintf(path, sizeof(path), "%s/big", tmp);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/big/jeprof.2902.1.i1.heap", tmp);
+	assert_true((fd = open(path, O_WRONLY | O_CREAT, 0600)) >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)HEAP_FOLDER_BYTES), 0);
+	assert_int_equal(close(fd), 0);
+	snprintf(dir, sizeof(dir), "%s/big/jeprof", tmp);
+	opts.heap_dir = dir;
+	assert_int_equal(pick_server(), 0);
+	assert_string_equal(pick.folder_note, "");
+	snprintf(path, sizeof(path), "%s/big/jeprof.3000.2.f.heap", tmp);
+	assert_true((fd = open(path, O_WRONLY | O_CREAT, 0600)) >= 0);
+	assert_int_equal(write(fd, "x", 1), 1);
+	assert_int_equal(close(fd), 0);
+	assert_int_equal(pick_server(), 0);
+	assert_non_null(strstr(pick.folder_note, ": 2 dumps, 1024.0 MiB, "));
+}
+
 int
 main(void)
 {
@@ -237,6 +286,8 @@ main(void)
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_the_server, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_folder_past_its_bound,
+		    setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
