@@ -36,6 +36,11 @@ struct delta_table {
 	size_t *slots;
 	size_t n_slots;          /* a power of two */
 	bool primed;             /* a reading has been kept */
+	/*
+	 * The last update found each event where it stood, none of them
+	 * moved: delta_table_still().
+	 */
+	bool still;
 };
 
 struct delta_table *
@@ -260,16 +265,19 @@ delta_table_update(struct delta_table *t, struct event_stat *ev, size_t n)
 	 * thousand instructions a sample.
 	 */
 	if (had_prev && in_place(t, ev, n)) {
+		t->still = true;
 		for (size_t i = 0; i < n; i++) {
 			if (unchanged(&t->prev[i], &ev[i])) {
 				ev[i].delta = (struct event_delta){ 0 };
 				continue;
 			}
+			t->still = false;
 			compare(&ev[i], &t->prev[i]);
 			keep(&t->prev[i], &ev[i], true);
 		}
 		return 1;
 	}
+	t->still = false;
 	for (size_t i = 0; i < n; i++) {
 		const struct prev_event *p = &zero;
 
@@ -289,6 +297,12 @@ delta_table_update(struct delta_table *t, struct event_stat *ev, size_t n)
 	t->primed = true;
 	index_prev(t);
 	return had_prev;
+}
+
+bool
+delta_table_still(const struct delta_table *t)
+{
+	return t->still;
 }
 
 void

@@ -6,6 +6,7 @@
 #ifndef MYSQLMEMPROF_DELTA_H
 #define MYSQLMEMPROF_DELTA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "sample.h"
@@ -23,6 +24,13 @@ void delta_table_free(struct delta_table *t);
  */
 int delta_table_update(struct delta_table *t, struct event_stat *ev,
     size_t n);
+
+/*
+ * Whether the last update had a previous reading with the same events in
+ * the same places and found none of them moved: every delta zero, and
+ * what follows from the counters alone the same as for that reading.
+ */
+bool delta_table_still(const struct delta_table *t);
 
 /*
  * What a sample says over the n events of its reading, from their deltas:

@@ -67,6 +67,35 @@ test_first_reading_has_no_deltas(void **state)
 	delta_table_free(NULL);
 }
 
+/*
+ * Still: the same events in the same places, none moved; not after the
+ * first reading, nor when one moved or stands elsewhere.
+ */
+static void
+test_still_when_nothing_moved(void **state)
+{
+	struct delta_table *t = delta_table_create();
+	struct event_stat r1[] = {
+		ev("memory/a", 100, 500, 900, 800, 9, 8),
+		ev("memory/b", 50, 60, 500, 450, 5, 4),
+	};
+	struct event_stat moved = ev("memory/b", 50, 60, 600, 550, 6, 5);
+
+	(void)state;
+	assert_non_null(t);
+	assert_int_equal(delta_table_update(t, r1, 2), 0);
+	assert_false(delta_table_still(t));
+	assert_int_equal(delta_table_update(t, r1, 2), 1);
+	assert_true(delta_table_still(t));
+	delta_is(&r1[1], 0, 0, 0, 0, false);
+	r1[1] = moved;
+	assert_int_equal(delta_table_update(t, r1, 2), 1);
+	assert_false(delta_table_still(t));
+	assert_int_equal(delta_table_update(t, r1, 1), 1);
+	assert_false(delta_table_still(t));
+	delta_table_free(t);
+}
+
 /* The name's entry, as the reader sets it. */
 static struct event_stat
 interned(struct event_stat e)
@@ -510,6 +539,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_first_reading_has_no_deltas),
+		cmocka_unit_test(test_still_when_nothing_moved),
 		cmocka_unit_test(test_sums_saturate),
 		cmocka_unit_test(test_readings_of_no_event),
 		cmocka_unit_test(test_deltas_follow_the_name),
