@@ -190,6 +190,7 @@ list_peaks(struct summary *out)
 /* An event of one sample, for the top events of a statement. */
 struct named_bytes {
 	const char *name;
+	const struct event_name *interned; /* the event's, or NULL */
 	int64_t bytes;
 };
 
@@ -198,6 +199,28 @@ by_name(const void *a, const void *b)
 {
 	return strcmp(((const struct named_bytes *)a)->name,
 	    ((const struct named_bytes *)b)->name);
+}
+
+/*
+ * The same grouping by the names' entries, when every event has one: as
+ * by_entry_then_age(), only the grouping matters, keep_top() ranks.
+ */
+static int
+by_entry(const void *a, const void *b)
+{
+	uintptr_t p = (uintptr_t)((const struct named_bytes *)a)->interned;
+	uintptr_t q = (uintptr_t)((const struct named_bytes *)b)->interned;
+
+	return (p > q) - (p < q);
+}
+
+/* Whether x and y are one event's: by entry when both have one. */
+static bool
+same_event(const struct named_bytes *x, const struct named_bytes *y)
+{
+	if (x->interned != NULL && y->interned != NULL)
+		return x->interned == y->interned;
+	return strcmp(x->name, y->name) == 0;
 }
 
 /* Whether (name, bytes) goes before top[i]: more bytes, then the name. */
@@ -235,6 +258,7 @@ fold_statement(const struct ring *r, size_t first, size_t n,
 {
 	const struct sample *s = ring_get(r, first);
 	size_t k = 0;
+	bool entries = true;
 
 	st->statement = &s->statement;
 	st->samples = n;
@@ -244,18 +268,23 @@ fold_statement(const struct ring *r, size_t first, size_t n,
 		s = ring_get(r, i);
 		if (s->total_bytes > st->peak_total)
 			st->peak_total = s->total_bytes;
-		for (size_t j = 0; j < s->n_events; j++)
-			scratch[k++] = (struct named_bytes){ s->events[j].name,
-			    s->events[j].current_bytes };
+		for (size_t j = 0; j < s->n_events; j++) {
+			const struct event_stat *e = &s->events[j];
+
+			scratch[k++] = (struct named_bytes){ e->name,
+			    e->interned, e->current_bytes };
+			entries &= e->interned != NULL;
+		}
 	}
 	st->last_seq = s->seq;
 	st->final_total = s->total_bytes;
-	qsort(scratch, k, sizeof(*scratch), by_name);
+	/* By entry where each has one, as collect() does. */
+	qsort(scratch, k, sizeof(*scratch), entries ? by_entry : by_name);
 	for (size_t i = 0, j; i < k; i = j) {
 		int64_t max = scratch[i].bytes;
 
-		for (j = i + 1; j < k && strcmp(scratch[j].name,
-		    scratch[i].name) == 0; j++)
+		for (j = i + 1; j < k && same_event(&scratch[j], &scratch[i]);
+		    j++)
 			if (scratch[j].bytes > max)
 				max = scratch[j].bytes;
 		keep_top(st, scratch[i].name, max);
