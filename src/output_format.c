@@ -49,6 +49,72 @@ output_text_kept_free(struct output_text_kept *k)
 	k->kept = false;
 }
 
+/* Whether x, read of column j, is what k kept of it. */
+static bool
+run_value_same(const struct output_run_kept *k, size_t j,
+    const struct output_run_value *x)
+{
+	const struct output_run_value *y = &k->kept[j];
+	enum column_kind kind = sample_columns[j].kind;
+
+	if (x->known != y->known)
+		return false;
+	if (!x->known)
+		return true;
+	if (kind == COLUMN_INT || kind == COLUMN_UINT)
+		return x->v.u == y->v.u;
+	return x->v.len == y->v.len &&
+	    (kind != COLUMN_NAME || x->v.plain == y->v.plain) &&
+	    (x->v.len == 0 || memcmp(k->text.p + y->off, x->v.s,
+	    x->v.len) == 0);
+}
+
+bool
+output_run_same(struct output_run_kept *k, const struct sample_row *r,
+    const size_t *cols, size_t n)
+{
+	bool same = k->kept_any;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t j = cols[i];
+		struct output_run_value *x = &k->now[j];
+
+		x->known = sample_column_get(&sample_columns[j], r, &x->v);
+		same = same && run_value_same(k, j, x);
+	}
+	return same;
+}
+
+void
+output_run_keep(struct output_run_kept *k, const size_t *cols, size_t n,
+    const char *p, size_t len)
+{
+	obuf_clear(&k->text);
+	for (size_t i = 0; i < n; i++) {
+		size_t j = cols[i];
+		struct output_run_value *x = &k->kept[j];
+		enum column_kind kind = sample_columns[j].kind;
+
+		*x = k->now[j];
+		if (!x->known || kind == COLUMN_INT || kind == COLUMN_UINT)
+			continue;
+		x->off = k->text.len;
+		obuf_write(&k->text, x->v.s, x->v.len);
+		x->v.s = NULL; /* the sample's, gone by the next */
+	}
+	obuf_clear(&k->written);
+	obuf_write(&k->written, p, len);
+	k->kept_any = !k->text.failed && !k->written.failed;
+}
+
+void
+output_run_kept_free(struct output_run_kept *k)
+{
+	obuf_free(&k->text);
+	obuf_free(&k->written);
+	k->kept_any = false;
+}
+
 void *
 output_chart_init(const struct output_settings *set)
 {

@@ -274,8 +274,11 @@ put_column(struct obuf *b, char sep, size_t j,
 		return;
 	}
 	b->len = (size_t)(p - b->p);
-	output_text_put(b, &kept[j], v.s, v.len,
-	    c->kind == COLUMN_NAME && v.plain, write_text);
+	/* Plain, it is copied: keeping it cost more (the timestamp). */
+	if (c->kind == COLUMN_NAME && v.plain)
+		write_text(b, v.s, v.len, true);
+	else
+		output_text_put(b, &kept[j], v.s, v.len, false, write_text);
 }
 
 /*
@@ -342,6 +345,8 @@ struct json_state {
 	} kept[KEPT_EVENTS];
 	/* Each sample-level text column's last value (output_format.h). */
 	struct output_text_kept text[SAMPLE_COLUMNS];
+	/* The columns after the events, the same in most samples. */
+	struct output_run_kept tail;
 };
 
 static void *
@@ -358,6 +363,7 @@ json_free(void *state)
 
 	for (size_t j = 0; j < SAMPLE_COLUMNS; j++)
 		output_text_kept_free(&st->text[j]);
+	output_run_kept_free(&st->tail);
 	free(st);
 }
 
@@ -448,13 +454,33 @@ put_finished(struct obuf *b, const struct sample *s)
 	obuf_putc(b, ']');
 }
 
+/*
+ * The sample's columns after the events, each after a comma: what was
+ * written of them last when their values are the same (output_format.h).
+ */
+static void
+put_tail(struct obuf *b, const struct sample_row *r, struct json_state *st,
+    const size_t *cols, size_t n)
+{
+	size_t from = b->len;
+
+	if (output_run_same(&st->tail, r, cols, n)) {
+		obuf_write(b, st->tail.written.p, st->tail.written.len);
+		return;
+	}
+	for (size_t k = 0; k < n; k++)
+		put_column(b, ',', cols[k], r, st->text);
+	if (!b->failed)
+		output_run_keep(&st->tail, cols, n, b->p + from,
+		    b->len - from);
+}
+
 static int
 json_sample(struct output *o, const struct sample *s)
 {
 	char ts[64];
 	struct sample_row r = { .o = o, .s = s, .timestamp = ts };
 	char sep = '{';
-
 
 	/* Made once: pthread_once() itself cost more than a field. */
 	if (!atomic_load_explicit(&sample_keys_made, memory_order_acquire))
@@ -464,9 +490,12 @@ json_sample(struct output *o, const struct sample *s)
 		if (sample_order[k] == EVENTS) {
 			obuf_putc(&o->buf, sep);
 			put_events(&o->buf, &r, o->state);
-		} else
-			put_column(&o->buf, sep, sample_order[k], &r,
-			    ((struct json_state *)o->state)->text);
+			put_tail(&o->buf, &r, o->state, sample_order + k + 1,
+			    n_sample_order - k - 1);
+			break;
+		}
+		put_column(&o->buf, sep, sample_order[k], &r,
+		    ((struct json_state *)o->state)->text);
 		sep = ',';
 	}
 	put_finished(&o->buf, s);
