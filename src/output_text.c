@@ -434,7 +434,8 @@ put_rows_kept(struct output *o, struct text_rows *k, const struct sample *s)
 
 /* The sample's rows, after what changed since the last sample written. */
 static int
-put_sample(struct output *o, struct text_state *t, const struct sample *s)
+put_sample(struct output *o, struct text_state *t, const struct sample *s,
+    bool same_statement)
 {
 	if (s->gap_ms > 0) {
 		obuf_puts(&o->buf, "## gap of ");
@@ -445,8 +446,7 @@ put_sample(struct output *o, struct text_state *t, const struct sample *s)
 	if (s->setup_off != t->setup_off)
 		put_setup_off(&o->buf, s->setup_off);
 	/* Only a thread runs statements. */
-	if (o->grain == NULL && (!t->has_statement ||
-	    !statement_same(&t->statement, &s->statement))) {
+	if (o->grain == NULL && !same_statement) {
 		obuf_puts(&o->buf, "## statement: ");
 		put_statement_text(&o->buf, &s->statement);
 		obuf_puts(&o->buf, " ##\n");
@@ -470,9 +470,13 @@ static int
 text_sample(struct output *o, const struct sample *s)
 {
 	struct text_state *t = o->state;
-	int rc = put_sample(o, t, s);
+	bool same = t->has_statement &&
+	    statement_same(&t->statement, &s->statement);
+	int rc = put_sample(o, t, s, same);
 
-	statement_set(&t->statement, &s->statement);
+	/* The same, its copy answers statement_same() as a new one would. */
+	if (!same)
+		statement_set(&t->statement, &s->statement);
 	t->has_statement = true;
 	t->setup_off = s->setup_off;
 	if (!s->events_kept) {
