@@ -333,7 +333,7 @@ put_sample_runs(struct output *o, struct csv_state *st,
 			    sample_column_get(c, r, &v), &v);
 		}
 		if (!b->failed)
-			output_run_keep(&st->kept_tail, st->tail, st->n_tail,
+			output_run_keep(&st->kept_tail, r, st->tail, st->n_tail,
 			    b->p + from, b->len - from);
 	}
 	span[at].to = b->len;

@@ -243,25 +243,21 @@ struct output_run_value {
 	size_t off;
 };
 struct output_run_kept {
-	struct output_run_value now[SAMPLE_COLUMNS];  /* as last read */
-	struct output_run_value kept[SAMPLE_COLUMNS]; /* as last kept */
+	struct output_run_value kept[SAMPLE_COLUMNS];
 	struct obuf text;    /* the kept text values, one after another */
 	struct obuf written; /* what the format wrote of the run */
 	bool kept_any;
 };
 
 /*
- * Reads the sample-level columns cols[0..n) of r into k; whether they are
- * those k kept, whose bytes the format wrote are then k->written.
+ * Whether the sample-level columns cols[0..n) of r are those k kept,
+ * whose bytes the format wrote are then k->written.
  */
 bool output_run_same(struct output_run_kept *k, const struct sample_row *r,
     const size_t *cols, size_t n);
-/*
- * Keeps the values output_run_same() read last, and the len bytes at p
- * the format wrote of them.
- */
-void output_run_keep(struct output_run_kept *k, const size_t *cols,
-    size_t n, const char *p, size_t len);
+/* Keeps those columns of r, and the len bytes at p the format wrote of them. */
+void output_run_keep(struct output_run_kept *k, const struct sample_row *r,
+    const size_t *cols, size_t n, const char *p, size_t len);
 void output_run_kept_free(struct output_run_kept *k);
 
 /*

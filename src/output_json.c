@@ -471,7 +471,7 @@ put_tail(struct obuf *b, const struct sample_row *r, struct json_state *st,
 	for (size_t k = 0; k < n; k++)
 		put_column(b, ',', cols[k], r, st->text);
 	if (!b->failed)
-		output_run_keep(&st->tail, cols, n, b->p + from,
+		output_run_keep(&st->tail, r, cols, n, b->p + from,
 		    b->len - from);
 }
 
