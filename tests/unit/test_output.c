@@ -471,6 +471,33 @@ sample_bytes(struct output *o, const struct sample *s, size_t *len)
 }
 
 /*
+ * Sample b as an output of format writes it after a, and as one that
+ * wrote fresh_first (NULL: nothing) before it: the same bytes, or the
+ * test fails.
+ */
+static void
+second_same(const char *format, const struct sample *a,
+    const struct sample *fresh_first, const struct sample *b)
+{
+	struct output kept = { .fmt = output_table_find(format) };
+	struct output fresh = kept;
+	char *got, *want;
+	size_t glen, wlen;
+
+	free(sample_bytes(&kept, a, &glen));
+	if (fresh_first != NULL)
+		free(sample_bytes(&fresh, fresh_first, &wlen));
+	got = sample_bytes(&kept, b, &glen);
+	want = sample_bytes(&fresh, b, &wlen);
+	assert_int_equal(glen, wlen);
+	assert_memory_equal(got, want, wlen);
+	free(got);
+	free(want);
+	output_release(&kept);
+	output_release(&fresh);
+}
+
+/*
  * CSV and JSON write an event again from the bytes they kept of it while
  * nothing it is written from changed (output_format.h): after a first
  * sample, a second one, the same or with one thing of its first event
@@ -497,12 +524,7 @@ test_unchanged_events_write_the_same(void **state)
 			    .has_deltas = true, .thread_id = 42,
 			    .total_bytes = 12000, .n_events = 3, .events = a };
 			struct sample sb = sa;
-			struct output kept = { .fmt = output_table_find(
-			    formats[f]) };
-			struct output fresh = kept;
 			struct event_stat *e = &b[0];
-			char *got, *want;
-			size_t glen, wlen;
 
 			for (size_t i = 0; i < 3; i++) {
 				a[i].interned = names_intern(a[i].name,
@@ -540,15 +562,7 @@ test_unchanged_events_write_the_same(void **state)
 				break;
 			}
 			}
-			free(sample_bytes(&kept, &sa, &glen));
-			got = sample_bytes(&kept, &sb, &glen);
-			want = sample_bytes(&fresh, &sb, &wlen);
-			assert_int_equal(glen, wlen);
-			assert_memory_equal(got, want, wlen);
-			free(got);
-			free(want);
-			output_release(&kept);
-			output_release(&fresh);
+			second_same(formats[f], &sa, NULL, &sb);
 		}
 }
 
@@ -572,11 +586,6 @@ test_unchanged_sample_columns_write_the_same(void **state)
 			    .has_deltas = true, .thread_id = 42,
 			    .total_bytes = 5000, .n_events = 1, .events = a };
 			struct sample sb;
-			struct output kept = { .fmt = output_table_find(
-			    formats[f]) };
-			struct output fresh = kept;
-			char *got, *want;
-			size_t glen, wlen;
 
 			sa.statement.has_id = true;
 			sa.statement.id = 7;
@@ -614,15 +623,7 @@ test_unchanged_sample_columns_write_the_same(void **state)
 				break;
 			case 13: sb.total_bytes++; break;
 			}
-			free(sample_bytes(&kept, &sa, &glen));
-			got = sample_bytes(&kept, &sb, &glen);
-			want = sample_bytes(&fresh, &sb, &wlen);
-			assert_int_equal(glen, wlen);
-			assert_memory_equal(got, want, wlen);
-			free(got);
-			free(want);
-			output_release(&kept);
-			output_release(&fresh);
+			second_same(formats[f], &sa, NULL, &sb);
 		}
 }
 
@@ -647,10 +648,6 @@ test_unchanged_text_rows_write_the_same(void **state)
 		    .has_deltas = true, .thread_id = 42, .total_bytes = 9000,
 		    .n_events = 2, .events = a };
 		struct sample sb, other;
-		struct output kept = { .fmt = output_table_find("text") };
-		struct output fresh = kept;
-		char *got, *want;
-		size_t glen, wlen;
 
 		for (size_t i = 0; i < 2; i++)
 			a[i].interned = names_intern(a[i].name,
@@ -683,16 +680,7 @@ test_unchanged_text_rows_write_the_same(void **state)
 		}
 		other = sa;
 		other.total_bytes = 1;
-		free(sample_bytes(&kept, &sa, &glen));
-		free(sample_bytes(&fresh, &other, &wlen));
-		got = sample_bytes(&kept, &sb, &glen);
-		want = sample_bytes(&fresh, &sb, &wlen);
-		assert_int_equal(glen, wlen);
-		assert_memory_equal(got, want, wlen);
-		free(got);
-		free(want);
-		output_release(&kept);
-		output_release(&fresh);
+		second_same("text", &sa, &other, &sb);
 	}
 }
 
