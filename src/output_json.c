@@ -30,34 +30,17 @@ put_u(struct obuf *b, uint32_t cp)
 static void
 put_ascii(struct obuf *b, unsigned char c)
 {
-	switch (c) {
-	case '"':
-		obuf_write(b, "\\\"", 2);
-		break;
-	case '\\':
-		obuf_write(b, "\\\\", 2);
-		break;
-	case '\b':
-		obuf_write(b, "\\b", 2);
-		break;
-	case '\f':
-		obuf_write(b, "\\f", 2);
-		break;
-	case '\n':
-		obuf_write(b, "\\n", 2);
-		break;
-	case '\r':
-		obuf_write(b, "\\r", 2);
-		break;
-	case '\t':
-		obuf_write(b, "\\t", 2);
-		break;
-	default:
-		if (c < 0x20 || c == 0x7f)
-			put_u(b, c);
-		else
-			obuf_putc(b, (char)c);
-	}
+	static const char esc[][3] = {
+		['"'] = "\\\"", ['\\'] = "\\\\", ['\b'] = "\\b",
+		['\f'] = "\\f", ['\n'] = "\\n", ['\r'] = "\\r", ['\t'] = "\\t",
+	};
+
+	if (c < sizeof(esc) / sizeof(esc[0]) && esc[c][0] != '\0')
+		obuf_write(b, esc[c], 2);
+	else if (c < 0x20 || c == 0x7f)
+		put_u(b, c);
+	else
+		obuf_putc(b, (char)c);
 }
 
 /*
@@ -345,8 +328,7 @@ struct json_state {
 	} kept[KEPT_EVENTS];
 	/* Each sample-level text column's last value (output_format.h). */
 	struct output_text_kept text[SAMPLE_COLUMNS];
-	/* The columns after the events, the same in most samples. */
-	struct output_run_kept tail;
+	struct output_run_kept tail; /* the columns after the events */
 };
 
 static void *
@@ -454,10 +436,7 @@ put_finished(struct obuf *b, const struct sample *s)
 	obuf_putc(b, ']');
 }
 
-/*
- * The sample's columns after the events, each after a comma: what was
- * written of them last when their values are the same (output_format.h).
- */
+/* The columns after the events, from what was kept of them if the same. */
 static void
 put_tail(struct obuf *b, const struct sample_row *r, struct json_state *st,
     const size_t *cols, size_t n)
