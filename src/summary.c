@@ -139,8 +139,8 @@ run_length(const struct occurrence *occ, size_t n, bool by_entry)
 /*
  * Puts base[0..n), elements of size bytes, in groups of one key each,
  * every group in the order its elements had, when they have at most
- * GROUPS_MAX keys: two passes and a copy, where sorting a full window's
- * events cost more than a tenth of a sample for each sample of the run.
+ * GROUPS_MAX keys: two passes and a copy, where sorting the 200 events of
+ * a window of 50 samples of a top 4 cost some 80,000 instructions.
  * Returns false, base as it was, for more keys or out of memory.
  */
 static bool
