@@ -161,7 +161,8 @@ fill_sample(struct loop *l, struct sample *s, const struct reading *rd,
 		l->order = p;
 		l->order_cap = n;
 	}
-	if ((has_deltas = delta_table_update(l->deltas, events, n)) < 0)
+	if ((has_deltas = delta_table_update_marked(l->deltas, events, n,
+	    rd->seq, rd->after, rd->unmoved)) < 0)
 		return -1;
 	s->has_deltas = has_deltas;
 	keep = select_events(l, s, events, n, max_events);
