@@ -229,25 +229,28 @@ put_runs(struct obuf *b, const struct sample_row *r, enum column_level level,
     struct span span[SAMPLE_COLUMNS], size_t to)
 {
 	union column_value v;
-	size_t at = 0;
 
 	obuf_clear(b);
-	for (size_t j = 0; j < to; j++) {
-		const struct sample_column *c = &sample_columns[j];
+	for (size_t j = 0; j < to;) {
+		size_t at = j;
 
-		if (c->level != level)
+		if (sample_columns[j].level != level) {
+			j++;
 			continue;
-		if (j == 0 || sample_columns[j - 1].level != level) {
-			at = j;
-			span[at].from = b->len;
 		}
-		if (c->at != 0 && r->e != NULL && j > 0)
-			put_loaded(b, c, r->e, r->s->has_deltas);
-		else
-			put_value(b, j == 0, c->kind,
-			    sample_column_get(c, r, &v), &v);
+		/* A run's span is set at its ends, not at each field. */
+		span[at].from = b->len;
+		for (; j < to && sample_columns[j].level == level; j++) {
+			const struct sample_column *c = &sample_columns[j];
+
+			if (c->at != 0 && r->e != NULL && j > 0)
+				put_loaded(b, c, r->e, r->s->has_deltas);
+			else
+				put_value(b, j == 0, c->kind,
+				    sample_column_get(c, r, &v), &v);
+		}
 		span[at].to = b->len;
-		span[at].next = j + 1;
+		span[at].next = j;
 	}
 }
 
