@@ -79,7 +79,10 @@ COST_WHO = (FORMATS + ["json-default", "floor-paced"] +
 BYTES_N = 10 if QUICK else 100          # samples of the bytes' measure
 SIDE_S = 1 if QUICK else 2              # floor back to back, per round
 INSTR_N = 20 if QUICK else 300          # samples counted under callgrind
-INSTR_WARM = 5 if QUICK else 20         # samples before those
+# Samples before those: more than the summary's window of 50, so both runs
+# end on a full window and the end's summary (over 50 samples in one run,
+# fewer in the other) is not counted as the samples' work.
+INSTR_WARM = 5 if QUICK else 60
 INSTR_WHO = COST_WHO[:-1]
 STATEMENT_TARGET = 1.05                 # issue 13: server cost per sample
 CLIENT_TARGET = 1.1                     # issue 33: client CPU per sample
@@ -426,8 +429,9 @@ def instr_report(ins, alone=None, bytes_=None):
         add("")
     add("The same programs under callgrind, %d samples every %d ms: "
         "the instructions each runs in user space per sample (a run of "
-        "%d samples less a run of %d), libraries included, the kernel "
-        "not. One run each: the count does not move with the machine's "
+        "%d samples less a run of %d, both ending on a full window of "
+        "the summary, so that only per-sample work is left), libraries "
+        "included, the kernel not. One run each: the count does not move with the machine's "
         "load, as the CPU times above do." % (INSTR_N, COST_MS,
                                               INSTR_N + INSTR_WARM,
                                               INSTR_WARM))

@@ -56,6 +56,16 @@ struct reading {
 	 */
 	const struct finished_statement *finished;
 	size_t n_finished;
+	/*
+	 * Which reading this is (seq, unique in the process; 0: unmarked),
+	 * and whether its events are those of reading after, in the same
+	 * places and the same memory, none of their counters moved: a
+	 * consumer that kept reading after compares nothing (delta.h). A
+	 * source that hands on other events than its inner one's leaves
+	 * these 0.
+	 */
+	uint64_t seq, after;
+	bool unmoved;
 };
 
 struct source {

@@ -6,6 +6,7 @@
 #ifndef MYSQLMEMPROF_DELTA_H
 #define MYSQLMEMPROF_DELTA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "sample.h"
@@ -23,6 +24,22 @@ void delta_table_free(struct delta_table *t);
  */
 int delta_table_update(struct delta_table *t, struct event_stat *ev,
     size_t n);
+
+/*
+ * delta_table_update() for reading seq, which says its events are those
+ * of reading after, none moved (unmoved, source.h): when the last update
+ * was of that reading, in the same memory, and found nothing moved, the
+ * deltas it zeroed stand and nothing is compared.
+ */
+int delta_table_update_marked(struct delta_table *t, struct event_stat *ev,
+    size_t n, uint64_t seq, uint64_t after, bool unmoved);
+
+/*
+ * Whether the last update had a previous reading with the same events in
+ * the same places and found none of them moved: every delta zero, and
+ * what follows from the counters alone the same as for that reading.
+ */
+bool delta_table_still(const struct delta_table *t);
 
 /*
  * What a sample says over the n events of its reading, from their deltas:

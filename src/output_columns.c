@@ -51,6 +51,8 @@ sample_elapsed_ms(const struct sample_row *r, union column_value *v)
 static bool
 sample_timestamp(const struct sample_row *r, union column_value *v)
 {
+	/* units_timestamp()'s digits and separators need no escape. */
+	v->plain = true;
 	return text_or_null(r->timestamp, v);
 }
 
@@ -386,7 +388,7 @@ event_spike_lower(const struct sample_row *r, union column_value *v)
 const struct sample_column sample_columns[] = {
 	{ "sample",            S, COLUMN_UINT, sample_seq, GETTER },
 	{ "elapsed_ms",        S, COLUMN_UINT, sample_elapsed_ms, GETTER },
-	{ "timestamp",         S, COLUMN_TEXT, sample_timestamp, GETTER },
+	{ "timestamp",         S, COLUMN_NAME, sample_timestamp, GETTER },
 	{ "thread_id",         S, COLUMN_UINT, sample_thread_id, GETTER },
 	{ "event_name",        E, COLUMN_NAME, event_name, GETTER },
 	{ "current_bytes",     E, COLUMN_INT,  event_current_bytes,

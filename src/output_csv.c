@@ -134,13 +134,28 @@ struct event_runs {
 struct csv_state {
 	struct event_runs kept[KEPT_EVENTS];
 	struct event_runs other; /* a place beyond those, or no event */
+	/*
+	 * The sample's columns after the last event column, tail[0..n_tail):
+	 * the same in most samples (output_run_same()).
+	 */
+	struct output_run_kept kept_tail;
+	size_t tail[SAMPLE_COLUMNS], n_tail;
 };
 
 static void *
 csv_init(const struct output_settings *set)
 {
+	struct csv_state *st = calloc(1, sizeof(struct csv_state));
+	size_t j = SAMPLE_COLUMNS;
+
 	(void)set;
-	return calloc(1, sizeof(struct csv_state));
+	if (st == NULL)
+		return NULL;
+	while (j > 0 && sample_columns[j - 1].level == COLUMN_SAMPLE)
+		j--;
+	for (; j < SAMPLE_COLUMNS; j++)
+		st->tail[st->n_tail++] = j;
+	return st;
 }
 
 static void
@@ -151,6 +166,7 @@ csv_free(void *state)
 	for (size_t i = 0; i < KEPT_EVENTS; i++)
 		obuf_free(&st->kept[i].bytes);
 	obuf_free(&st->other.bytes);
+	output_run_kept_free(&st->kept_tail);
 	free(st);
 }
 
@@ -210,28 +226,31 @@ put_value(struct obuf *b, bool first, enum column_kind kind, bool known,
  */
 static void
 put_runs(struct obuf *b, const struct sample_row *r, enum column_level level,
-    struct span span[SAMPLE_COLUMNS])
+    struct span span[SAMPLE_COLUMNS], size_t to)
 {
 	union column_value v;
-	size_t at = 0;
 
 	obuf_clear(b);
-	for (size_t j = 0; j < SAMPLE_COLUMNS; j++) {
-		const struct sample_column *c = &sample_columns[j];
+	for (size_t j = 0; j < to;) {
+		size_t at = j;
 
-		if (c->level != level)
+		if (sample_columns[j].level != level) {
+			j++;
 			continue;
-		if (j == 0 || sample_columns[j - 1].level != level) {
-			at = j;
-			span[at].from = b->len;
 		}
-		if (c->at != 0 && r->e != NULL && j > 0)
-			put_loaded(b, c, r->e, r->s->has_deltas);
-		else
-			put_value(b, j == 0, c->kind,
-			    sample_column_get(c, r, &v), &v);
+		/* A run's span is set at its ends, not at each field. */
+		span[at].from = b->len;
+		for (; j < to && sample_columns[j].level == level; j++) {
+			const struct sample_column *c = &sample_columns[j];
+
+			if (c->at != 0 && r->e != NULL && j > 0)
+				put_loaded(b, c, r->e, r->s->has_deltas);
+			else
+				put_value(b, j == 0, c->kind,
+				    sample_column_get(c, r, &v), &v);
+		}
 		span[at].to = b->len;
-		span[at].next = j + 1;
+		span[at].next = j;
 	}
 }
 
@@ -250,7 +269,7 @@ event_runs(struct output *o, struct csv_state *st, const struct sample *s,
 
 	if (k->kept && output_event_same(&k->key, e, s->has_deltas))
 		return k;
-	put_runs(&k->bytes, &r, COLUMN_EVENT, k->span);
+	put_runs(&k->bytes, &r, COLUMN_EVENT, k->span, SAMPLE_COLUMNS);
 	k->kept = k != &st->other && !k->bytes.failed;
 	if (k->kept)
 		output_event_keep(&k->key, e, s->has_deltas);
@@ -286,6 +305,43 @@ put_row(struct output *o, const struct span *span,
 	b->len = (size_t)(p + 2 - b->p);
 }
 
+/*
+ * The sample's runs into o->scratch, the last one from the bytes kept of
+ * it while its values stay the same.
+ */
+static void
+put_sample_runs(struct output *o, struct csv_state *st,
+    const struct sample_row *r, struct span span[SAMPLE_COLUMNS])
+{
+	struct obuf *b = &o->scratch;
+	size_t from, at = st->n_tail > 0 ? st->tail[0] : SAMPLE_COLUMNS;
+
+	put_runs(b, r, COLUMN_SAMPLE, span, at);
+	if (at == SAMPLE_COLUMNS)
+		return;
+	from = b->len;
+	span[at].from = from;
+	span[at].next = SAMPLE_COLUMNS;
+	if (output_run_same(&st->kept_tail, r, st->tail, st->n_tail))
+		obuf_write(b, st->kept_tail.written.p,
+		    st->kept_tail.written.len);
+	else {
+		union column_value v;
+
+		for (size_t k = 0; k < st->n_tail; k++) {
+			const struct sample_column *c =
+			    &sample_columns[st->tail[k]];
+
+			put_value(b, st->tail[k] == 0, c->kind,
+			    sample_column_get(c, r, &v), &v);
+		}
+		if (!b->failed)
+			output_run_keep(&st->kept_tail, r, st->tail, st->n_tail,
+			    b->p + from, b->len - from);
+	}
+	span[at].to = b->len;
+}
+
 static int
 csv_sample(struct output *o, const struct sample *s)
 {
@@ -295,7 +351,7 @@ csv_sample(struct output *o, const struct sample *s)
 	const struct sample_row r = { .o = o, .s = s, .timestamp = ts };
 
 	units_timestamp(s->wall_ms, ts, sizeof(ts));
-	put_runs(&o->scratch, &r, COLUMN_SAMPLE, span);
+	put_sample_runs(o, st, &r, span);
 	if (obuf_status(&o->scratch) != 0)
 		return -1;
 	/* A sample without events still gets its row, so none is lost. */

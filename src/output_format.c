@@ -49,6 +49,76 @@ output_text_kept_free(struct output_text_kept *k)
 	k->kept = false;
 }
 
+/* Whether known and v, read of column j, are what k kept of it. */
+static bool
+run_value_same(const struct output_run_kept *k, size_t j, bool known,
+    const union column_value *v)
+{
+	const struct output_run_value *y = &k->kept[j];
+	enum column_kind kind = sample_columns[j].kind;
+
+	if (known != y->known)
+		return false;
+	if (!known)
+		return true;
+	if (kind == COLUMN_INT || kind == COLUMN_UINT)
+		return v->u == y->v.u;
+	return v->len == y->v.len &&
+	    (kind != COLUMN_NAME || v->plain == y->v.plain) &&
+	    (v->len == 0 || memcmp(k->text.p + y->off, v->s, v->len) == 0);
+}
+
+/*
+ * The first that differs ends the look: output_run_keep() reads them all
+ * again, which only a sample that changed pays.
+ */
+bool
+output_run_same(struct output_run_kept *k, const struct sample_row *r,
+    const size_t *cols, size_t n)
+{
+	if (!k->kept_any)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		const struct sample_column *c = &sample_columns[cols[i]];
+		union column_value v;
+
+		if (!run_value_same(k, cols[i], sample_column_get(c, r, &v),
+		    &v))
+			return false;
+	}
+	return true;
+}
+
+void
+output_run_keep(struct output_run_kept *k, const struct sample_row *r,
+    const size_t *cols, size_t n, const char *p, size_t len)
+{
+	obuf_clear(&k->text);
+	for (size_t i = 0; i < n; i++) {
+		size_t j = cols[i];
+		struct output_run_value *x = &k->kept[j];
+		enum column_kind kind = sample_columns[j].kind;
+
+		x->known = sample_column_get(&sample_columns[j], r, &x->v);
+		if (!x->known || kind == COLUMN_INT || kind == COLUMN_UINT)
+			continue;
+		x->off = k->text.len;
+		obuf_write(&k->text, x->v.s, x->v.len);
+		x->v.s = NULL; /* the sample's, gone by the next */
+	}
+	obuf_clear(&k->written);
+	obuf_write(&k->written, p, len);
+	k->kept_any = !k->text.failed && !k->written.failed;
+}
+
+void
+output_run_kept_free(struct output_run_kept *k)
+{
+	obuf_free(&k->text);
+	obuf_free(&k->written);
+	k->kept_any = false;
+}
+
 void *
 output_chart_init(const struct output_settings *set)
 {

@@ -32,7 +32,7 @@ enum column_kind {
 	COLUMN_INT,	/* int64_t, in v.i */
 	COLUMN_UINT,	/* uint64_t, in v.u */
 	COLUMN_TEXT,	/* v.len bytes at v.s, never NULL */
-	COLUMN_NAME,	/* an event's name: as COLUMN_TEXT, and v.plain */
+	COLUMN_NAME,	/* an event's name, the timestamp: as COLUMN_TEXT, and v.plain */
 };
 
 union column_value {
@@ -228,6 +228,37 @@ sample_column_get(const struct sample_column *c, const struct sample_row *r,
 		return false;
 	return c->get(r, v);
 }
+
+/*
+ * The values of a run of sample-level columns and the bytes a format
+ * wrote of them, kept from one sample to the next: past its counters, a
+ * sample's columns (the statement, the grain, the process and cgroup
+ * figures, most of them null) stay the same for many samples, and writing
+ * them each time cost some 1,000 instructions a sample of JSON. All zero
+ * is nothing kept; output_run_kept_free() frees what it holds.
+ */
+struct output_run_value {
+	bool known;
+	union column_value v; /* a text's bytes: in the run's text, at off */
+	size_t off;
+};
+struct output_run_kept {
+	struct output_run_value kept[SAMPLE_COLUMNS];
+	struct obuf text;    /* the kept text values, one after another */
+	struct obuf written; /* what the format wrote of the run */
+	bool kept_any;
+};
+
+/*
+ * Whether the sample-level columns cols[0..n) of r are those k kept,
+ * whose bytes the format wrote are then k->written.
+ */
+bool output_run_same(struct output_run_kept *k, const struct sample_row *r,
+    const size_t *cols, size_t n);
+/* Keeps those columns of r, and the len bytes at p the format wrote of them. */
+void output_run_keep(struct output_run_kept *k, const struct sample_row *r,
+    const size_t *cols, size_t n, const char *p, size_t len);
+void output_run_kept_free(struct output_run_kept *k);
 
 /*
  * The text field writers of CSV and JSON, whose unit tests compare them

@@ -30,34 +30,17 @@ put_u(struct obuf *b, uint32_t cp)
 static void
 put_ascii(struct obuf *b, unsigned char c)
 {
-	switch (c) {
-	case '"':
-		obuf_write(b, "\\\"", 2);
-		break;
-	case '\\':
-		obuf_write(b, "\\\\", 2);
-		break;
-	case '\b':
-		obuf_write(b, "\\b", 2);
-		break;
-	case '\f':
-		obuf_write(b, "\\f", 2);
-		break;
-	case '\n':
-		obuf_write(b, "\\n", 2);
-		break;
-	case '\r':
-		obuf_write(b, "\\r", 2);
-		break;
-	case '\t':
-		obuf_write(b, "\\t", 2);
-		break;
-	default:
-		if (c < 0x20 || c == 0x7f)
-			put_u(b, c);
-		else
-			obuf_putc(b, (char)c);
-	}
+	static const char esc[][3] = {
+		['"'] = "\\\"", ['\\'] = "\\\\", ['\b'] = "\\b",
+		['\f'] = "\\f", ['\n'] = "\\n", ['\r'] = "\\r", ['\t'] = "\\t",
+	};
+
+	if (c < sizeof(esc) / sizeof(esc[0]) && esc[c][0] != '\0')
+		obuf_write(b, esc[c], 2);
+	else if (c < 0x20 || c == 0x7f)
+		put_u(b, c);
+	else
+		obuf_putc(b, (char)c);
 }
 
 /*
@@ -274,8 +257,11 @@ put_column(struct obuf *b, char sep, size_t j,
 		return;
 	}
 	b->len = (size_t)(p - b->p);
-	output_text_put(b, &kept[j], v.s, v.len,
-	    c->kind == COLUMN_NAME && v.plain, write_text);
+	/* Plain, it is copied: keeping it cost more (the timestamp). */
+	if (c->kind == COLUMN_NAME && v.plain)
+		write_text(b, v.s, v.len, true);
+	else
+		output_text_put(b, &kept[j], v.s, v.len, false, write_text);
 }
 
 /*
@@ -342,6 +328,7 @@ struct json_state {
 	} kept[KEPT_EVENTS];
 	/* Each sample-level text column's last value (output_format.h). */
 	struct output_text_kept text[SAMPLE_COLUMNS];
+	struct output_run_kept tail; /* the columns after the events */
 };
 
 static void *
@@ -358,6 +345,7 @@ json_free(void *state)
 
 	for (size_t j = 0; j < SAMPLE_COLUMNS; j++)
 		output_text_kept_free(&st->text[j]);
+	output_run_kept_free(&st->tail);
 	free(st);
 }
 
@@ -448,13 +436,30 @@ put_finished(struct obuf *b, const struct sample *s)
 	obuf_putc(b, ']');
 }
 
+/* The columns after the events, from what was kept of them if the same. */
+static void
+put_tail(struct obuf *b, const struct sample_row *r, struct json_state *st,
+    const size_t *cols, size_t n)
+{
+	size_t from = b->len;
+
+	if (output_run_same(&st->tail, r, cols, n)) {
+		obuf_write(b, st->tail.written.p, st->tail.written.len);
+		return;
+	}
+	for (size_t k = 0; k < n; k++)
+		put_column(b, ',', cols[k], r, st->text);
+	if (!b->failed)
+		output_run_keep(&st->tail, r, cols, n, b->p + from,
+		    b->len - from);
+}
+
 static int
 json_sample(struct output *o, const struct sample *s)
 {
 	char ts[64];
 	struct sample_row r = { .o = o, .s = s, .timestamp = ts };
 	char sep = '{';
-
 
 	/* Made once: pthread_once() itself cost more than a field. */
 	if (!atomic_load_explicit(&sample_keys_made, memory_order_acquire))
@@ -464,9 +469,12 @@ json_sample(struct output *o, const struct sample *s)
 		if (sample_order[k] == EVENTS) {
 			obuf_putc(&o->buf, sep);
 			put_events(&o->buf, &r, o->state);
-		} else
-			put_column(&o->buf, sep, sample_order[k], &r,
-			    ((struct json_state *)o->state)->text);
+			put_tail(&o->buf, &r, o->state, sample_order + k + 1,
+			    n_sample_order - k - 1);
+			break;
+		}
+		put_column(&o->buf, sep, sample_order[k], &r,
+		    ((struct json_state *)o->state)->text);
 		sep = ',';
 	}
 	put_finished(&o->buf, s);

@@ -37,24 +37,49 @@
  * dump or in a new file) and what was switched off; and when the last
  * sample written read its events, which a sample that keeps them says.
  */
+/*
+ * The rows of the last sample written, kept with what they were written
+ * from when that is only its events (by their names' entries) and its
+ * total: an idle thread's stay the same sample after sample, and
+ * formatting them again cost some 2,700 instructions a sample, a quarter
+ * of the program's own work (bench/overhead.py, MMP_BENCH_ONLY=instr).
+ */
+#define KEPT_ROWS 16
+struct text_rows {
+	size_t n;            /* events; SIZE_MAX: nothing kept */
+	const struct event_name *name[KEPT_ROWS];
+	int64_t bytes[KEPT_ROWS];
+	int64_t total;
+	struct obuf written;
+};
+
 struct text_state {
 	bool has_statement;
 	struct statement statement;
 	unsigned setup_off;
 	bool has_rows;
 	uint64_t rows_us;
+	struct text_rows rows;
 };
 
 static void *
 text_init(const struct output_settings *set)
 {
+	struct text_state *t = calloc(1, sizeof(struct text_state));
+
 	(void)set;
-	return calloc(1, sizeof(struct text_state));
+	if (t != NULL)
+		t->rows.n = SIZE_MAX;
+	return t;
 }
 
 static void
 text_free(void *state)
 {
+	struct text_state *t = state;
+
+	if (t != NULL)
+		obuf_free(&t->rows.written);
 	free(state);
 }
 
@@ -291,10 +316,55 @@ put_kept_mark(struct obuf *b, const struct text_state *t,
 	obuf_puts(b, " s ago)");
 }
 
-/* The sample's rows, after what changed since the last sample written. */
+/*
+ * Whether s's rows are only its events and its total, each event with
+ * its name's entry, as text_rows keeps them.
+ */
+static bool
+rows_keepable(const struct output *o, const struct sample *s)
+{
+	if (o->filtered || s->has_connection_bytes || s->process.known ||
+	    s->process.has_cgroup || s->n_events > KEPT_ROWS)
+		return false;
+	for (size_t i = 0; i < s->n_events; i++)
+		if (s->events[i].interned == NULL)
+			return false;
+	return true;
+}
+
+/* Whether k kept the rows of s: the same events, bytes and total. */
+static bool
+rows_same(const struct text_rows *k, const struct sample *s)
+{
+	if (k->n != s->n_events || k->total != s->total_bytes)
+		return false;
+	for (size_t i = 0; i < k->n; i++)
+		if (k->name[i] != s->events[i].interned ||
+		    k->bytes[i] != s->events[i].current_bytes)
+			return false;
+	return true;
+}
+
+/* Keeps the rows of s, written at from..o->buf's end. */
+static void
+rows_keep(struct text_rows *k, const struct output *o,
+    const struct sample *s, size_t from)
+{
+	k->n = s->n_events;
+	k->total = s->total_bytes;
+	for (size_t i = 0; i < k->n; i++) {
+		k->name[i] = s->events[i].interned;
+		k->bytes[i] = s->events[i].current_bytes;
+	}
+	obuf_clear(&k->written);
+	obuf_write(&k->written, o->buf.p + from, o->buf.len - from);
+	if (k->written.failed)
+		k->n = SIZE_MAX;
+}
+
+/* The rows of a sample: its events, its totals, lined up. */
 static int
-put_sample(struct output *o, const struct text_state *t,
-    const struct sample *s)
+put_rows(struct output *o, const struct sample *s)
 {
 	char label_buf[EVENT_NAME_MAX + 16];
 	const char *label = total_label(o, label_buf, sizeof(label_buf));
@@ -313,29 +383,6 @@ put_sample(struct output *o, const struct text_state *t,
 		width = max_size(width, plain != SIZE_MAX ? plain :
 		    clean_width(shown, false));
 	}
-	if (s->gap_ms > 0) {
-		obuf_puts(&o->buf, "## gap of ");
-		obuf_uint(&o->buf, s->gap_ms);
-		obuf_puts(&o->buf, " ms: the connection was lost and "
-		    "re-established ##\n");
-	}
-	if (s->setup_off != t->setup_off)
-		put_setup_off(&o->buf, s->setup_off);
-	/* Only a thread runs statements. */
-	if (o->grain == NULL && (!t->has_statement ||
-	    !statement_same(&t->statement, &s->statement))) {
-		obuf_puts(&o->buf, "## statement: ");
-		put_statement_text(&o->buf, &s->statement);
-		obuf_puts(&o->buf, " ##\n");
-	}
-	/* A reading from before the capture began: taken every --poll. */
-	obuf_puts(&o->buf, "## Memory usage at time ");
-	obuf_uint(&o->buf, s->elapsed_us / 1000);
-	if (s->waiting)
-		obuf_puts(&o->buf, " (taken while waiting)");
-	if (s->events_kept)
-		put_kept_mark(&o->buf, t, s);
-	obuf_puts(&o->buf, " ##\n");
 	for (size_t i = 0; i < s->n_events; i++) {
 		const struct event_stat *e = &s->events[i];
 		const char *shown = short_name(e->name);
@@ -361,6 +408,60 @@ put_sample(struct output *o, const struct text_state *t,
 		}
 		put_throttling(o, &s->process);
 	}
+	return 0;
+}
+
+/*
+ * The rows of a sample, from those kept of the last one when it has the
+ * same (text_rows).
+ */
+static int
+put_rows_kept(struct output *o, struct text_rows *k, const struct sample *s)
+{
+	size_t from = o->buf.len;
+	bool keepable = rows_keepable(o, s);
+
+	if (keepable && rows_same(k, s)) {
+		obuf_write(&o->buf, k->written.p, k->written.len);
+		return 0;
+	}
+	k->n = SIZE_MAX;
+	if (put_rows(o, s) != 0)
+		return -1;
+	if (keepable && !o->buf.failed)
+		rows_keep(k, o, s, from);
+	return 0;
+}
+
+/* The sample's rows, after what changed since the last sample written. */
+static int
+put_sample(struct output *o, struct text_state *t, const struct sample *s,
+    bool same_statement)
+{
+	if (s->gap_ms > 0) {
+		obuf_puts(&o->buf, "## gap of ");
+		obuf_uint(&o->buf, s->gap_ms);
+		obuf_puts(&o->buf, " ms: the connection was lost and "
+		    "re-established ##\n");
+	}
+	if (s->setup_off != t->setup_off)
+		put_setup_off(&o->buf, s->setup_off);
+	/* Only a thread runs statements. */
+	if (o->grain == NULL && !same_statement) {
+		obuf_puts(&o->buf, "## statement: ");
+		put_statement_text(&o->buf, &s->statement);
+		obuf_puts(&o->buf, " ##\n");
+	}
+	/* A reading from before the capture began: taken every --poll. */
+	obuf_puts(&o->buf, "## Memory usage at time ");
+	obuf_uint(&o->buf, s->elapsed_us / 1000);
+	if (s->waiting)
+		obuf_puts(&o->buf, " (taken while waiting)");
+	if (s->events_kept)
+		put_kept_mark(&o->buf, t, s);
+	obuf_puts(&o->buf, " ##\n");
+	if (put_rows_kept(o, &t->rows, s) != 0)
+		return -1;
 	put_sample_peaks(o, s);
 	obuf_putc(&o->buf, '\n');
 	return obuf_status(&o->buf);
@@ -370,9 +471,13 @@ static int
 text_sample(struct output *o, const struct sample *s)
 {
 	struct text_state *t = o->state;
-	int rc = put_sample(o, t, s);
+	bool same = t->has_statement &&
+	    statement_same(&t->statement, &s->statement);
+	int rc = put_sample(o, t, s, same);
 
-	statement_set(&t->statement, &s->statement);
+	/* The same, its copy answers statement_same() as a new one would. */
+	if (!same)
+		statement_set(&t->statement, &s->statement);
 	t->has_statement = true;
 	t->setup_off = s->setup_off;
 	if (!s->events_kept) {

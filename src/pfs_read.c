@@ -6,6 +6,7 @@
  * and host go to the server as parameters.
  */
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -38,7 +39,18 @@ struct pfs_reader {
 	bool out_of_memory;
 	size_t rows;               /* rows read; a thread's: 0 when it is gone */
 	struct statement statement;
+	/*
+	 * The last reading handed out (0: none, or a failed one since, which
+	 * left events half written) and its number of events; whether a row
+	 * of this one moved from it (source.h's unmoved).
+	 */
+	uint64_t last_seq;
+	size_t last_n;
+	bool moved;
 };
+
+/* Readings are numbered across readers, so none is taken for another's. */
+static _Atomic uint64_t reading_seq;
 
 /*
  * The columns of a row: an event's memory, then, in a thread's rows only,
@@ -116,6 +128,57 @@ new_name(struct pfs_reader *r, struct event_stat *e, const char *s,
 		r->named = r->n + 1;
 }
 
+/*
+ * Whether the n bytes at s are name: a word at a time, the last word
+ * overlapping the one before, for a name of a word or more (every name
+ * of memory/ is), where memcmp()'s call cost some 25 instructions a row.
+ */
+static inline bool
+name_is(const char *name, const char *s, size_t n)
+{
+	uint64_t a, b;
+
+	if (n < sizeof(a))
+		return memcmp(name, s, n) == 0;
+	for (size_t i = 0; i + sizeof(a) < n; i += sizeof(a)) {
+		memcpy(&a, name + i, sizeof(a));
+		memcpy(&b, s + i, sizeof(b));
+		if (a != b)
+			return false;
+	}
+	memcpy(&a, name + n - sizeof(a), sizeof(a));
+	memcpy(&b, s + n - sizeof(b), sizeof(b));
+	return a == b;
+}
+
+/*
+ * The counters as bound (counters_typed()), into e; whether they moved
+ * from the reading before's, as delta.c's unchanged() asks, noted on the
+ * way, which cost less than the delta's pass over every event.
+ */
+static inline void
+typed_counters(struct pfs_reader *r, struct event_stat *e,
+    const struct conn_value *v)
+{
+	int64_t cur = pfs_value_int(&v[COL_CURRENT_BYTES]);
+	int64_t high = pfs_value_int(&v[COL_HIGH_BYTES]);
+	uint64_t ab = (uint64_t)pfs_value_int(&v[COL_ALLOC_BYTES]);
+	uint64_t fb = (uint64_t)pfs_value_int(&v[COL_FREE_BYTES]);
+	uint64_t ac = (uint64_t)pfs_value_int(&v[COL_ALLOC_COUNT]);
+	uint64_t fc = (uint64_t)pfs_value_int(&v[COL_FREE_COUNT]);
+
+	r->moved |= (cur != e->current_bytes) | (high != e->high_bytes) |
+	    (ab != e->alloc_bytes) | (fb != e->free_bytes) |
+	    (ac != e->alloc_count) | (fc != e->free_count);
+	e->current_bytes = cur;
+	e->current_count = pfs_value_int(&v[COL_CURRENT_COUNT]);
+	e->high_bytes = high;
+	e->alloc_bytes = ab;
+	e->free_bytes = fb;
+	e->alloc_count = ac;
+	e->free_count = fc;
+}
+
 static int
 event_row(void *ctx, unsigned ncols, const struct conn_value *v)
 {
@@ -141,23 +204,20 @@ event_row(void *ctx, unsigned ncols, const struct conn_value *v)
 	    EVENT_NAME_MAX;
 	if (r->n >= r->named || e->interned == NULL ||
 	    e->interned->len != namelen ||
-	    memcmp(e->name, v[COL_NAME].s, namelen) != 0)
+	    !name_is(e->name, v[COL_NAME].s, namelen)) {
 		new_name(r, e, v[COL_NAME].s, namelen);
+		r->moved = true;
+	}
 	/*
 	 * The counters as bound, signed and unsigned as the server types
 	 * them: loaded as they are, where checking each value of each row
 	 * cost a third of reading it. Otherwise (a server that types them
-	 * otherwise) each is checked.
+	 * otherwise) each is checked, and the reading is taken as moved.
 	 */
-	if (r->typed) {
-		e->current_bytes = pfs_value_int(&v[COL_CURRENT_BYTES]);
-		e->current_count = pfs_value_int(&v[COL_CURRENT_COUNT]);
-		e->high_bytes = pfs_value_int(&v[COL_HIGH_BYTES]);
-		e->alloc_bytes = (uint64_t)pfs_value_int(&v[COL_ALLOC_BYTES]);
-		e->free_bytes = (uint64_t)pfs_value_int(&v[COL_FREE_BYTES]);
-		e->alloc_count = (uint64_t)pfs_value_int(&v[COL_ALLOC_COUNT]);
-		e->free_count = (uint64_t)pfs_value_int(&v[COL_FREE_COUNT]);
-	} else if (pfs_value_i64(&v[COL_CURRENT_BYTES], &e->current_bytes) != 0 ||
+	if (r->typed)
+		typed_counters(r, e, v);
+	else if (r->moved = true,
+	    pfs_value_i64(&v[COL_CURRENT_BYTES], &e->current_bytes) != 0 ||
 	    pfs_value_i64(&v[COL_CURRENT_COUNT], &e->current_count) != 0 ||
 	    pfs_value_i64(&v[COL_HIGH_BYTES], &e->high_bytes) != 0 ||
 	    pfs_value_u64(&v[COL_ALLOC_BYTES], &e->alloc_bytes) != 0 ||
@@ -182,9 +242,11 @@ reader_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
 	r->out_of_memory = false;
 	/* The first row sets every field of the statement (statement_row()). */
 	r->rows = 0;
+	r->moved = false;
 	st = conn_query_kept(*r->conn, r->sql, r->params, r->n_params,
 	    event_row, r, NULL, err, errlen);
 	if (st != CONN_OK) {
+		r->last_seq = 0;
 		if (r->out_of_memory)
 			snprintf(err, errlen, "out of memory reading %s",
 			    r->is_grain ? "the summary" : "the thread's memory");
@@ -206,7 +268,12 @@ reader_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
 	}
 	/* The threads table has no row for a thread that ended. */
 	if (!r->is_grain && r->rows == 0)
-		return SOURCE_GONE;
+		return r->last_seq = 0, SOURCE_GONE;
+	out->seq = atomic_fetch_add(&reading_seq, 1) + 1;
+	out->after = r->last_seq;
+	out->unmoved = !r->moved && r->n == r->last_n;
+	r->last_seq = out->seq;
+	r->last_n = r->n;
 	out->events = r->events;
 	out->n = r->n;
 	out->gap_us = 0;

@@ -36,6 +36,19 @@ struct loop {
 	const struct event_stat **order; /* top-N scratch, grown to the largest n */
 	size_t order_cap;
 	struct delta_table *deltas; /* the previous reading of every event */
+	/*
+	 * What the last reading's events came to, for a reading in which
+	 * none moved (delta_table_still()), as an idle thread's most are:
+	 * its storage (order points into it), the top N at the front of
+	 * order, the sum of the current bytes and those below zero. NULL
+	 * events: nothing to reuse.
+	 */
+	struct {
+		const struct event_stat *events;
+		size_t n, top;
+		int64_t total, negative_bytes;
+		size_t negative_events;
+	} last;
 	int64_t credit_ns;  /* --max-load: query time earned, not spent; < 0: owed */
 	uint64_t credit_at; /* when the credit was last brought up to date */
 	uint64_t dearest_ns; /* the dearest query before the last: saved for */
@@ -75,6 +88,62 @@ keep_filtered(const struct event_filter *f, struct event_stat *events,
 	return kept;
 }
 
+/*
+ * The totals and the top N of a reading in which no event moved: the
+ * last reading's, in the same storage. Every delta is zero, so no event
+ * spiked, nothing was allocated and nothing peaked between the two.
+ */
+static size_t
+select_still(const struct loop *l, struct sample *s)
+{
+	s->total_bytes = l->last.total;
+	s->alloc_delta_bytes = 0;
+	s->between_peak_total = 0;
+	s->negative_events = l->last.negative_events;
+	s->negative_bytes = l->last.negative_bytes;
+	s->filtered_total_bytes = s->total_bytes;
+	return l->last.top;
+}
+
+/*
+ * The deltas, the totals and the events a sample keeps, at the front of
+ * l->order: the top N and the spikes behind them. Returns how many.
+ */
+static size_t
+select_events(struct loop *l, struct sample *s, struct event_stat *events,
+    size_t n, size_t max_events)
+{
+	bool filtered = filter_active(l->cfg->filter);
+	size_t keep, room;
+
+	if (!filtered && s->has_deltas && delta_table_still(l->deltas) &&
+	    l->last.events == events && l->last.n == n)
+		return select_still(l, s);
+	s->total_bytes = 0;
+	for (size_t i = 0; i < n; i++)
+		s->total_bytes += events[i].current_bytes;
+	/* Over every event read, before the filter and the top N. */
+	delta_sums(s, events, n);
+	/* The total counts every event; the filter only limits what is kept. */
+	if (filtered)
+		n = keep_filtered(l->cfg->filter, events, n,
+		    &s->filtered_total_bytes);
+	else
+		s->filtered_total_bytes = s->total_bytes;
+	keep = topn_select(events, n, l->cfg->top, l->order);
+	/* A filter moves the events: the next reading is not in place. */
+	l->last.events = filtered ? NULL : events;
+	l->last.n = n;
+	l->last.top = keep;
+	l->last.total = s->total_bytes;
+	l->last.negative_events = s->negative_events;
+	l->last.negative_bytes = s->negative_bytes;
+	/* Spikes go into the room the ring has beyond the top N. */
+	room = max_events > keep ? max_events - keep : 0;
+	return topn_add_spikes(l->order, n, keep,
+	    room < TOPN_MAX_SPIKES ? room : TOPN_MAX_SPIKES);
+}
+
 /* Fills a ring slot from one reading of the source. */
 static int
 fill_sample(struct loop *l, struct sample *s, const struct reading *rd,
@@ -82,7 +151,7 @@ fill_sample(struct loop *l, struct sample *s, const struct reading *rd,
 {
 	struct event_stat *events = rd->events;
 	size_t n = rd->n;
-	size_t keep, want, room;
+	size_t keep, want;
 	int has_deltas;
 
 	if (n > l->order_cap) {
@@ -92,25 +161,11 @@ fill_sample(struct loop *l, struct sample *s, const struct reading *rd,
 		l->order = p;
 		l->order_cap = n;
 	}
-	if ((has_deltas = delta_table_update(l->deltas, events, n)) < 0)
+	if ((has_deltas = delta_table_update_marked(l->deltas, events, n,
+	    rd->seq, rd->after, rd->unmoved)) < 0)
 		return -1;
 	s->has_deltas = has_deltas;
-	s->total_bytes = 0;
-	for (size_t i = 0; i < n; i++)
-		s->total_bytes += events[i].current_bytes;
-	/* Over every event read, before the filter and the top N. */
-	delta_sums(s, events, n);
-	/* The total counts every event; the filter only limits what is kept. */
-	if (filter_active(l->cfg->filter))
-		n = keep_filtered(l->cfg->filter, events, n,
-		    &s->filtered_total_bytes);
-	else
-		s->filtered_total_bytes = s->total_bytes;
-	keep = topn_select(events, n, l->cfg->top, l->order);
-	/* Spikes go into the room the ring has beyond the top N. */
-	room = max_events > keep ? max_events - keep : 0;
-	keep = topn_add_spikes(l->order, n, keep,
-	    room < TOPN_MAX_SPIKES ? room : TOPN_MAX_SPIKES);
+	keep = select_events(l, s, events, n, max_events);
 	want = keep < max_events ? keep : max_events;
 	for (size_t i = 0; i < want; i++)
 		s->events[i] = *l->order[i];

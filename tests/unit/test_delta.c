@@ -67,6 +67,88 @@ test_first_reading_has_no_deltas(void **state)
 	delta_table_free(NULL);
 }
 
+/*
+ * Still: the same events in the same places, none moved; not after the
+ * first reading, nor when one moved or stands elsewhere.
+ */
+static void
+test_still_when_nothing_moved(void **state)
+{
+	struct delta_table *t = delta_table_create();
+	struct event_stat r1[] = {
+		ev("memory/a", 100, 500, 900, 800, 9, 8),
+		ev("memory/b", 50, 60, 500, 450, 5, 4),
+	};
+	struct event_stat moved = ev("memory/b", 50, 60, 600, 550, 6, 5);
+
+	(void)state;
+	assert_non_null(t);
+	assert_int_equal(delta_table_update(t, r1, 2), 0);
+	assert_false(delta_table_still(t));
+	assert_int_equal(delta_table_update(t, r1, 2), 1);
+	assert_true(delta_table_still(t));
+	delta_is(&r1[1], 0, 0, 0, 0, false);
+	r1[1] = moved;
+	assert_int_equal(delta_table_update(t, r1, 2), 1);
+	assert_false(delta_table_still(t));
+	assert_int_equal(delta_table_update(t, r1, 1), 1);
+	assert_false(delta_table_still(t));
+	delta_table_free(t);
+}
+
+/* e's counters moved by sign: 100 bytes and one block each way. */
+static void
+moves(struct event_stat *e, int sign)
+{
+	e->alloc_bytes += (uint64_t)(sign * 100);
+	e->free_bytes += (uint64_t)(sign * 100);
+	e->alloc_count += (uint64_t)sign;
+	e->free_count += (uint64_t)sign;
+}
+
+/*
+ * A reading marked unmoved from the one the table last took, in the same
+ * memory, after a still update, is not compared: a lie about it shows.
+ * Any other (a reading between them missed, a moved one before, other
+ * memory) is.
+ */
+static void
+test_marked_unmoved(void **state)
+{
+	struct delta_table *t = delta_table_create();
+	struct event_stat r1[] = {
+		ev("memory/a", 100, 500, 900, 800, 9, 8),
+		ev("memory/b", 50, 60, 500, 450, 5, 4),
+	};
+	struct event_stat r2[2];
+
+	(void)state;
+	assert_non_null(t);
+	assert_int_equal(delta_table_update_marked(t, r1, 2, 1, 0, false), 0);
+	assert_int_equal(delta_table_update_marked(t, r1, 2, 2, 1, true), 1);
+	assert_true(delta_table_still(t));
+	/* Its counters moved, as the reader writes them: the delta stays. */
+	moves(&r1[1], 1);
+	assert_int_equal(delta_table_update_marked(t, r1, 2, 3, 2, true), 1);
+	delta_is(&r1[1], 0, 0, 0, 0, false);
+	/* Reading 4 missed: 5 is compared with 3, whose counters were 2's. */
+	assert_int_equal(delta_table_update_marked(t, r1, 2, 5, 4, true), 1);
+	delta_is(&r1[1], 100, 100, 1, 1, false);
+	assert_false(delta_table_still(t));
+	moves(&r1[1], -1);
+	/* After a moved reading: compared, backwards is none. */
+	assert_int_equal(delta_table_update_marked(t, r1, 2, 6, 5, true), 1);
+	delta_is(&r1[1], 0, 0, 0, 0, false);
+	assert_false(delta_table_still(t));
+	assert_int_equal(delta_table_update_marked(t, r1, 2, 7, 6, false), 1);
+	assert_true(delta_table_still(t));
+	memcpy(r2, r1, sizeof(r2));
+	r2[1].alloc_bytes += 100;
+	assert_int_equal(delta_table_update_marked(t, r2, 2, 8, 7, true), 1);
+	delta_is(&r2[1], 100, 0, 0, 0, false);
+	delta_table_free(t);
+}
+
 /* The name's entry, as the reader sets it. */
 static struct event_stat
 interned(struct event_stat e)
@@ -510,6 +592,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_first_reading_has_no_deltas),
+		cmocka_unit_test(test_still_when_nothing_moved),
+		cmocka_unit_test(test_marked_unmoved),
 		cmocka_unit_test(test_sums_saturate),
 		cmocka_unit_test(test_readings_of_no_event),
 		cmocka_unit_test(test_deltas_follow_the_name),

@@ -471,6 +471,33 @@ sample_bytes(struct output *o, const struct sample *s, size_t *len)
 }
 
 /*
+ * Sample b as an output of format writes it after a, and as one that
+ * wrote fresh_first (NULL: nothing) before it: the same bytes, or the
+ * test fails.
+ */
+static void
+second_same(const char *format, const struct sample *a,
+    const struct sample *fresh_first, const struct sample *b)
+{
+	struct output kept = { .fmt = output_table_find(format) };
+	struct output fresh = kept;
+	char *got, *want;
+	size_t glen, wlen;
+
+	free(sample_bytes(&kept, a, &glen));
+	if (fresh_first != NULL)
+		free(sample_bytes(&fresh, fresh_first, &wlen));
+	got = sample_bytes(&kept, b, &glen);
+	want = sample_bytes(&fresh, b, &wlen);
+	assert_int_equal(glen, wlen);
+	assert_memory_equal(got, want, wlen);
+	free(got);
+	free(want);
+	output_release(&kept);
+	output_release(&fresh);
+}
+
+/*
  * CSV and JSON write an event again from the bytes they kept of it while
  * nothing it is written from changed (output_format.h): after a first
  * sample, a second one, the same or with one thing of its first event
@@ -497,12 +524,7 @@ test_unchanged_events_write_the_same(void **state)
 			    .has_deltas = true, .thread_id = 42,
 			    .total_bytes = 12000, .n_events = 3, .events = a };
 			struct sample sb = sa;
-			struct output kept = { .fmt = output_table_find(
-			    formats[f]) };
-			struct output fresh = kept;
 			struct event_stat *e = &b[0];
-			char *got, *want;
-			size_t glen, wlen;
 
 			for (size_t i = 0; i < 3; i++) {
 				a[i].interned = names_intern(a[i].name,
@@ -540,16 +562,126 @@ test_unchanged_events_write_the_same(void **state)
 				break;
 			}
 			}
-			free(sample_bytes(&kept, &sa, &glen));
-			got = sample_bytes(&kept, &sb, &glen);
-			want = sample_bytes(&fresh, &sb, &wlen);
-			assert_int_equal(glen, wlen);
-			assert_memory_equal(got, want, wlen);
-			free(got);
-			free(want);
-			output_release(&kept);
-			output_release(&fresh);
+			second_same(formats[f], &sa, NULL, &sb);
 		}
+}
+
+/*
+ * CSV and JSON write the columns of a sample that stayed the same from
+ * the bytes they kept of them (output_run_same()): after a first sample,
+ * a second with one of them changed is written as an output that kept
+ * nothing writes it. Fails when a column is left out of the comparison.
+ */
+static void
+test_unchanged_sample_columns_write_the_same(void **state)
+{
+	static const char *const formats[] = { "csv", "json" };
+	enum { CHANGES = 14 };
+
+	(void)state;
+	for (size_t f = 0; f < 2; f++)
+		for (int change = 0; change < CHANGES; change++) {
+			struct event_stat a[1] = { ev("memory/test/a", 5000) };
+			struct sample sa = { .seq = 1, .wall_ms = WALL,
+			    .has_deltas = true, .thread_id = 42,
+			    .total_bytes = 5000, .n_events = 1, .events = a };
+			struct sample sb;
+
+			sa.statement.has_id = true;
+			sa.statement.id = 7;
+			snprintf(sa.statement.digest,
+			    sizeof(sa.statement.digest), "abc");
+			statement_set_text(&sa.statement, "SELECT 1", 8);
+			sb = sa;
+			sb.seq = 2;
+			switch (change) {
+			case 1: sb.statement.id++; break;
+			case 2: sb.statement.has_id = false; break;
+			case 3: sb.statement.digest[0] = 'x'; break;
+			case 4: statement_set_text(&sb.statement, "SELECT 2",
+			    8); break;
+			case 5: statement_set_text(&sb.statement, "", 0); break;
+			case 6: sb.setup_off = SETUP_OFF_MEMORY; break;
+			case 7: sb.waiting = true; break;
+			case 8: sb.events_kept = true; break;
+			case 9:
+				sb.has_connection_bytes = true;
+				sb.connection_bytes = 99;
+				break;
+			case 10:
+				sb.process.known = true;
+				sb.process.resident_bytes = 1 << 20;
+				break;
+			case 11:
+				sb.process.has_status = true;
+				sb.process.status_bytes = 77;
+				break;
+			case 12:
+				sb.process.has_cgroup = true;
+				sb.process.cgroup_limit_bytes = -1;
+				sb.process.cgroup_oom_kills = 3;
+				break;
+			case 13: sb.total_bytes++; break;
+			}
+			second_same(formats[f], &sa, NULL, &sb);
+		}
+}
+
+/*
+ * Text writes a sample's rows again from the bytes it kept of the last
+ * sample's while its events (by entry), their bytes and its total are
+ * the same (text_rows): after a first sample, a second with one of those
+ * or what else makes rows changed is written as an output that wrote
+ * other rows before writes it. Fails when the key leaves one out.
+ */
+static void
+test_unchanged_text_rows_write_the_same(void **state)
+{
+	enum { CHANGES = 9 };
+
+	(void)state;
+	for (int change = 0; change < CHANGES; change++) {
+		struct event_stat a[2] = { ev("memory/test/a", 5000),
+		    ev("memory/test/b", 3000) };
+		struct event_stat b[2];
+		struct sample sa = { .seq = 1, .wall_ms = WALL,
+		    .has_deltas = true, .thread_id = 42, .total_bytes = 9000,
+		    .n_events = 2, .events = a };
+		struct sample sb, other;
+
+		for (size_t i = 0; i < 2; i++)
+			a[i].interned = names_intern(a[i].name,
+			    strlen(a[i].name));
+		memcpy(b, a, sizeof(b));
+		sb = sa;
+		sb.seq = 2;
+		sb.events = b;
+		switch (change) {
+		case 1: b[0].current_bytes += 10000; break;
+		case 2: sb.total_bytes += 10000; break;
+		case 3: sb.n_events = 1; break;
+		case 4: b[1] = ev("memory/test/c", 3000);
+			b[1].interned = names_intern(b[1].name,
+			    strlen(b[1].name));
+			break;
+		case 5: b[1].interned = NULL; break;
+		case 6:
+			sb.has_connection_bytes = true;
+			sb.connection_bytes = 8000;
+			break;
+		case 7:
+			sb.process.known = true;
+			sb.process.resident_bytes = 1 << 20;
+			break;
+		case 8:
+			sb.process.has_cgroup = true;
+			sb.process.cgroup_limit_bytes = -1;
+			break;
+		}
+		other = sa;
+		other.total_bytes = 1;
+		second_same("text", &sa, &other, &sb);
+	}
 }
 
 static int text_writes;
@@ -1963,6 +2095,8 @@ main(void)
 		cmocka_unit_test(test_golden_json),
 		cmocka_unit_test(test_interned_names_write_the_same),
 		cmocka_unit_test(test_unchanged_events_write_the_same),
+		cmocka_unit_test(test_unchanged_sample_columns_write_the_same),
+		cmocka_unit_test(test_unchanged_text_rows_write_the_same),
 		cmocka_unit_test(test_text_kept),
 		cmocka_unit_test(test_nothing_written),
 		cmocka_unit_test(test_write_error),

@@ -886,6 +886,56 @@ test_spikes_kept_beyond_the_top(void **state)
 }
 
 /*
+ * A reading in which nothing moved since the one before (an idle
+ * thread's, as most are) has the same top N and totals, no delta, and
+ * none of the spikes the reading before kept; an event below zero is
+ * still counted so.
+ */
+static void
+test_still_reading_keeps_no_spike(void **state)
+{
+	struct event_stat r1[] = {
+		evs("memory/a", 4000000, 4000000, 4000000, 0),
+		evs("memory/b", 2000000, 2000000, 2000000, 0),
+		evs("memory/churn", 500, 500, 500, 0),
+		evs("memory/neg", -300, 0, 0, 300),
+	};
+	struct event_stat r2[] = {
+		evs("memory/a", 4000000, 4000000, 4000000, 0),
+		evs("memory/b", 2000000, 2000000, 2000000, 0),
+		evs("memory/churn", 500, 500, 500 + 2097152, 2097152),
+		evs("memory/neg", -300, 0, 0, 300),
+	};
+	const struct reading script[] = { READING(r1), READING(r2),
+	    READING(r2), READING(r2) };
+	struct fake f = { .script = script, .n_script = 4 };
+	struct sampler_config cfg = { .count = 4, .top = 2 };
+	struct sampler_stats st;
+	struct ring *r = ring_create(5, sampler_max_events(2, 100));
+	char err[100];
+
+	(void)state;
+	run(&f, &cfg, r, &st, err, sizeof(err));
+	assert_int_equal(ring_get(r, 1)->n_events, 3);
+	assert_true(ring_get(r, 1)->alloc_delta_bytes > 0);
+	for (size_t i = 2; i < 4; i++) {
+		const struct sample *s = ring_get(r, i);
+
+		assert_int_equal(s->n_events, 2);
+		assert_string_equal(s->events[0].name, "memory/a");
+		assert_string_equal(s->events[1].name, "memory/b");
+		delta_is(&s->events[0], 0, 0, false);
+		assert_int_equal(s->total_bytes, 6000200);
+		assert_int_equal(s->filtered_total_bytes, 6000200);
+		assert_int_equal(s->alloc_delta_bytes, 0);
+		assert_int_equal(s->between_peak_total, 0);
+		assert_int_equal(s->negative_events, 1);
+		assert_int_equal(s->negative_bytes, -300);
+	}
+	ring_free(r);
+}
+
+/*
  * A tick of the thread's own count alone (total.h): the kept rows' sum
  * moved by the count's move, the count carried, the sample counted kept;
  * the kept rows changed nothing since, so no delta.
@@ -1084,6 +1134,7 @@ main(void)
 		cmocka_unit_test(test_ring_holds_the_last_window),
 		cmocka_unit_test(test_deltas_against_the_previous_reading),
 		cmocka_unit_test(test_spikes_kept_beyond_the_top),
+		cmocka_unit_test(test_still_reading_keeps_no_spike),
 		cmocka_unit_test(test_unseen_peaks_and_backwards),
 		cmocka_unit_test(test_no_room_no_spikes),
 		cmocka_unit_test(test_max_events),
