@@ -622,6 +622,27 @@ test_find_memory(void **state)
 	}
 }
 
+/*
+ * A sample's statement joins the thread's statement before its memory
+ * rows: MySQL joins in the order written, and the memory rows first had
+ * it look the statement up once a row (pfs_sql_thread_memory()).
+ */
+static void
+test_statement_joined_first(void **state)
+{
+	char sql[2048];
+	const char *s, *m;
+
+	(void)state;
+	assert_int_equal(pfs_sql_thread_memory(sql, sizeof(sql), true, 200), 0);
+	s = strstr(sql, "JOIN performance_schema.events_statements_current");
+	m = strstr(sql,
+	    "JOIN performance_schema.memory_summary_by_thread_by_event_name");
+	assert_non_null(s);
+	assert_non_null(m);
+	assert_true(s < m);
+}
+
 /* A statement made from parts says when it does not fit. */
 static void
 test_too_small(void **state)
@@ -650,6 +671,7 @@ main(void)
 		cmocka_unit_test(test_server_kind),
 		cmocka_unit_test(test_server_check),
 		cmocka_unit_test(test_find_memory),
+		cmocka_unit_test(test_statement_joined_first),
 		cmocka_unit_test(test_too_small),
 	};
 	return cmocka_run_group_tests_name("sql_columns", tests, NULL, NULL);
