@@ -147,3 +147,18 @@ pfs_ints_row(void *ctx, unsigned ncols, char **values,
 	}
 	return 0;
 }
+
+int
+pfs_ints_values(void *ctx, unsigned ncols, const struct conn_value *v)
+{
+	struct pfs_ints *r = ctx;
+
+	if (r->rows++ > 0)
+		return 0; /* only the first row matters */
+	for (unsigned i = 0; i < ncols && i < 8; i++) {
+		r->isnull[i] = v[i].null;
+		if (pfs_value_i64(&v[i], &r->v[i]) != 0)
+			return -1;
+	}
+	return 0;
+}

@@ -123,6 +123,8 @@ struct pfs_ints {
 /* A conn_row_fn filling a struct pfs_ints; -1 on a column not an integer. */
 int pfs_ints_row(void *ctx, unsigned ncols, char **values,
     const unsigned long *len);
+/* The same, a conn_value_fn for a query kept prepared (conn_query_kept()). */
+int pfs_ints_values(void *ctx, unsigned ncols, const struct conn_value *v);
 
 /*
  * Turns the conn_status of a failed query into a pfs_status and a message

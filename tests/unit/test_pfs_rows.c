@@ -265,6 +265,38 @@ test_trusted_values(void **state)
 	assert_true((uint64_t)pfs_value_int(&big) == UINT64_MAX);
 }
 
+/* The same of a prepared query's typed values: NULL as 0, text by its length. */
+static void
+test_ints_values(void **state)
+{
+	struct pfs_ints r;
+	struct conn_value first[] = {
+		{ .is_int = true, .i = 5000 },
+		{ .null = true, .is_int = true, .i = 9 },
+		{ .is_int = true, .is_unsigned = true, .u = 77 },
+		{ .s = "-12x", .len = 3 },
+	};
+	struct conn_value bad[] = {
+		{ .is_int = true, .i = 1 },
+		{ .is_int = true, .is_unsigned = true, .u = UINT64_MAX },
+	};
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(pfs_ints_values(&r, 4, first), 0);
+	assert_int_equal(r.rows, 1);
+	assert_true(r.v[0] == 5000 && r.v[1] == 0 && r.v[2] == 77 &&
+	    r.v[3] == -12);
+	assert_true(!r.isnull[0] && r.isnull[1] && !r.isnull[2]);
+	/* Only the first row is kept. */
+	assert_int_equal(pfs_ints_values(&r, 2, bad), 0);
+	assert_int_equal(r.rows, 2);
+	assert_true(r.v[1] == 0 && r.isnull[1]);
+
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(pfs_ints_values(&r, 2, bad), -1);
+}
+
 /* The statement columns of one row, as the thread reader's query gives them. */
 static void
 statement_cols(struct conn_value *v, const char *digest, uint64_t id,
@@ -346,6 +378,7 @@ main(void)
 		cmocka_unit_test(test_trusted_values),
 		cmocka_unit_test(test_copy_column),
 		cmocka_unit_test(test_ints_row),
+		cmocka_unit_test(test_ints_values),
 		cmocka_unit_test(test_query_failed),
 		cmocka_unit_test(test_statement_row),
 	};
