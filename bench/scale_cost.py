@@ -282,7 +282,7 @@ class Scale:
         self.workdir, self.clock = workdir, clock
         self.python, _ = benchlib.python_for_sampler()
         self.runs = 0
-        self.conn = self.thread = self.tick_sql = None
+        self.conn = self.thread = self.tick_sql = self.tick_proto = None
 
     def path(self, name):
         self.runs += 1
@@ -311,9 +311,13 @@ class Scale:
             for line in f:
                 m = QUERY_RE.search(line.rstrip("\n"))
                 if m:
-                    seen[m.group(2)] = seen.get(m.group(2), 0) + 1
+                    k = (m.group(2), m.group(1))
+                    seen[k] = seen.get(k, 0) + 1
         os.remove(path)
-        self.tick_sql = max(seen, key=seen.get)
+        # An Execute was prepared once (the log shows it with its values):
+        # floor sends it so too, its id pasted in, no '?'.
+        self.tick_sql, kind = max(seen, key=seen.get)
+        self.tick_proto = "binary" if kind == "Execute" else "text"
         return self.tick_sql
 
     def run(self, who):
@@ -397,7 +401,8 @@ class Scale:
         if who == "c":
             argv, ident = ["--query", "all"], self.thread
         elif who == "f":
-            argv, ident = ["--sql", self.tick_sql, "--proto", "text"], 1
+            argv, ident = ["--sql", self.tick_sql, "--proto",
+                           self.tick_proto], 1
         else:
             argv = ["--sql", COUNT_SQL[self.kind], "--proto", "binary"]
             ident = self.conn if self.kind == "mariadb" else self.thread
@@ -570,7 +575,7 @@ def run_server(kind, helpers, workdir, base):
         s = Scale(kind, server, helpers, workdir, clock)
         s.target(target.ids[0])
         res.update(conn=s.conn, thread=s.thread, count_sql=COUNT_SQL[kind],
-                   tick_sql=s.capture_tick_sql())
+                   tick_sql=s.capture_tick_sql(), tick_proto=s.tick_proto)
         log("%s %s, pid %d, target connection %d (thread %d)" % (
             kind, server.version, server.pid, s.conn, s.thread))
         res["levels"] = {}
@@ -700,9 +705,11 @@ def report(all_res, date, tree, seconds):
             res["version"]), "",
             "The own count (d): `%s`. mysqlmemprof's statement of a tick "
             "(f, the one it sent most in a 2-s run on the target, from "
-            "the general log; text protocol): `%s`. Server CPU a tick on "
-            "the sampler's connection, µs:" % (
-                res["count_sql"], res["tick_sql"].replace("|", "\\|")),
+            "the general log; sent by f as mysqlmemprof sent it, %s): "
+            "`%s`. Server CPU a tick on the sampler's connection, µs:" % (
+                res["count_sql"], "prepared once" if res.get("tick_proto")
+                == "binary" else "text protocol",
+                res["tick_sql"].replace("|", "\\|")),
             "", cost_table(res, "server_us"), "",
             "The same, the whole server less its idle rate (µs; noisier: "
             "the server's own work in the background moves it by tens of "
