@@ -37,7 +37,7 @@ struct pfs_reader {
 	int bad_row;
 	bool out_of_memory;
 	size_t rows;               /* rows read; a thread's: 0 when it is gone */
-	bool consumer;             /* the statement from events_statements_current */
+	bool consumer;             /* statement from events_statements_current */
 	struct statement statement;
 };
 
@@ -170,7 +170,7 @@ reader_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
 	r->n = 0;
 	r->bad_row = 0;
 	r->out_of_memory = false;
-	/* The first row sets every field of the statement (pfs_statement_row()). */
+	/* The first row sets all of the statement (pfs_statement_row()). */
 	r->rows = 0;
 	st = conn_query_kept(*r->conn, r->sql, r->params, r->n_params,
 	    event_row, r, NULL, err, errlen);

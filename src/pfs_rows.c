@@ -109,9 +109,10 @@ pfs_statement_row(struct statement *st, uint64_t thread_id, bool consumer,
 	/*
 	 * Read right after threads (pfs_sql_thread_memory()'s order), the
 	 * statement's row can be missed while the next statement takes its
-	 * place, when PROCESSLIST_INFO already holds the next text (seen on
-	 * MariaDB 11.8): named so, a sample would show that statement
-	 * without its id, and the next ones with it, as two statements.
+	 * place, when PROCESSLIST_INFO already holds the next text (seen in
+	 * CI on MariaDB 11.8 and MySQL 9.7): named so, a sample would show
+	 * that statement without its id, and the next ones with it, as two
+	 * statements.
 	 */
 	if ((consumer && !st->has_id) || text->null)
 		statement_set_text(st, NULL, 0);

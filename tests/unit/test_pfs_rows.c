@@ -265,7 +265,7 @@ test_trusted_values(void **state)
 	assert_true((uint64_t)pfs_value_int(&big) == UINT64_MAX);
 }
 
-/* The same of a prepared query's typed values: NULL as 0, text by its length. */
+/* The same of a prepared query's typed values: NULL as 0, text by length. */
 static void
 test_ints_values(void **state)
 {
