@@ -186,17 +186,23 @@ pfs_own_count(struct conn *c, const struct server_kind *k,
     const struct pfs_thread_ids *t, struct pfs_own_count *out, char *err,
     size_t errlen)
 {
-	struct pfs_ints r;
-	enum pfs_status ps;
+	struct pfs_ints r = { 0 };
+	struct conn_param param;
+	enum conn_status st;
+	uint64_t id;
 	char sql[200];
 
 	memset(out, 0, sizeof(*out));
 	if (pfs_sql_own_count(sql, sizeof(sql), k, t->thread_id,
-	    t->connection_id) != 0)
+	    t->connection_id, &id) != 0)
 		return PFS_NOT_FOUND;
-	if ((ps = query_ints(c, sql, "reading the thread's own memory count",
-	    &r, err, errlen)) != PFS_OK)
-		return ps;
+	/* Each tick's: prepared once, then only executed. */
+	param = (struct conn_param){ .i = (int64_t)id };
+	st = conn_query_kept(c, sql, &param, 1, pfs_ints_values, &r, NULL, err,
+	    errlen);
+	if (st != CONN_OK)
+		return pfs_query_failed(st, "reading the thread's own memory "
+		    "count", err, err, errlen);
 	out->known = r.rows > 0 && !r.isnull[0];
 	out->bytes = out->known ? r.v[0] : 0;
 	out->has_key = r.rows > 0 && !r.isnull[1];

@@ -38,6 +38,7 @@ struct pfs_reader {
 	int bad_row;
 	bool out_of_memory;
 	size_t rows;               /* rows read; a thread's: 0 when it is gone */
+	bool consumer;             /* statement from events_statements_current */
 	struct statement statement;
 	/*
 	 * The last reading handed out (0: none, or a failed one since, which
@@ -60,25 +61,9 @@ enum {
 	COL_NAME, COL_CURRENT_BYTES, COL_CURRENT_COUNT, COL_HIGH_BYTES,
 	COL_ALLOC_BYTES, COL_FREE_BYTES, COL_ALLOC_COUNT, COL_FREE_COUNT,
 	N_MEMORY_COLS,
-	COL_DIGEST = N_MEMORY_COLS, COL_EVENT_ID, COL_TEXT, COL_END_ID,
-	N_THREAD_COLS
+	COL_STATEMENT = N_MEMORY_COLS,  /* pfs_statement_row()'s columns */
+	N_THREAD_COLS = COL_STATEMENT + PFS_STMT_COLS
 };
-
-static int
-statement_row(struct pfs_reader *r, const struct conn_value *v)
-{
-	struct statement *st = &r->statement;
-
-	st->thread_id = r->thread_id;
-	st->has_id = !v[COL_EVENT_ID].null;
-	if (pfs_value_u64(&v[COL_EVENT_ID], &st->id) != 0)
-		return r->bad_row = 1, -1;
-	statement_copy(st->digest, STATEMENT_DIGEST_MAX, v[COL_DIGEST].s,
-	    v[COL_DIGEST].len);
-	statement_set_text(st, v[COL_TEXT].s, v[COL_TEXT].len);
-	st->ended = !v[COL_END_ID].null;
-	return 0;
-}
 
 /*
  * Whether a row's counters are bound as integers, the current ones signed
@@ -109,7 +94,12 @@ first_row(struct pfs_reader *r, unsigned ncols, const struct conn_value *v)
 	    v[COL_NAME].is_int)
 		return r->bad_row = 1, -1;
 	r->typed = counters_typed(v);
-	return r->is_grain ? 0 : statement_row(r, v);
+	if (r->is_grain)
+		return 0;
+	if (pfs_statement_row(&r->statement, r->thread_id, r->consumer,
+	    &v[COL_STATEMENT]) != 0)
+		return r->bad_row = 1, -1;
+	return 0;
 }
 
 /*
@@ -240,7 +230,7 @@ reader_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
 	r->n = 0;
 	r->bad_row = 0;
 	r->out_of_memory = false;
-	/* The first row sets every field of the statement (statement_row()). */
+	/* The first row sets all of the statement (pfs_statement_row()). */
 	r->rows = 0;
 	r->moved = false;
 	st = conn_query_kept(*r->conn, r->sql, r->params, r->n_params,
@@ -285,6 +275,7 @@ reader_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
 static void
 build_sql(struct pfs_reader *r, int statements)
 {
+	r->consumer = statements != 0;
 	pfs_sql_thread_memory(r->sql, sizeof(r->sql), statements,
 	    STATEMENT_TEXT_CHARS);
 }

@@ -93,6 +93,35 @@ pfs_column_i64(const char *v, int64_t *out)
 	return pfs_bytes_i64(v, strlen(v), out);
 }
 
+int
+pfs_statement_row(struct statement *st, uint64_t thread_id, bool consumer,
+    const struct conn_value *v)
+{
+	const struct conn_value *digest = &v[PFS_STMT_DIGEST];
+	const struct conn_value *text = &v[PFS_STMT_TEXT];
+
+	st->thread_id = thread_id;
+	st->has_id = !v[PFS_STMT_EVENT_ID].null;
+	if (pfs_value_u64(&v[PFS_STMT_EVENT_ID], &st->id) != 0)
+		return -1;
+	statement_copy(st->digest, STATEMENT_DIGEST_MAX,
+	    digest->null ? NULL : digest->s, digest->len);
+	/*
+	 * Read right after threads (pfs_sql_thread_memory()'s order), the
+	 * statement's row can be missed while the next statement takes its
+	 * place, when PROCESSLIST_INFO already holds the next text (seen in
+	 * CI on MariaDB 11.8 and MySQL 9.7): named so, a sample would show
+	 * that statement without its id, and the next ones with it, as two
+	 * statements.
+	 */
+	if ((consumer && !st->has_id) || text->null)
+		statement_set_text(st, NULL, 0);
+	else
+		statement_set_text(st, text->s, text->len);
+	st->ended = !v[PFS_STMT_END_ID].null;
+	return 0;
+}
+
 void
 pfs_copy_column(char *dst, size_t size, const char *v, unsigned long len)
 {
@@ -115,6 +144,21 @@ pfs_ints_row(void *ctx, unsigned ncols, char **values,
 	for (unsigned i = 0; i < ncols && i < 8; i++) {
 		r->isnull[i] = values[i] == NULL;
 		if (pfs_column_i64(values[i], &r->v[i]) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+int
+pfs_ints_values(void *ctx, unsigned ncols, const struct conn_value *v)
+{
+	struct pfs_ints *r = ctx;
+
+	if (r->rows++ > 0)
+		return 0; /* only the first row matters */
+	for (unsigned i = 0; i < ncols && i < 8; i++) {
+		r->isnull[i] = v[i].null;
+		if (pfs_value_i64(&v[i], &r->v[i]) != 0)
 			return -1;
 	}
 	return 0;

@@ -89,6 +89,27 @@ pfs_value_int(const struct conn_value *v)
 	return v->null ? 0 : v->i;
 }
 
+/*
+ * The columns of a thread's top-level statement, in this order, as the
+ * thread reader's query gives them after the memory columns.
+ */
+enum {
+	PFS_STMT_DIGEST, PFS_STMT_EVENT_ID, PFS_STMT_TEXT, PFS_STMT_END_ID,
+	PFS_STMT_COLS
+};
+
+/*
+ * Reads the statement columns at v into st, of thread thread_id. With
+ * consumer, they come from events_statements_current joined to the
+ * thread: a row there without an id is no statement (the thread ran none,
+ * or is between two, its row caught mid-update), and its text, which
+ * only threads.PROCESSLIST_INFO could have given, is not taken: st is
+ * nothing known. Without it, the text is all there is. Returns -1 on an
+ * id that is not a number.
+ */
+int pfs_statement_row(struct statement *st, uint64_t thread_id,
+    bool consumer, const struct conn_value *v);
+
 /* Copies a column of len bytes (NULL: none) into dst, cut to fit, NUL-ended. */
 void pfs_copy_column(char *dst, size_t size, const char *v, unsigned long len);
 
@@ -102,6 +123,8 @@ struct pfs_ints {
 /* A conn_row_fn filling a struct pfs_ints; -1 on a column not an integer. */
 int pfs_ints_row(void *ctx, unsigned ncols, char **values,
     const unsigned long *len);
+/* The same, a conn_value_fn for a query kept prepared (conn_query_kept()). */
+int pfs_ints_values(void *ctx, unsigned ncols, const struct conn_value *v);
 
 /*
  * Turns the conn_status of a failed query into a pfs_status and a message

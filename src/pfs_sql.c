@@ -166,25 +166,29 @@ pfs_sql_server_memory(const struct server_kind *k)
  * rows (bench/RESULTS.md). The second column tells a statement that ran
  * between two ticks: MariaDB's QUERY_ID; on MySQL the latest EVENT_ID of
  * events_statements_current, by its key too (NULL with the consumer off).
- * Returns -1 where the server keeps no such count.
+ * The id is a parameter, *param, so the query is prepared once and each
+ * tick only executes it: on MySQL, sent as text, it cost the server
+ * twice the bare TOTAL_MEMORY query (bench/scale_cost.py). Returns -1
+ * where the server keeps no such count.
  */
 int
 pfs_sql_own_count(char *buf, size_t size, const struct server_kind *k,
-    uint64_t thread_id, uint64_t connection_id)
+    uint64_t thread_id, uint64_t connection_id, uint64_t *param)
 {
 	int n;
 
-	if (k->flavour == SERVER_MARIADB && connection_id != 0)
+	if (k->flavour == SERVER_MARIADB && connection_id != 0) {
+		*param = connection_id;
 		n = snprintf(buf, size, "SELECT MEMORY_USED, QUERY_ID "
-		    "FROM information_schema.PROCESSLIST WHERE ID = %" PRIu64,
-		    connection_id);
-	else if (pfs_sql_find_memory(k) == FIND_THREADS)
+		    "FROM information_schema.PROCESSLIST WHERE ID = ?");
+	} else if (pfs_sql_find_memory(k) == FIND_THREADS) {
+		*param = thread_id;
 		n = snprintf(buf, size, "SELECT t.TOTAL_MEMORY, (SELECT "
 		    "MAX(s.EVENT_ID) FROM "
 		    "performance_schema.events_statements_current s WHERE "
 		    "s.THREAD_ID = t.THREAD_ID) FROM performance_schema.threads "
-		    "t WHERE t.THREAD_ID = %" PRIu64, thread_id);
-	else
+		    "t WHERE t.THREAD_ID = ?");
+	} else
 		return -1;
 	return n > 0 && (size_t)n < size ? 0 : -1;
 }
@@ -481,9 +485,18 @@ pfs_sql_finished_over(char *buf, size_t size, bool seconds, bool pattern,
  * Joined, not a UNION ALL of the memory rows and a row of the thread: on
  * MariaDB 10.11 the UNION cost the server some 30 us a sample, more than
  * the statement's tables, and brought the sample's cost to 1.04x that of
- * the bare memory query, against 0.99x joined (bench/RESULTS.md). The
- * thread id is a parameter, so the statement is prepared once and each
- * sample only executes it (conn_query_kept()).
+ * the bare memory query, against 0.99x joined (bench/RESULTS.md).
+ *
+ * The statement's table is joined before the memory rows: MySQL joins in
+ * the order written, and the other way looked the thread's statement up
+ * again for each memory row, 34 lookups a sample (1.22x the bare memory
+ * query's cost to the server, paced; 0.95x this way on MySQL 9.7,
+ * MMP_BENCH_ONLY=client bench/overhead.py); MariaDB scans each table once
+ * either way. Read right after threads, the statement's row can be
+ * missed while the next statement takes its place, PROCESSLIST_INFO
+ * already the next one's: the text with no id is then not taken
+ * (pfs_statement_row()). The thread id is a parameter, so the statement
+ * is prepared once and each sample only executes it (conn_query_kept()).
  */
 int
 pfs_sql_thread_memory(char *buf, size_t size, bool statements,
@@ -495,11 +508,11 @@ pfs_sql_thread_memory(char *buf, size_t size, bool statements,
 		    "LEFT(COALESCE(s.SQL_TEXT, t.PROCESSLIST_INFO), %d), "
 		    "s.END_EVENT_ID "
 		    "FROM performance_schema.threads t "
-		    "LEFT JOIN " PFS_THREAD_MEMORY " m "
-		    "ON m.THREAD_ID = t.THREAD_ID AND " MEMORY_USED("m.") " "
 		    "LEFT JOIN performance_schema.events_statements_current s "
 		    "ON s.THREAD_ID = t.THREAD_ID "
 		    "AND s.NESTING_EVENT_LEVEL = 0 "
+		    "LEFT JOIN " PFS_THREAD_MEMORY " m "
+		    "ON m.THREAD_ID = t.THREAD_ID AND " MEMORY_USED("m.") " "
 		    "WHERE t.THREAD_ID = ?", text_chars), size);
 	return fits(snprintf(buf, size, "SELECT " MEMORY_COLUMNS("m.")
 	    ", NULL, NULL, LEFT(t.PROCESSLIST_INFO, %d), NULL "

@@ -74,11 +74,12 @@ const char *pfs_sql_server_memory(const struct server_kind *k);
 bool pfs_sql_sample_scans_threads(const struct server_kind *k);
 /*
  * The query of the server's own count of a thread's memory and a key of
- * its statement (NULL where none), into buf: 0, or -1 where the server
- * keeps no count (MySQL before 8.0.31; MariaDB without a connection id).
+ * its statement (NULL where none), into buf, and the id its one parameter
+ * takes into *param: 0, or -1 where the server keeps no count (MySQL
+ * before 8.0.31; MariaDB without a connection id).
  */
 int pfs_sql_own_count(char *buf, size_t size, const struct server_kind *k,
-    uint64_t thread_id, uint64_t connection_id);
+    uint64_t thread_id, uint64_t connection_id, uint64_t *param);
 /* Whether it has connection_memory_limit and its kin: MySQL 8.0.28+. */
 bool pfs_sql_has_memory_limits(const struct server_kind *k);
 /*

@@ -1,7 +1,8 @@
 /*
  * Reading performance_schema's rows without a server: decimal columns
  * with their bounds, NULL as 0 and no trailing junk; copies cut to fit;
- * one row of integers; and the status and message of a failed query.
+ * one row of integers; the status and message of a failed query; and a
+ * thread's statement from its columns.
  */
 #include <stdarg.h>
 #include <stdbool.h>
@@ -264,6 +265,109 @@ test_trusted_values(void **state)
 	assert_true((uint64_t)pfs_value_int(&big) == UINT64_MAX);
 }
 
+/* The same of a prepared query's typed values: NULL as 0, text by length. */
+static void
+test_ints_values(void **state)
+{
+	struct pfs_ints r;
+	struct conn_value first[] = {
+		{ .is_int = true, .i = 5000 },
+		{ .null = true, .is_int = true, .i = 9 },
+		{ .is_int = true, .is_unsigned = true, .u = 77 },
+		{ .s = "-12x", .len = 3 },
+	};
+	struct conn_value bad[] = {
+		{ .is_int = true, .i = 1 },
+		{ .is_int = true, .is_unsigned = true, .u = UINT64_MAX },
+	};
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(pfs_ints_values(&r, 4, first), 0);
+	assert_int_equal(r.rows, 1);
+	assert_true(r.v[0] == 5000 && r.v[1] == 0 && r.v[2] == 77 &&
+	    r.v[3] == -12);
+	assert_true(!r.isnull[0] && r.isnull[1] && !r.isnull[2]);
+	/* Only the first row is kept. */
+	assert_int_equal(pfs_ints_values(&r, 2, bad), 0);
+	assert_int_equal(r.rows, 2);
+	assert_true(r.v[1] == 0 && r.isnull[1]);
+
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(pfs_ints_values(&r, 2, bad), -1);
+}
+
+/* The statement columns of one row, as the thread reader's query gives them. */
+static void
+statement_cols(struct conn_value *v, const char *digest, uint64_t id,
+    const char *text, bool ended)
+{
+	memset(v, 0, PFS_STMT_COLS * sizeof(*v));
+	v[PFS_STMT_DIGEST] = digest == NULL ? (struct conn_value){ .null = true,
+	    .s = "stale", .len = 5 } :
+	    (struct conn_value){ .s = digest, .len = strlen(digest) };
+	v[PFS_STMT_EVENT_ID] = id == 0 ? (struct conn_value){ .null = true,
+	    .is_int = true, .is_unsigned = true, .u = 99 } :
+	    (struct conn_value){ .is_int = true, .is_unsigned = true, .u = id };
+	v[PFS_STMT_TEXT] = text == NULL ? (struct conn_value){ .null = true,
+	    .s = "stale", .len = 5 } :
+	    (struct conn_value){ .s = text, .len = strlen(text) };
+	v[PFS_STMT_END_ID] = ended ? (struct conn_value){ .is_int = true,
+	    .is_unsigned = true, .u = 7 } : (struct conn_value){ .null = true };
+}
+
+/*
+ * A thread's statement, from events_statements_current: id, digest, text
+ * and end from its row. A row with no id (the statement's row missed
+ * while the next one took its place, PROCESSLIST_INFO already the next
+ * text) is no statement: the text is not shown as one without its id.
+ * Without the consumer, PROCESSLIST_INFO's text is all there is.
+ */
+static void
+test_statement_row(void **state)
+{
+	struct conn_value v[PFS_STMT_COLS];
+	struct statement st;
+
+	(void)state;
+	memset(&st, 0xa5, sizeof(st));
+	statement_cols(v, "d1", 41, "SELECT 'first'", true);
+	assert_int_equal(pfs_statement_row(&st, 5, true, v), 0);
+	assert_true(st.thread_id == 5 && st.has_id && st.id == 41 && st.ended);
+	assert_string_equal(st.digest, "d1");
+	assert_string_equal(st.text, "SELECT 'first'");
+
+	/* Between statements, caught mid-update: nothing known. */
+	statement_cols(v, NULL, 0, "SELECT 'second'", false);
+	assert_int_equal(pfs_statement_row(&st, 5, true, v), 0);
+	assert_false(st.has_id);
+	assert_false(st.ended);
+	assert_string_equal(st.digest, "");
+	assert_int_equal(statement_text_len(&st), 0);
+	assert_false(statement_known(&st));
+
+	/* The next one's row, its text not set yet: PROCESSLIST_INFO's. */
+	statement_cols(v, NULL, 42, "SELECT 'second'", false);
+	assert_int_equal(pfs_statement_row(&st, 5, true, v), 0);
+	assert_true(st.has_id && st.id == 42 && !st.ended);
+	assert_string_equal(st.text, "SELECT 'second'");
+
+	/* The consumer off: the text alone, no id. */
+	statement_cols(v, NULL, 0, "SELECT SLEEP(2)", false);
+	assert_int_equal(pfs_statement_row(&st, 5, false, v), 0);
+	assert_false(st.has_id);
+	assert_string_equal(st.text, "SELECT SLEEP(2)");
+	assert_true(statement_known(&st));
+	statement_cols(v, NULL, 0, NULL, false);
+	assert_int_equal(pfs_statement_row(&st, 5, false, v), 0);
+	assert_false(statement_known(&st));
+
+	/* An id that is no number is a bad row. */
+	statement_cols(v, "d1", 41, "x", false);
+	v[PFS_STMT_EVENT_ID] = (struct conn_value){ .s = "4x", .len = 2 };
+	assert_int_equal(pfs_statement_row(&st, 5, true, v), -1);
+}
+
 int
 main(void)
 {
@@ -274,7 +378,9 @@ main(void)
 		cmocka_unit_test(test_trusted_values),
 		cmocka_unit_test(test_copy_column),
 		cmocka_unit_test(test_ints_row),
+		cmocka_unit_test(test_ints_values),
 		cmocka_unit_test(test_query_failed),
+		cmocka_unit_test(test_statement_row),
 	};
 	return cmocka_run_group_tests_name("pfs_rows", tests, NULL, NULL);
 }

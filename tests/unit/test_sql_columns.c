@@ -622,6 +622,56 @@ test_find_memory(void **state)
 	}
 }
 
+/*
+ * A sample's statement joins the thread's statement before its memory
+ * rows: MySQL joins in the order written, and the memory rows first had
+ * it look the statement up once a row (pfs_sql_thread_memory()).
+ */
+static void
+test_statement_joined_first(void **state)
+{
+	char sql[2048];
+	const char *s, *m;
+
+	(void)state;
+	assert_int_equal(pfs_sql_thread_memory(sql, sizeof(sql), true, 200), 0);
+	s = strstr(sql, "JOIN performance_schema.events_statements_current");
+	m = strstr(sql,
+	    "JOIN performance_schema.memory_summary_by_thread_by_event_name");
+	assert_non_null(s);
+	assert_non_null(m);
+	assert_true(s < m);
+}
+
+/*
+ * The own count's query takes the id as its parameter, so that it stays
+ * prepared (pfs_own_count()): MariaDB's by connection, MySQL's by thread;
+ * none where the server keeps no count.
+ */
+static void
+test_own_count_param(void **state)
+{
+	struct server_kind mariadb = pfs_server_kind_parse("10.11.6-MariaDB");
+	struct server_kind mysql = pfs_server_kind_parse("9.1.0");
+	struct server_kind old = pfs_server_kind_parse("8.0.20");
+	uint64_t param = 0;
+	char sql[200];
+
+	(void)state;
+	assert_int_equal(pfs_sql_own_count(sql, sizeof(sql), &mariadb, 42, 7,
+	    &param), 0);
+	assert_true(param == 7);
+	assert_non_null(strstr(sql, "WHERE ID = ?"));
+	assert_null(strchr(strchr(sql, '?') + 1, '?'));
+	assert_int_equal(pfs_sql_own_count(sql, sizeof(sql), &mysql, 42, 7,
+	    &param), 0);
+	assert_true(param == 42);
+	assert_non_null(strstr(sql, "t.THREAD_ID = ?"));
+	assert_null(strchr(strchr(sql, '?') + 1, '?'));
+	assert_int_equal(pfs_sql_own_count(sql, sizeof(sql), &old, 42, 7,
+	    &param), -1);
+}
+
 /* A statement made from parts says when it does not fit. */
 static void
 test_too_small(void **state)
@@ -650,6 +700,8 @@ main(void)
 		cmocka_unit_test(test_server_kind),
 		cmocka_unit_test(test_server_check),
 		cmocka_unit_test(test_find_memory),
+		cmocka_unit_test(test_statement_joined_first),
+		cmocka_unit_test(test_own_count_param),
 		cmocka_unit_test(test_too_small),
 	};
 	return cmocka_run_group_tests_name("sql_columns", tests, NULL, NULL);
