@@ -283,7 +283,7 @@ const struct cli_row cli_rows[] = {
 	    "--heap-base first",
 	    .arg = "FILE",
 	    .help = "the growth since dump FILE, or since the first\n"
-	    "dump of the process (first), as jeprof --base" },
+	    "dump of the process (first), as jeprof's base" },
 	{ .name = "heap-file", .kind = KIND_STRING, FIELD(heap_file),
 	    .implies = TARGET_GLOBAL,
 	    .hint = "give a dump, e.g. --heap-file jeprof.1234.7.i7.heap",
