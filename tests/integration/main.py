@@ -8,12 +8,48 @@ Needs MMP_SOCKET, MMP_PORT (eval "$(tests/sandbox.sh env)") and the binary
 
 import os
 import sys
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import mmp  # noqa: E402
+
+
+class TimedResult(unittest.TextTestResult):
+    """Keeps each test's time and each file's (from its first test's start
+    to its last test's end, so a setUpClass between its tests counts),
+    for the slowest to be named: make check has a time to keep."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.times = {}
+        self.files = {}
+
+    def startTest(self, test):
+        self._started = time.monotonic()
+        super().startTest(test)
+
+    def stopTest(self, test):
+        super().stopTest(test)
+        end = time.monotonic()
+        self.times[test.id()] = end - self._started
+        f = test.id().split(".")[0]
+        first, _ = self.files.get(f, (self._started, end))
+        self.files[f] = (first, end)
+
+
+def print_slowest(result, n=8):
+    """The n slowest files and tests, before the runner's last line."""
+    files = sorted(((e - b, f) for f, (b, e) in result.files.items()),
+                   reverse=True)[:n]
+    tests = sorted(((t, i) for i, t in result.times.items()),
+                   reverse=True)[:n]
+    print("slowest files: " + ", ".join("%s %.0f s" % (f, t)
+                                        for t, f in files))
+    print("slowest tests: " + ", ".join("%s %.1f s" % (i, t)
+                                        for t, i in tests))
 
 
 def main():
@@ -34,7 +70,8 @@ def main():
         suite = loader.loadTestsFromNames(args)
     else:
         suite = loader.discover(HERE, pattern="test_*.py", top_level_dir=HERE)
-    result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout).run(suite)
+    result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout,
+                                     resultclass=TimedResult).run(suite)
     sys.stdout.flush()
     # A test with failing subtests is one failed test, not several.
     failed_ids = set()
@@ -49,6 +86,7 @@ def main():
     passed = result.testsRun - len(ran_failed) - len(result.skipped)
     for test, reason in result.skipped:
         print("skipped on %s: %s: %s" % (mmp.SERVER, test.id(), reason))
+    print_slowest(result)
     print("integration: %d passed, %d failed, %d skipped" %
           (passed, failed, len(result.skipped)))
     return 1 if failed else 0
