@@ -201,7 +201,7 @@ $(SYMFIX)/shoff_past_end.elf: tests/unit/symfix/shoff_past_end.elf
 # bench/record_cost.py's driver of an incident at many connections: the
 # core's own writer, no server.
 $(BUILD)/incident_delay: bench/incident_delay.c $(BUILD)/libcore.a | $(BUILD)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libcore.a -lcsv $(PPROF_LIBS) $(JANSSON_LIBS) -lcrypto -lm
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libcore.a -lcsv $(PPROF_LIBS) $(JANSSON_LIBS) $(DW_LIBS) -lcrypto -lm
 
 $(BUILD):
 	mkdir -p $@
