@@ -9,9 +9,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dirfile.h"
 #include "heapdump.h"
 #include "heapkeep.h"
-#include "incident.h"
 #include "procfs.h"
 #include "when.h"
 
@@ -238,7 +238,7 @@ copy(struct heap_keep *k, const struct heap_file *f, char *why,
 	snprintf(h.name, sizeof(h.name), "%.4s%.2s%.2sT%.2s%.2s%.2s.%.3sZ-%ld."
 	    "%" PRIu64 ".heap", stamp, stamp + 5, stamp + 8, stamp + 11,
 	    stamp + 14, stamp + 17, stamp + 20, (long)f->pid, f->seq);
-	if (incident_write_whole(k->fd, h.name, text, len) != 0) {
+	if (dirfile_write_whole(k->fd, h.name, text, len) != 0) {
 		snprintf(why, whylen, "cannot keep %s: %s", f->path,
 		    strerror(errno));
 		free(text);

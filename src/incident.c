@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "conns_lines.h"
+#include "dirfile.h"
 #include "incident.h"
 #include "incident_page.h"
 #include "output_format.h"
@@ -163,39 +164,6 @@ window_lines(const char *dir, int segfd, int64_t from, int64_t to,
 	return rc != 0 ? -1 : obuf_status(out);
 }
 
-int
-incident_write_whole(int fd, const char *name, const void *p, size_t n)
-{
-	char tmp[300];
-	int out, e;
-	ssize_t w = 0;
-
-	snprintf(tmp, sizeof(tmp), "%s.tmp", name);
-	(void)unlinkat(fd, tmp, 0);
-	out = openat(fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
-	    O_NOFOLLOW, 0600);
-	if (out < 0)
-		return -1;
-	for (size_t done = 0; done < n; done += (size_t)w)
-		if ((w = write(out, (const char *)p + done, n - done)) < 0 &&
-		    errno != EINTR)
-			break;
-		else if (w < 0)
-			w = 0;
-	if (w >= 0 && fsync(out) == 0) {
-		w = close(out);
-		out = -1;
-		if (w == 0 && renameat(fd, tmp, fd, name) == 0)
-			return 0;
-	}
-	e = errno;
-	if (out >= 0)
-		close(out);
-	unlinkat(fd, tmp, 0);
-	errno = e;
-	return -1;
-}
-
 static int
 by_name(const void *a, const void *b)
 {
@@ -330,7 +298,7 @@ put_file(const char *dir, int fd, const char *stem, const char *ext,
 
 	snprintf(name, sizeof(name), "%s.%s", stem, ext);
 	snprintf(path, pathlen, "%s/incidents/%s", dir, name);
-	return incident_write_whole(fd, name, p, n);
+	return dirfile_write_whole(fd, name, p, n);
 }
 
 int

@@ -43,11 +43,4 @@ int incident_write_at(const char *dir, int segfd, int fd,
     const struct incident_notes *notes, char *path, size_t pathlen,
     char *err, size_t errlen);
 
-/*
- * Writes n bytes to name in the folder fd through a temporary name
- * (NAME.tmp): whole or not at all. The temporary file is made anew, never
- * one found there. 0, or -1 with errno (the black box's heap dumps too).
- */
-int incident_write_whole(int fd, const char *name, const void *p, size_t n);
-
 #endif
