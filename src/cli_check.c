@@ -1,7 +1,8 @@
 /*
  * The checks between options, once all are read: an option that needs
- * another (cli_needs), and what the profile formats and --output
- * patterns ask of the rest.
+ * another (cli_needs), what each mode's row refuses (modes.h), said in
+ * the row's words by one check, and what the profile formats and
+ * --output patterns ask of the rest.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -46,7 +47,7 @@ join(const char *const *words, size_t n, const char *prefix, char *buf,
 	return buf;
 }
 
-/* The options that name the targets of mask, 1 << TARGET_*, as the table has them. */
+/* The options that name the targets of mask (1 << TARGET_*), in table order. */
 static const char *
 target_options(unsigned mask, char *buf, size_t len)
 {
@@ -252,7 +253,8 @@ static int
 check_heap(struct cli_parse *ps)
 {
 	const struct options *o = ps->o;
-	const struct mode *m = &modes[o->heap ? MODE_ID_HEAP : MODE_ID_HEAP_FILE];
+	const struct mode *m =
+	    &modes[o->heap ? MODE_ID_HEAP : MODE_ID_HEAP_FILE];
 
 	if (!o->heap && o->heap_file == NULL) {
 		if (ps->needs[NEEDS_HEAP] == NULL)
