@@ -22,6 +22,7 @@
 #include "heap.h"
 #include "exporter.h"
 #include "live.h"
+#include "modes.h"
 #include "outfile.h"
 #include "outname.h"
 #include "pfs.h"
@@ -226,135 +227,23 @@ run_read(const struct capture_env *env)
 	return replay_run(env);
 }
 
-/* The tests that choose a mode, one a row of modes[]. */
-static bool
-is_read(const struct options *o)
-{
-	return o->target == TARGET_READ;
-}
-
-static bool
-is_listen(const struct options *o)
-{
-	return o->listen_port != 0;
-}
-
-static bool
-is_record(const struct options *o)
-{
-	return o->record_dir != NULL;
-}
-
-static bool
-is_explain(const struct options *o)
-{
-	return o->explain;
-}
-
-static bool
-is_heap(const struct options *o)
-{
-	return o->heap;
-}
-
-static bool
-is_heap_file(const struct options *o)
-{
-	return o->heap_file != NULL;
-}
-
-static bool
-is_top(const struct options *o)
-{
-	return o->live && o->target == TARGET_LIST;
-}
-
-static bool
-is_list(const struct options *o)
-{
-	return o->target == TARGET_LIST;
-}
-
-static bool
-is_hunt(const struct options *o)
-{
-	return o->target == TARGET_WAIT;
-}
-
-static bool
-is_capture(const struct options *o)
-{
-	(void)o;
-	return true; /* a thread, a connection or a grain */
-}
-
-/* What a mode needs made ready before it runs, in the order app_run() does. */
-enum mode_needs {
-	MODE_TERMINAL = 1 << 0, /* a terminal to draw on (--live) */
-	MODE_RING     = 1 << 1, /* keeps --window samples: the ring checked */
-	MODE_SESSION  = 1 << 2, /* the password asked, the session set up */
-	MODE_CONNECT  = 1 << 3, /* and connected; without, the mode connects */
-	MODE_OUTPUT   = 1 << 4, /* the output file: --output, stdout, nowhere */
-	MODE_DRAWN    = 1 << 5, /* with --live, the live view watches it */
-	/* Its data go only to --output, nowhere without one (as drawn). */
-	MODE_NAMED_OUTPUT = 1 << 6,
-	/* Captures one after another: --output may name a file for each. */
-	MODE_FILE_EACH = 1 << 7,
-	/* Writes lists of threads, not samples: a binary format is no harm. */
-	MODE_THREADS  = 1 << 8,
-	/*
-	 * Reads the server with every memory instrument off too: what is
-	 * off is part of its answer (the session's instruments_may_be_off).
-	 */
-	MODE_ANY_INSTRUMENTS = 1 << 9,
-};
-
-#define SERVER (MODE_SESSION | MODE_CONNECT)
-
 /*
- * The modes, one row each, as git's commands[]: its name, the test of the
- * options that chooses it (the first row whose test passes runs), what it
- * needs, and its run function. The live view and the exporter's HTTP
- * server are observers of captures (struct capture_observer), not rows
- * that choose again.
+ * Each row's run function (modes.h: the rows are below cli, which checks
+ * the options against them; the runs are above it). Each returns the exit
+ * status.
  */
-static const struct mode {
-	const char *name;  /* as the manual and the ARCHITECTURE call it */
-	bool (*chosen)(const struct options *o);
-	unsigned needs;    /* enum mode_needs */
-	int (*run)(const struct capture_env *env); /* the exit status */
-} modes[] = {
-	{ "read",    is_read,    MODE_RING | MODE_DRAWN,             run_read },
-	{ "listen",  is_listen,  MODE_RING | MODE_SESSION | MODE_OUTPUT |
-	    MODE_NAMED_OUTPUT, exporter_run },
-	{ "record",  is_record,  MODE_RING | MODE_SESSION | MODE_OUTPUT |
-	    MODE_NAMED_OUTPUT, record_run },
-	{ "explain", is_explain, MODE_RING | SERVER | MODE_OUTPUT |
-	    MODE_ANY_INSTRUMENTS, explain_run },
-	/* The server's pid is all it asks: any instruments will do. */
-	{ "heap",    is_heap,    SERVER | MODE_OUTPUT | MODE_ANY_INSTRUMENTS,
-	    heap_run },
-	{ "heap-file", is_heap_file, MODE_OUTPUT, heap_run },
-	{ "top",     is_top,     MODE_TERMINAL | SERVER | MODE_OUTPUT |
-	    MODE_NAMED_OUTPUT | MODE_THREADS, top_run },
-	{ "list",    is_list,    SERVER | MODE_OUTPUT | MODE_THREADS, run_list },
-	{ "hunt",    is_hunt,    MODE_RING | SERVER | MODE_OUTPUT | MODE_DRAWN |
-	    MODE_FILE_EACH, hunt_run },
-	{ "capture", is_capture, MODE_RING | SERVER | MODE_OUTPUT | MODE_DRAWN,
-	    run_capture },
+static int (*const mode_run[N_MODES])(const struct capture_env *env) = {
+	[MODE_ID_READ] = run_read,
+	[MODE_ID_LISTEN] = exporter_run,
+	[MODE_ID_RECORD] = record_run,
+	[MODE_ID_EXPLAIN] = explain_run,
+	[MODE_ID_HEAP_FILE] = heap_run,
+	[MODE_ID_HEAP] = heap_run,
+	[MODE_ID_TOP] = top_run,
+	[MODE_ID_LIST] = run_list,
+	[MODE_ID_HUNT] = hunt_run,
+	[MODE_ID_CAPTURE] = run_capture,
 };
-
-#undef SERVER
-
-static const struct mode *
-mode_of(const struct options *o)
-{
-	size_t i = 0;
-
-	while (!modes[i].chosen(o))
-		i++; /* the last row takes what is left */
-	return &modes[i];
-}
 
 /* Whether --live draws mode m: the live view is an observer of its row. */
 static bool
@@ -395,15 +284,13 @@ binary_to_terminal(const struct mode *m, const struct options *o)
 	return strcmp(p, "/dev/tty") == 0;
 }
 
-/* What the options ask of mode m: an exit status when it cannot run, or -1. */
+/*
+ * What the output asks of mode m (what its row refuses of the options is
+ * checked with them, cli_check.c): an exit status when it cannot run, or -1.
+ */
 static int
 check_mode(const struct mode *m, const struct options *o)
 {
-	if (o->live && !(m->needs & (MODE_DRAWN | MODE_TERMINAL))) {
-		diag_say("--live draws a capture, a hunt or --list, not "
-		    "--%s; leave out --live", m->name);
-		return EXIT_USAGE;
-	}
 	if (stdout_closed && writes_stdout(m, o)) {
 		diag_say("standard output is closed: nowhere to write; give "
 		    "--output FILE, or start with standard output open");
@@ -429,12 +316,12 @@ run_observed(const struct mode *m, struct capture_env *env)
 	int rc;
 
 	if (!drawn(m, env->opts))
-		return m->run(env);
+		return mode_run[m->id](env);
 	if ((l = live_start(env)) == NULL)
 		return EXIT_RUNTIME;
 	env->observer = live_observer(l);
 	env->gap = live_gap(l);
-	rc = m->run(env);
+	rc = mode_run[m->id](env);
 	live_end(l);
 	return rc;
 }

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "cli_table.h"
+#include "modes.h"
 #include "optfile.h"
 
 /* Groups read from option files, as the issue and mysql(1) do. */
@@ -483,9 +484,9 @@ cli_parse(int argc, char **argv, const struct cli_env *env,
 	/* As --listen's row says: the exporter watches the whole server. */
 	if (o->target == TARGET_NONE)
 		o->target = ps.implied;
-	/* The black box's beat is slower than a capture's. */
+	/* Each mode's row has its beat: the black box's is slower. */
 	if (o->frequency_ms == 0)
-		o->frequency_ms = o->record_dir != NULL ? 1000 : 500;
+		o->frequency_ms = mode_of(o)->frequency_ms;
 	if (o->target == TARGET_NONE) {
 		snprintf(err, errlen, "no target; give --thread ID, "
 		    "--connection ID, --wait-for PATTERN, --longer-than SECONDS, "

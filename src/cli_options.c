@@ -133,7 +133,7 @@ const struct cli_row cli_rows[] = {
 	    "own file."),
 
 	HEADING("Sampling:"),
-	/* No .def: the default depends on the mode (cli_check.c). */
+	/* No .def: the default is the mode's (its row in modes.c). */
 	{ .name = "frequency", .kind = KIND_NUMBER, FIELD(frequency_ms),
 	    .min = 1, .max = 3600000,
 	    .hint = "give milliseconds between samples, e.g. --frequency 250",

@@ -53,3 +53,25 @@ conn_auth_key_read(const char *path, char *why, size_t whylen)
 		    path);
 	return key;
 }
+
+/* The two libraries name the struct of vio->info() apart. */
+#ifdef MARIADB_PACKAGE_VERSION
+typedef MYSQL_PLUGIN_VIO_INFO vio_info;
+#else
+typedef struct MYSQL_PLUGIN_VIO_INFO vio_info;
+#endif
+
+bool
+conn_auth_over_socket(MYSQL_PLUGIN_VIO *vio)
+{
+	vio_info info;
+
+	vio->info(vio, &info);
+	return info.protocol == MYSQL_VIO_SOCKET;
+}
+
+bool
+conn_auth_transport_secure(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
+{
+	return mysql_get_ssl_cipher(m) != NULL || conn_auth_over_socket(vio);
+}

@@ -12,6 +12,10 @@
 #define MYSQLMEMPROF_CONN_AUTH_H
 
 #include <mysql.h>
+#ifdef MARIADB_PACKAGE_VERSION
+/* After <mysql.h>, whose types it uses without including it. */
+#include <mysql/plugin_auth.h>
+#endif
 #include <openssl/evp.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -67,5 +71,25 @@ void conn_auth_forget_password(MYSQL *m);
  * (--server-public-key-path), or NULL with why saying what is wrong.
  */
 EVP_PKEY *conn_auth_key_read(const char *path, char *why, size_t whylen);
+/*
+ * For both: why a guard refused, with the plugin's name for %s: no key
+ * for the password over plain TCP; clear text not allowed, or allowed
+ * but not over this transport.
+ */
+#define CONN_AUTH_NOT_ENCRYPTED "the account's %s must send the password, " \
+    "and the connection is not encrypted; use TLS, " \
+    "--get-server-public-key or --server-public-key-path=FILE"
+#define CONN_AUTH_CLEARTEXT_OFF "the server asks for the password in " \
+    "clear text (%s); give --enable-cleartext-plugin if the account needs it"
+#define CONN_AUTH_CLEARTEXT_WHERE "the server asks for the password in " \
+    "clear text (%s), which --enable-cleartext-plugin sends only over the " \
+    "unix socket or TLS with --ssl-mode=VERIFY_CA or VERIFY_IDENTITY"
+/* For both: whether the connection is over the unix socket. */
+bool conn_auth_over_socket(MYSQL_PLUGIN_VIO *vio);
+/*
+ * For both: whether the password may go as it is, where no one but the
+ * server reads it: TLS, or the unix socket.
+ */
+bool conn_auth_transport_secure(MYSQL_PLUGIN_VIO *vio, MYSQL *m);
 
 #endif

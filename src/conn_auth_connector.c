@@ -16,8 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #ifdef MARIADB_PACKAGE_VERSION
-/* After <mysql.h>, whose types it uses without including it. */
-#include <mysql/plugin_auth.h>
 #include <stdarg.h>
 #endif
 
@@ -122,18 +120,6 @@ pin_lets(MYSQL *m)
 	a->untrusted = true;
 	refuse(m, a, "%s", why);
 	return false;
-}
-
-/* TLS, or the unix socket: the server takes the password as it is there. */
-static bool
-transport_secure(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
-{
-	MYSQL_PLUGIN_VIO_INFO info;
-
-	if (mysql_get_ssl_cipher(m) != NULL)
-		return true;
-	vio->info(vio, &info);
-	return info.protocol == MYSQL_VIO_SOCKET;
 }
 
 /* SHA256(pw) XOR SHA256(SHA256(SHA256(pw)), scramble): the fast reply. */
@@ -246,10 +232,7 @@ send_with_key(MYSQL_PLUGIN_VIO *vio, MYSQL *m, const char *plugin,
 			return CR_ERROR;
 		}
 	} else {
-		refuse(m, a, "the account's %s must send the password, and the "
-		    "connection is not encrypted; use TLS, "
-		    "--get-server-public-key or --server-public-key-path=FILE",
-		    plugin);
+		refuse(m, a, CONN_AUTH_NOT_ENCRYPTED, plugin);
 		return CR_ERROR;
 	}
 	rc = send_encrypted(vio, key, pw, scramble);
@@ -279,7 +262,7 @@ sha2_authenticate(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
 		return CR_SERVER_HANDSHAKE_ERR;
 	if (!pin_lets(m))
 		return CR_ERROR;
-	if (transport_secure(vio, m))
+	if (conn_auth_transport_secure(vio, m))
 		return send_plain(vio, pw);
 	return send_with_key(vio, m, "caching_sha2_password", SHA2_REQUEST_KEY,
 	    pw, scramble);
@@ -307,7 +290,7 @@ sha256_authenticate(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
 	 * the server's first plugin, TLS starts with the first packet, and
 	 * only a key the user gave, which no one else reads, goes in it.
 	 */
-	if (transport_secure(vio, m))
+	if (conn_auth_transport_secure(vio, m))
 		return pin_lets(m) ? send_plain(vio, pw) : CR_ERROR;
 	return send_with_key(vio, m, "sha256_password",
 	    SHA256_REQUEST_KEY, pw, scramble);
@@ -323,21 +306,15 @@ static bool
 cleartext_allowed(MYSQL_PLUGIN_VIO *vio, MYSQL *m, const char *plugin)
 {
 	struct conn_auth *a = auth_of(m);
-	MYSQL_PLUGIN_VIO_INFO info;
 
 	if (a == NULL || !a->cleartext) {
-		refuse(m, a, "the server asks for the password in clear text "
-		    "(%s); give --enable-cleartext-plugin if the account "
-		    "needs it", plugin);
+		refuse(m, a, CONN_AUTH_CLEARTEXT_OFF, plugin);
 		return false;
 	}
-	vio->info(vio, &info);
-	if (info.protocol == MYSQL_VIO_SOCKET ||
+	if (conn_auth_over_socket(vio) ||
 	    (a->tls_verified && mysql_get_ssl_cipher(m) != NULL))
 		return true;
-	refuse(m, a, "the server asks for the password in clear text (%s), "
-	    "which --enable-cleartext-plugin sends only over the unix socket "
-	    "or TLS with --ssl-mode=VERIFY_CA or VERIFY_IDENTITY", plugin);
+	refuse(m, a, CONN_AUTH_CLEARTEXT_WHERE, plugin);
 	return false;
 }
 

@@ -17,8 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #ifdef MARIADB_PACKAGE_VERSION
-/* After <mysql.h>, whose types it uses without including it. */
-#include <mysql/plugin_auth.h>
 #include <stdarg.h>
 #endif
 
@@ -61,17 +59,6 @@ pin_lets(struct conn_auth *a)
 	return false;
 }
 
-static bool
-transport_secure(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
-{
-	struct MYSQL_PLUGIN_VIO_INFO info;
-
-	if (mysql_get_ssl_cipher(m) != NULL)
-		return true;
-	vio->info(vio, &info);
-	return info.protocol == MYSQL_VIO_SOCKET;
-}
-
 /*
  * sha256_password asks the server for its RSA key unasked over plain TCP
  * (MYSQL_OPT_GET_SERVER_PUBLIC_KEY is caching_sha2_password's only): let
@@ -87,14 +74,12 @@ sha256_lets(MYSQL_PLUGIN_VIO *vio, MYSQL *m)
 	/* Its first packet may be the password: the pin first. */
 	if (!pin_lets(a))
 		return false;
-	if (transport_secure(vio, m) ||
+	if (conn_auth_transport_secure(vio, m) ||
 	    (a != NULL && (a->key_path != NULL || a->get_key)))
 		return true;
 	if (a != NULL)
-		snprintf(a->refused, sizeof(a->refused), "the account's "
-		    "sha256_password must send the password, and the "
-		    "connection is not encrypted; use TLS, "
-		    "--get-server-public-key or --server-public-key-path=FILE");
+		snprintf(a->refused, sizeof(a->refused),
+		    CONN_AUTH_NOT_ENCRYPTED, "sha256_password");
 	return false;
 }
 
@@ -103,13 +88,8 @@ static void
 clear_refused(struct conn_auth *a)
 {
 	snprintf(a->refused, sizeof(a->refused), a->cleartext ?
-		    "the server asks for the password in clear text "
-		    "(mysql_clear_password), which --enable-cleartext-plugin "
-		    "sends only over the unix socket or TLS with "
-		    "--ssl-mode=VERIFY_CA or VERIFY_IDENTITY" :
-		    "the server asks for the password in clear text "
-		    "(mysql_clear_password); give --enable-cleartext-plugin if "
-		    "the account needs it");
+	    CONN_AUTH_CLEARTEXT_WHERE : CONN_AUTH_CLEARTEXT_OFF,
+	    "mysql_clear_password");
 }
 
 /*

@@ -575,6 +575,41 @@ bind_params(MYSQL_STMT *st, const struct conn_param *params, unsigned n,
 }
 
 /*
+ * Hands each row of st, stored, to vfn as typed values or to fn as
+ * strings. Returns 0, 1 when a callback refused a row, or -1 when a fetch
+ * failed.
+ */
+static int
+fetch_rows(MYSQL_STMT *st, struct columns *cols, conn_row_fn fn,
+    conn_value_fn vfn, void *ctx)
+{
+	char *values[MAX_COLUMNS];
+	int rc;
+
+	while ((rc = mysql_stmt_fetch(st)) != MYSQL_NO_DATA) {
+		int stop = 0;
+
+		if (rc == 1 || (rc == MYSQL_DATA_TRUNCATED &&
+		    columns_refetch(st, cols) != 0))
+			return -1;
+		/*
+		 * A typed row is in cols->val as fetched (columns_bind()): its
+		 * strings go by their length, without the NUL that writing
+		 * after each cost 1,100 instructions a sample.
+		 */
+		if (vfn != NULL) {
+			stop = vfn(ctx, cols->n, cols->val);
+		} else if (fn != NULL) {
+			text_values(cols, values);
+			stop = fn(ctx, cols->n, values, cols->len);
+		}
+		if (stop != 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
  * Runs sql with params, kept prepared or prepared for this call alone;
  * each row goes to fn as strings, or to vfn as typed values.
  */
@@ -593,7 +628,6 @@ query_params(struct conn *c, const char *sql, bool keep,
 	 */
 	struct columns once, *cols = &once;
 	struct conn_kept *k = NULL;
-	char *values[MAX_COLUMNS];
 	enum conn_status status = CONN_OK;
 	MYSQL_STMT *st;
 	int rc;
@@ -631,29 +665,12 @@ query_params(struct conn *c, const char *sql, bool keep,
 	    columns_bind(st, cols, vfn != NULL) != 0) ||
 	    conn_io_stmt_store(c, st) != 0)
 		goto fail;
-	while ((rc = mysql_stmt_fetch(st)) != MYSQL_NO_DATA) {
-		if (rc == 1 || (rc == MYSQL_DATA_TRUNCATED &&
-		    columns_refetch(st, cols) != 0))
-			goto fail;
-		int stop = 0;
-
-		/*
-		 * A typed row is in cols->val as fetched (columns_bind()): its
-		 * strings go by their length, without the NUL that writing
-		 * after each cost 1,100 instructions a sample.
-		 */
-		if (vfn != NULL) {
-			stop = vfn(ctx, cols->n, cols->val);
-		} else if (fn != NULL) {
-			text_values(cols, values);
-			stop = fn(ctx, cols->n, values, cols->len);
-		}
-		if (stop != 0) {
-			if (err[0] == '\0')
-				snprintf(err, errlen, "unexpected result");
-			status = CONN_FAILED;
-			goto done;
-		}
+	if ((rc = fetch_rows(st, cols, fn, vfn, ctx)) < 0)
+		goto fail;
+	if (rc > 0) {
+		if (err[0] == '\0')
+			snprintf(err, errlen, "unexpected result");
+		status = CONN_FAILED;
 	}
 done:
 	/* A kept statement keeps its buffers for the next time. */

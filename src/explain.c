@@ -84,7 +84,7 @@ explain_run(const struct capture_env *env)
 	explain_work(&r, &e);
 	for (size_t i = 0; i < e.notes_n; i++)
 		diag_note(env->diag, "%s", e.notes[i]);
-	if (env->opts->format->name[0] == 'j')
+	if (strcmp(env->opts->format->name, "json") == 0)
 		explain_json(&b, &r, &e);
 	else
 		explain_text(&b, &r, &e, env->opts->exact_bytes);

@@ -342,6 +342,120 @@ feed_before(struct loop *l, struct ring *ring, sampler_sink sink,
 	return 0;
 }
 
+/* The loop's state before its first tick; 0, or -1 out of memory. */
+static int
+loop_begin(struct loop *l, const struct sampler_config *cfg,
+    const struct clock *clk)
+{
+	if (cfg->duration_ns != 0)
+		l->last_tick = (cfg->duration_ns + cfg->interval_ns - 1) /
+		    cfg->interval_ns;
+	if ((l->deltas = delta_table_create()) == NULL)
+		return -1;
+	l->t0 = l->credit_at = clk->now_ns(clk->ctx);
+	l->origin = cfg->n_before > 0 && cfg->before[0].mono_ns < l->t0 ?
+	    cfg->before[0].mono_ns : l->t0;
+	if (l->last_tick != 0)
+		l->end_ns = l->t0 + l->last_tick * cfg->interval_ns;
+	return 0;
+}
+
+/*
+ * Waits for tick k's deadline. Returns 1 when it is due, 0 when a signal
+ * was answered (look at *stop and sleep again), or -1 with *end set when
+ * the run ends before it.
+ */
+static int
+wait_tick(const struct loop *l, uint64_t k, void *sink_ctx,
+    volatile sig_atomic_t *stop, enum sampler_end *end)
+{
+	const struct sampler_config *cfg = l->cfg;
+
+	if (*stop) {
+		*end = SAMPLER_END_STOPPED;
+		return -1;
+	}
+	if (l->last_tick != 0 && k >= l->last_tick) {
+		*end = SAMPLER_END_DURATION;
+		return -1;
+	}
+	if (l->clk->sleep_until(l->clk->ctx, l->t0 + k * cfg->interval_ns) ==
+	    EINTR) {
+		if (cfg->wake != NULL && cfg->wake(sink_ctx) != 0) {
+			*end = SAMPLER_END_SINK_ERROR;
+			return -1;
+		}
+		return 0;
+	}
+	return 1;
+}
+
+/* When a reading was taken: wall time, and its start and end. */
+struct read_times {
+	int64_t wall_ms;
+	uint64_t start, done; /* monotonic */
+};
+
+/* One reading of the source, timed. */
+static enum source_status
+read_timed(struct loop *l, const struct source *src, struct reading *rd,
+    struct read_times *t, char *err, size_t errlen)
+{
+	const struct clock *clk = l->clk;
+	enum source_status st;
+
+	t->wall_ms = clk->wall_ms(clk->ctx);
+	t->start = clk->now_ns(clk->ctx);
+	if (l->cfg->afford_ns != NULL)
+		*l->cfg->afford_ns = load_afford(l, t->start);
+	st = src->read(src->ctx, l->end_ns, rd, err, errlen);
+	t->done = clk->now_ns(clk->ctx);
+	/* After a reconnect the reading is of a later query than the first. */
+	if (st == SOURCE_OK && rd->started_ns > t->start) {
+		t->wall_ms += (int64_t)((rd->started_ns - t->start) / 1000000u);
+		t->start = rd->started_ns;
+	}
+	return st;
+}
+
+/* How a reading that is neither a sample nor a skipped tick ends the run. */
+static enum sampler_end
+source_end(enum source_status st)
+{
+	if (st == SOURCE_GONE)
+		return SAMPLER_END_GONE;
+	if (st == SOURCE_STOPPED)
+		return SAMPLER_END_STOPPED;
+	return SAMPLER_END_SOURCE_ERROR;
+}
+
+/*
+ * Reading rd, of the tick due at due, made the ring's next sample and
+ * counted; NULL when out of memory.
+ */
+static struct sample *
+keep_reading(struct loop *l, const struct reading *rd,
+    const struct read_times *t, uint64_t due, struct sampler_stats *stats)
+{
+	struct sample *s = ring_slot(l->ring);
+	uint64_t took = t->done - t->start;
+
+	if (fill_sample(l, s, rd, ring_max_events(l->ring)) != 0)
+		return NULL;
+	s->seq = stats->taken + 1;
+	s->elapsed_us = (t->start - l->origin) / 1000;
+	s->late_us = t->start > due ? (t->start - due) / 1000 : 0;
+	s->query_us = took / 1000;
+	stats->query_ns += took;
+	if (took > stats->slowest_query_ns)
+		stats->slowest_query_ns = took;
+	s->wall_ms = t->wall_ms;
+	ring_commit(l->ring);
+	stats->taken++;
+	stats->kept += s->events_kept;
+	return s;
+}
+
 enum sampler_end
 sampler_run(const struct sampler_config *cfg, const struct source *src,
     const struct clock *clk, struct ring *ring, sampler_sink sink,
@@ -353,98 +467,46 @@ sampler_run(const struct sampler_config *cfg, const struct source *src,
 	uint64_t k = 0;
 
 	memset(stats, 0, sizeof(*stats));
-	if (cfg->duration_ns != 0)
-		l.last_tick = (cfg->duration_ns + cfg->interval_ns - 1) /
-		    cfg->interval_ns;
-	if ((l.deltas = delta_table_create()) == NULL) {
+	if (loop_begin(&l, cfg, clk) != 0) {
 		snprintf(err, errlen, "out of memory");
 		stats->end = SAMPLER_END_SOURCE_ERROR;
 		return stats->end;
 	}
-	l.t0 = l.credit_at = clk->now_ns(clk->ctx);
-	l.origin = cfg->n_before > 0 && cfg->before[0].mono_ns < l.t0 ?
-	    cfg->before[0].mono_ns : l.t0;
-	if (l.last_tick != 0)
-		l.end_ns = l.t0 + l.last_tick * cfg->interval_ns;
 	if (feed_before(&l, ring, sink, sink_ctx, stats, &end, err,
 	    errlen) != 0)
 		goto out;
 	for (;;) {
 		uint64_t due = l.t0 + k * cfg->interval_ns;
-		uint64_t start, done;
 		struct reading rd = { 0 };
+		struct read_times t;
+		enum source_status st;
 		struct sample *s;
+		int w;
 
-		if (*stop) {
-			end = SAMPLER_END_STOPPED;
+		if ((w = wait_tick(&l, k, sink_ctx, stop, &end)) < 0)
 			break;
-		}
-		if (l.last_tick != 0 && k >= l.last_tick) {
-			end = SAMPLER_END_DURATION;
-			break;
-		}
-		if (clk->sleep_until(clk->ctx, due) == EINTR) {
-			/* A signal: answer it, look at *stop, sleep again. */
-			if (cfg->wake != NULL && cfg->wake(sink_ctx) != 0) {
-				end = SAMPLER_END_SINK_ERROR;
-				break;
-			}
+		if (w == 0)
 			continue;
-		}
-
-		int64_t wall = clk->wall_ms(clk->ctx);
-		start = clk->now_ns(clk->ctx);
-		if (cfg->afford_ns != NULL)
-			*cfg->afford_ns = load_afford(&l, start);
-		enum source_status st = src->read(src->ctx, l.end_ns, &rd, err,
-		    errlen);
-		done = clk->now_ns(clk->ctx);
-		/* After a reconnect the reading is of a later query than the first. */
-		if (st == SOURCE_OK && rd.started_ns > start) {
-			wall += (int64_t)((rd.started_ns - start) / 1000000u);
-			start = rd.started_ns;
-		}
-		if (st == SOURCE_GONE) {
-			end = SAMPLER_END_GONE;
-			break;
-		}
-		if (st == SOURCE_STOPPED) {
-			end = SAMPLER_END_STOPPED;
-			break;
-		}
+		st = read_timed(&l, src, &rd, &t, err, errlen);
 		/* A reading lost, the source still there: a tick skipped. */
 		if (st == SOURCE_SKIPPED) {
 			stats->skipped++;
 			stats->lost++;
 			snprintf(stats->lost_why, sizeof(stats->lost_why), "%s",
 			    err);
-			k = next_tick(&l, k, start, done - start,
+			k = next_tick(&l, k, t.start, t.done - t.start,
 			    clk->now_ns(clk->ctx), stats);
 			continue;
 		}
 		if (st != SOURCE_OK) {
-			end = SAMPLER_END_SOURCE_ERROR;
+			end = source_end(st);
 			break;
 		}
-
-		s = ring_slot(ring);
-		if (fill_sample(&l, s, &rd, ring_max_events(ring)) != 0) {
+		if ((s = keep_reading(&l, &rd, &t, due, stats)) == NULL) {
 			snprintf(err, errlen, "out of memory");
 			end = SAMPLER_END_SOURCE_ERROR;
 			break;
 		}
-		s->seq = stats->taken + 1;
-		s->elapsed_us = (start - l.origin) / 1000;
-		s->late_us = start > due ? (start - due) / 1000 : 0;
-		s->query_us = (done - start) / 1000;
-		stats->query_ns += done - start;
-		if (done - start > stats->slowest_query_ns)
-			stats->slowest_query_ns = done - start;
-		s->wall_ms = wall;
-		ring_commit(ring);
-		stats->taken++;
-		stats->kept += s->events_kept;
-
 		if (sink(sink_ctx, s) != 0) {
 			end = SAMPLER_END_SINK_ERROR;
 			break;
@@ -454,8 +516,8 @@ sampler_run(const struct sampler_config *cfg, const struct source *src,
 			end = SAMPLER_END_COUNT;
 			break;
 		}
-		k = next_tick(&l, k, start, done - start, clk->now_ns(clk->ctx),
-		    stats);
+		k = next_tick(&l, k, t.start, t.done - t.start,
+		    clk->now_ns(clk->ctx), stats);
 	}
 out:
 	free(l.order);

@@ -19,6 +19,7 @@
 #include "fixtures.h"
 /* The option table itself, so that tests can walk every row. */
 #include "../../src/cli_table.h"
+#include "modes.h"
 
 static char tmpdir[64];
 
@@ -303,7 +304,8 @@ static const struct bad {
 	    "--profile-at 'first': unknown value; give last, peak or each" },
 	{ { "--global", "--format", "pprof", "--profile-root=user", NULL },
 	    "give none, thread or statement" },
-	{ { "--list", "--format", "folded", NULL }, "--list writes no profile" },
+	{ { "--list", "--format", "folded", NULL }, "--list writes text, csv or "
+	    "json, not folded" },
 	{ { "--global", "--format=pprof", "--profile-at=each", NULL },
 	    "give --output a pattern with %N" },
 	{ { "--global", "--format=folded", "--profile-at=each", "-o", "a%%N" },
@@ -317,8 +319,8 @@ static const struct bad {
 	{ { "--list", "--connect-timeout", "0", NULL }, "--connect-timeout" },
 	{ { "--list", "--read-timeout", "x", NULL }, "--read-timeout" },
 	{ { "--list", "--format", "xml", NULL }, "text, csv, json" },
-	{ { "--list", "--format", "html", NULL }, "--format html draws a run, "
-	    "and --list lists threads" },
+	{ { "--list", "--format", "html", NULL }, "--list writes text, csv or "
+	    "json, not html; give --format text, --format csv or --format json" },
 	{ { "--wait-for", "x", "--repeat", "--format", "svg", NULL },
 	    "--format svg writes one document per capture; with --repeat, give "
 	    "--output a pattern" },
@@ -1124,6 +1126,166 @@ test_heap(void **state)
 	}
 }
 
+/* The words that give mode row m: its option, and a value if it takes one. */
+static void
+mode_words(const struct mode *m, const char **words)
+{
+	static const struct { const char *name, *value; } values[] = {
+		{ "read", "cap.jsonl" }, { "listen", "9104" },
+		{ "record", "/tmp/mmp-none" }, { "heap-file", "x.heap" },
+	};
+
+	words[0] = m->name;
+	words[1] = NULL;
+	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++)
+		if (strcmp(values[i].name, m->name) == 0)
+			words[1] = values[i].value;
+}
+
+/* Parses the words of modes a and b (b may be NULL) and then more. */
+static enum cli_status
+parse_modes(struct options *o, char *err, const struct mode *a,
+    const struct mode *b, const char *const *more)
+{
+	const char *words[12];
+	char opt[2][32];
+	size_t n = 0;
+
+	for (int k = 0; k < 2; k++) {
+		const struct mode *m = k == 0 ? a : b;
+		const char *w[2];
+
+		if (m == NULL)
+			continue;
+		mode_words(m, w);
+		snprintf(opt[k], sizeof(opt[k]), "--%s", w[0]);
+		words[n++] = opt[k];
+		if (w[1] != NULL)
+			words[n++] = w[1];
+	}
+	while (*more != NULL && n < 11)
+		words[n++] = *more++;
+	words[n] = NULL;
+	return parse_words(o, err, 512, words);
+}
+
+/*
+ * What the modes' rows refuse, walked from the rows: a mode that runs
+ * alone refuses each other mode given by its option, --live,
+ * --trigger-bytes and every target but --global, naming what to leave
+ * out; a row that takes some targets names them; a row's formats.
+ */
+static void
+test_mode_rows_refuse(void **state)
+{
+	static const char *const none[] = { NULL };
+	static const char *const shapes[][3] = {
+		{ "--live", NULL }, { "--trigger-bytes", "1G", NULL },
+		{ "--thread", "1", NULL }, { "--wait-for", "x", NULL },
+	};
+	struct options o;
+	char err[512], want[128];
+	size_t tested = 0;
+
+	(void)state;
+	for (size_t i = 0; i < N_MODES; i++) {
+		const struct mode *m = &modes[i];
+
+		assert_int_equal(m->id, i);
+		if (!m->option)
+			continue;
+		for (size_t j = 0; m->alone != NULL && j < N_MODES; j++) {
+			if (j == i || !modes[j].option)
+				continue;
+			assert_int_equal(parse_modes(&o, err, m, &modes[j],
+			    none), CLI_USAGE);
+			/* Of two that run alone, the later row names the earlier. */
+			snprintf(want, sizeof(want), "leave out --%s",
+			    modes[j].alone != NULL && j > i ? m->name :
+			    modes[j].name);
+			if (strstr(err, want) == NULL)
+				fail_msg("--%s --%s: '%s', wanted '%s'",
+				    m->name, modes[j].name, err, want);
+			cli_free(&o);
+			tested++;
+		}
+		for (size_t k = 0; m->alone != NULL &&
+		    k < sizeof(shapes) / sizeof(shapes[0]); k++) {
+			assert_int_equal(parse_modes(&o, err, m, NULL,
+			    shapes[k]), CLI_USAGE);
+			snprintf(want, sizeof(want), "--%s %s, alone; leave out ",
+			    m->name, m->alone);
+			if (strstr(err, want) == NULL ||
+			    strstr(err, shapes[k][0]) == NULL)
+				fail_msg("--%s %s: '%s'", m->name, shapes[k][0],
+				    err);
+			cli_free(&o);
+			tested++;
+		}
+		if (m->formats != NULL) {
+			static const char *const svg[] = { "--format", "svg",
+			    NULL };
+
+			assert_int_equal(parse_modes(&o, err, m, NULL, svg),
+			    CLI_USAGE);
+			snprintf(want, sizeof(want), "--%s writes %s", m->name,
+			    m->formats[0]);
+			if (strstr(err, want) == NULL || !strstr(err, "not svg"))
+				fail_msg("--%s --format svg: '%s'", m->name, err);
+			cli_free(&o);
+			tested++;
+		}
+	}
+	assert_true(tested >= 4 * 5 + 4 * 4 + 3);
+
+	/* --listen takes one target: not a list, a hunt or a file. */
+	assert_int_equal(parse_modes(&o, err, &modes[MODE_ID_LISTEN], NULL,
+	    (const char *const[]){ "--read", "x", NULL }), CLI_USAGE);
+	assert_non_null(strstr(err, "--listen serves one target for as long "
+	    "as it runs; give --thread, --connection, --global, --for-user, "
+	    "--for-host or --for-account, not --read"));
+	cli_free(&o);
+	assert_int_equal(parse_modes(&o, err, &modes[MODE_ID_LISTEN], NULL,
+	    (const char *const[]){ "--for-user", "app", NULL }), CLI_OK);
+	cli_free(&o);
+	/* --record's samples are in its folder: no --output. */
+	assert_int_equal(parse_modes(&o, err, &modes[MODE_ID_RECORD], NULL,
+	    (const char *const[]){ "-o", "x.json", NULL }), CLI_USAGE);
+	assert_non_null(strstr(err, "leave out --output (its samples are in "
+	    "the folder"));
+	cli_free(&o);
+	/* --live draws only what its row lets it. */
+	assert_int_equal(parse_modes(&o, err, &modes[MODE_ID_LISTEN], NULL,
+	    (const char *const[]){ "--live", NULL }), CLI_USAGE);
+	assert_non_null(strstr(err, "--live draws a capture, a hunt or --list, "
+	    "not --listen; leave out --live"));
+	cli_free(&o);
+}
+
+/* --frequency's default is the mode's: the black box's beat is slower. */
+static void
+test_frequency_default_of_the_mode(void **state)
+{
+	static const char *const rec[] = { "--record", "/tmp/x", NULL };
+	static const char *const rec_given[] = { "--record", "/tmp/x",
+	    "--frequency", "200", NULL };
+	static const char *const global[] = { "--global", NULL };
+	struct options o;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(parse_words(&o, err, sizeof(err), rec), CLI_OK);
+	assert_int_equal(o.frequency_ms, modes[MODE_ID_RECORD].frequency_ms);
+	assert_int_equal(o.frequency_ms, 1000);
+	cli_free(&o);
+	assert_int_equal(parse_words(&o, err, sizeof(err), rec_given), CLI_OK);
+	assert_int_equal(o.frequency_ms, 200);
+	cli_free(&o);
+	assert_int_equal(parse_words(&o, err, sizeof(err), global), CLI_OK);
+	assert_int_equal(o.frequency_ms, 500);
+	cli_free(&o);
+}
+
 /*
  * The options of waiting, and --trigger-hold: on the command line without
  * what they need, an error naming it; with it, or from an option file
@@ -1800,6 +1962,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_heap),
+		cmocka_unit_test(test_mode_rows_refuse),
+		cmocka_unit_test(test_frequency_default_of_the_mode),
 		cmocka_unit_test(test_all_options),
 		cmocka_unit_test(test_password_forms),
 		cmocka_unit_test(test_password_scrubbed_from_argv),
