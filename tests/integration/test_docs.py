@@ -17,9 +17,9 @@ The convention the documents follow:
 - Before each command that runs mysqlmemprof on the server, a session of
   the account `loader` starts tests/sql/hungry.sql (a GROUP BY that grows
   an in-memory temporary table to about 200 MiB over some seconds):
-  whatever number the document gives to --connection or --thread becomes
-  that session's connection or thread id. The port of --listen becomes a
-  free one, wherever the block names it.
+  whatever the document gives to --connection or --thread (a number, or
+  CONN and THREAD) becomes that session's connection or thread id. The
+  port of --listen becomes a free one, wherever the block names it.
 - A command ending in " &" runs in the background until the block ends
   (then SIGTERM); the checker waits for its first sample before the next
   command. Its output is compared once it has ended.
@@ -151,11 +151,12 @@ def parse_body(b, body):
 
 def shape(line):
     """line with what changes from run to run masked: each word holding a
-    digit or a '/' (numbers, ids, times, versions, instrument names) and a
-    lone '-' becomes N, a unit after it goes, and a run of N is one."""
+    digit, a '/' or a ';' (numbers, ids, times, versions, instrument names,
+    folded stacks) and a lone '-' becomes N, a unit after it goes, and a
+    run of N is one."""
     out = []
     for t in mmp.unstamped(line.rstrip()).split():
-        if re.search(r"[\d/]", t) or t in ("-", "-)"):
+        if re.search(r"[\d/;]", t) or t in ("-", "-)"):
             if not out or out[-1] != "N":
                 out.append("N")
         elif out and out[-1] == "N" and t.rstrip(",;:)") in UNITS:
@@ -278,11 +279,11 @@ class Runner:
         self._end_workload()
         mmp.ensure_demo_table()
         self.workload = mmp.hungry()
-        cmd = re.sub(r"(--connection[= ])\d+",
+        cmd = re.sub(r"(--connection[= ])(\d+|CONN)\b",
                      lambda m: m.group(1) + str(self.workload.connection_id),
                      cmd)
         if "--thread" in cmd:
-            cmd = re.sub(r"(--thread[= ])\d+",
+            cmd = re.sub(r"(--thread[= ])(\d+|THREAD)\b",
                          lambda m: m.group(1) + str(self.workload.thread_id),
                          cmd)
         return cmd
