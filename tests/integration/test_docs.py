@@ -302,14 +302,25 @@ class Runner:
             if c["background"]:
                 results.append(self._start(cmd))
             else:
-                p = subprocess.run(["bash", "-c", "exec 2>&1\n" + cmd],
-                                   cwd=self.work, env=self.env,
-                                   stdin=subprocess.DEVNULL,
-                                   stdout=subprocess.PIPE,
-                                   timeout=COMMAND_TIMEOUT)
-                results.append((cmd, p.returncode, p.stdout.decode(
-                    "utf-8", "replace").splitlines()))
-        return [self._finish(r) if callable(r) else r for r in results]
+                results.append(self._run_one(cmd))
+        return [r() if callable(r) else r for r in results]
+
+    def _run_one(self, cmd):
+        """(cmd, exit status, output lines); the status is "a timeout"
+        when the command and what it started were killed after
+        COMMAND_TIMEOUT."""
+        p = subprocess.Popen(["bash", "-c", "exec 2>&1\n" + cmd],
+                             cwd=self.work, env=self.env,
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             start_new_session=True)
+        try:
+            out, _ = p.communicate(timeout=COMMAND_TIMEOUT)
+            status = p.returncode
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            out, _ = p.communicate()
+            status = "a timeout (%d s)" % COMMAND_TIMEOUT
+        return cmd, status, out.decode("utf-8", "replace").splitlines()
 
     def _start(self, cmd):
         out = open(os.path.join(self.dir, "bg%d" % len(self.background)),
@@ -338,9 +349,6 @@ class Runner:
             return (cmd, p.returncode,
                     out.read().decode("utf-8", "replace").splitlines())
         return finish
-
-    def _finish(self, finish):
-        return finish()
 
 
 def check_block(block):
