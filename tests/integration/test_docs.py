@@ -396,6 +396,9 @@ class Docs(mmp.TestCase):
                 if problems:
                     self.fail("\n%s: its example does not hold:\n%s" % (
                         b.name(), "\n".join(problems)))
+        if found:
+            print("\n  %s: %d examples run on %s, %d not run" % (
+                doc, ran, mmp.SERVER, len(found) - ran), end=" ")
         return found, ran
 
     def test_readme(self):
