@@ -315,17 +315,22 @@ build/fuzz/libcore.a: $(FUZZ_OBJS)
 build/fuzz/%: fuzz/%.c build/fuzz/libcore.a
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< build/fuzz/libcore.a -lcsv $(PPROF_LIBS) $(JANSSON_LIBS) $(DW_LIBS) -lcrypto -lm
 
+# Two at a time by default (FUZZ_JOBS): each harness is one process on
+# one core, and CI waits for all of them.
+FUZZ_JOBS ?= 2
+FUZZ_RUNS  = $(FUZZERS:%=%.run)
+
 fuzz-run: fuzz
-	@for f in $(FUZZERS); do \
-		mkdir -p $$f.corpus && \
-		d=fuzz/$$(basename $$f).dict; \
-		seeds=fuzz/$$(basename $$f).seeds; \
-		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 \
-			$$([ -f $$d ] && echo -dict=$$d) $$f.corpus \
-			$$([ -d $$seeds ] && echo $$seeds) \
-			2>$$f.log || { tail -n 40 $$f.log; exit 1; }; \
-		echo "$$f: $$(grep -c . $$f.log) log lines, no crash in $(FUZZ_SECONDS) s"; \
-	done
+	@$(MAKE) --no-print-directory -j$(FUZZ_JOBS) $(FUZZ_RUNS)
+
+$(FUZZ_RUNS): %.run: %
+	@mkdir -p $*.corpus
+	@d=fuzz/$(notdir $*).dict; seeds=fuzz/$(notdir $*).seeds; \
+	$* -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 \
+		$$([ -f $$d ] && echo -dict=$$d) $*.corpus \
+		$$([ -d $$seeds ] && echo $$seeds) \
+		2>$*.log || { tail -n 40 $*.log; exit 1; }; \
+	echo "$*: $$(grep -c . $*.log) log lines, no crash in $(FUZZ_SECONDS) s"
 
 install: $(PROG)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
@@ -335,4 +340,4 @@ install: $(PROG)
 clean:
 	rm -rf build $(PROG)
 
-.PHONY: all unit deps deps-test check demo bench deb install clean fuzz fuzz-run
+.PHONY: all unit deps deps-test check demo bench deb install clean fuzz fuzz-run $(FUZZ_RUNS)
