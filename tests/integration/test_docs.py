@@ -33,6 +33,9 @@ The convention the documents follow:
   a JSON line's keys must all be in some real JSON line; a note
   ("mysqlmemprof: ...") is compared up to its first number. A line "..."
   stands for lines left out.
+- The blocks of a document run in order in one scratch folder: a block may
+  read what an earlier one wrote (as `--read DIR` the folder an earlier
+  `--record DIR` made).
 - A block that cannot run here (a package install, systemctl, an OOM kill,
   a server of another kind) has, on a line of its own just above its
   fence, <!-- not run: WHY -->; one whose output only one server family
@@ -259,11 +262,7 @@ class Runner:
         self.background = []
 
     def close(self):
-        self._end_workload()
-        for p, _ in self.background:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
+        self.end_block()
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def _end_workload(self):
@@ -279,6 +278,7 @@ class Runner:
         self._end_workload()
         mmp.ensure_demo_table()
         self.workload = mmp.hungry()
+        self._wait_grown(self.workload)
         cmd = re.sub(r"(--connection[= ])(\d+|CONN)\b",
                      lambda m: m.group(1) + str(self.workload.connection_id),
                      cmd)
@@ -287,6 +287,33 @@ class Runner:
                          lambda m: m.group(1) + str(self.workload.thread_id),
                          cmd)
         return cmd
+
+    @staticmethod
+    def _wait_grown(w):
+        """Waits until session w runs the GROUP BY and holds 16 MiB, so
+        that each example finds it at the same point, whatever the load."""
+        deadline = time.monotonic() + 30
+        sql = ("SELECT PROCESSLIST_INFO FROM performance_schema.threads "
+               "WHERE PROCESSLIST_ID = %d" % w.connection_id)
+        while time.monotonic() < deadline:
+            info = mmp.root_sql(sql)
+            if (info and info[0][0].startswith("SELECT COUNT(*) AS groups_")
+                    and mmp.connection_memory().get(w.connection_id, 0)
+                    >= 16 << 20):
+                return
+            time.sleep(0.1)
+        raise AssertionError("the hungry session %d did not grow to 16 MiB "
+                             "in 30 s" % w.connection_id)
+
+    def end_block(self):
+        """Ends what a block started: its session, its background runs."""
+        self._end_workload()
+        for p, out in self.background:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+            out.close()
+        self.background = []
 
     def run(self, block):
         ports = {}
@@ -351,13 +378,18 @@ class Runner:
         return finish
 
 
-def check_block(block):
-    """The problems of block's run: a list of lines, empty when it holds."""
-    r = Runner()
+def check_block(block, runner):
+    """The problems of block's run in runner (the scratch folder of its
+    document): a list of lines, empty when it holds."""
     try:
-        results = r.run(block)
+        results = runner.run(block)
     finally:
-        r.close()
+        runner.end_block()
+    return problems_of(block, results)
+
+
+def problems_of(block, results):
+    """What of block does not hold in results, Runner.run()'s."""
     problems = []
     for c, (cmd, status, real) in zip(block.commands, results):
         if status != c["status"]:
@@ -383,8 +415,12 @@ class Docs(mmp.TestCase):
     """Each document's examples, a subtest each."""
 
     def check_doc(self, doc):
+        """Runs doc's examples in order in one scratch folder, so that a
+        block may read what an earlier one wrote (DIR)."""
         found = blocks(doc)
         ran = 0
+        runner = Runner()
+        self.addCleanup(runner.close)
         for b in found:
             why = skip_reason(b)
             if why:
@@ -392,7 +428,7 @@ class Docs(mmp.TestCase):
                 continue
             ran += 1
             with self.subTest(block=b.name()):
-                problems = check_block(b)
+                problems = check_block(b, runner)
                 if problems:
                     self.fail("\n%s: its example does not hold:\n%s" % (
                         b.name(), "\n".join(problems)))
@@ -414,25 +450,32 @@ class Docs(mmp.TestCase):
 
 
 def show(doc, which=None):
-    """Prints what each example of doc really prints here."""
-    for b in blocks(doc):
-        if which is not None and b.line != int(which):
-            continue
-        print("==== %s%s" % (b.name(), " (%s)" % skip_reason(b)
-                              if skip_reason(b) else ""))
-        if skip_reason(b) and which is None:
-            continue
-        r = Runner()
-        try:
-            for cmd, status, real in r.run(b):
+    """Prints what each example of doc (or the one at line which, after
+    running those before it) really prints here, and what does not hold."""
+    r = Runner()
+    try:
+        for b in blocks(doc):
+            mine = which is None or b.line == int(which)
+            if mine:
+                print("==== %s%s" % (b.name(), " (%s)" % skip_reason(b)
+                                      if skip_reason(b) else ""))
+            if skip_reason(b) and (which is None or not mine):
+                continue
+            try:
+                results = r.run(b)
+            finally:
+                r.end_block()
+            if not mine:
+                continue
+            for cmd, status, real in results:
                 print("$ " + cmd)
                 print("\n".join(real))
                 if status:
-                    print("$ echo $?\n%d" % status)
-        finally:
-            r.close()
-        for p in check_block(b) if which is not None else []:
-            print("PROBLEM " + p)
+                    print("$ echo $?\n%s" % status)
+            for p in problems_of(b, results):
+                print("PROBLEM " + p)
+    finally:
+        r.close()
 
 
 if __name__ == "__main__" and sys.argv[1:2] == ["--show"]:
