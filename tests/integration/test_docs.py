@@ -35,7 +35,7 @@ The convention the documents follow:
   stands for lines left out.
 - The blocks of a document run in order in one scratch folder: a block may
   read what an earlier one wrote (as `--read DIR` the folder an earlier
-  `--record DIR` made).
+  `--record DIR` made: DIR is a name like any other there).
 - A block that cannot run here (a package install, systemctl, an OOM kill,
   a server of another kind) has, on a line of its own just above its
   fence, <!-- not run: WHY -->; one whose output only one server family
