@@ -447,7 +447,7 @@ run_mode(const struct mode *m, struct capture_env *env,
 	const struct options *o = env->opts;
 	struct outfile f;
 	/* --profile-at each writes a file per sample. */
-	bool each = o->format->profile && o->profile_at == PROFILE_AT_EACH;
+	bool each = outfile_each_wanted(o);
 	bool pattern = ((m->needs & MODE_FILE_EACH) || each) &&
 	    o->output != NULL && outname_is_pattern(o->output);
 
@@ -457,13 +457,7 @@ run_mode(const struct mode *m, struct capture_env *env,
 	 */
 	const char *path = o->output == NULL && (drawn(m, o) ||
 	    (m->needs & MODE_NAMED_OUTPUT)) ? "/dev/null" : o->output;
-	/* The profile formats: which sample, which frame above the events. */
-	const struct output_settings settings = {
-		.exact_bytes = o->exact_bytes, .profile_at = o->profile_at,
-		.peak_of_filtered = o->n_include_events > 0 ||
-		    o->n_exclude_events > 0,
-		.profile_root = o->profile_root,
-	};
+	const struct output_settings settings = outfile_settings(o);
 	int rc;
 
 	if (!(m->needs & MODE_OUTPUT))

@@ -54,6 +54,23 @@ check_output(const char *path, bool pattern, char *err, size_t errlen)
 	return outpath_check(name, path, false, err, errlen);
 }
 
+struct output_settings
+outfile_settings(const struct options *o)
+{
+	return (struct output_settings){
+		.exact_bytes = o->exact_bytes, .profile_at = o->profile_at,
+		.peak_of_filtered = o->n_include_events > 0 ||
+		    o->n_exclude_events > 0,
+		.profile_root = o->profile_root,
+	};
+}
+
+bool
+outfile_each_wanted(const struct options *o)
+{
+	return o->format->profile && o->profile_at == PROFILE_AT_EACH;
+}
+
 int
 outfile_init(struct outfile *f, const char *path, bool pattern,
     const struct format *fmt, const struct output_settings *settings,

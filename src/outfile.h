@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "diag.h"
+#include "options.h"
 #include "output.h"
 
 struct outfile {
@@ -40,6 +41,13 @@ struct outfile {
 int outfile_init(struct outfile *f, const char *path, bool pattern,
     const struct format *fmt, const struct output_settings *settings,
     volatile sig_atomic_t *reopen);
+/*
+ * The formats' settings as the options give them: one place, so that a
+ * capture and a replay (--read) draw a profile alike.
+ */
+struct output_settings outfile_settings(const struct options *o);
+/* --profile-at each with a profile format: a file a sample. */
+bool outfile_each_wanted(const struct options *o);
 /*
  * --profile-at each: every sample goes to a file of its own, named by the
  * pattern f was set up with.

@@ -17,6 +17,7 @@
 #include "exitcode.h"
 #include "jsonl.h"
 #include "outfile.h"
+#include "outname.h"
 #include "reader.h"
 #include "replay.h"
 #include "ring.h"
@@ -417,9 +418,8 @@ replay_run(const struct capture_env *env)
 		    o->read_path,
 		.stop = &sig->stop,
 	};
-	const struct output_settings settings = {
-		.exact_bytes = o->exact_bytes,
-	};
+	const struct output_settings settings = outfile_settings(o);
+	bool each = outfile_each_wanted(o);
 	bool dir = is_dir(o->read_path);
 	int rc;
 
@@ -434,11 +434,15 @@ replay_run(const struct capture_env *env)
 	}
 	/* Drawn by the live view: the samples go only to --output, if any. */
 	if (outfile_init(&p.f, o->output == NULL && p.w != NULL ? "/dev/null" :
-	    o->output, false, o->format, &settings, &sig->reopen) != 0) {
+	    o->output, each && o->output != NULL &&
+	    outname_is_pattern(o->output), o->format, &settings,
+	    &sig->reopen) != 0) {
 		if (r.fd > 0)
 			close(r.fd);
 		return EXIT_RUNTIME;
 	}
+	if (each)
+		outfile_each_sample(&p.f);
 	if (fresh_capture(&p) != 0) {
 		rc = EXIT_RUNTIME;
 	} else {

@@ -123,6 +123,25 @@ class Read(Captured):
                              for k in mmp.CSV_HEADER])
         self.assertEqual(rows[1:], want)
 
+    def test_profile_options_drawn_as_a_capture_draws_them(self):
+        # A replay takes --profile-root and --profile-at as a capture
+        # does (it once took only --bytes): the thread's frame above the
+        # events, and a file a sample.
+        tid = self.samples[0]["thread_id"]
+        p = self.replay("--format", "folded", "--profile-root", "thread")
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        lines = p.stdout.splitlines()
+        self.assertTrue(lines, mmp.describe(p))
+        for line in lines:
+            self.assertTrue(line.startswith("thread %d;memory;" % tid), line)
+        pattern = os.path.join(self.dir, "each-%N.folded")
+        p = self.replay("--format", "folded", "--profile-at", "each",
+                        "-o", pattern)
+        self.assertEqual(p.returncode, 0, mmp.describe(p))
+        made = sorted(f for f in os.listdir(self.dir)
+                      if f.startswith("each-"))
+        self.assertEqual(made, ["each-%d.folded" % n for n in range(1, 6)])
+
     def test_summary_of_the_capture(self):
         p = self.replay("--format", "text")
         self.assertEqual(p.returncode, 0, mmp.describe(p))
