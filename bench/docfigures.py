@@ -1,25 +1,37 @@
 #!/usr/bin/env python3
-"""The figures README.md and man/mysqlmemprof.1 quote from bench/RESULTS.md,
-recomputed from its generated sections.
+"""The figures the documents quote from bench/RESULTS.md, recomputed from
+its generated sections.
 
+The documents are the guide (README.md and the pages of doc/: a figure of
+the guide may stand on any of them) and the manual, man/mysqlmemprof.1.
 Prints each quoted phrase as the results give it and says whether the
-document holds it; exits 1 when one does not (or a section it reads is
-missing), so that after a run of make bench (which runs this last) the
-phrases printed as MISSING are put in the documents in place of the old
-ones. Whitespace is compared loosely: a phrase may wrap across lines.
+document holds it; exits 1 when one does not, when a section it reads is
+missing, or when a paragraph of the guide cites bench/RESULTS.md beside a
+figure (a number with a unit) and holds none of the phrases checked here:
+a figure quoted from the results must be one this script recomputes. So
+after a run of make bench (which runs this last) the phrases printed as
+MISSING are put in the documents in place of the old ones. Whitespace is
+compared loosely: a phrase may wrap across lines. make check runs it.
 
-    python3 bench/docfigures.py [RESULTS.md]
+    python3 bench/docfigures.py [-q] [RESULTS.md]
 
-Standard library only.
+-q prints only what fails. Standard library only.
 """
+import glob
 import os
 import re
 import sys
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(BENCH)
-README = os.path.join(ROOT, "README.md")
+# The guide: README.md and doc/*.md, read as one document.
+GUIDE = "README.md, doc/*.md"
 MAN = os.path.join(ROOT, "man", "mysqlmemprof.1")
+
+
+def guide_files():
+    return [os.path.join(ROOT, "README.md")] + sorted(
+        glob.glob(os.path.join(ROOT, "doc", "*.md")))
 
 
 class Missing(Exception):
@@ -108,28 +120,28 @@ def phrases(text):
         except Missing as e:
             out.append((doc, None, str(e)))
 
-    # README, "What sampling costs the server".
-    add(README, lambda: "about %.0f µs per thread" % curve(
+    # The guide, what sampling costs the server.
+    add(GUIDE, lambda: "about %.0f µs per thread" % curve(
         growth, "mysqlmemprof server µs/sample"))
-    add(README, lambda: (
+    add(GUIDE, lambda: (
         "one thread's memory rows took %s, %s and %s ms on MariaDB 10.11 "
         "with 0, 100 and 1,000 idle connections, %s, %s and %s ms on MySQL "
         "9.7" % tuple(ms(poll(k, sample, n)) for k in ("mariadb", "mysql")
                       for n in (0, 100, 1000))))
-    add(README, lambda: (
+    add(GUIDE, lambda: (
         "`--list` took %s ms there against %s ms on MariaDB, and the look "
         "%s ms against %s" % (ms(poll("mysql", lst["mysql"], 1000)),
                               ms(poll("mariadb", lst["mariadb"], 1000)),
                               ms(poll("mysql", look["mysql"], 1000)),
                               ms(poll("mariadb", look["mariadb"], 1000)))))
-    # README, --bigger-than: its look and the history's read on MariaDB.
-    add(README, lambda: (
+    # The guide, --bigger-than: its look and the history's read on MariaDB.
+    add(GUIDE, lambda: (
         "the history one more: about %s ms and %s ms at 1,000 connections"
         % (ms(poll("mariadb", peaks["mariadb"], 1000)),
            ms(poll("mariadb", history, 1000)))))
-    # README, "The memory performance_schema does not see", and the man
+    # The guide, the memory performance_schema does not see, and the man
     # page's --global: reading /proc, with no idle connections.
-    add(README, lambda: (
+    add(GUIDE, lambda: (
         "(`status`: the kernel's counters, %.2f ms, where `smaps_rollup` "
         "takes %s to %s ms on the sandboxes" % ((
             max(poll(k, status, 0) for k in ("mariadb", "mysql")) / 1000.0,)
@@ -184,13 +196,31 @@ def phrases(text):
                           ms(poll("mariadb", explain, 1000)),
                           ms(poll("mysql", explain, 1000)))))
     record_phrases(text, add)
+    run_phrases(text, add)
     scale_phrases(text, add)
     heap_phrases(text, add)
     return out
 
 
+def run_phrases(text, add):
+    """The guide's figures of bench/run.py: mysqlmemprof's own memory over
+    a long run, and the client CPU of the bare query paced."""
+    def rss(after):
+        return cell(text, "run", "after samples", after, "VmRSS")
+
+    add(GUIDE, lambda: "and under %.0f MiB" % -(-rss("30,000") // 1024))
+    add(GUIDE, lambda: (
+        "Its memory stays flat over a long run (%s KiB after 100 samples, "
+        "%s KiB after 30,000)" % ("{:,.0f}".format(rss("100")),
+                                 "{:,.0f}".format(rss("30,000")))))
+    add(GUIDE, lambda: (
+        "every 10 ms with no formatting at all costs %s µs of client CPU"
+        % cell(text, "run", "figure", "client CPU per sample (µs)",
+               "floor, mmp's query, paced")))
+
+
 def scale_phrases(text, add):
-    """README's figures of bench/scale_cost.py: MariaDB's tables come
+    """The guide's figures of bench/scale_cost.py: MariaDB's tables come
     first in its section."""
     def tick(column):
         return "{:,.0f}".format(cell(text, "scale", "idle connections",
@@ -200,7 +230,7 @@ def scale_phrases(text, add):
         return "%.0f of 80" % cell(text, "scale", "run", "1,000 idle: " + run,
                                    "samples written")
 
-    add(README, lambda: (
+    add(GUIDE, lambda: (
         "cost the server %s µs a tick and every tick but the first's payback "
         "had its total (%s), against %s µs and %s with the rows each tick "
         "(`--rows-every 0`) and %s µs for the Python sampler" % (
@@ -290,7 +320,7 @@ def record_cell(text, server, first_header, row, column):
 
 
 def record_phrases(text, add):
-    """The black box's cost and disk, in the README and the man page."""
+    """The black box's cost and disk, in the guide and the man page."""
     def cost(server, account):
         m = re.search(r"<!-- begin: record -->\n(.*?)<!-- end: record -->",
                       text, re.S)
@@ -307,7 +337,7 @@ def record_phrases(text, add):
         return record_cell(text, server, "connections", row,
                            "an hour, with segment starts")
 
-    for doc in (README, MAN):
+    for doc in (GUIDE, MAN):
         add(doc, lambda: (
             "%.2f%% of a core on MariaDB 10.11 with PROCESS, %.2f%% "
             "without it, %.2f%% on MySQL 9.7" % (
@@ -325,26 +355,81 @@ def loose(s):
     return re.sub(r"\s+", " ", s)
 
 
+# A figure of the results: a number and its unit.
+FIGURE_RE = re.compile(r"\d[\d,.]*\s*(µs|ms|%|MiB|GiB|KiB|times)")
+
+
+def paragraphs(text):
+    """The paragraphs of a Markdown text outside its fenced blocks, each
+    row of a table one."""
+    out, cur, fenced = [], [], False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
+        if line.startswith("|"):
+            out.append(line)
+        elif line.strip():
+            cur.append(line)
+        elif cur:
+            out.append(" ".join(cur))
+            cur = []
+    if cur:
+        out.append(" ".join(cur))
+    return out
+
+
+def unchecked(phrases_found):
+    """The paragraphs of the guide that cite bench/RESULTS.md beside a
+    figure and hold none of the phrases: (file, its start)."""
+    out = []
+    for path in guide_files():
+        with open(path) as f:
+            for para in paragraphs(f.read()):
+                text = loose(para)
+                if "RESULTS.md" not in text or not FIGURE_RE.search(text):
+                    continue
+                if not any(loose(p) in text for p in phrases_found):
+                    out.append((os.path.relpath(path, ROOT), para[:70]))
+    return out
+
+
 def main():
-    results = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
-        BENCH, "RESULTS.md")
+    args = sys.argv[1:]
+    quiet = "-q" in args
+    args = [a for a in args if a != "-q"]
+    results = args[0] if args else os.path.join(BENCH, "RESULTS.md")
     with open(results) as f:
         text = f.read()
-    docs = {}
-    for p in (README, MAN):
+    docs = {GUIDE: "", MAN: ""}
+    for p in guide_files():
         with open(p) as f:
-            docs[p] = loose(f.read())
+            docs[GUIDE] += loose(f.read()) + " "
+    with open(MAN) as f:
+        docs[MAN] = loose(f.read())
     bad = 0
+    quoted = []
     for item in phrases(text):
-        doc = os.path.relpath(item[0], ROOT)
+        doc = item[0] if item[0] == GUIDE else os.path.relpath(item[0], ROOT)
         if item[1] is None:
             bad += 1
             print("%s: cannot tell: %s" % (doc, item[2]))
-        elif loose(item[1]) in docs[item[0]]:
-            print("%s: holds %s" % (doc, item[1]))
+            continue
+        quoted.append(item[1])
+        if loose(item[1]) in docs[item[0]]:
+            if not quiet:
+                print("%s: holds %s" % (doc, item[1]))
         else:
             bad += 1
             print("%s: MISSING %s" % (doc, item[1]))
+    for path, start in unchecked(quoted):
+        bad += 1
+        print("%s: a paragraph cites bench/RESULTS.md beside a figure, but "
+              "none of its figures is one this script checks: \"%s...\"; "
+              "quote one of the phrases above, or teach %s the figure"
+              % (path, start, os.path.relpath(__file__, ROOT)))
     if bad:
         print("docfigures: %d figure(s) of %s not in the documents as "
               "quoted; put them in" % (bad, os.path.relpath(results)),

@@ -1,5 +1,6 @@
 #!/bin/bash
-# `make check`: the unit test binaries ($BUILD/test_*, cmocka), then the
+# `make check`: the unit test binaries ($BUILD/test_*, cmocka) and
+# bench/docfigures.py (the documents' figures of bench/RESULTS.md), then the
 # integration tests (tests/integration, Python) against the real binary and
 # a throwaway server of each kind in $MMP_SERVERS (default "mariadb mysql":
 # MariaDB 10.11 and Oracle MySQL 9.7; mariadb11 is Debian 13's MariaDB
@@ -70,6 +71,15 @@ if [ -n "$do_unit" ]; then
 		echo "run: no unit test binaries in $BUILD (make unit)" >&2
 		failed=$((failed + 1))
 		failures+=("no unit tests in $BUILD")
+	fi
+	# The figures the guide and the manual quote from bench/RESULTS.md
+	# (bench/docfigures.py): one test.
+	echo "== bench/docfigures.py"
+	if python3 bench/docfigures.py -q; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		failures+=("bench/docfigures.py")
 	fi
 fi
 

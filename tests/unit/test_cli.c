@@ -1574,35 +1574,6 @@ test_help_names_every_option(void **state)
 	free(help);
 }
 
-/* The README quotes --help; it must be what the program prints. */
-static void
-test_help_is_the_readme_s(void **state)
-{
-	static const char begin[] = "```\nUsage: mysqlmemprof ";
-	char *help = usage_text(), *readme, *at, *end;
-	size_t len;
-
-	(void)state;
-	/* Relative to the top of the tree, as for the golden files. */
-	readme = slurp("README.md", &len);
-	if (readme == NULL)
-		fail_msg("README.md: %s", strerror(errno));
-	assert_non_null(at = strstr(readme, begin));
-	at += 4;
-	assert_non_null(end = strstr(at, "\n```"));
-	end[1] = '\0';
-	if (strcmp(at, help) != 0) {
-		size_t i = 0;
-
-		while (at[i] == help[i])
-			i++;
-		fail_msg("README.md and --help differ at byte %zu: '%.40s' "
-		    "against '%.40s'", i, at + i, help + i);
-	}
-	free(readme);
-	free(help);
-}
-
 /*
  * The long name of the option in a line of the manual that begins an
  * entry (".It Fl -list", ".It Fl q , Fl -quiet"), with its length; NULL
@@ -1667,6 +1638,108 @@ test_manual_names_every_option(void **state)
 			fail_msg("--%s has %zu entries in the manual, not one",
 			    cli_rows[i].name, seen[i]);
 	free(man);
+}
+
+/*
+ * The long name of the option a line of --help begins ("  -q, --quiet",
+ * "      --list"), with its short name in *c (0 if none); NULL for the
+ * other lines.
+ */
+static const char *
+help_entry(const char *line, size_t *len, char *c)
+{
+	*c = 0;
+	if (strncmp(line, "  -", 3) == 0 && line[4] == ',' &&
+	    strncmp(line + 5, " --", 3) == 0) {
+		*c = line[3];
+		line += 8;
+	} else if (strncmp(line, "      --", 8) == 0)
+		line += 8;
+	else
+		return NULL;
+	*len = strcspn(line, "=[ \n");
+	return line;
+}
+
+/* Whether a line of help begins with the option opt ("--list"). */
+static bool
+help_names(const char *help, const char *opt)
+{
+	const char *name;
+	size_t n;
+	char c;
+
+	for (const char *line = help; *line != '\0';) {
+		if ((name = help_entry(line, &n, &c)) != NULL &&
+		    strlen(opt + 2) == n && strncmp(name, opt + 2, n) == 0)
+			return true;
+		line += strcspn(line, "\n");
+		line += *line == '\n';
+	}
+	return false;
+}
+
+/*
+ * The short name the manual's entry of option name gives ('-' when none),
+ * or 0 when the manual has no entry of it.
+ */
+static char
+manual_short(const char *man, const char *name)
+{
+	const char *at;
+	size_t n;
+
+	for (const char *line = man; *line != '\0';) {
+		if ((at = manual_entry(line, &n)) != NULL &&
+		    strlen(name) == n && strncmp(at, name, n) == 0)
+			return line[7];
+		line += strcspn(line, "\n");
+		line += *line == '\n';
+	}
+	return 0;
+}
+
+/*
+ * The manual is the reference of every option: each option --help prints
+ * has its entry there, with the same short name, and each entry of the
+ * manual is an option --help prints.
+ */
+static void
+test_help_is_the_manual_s(void **state)
+{
+	char *help = usage_text(), *man, want[64], c;
+	size_t len, n, helped = 0;
+	const char *name;
+
+	(void)state;
+	/* Relative to the top of the tree, as for the golden files. */
+	if ((man = slurp("man/mysqlmemprof.1", &len)) == NULL)
+		fail_msg("man/mysqlmemprof.1: %s", strerror(errno));
+	for (const char *line = help; *line != '\0';) {
+		if ((name = help_entry(line, &n, &c)) != NULL) {
+			snprintf(want, sizeof(want), "%.*s", (int)n, name);
+			if (manual_short(man, want) != (c != 0 ? c : '-'))
+				fail_msg("--help has --%s (short name '%c'), the "
+				    "manual has no such entry", want,
+				    c != 0 ? c : '-');
+			helped++;
+		}
+		line += strcspn(line, "\n");
+		line += *line == '\n';
+	}
+	assert_true(helped >= 60);
+	for (const char *line = man; *line != '\0';) {
+		if ((name = manual_entry(line, &n)) != NULL) {
+			snprintf(want, sizeof(want), "--%.*s", (int)n, name);
+			if (!help_names(help, want))
+				fail_msg("the manual has %s, --help has not",
+				    want);
+		}
+		line += strcspn(line, "\n");
+		line += *line == '\n';
+	}
+	free(man);
+	free(help);
 }
 
 /* What the code takes for granted of the rows. */
@@ -1986,7 +2059,7 @@ main(void)
 		cmocka_unit_test(test_server_options_and_read),
 		cmocka_unit_test(test_defaults_of_the_rows),
 		cmocka_unit_test(test_help_names_every_option),
-		cmocka_unit_test(test_help_is_the_readme_s),
+		cmocka_unit_test(test_help_is_the_manual_s),
 		cmocka_unit_test(test_manual_names_every_option),
 		cmocka_unit_test(test_rows_are_well_formed),
 		cmocka_unit_test(test_option_file_line_ends),
