@@ -14,6 +14,7 @@
 #include "reconnect.h"
 #include "units.h"
 #include "hunt.h"
+#include "scrub.h"
 #include "look.h"
 
 /*
@@ -184,8 +185,9 @@ static void
 note_found(const struct capture_env *env, const struct stmt_match *m)
 {
 	const struct diag *d = env->diag;
-	char held[32], limit[128];
+	char held[32], limit[128], text[101];
 
+	scrub_oneline(m->text, text, sizeof(text));
 	units_bytes(m->current_bytes, held, sizeof(held));
 	of_limit(env->session, m->current_bytes, limit, sizeof(limit));
 	if (m->ended) {
@@ -193,10 +195,10 @@ note_found(const struct capture_env *env, const struct stmt_match *m)
 		of_limit(env->session, m->peak_bytes, limit, sizeof(limit));
 		diag_note(d, "found connection %" PRIu64 " (thread %" PRIu64
 		    ", user %s): a statement that ended before this look, "
-		    "after %" PRId64 ".%03" PRId64 " s, peak %s%s: %.100s",
+		    "after %" PRId64 ".%03" PRId64 " s, peak %s%s: %s",
 		    m->connection_id, m->thread_id, m->user,
 		    m->duration_ms / 1000, m->duration_ms % 1000, held, limit,
-		    m->text);
+		    text);
 		note_ended(d, env->opts, m);
 		return;
 	}
@@ -211,13 +213,13 @@ note_found(const struct capture_env *env, const struct stmt_match *m)
 	else if (m->current_bytes > 0)
 		diag_note(d, "found connection %" PRIu64 " (thread %" PRIu64
 		    ", user %s) running for %" PRId64 " s, holding %s%s: "
-		    "%.100s", m->connection_id, m->thread_id, m->user,
-		    m->time_s, held, limit, m->text);
+		    "%s", m->connection_id, m->thread_id, m->user,
+		    m->time_s, held, limit, text);
 	else
 		diag_note(d, "found connection %" PRIu64 " (thread %" PRIu64
-		    ", user %s) running for %" PRId64 " s: %.100s",
+		    ", user %s) running for %" PRId64 " s: %s",
 		    m->connection_id, m->thread_id, m->user, m->time_s,
-		    m->text);
+		    text);
 	if (m->between_looks)
 		note_between_looks(d, env->opts, m);
 }

@@ -10,6 +10,7 @@
 
 #include "units.h"
 #include "look.h"
+#include "scrub.h"
 
 /* How many other matches a note names, and how much of their text. */
 #define NAMED_MAX 5
@@ -27,21 +28,21 @@ static void
 name_match(char *buf, size_t size, const struct stmt_match *m)
 {
 	size_t len = strlen(buf);
-	char bytes[32];
+	char bytes[32], text[NAMED_TEXT + 1];
+	const char *more = scrub_oneline(m->text, text, sizeof(text)) ?
+	    "..." : "";
 
 	units_bytes(m->ended ? m->peak_bytes : m->current_bytes, bytes,
 	    sizeof(bytes));
 	if (len < size && m->ended)
 		snprintf(buf + len, size - len, "connection %" PRIu64 " (peak "
-		    "%s, ended): %.*s%s", m->connection_id, bytes, NAMED_TEXT,
-		    m->text, strlen(m->text) > NAMED_TEXT ? "..." : "");
+		    "%s, ended): %s%s", m->connection_id, bytes, text, more);
 	else if (len < size && m->idle)
 		snprintf(buf + len, size - len, "connection %" PRIu64 " (%s): "
 		    "idle", m->connection_id, bytes);
 	else if (len < size)
 		snprintf(buf + len, size - len, "connection %" PRIu64 " (%s): "
-		    "%.*s%s", m->connection_id, bytes, NAMED_TEXT, m->text,
-		    strlen(m->text) > NAMED_TEXT ? "..." : "");
+		    "%s%s", m->connection_id, bytes, text, more);
 }
 
 /* Names the matches other than the chosen one, so none goes unnoticed. */

@@ -85,6 +85,32 @@ scrub_string(char *s)
 	s[w] = '\0';
 }
 
+static bool
+is_space(char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+bool
+scrub_oneline(const char *s, char *out, size_t size)
+{
+	size_t w = 0;
+
+	while (is_space(*s))
+		s++;
+	for (; *s != '\0'; s++) {
+		if (is_space(*s) && (is_space(s[1]) || s[1] == '\0'))
+			continue;
+		if (w + 1 >= size) {
+			out[w] = '\0';
+			return true;
+		}
+		out[w++] = is_space(*s) ? ' ' : *s;
+	}
+	out[w] = '\0';
+	return false;
+}
+
 /* Each byte of a word: 0x01 in every byte times the byte. */
 #define BYTES(c) (UINT64_C(0x0101010101010101) * (c))
 #define HIGH_BITS BYTES(0x80)

@@ -38,4 +38,11 @@ size_t scrub_ascii_run(const char *s, size_t n, unsigned char low,
  */
 void scrub_string(char *s);
 
+/*
+ * Copies s into out (size bytes, at least 1) on one line for a note: each
+ * run of ASCII white space (a statement's newlines and indents) becomes
+ * one space, none leads or trails; cut to fit. Returns whether it was cut.
+ */
+bool scrub_oneline(const char *s, char *out, size_t size);
+
 #endif

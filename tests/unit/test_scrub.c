@@ -166,6 +166,31 @@ test_ascii_run(void **state)
 	}
 }
 
+/* A statement in a note: on one line, runs of white space one space. */
+static void
+test_oneline(void **state)
+{
+	char out[16];
+
+	(void)state;
+	assert_false(scrub_oneline("\n  SELECT\n\t  1,\r\n 2  ", out,
+	    sizeof(out)));
+	assert_string_equal(out, "SELECT 1, 2");
+	assert_false(scrub_oneline("", out, sizeof(out)));
+	assert_string_equal(out, "");
+	assert_false(scrub_oneline(" \n\t ", out, sizeof(out)));
+	assert_string_equal(out, "");
+	/* Cut to the buffer, and said so. */
+	assert_true(scrub_oneline("SELECT a FROM t WHERE b", out,
+	    sizeof(out)));
+	assert_string_equal(out, "SELECT a FROM t");
+	assert_false(scrub_oneline("fifteen bytes!!", out, sizeof(out)));
+	assert_string_equal(out, "fifteen bytes!!");
+	/* A control that is not white space is diag's to show as '?'. */
+	assert_false(scrub_oneline("a\x01b", out, sizeof(out)));
+	assert_string_equal(out, "a\x01b");
+}
+
 int
 main(void)
 {
@@ -174,6 +199,7 @@ main(void)
 		cmocka_unit_test(test_ascii_run),
 		cmocka_unit_test(test_not_utf8),
 		cmocka_unit_test(test_diag_lines),
+		cmocka_unit_test(test_oneline),
 	};
 
 	return cmocka_run_group_tests_name("scrub", tests, NULL, NULL);
