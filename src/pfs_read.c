@@ -233,8 +233,9 @@ reader_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
 	/* The first row sets all of the statement (pfs_statement_row()). */
 	r->rows = 0;
 	r->moved = false;
-	st = conn_query_kept(*r->conn, r->sql, r->params, r->n_params,
-	    event_row, r, NULL, err, errlen);
+	/* The statement's columns are the same in each row: read in the first. */
+	st = conn_query_shared(*r->conn, r->sql, r->params, r->n_params,
+	    COL_STATEMENT, event_row, r, NULL, err, errlen);
 	if (st != CONN_OK) {
 		r->last_seq = 0;
 		if (r->out_of_memory)
