@@ -83,26 +83,6 @@ counters_typed(const struct conn_value *v)
 }
 
 /*
- * What the first row of a reading says for all of them: the columns and
- * their types are the statement's, the same in each row, so they are
- * checked once; in a thread's rows, the statement is read from it.
- */
-static int
-first_row(struct pfs_reader *r, unsigned ncols, const struct conn_value *v)
-{
-	if (ncols < (r->is_grain ? N_MEMORY_COLS : N_THREAD_COLS) ||
-	    v[COL_NAME].is_int)
-		return r->bad_row = 1, -1;
-	r->typed = counters_typed(v);
-	if (r->is_grain)
-		return 0;
-	if (pfs_statement_row(&r->statement, r->thread_id, r->consumer,
-	    &v[COL_STATEMENT]) != 0)
-		return r->bad_row = 1, -1;
-	return 0;
-}
-
-/*
  * Row n's name, where another stood or none yet: copied, and its entry
  * looked up.
  */
@@ -119,17 +99,16 @@ new_name(struct pfs_reader *r, struct event_stat *e, const char *s,
 }
 
 /*
- * Whether the n bytes at s are name: a word at a time, the last word
- * overlapping the one before, for a name of a word or more (every name
- * of memory/ is), where memcmp()'s call cost some 25 instructions a row.
+ * Whether the n bytes at s are name, n a word or more (every name of
+ * memory/ is): a word at a time, the last word overlapping the one
+ * before, where memcmp()'s call cost some 25 instructions a row. (16
+ * bytes at a time with SSE2 cost as much for names of some 30 bytes.)
  */
 static inline bool
-name_is(const char *name, const char *s, size_t n)
+name_is_long(const char *name, const char *s, size_t n)
 {
 	uint64_t a, b;
 
-	if (n < sizeof(a))
-		return memcmp(name, s, n) == 0;
 	for (size_t i = 0; i + sizeof(a) < n; i += sizeof(a)) {
 		memcpy(&a, name + i, sizeof(a));
 		memcpy(&b, s + i, sizeof(b));
@@ -139,6 +118,14 @@ name_is(const char *name, const char *s, size_t n)
 	memcpy(&a, name + n - sizeof(a), sizeof(a));
 	memcpy(&b, s + n - sizeof(b), sizeof(b));
 	return a == b;
+}
+
+/* Whether the n bytes at s are name, whatever n. */
+static bool
+name_is(const char *name, const char *s, size_t n)
+{
+	return n < sizeof(uint64_t) ? memcmp(name, s, n) == 0 :
+	    name_is_long(name, s, n);
 }
 
 /*
@@ -157,9 +144,11 @@ typed_counters(struct pfs_reader *r, struct event_stat *e,
 	uint64_t ac = (uint64_t)pfs_value_int(&v[COL_ALLOC_COUNT]);
 	uint64_t fc = (uint64_t)pfs_value_int(&v[COL_FREE_COUNT]);
 
-	r->moved |= (cur != e->current_bytes) | (high != e->high_bytes) |
-	    (ab != e->alloc_bytes) | (fb != e->free_bytes) |
-	    (ac != e->alloc_count) | (fc != e->free_count);
+	/* One test of all their bits, not a compare and an or each. */
+	r->moved |= (((uint64_t)cur ^ (uint64_t)e->current_bytes) |
+	    ((uint64_t)high ^ (uint64_t)e->high_bytes) |
+	    (ab ^ e->alloc_bytes) | (fb ^ e->free_bytes) |
+	    (ac ^ e->alloc_count) | (fc ^ e->free_count)) != 0;
 	e->current_bytes = cur;
 	e->current_count = pfs_value_int(&v[COL_CURRENT_COUNT]);
 	e->high_bytes = high;
@@ -169,15 +158,27 @@ typed_counters(struct pfs_reader *r, struct event_stat *e,
 	e->free_count = fc;
 }
 
-static int
-event_row(void *ctx, unsigned ncols, const struct conn_value *v)
+/* Whether any counter of the row is NULL (pfs_value_int() takes it as 0). */
+static inline bool
+counters_null(const struct conn_value *v)
 {
-	struct pfs_reader *r = ctx;
+	return (v[COL_CURRENT_BYTES].null | v[COL_CURRENT_COUNT].null |
+	    v[COL_HIGH_BYTES].null | v[COL_ALLOC_BYTES].null |
+	    v[COL_FREE_BYTES].null | v[COL_ALLOC_COUNT].null |
+	    v[COL_FREE_COUNT].null) != 0;
+}
+
+/*
+ * Any row: the name where another stood or none yet, and the counters
+ * whatever their binding. Apart from event_row(), whose common row then
+ * needs no register saved.
+ */
+static __attribute__((noinline)) int
+any_row(struct pfs_reader *r, const struct conn_value *v)
+{
 	struct event_stat *e;
 	size_t namelen;
 
-	if (r->rows++ == 0 && first_row(r, ncols, v) != 0)
-		return -1;
 	/* A thread with no memory in use: its one row has none. */
 	if (v[COL_NAME].null)
 		return r->is_grain ? (r->bad_row = 1, -1) : 0;
@@ -215,6 +216,53 @@ event_row(void *ctx, unsigned ncols, const struct conn_value *v)
 	    pfs_value_u64(&v[COL_ALLOC_COUNT], &e->alloc_count) != 0 ||
 	    pfs_value_u64(&v[COL_FREE_COUNT], &e->free_count) != 0)
 		return r->bad_row = 1, -1;
+	r->n++;
+	return 0;
+}
+
+/*
+ * What the first row of a reading says for all of them: the columns and
+ * their types are the statement's, the same in each row, so they are
+ * checked once; in a thread's rows, the statement is read from it. Then
+ * the row as any other.
+ */
+static __attribute__((noinline)) int
+first_row(struct pfs_reader *r, unsigned ncols, const struct conn_value *v)
+{
+	if (ncols < (r->is_grain ? N_MEMORY_COLS : N_THREAD_COLS) ||
+	    v[COL_NAME].is_int)
+		return r->bad_row = 1, -1;
+	r->typed = counters_typed(v);
+	if (!r->is_grain && pfs_statement_row(&r->statement, r->thread_id,
+	    r->consumer, &v[COL_STATEMENT]) != 0)
+		return r->bad_row = 1, -1;
+	return any_row(r, v);
+}
+
+/*
+ * A row of the reading: most are the event that stood there the reading
+ * before, typed as the first row, with no counter NULL, and take the
+ * short way; any other goes to any_row().
+ */
+static int
+event_row(void *ctx, unsigned ncols, const struct conn_value *v)
+{
+	struct pfs_reader *r = ctx;
+	struct event_stat *e;
+	size_t len;
+
+	if (r->rows++ == 0)
+		return first_row(r, ncols, v);
+	/* named <= cap: the event is in the array. */
+	if (!r->typed || r->n >= r->named || v[COL_NAME].null ||
+	    counters_null(v))
+		return any_row(r, v);
+	e = &r->events[r->n];
+	len = v[COL_NAME].len;
+	if (e->interned == NULL || e->interned->len != len ||
+	    len < sizeof(uint64_t) || !name_is_long(e->name, v[COL_NAME].s, len))
+		return any_row(r, v);
+	typed_counters(r, e, v);
 	r->n++;
 	return 0;
 }
