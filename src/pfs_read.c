@@ -158,16 +158,6 @@ typed_counters(struct pfs_reader *r, struct event_stat *e,
 	e->free_count = fc;
 }
 
-/* Whether any counter of the row is NULL (pfs_value_int() takes it as 0). */
-static inline bool
-counters_null(const struct conn_value *v)
-{
-	return (v[COL_CURRENT_BYTES].null | v[COL_CURRENT_COUNT].null |
-	    v[COL_HIGH_BYTES].null | v[COL_ALLOC_BYTES].null |
-	    v[COL_FREE_BYTES].null | v[COL_ALLOC_COUNT].null |
-	    v[COL_FREE_COUNT].null) != 0;
-}
-
 /*
  * Any row: the name where another stood or none yet, and the counters
  * whatever their binding. Apart from event_row(), whose common row then
@@ -241,8 +231,8 @@ first_row(struct pfs_reader *r, unsigned ncols, const struct conn_value *v)
 
 /*
  * A row of the reading: most are the event that stood there the reading
- * before, typed as the first row, with no counter NULL, and take the
- * short way; any other goes to any_row().
+ * before, typed as the first row, and take the short way; any other goes
+ * to any_row().
  */
 static int
 event_row(void *ctx, unsigned ncols, const struct conn_value *v)
@@ -254,8 +244,7 @@ event_row(void *ctx, unsigned ncols, const struct conn_value *v)
 	if (r->rows++ == 0)
 		return first_row(r, ncols, v);
 	/* named <= cap: the event is in the array. */
-	if (!r->typed || r->n >= r->named || v[COL_NAME].null ||
-	    counters_null(v))
+	if (!r->typed || r->n >= r->named || v[COL_NAME].null)
 		return any_row(r, v);
 	e = &r->events[r->n];
 	len = v[COL_NAME].len;
