@@ -633,6 +633,49 @@ bind_params(MYSQL_STMT *st, const struct conn_param *params, unsigned n,
 }
 
 /*
+ * Hands each row of st's stored result to fn as strings, or to vfn as
+ * typed values. Returns 0; 1 when the callback stopped it, err set; -1
+ * when the library failed.
+ */
+static int
+fetch_rows(MYSQL_STMT *st, struct columns *cols, conn_row_fn fn,
+    conn_value_fn vfn, void *ctx, char *err, size_t errlen)
+{
+	char *values[MAX_COLUMNS];
+	bool first = true;
+	int rc;
+
+	while ((rc = mysql_stmt_fetch(st)) != MYSQL_NO_DATA) {
+		int stop = 0;
+
+		if (rc == 1 || (rc == MYSQL_DATA_TRUNCATED &&
+		    columns_refetch(st, cols) != 0))
+			return -1;
+		if (first && cols->each_row < cols->n &&
+		    columns_first(st, cols) != 0)
+			return -1;
+		first = false;
+		/*
+		 * A typed row is in cols->val as fetched (columns_bind()): its
+		 * strings go by their length, without the NUL that writing
+		 * after each cost 1,100 instructions a sample.
+		 */
+		if (vfn != NULL) {
+			stop = vfn(ctx, cols->n, cols->val);
+		} else if (fn != NULL) {
+			text_values(cols, values);
+			stop = fn(ctx, cols->n, values, cols->len);
+		}
+		if (stop != 0) {
+			if (err[0] == '\0')
+				snprintf(err, errlen, "unexpected result");
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
  * Runs sql with params, kept prepared or prepared for this call alone;
  * each row goes to fn as strings, or to vfn as typed values, whose
  * columns from shared on are the same in each row (conn_query_shared()).
@@ -652,10 +695,8 @@ query_params(struct conn *c, const char *sql, bool keep,
 	 */
 	struct columns once, *cols = &once;
 	struct conn_kept *k = NULL;
-	char *values[MAX_COLUMNS];
 	enum conn_status status = CONN_OK;
 	MYSQL_STMT *st;
-	bool first = true;
 	int rc;
 
 	if (!query_begins(c, n, server_errno, err, errlen, &status))
@@ -693,34 +734,10 @@ query_params(struct conn *c, const char *sql, bool keep,
 	    columns_bind(st, cols, vfn != NULL) != 0) ||
 	    conn_io_stmt_store(c, st) != 0)
 		goto fail;
-	while ((rc = mysql_stmt_fetch(st)) != MYSQL_NO_DATA) {
-		if (rc == 1 || (rc == MYSQL_DATA_TRUNCATED &&
-		    columns_refetch(st, cols) != 0))
-			goto fail;
-		if (first && cols->each_row < cols->n &&
-		    columns_first(st, cols) != 0)
-			goto fail;
-		first = false;
-		int stop = 0;
-
-		/*
-		 * A typed row is in cols->val as fetched (columns_bind()): its
-		 * strings go by their length, without the NUL that writing
-		 * after each cost 1,100 instructions a sample.
-		 */
-		if (vfn != NULL) {
-			stop = vfn(ctx, cols->n, cols->val);
-		} else if (fn != NULL) {
-			text_values(cols, values);
-			stop = fn(ctx, cols->n, values, cols->len);
-		}
-		if (stop != 0) {
-			if (err[0] == '\0')
-				snprintf(err, errlen, "unexpected result");
-			status = CONN_FAILED;
-			goto done;
-		}
-	}
+	if ((rc = fetch_rows(st, cols, fn, vfn, ctx, err, errlen)) < 0)
+		goto fail;
+	if (rc > 0)
+		status = CONN_FAILED;
 done:
 	/* A kept statement keeps its buffers for the next time. */
 	if (k != NULL && status == CONN_OK) {
