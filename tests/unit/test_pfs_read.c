@@ -101,14 +101,44 @@ conn_query_params(struct conn *c, const char *sql,
 }
 
 static struct conn *no_conn;
+static struct pfs_reader *reader;
+static struct source src;
+
+/* Each test reads through a reader of its own, of thread 42. */
+static int
+setup(void **state)
+{
+	(void)state;
+	reader = pfs_reader_create(&no_conn, 42);
+	src = pfs_reader_source(reader);
+	return reader == NULL;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	pfs_reader_free(reader);
+	return 0;
+}
+
+/* The rows of a thread that idles: three events. */
+static void
+three_rows(void)
+{
+	n_rows = 3;
+	set_row(0, "memory/sql/THD::main_mem_root", 1000, 5000);
+	set_row(1, "memory/innodb/mem0mem", 20252, 13524251);
+	set_row(2, "memory/sql/String::value", 16408, 66376);
+}
 
 static struct reading
-read_once(struct source *src)
+read_once(void)
 {
 	struct reading rd = { 0 };
 	char err[256];
 
-	assert_int_equal(src->read(src->ctx, 0, &rd, err, sizeof(err)),
+	assert_int_equal(src.read(src.ctx, 0, &rd, err, sizeof(err)),
 	    SOURCE_OK);
 	return rd;
 }
@@ -135,16 +165,11 @@ check_event(const struct reading *rd, size_t i, const char *name,
 static void
 test_same_rows_unmoved(void **state)
 {
-	struct pfs_reader *r = pfs_reader_create(&no_conn, 42);
-	struct source src = pfs_reader_source(r);
 	struct reading rd;
 
 	(void)state;
-	n_rows = 3;
-	set_row(0, "memory/sql/THD::main_mem_root", 1000, 5000);
-	set_row(1, "memory/innodb/mem0mem", 20252, 13524251);
-	set_row(2, "memory/sql/String::value", 16408, 66376);
-	rd = read_once(&src);
+	three_rows();
+	rd = read_once();
 	assert_int_equal(shared_seen, 8);
 	assert_int_equal(rd.n, 3);
 	assert_false(rd.unmoved);
@@ -152,14 +177,13 @@ test_same_rows_unmoved(void **state)
 	assert_string_equal(rd.statement->text, "");
 	check_event(&rd, 1, "memory/innodb/mem0mem", 20252, 13524251);
 	for (int k = 0; k < 3; k++) {
-		rd = read_once(&src);
+		rd = read_once();
 		assert_int_equal(rd.n, 3);
 		assert_true(rd.unmoved);
 		assert_int_equal(rd.after, rd.seq - 1);
 		check_event(&rd, 0, "memory/sql/THD::main_mem_root", 1000, 5000);
 		check_event(&rd, 2, "memory/sql/String::value", 16408, 66376);
 	}
-	pfs_reader_free(r);
 }
 
 /*
@@ -169,20 +193,15 @@ test_same_rows_unmoved(void **state)
 static void
 test_statement_from_first_row(void **state)
 {
-	struct pfs_reader *r = pfs_reader_create(&no_conn, 42);
-	struct source src = pfs_reader_source(r);
 	struct reading rd;
 
 	(void)state;
-	n_rows = 3;
-	set_row(0, "memory/sql/THD::main_mem_root", 1000, 5000);
-	set_row(1, "memory/innodb/mem0mem", 20252, 13524251);
-	set_row(2, "memory/sql/String::value", 16408, 66376);
+	three_rows();
 	rows[0][8] = (struct conn_value){ .s = "d1g3st", .len = 6 };
 	rows[0][9] = (struct conn_value){ .is_int = true, .is_unsigned = true,
 	    .u = 77 };
 	rows[0][10] = (struct conn_value){ .s = "SELECT 1", .len = 8 };
-	rd = read_once(&src);
+	rd = read_once();
 	assert_true(rd.statement->has_id);
 	assert_int_equal(rd.statement->id, 77);
 	assert_int_equal(rd.statement->thread_id, 42);
@@ -190,35 +209,29 @@ test_statement_from_first_row(void **state)
 	assert_string_equal(rd.statement->text, "SELECT 1");
 	assert_false(rd.statement->ended);
 	check_event(&rd, 2, "memory/sql/String::value", 16408, 66376);
-	pfs_reader_free(r);
 }
 
 /* Each counter that moves, in a row of the short way, moves the reading. */
 static void
 test_each_counter_moves(void **state)
 {
-	struct pfs_reader *r = pfs_reader_create(&no_conn, 42);
-	struct source src = pfs_reader_source(r);
 	struct reading rd;
 
 	(void)state;
-	n_rows = 2;
-	set_row(0, "memory/sql/THD::main_mem_root", 1000, 5000);
-	set_row(1, "memory/innodb/mem0mem", 20252, 13524251);
-	read_once(&src);
+	three_rows();
+	read_once();
 	/* current_count is not among them: delta.c's unchanged() asks not. */
 	for (unsigned c = 1; c < 8; c++) {
 		if (c == 2)
 			continue;
 		rows[1][c].i += 1;
-		rd = read_once(&src);
+		rd = read_once();
 		assert_false(rd.unmoved);
-		rd = read_once(&src);
+		rd = read_once();
 		assert_true(rd.unmoved);
 	}
 	assert_int_equal(rd.events[1].current_bytes, 20253);
 	assert_int_equal(rd.events[1].free_count, 2);
-	pfs_reader_free(r);
 }
 
 /*
@@ -229,28 +242,24 @@ test_each_counter_moves(void **state)
 static void
 test_other_rows(void **state)
 {
-	struct pfs_reader *r = pfs_reader_create(&no_conn, 42);
-	struct source src = pfs_reader_source(r);
 	struct reading rd;
 
 	(void)state;
-	n_rows = 3;
-	set_row(0, "memory/sql/THD::main_mem_root", 1000, 5000);
-	set_row(1, "memory/innodb/mem0mem", 20252, 13524251);
+	three_rows();
 	set_row(2, "short", 7, 8);
-	read_once(&src);
-	rd = read_once(&src);
+	read_once();
+	rd = read_once();
 	assert_true(rd.unmoved);
 	check_event(&rd, 2, "short", 7, 8);
 
 	/* Swapped: the names' lengths differ from those that stood there. */
 	set_row(0, "memory/innodb/mem0mem", 20252, 13524251);
 	set_row(1, "memory/sql/THD::main_mem_root", 1000, 5000);
-	rd = read_once(&src);
+	rd = read_once();
 	assert_false(rd.unmoved);
 	check_event(&rd, 0, "memory/innodb/mem0mem", 20252, 13524251);
 	check_event(&rd, 1, "memory/sql/THD::main_mem_root", 1000, 5000);
-	rd = read_once(&src);
+	rd = read_once();
 	assert_true(rd.unmoved);
 
 	/* The same length as the name before, one byte other: last, first, inside. */
@@ -260,46 +269,42 @@ test_other_rows(void **state)
 	};
 	for (size_t k = 0; k < sizeof(other) / sizeof(other[0]); k++) {
 		set_row(1, other[k], 1000, 5000);
-		rd = read_once(&src);
+		rd = read_once();
 		assert_false(rd.unmoved);
 		check_event(&rd, 1, other[k], 1000, 5000);
-		rd = read_once(&src);
+		rd = read_once();
 		assert_true(rd.unmoved);
 	}
 
 	/* A NULL counter is 0, and the row moved. */
 	rows[1][1].null = true;
 	rows[1][1].i = 12345;
-	rd = read_once(&src);
+	rd = read_once();
 	assert_false(rd.unmoved);
 	assert_int_equal(rd.events[1].current_bytes, 0);
-	rd = read_once(&src);
+	rd = read_once();
 	assert_true(rd.unmoved);
 	assert_int_equal(rd.events[1].current_bytes, 0);
 	rows[1][1].null = false;
 
 	/* A row fewer moves the reading, though no row moved. */
 	n_rows = 2;
-	rd = read_once(&src);
+	rd = read_once();
 	assert_int_equal(rd.n, 2);
 	assert_false(rd.unmoved);
-	pfs_reader_free(r);
 }
 
 /* A thread with no memory in use: one row, its name NULL. */
 static void
 test_no_memory(void **state)
 {
-	struct pfs_reader *r = pfs_reader_create(&no_conn, 42);
-	struct source src = pfs_reader_source(r);
 	struct reading rd;
 
 	(void)state;
 	n_rows = 1;
 	set_row(0, NULL, 0, 0);
-	rd = read_once(&src);
+	rd = read_once();
 	assert_int_equal(rd.n, 0);
-	pfs_reader_free(r);
 }
 
 /* More rows than the first array holds: it grows, the events kept. */
@@ -307,8 +312,6 @@ static void
 test_many_rows(void **state)
 {
 	static char names[MAX_ROWS][40];
-	struct pfs_reader *r = pfs_reader_create(&no_conn, 42);
-	struct source src = pfs_reader_source(r);
 	struct reading rd;
 
 	(void)state;
@@ -317,28 +320,27 @@ test_many_rows(void **state)
 		snprintf(names[i], sizeof(names[i]), "memory/test/event_%zu", i);
 		set_row(i, names[i], (int64_t)i, 1000 + i);
 	}
-	rd = read_once(&src);
+	rd = read_once();
 	assert_int_equal(rd.n, MAX_ROWS);
 	assert_false(rd.unmoved);
-	rd = read_once(&src);
+	rd = read_once();
 	assert_true(rd.unmoved);
 	for (size_t i = 0; i < MAX_ROWS; i += 37)
 		check_event(&rd, i, names[i], (int64_t)i, 1000 + i);
 	check_event(&rd, MAX_ROWS - 1, names[MAX_ROWS - 1], MAX_ROWS - 1,
 	    1000 + MAX_ROWS - 1);
-	pfs_reader_free(r);
 }
 
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_same_rows_unmoved),
-		cmocka_unit_test(test_statement_from_first_row),
-		cmocka_unit_test(test_each_counter_moves),
-		cmocka_unit_test(test_other_rows),
-		cmocka_unit_test(test_no_memory),
-		cmocka_unit_test(test_many_rows),
+		cmocka_unit_test_setup_teardown(test_same_rows_unmoved, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_statement_from_first_row, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_each_counter_moves, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_other_rows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_memory, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_many_rows, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
