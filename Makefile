@@ -146,6 +146,11 @@ $(BUILD)/pprof.o $(BUILD)/heap_pprof.o: override CPPFLAGS += -I$(BUILD) $(PPROF_
 $(BUILD)/test_%: tests/unit/test_%.c $(BUILD)/libcore.a | $(BUILD)
 	$(CC) $(CPPFLAGS) -Itests/unit -I$(BUILD) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libcore.a $(CMOCKA_LIBS) -lcsv $(PPROF_LIBS) $(JANSSON_LIBS) $(DW_LIBS) -lcrypto -ldl -lm
 
+# test_pfs_read drives the thread reader (a server module) with rows of its
+# own, through a conn_query_shared() of its own in place of conn_stmt.c's.
+$(BUILD)/test_pfs_read: tests/unit/test_pfs_read.c $(BUILD)/pfs_read.o $(BUILD)/libcore.a | $(BUILD)
+	$(CC) $(CPPFLAGS) -Itests/unit -I$(BUILD) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/pfs_read.o $(BUILD)/libcore.a $(CMOCKA_LIBS) -lm
+
 # test_symbols' programs to name (tests/unit/symfix/): a shared library
 # with .symtab, the same stripped, one whose symbols are in a debug file
 # found by build id under a root folder, a PIE executable with and

@@ -476,11 +476,16 @@ def instr_report(ins, alone=None, bytes_=None):
                "in the program"], rows))
     add("")
     add("- Both read the same rows through the same library calls, "
-        "integers as integers; the difference is mysqlmemprof's own "
-        "work per sample: each row handed to its reader, the top-N, "
-        "the deltas, the run statistics and the formatting. The "
-        "kernel's part, left out here, is the same socket calls for "
-        "both and one write per sample for mysqlmemprof.")
+        "integers as integers. The statement's four columns, the same "
+        "in every row, mysqlmemprof binds as dummies that Connector/C "
+        "steps over and reads from the first row alone (src/conn_stmt.c), "
+        "where floor has them converted in every row: its part in the "
+        "client library is the smaller by that. The rest of the "
+        "difference is mysqlmemprof's own work per sample: each row "
+        "handed to its reader, the top-N, the deltas, the run statistics "
+        "and the formatting. The kernel's part, left out here, is the "
+        "same socket calls for both and one write per sample for "
+        "mysqlmemprof.")
     add("- The target idles: most of its events do not move between "
         "samples, so the deltas pass over them, and JSON and CSV copy "
         "what they wrote of an unchanged top event (and JSON of an "

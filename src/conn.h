@@ -81,6 +81,16 @@ typedef int (*conn_value_fn)(void *ctx, unsigned ncols,
 enum conn_status conn_query_kept(struct conn *c, const char *sql,
     const struct conn_param *params, unsigned n, conn_value_fn fn, void *ctx,
     unsigned *server_errno, char *err, size_t errlen);
+/*
+ * As conn_query_kept(), for a result whose columns from shared on hold the
+ * same value in every row (a row joined to each): fn reads them in the
+ * first row only, and in the others they hold nothing to be read. The
+ * library then converts them once a result where it can, not once a row.
+ */
+enum conn_status conn_query_shared(struct conn *c, const char *sql,
+    const struct conn_param *params, unsigned n, unsigned shared,
+    conn_value_fn fn, void *ctx, unsigned *server_errno, char *err,
+    size_t errlen);
 /* The TLS cipher of the session, or NULL when it is not encrypted. */
 const char *conn_cipher(struct conn *c);
 /* The server's version string, e.g. "10.11.6-MariaDB-0+deb12u1". */

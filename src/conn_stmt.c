@@ -170,13 +170,14 @@ text_typed(struct conn_value *val, unsigned ncols, MYSQL_ROW row,
 
 /*
  * Runs sql with params over the text protocol; each row goes to fn as
- * strings, or to vfn as typed values. keep has no meaning here.
+ * strings, or to vfn as typed values, every column of every row: keep
+ * and shared have no meaning here.
  */
 static enum conn_status
 query_params(struct conn *c, const char *sql, bool keep,
     const struct conn_param *params, unsigned n, conn_row_fn fn,
-    conn_value_fn vfn, void *ctx, unsigned *server_errno, char *err,
-    size_t errlen)
+    conn_value_fn vfn, unsigned shared, void *ctx, unsigned *server_errno,
+    char *err, size_t errlen)
 {
 	struct conn_value val[MAX_COLUMNS];
 	enum conn_status status = CONN_OK;
@@ -187,6 +188,7 @@ query_params(struct conn *c, const char *sql, bool keep,
 	int rc;
 
 	(void)keep;
+	(void)shared;
 	if (!query_begins(c, n, server_errno, err, errlen, &status))
 		return status;
 	if ((used = text_fill(c->mysql, sql, params, NULL)) != n) {
@@ -276,6 +278,16 @@ struct columns {
 	 * statement. Binding again every sample cost 1,100 instructions.
 	 */
 	unsigned bound_n;
+	/*
+	 * Columns from shared on hold the same value in every row (a joined
+	 * row's): with Connector/C they are bound as dummies, which its fetch
+	 * steps over, and read from the first row alone (columns_first()).
+	 * Converting a statement's digest and text in each of a sample's
+	 * rows cost some 16,000 instructions. each_row: the columns the
+	 * library converts in every row (shared, or n where it cannot skip
+	 * one); bound_shared: shared as bound.
+	 */
+	unsigned shared, each_row, bound_shared;
 	MYSQL_BIND bind[MAX_COLUMNS];
 	char *buf[MAX_COLUMNS];
 	size_t cap[MAX_COLUMNS]; /* bytes of buf, one kept for the NUL */
@@ -333,6 +345,7 @@ columns_bind(MYSQL_STMT *st, struct columns *cols, bool typed)
 	if (typed && !cols->typed && columns_type(st, cols) != 0)
 		return -1;
 	cols->bound_typed = typed;
+	cols->each_row = cols->n;
 	for (unsigned i = 0; i < cols->n; i++) {
 		MYSQL_BIND *b = &cols->bind[i];
 
@@ -364,11 +377,56 @@ columns_bind(MYSQL_STMT *st, struct columns *cols, bool typed)
 		b->is_null = typed ? (bind_flag *)&cols->val[i].null :
 		    &cols->null[i];
 		b->error = &cols->error[i];
+#ifdef MADB_BIND_DUMMY
+		if (typed && i >= cols->shared) {
+			b->flags = MADB_BIND_DUMMY;
+			if (i < cols->each_row)
+				cols->each_row = i;
+		}
+#endif
 	}
 	cols->bound_n = 0;
 	if (mysql_stmt_bind_result(st, cols->bind) != 0)
 		return -1;
 	cols->bound_n = cols->n;
+	cols->bound_shared = cols->shared;
+	return 0;
+}
+
+/*
+ * Column i of the first row, which the fetch stepped over (struct
+ * columns' shared): into its value, its buffer grown to fit.
+ */
+static int
+columns_first_one(MYSQL_STMT *st, struct columns *cols, unsigned i)
+{
+	MYSQL_BIND b = cols->bind[i];
+	struct conn_value *v = &cols->val[i];
+	char *p;
+
+	if (mysql_stmt_fetch_column(st, &b, i, 0) != 0)
+		return -1;
+	if (v->null || cols->is_int[i] || v->len < cols->cap[i])
+		return 0;
+	if ((p = realloc(cols->buf[i], v->len + 1)) == NULL)
+		return -1;
+	cols->buf[i] = p;
+	cols->cap[i] = v->len + 1;
+	v->s = p;
+	/* The next result's first row goes there too; the library never does. */
+	cols->bind[i].buffer = p;
+	cols->bind[i].buffer_length = cols->cap[i] - 1;
+	b = cols->bind[i];
+	return mysql_stmt_fetch_column(st, &b, i, 0);
+}
+
+/* The columns the fetch of the first row stepped over. */
+static int
+columns_first(MYSQL_STMT *st, struct columns *cols)
+{
+	for (unsigned i = cols->each_row; i < cols->n; i++)
+		if (columns_first_one(st, cols, i) != 0)
+			return -1;
 	return 0;
 }
 
@@ -378,7 +436,7 @@ columns_refetch(MYSQL_STMT *st, struct columns *cols)
 {
 	int grown = 0;
 
-	for (unsigned i = 0; i < cols->n; i++) {
+	for (unsigned i = 0; i < cols->each_row; i++) {
 		MYSQL_BIND b;
 		char *p;
 
@@ -584,6 +642,7 @@ fetch_rows(MYSQL_STMT *st, struct columns *cols, conn_row_fn fn,
     conn_value_fn vfn, void *ctx)
 {
 	char *values[MAX_COLUMNS];
+	bool first = true;
 	int rc;
 
 	while ((rc = mysql_stmt_fetch(st)) != MYSQL_NO_DATA) {
@@ -592,6 +651,10 @@ fetch_rows(MYSQL_STMT *st, struct columns *cols, conn_row_fn fn,
 		if (rc == 1 || (rc == MYSQL_DATA_TRUNCATED &&
 		    columns_refetch(st, cols) != 0))
 			return -1;
+		if (first && cols->each_row < cols->n &&
+		    columns_first(st, cols) != 0)
+			return -1;
+		first = false;
 		/*
 		 * A typed row is in cols->val as fetched (columns_bind()): its
 		 * strings go by their length, without the NUL that writing
@@ -611,13 +674,14 @@ fetch_rows(MYSQL_STMT *st, struct columns *cols, conn_row_fn fn,
 
 /*
  * Runs sql with params, kept prepared or prepared for this call alone;
- * each row goes to fn as strings, or to vfn as typed values.
+ * each row goes to fn as strings, or to vfn as typed values, whose
+ * columns from shared on are the same in each row (conn_query_shared()).
  */
 static enum conn_status
 query_params(struct conn *c, const char *sql, bool keep,
     const struct conn_param *params, unsigned n, conn_row_fn fn,
-    conn_value_fn vfn, void *ctx, unsigned *server_errno, char *err,
-    size_t errlen)
+    conn_value_fn vfn, unsigned shared, void *ctx, unsigned *server_errno,
+    char *err, size_t errlen)
 {
 	MYSQL_BIND pb[MAX_PARAMS];
 	unsigned long plen[MAX_PARAMS];
@@ -660,8 +724,10 @@ query_params(struct conn *c, const char *sql, bool keep,
 		status = CONN_FAILED;
 		goto done;
 	}
+	cols->shared = vfn != NULL ? shared : cols->n;
 	/* Stored, so that a long column can be fetched again in full. */
-	if (((cols->bound_n != cols->n || cols->bound_typed != (vfn != NULL)) &&
+	if (((cols->bound_n != cols->n || cols->bound_typed != (vfn != NULL) ||
+	    cols->bound_shared != cols->shared) &&
 	    columns_bind(st, cols, vfn != NULL) != 0) ||
 	    conn_io_stmt_store(c, st) != 0)
 		goto fail;
@@ -705,8 +771,8 @@ conn_query_params(struct conn *c, const char *sql,
     const struct conn_param *params, unsigned n, conn_row_fn fn, void *ctx,
     unsigned *server_errno, char *err, size_t errlen)
 {
-	return query_params(c, sql, false, params, n, fn, NULL, ctx,
-	    server_errno, err, errlen);
+	return query_params(c, sql, false, params, n, fn, NULL, MAX_COLUMNS,
+	    ctx, server_errno, err, errlen);
 }
 
 enum conn_status
@@ -714,6 +780,16 @@ conn_query_kept(struct conn *c, const char *sql,
     const struct conn_param *params, unsigned n, conn_value_fn fn, void *ctx,
     unsigned *server_errno, char *err, size_t errlen)
 {
-	return query_params(c, sql, true, params, n, NULL, fn, ctx,
+	return query_params(c, sql, true, params, n, NULL, fn, MAX_COLUMNS,
+	    ctx, server_errno, err, errlen);
+}
+
+enum conn_status
+conn_query_shared(struct conn *c, const char *sql,
+    const struct conn_param *params, unsigned n, unsigned shared,
+    conn_value_fn fn, void *ctx, unsigned *server_errno, char *err,
+    size_t errlen)
+{
+	return query_params(c, sql, true, params, n, NULL, fn, shared, ctx,
 	    server_errno, err, errlen);
 }

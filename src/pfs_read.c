@@ -83,26 +83,6 @@ counters_typed(const struct conn_value *v)
 }
 
 /*
- * What the first row of a reading says for all of them: the columns and
- * their types are the statement's, the same in each row, so they are
- * checked once; in a thread's rows, the statement is read from it.
- */
-static int
-first_row(struct pfs_reader *r, unsigned ncols, const struct conn_value *v)
-{
-	if (ncols < (r->is_grain ? N_MEMORY_COLS : N_THREAD_COLS) ||
-	    v[COL_NAME].is_int)
-		return r->bad_row = 1, -1;
-	r->typed = counters_typed(v);
-	if (r->is_grain)
-		return 0;
-	if (pfs_statement_row(&r->statement, r->thread_id, r->consumer,
-	    &v[COL_STATEMENT]) != 0)
-		return r->bad_row = 1, -1;
-	return 0;
-}
-
-/*
  * Row n's name, where another stood or none yet: copied, and its entry
  * looked up.
  */
@@ -119,17 +99,16 @@ new_name(struct pfs_reader *r, struct event_stat *e, const char *s,
 }
 
 /*
- * Whether the n bytes at s are name: a word at a time, the last word
- * overlapping the one before, for a name of a word or more (every name
- * of memory/ is), where memcmp()'s call cost some 25 instructions a row.
+ * Whether the n bytes at s are name, n a word or more (every name of
+ * memory/ is): a word at a time, the last word overlapping the one
+ * before, where memcmp()'s call cost some 25 instructions a row. (16
+ * bytes at a time with SSE2 cost as much for names of some 30 bytes.)
  */
 static inline bool
-name_is(const char *name, const char *s, size_t n)
+name_is_long(const char *name, const char *s, size_t n)
 {
 	uint64_t a, b;
 
-	if (n < sizeof(a))
-		return memcmp(name, s, n) == 0;
 	for (size_t i = 0; i + sizeof(a) < n; i += sizeof(a)) {
 		memcpy(&a, name + i, sizeof(a));
 		memcpy(&b, s + i, sizeof(b));
@@ -141,6 +120,14 @@ name_is(const char *name, const char *s, size_t n)
 	return a == b;
 }
 
+/* Whether the n bytes at s are name, whatever n. */
+static bool
+name_is(const char *name, const char *s, size_t n)
+{
+	return n < sizeof(uint64_t) ? memcmp(name, s, n) == 0 :
+	    name_is_long(name, s, n);
+}
+
 /*
  * The counters as bound (counters_typed()), into e; whether they moved
  * from the reading before's, as delta.c's unchanged() asks, noted on the
@@ -150,34 +137,63 @@ static inline void
 typed_counters(struct pfs_reader *r, struct event_stat *e,
     const struct conn_value *v)
 {
-	int64_t cur = pfs_value_int(&v[COL_CURRENT_BYTES]);
-	int64_t high = pfs_value_int(&v[COL_HIGH_BYTES]);
-	uint64_t ab = (uint64_t)pfs_value_int(&v[COL_ALLOC_BYTES]);
-	uint64_t fb = (uint64_t)pfs_value_int(&v[COL_FREE_BYTES]);
-	uint64_t ac = (uint64_t)pfs_value_int(&v[COL_ALLOC_COUNT]);
-	uint64_t fc = (uint64_t)pfs_value_int(&v[COL_FREE_COUNT]);
+	uint64_t moved;
+	int64_t i;
+	uint64_t u;
 
-	r->moved |= (cur != e->current_bytes) | (high != e->high_bytes) |
-	    (ab != e->alloc_bytes) | (fb != e->free_bytes) |
-	    (ac != e->alloc_count) | (fc != e->free_count);
-	e->current_bytes = cur;
+	/*
+	 * Each loaded, compared and stored in turn, which needs two
+	 * registers where loading all first needed four saved; the bits
+	 * that moved are tested once, not compared and or-ed each.
+	 */
+	i = pfs_value_int(&v[COL_CURRENT_BYTES]);
+	moved = (uint64_t)(i ^ e->current_bytes);
+	e->current_bytes = i;
 	e->current_count = pfs_value_int(&v[COL_CURRENT_COUNT]);
-	e->high_bytes = high;
-	e->alloc_bytes = ab;
-	e->free_bytes = fb;
-	e->alloc_count = ac;
-	e->free_count = fc;
+	i = pfs_value_int(&v[COL_HIGH_BYTES]);
+	moved |= (uint64_t)(i ^ e->high_bytes);
+	e->high_bytes = i;
+	u = (uint64_t)pfs_value_int(&v[COL_ALLOC_BYTES]);
+	moved |= u ^ e->alloc_bytes;
+	e->alloc_bytes = u;
+	u = (uint64_t)pfs_value_int(&v[COL_FREE_BYTES]);
+	moved |= u ^ e->free_bytes;
+	e->free_bytes = u;
+	u = (uint64_t)pfs_value_int(&v[COL_ALLOC_COUNT]);
+	moved |= u ^ e->alloc_count;
+	e->alloc_count = u;
+	u = (uint64_t)pfs_value_int(&v[COL_FREE_COUNT]);
+	moved |= u ^ e->free_count;
+	e->free_count = u;
+	r->moved |= moved != 0;
 }
 
-static int
-event_row(void *ctx, unsigned ncols, const struct conn_value *v)
+/*
+ * Whether any counter of the row is NULL. Tested once, up front, it lets
+ * the short way load the seven without pfs_value_int()'s test of each,
+ * which cost 21 instructions a row; a row with one goes the long way,
+ * which reads it as 0.
+ */
+static inline bool
+counters_null(const struct conn_value *v)
 {
-	struct pfs_reader *r = ctx;
+	return (v[COL_CURRENT_BYTES].null | v[COL_CURRENT_COUNT].null |
+	    v[COL_HIGH_BYTES].null | v[COL_ALLOC_BYTES].null |
+	    v[COL_FREE_BYTES].null | v[COL_ALLOC_COUNT].null |
+	    v[COL_FREE_COUNT].null) != 0;
+}
+
+/*
+ * Any row: the name where another stood or none yet, and the counters
+ * whatever their binding. Apart from event_row(), whose common row then
+ * needs no register saved.
+ */
+static __attribute__((noinline)) int
+any_row(struct pfs_reader *r, const struct conn_value *v)
+{
 	struct event_stat *e;
 	size_t namelen;
 
-	if (r->rows++ == 0 && first_row(r, ncols, v) != 0)
-		return -1;
 	/* A thread with no memory in use: its one row has none. */
 	if (v[COL_NAME].null)
 		return r->is_grain ? (r->bad_row = 1, -1) : 0;
@@ -219,6 +235,53 @@ event_row(void *ctx, unsigned ncols, const struct conn_value *v)
 	return 0;
 }
 
+/*
+ * What the first row of a reading says for all of them: the columns and
+ * their types are the statement's, the same in each row, so they are
+ * checked once; in a thread's rows, the statement is read from it. Then
+ * the row as any other.
+ */
+static __attribute__((noinline)) int
+first_row(struct pfs_reader *r, unsigned ncols, const struct conn_value *v)
+{
+	if (ncols < (r->is_grain ? N_MEMORY_COLS : N_THREAD_COLS) ||
+	    v[COL_NAME].is_int)
+		return r->bad_row = 1, -1;
+	r->typed = counters_typed(v);
+	if (!r->is_grain && pfs_statement_row(&r->statement, r->thread_id,
+	    r->consumer, &v[COL_STATEMENT]) != 0)
+		return r->bad_row = 1, -1;
+	return any_row(r, v);
+}
+
+/*
+ * A row of the reading: most are the event that stood there the reading
+ * before, typed as the first row, with no counter NULL, and take the
+ * short way; any other goes to any_row().
+ */
+static int
+event_row(void *ctx, unsigned ncols, const struct conn_value *v)
+{
+	struct pfs_reader *r = ctx;
+	struct event_stat *e;
+	size_t len;
+
+	if (r->rows++ == 0)
+		return first_row(r, ncols, v);
+	/* named <= cap: the event is in the array. */
+	if (!r->typed || r->n >= r->named || v[COL_NAME].null ||
+	    counters_null(v))
+		return any_row(r, v);
+	e = &r->events[r->n];
+	len = v[COL_NAME].len;
+	if (e->interned == NULL || e->interned->len != len ||
+	    len < sizeof(uint64_t) || !name_is_long(e->name, v[COL_NAME].s, len))
+		return any_row(r, v);
+	typed_counters(r, e, v);
+	r->n++;
+	return 0;
+}
+
 static enum source_status
 reader_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
     size_t errlen)
@@ -233,8 +296,9 @@ reader_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
 	/* The first row sets all of the statement (pfs_statement_row()). */
 	r->rows = 0;
 	r->moved = false;
-	st = conn_query_kept(*r->conn, r->sql, r->params, r->n_params,
-	    event_row, r, NULL, err, errlen);
+	/* The statement's columns are the same in each row: read in the first. */
+	st = conn_query_shared(*r->conn, r->sql, r->params, r->n_params,
+	    COL_STATEMENT, event_row, r, NULL, err, errlen);
 	if (st != CONN_OK) {
 		r->last_seq = 0;
 		if (r->out_of_memory)

@@ -175,8 +175,9 @@ class LongText(mmp.TestCase):
 
     def test_text_longer_than_its_first_buffer(self):
         # 200 characters of 3 bytes do not fit the 256 bytes a text column
-        # is first given: the row is fetched again into a larger one, and
-        # its integers, fetched already, must survive that.
+        # is first given: the first row's text is fetched again into a
+        # larger one (conn_stmt.c's columns_first_one()), and each row's
+        # integers must survive that.
         stmt = "SELECT SLEEP(1.2), '%s'" % ("\u65e5" * 300)
         w = self.start(mmp.Workload("", stmt + ";"))
         p = self.run_ok(["--connection", str(w.connection_id), "--frequency",
