@@ -55,7 +55,7 @@ DW_CFLAGS    = $(shell pkg-config --cflags libdw 2>/dev/null)
 DW_LIBS      = $(shell pkg-config --libs libdw 2>/dev/null || echo -ldw -lelf) -lstdc++
 
 # The modules that never see the server: unit-tested on their own.
-CORE = cli cli_check cli_apply cli_options cli_usage optfile clock ring topn delta filter sampler \
+CORE = cli cli_check cli_apply cli_options cli_usage optfile clock gate ring topn delta filter sampler \
        summary units output output_format output_table output_columns \
        clean output_text output_text_summary output_text_list output_csv output_json \
        threads match outname \

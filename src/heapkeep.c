@@ -350,9 +350,9 @@ source_read(void *ctx, uint64_t deadline_ns, struct reading *out,
 	if (st != SOURCE_OK || k->fd < 0)
 		return st;
 	now = k->clk->now_ns(k->clk->ctx);
-	if (k->next_ns != 0 && now < k->next_ns)
+	if (!gate_due(&k->gate, now))
 		return st;
-	k->next_ns = now + (k->every_ns != 0 ? k->every_ns :
+	gate_arm(&k->gate, now, k->every_ns != 0 ? k->every_ns :
 	    HEAP_KEEP_EVERY_NS);
 	look(k);
 	return st;
