@@ -6,14 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "dirfile.h"
 #include "heapdump.h"
 #include "heapkeep.h"
 #include "procfs.h"
-#include "when.h"
+#include "utc.h"
 
 static char *
 read_fd(int fd, uint64_t max, size_t *len)
@@ -72,19 +71,17 @@ total_of(const char *text, size_t len)
 static int64_t
 kept_ms(const char *name)
 {
-	struct tm tm = { 0 };
-	int ms, end = 0;
+	const char *rest;
+	int64_t ms;
+	int end = 0;
 	long pid;
 	unsigned long long seq;
 
-	if (sscanf(name, "%4d%2d%2dT%2d%2d%2d.%3dZ-%ld.%llu.heap%n",
-	    &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
-	    &tm.tm_sec, &ms, &pid, &seq, &end) != 9 || end == 0 ||
-	    name[end] != '\0')
+	if (utc_scan(name, UTC_NAME, &ms, &rest) != 0 ||
+	    sscanf(rest, "-%ld.%llu.heap%n", &pid, &seq, &end) != 2 ||
+	    end == 0 || rest[end] != '\0')
 		return -1;
-	tm.tm_year -= 1900;
-	tm.tm_mon -= 1;
-	return (int64_t)timegm(&tm) * 1000 + ms;
+	return ms;
 }
 
 static int
@@ -234,10 +231,9 @@ copy(struct heap_keep *k, const struct heap_file *f, char *why,
 	}
 	h.ms = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
 	h.size = len;
-	when_stamp(stamp, sizeof(stamp), h.ms);
-	snprintf(h.name, sizeof(h.name), "%.4s%.2s%.2sT%.2s%.2s%.2s.%.3sZ-%ld."
-	    "%" PRIu64 ".heap", stamp, stamp + 5, stamp + 8, stamp + 11,
-	    stamp + 14, stamp + 17, stamp + 20, (long)f->pid, f->seq);
+	utc_format(stamp, sizeof(stamp), h.ms, UTC_NAME);
+	snprintf(h.name, sizeof(h.name), "%s-%ld.%" PRIu64 ".heap", stamp,
+	    (long)f->pid, f->seq);
 	if (dirfile_write_whole(k->fd, h.name, text, len) != 0) {
 		snprintf(why, whylen, "cannot keep %s: %s", f->path,
 		    strerror(errno));

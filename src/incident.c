@@ -15,7 +15,7 @@
 #include "output_format.h"
 #include "reader.h"
 #include "segments.h"
-#include "when.h"
+#include "utc.h"
 
 /* Whether a record's line is a sample: --format json's begins so. */
 static bool
@@ -104,21 +104,14 @@ gather_segment(struct gather *g, struct reader *r)
 static size_t
 first_segment(char **names, size_t n, int64_t from)
 {
-	char first[64];
+	char first[UTC_MAX];
 	size_t start = 0;
 
-	when_stamp(first, sizeof(first), from);
-	for (size_t i = 0; i < n; i++) {
-		const char *name = names[i];
-		char t[64];
-
-		/* 20261127T031200.123Z -> the same form as first's */
-		snprintf(t, sizeof(t), "%.4s-%.2s-%.2sT%.2s:%.2s:%.2s.%.3sZ",
-		    name, name + 4, name + 6, name + 9, name + 11, name + 13,
-		    name + 16);
-		if (strcmp(t, first) <= 0)
+	/* The names sort as time does: from's name is compared. */
+	utc_format(first, sizeof(first), from, UTC_NAME);
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(names[i], first, strlen(first)) <= 0)
 			start = i;
-	}
 	return start;
 }
 
@@ -272,13 +265,12 @@ incident_write(const char *dir, const struct incident *in,
 static void
 stem_of(int fd, const struct incident *in, char *stem, size_t len)
 {
-	char stamp[64], html[300];
+	char stamp[UTC_MAX], html[300];
 	struct stat st;
 
-	when_stamp(stamp, sizeof(stamp), in->at_ms);
+	utc_format(stamp, sizeof(stamp), in->at_ms, UTC_NAME_S);
 	for (int i = 1; i < 100; i++) {
-		snprintf(stem, len, "%.4s%.2s%.2sT%.2s%.2s%.2sZ-%s", stamp,
-		    stamp + 5, stamp + 8, stamp + 11, stamp + 14, stamp + 17,
+		snprintf(stem, len, "%s-%s", stamp,
 		    incident_kind_name(in->kind));
 		if (i > 1)
 			snprintf(stem + strlen(stem), len - strlen(stem), "-%d",

@@ -7,10 +7,10 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "segments.h"
+#include "utc.h"
 
 #define SEGMENT_SUFFIX ".jsonl"
 
@@ -18,13 +18,10 @@
 static void
 segment_name(char *buf, size_t size, int64_t ms)
 {
-	time_t t = (time_t)(ms / 1000);
-	struct tm tm;
+	char name[UTC_MAX];
 
-	gmtime_r(&t, &tm);
-	snprintf(buf, size, "%04d%02d%02dT%02d%02d%02d.%03dZ" SEGMENT_SUFFIX,
-	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-	    tm.tm_min, tm.tm_sec, (int)(ms % 1000));
+	utc_format(name, sizeof(name), ms, UTC_NAME);
+	snprintf(buf, size, "%s" SEGMENT_SUFFIX, name);
 }
 
 bool
@@ -44,16 +41,13 @@ segments_is_name(const char *name)
 static int64_t
 name_ms(const char *name)
 {
-	struct tm tm = { 0 };
-	int ms;
+	const char *end;
+	int64_t ms;
 
-	if (!segments_is_name(name) || sscanf(name, "%4d%2d%2dT%2d%2d%2d.%3d",
-	    &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
-	    &tm.tm_sec, &ms) != 7)
+	if (!segments_is_name(name) || utc_scan(name, UTC_NAME, &ms,
+	    &end) != 0)
 		return -1;
-	tm.tm_year -= 1900;
-	tm.tm_mon -= 1;
-	return (int64_t)timegm(&tm) * 1000 + ms;
+	return ms;
 }
 
 int64_t
