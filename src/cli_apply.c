@@ -606,7 +606,7 @@ cli_set_listen(struct cli_parse *ps, const struct cli_row *r,
 	return 0;
 }
 
-/* --since, --until: a UTC time or a span before now (when.h). */
+/* --since, --until: a UTC time or a span before now (utc.h). */
 int
 cli_set_when(struct cli_parse *ps, const struct cli_row *r,
     const char *arg, bool from_file)
