@@ -89,7 +89,7 @@ SERVER += exporter
 # The picture of a run (--format html, svg) and the reader of captures (--read).
 CORE   += chart picture output_html output_svg jsonl
 # --record: its folder, its connections lines, its incidents; --since.
-CORE   += utc segments reader conns_lines dirfile incident_line incident incident_plot incident_page incident_queue beat
+CORE   += utc segments reader conns_lines dirfile dirlist incident_line incident incident_plot incident_page incident_queue beat
 # A thread's own count each tick, its rows when it moves (issue 33).
 CORE   += total
 # --explain: the gap between resident and counted memory, in layers.

@@ -1,4 +1,3 @@
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -9,6 +8,7 @@
 #include <unistd.h>
 
 #include "dirfile.h"
+#include "dirlist.h"
 #include "heapdump.h"
 #include "heapkeep.h"
 #include "procfs.h"
@@ -119,40 +119,45 @@ add(struct heap_keep *k, const struct heap_kept *d)
 	qsort(k->kept, k->n, sizeof(k->kept[0]), by_ms);
 }
 
-/* The dumps an earlier run kept; what a crash left half-written goes. */
+/* A dump kept is listed; what a crash left half-written goes. */
+static bool
+kept_entry(const char *name, void *ctx)
+{
+	struct heap_keep *k = ctx;
+	size_t len = strlen(name);
+
+	if (len > 4 && strcmp(name + len - 4, ".tmp") == 0) {
+		(void)unlinkat(k->fd, name, 0);
+		return false;
+	}
+	return kept_ms(name) >= 0 && len < sizeof(k->kept[0].name);
+}
+
+/* The dumps an earlier run kept. */
 static void
 take_earlier(struct heap_keep *k)
 {
-	int own = openat(k->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = own >= 0 ? fdopendir(own) : NULL;
-	struct dirent *e;
+	char **names;
+	size_t n;
 
-	if (d == NULL) {
-		if (own >= 0)
-			close(own);
+	if (dirlist_at(k->fd, kept_entry, k, &names, &n) != 0)
 		return;
-	}
-	while ((e = readdir(d)) != NULL) {
-		struct heap_kept h = { 0 };
-		size_t len = strlen(e->d_name);
-		char *text;
+	for (size_t i = 0; i < n; i++) {
+		struct heap_kept h = { .ms = kept_ms(names[i]) };
+		size_t len;
+		char *text = heap_keep_read(k->fd, names[i], UINT64_MAX >> 1,
+		    &len);
 
-		if (len > 4 && strcmp(e->d_name + len - 4, ".tmp") == 0) {
-			(void)unlinkat(k->fd, e->d_name, 0);
-			continue;
-		}
-		if ((h.ms = kept_ms(e->d_name)) < 0 || len >= sizeof(h.name) ||
-		    (text = heap_keep_read(k->fd, e->d_name, UINT64_MAX >> 1,
-		    &len)) == NULL)
+		if (text == NULL)
 			continue;
 		h.size = len;
 		h.total_bytes = total_of(text, len);
 		free(text);
-		snprintf(h.name, sizeof(h.name), "%s", e->d_name);
+		snprintf(h.name, sizeof(h.name), "%s", names[i]);
 		add(k, &h);
 		prune(k);
 	}
-	closedir(d);
+	dirlist_free(names, n);
 }
 
 int

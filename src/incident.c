@@ -1,4 +1,3 @@
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -10,6 +9,7 @@
 
 #include "conns_lines.h"
 #include "dirfile.h"
+#include "dirlist.h"
 #include "incident.h"
 #include "incident_page.h"
 #include "output_format.h"
@@ -152,15 +152,22 @@ window_lines(const char *dir, int segfd, int64_t from, int64_t to,
 		close(fd);
 	}
 	free(r.buf);
-	segments_list_free(names, n);
+	dirlist_free(names, n);
 	obuf_free(&g.events);
 	return rc != 0 ? -1 : obuf_status(out);
 }
 
-static int
-by_name(const void *a, const void *b)
+/* An incident's page is listed; what a crash left half-written goes. */
+static bool
+incident_entry(const char *name, void *ctx)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	size_t len = strlen(name);
+
+	if (len > 4 && strcmp(name + len - 4, ".tmp") == 0) {
+		unlinkat(*(int *)ctx, name, 0);
+		return false;
+	}
+	return len > 5 && strcmp(name + len - 5, ".html") == 0;
 }
 
 /*
@@ -171,50 +178,18 @@ by_name(const void *a, const void *b)
 static void
 prune_incidents(int fd)
 {
-	char name[300], **names = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *e;
-	int own = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = own >= 0 ? fdopendir(own) : NULL;
+	char name[300], **names;
+	size_t n;
 
-	if (d == NULL) {
-		if (own >= 0)
-			close(own);
+	if (dirlist_at(fd, incident_entry, &fd, &names, &n) != 0)
 		return;
-	}
-	while ((e = readdir(d)) != NULL) {
-		size_t len = strlen(e->d_name);
-		char **v;
-
-		/* A file a crash left half-written is no incident. */
-		if (len > 4 && strcmp(e->d_name + len - 4, ".tmp") == 0) {
-			unlinkat(fd, e->d_name, 0);
-			continue;
-		}
-		if (len < 5 || strcmp(e->d_name + len - 5, ".html") != 0)
-			continue;
-		if (n == cap) {
-			if ((v = realloc(names, (cap = cap ? cap * 2 : 64) *
-			    sizeof(*v))) == NULL)
-				break;
-			names = v;
-		}
-		if ((names[n] = strndup(e->d_name, len - 5)) == NULL)
-			break;
-		n++;
-	}
-	closedir(d);
-	if (n > 0) /* names is NULL then */
-		qsort(names, n, sizeof(*names), by_name);
 	for (size_t i = 0; i + INCIDENTS_KEPT < n; i++) {
-		snprintf(name, sizeof(name), "%s.html", names[i]);
-		unlinkat(fd, name, 0);
-		snprintf(name, sizeof(name), "%s.jsonl", names[i]);
+		unlinkat(fd, names[i], 0);
+		snprintf(name, sizeof(name), "%.*s.jsonl",
+		    (int)(strlen(names[i]) - 5), names[i]);
 		unlinkat(fd, name, 0);
 	}
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	dirlist_free(names, n);
 }
 
 /* DIR's folder name, reached from dirfd without following a link. */
