@@ -95,33 +95,19 @@ static void
 bind_args(const struct sql_args *a, const struct match_filter *f,
     uint64_t own_thread, struct conn_param *p)
 {
+	const struct conn_param by_kind[SQL_ARG_KINDS] = {
+		[SQL_OWN_THREAD] = { .i = (int64_t)own_thread },
+		[SQL_SECONDS] = { .i = f->min_time_s },
+		[SQL_PATTERN] = { .s = f->pattern },
+		[SQL_USER] = { .s = f->user },
+		[SQL_DB] = { .s = f->db },
+		[SQL_BYTES] = { .i = f->min_bytes },
+		[SQL_PEAK] = { .i = f->peak_bytes },
+		[SQL_IDLE_BYTES] = { .i = f->idle_bytes },
+	};
+
 	for (unsigned i = 0; i < a->n; i++)
-		switch (a->v[i]) {
-		case SQL_OWN_THREAD:
-			p[i] = (struct conn_param){ .i = (int64_t)own_thread };
-			break;
-		case SQL_SECONDS:
-			p[i] = (struct conn_param){ .i = f->min_time_s };
-			break;
-		case SQL_PATTERN:
-			p[i] = (struct conn_param){ .s = f->pattern };
-			break;
-		case SQL_USER:
-			p[i] = (struct conn_param){ .s = f->user };
-			break;
-		case SQL_DB:
-			p[i] = (struct conn_param){ .s = f->db };
-			break;
-		case SQL_BYTES:
-			p[i] = (struct conn_param){ .i = f->min_bytes };
-			break;
-		case SQL_PEAK:
-			p[i] = (struct conn_param){ .i = f->peak_bytes };
-			break;
-		default: /* SQL_IDLE_BYTES */
-			p[i] = (struct conn_param){ .i = f->idle_bytes };
-			break;
-		}
+		p[i] = by_kind[a->v[i]];
 }
 
 enum pfs_status
