@@ -255,7 +255,7 @@ get_row(json_t *x, struct conn_row *r)
 	get_str(x, "digest", r->digest, sizeof(r->digest));
 	get_str(x, "text", r->text, sizeof(r->text));
 	get_str(x, "since", since, sizeof(since));
-	utc_when(since, 0, &r->since_ms);
+	(void)utc_scan(since, UTC_STAMP, &r->since_ms, NULL);
 	r->bytes = json_integer_value(json_object_get(x, "bytes"));
 	if (json_is_integer(json_object_get(x, "peak_bytes")))
 		r->peak_bytes = json_integer_value(json_object_get(x,

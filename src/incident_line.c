@@ -91,6 +91,6 @@ incident_line_ms(const char *line, size_t n)
 		return -1;
 	memcpy(t, p, (size_t)(end - p));
 	t[end - p] = '\0';
-	return utc_when(t, 0, &ms) == 0 ? ms : -1;
+	return utc_scan(t, UTC_STAMP, &ms, NULL) == 0 ? ms : -1;
 }
 
