@@ -55,7 +55,7 @@ DW_CFLAGS    = $(shell pkg-config --cflags libdw 2>/dev/null)
 DW_LIBS      = $(shell pkg-config --libs libdw 2>/dev/null || echo -ldw -lelf) -lstdc++
 
 # The modules that never see the server: unit-tested on their own.
-CORE = cli cli_check cli_apply modes cli_options cli_usage optfile clock ring topn delta filter sampler \
+CORE = cli cli_check cli_apply modes cli_options cli_usage optfile clock gate ring topn delta filter sampler \
        summary units output output_format output_table output_columns \
        clean output_text output_text_summary output_text_list output_csv output_json \
        threads match outname \
@@ -89,7 +89,7 @@ SERVER += exporter
 # The picture of a run (--format html, svg) and the reader of captures (--read).
 CORE   += chart picture output_html output_svg jsonl
 # --record: its folder, its connections lines, its incidents; --since.
-CORE   += when segments reader conns_lines dirfile incident_line incident incident_plot incident_page incident_queue beat
+CORE   += utc segments reader conns_lines dirfile dirlist incident_line incident incident_plot incident_page incident_queue beat
 # A thread's own count each tick, its rows when it moves (issue 33).
 CORE   += total
 # --explain: the gap between resident and counted memory, in layers.

@@ -52,7 +52,7 @@
 #include "obuf.h"
 #include "output.h"
 #include "output_table.h"
-#include "when.h"
+#include "utc.h"
 
 #define TICK_MS 1000
 #define WINDOW_MS (10 * 60000)
@@ -128,7 +128,7 @@ turn(struct writer *w, int64_t ms)
 		perror("incident_delay: close");
 		exit(1);
 	}
-	when_stamp(t, sizeof(t), ms);
+	utc_format(t, sizeof(t), ms, UTC_STAMP);
 	snprintf(path, sizeof(path), "%s/segments/%.4s%.2s%.2sT%.2s%.2s%.2s."
 	    "%.3sZ.jsonl", w->dir, t, t + 5, t + 8, t + 11, t + 14, t + 17,
 	    t + 20);

@@ -11,7 +11,7 @@ beat_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
 	uint64_t now = b->clk->now_ns(b->clk->ctx);
 	enum source_status st;
 
-	if (b->next_ns != 0 && now < b->next_ns) {
+	if (!gate_due(&b->gate, now)) {
 		struct session *s = b->session;
 
 		if (s != NULL && s->ops->ping(s->conn, err, errlen) == PFS_LOST)
@@ -37,7 +37,7 @@ beat_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
 	if (out->n > 0)
 		memcpy(b->kept, out->events, out->n * sizeof(*b->kept));
 	b->n = out->n;
-	b->next_ns = now + b->every_ns;
+	gate_arm(&b->gate, now, b->every_ns);
 	return st;
 }
 

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "clock.h"
+#include "gate.h"
 #include "session.h"
 #include "source.h"
 
@@ -28,7 +29,7 @@ struct beat {
 	uint64_t every_ns;        /* read inner at most this often */
 
 	/* Its own, zero at first: */
-	uint64_t next_ns;         /* 0: read with the next sample */
+	struct gate gate;         /* reset: read with the next sample */
 	struct event_stat *kept;  /* the last reading's events */
 	size_t n, cap;
 };

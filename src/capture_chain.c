@@ -72,7 +72,7 @@ server_wide_sources(const struct capture_env *env, struct source src,
 		cs->clk = clk;
 		cs->notify = diag_note_cb;
 		cs->notify_ctx = (void *)env->diag;
-		cs->next_ns = 0;
+		gate_reset(&cs->gate);
 		src = conns_source(cs);
 	}
 	/* The gap in layers beside the whole server's samples (--layers-every). */
@@ -86,7 +86,7 @@ server_wide_sources(const struct capture_env *env, struct source src,
 		g->clk = clk;
 		g->roots = (struct gap_roots){ .proc = env->proc,
 		    .sys = env->sys };
-		g->next_ns = 0;
+		gate_reset(&g->gate);
 		src = gap_source(g);
 	}
 	/* The server's heap dumps kept (--record), at their slow beat. */
@@ -99,7 +99,7 @@ server_wide_sources(const struct capture_env *env, struct source src,
 		k->proc = env->proc;
 		k->notify = diag_note_cb;
 		k->notify_ctx = (void *)env->diag;
-		k->next_ns = 0;
+		gate_reset(&k->gate);
 		src = heap_keep_source(k);
 	}
 	if (env->top_threads != NULL) {
@@ -108,7 +108,7 @@ server_wide_sources(const struct capture_env *env, struct source src,
 		t->inner = src;
 		t->session = s;
 		t->clk = clk;
-		t->next_ns = 0;
+		gate_reset(&t->gate);
 		src = top_threads_source(t);
 	}
 	return src;

@@ -13,7 +13,7 @@
 
 #include "cli_table.h"
 #include "output_table.h"
-#include "when.h"
+#include "utc.h"
 
 int
 cli_number(const char *s, uint64_t min, uint64_t max, uint64_t *out,
@@ -606,7 +606,7 @@ cli_set_listen(struct cli_parse *ps, const struct cli_row *r,
 	return 0;
 }
 
-/* --since, --until: a UTC time or a span before now (when.h). */
+/* --since, --until: a UTC time or a span before now (utc.h). */
 int
 cli_set_when(struct cli_parse *ps, const struct cli_row *r,
     const char *arg, bool from_file)
@@ -618,7 +618,7 @@ cli_set_when(struct cli_parse *ps, const struct cli_row *r,
 
 	(void)from_file;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	if (when_parse(arg, (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000,
+	if (utc_when(arg, (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000,
 	    &ms) != 0) {
 		snprintf(ps->err, ps->errlen, "--%s '%s'%s: not a time; give "
 		    "UTC as 2026-11-27T03:05 (seconds and Z optional), or a "

@@ -41,7 +41,7 @@ conns_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
 	if (st != SOURCE_OK)
 		return st;
 	now = c->clk->now_ns(c->clk->ctx);
-	if (c->next_ns != 0 && now < c->next_ns)
+	if (!gate_due(&c->gate, now))
 		return st;
 	now_ms = c->clk->wall_ms(c->clk->ctx);
 	if ((ps = s->ops->connections(s->conn, &s->kind, now_ms,
@@ -49,8 +49,8 @@ conns_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
 		c->v = c->list.v;
 		c->n = 0;
 		/* The dear way stays at its beat, failed or not. */
-		c->next_ns = s->conns_way == CONNS_NO_PROCESS ?
-		    now + CONNS_SLOW_NS : 0;
+		gate_arm(&c->gate, now, s->conns_way == CONNS_NO_PROCESS ?
+		    CONNS_SLOW_NS : 0);
 		if (!c->failed_noted && c->notify != NULL && ps != PFS_LOST) {
 			char msg[400];
 
@@ -74,10 +74,10 @@ conns_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
 	c->n = c->list.n;
 	c->read_ms = now_ms;
 	c->reads++;
-	c->next_ns = 0;
+	gate_reset(&c->gate);
 	if (s->conns_way == CONNS_NO_PROCESS) {
 		note_no_process(c);
-		c->next_ns = now + CONNS_SLOW_NS;
+		gate_arm(&c->gate, now, CONNS_SLOW_NS);
 	}
 	return st;
 }

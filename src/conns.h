@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "clock.h"
+#include "gate.h"
 #include "source.h"
 #include "threads.h"
 
@@ -49,7 +50,7 @@ struct conns {
 
 	/* Its own, zero at first: */
 	struct conn_list list;    /* v is list.v */
-	uint64_t next_ns;         /* 0: read with the next sample */
+	struct gate gate;         /* reset: read with the next sample */
 	bool noted;               /* the note on PROCESS is said: once a run */
 	bool failed_noted;        /* a failed read said: once a run */
 };

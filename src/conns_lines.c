@@ -6,7 +6,7 @@
 #include <jansson.h>
 
 #include "conns_lines.h"
-#include "when.h"
+#include "utc.h"
 #include "output_format.h"
 
 static int
@@ -60,7 +60,7 @@ put_row(struct obuf *b, const struct conn_row *r)
 	put_str(b, ",\"host\":", r->host);
 	put_str(b, ",\"db\":", r->db);
 	put_str(b, ",\"command\":", r->command);
-	when_stamp(t, sizeof(t), r->since_ms);
+	utc_format(t, sizeof(t), r->since_ms, UTC_STAMP);
 	put_str(b, ",\"since\":", t);
 	if (r->peak_bytes >= 0)
 		snprintf(n, sizeof(n), ",\"bytes\":%" PRId64 ",\"peak_bytes\":%"
@@ -89,7 +89,7 @@ conns_line_put(struct obuf *b, struct conns_book *book,
 	if (n > 0) /* now may be NULL then */
 		memcpy(v, now, n * sizeof(*v));
 	qsort(v, n, sizeof(*v), by_id);
-	when_stamp(t, sizeof(t), at_ms);
+	utc_format(t, sizeof(t), at_ms, UTC_STAMP);
 	obuf_puts(b, "{\"type\":\"connections\",\"timestamp\":\"");
 	obuf_puts(b, t);
 	obuf_puts(b, full ? "\",\"full\":true,\"rows\":[" :
@@ -255,7 +255,7 @@ get_row(json_t *x, struct conn_row *r)
 	get_str(x, "digest", r->digest, sizeof(r->digest));
 	get_str(x, "text", r->text, sizeof(r->text));
 	get_str(x, "since", since, sizeof(since));
-	when_parse(since, 0, &r->since_ms);
+	(void)utc_scan(since, UTC_STAMP, &r->since_ms, NULL);
 	r->bytes = json_integer_value(json_object_get(x, "bytes"));
 	if (json_is_integer(json_object_get(x, "peak_bytes")))
 		r->peak_bytes = json_integer_value(json_object_get(x,

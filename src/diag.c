@@ -10,6 +10,7 @@
 
 #include "diag.h"
 #include "scrub.h"
+#include "utc.h"
 
 /*
  * Set once by the top level before anything is said, and only read after:
@@ -28,15 +29,14 @@ static size_t
 put_stamp(char *buf, size_t len)
 {
 	struct timespec ts;
-	struct tm tm;
-	char when[32];
+	char when[UTC_MAX];
 	int n;
 
-	if (clock_gettime(CLOCK_REALTIME, &ts) != 0 ||
-	    gmtime_r(&ts.tv_sec, &tm) == NULL ||
-	    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+	if (clock_gettime(CLOCK_REALTIME, &ts) != 0)
 		return 0;
-	n = snprintf(buf, len, "%s.%03ldZ ", when, ts.tv_nsec / 1000000);
+	utc_format(when, sizeof(when), (int64_t)ts.tv_sec * 1000 +
+	    ts.tv_nsec / 1000000, UTC_STAMP);
+	n = snprintf(buf, len, "%s ", when);
 	return n > 0 && (size_t)n < len ? (size_t)n : 0;
 }
 

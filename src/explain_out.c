@@ -12,6 +12,7 @@
 #include "explain_out.h"
 #include "output_format.h"
 #include "units.h"
+#include "utc.h"
 
 /* The column of sizes: wide enough for "1023.99 GiB" and a whole int64. */
 #define EXPLAIN_SIZE_WIDTH 20
@@ -172,7 +173,7 @@ explain_text(struct obuf *b, const struct explain_reading *r,
 {
 	char when[40];
 
-	units_timestamp(r->wall_ms, when, sizeof(when));
+	utc_format(when, sizeof(when), r->wall_ms, UTC_STAMP);
 	obuf_puts(b, "## The server's memory in layers: ");
 	clean_put(b, r->server_version, 60, true);
 	if (r->pid != 0)
@@ -421,7 +422,7 @@ explain_json(struct obuf *b, const struct explain_reading *r,
 	char when[40];
 	bool first = true;
 
-	units_timestamp(r->wall_ms, when, sizeof(when));
+	utc_format(when, sizeof(when), r->wall_ms, UTC_STAMP);
 	obuf_putc(b, '{');
 	/* Its type, as --read passes over a line of it among samples. */
 	jstr(b, &first, "type", "explain");

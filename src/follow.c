@@ -60,7 +60,7 @@ follow_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
 
 	if (f->stmt.idle)
 		return follow_holder(f, deadline_ns, out, err, errlen);
-	if (now >= f->next_look_ns) {
+	if (gate_due(&f->look, now)) {
 		struct stmt_match cur;
 		bool running;
 
@@ -74,7 +74,7 @@ follow_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
 				return SOURCE_GONE;
 			}
 			f->stmt.time_s = cur.time_s;
-			f->next_look_ns = now + f->poll_ns;
+			gate_arm(&f->look, now, f->poll_ns);
 			break;
 		case PFS_NOT_FOUND:
 			f->end = FOLLOW_CLOSED;

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "clock.h"
+#include "gate.h"
 #include "match.h"
 #include "session.h"
 #include "source.h"
@@ -26,7 +27,7 @@ struct follow {
 	struct stmt_match stmt;    /* the statement, as last seen */
 	uint64_t poll_ns;          /* look at the statement at most this often */
 	const struct clock *clk;
-	uint64_t next_look_ns;     /* zero at first: look at the first read */
+	struct gate look;          /* reset at first: look at the first read */
 	enum follow_end end;       /* zero at first */
 	/*
 	 * An idle holder (stmt.idle) is followed, whatever it runs, until its

@@ -95,13 +95,13 @@ gap_source_read(void *ctx, uint64_t deadline_ns, struct reading *out,
 	if (st != SOURCE_OK)
 		return st;
 	now = g->clk->now_ns(g->clk->ctx);
-	if (g->next_ns != 0 && now < g->next_ns)
+	if (!gate_due(&g->gate, now))
 		return st;
 	rc = gap_read(g->session, g->roots, g->clk, &r, NULL, NULL, why,
 	    sizeof(why));
 	g->took_ns = g->clk->now_ns(g->clk->ctx) - now;
 	spaced = g->took_ns * GAP_SPACING;
-	g->next_ns = now + (spaced > g->every_ns ? spaced : g->every_ns);
+	gate_arm(&g->gate, now, spaced > g->every_ns ? spaced : g->every_ns);
 	/* The answer before stays whole until a new one is. */
 	if (rc != 0)
 		return st;

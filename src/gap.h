@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "clock.h"
+#include "gate.h"
 #include "explain_model.h"
 #include "session.h"
 #include "source.h"
@@ -54,7 +55,7 @@ struct gap {
 	struct session *session;
 	const struct clock *clk;
 	struct gap_roots roots;
-	uint64_t next_ns;           /* 0: read after the next sample */
+	struct gate gate;         /* reset: read after the next sample */
 };
 
 /*

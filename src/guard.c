@@ -63,7 +63,7 @@ guard_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
 	struct guard *g = ctx;
 	uint64_t now = g->clk->now_ns(g->clk->ctx);
 
-	if (now >= g->next_ns) {
+	if (gate_due(&g->gate, now)) {
 		struct session *s = g->session;
 		struct pfs_setup setup;
 		char why[256];
@@ -77,7 +77,7 @@ guard_read(void *ctx, uint64_t deadline_ns, struct reading *out, char *err,
 				compare(g, &setup);
 			g->looked = true;
 		}
-		g->next_ns = now + (g->every_ns > 0 ? g->every_ns :
+		gate_arm(&g->gate, now, g->every_ns > 0 ? g->every_ns :
 		    GUARD_EVERY_NS);
 	}
 	enum source_status st = g->inner.read(g->inner.ctx, deadline_ns, out,

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "clock.h"
+#include "gate.h"
 #include "pfs.h"
 #include "session.h"
 #include "source.h"
@@ -34,7 +35,7 @@ struct guard {
 	/* Zero at first: the first look is the reference. */
 	bool looked;
 	struct pfs_setup first;
-	uint64_t next_ns;
+	struct gate gate;
 	unsigned off;              /* SETUP_OFF_* at the last look */
 	unsigned said;             /* SETUP_OFF_* warned about, each once */
 };

@@ -1,4 +1,3 @@
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -6,14 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "dirfile.h"
+#include "dirlist.h"
 #include "heapdump.h"
 #include "heapkeep.h"
 #include "procfs.h"
-#include "when.h"
+#include "utc.h"
 
 static char *
 read_fd(int fd, uint64_t max, size_t *len)
@@ -72,19 +71,17 @@ total_of(const char *text, size_t len)
 static int64_t
 kept_ms(const char *name)
 {
-	struct tm tm = { 0 };
-	int ms, end = 0;
+	const char *rest;
+	int64_t ms;
+	int end = 0;
 	long pid;
 	unsigned long long seq;
 
-	if (sscanf(name, "%4d%2d%2dT%2d%2d%2d.%3dZ-%ld.%llu.heap%n",
-	    &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
-	    &tm.tm_sec, &ms, &pid, &seq, &end) != 9 || end == 0 ||
-	    name[end] != '\0')
+	if (utc_scan(name, UTC_NAME, &ms, &rest) != 0 ||
+	    sscanf(rest, "-%ld.%llu.heap%n", &pid, &seq, &end) != 2 ||
+	    end == 0 || rest[end] != '\0')
 		return -1;
-	tm.tm_year -= 1900;
-	tm.tm_mon -= 1;
-	return (int64_t)timegm(&tm) * 1000 + ms;
+	return ms;
 }
 
 static int
@@ -122,40 +119,45 @@ add(struct heap_keep *k, const struct heap_kept *d)
 	qsort(k->kept, k->n, sizeof(k->kept[0]), by_ms);
 }
 
-/* The dumps an earlier run kept; what a crash left half-written goes. */
+/* A dump kept is listed; what a crash left half-written goes. */
+static bool
+kept_entry(const char *name, void *ctx)
+{
+	struct heap_keep *k = ctx;
+	size_t len = strlen(name);
+
+	if (len > 4 && strcmp(name + len - 4, ".tmp") == 0) {
+		(void)unlinkat(k->fd, name, 0);
+		return false;
+	}
+	return kept_ms(name) >= 0 && len < sizeof(k->kept[0].name);
+}
+
+/* The dumps an earlier run kept. */
 static void
 take_earlier(struct heap_keep *k)
 {
-	int own = openat(k->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = own >= 0 ? fdopendir(own) : NULL;
-	struct dirent *e;
+	char **names;
+	size_t n;
 
-	if (d == NULL) {
-		if (own >= 0)
-			close(own);
+	if (dirlist_at(k->fd, kept_entry, k, &names, &n) != 0)
 		return;
-	}
-	while ((e = readdir(d)) != NULL) {
-		struct heap_kept h = { 0 };
-		size_t len = strlen(e->d_name);
-		char *text;
+	for (size_t i = 0; i < n; i++) {
+		struct heap_kept h = { .ms = kept_ms(names[i]) };
+		size_t len;
+		char *text = heap_keep_read(k->fd, names[i], UINT64_MAX >> 1,
+		    &len);
 
-		if (len > 4 && strcmp(e->d_name + len - 4, ".tmp") == 0) {
-			(void)unlinkat(k->fd, e->d_name, 0);
-			continue;
-		}
-		if ((h.ms = kept_ms(e->d_name)) < 0 || len >= sizeof(h.name) ||
-		    (text = heap_keep_read(k->fd, e->d_name, UINT64_MAX >> 1,
-		    &len)) == NULL)
+		if (text == NULL)
 			continue;
 		h.size = len;
 		h.total_bytes = total_of(text, len);
 		free(text);
-		snprintf(h.name, sizeof(h.name), "%s", e->d_name);
+		snprintf(h.name, sizeof(h.name), "%s", names[i]);
 		add(k, &h);
 		prune(k);
 	}
-	closedir(d);
+	dirlist_free(names, n);
 }
 
 int
@@ -234,10 +236,9 @@ copy(struct heap_keep *k, const struct heap_file *f, char *why,
 	}
 	h.ms = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
 	h.size = len;
-	when_stamp(stamp, sizeof(stamp), h.ms);
-	snprintf(h.name, sizeof(h.name), "%.4s%.2s%.2sT%.2s%.2s%.2s.%.3sZ-%ld."
-	    "%" PRIu64 ".heap", stamp, stamp + 5, stamp + 8, stamp + 11,
-	    stamp + 14, stamp + 17, stamp + 20, (long)f->pid, f->seq);
+	utc_format(stamp, sizeof(stamp), h.ms, UTC_NAME);
+	snprintf(h.name, sizeof(h.name), "%s-%ld.%" PRIu64 ".heap", stamp,
+	    (long)f->pid, f->seq);
 	if (dirfile_write_whole(k->fd, h.name, text, len) != 0) {
 		snprintf(why, whylen, "cannot keep %s: %s", f->path,
 		    strerror(errno));
@@ -350,9 +351,9 @@ source_read(void *ctx, uint64_t deadline_ns, struct reading *out,
 	if (st != SOURCE_OK || k->fd < 0)
 		return st;
 	now = k->clk->now_ns(k->clk->ctx);
-	if (k->next_ns != 0 && now < k->next_ns)
+	if (!gate_due(&k->gate, now))
 		return st;
-	k->next_ns = now + (k->every_ns != 0 ? k->every_ns :
+	gate_arm(&k->gate, now, k->every_ns != 0 ? k->every_ns :
 	    HEAP_KEEP_EVERY_NS);
 	look(k);
 	return st;

@@ -19,6 +19,7 @@
 #include <sys/types.h>
 
 #include "clock.h"
+#include "gate.h"
 #include "session.h"
 #include "source.h"
 
@@ -49,7 +50,7 @@ struct heap_keep {
 	const char *proc;       /* NULL: /proc */
 	void (*notify)(void *ctx, const char *msg);
 	void *notify_ctx;
-	uint64_t next_ns;
+	struct gate gate;
 	bool said;              /* the note of a server not profiled */
 	/* The process last seen profiled, and where it writes its dumps. */
 	pid_t pid;              /* 0: none yet */

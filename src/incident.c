@@ -1,4 +1,3 @@
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -10,12 +9,13 @@
 
 #include "conns_lines.h"
 #include "dirfile.h"
+#include "dirlist.h"
 #include "incident.h"
 #include "incident_page.h"
 #include "output_format.h"
 #include "reader.h"
 #include "segments.h"
-#include "when.h"
+#include "utc.h"
 
 /* Whether a record's line is a sample: --format json's begins so. */
 static bool
@@ -104,21 +104,14 @@ gather_segment(struct gather *g, struct reader *r)
 static size_t
 first_segment(char **names, size_t n, int64_t from)
 {
-	char first[64];
+	char first[UTC_MAX];
 	size_t start = 0;
 
-	when_stamp(first, sizeof(first), from);
-	for (size_t i = 0; i < n; i++) {
-		const char *name = names[i];
-		char t[64];
-
-		/* 20261127T031200.123Z -> the same form as first's */
-		snprintf(t, sizeof(t), "%.4s-%.2s-%.2sT%.2s:%.2s:%.2s.%.3sZ",
-		    name, name + 4, name + 6, name + 9, name + 11, name + 13,
-		    name + 16);
-		if (strcmp(t, first) <= 0)
+	/* The names sort as time does: from's name is compared. */
+	utc_format(first, sizeof(first), from, UTC_NAME);
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(names[i], first, strlen(first)) <= 0)
 			start = i;
-	}
 	return start;
 }
 
@@ -159,15 +152,22 @@ window_lines(const char *dir, int segfd, int64_t from, int64_t to,
 		close(fd);
 	}
 	free(r.buf);
-	segments_list_free(names, n);
+	dirlist_free(names, n);
 	obuf_free(&g.events);
 	return rc != 0 ? -1 : obuf_status(out);
 }
 
-static int
-by_name(const void *a, const void *b)
+/* An incident's page is listed; what a crash left half-written goes. */
+static bool
+incident_entry(const char *name, void *ctx)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	size_t len = strlen(name);
+
+	if (len > 4 && strcmp(name + len - 4, ".tmp") == 0) {
+		unlinkat(*(int *)ctx, name, 0);
+		return false;
+	}
+	return len > 5 && strcmp(name + len - 5, ".html") == 0;
 }
 
 /*
@@ -178,50 +178,18 @@ by_name(const void *a, const void *b)
 static void
 prune_incidents(int fd)
 {
-	char name[300], **names = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *e;
-	int own = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = own >= 0 ? fdopendir(own) : NULL;
+	char name[300], **names;
+	size_t n;
 
-	if (d == NULL) {
-		if (own >= 0)
-			close(own);
+	if (dirlist_at(fd, incident_entry, &fd, &names, &n) != 0)
 		return;
-	}
-	while ((e = readdir(d)) != NULL) {
-		size_t len = strlen(e->d_name);
-		char **v;
-
-		/* A file a crash left half-written is no incident. */
-		if (len > 4 && strcmp(e->d_name + len - 4, ".tmp") == 0) {
-			unlinkat(fd, e->d_name, 0);
-			continue;
-		}
-		if (len < 5 || strcmp(e->d_name + len - 5, ".html") != 0)
-			continue;
-		if (n == cap) {
-			if ((v = realloc(names, (cap = cap ? cap * 2 : 64) *
-			    sizeof(*v))) == NULL)
-				break;
-			names = v;
-		}
-		if ((names[n] = strndup(e->d_name, len - 5)) == NULL)
-			break;
-		n++;
-	}
-	closedir(d);
-	if (n > 0) /* names is NULL then */
-		qsort(names, n, sizeof(*names), by_name);
 	for (size_t i = 0; i + INCIDENTS_KEPT < n; i++) {
-		snprintf(name, sizeof(name), "%s.html", names[i]);
-		unlinkat(fd, name, 0);
-		snprintf(name, sizeof(name), "%s.jsonl", names[i]);
+		unlinkat(fd, names[i], 0);
+		snprintf(name, sizeof(name), "%.*s.jsonl",
+		    (int)(strlen(names[i]) - 5), names[i]);
 		unlinkat(fd, name, 0);
 	}
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	dirlist_free(names, n);
 }
 
 /* DIR's folder name, reached from dirfd without following a link. */
@@ -272,13 +240,12 @@ incident_write(const char *dir, const struct incident *in,
 static void
 stem_of(int fd, const struct incident *in, char *stem, size_t len)
 {
-	char stamp[64], html[300];
+	char stamp[UTC_MAX], html[300];
 	struct stat st;
 
-	when_stamp(stamp, sizeof(stamp), in->at_ms);
+	utc_format(stamp, sizeof(stamp), in->at_ms, UTC_NAME_S);
 	for (int i = 1; i < 100; i++) {
-		snprintf(stem, len, "%.4s%.2s%.2sT%.2s%.2s%.2sZ-%s", stamp,
-		    stamp + 5, stamp + 8, stamp + 11, stamp + 14, stamp + 17,
+		snprintf(stem, len, "%s-%s", stamp,
 		    incident_kind_name(in->kind));
 		if (i > 1)
 			snprintf(stem + strlen(stem), len - strlen(stem), "-%d",

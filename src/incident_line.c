@@ -5,7 +5,7 @@
 
 #include "incident_line.h"
 #include "output_format.h"
-#include "when.h"
+#include "utc.h"
 
 static const char *const kind_names[] = {
 	[INCIDENT_GONE] = "server-gone",
@@ -38,7 +38,7 @@ incident_put_line(struct obuf *b, const struct incident *in)
 	const struct process_memory *p = &in->process;
 	char t[64];
 
-	when_stamp(t, sizeof(t), in->at_ms);
+	utc_format(t, sizeof(t), in->at_ms, UTC_STAMP);
 	obuf_puts(b, "{\"type\":\"incident\",\"timestamp\":\"");
 	obuf_puts(b, t);
 	obuf_puts(b, "\",\"kind\":\"");
@@ -91,6 +91,6 @@ incident_line_ms(const char *line, size_t n)
 		return -1;
 	memcpy(t, p, (size_t)(end - p));
 	t[end - p] = '\0';
-	return when_parse(t, 0, &ms) == 0 ? ms : -1;
+	return utc_scan(t, UTC_STAMP, &ms, NULL) == 0 ? ms : -1;
 }
 

@@ -12,7 +12,7 @@
 #include "jsonl.h"
 #include "picture.h"
 #include "units.h"
-#include "when.h"
+#include "utc.h"
 
 /* The connections each table shows. */
 #define PAGE_ROWS 10
@@ -483,7 +483,7 @@ incident_page(FILE *fp, const struct incident *in, const char *lines,
 		goto out;
 	}
 	read_lines(&p, lines, len);
-	when_stamp(t, sizeof(t), in->at_ms);
+	utc_format(t, sizeof(t), in->at_ms, UTC_STAMP);
 	fprintf(fp, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta "
 	    "charset=\"utf-8\">\n<meta http-equiv=\"Content-Security-Policy\" "
 	    "content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"

@@ -10,6 +10,7 @@
 #include "jsonl.h"
 #include "picture.h"
 #include "units.h"
+#include "utc.h"
 
 /* The drawing's frame, in SVG units. */
 #define W 900
@@ -169,7 +170,7 @@ axes(FILE *fp, const struct frame *f)
 	for (int i = 0; i <= 4; i++) {
 		int64_t t = f->t0 + (f->t1 - f->t0) / 4 * i;
 
-		units_timestamp(t, a, sizeof(a));
+		utc_format(a, sizeof(a), t, UTC_STAMP);
 		/* The time of day: 2026-11-27T03:12:05.123Z -> 03:12:05 */
 		fprintf(fp, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\" "
 		    "font-size=\"11\">%.8s</text>\n", x_of(f, t), H - BOTTOM + 16,

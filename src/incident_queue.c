@@ -9,7 +9,7 @@
 #include "diag.h"
 #include "incident.h"
 #include "incident_queue.h"
-#include "when.h"
+#include "utc.h"
 
 struct incident_queue {
 	const char *dir;
@@ -62,7 +62,7 @@ drop_waiting(struct incident_queue *q)
 	    INCIDENT_QUEUE_WAITING) {
 		const struct incident *in = &q->waiting[q->head];
 
-		when_stamp(at, sizeof(at), in->at_ms);
+		utc_format(at, sizeof(at), in->at_ms, UTC_STAMP);
 		if (len < sizeof(msg))
 			len += (size_t)snprintf(msg + len, sizeof(msg) - len,
 			    " %s at %s%s", incident_kind_name(in->kind), at,

@@ -10,11 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "delta.h"
 #include "jsonl.h"
 #include "statement.h"
+#include "utc.h"
 
 struct ctx {
 	char *err;
@@ -117,34 +117,21 @@ get_text(struct ctx *c, json_t *o, const char *key, const char **s,
 }
 
 /*
- * "2026-11-21T23:49:56.123Z", as units_timestamp() writes it; before 2262,
+ * "2026-11-21T23:49:56.123Z", as utc_format() writes it; before 2262,
  * whose nanoseconds since 1970 (pprof's) would not fit in int64_t.
  */
 static int
 parse_timestamp(struct ctx *c, const char *t, int64_t *wall_ms)
 {
-	struct tm tm = { 0 }, back;
-	time_t secs;
-	int ms, mday, n = 0;
+	/* 2262-01-01T00:00:00.000Z */
+	static const int64_t pprof_end_ms = 9214646400000;
+	int64_t ms;
 
-	if (t == NULL || sscanf(t, "%4d-%2d-%2dT%2d:%2d:%2d.%3dZ%n", &tm.tm_year,
-	    &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &ms,
-	    &n) != 7 || n != 24 || t[n] != '\0' || tm.tm_year < 1970 ||
-	    tm.tm_year > 2261 ||
-	    tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 ||
-	    tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 ||
-	    tm.tm_sec > 59 || ms < 0)
+	if (t == NULL || utc_scan(t, UTC_STAMP, &ms, NULL) != 0 || ms < 0 ||
+	    ms >= pprof_end_ms)
 		return fail(c, "not a timestamp like 2026-01-31T12:00:00.000Z:",
 		    "timestamp");
-	tm.tm_year -= 1900;
-	tm.tm_mon -= 1;
-	mday = tm.tm_mday;
-	secs = timegm(&tm); /* which moves February 31 to March */
-	/* A day the month does not have is no timestamp either. */
-	if (gmtime_r(&secs, &back) == NULL || back.tm_mday != mday)
-		return fail(c, "not a timestamp like 2026-01-31T12:00:00.000Z:",
-		    "timestamp");
-	*wall_ms = (int64_t)secs * 1000 + ms;
+	*wall_ms = ms;
 	return 0;
 }
 

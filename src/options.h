@@ -138,7 +138,7 @@ struct options {
 	char *heap_dir;       /* --heap-dir: a folder, or a prefix of dumps */
 	char *heap_base;      /* --heap-base: a dump, or "first" */
 	char *heap_file;      /* --heap-file */
-	/* --read DIR's window, UTC ms; has_*: given (when.h). */
+	/* --read DIR's window, UTC ms; has_*: given (utc.h). */
 	bool has_since, has_until;
 	int64_t since_ms, until_ms;
 };

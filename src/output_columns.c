@@ -51,7 +51,7 @@ sample_elapsed_ms(const struct sample_row *r, union column_value *v)
 static bool
 sample_timestamp(const struct sample_row *r, union column_value *v)
 {
-	/* units_timestamp()'s digits and separators need no escape. */
+	/* utc_format()'s digits and separators need no escape. */
 	v->plain = true;
 	return text_or_null(r->timestamp, v);
 }

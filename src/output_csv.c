@@ -14,6 +14,7 @@
 #include "output.h"
 #include "output_format.h"
 #include "units.h"
+#include "utc.h"
 
 #define CRLF "\r\n"
 
@@ -350,7 +351,7 @@ csv_sample(struct output *o, const struct sample *s)
 	char ts[64];
 	const struct sample_row r = { .o = o, .s = s, .timestamp = ts };
 
-	units_timestamp(s->wall_ms, ts, sizeof(ts));
+	utc_format(ts, sizeof(ts), s->wall_ms, UTC_STAMP);
 	put_sample_runs(o, st, &r, span);
 	if (obuf_status(&o->scratch) != 0)
 		return -1;
@@ -417,8 +418,8 @@ rows:
 		    .thread_id = sum->thread_id, .first_timestamp = first,
 		    .last_timestamp = last };
 
-		units_timestamp(rs->first_wall_ms, first, sizeof(first));
-		units_timestamp(rs->last_wall_ms, last, sizeof(last));
+		utc_format(first, sizeof(first), rs->first_wall_ms, UTC_STAMP);
+		utc_format(last, sizeof(last), rs->last_wall_ms, UTC_STAMP);
 		for (size_t j = 0; j < STATEMENT_COLUMNS; j++) {
 			const struct statement_column *c = &statement_columns[j];
 

@@ -14,6 +14,7 @@
 #include "output_format.h"
 #include "picture.h"
 #include "units.h"
+#include "utc.h"
 
 static const char style[] =
 "body{font-family:'DejaVu Sans',Helvetica,Arial,sans-serif;margin:1.5em;"
@@ -147,10 +148,12 @@ facts(FILE *fp, const struct summary *sum, const struct chart *c,
 	fprintf(fp, "<p class=\"facts\">%" PRIu64 " sample%s", c->samples,
 	    c->samples == 1 ? "" : "s");
 	if (c->n_columns > 0) {
-		units_timestamp(c->columns[0].first_wall_ms, a, sizeof(a));
-		units_timestamp(c->columns[c->n_columns - 1].first_wall_ms +
-		    (int64_t)(c->columns[c->n_columns - 1].last_us -
-		    c->columns[c->n_columns - 1].first_us) / 1000, b, sizeof(b));
+		const struct chart_column *z = &c->columns[c->n_columns - 1];
+
+		utc_format(a, sizeof(a), c->columns[0].first_wall_ms,
+		    UTC_STAMP);
+		utc_format(b, sizeof(b), z->first_wall_ms +
+		    (int64_t)(z->last_us - z->first_us) / 1000, UTC_STAMP);
 		fprintf(fp, " from %s to %s", a, b);
 		units_bytes(c->max_total, a, sizeof(a));
 		fputs("; peak ", fp);

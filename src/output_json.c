@@ -14,6 +14,7 @@
 #include "output_format.h"
 #include "scrub.h"
 #include "units.h"
+#include "utc.h"
 
 static const char hex[] = "0123456789abcdef";
 
@@ -464,7 +465,7 @@ json_sample(struct output *o, const struct sample *s)
 	/* Made once: pthread_once() itself cost more than a field. */
 	if (!atomic_load_explicit(&sample_keys_made, memory_order_acquire))
 		pthread_once(&sample_keys_once, make_sample_keys);
-	units_timestamp(s->wall_ms, ts, sizeof(ts));
+	utc_format(ts, sizeof(ts), s->wall_ms, UTC_STAMP);
 	for (size_t k = 0; k < n_sample_order; k++) {
 		if (sample_order[k] == EVENTS) {
 			obuf_putc(&o->buf, sep);
@@ -516,8 +517,8 @@ json_statements(struct output *o, const struct summary *sum)
 		    .thread_id = sum->thread_id, .first_timestamp = first,
 		    .last_timestamp = last };
 
-		units_timestamp(st->first_wall_ms, first, sizeof(first));
-		units_timestamp(st->last_wall_ms, last, sizeof(last));
+		utc_format(first, sizeof(first), st->first_wall_ms, UTC_STAMP);
+		utc_format(last, sizeof(last), st->last_wall_ms, UTC_STAMP);
 		obuf_puts(&o->buf, "{\"type\":\"statement\"");
 		for (size_t j = 0; j < STATEMENT_COLUMNS; j++) {
 			const struct statement_column *c = &statement_columns[j];
@@ -551,7 +552,7 @@ json_capture(struct output *o, const struct output_capture *c)
 	struct obuf *b = &o->buf;
 	char ts[64];
 
-	units_timestamp(c->started_s * 1000, ts, sizeof(ts));
+	utc_format(ts, sizeof(ts), c->started_s * 1000, UTC_STAMP);
 	obuf_puts(b, "{\"type\":\"capture\",\"capture\":");
 	obuf_uint(b, c->number);
 	obuf_puts(b, ",\"timestamp\":");

@@ -15,6 +15,7 @@
 #include "clean.h"
 #include "output_text.h"
 #include "units.h"
+#include "utc.h"
 
 /* The mean, rounded to whole bytes; out-of-range doubles are clamped. */
 static int64_t
@@ -474,7 +475,7 @@ put_untracked(struct output *o, const struct run_totals *t)
 	fmt_bytes(o, t->max_untracked, gap);
 	fmt_bytes(o, t->max_untracked_resident, rss);
 	fmt_bytes(o, t->max_untracked_resident - t->max_untracked, counted);
-	units_timestamp(t->max_untracked_wall_ms, when, sizeof(when));
+	utc_format(when, sizeof(when), t->max_untracked_wall_ms, UTC_STAMP);
 	obuf_printf(&o->buf, " not counted by performance_schema: at most %s, "
 	    "sample #%" PRIu64 " at %s (resident %s, counted %s)\n", gap,
 	    t->max_untracked_seq, when, rss, counted);
@@ -493,7 +494,7 @@ put_cgroup(struct output *o, const struct run_totals *t)
 	if (t->cgroup_samples == 0)
 		return;
 	fmt_bytes(o, t->cgroup_usage, usage);
-	units_timestamp(t->cgroup_wall_ms, when, sizeof(when));
+	utc_format(when, sizeof(when), t->cgroup_wall_ms, UTC_STAMP);
 	if (t->cgroup_limit < 0)
 		obuf_printf(&o->buf, " memory cgroup: no limit; usage at most %s, "
 		    "sample #%" PRIu64 " at %s", usage, t->cgroup_seq, when);

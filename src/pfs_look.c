@@ -87,12 +87,36 @@ find_row(void *ctx, unsigned ncols, char **v, const unsigned long *len)
 	return 0;
 }
 
+/*
+ * The value of each placeholder of a look's text, in the text's order
+ * (pfs_sql.h: enum sql_arg): the one binding of both looks' parameters.
+ */
+static void
+bind_args(const struct sql_args *a, const struct match_filter *f,
+    uint64_t own_thread, struct conn_param *p)
+{
+	const struct conn_param by_kind[SQL_ARG_KINDS] = {
+		[SQL_OWN_THREAD] = { .i = (int64_t)own_thread },
+		[SQL_SECONDS] = { .i = f->min_time_s },
+		[SQL_PATTERN] = { .s = f->pattern },
+		[SQL_USER] = { .s = f->user },
+		[SQL_DB] = { .s = f->db },
+		[SQL_BYTES] = { .i = f->min_bytes },
+		[SQL_PEAK] = { .i = f->peak_bytes },
+		[SQL_IDLE_BYTES] = { .i = f->idle_bytes },
+	};
+
+	for (unsigned i = 0; i < a->n; i++)
+		p[i] = by_kind[a->v[i]];
+}
+
 enum pfs_status
 pfs_find_statements(struct conn *c, const struct server_kind *k,
     const struct match_filter *f, uint64_t own_thread,
     struct match_list *out, char *err, size_t errlen)
 {
-	struct conn_param p[10];
+	struct conn_param p[SQL_ARGS_MAX];
+	struct sql_args args;
 	struct find_sql q = {
 		.pattern = f->pattern != NULL, .user = f->user != NULL,
 		.db = f->db != NULL, .bytes = f->min_bytes > 0,
@@ -104,44 +128,20 @@ pfs_find_statements(struct conn *c, const struct server_kind *k,
 	};
 	struct find_ctx fc = { .l = out, .idle = q.idle };
 	char sql[2048];
-	unsigned n = 0;
 	enum conn_status st;
 
 	memset(out, 0, sizeof(*out));
 	out->peaks = q.peaks;
 	if (q.peaks)
 		q.bytes = false; /* the caller compares: see match_filter */
-	if (pfs_sql_find_statements(sql, sizeof(sql), &q) != 0) {
+	if (pfs_sql_find_statements(sql, sizeof(sql), &q, &args) != 0) {
 		snprintf(err, errlen, "looking for statements: the query does "
 		    "not fit");
 		return PFS_ERROR;
 	}
-	/* In the order of the text: with flags, theirs come first. */
-	if (!q.peaks && !q.idle)
-		p[n++] = (struct conn_param){ .i = (int64_t)own_thread };
-	p[n++] = (struct conn_param){ .i = f->min_time_s };
-	if (f->pattern != NULL)
-		p[n++] = (struct conn_param){ .s = f->pattern };
-	if (f->user != NULL)
-		p[n++] = (struct conn_param){ .s = f->user };
-	if (f->db != NULL)
-		p[n++] = (struct conn_param){ .s = f->db };
-	if (q.idle) {
-		p[n++] = (struct conn_param){ .i = f->min_time_s };
-		if (f->user != NULL)
-			p[n++] = (struct conn_param){ .s = f->user };
-		if (f->db != NULL)
-			p[n++] = (struct conn_param){ .s = f->db };
-	}
-	if (q.peaks || q.idle)
-		p[n++] = (struct conn_param){ .i = (int64_t)own_thread };
-	if (q.peaks)
-		p[n++] = (struct conn_param){ .i = f->peak_bytes };
-	if (q.idle)
-		p[n++] = (struct conn_param){ .i = f->idle_bytes };
-	else if (q.bytes && !q.peaks)
-		p[n++] = (struct conn_param){ .i = f->min_bytes };
-	st = conn_query_params(c, sql, p, n, find_row, &fc, NULL, err, errlen);
+	bind_args(&args, f, own_thread, p);
+	st = conn_query_params(c, sql, p, args.n, find_row, &fc, NULL, err,
+	    errlen);
 	if (st != CONN_OK) {
 		match_list_free(out);
 		if (fc.failed) {
@@ -195,10 +195,10 @@ pfs_finished_over(struct conn *c, const struct server_kind *k,
     const struct match_filter *f, uint64_t own_thread,
     struct match_list *out, char *err, size_t errlen)
 {
-	struct conn_param p[7];
+	struct conn_param p[SQL_ARGS_MAX];
+	struct sql_args args;
 	struct over_ctx oc = { .l = out };
 	char sql[1536];
-	unsigned n = 0;
 	enum conn_status st;
 
 	memset(out, 0, sizeof(*out));
@@ -206,23 +206,14 @@ pfs_finished_over(struct conn *c, const struct server_kind *k,
 		return PFS_OK;
 	out->peaks = true;
 	if (pfs_sql_finished_over(sql, sizeof(sql), f->min_time_s > 0,
-	    f->pattern != NULL, f->user != NULL, f->db != NULL) != 0) {
+	    f->pattern != NULL, f->user != NULL, f->db != NULL, &args) != 0) {
 		snprintf(err, errlen, "looking for ended statements: the query "
 		    "does not fit");
 		return PFS_ERROR;
 	}
-	p[n++] = (struct conn_param){ .i = (int64_t)own_thread };
-	p[n++] = (struct conn_param){ .i = f->min_bytes };
-	p[n++] = (struct conn_param){ .i = f->min_bytes };
-	if (f->min_time_s > 0)
-		p[n++] = (struct conn_param){ .i = f->min_time_s };
-	if (f->pattern != NULL)
-		p[n++] = (struct conn_param){ .s = f->pattern };
-	if (f->user != NULL)
-		p[n++] = (struct conn_param){ .s = f->user };
-	if (f->db != NULL)
-		p[n++] = (struct conn_param){ .s = f->db };
-	st = conn_query_params(c, sql, p, n, over_row, &oc, NULL, err, errlen);
+	bind_args(&args, f, own_thread, p);
+	st = conn_query_params(c, sql, p, args.n, over_row, &oc, NULL, err,
+	    errlen);
 	if (st != CONN_OK) {
 		match_list_free(out);
 		if (oc.failed == 2)

@@ -354,24 +354,66 @@ pfs_sql_keeps_statement_peaks(const struct server_kind *k)
  * peaks that reads every foreground session's memory, where the plain
  * query reads only the running ones'.
  */
-int
-pfs_sql_find_statements(char *buf, size_t size, const struct find_sql *q)
+/*
+ * The names a look's text gives its placeholders (?own_thread), each the
+ * value of enum sql_arg at its place.
+ */
+static const char *const arg_names[SQL_ARG_KINDS] = {
+	[SQL_OWN_THREAD] = "own_thread", [SQL_SECONDS] = "seconds",
+	[SQL_PATTERN] = "pattern", [SQL_USER] = "user", [SQL_DB] = "db",
+	[SQL_BYTES] = "bytes", [SQL_PEAK] = "peak",
+	[SQL_IDLE_BYTES] = "idle_bytes",
+};
+
+/*
+ * buf's named placeholders made plain ?, in place, their names into
+ * args in the text's order: the parameters follow the text, whatever
+ * parts it was made of. -1 when a ? has no known name (a bug here).
+ */
+static int
+unname_args(char *buf, struct sql_args *args)
+{
+	char *in = buf, *out = buf;
+
+	args->n = 0;
+	while (*in != '\0') {
+		size_t len;
+		unsigned k;
+
+		if ((*out++ = *in++) != '?')
+			continue;
+		len = strspn(in, "abcdefghijklmnopqrstuvwxyz_");
+		for (k = 0; k < SQL_ARG_KINDS; k++)
+			if (strlen(arg_names[k]) == len &&
+			    strncmp(in, arg_names[k], len) == 0)
+				break;
+		if (k == SQL_ARG_KINDS || args->n == SQL_ARGS_MAX)
+			return -1;
+		args->v[args->n++] = (enum sql_arg)k;
+		in += len;
+	}
+	*out = '\0';
+	return 0;
+}
+
+static int
+find_statements(char *buf, size_t size, const struct find_sql *q)
 {
 	const char *completed = q->completed ? STMT_COMPLETED : "0";
 	const char *bytes, *from, *over;
 	char filters[256], idle[256] = "";
 
 	if (fits(snprintf(filters, sizeof(filters), "%s%s%s",
-	    q->pattern ? " AND t.PROCESSLIST_INFO LIKE ?" : "",
-	    q->user ? " AND t.PROCESSLIST_USER = ?" : "",
-	    q->db ? " AND t.PROCESSLIST_DB = ?" : ""), sizeof(filters)) != 0)
+	    q->pattern ? " AND t.PROCESSLIST_INFO LIKE ?pattern" : "",
+	    q->user ? " AND t.PROCESSLIST_USER = ?user" : "",
+	    q->db ? " AND t.PROCESSLIST_DB = ?db" : ""), sizeof(filters)) != 0)
 		return -1;
 	/* An idle session has no text: the pattern is never asked of it. */
 	if (q->idle && (q->pattern || q->bytes || fits(snprintf(idle,
 	    sizeof(idle), ", (NOT (" STMT_RUNNING ") AND "
-	    "t.PROCESSLIST_TIME >= ?%s%s) AS idle",
-	    q->user ? " AND t.PROCESSLIST_USER = ?" : "",
-	    q->db ? " AND t.PROCESSLIST_DB = ?" : ""), sizeof(idle)) != 0))
+	    "t.PROCESSLIST_TIME >= ?seconds%s%s) AS idle",
+	    q->user ? " AND t.PROCESSLIST_USER = ?user" : "",
+	    q->db ? " AND t.PROCESSLIST_DB = ?db" : ""), sizeof(idle)) != 0))
 		return -1;
 	switch (q->memory) {
 	case FIND_INDEXED:
@@ -379,12 +421,12 @@ pfs_sql_find_statements(char *buf, size_t size, const struct find_sql *q)
 		    "FROM " PFS_THREAD_MEMORY " m "
 		    "WHERE m.THREAD_ID = t.THREAD_ID)";
 		from = "performance_schema.threads t";
-		over = " HAVING bytes >= ?";
+		over = " HAVING bytes >= ?bytes";
 		break;
 	case FIND_THREADS:
 		bytes = "t.TOTAL_MEMORY";
 		from = "performance_schema.threads t";
-		over = " AND t.TOTAL_MEMORY >= ?";
+		over = " AND t.TOTAL_MEMORY >= ?bytes";
 		break;
 	default:
 		bytes = "m.bytes";
@@ -392,7 +434,7 @@ pfs_sql_find_statements(char *buf, size_t size, const struct find_sql *q)
 		    "(SELECT THREAD_ID, SUM(" PFS_BYTES_USED ") AS bytes "
 		    "FROM " PFS_THREAD_MEMORY " GROUP BY THREAD_ID) m "
 		    "ON m.THREAD_ID = t.THREAD_ID";
-		over = " AND m.bytes >= ?";
+		over = " AND m.bytes >= ?bytes";
 		break;
 	}
 	if (q->peaks) {
@@ -400,27 +442,39 @@ pfs_sql_find_statements(char *buf, size_t size, const struct find_sql *q)
 			return -1;
 		return fits(snprintf(buf, size, "SELECT " STMT_HEAD "%s, "
 		    "%s AS bytes, %s AS peak, (" STMT_RUNNING " AND "
-		    "t.PROCESSLIST_TIME >= ?%s) AS cand%s FROM %s%s "
+		    "t.PROCESSLIST_TIME >= ?seconds%s) AS cand%s FROM %s%s "
 		    "WHERE t.TYPE = 'FOREGROUND' AND t.INSTRUMENTED = 'YES' AND "
-		    "t.THREAD_ID <> ? HAVING cand OR peak >= ?%s", completed,
+		    "t.THREAD_ID <> ?own_thread HAVING cand OR peak >= ?peak%s",
+		    completed,
 		    bytes, q->memory == FIND_THREADS ? "t.MAX_TOTAL_MEMORY" :
 		    "p.MAX_MEMORY_USED", filters, idle, from,
 		    q->memory == FIND_THREADS ? "" : " LEFT JOIN "
 		    "information_schema.PROCESSLIST p ON p.ID = t.PROCESSLIST_ID",
-		    q->idle ? " OR idle AND bytes >= ?" : ""), size);
+		    q->idle ? " OR idle AND bytes >= ?idle_bytes" : ""), size);
 	}
 	/* Idle holders too: every session is read, and HAVING picks. */
 	if (q->idle)
 		return fits(snprintf(buf, size, "SELECT " STMT_HEAD "%s, "
 		    "%s AS bytes, (" STMT_RUNNING " AND "
-		    "t.PROCESSLIST_TIME >= ?%s) AS cand%s FROM %s "
+		    "t.PROCESSLIST_TIME >= ?seconds%s) AS cand%s FROM %s "
 		    "WHERE t.TYPE = 'FOREGROUND' AND t.INSTRUMENTED = 'YES' AND "
-		    "t.THREAD_ID <> ? HAVING cand OR idle AND bytes >= ?",
+		    "t.THREAD_ID <> ?own_thread HAVING cand OR idle AND "
+		    "bytes >= ?idle_bytes",
 		    completed, bytes, filters, idle, from), size);
 	return fits(snprintf(buf, size, "SELECT " STMT_HEAD "%s, %s AS bytes "
 	    "FROM %s WHERE t.TYPE = 'FOREGROUND' AND t.INSTRUMENTED = 'YES' AND "
-	    STMT_RUNNING " AND t.THREAD_ID <> ? AND t.PROCESSLIST_TIME >= ?%s%s",
+	    STMT_RUNNING " AND t.THREAD_ID <> ?own_thread AND "
+	    "t.PROCESSLIST_TIME >= ?seconds%s%s",
 	    completed, bytes, from, filters, q->bytes ? over : ""), size);
+}
+
+int
+pfs_sql_find_statements(char *buf, size_t size, const struct find_sql *q,
+    struct sql_args *args)
+{
+	if (find_statements(buf, size, q) != 0)
+		return -1;
+	return unname_args(buf, args);
 }
 
 int
@@ -442,9 +496,9 @@ pfs_sql_thread_statement(char *buf, size_t size, uint64_t thread_id)
  */
 int
 pfs_sql_finished_over(char *buf, size_t size, bool seconds, bool pattern,
-    bool user, bool db)
+    bool user, bool db, struct sql_args *args)
 {
-	return fits(snprintf(buf, size, "SELECT t.THREAD_ID, t.PROCESSLIST_ID, "
+	if (fits(snprintf(buf, size, "SELECT t.THREAD_ID, t.PROCESSLIST_ID, "
 	    "h.EVENT_ID, h.TIMER_WAIT, h.MAX_TOTAL_MEMORY, t.TOTAL_MEMORY, "
 	    "CONCAT(LENGTH(h.SQL_TEXT), ':', CRC32(h.SQL_TEXT)), "
 	    "t.PROCESSLIST_USER, h.CURRENT_SCHEMA, LEFT(h.SQL_TEXT, 100) "
@@ -452,13 +506,15 @@ pfs_sql_finished_over(char *buf, size_t size, bool seconds, bool pattern,
 	    "JOIN performance_schema.events_statements_history h "
 	    "ON h.THREAD_ID = t.THREAD_ID "
 	    "WHERE t.TYPE = 'FOREGROUND' AND t.INSTRUMENTED = 'YES' AND "
-	    "t.THREAD_ID <> ? AND t.MAX_TOTAL_MEMORY >= ? AND "
+	    "t.THREAD_ID <> ?own_thread AND t.MAX_TOTAL_MEMORY >= ?bytes AND "
 	    "h.NESTING_EVENT_LEVEL = 0 AND h.END_EVENT_ID IS NOT NULL AND "
-	    "h.MAX_TOTAL_MEMORY >= ?%s%s%s%s",
-	    seconds ? " AND h.TIMER_WAIT >= ? * 1000000000000" : "",
-	    pattern ? " AND h.SQL_TEXT LIKE ?" : "",
-	    user ? " AND t.PROCESSLIST_USER = ?" : "",
-	    db ? " AND h.CURRENT_SCHEMA = ?" : ""), size);
+	    "h.MAX_TOTAL_MEMORY >= ?bytes%s%s%s%s",
+	    seconds ? " AND h.TIMER_WAIT >= ?seconds * 1000000000000" : "",
+	    pattern ? " AND h.SQL_TEXT LIKE ?pattern" : "",
+	    user ? " AND t.PROCESSLIST_USER = ?user" : "",
+	    db ? " AND h.CURRENT_SCHEMA = ?db" : ""), size) != 0)
+		return -1;
+	return unname_args(buf, args);
 }
 
 /*

@@ -87,6 +87,28 @@ bool pfs_sql_has_memory_limits(const struct server_kind *k);
  * MAX_TOTAL_MEMORY): MySQL 8.0.31 and later; pfs_sql_thread_history().
  */
 bool pfs_sql_keeps_statement_peaks(const struct server_kind *k);
+/*
+ * What a look's placeholder stands for. The text names each (?seconds)
+ * where it is written, and its builder hands back their order with the
+ * plain text, so the parameters are bound in the order of the text
+ * whatever parts it was made of.
+ */
+enum sql_arg {
+	SQL_OWN_THREAD, /* our own thread, never a candidate */
+	SQL_SECONDS,    /* the least seconds a statement has run */
+	SQL_PATTERN,    /* LIKE's pattern of its text */
+	SQL_USER, SQL_DB,
+	SQL_BYTES,      /* the size a session must hold */
+	SQL_PEAK,       /* the size its peak must reach */
+	SQL_IDLE_BYTES, /* the size an idle session must hold */
+	SQL_ARG_KINDS
+};
+#define SQL_ARGS_MAX 12
+struct sql_args {
+	enum sql_arg v[SQL_ARGS_MAX]; /* the text's placeholders in order */
+	unsigned n;
+};
+
 /* What pfs_sql_find_statements() asks for. */
 struct find_sql {
 	bool pattern, user, db, bytes; /* the filters given: one parameter each */
@@ -107,12 +129,10 @@ struct find_sql {
 /*
  * The columns: STMT_COLUMNS, the bytes; with peaks, the peak and whether
  * the row is a candidate; with idle, whether the row is a candidate (if
- * not said already) and whether it is idle. Parameters: own thread,
- * seconds, then pattern, user, db, bytes when asked; with peaks or idle:
- * seconds, pattern, user, db; with idle, seconds, user, db; own thread;
- * with peaks, the peak's size; with idle, the idle size.
+ * not said already) and whether it is idle. The parameters: *args.
  */
-int pfs_sql_find_statements(char *buf, size_t size, const struct find_sql *q);
+int pfs_sql_find_statements(char *buf, size_t size, const struct find_sql *q,
+    struct sql_args *args);
 int pfs_sql_thread_statement(char *buf, size_t size, uint64_t thread_id);
 /*
  * The top-level statements in events_statements_history that passed a
@@ -120,11 +140,11 @@ int pfs_sql_thread_statement(char *buf, size_t size, uint64_t thread_id);
  * only where pfs_sql_keeps_statement_peaks(). The columns: thread,
  * connection, EVENT_ID, TIMER_WAIT, the statement's peak, the session's
  * TOTAL_MEMORY, the digest of stmt_row(), user, schema, the text; in no
- * order. Parameters: own thread, the size (twice), then
- * seconds, pattern, user, db, each when asked.
+ * order. The parameters: *args (the size twice; seconds, pattern, user,
+ * db each when asked).
  */
 int pfs_sql_finished_over(char *buf, size_t size, bool seconds,
-    bool pattern, bool user, bool db);
+    bool pattern, bool user, bool db, struct sql_args *args);
 /*
  * Parameter: the thread id. statements: join events_statements_current
  * for the id and digest.

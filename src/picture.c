@@ -8,10 +8,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "picture.h"
 #include "scrub.h"
+#include "utc.h"
 
 /* The drawing's geometry, in SVG user units (pixels at 100%). */
 enum {
@@ -169,14 +169,10 @@ y_scale(struct scale *sc, int64_t top)
 static void
 put_hms(FILE *fp, int64_t wall_ms, bool ms)
 {
-	time_t t = (time_t)(wall_ms >= 0 ? wall_ms / 1000 :
-	    (wall_ms - 999) / 1000);
-	struct tm tm;
+	char t[UTC_MAX];
 
-	gmtime_r(&t, &tm);
-	fprintf(fp, "%02d:%02d:%02d", tm.tm_hour, tm.tm_min, tm.tm_sec);
-	if (ms)
-		fprintf(fp, ".%03d", (int)(((wall_ms % 1000) + 1000) % 1000));
+	utc_format(t, sizeof(t), wall_ms, ms ? UTC_CLOCK_MS : UTC_CLOCK);
+	fputs(t, fp);
 }
 
 static void

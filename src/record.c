@@ -23,7 +23,7 @@
 #include "reconnect.h"
 #include "record.h"
 #include "segments.h"
-#include "when.h"
+#include "utc.h"
 
 /* The record's own lines say their shape with this. */
 #define RECORD_VERSION 1
@@ -115,7 +115,7 @@ put_stamp(struct obuf *b, int64_t ms)
 {
 	char t[64];
 
-	when_stamp(t, sizeof(t), ms);
+	utc_format(t, sizeof(t), ms, UTC_STAMP);
 	obuf_puts(b, t);
 }
 
@@ -448,7 +448,7 @@ observe_begin(void *ctx, const struct capture_target *t)
 		r->run = *run;
 		char at[64];
 
-		when_stamp(at, sizeof(at), run->boot_s * 1000);
+		utc_format(at, sizeof(at), run->boot_s * 1000, UTC_STAMP);
 		snprintf(what, sizeof(what), "the server was restarted: it "
 		    "runs again as process %" PRIu64 ", started at %.19sZ",
 		    run->pid, at);

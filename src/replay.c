@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dirlist.h"
 #include "exitcode.h"
 #include "jsonl.h"
 #include "outfile.h"
@@ -295,7 +296,7 @@ replay_dir(struct replay *p, struct reader *r)
 	if (n == 0) {
 		diag_say("--read %s: no records (no segments/*.jsonl); give a "
 		    "folder --record wrote", p->o->read_path);
-		segments_list_free(paths, n);
+		dirlist_free(paths, n);
 		return EXIT_RUNTIME;
 	}
 	p->lenient = true;
@@ -312,7 +313,7 @@ replay_dir(struct replay *p, struct reader *r)
 		r->fd = -1;
 	}
 	r->name = p->o->read_path;
-	segments_list_free(paths, n);
+	dirlist_free(paths, n);
 	if (p->left_out > 0)
 		diag_note(p->d, "%" PRIu64 " line%s of %s left out: cut short "
 		    "(the last of a segment when the recorder was killed), "
@@ -382,7 +383,7 @@ output_in_record(const char *dir, const char *output)
 		return in;
 	for (size_t i = 0; i < n && !in; i++)
 		in = lstat(paths[i], &seg) == 0 && same_file(&seg, &out);
-	segments_list_free(paths, n);
+	dirlist_free(paths, n);
 	return in;
 }
 

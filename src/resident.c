@@ -94,8 +94,8 @@ read_status(struct resident *r, struct process_memory *p)
 	uint64_t now = r->clk->now_ns(r->clk->ctx);
 	char err[256];
 
-	if (now >= r->next_status_ns) {
-		r->next_status_ns = now + (r->status_every_ns > 0 ?
+	if (gate_due(&r->status, now)) {
+		gate_arm(&r->status, now, r->status_every_ns > 0 ?
 		    r->status_every_ns : RESIDENT_STATUS_EVERY_NS);
 		if (s->ops->server_memory(s->conn, &s->kind, &r->status_bytes,
 		    &r->has_status, err, sizeof(err)) != PFS_OK)

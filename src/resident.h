@@ -26,6 +26,7 @@
 
 #include "cgroup.h"
 #include "clock.h"
+#include "gate.h"
 #include "session.h"
 #include "source.h"
 
@@ -53,7 +54,7 @@ struct resident {
 	struct cgroup_limits cgroup; /* the pid's memory cgroup; dir "": none */
 	uint64_t next_cgroup_ns;   /* 0: find it with the next sample */
 	bool cgroup_noted;         /* the note on an absent cgroup is said */
-	uint64_t next_status_ns;   /* 0: ask with the next sample */
+	struct gate status;        /* reset: ask with the next sample */
 	bool has_status;
 	int64_t status_bytes;
 };

@@ -1,4 +1,3 @@
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -7,10 +6,11 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "dirlist.h"
 #include "segments.h"
+#include "utc.h"
 
 #define SEGMENT_SUFFIX ".jsonl"
 
@@ -18,13 +18,10 @@
 static void
 segment_name(char *buf, size_t size, int64_t ms)
 {
-	time_t t = (time_t)(ms / 1000);
-	struct tm tm;
+	char name[UTC_MAX];
 
-	gmtime_r(&t, &tm);
-	snprintf(buf, size, "%04d%02d%02dT%02d%02d%02d.%03dZ" SEGMENT_SUFFIX,
-	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-	    tm.tm_min, tm.tm_sec, (int)(ms % 1000));
+	utc_format(name, sizeof(name), ms, UTC_NAME);
+	snprintf(buf, size, "%s" SEGMENT_SUFFIX, name);
 }
 
 bool
@@ -44,16 +41,13 @@ segments_is_name(const char *name)
 static int64_t
 name_ms(const char *name)
 {
-	struct tm tm = { 0 };
-	int ms;
+	const char *end;
+	int64_t ms;
 
-	if (!segments_is_name(name) || sscanf(name, "%4d%2d%2dT%2d%2d%2d.%3d",
-	    &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
-	    &tm.tm_sec, &ms) != 7)
+	if (!segments_is_name(name) || utc_scan(name, UTC_NAME, &ms,
+	    &end) != 0)
 		return -1;
-	tm.tm_year -= 1900;
-	tm.tm_mon -= 1;
-	return (int64_t)timegm(&tm) * 1000 + ms;
+	return ms;
 }
 
 int64_t
@@ -249,23 +243,11 @@ by_seg(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/*
- * The folder fd to read, on a descriptor of its own (closedir() closes
- * it, and readdir() moves its offset): NULL with errno set.
- */
-static DIR *
-open_list(int fd)
+static bool
+segment_entry(const char *name, void *ctx)
 {
-	int own = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = own >= 0 ? fdopendir(own) : NULL;
-
-	if (d == NULL && own >= 0) {
-		int e = errno;
-
-		close(own);
-		errno = e;
-	}
-	return d;
+	(void)ctx;
+	return segments_is_name(name);
 }
 
 /*
@@ -276,41 +258,32 @@ open_list(int fd)
 static int
 list_own(struct segments *g, struct seg **v, size_t *n)
 {
-	size_t cap = 0;
-	struct dirent *e;
+	char **names;
+	size_t k;
 	struct stat st;
-	DIR *d = open_list(g->segfd);
 
 	*v = NULL;
 	*n = 0;
-	if (d == NULL)
+	if (dirlist_at(g->segfd, segment_entry, NULL, &names, &k) != 0)
 		return -1;
-	while ((e = readdir(d)) != NULL) {
-		struct seg s = { .mine = false };
+	if (k > 0 && (*v = calloc(k, sizeof(**v))) == NULL) {
+		dirlist_free(names, k);
+		return -1;
+	}
+	for (size_t i = 0; i < k; i++) {
+		struct seg *s = &(*v)[*n];
 
-		if (!segments_is_name(e->d_name) || fstatat(g->segfd,
-		    e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		if (fstatat(g->segfd, names[i], &st, AT_SYMLINK_NOFOLLOW) != 0 ||
 		    !S_ISREG(st.st_mode))
 			continue;
-		if (*n == cap) {
-			struct seg *nv = realloc(*v, (cap = cap ? cap * 2 : 16) *
-			    sizeof(**v));
-
-			if (nv == NULL) {
-				closedir(d);
-				free(*v);
-				return -1;
-			}
-			*v = nv;
-		}
-		snprintf(s.name, sizeof(s.name), "%.63s", e->d_name);
-		s.size = (uint64_t)st.st_size;
-		s.mine = is_mine(g, s.name, &s.begun_ms);
-		if (!s.mine)
-			s.begun_ms = name_ms(s.name);
-		(*v)[(*n)++] = s;
+		snprintf(s->name, sizeof(s->name), "%.63s", names[i]);
+		s->size = (uint64_t)st.st_size;
+		s->mine = is_mine(g, s->name, &s->begun_ms);
+		if (!s->mine)
+			s->begun_ms = name_ms(s->name);
+		(*n)++;
 	}
-	closedir(d);
+	dirlist_free(names, k);
 	if (*n > 0)
 		qsort(*v, *n, sizeof(**v), by_seg);
 	return 0;
@@ -643,82 +616,41 @@ segments_close(struct segments *g, char *err, size_t errlen)
 	return rc;
 }
 
-static int
-by_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/*
- * The names in d that are segments' (closed here), each after prefix,
- * oldest first. 0, or -1 with errno set.
- */
-static int
-list_names(DIR *d, const char *prefix, char ***out, size_t *n)
-{
-	struct dirent *e;
-	char **v = NULL;
-	size_t len = 0, cap = 0;
-
-	while ((e = readdir(d)) != NULL) {
-		char *p;
-
-		if (!segments_is_name(e->d_name))
-			continue;
-		if (len == cap) {
-			char **nv = realloc(v, (cap = cap ? cap * 2 : 16) *
-			    sizeof(*v));
-
-			if (nv == NULL)
-				goto fail;
-			v = nv;
-		}
-		if (asprintf(&p, "%s%s", prefix, e->d_name) < 0)
-			goto fail;
-		v[len++] = p;
-	}
-	closedir(d);
-	if (len > 0) /* v is NULL then */
-		qsort(v, len, sizeof(*v), by_name);
-	*out = v;
-	*n = len;
-	return 0;
-fail:
-	closedir(d);
-	segments_list_free(v, len);
-	errno = ENOMEM;
-	return -1;
-}
-
 int
 segments_list(const char *dir, char ***paths, size_t *n)
 {
 	char path[4200];
-	DIR *d;
+	int fd;
 
 	*paths = NULL;
 	*n = 0;
 	snprintf(path, sizeof(path), "%s/segments", dir);
-	if ((d = opendir(path)) == NULL)
+	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -1;
-	snprintf(path + strlen(path), sizeof(path) - strlen(path), "/");
-	return list_names(d, path, paths, n);
+	if (segments_list_at(fd, paths, n) != 0) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	/* Each name a whole path. */
+	for (size_t i = 0; i < *n; i++) {
+		char *p;
+
+		if (asprintf(&p, "%s/%s", path, (*paths)[i]) < 0) {
+			dirlist_free(*paths, *n);
+			*paths = NULL;
+			*n = 0;
+			errno = ENOMEM;
+			return -1;
+		}
+		free((*paths)[i]);
+		(*paths)[i] = p;
+	}
+	return 0;
 }
 
 int
 segments_list_at(int segfd, char ***names, size_t *n)
 {
-	DIR *d = open_list(segfd);
-
-	*names = NULL;
-	*n = 0;
-	return d != NULL ? list_names(d, "", names, n) : -1;
-}
-
-void
-segments_list_free(char **paths, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(paths[i]);
-	free(paths);
+	return dirlist_at(segfd, segment_entry, NULL, names, n);
 }

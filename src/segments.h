@@ -129,7 +129,7 @@ int segments_close(struct segments *g, char *err, size_t errlen);
 
 /*
  * The segments under dir, oldest first: *paths, each a whole path,
- * allocated (segments_list_free()). Returns 0 (none is 0 with *n 0), or
+ * allocated (dirlist_free()). Returns 0 (none is 0 with *n 0), or
  * -1 with errno set.
  */
 int segments_list(const char *dir, char ***paths, size_t *n);
@@ -138,7 +138,6 @@ int segments_list(const char *dir, char ***paths, size_t *n);
  * without following links): *names, each a name in it.
  */
 int segments_list_at(int segfd, char ***names, size_t *n);
-void segments_list_free(char **paths, size_t n);
 
 /* Whether name is a segment's: 20261127T031200.123Z.jsonl. */
 bool segments_is_name(const char *name);

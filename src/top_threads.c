@@ -19,9 +19,9 @@ top_threads_read(void *ctx, uint64_t deadline_ns, struct reading *out,
 	if (st != SOURCE_OK || t->max == 0)
 		return st;
 	now = t->clk->now_ns(t->clk->ctx);
-	if (t->next_ns != 0 && now < t->next_ns)
+	if (!gate_due(&t->gate, now))
 		return st;
-	t->next_ns = now + TOP_THREADS_EVERY_NS;
+	gate_arm(&t->gate, now, TOP_THREADS_EVERY_NS);
 	if (s->ops->top_threads(s->conn, t->max, t->v, &t->n, why,
 	    sizeof(why)) != PFS_OK)
 		t->n = 0;

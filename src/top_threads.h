@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "clock.h"
+#include "gate.h"
 #include "session.h"
 #include "source.h"
 #include "threads.h"
@@ -29,7 +30,7 @@ struct top_threads {
 	struct source inner;
 	struct session *session;
 	const struct clock *clk;
-	uint64_t next_ns;         /* 0: read with the next sample */
+	struct gate gate;         /* reset: read with the next sample */
 };
 
 /* Reads inner, then the top threads when they are due and inner read. */

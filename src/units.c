@@ -6,7 +6,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "obuf.h"
 #include "units.h"
@@ -93,107 +92,4 @@ out:
 		return n;
 	}
 	return 0;
-}
-
-/* n as d digits, zeros first, at p; returns the end. */
-static char *
-put_digits(char *p, int64_t n, int d)
-{
-	for (int i = d - 1; i >= 0; i--, n /= 10)
-		p[i] = (char)('0' + n % 10);
-	return p + d;
-}
-
-/*
- * The civil date of a day since the epoch, by Howard Hinnant's
- * days_from_civil inverse (public domain): a sample's timestamp is written
- * once per sample in every format, and gmtime_r() with strftime() cost
- * more than the rest of a JSON sample's numbers.
- */
-static void
-civil(int64_t days, int64_t *y, int *m, int *d)
-{
-	int64_t z = days + 719468;
-	int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-	int64_t doe = z - era * 146097;
-	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	int64_t mp = (5 * doy + 2) / 153;
-
-	*d = (int)(doy - (153 * mp + 2) / 5 + 1);
-	*m = (int)(mp < 10 ? mp + 3 : mp - 9);
-	*y = yoe + era * 400 + (*m <= 2);
-}
-
-/* "2026-11-21T23:49:56.": the part of a timestamp that is its second. */
-#define TIMESTAMP_SECOND 20
-
-void
-units_timestamp(int64_t wall_ms, char *buf, size_t len)
-{
-	/* Floor division, so -1 ms is 23:59:59.999 of the day before. */
-	int64_t secs = wall_ms / 1000, ms = wall_ms % 1000;
-	time_t t;
-	struct tm tm;
-	char date[64];
-
-	if (ms < 0) {
-		ms += 1000;
-		secs--;
-	}
-	/* Years 1000 to 9999 by hand; beyond, as the C library writes them. */
-	if (secs >= -30610224000 && secs < 253402300800 && len >= 25) {
-		/*
-		 * The second written last, kept by each thread: samples taken
-		 * within one second (at 10 ms, a hundred) write only its
-		 * milliseconds, where the date cost three quarters of a
-		 * timestamp.
-		 */
-		static _Thread_local struct {
-			bool made;
-			int64_t secs;
-			char date[TIMESTAMP_SECOND];
-		} last;
-		char *p = buf;
-
-		if (!last.made || last.secs != secs) {
-			int64_t days = secs / 86400, sod = secs % 86400, y;
-			int m, d;
-
-			if (sod < 0) {
-				sod += 86400;
-				days--;
-			}
-			civil(days, &y, &m, &d);
-			p = put_digits(p, y, 4);
-			*p++ = '-';
-			p = put_digits(p, m, 2);
-			*p++ = '-';
-			p = put_digits(p, d, 2);
-			*p++ = 'T';
-			p = put_digits(p, sod / 3600, 2);
-			*p++ = ':';
-			p = put_digits(p, sod / 60 % 60, 2);
-			*p++ = ':';
-			p = put_digits(p, sod % 60, 2);
-			*p++ = '.';
-			memcpy(last.date, buf, TIMESTAMP_SECOND);
-			last.secs = secs;
-			last.made = true;
-		} else {
-			memcpy(p, last.date, TIMESTAMP_SECOND);
-			p += TIMESTAMP_SECOND;
-		}
-		p = put_digits(p, ms, 3);
-		*p++ = 'Z';
-		*p = '\0';
-		return;
-	}
-	t = (time_t)secs;
-	if ((int64_t)t != secs || gmtime_r(&t, &tm) == NULL ||
-	    strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm) == 0) {
-		snprintf(buf, len, "?");
-		return;
-	}
-	snprintf(buf, len, "%s.%03dZ", date, (int)ms);
 }

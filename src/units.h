@@ -1,4 +1,4 @@
-/* Byte counts for people and timestamps for everyone. */
+/* Byte counts for people (times: utc.h). */
 #ifndef MYSQLMEMPROF_UNITS_H
 #define MYSQLMEMPROF_UNITS_H
 
@@ -10,8 +10,5 @@
  * decimals; returns its length.
  */
 size_t units_bytes(int64_t bytes, char *buf, size_t len);
-
-/* "2026-11-21T23:49:56.123Z": ISO 8601, UTC, milliseconds. */
-void units_timestamp(int64_t wall_ms, char *buf, size_t len);
 
 #endif

@@ -33,7 +33,7 @@
 #include "output.h"
 #include "output_table.h"
 #include "reader.h"
-#include "when.h"
+#include "utc.h"
 
 #define T0 ((int64_t)1795748700 * 1000) /* 2026-11-27T03:05:00.000Z */
 #define MIN ((int64_t)60 * 1000)
@@ -116,7 +116,7 @@ add_record(struct fix *f, int64_t ms)
 {
 	char t[64], line[256];
 
-	when_stamp(t, sizeof(t), ms);
+	utc_format(t, sizeof(t), ms, UTC_STAMP);
 	snprintf(line, sizeof(line), "{\"type\":\"record\",\"version\":1,"
 	    "\"timestamp\":\"%s\",\"server_version\":\"11.4.2-MariaDB\","
 	    "\"server_pid\":2902,\"server_started\":1795630870,"
@@ -187,7 +187,7 @@ write_segment(struct fix *f, size_t from, size_t to, const char *torn)
 	char t[64], name[64], path[256];
 	FILE *fp;
 
-	when_stamp(t, sizeof(t), f->lines[from].ms);
+	utc_format(t, sizeof(t), f->lines[from].ms, UTC_STAMP);
 	/* 2026-11-27T03:05:00.000Z -> 20261127T030500.000Z.jsonl */
 	snprintf(name, sizeof(name), "%.4s%.2s%.2sT%.2s%.2s%.2s.%.3sZ.jsonl",
 	    t, t + 5, t + 8, t + 11, t + 14, t + 17, t + 20);
@@ -350,7 +350,7 @@ check_window(const struct fix *f, const char *got, size_t len, int64_t from,
 	{
 		char t[64], key[96];
 
-		when_stamp(t, sizeof(t), f->lines[first_in].ms);
+		utc_format(t, sizeof(t), f->lines[first_in].ms, UTC_STAMP);
 		snprintf(key, sizeof(key), "\"timestamp\":\"%s\"", t);
 		assert_non_null(memmem(got, (size_t)(nl - got), key,
 		    strlen(key)));

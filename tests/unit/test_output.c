@@ -29,6 +29,7 @@
 #include "summary.h"
 #include "threads.h"
 #include "units.h"
+#include "utc.h"
 
 #define WALL 1795304996123LL /* 2026-11-21T23:49:56.123Z */
 #define SKIPPED 2
@@ -1162,7 +1163,7 @@ test_csv_roundtrip(void **state)
 		const struct sample *s = ring_get(r, i);
 		char ts[64];
 
-		units_timestamp(s->wall_ms, ts, sizeof(ts));
+		utc_format(ts, sizeof(ts), s->wall_ms, UTC_STAMP);
 		for (size_t j = 0; j == 0 || j < s->n_events; j++, row++) {
 			const struct field *f = t->f[row];
 			const struct event_stat *e =

@@ -22,6 +22,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "dirlist.h"
 #include "segments.h"
 
 #define T0 ((int64_t)1795748700 * 1000) /* 2026-11-27T03:05:00.000Z */
@@ -194,7 +195,7 @@ listed(const char *dir, char names[][64], size_t max, uint64_t *total)
 		if (total != NULL)
 			*total += (uint64_t)size_of(paths[i]);
 	}
-	segments_list_free(paths, n);
+	dirlist_free(paths, n);
 	return n;
 }
 
@@ -516,7 +517,7 @@ test_list(void **state)
 	open_ok(&g, d->rec, MIB, 2 * HOUR);
 	assert_int_equal(segments_list(d->rec, &paths, &n), 0);
 	assert_int_equal(n, 0);
-	segments_list_free(paths, n);
+	dirlist_free(paths, n);
 	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
 		int fd;
 
@@ -542,7 +543,7 @@ test_list(void **state)
 	assert_int_equal(segments_list(d->rec, &paths, &n), 0);
 	snprintf(path, sizeof(path), "%s/segments/%s", d->rec, names[0]);
 	assert_string_equal(paths[0], path);
-	segments_list_free(paths, n);
+	dirlist_free(paths, n);
 	close_ok(&g);
 }
 
@@ -994,7 +995,7 @@ assert_whole(const char *dir)
 		if (last != '\n')
 			fail_msg("%s ends in a torn line", paths[i]);
 	}
-	segments_list_free(paths, n);
+	dirlist_free(paths, n);
 }
 
 /*

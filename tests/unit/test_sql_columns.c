@@ -49,6 +49,46 @@ add(const char *name, const char *sql)
 }
 
 /*
+ * What the text says just before each placeholder of a look, by what
+ * it stands for: the parameters bound in the text's order (pfs_look.c's
+ * bind_args()) are each the value its place in the text asks for.
+ */
+static void
+check_args(const char *sql, const struct sql_args *args)
+{
+	static const char *const before[SQL_ARG_KINDS][3] = {
+		[SQL_OWN_THREAD] = { "t.THREAD_ID <> " },
+		[SQL_SECONDS] = { "t.PROCESSLIST_TIME >= ", "h.TIMER_WAIT >= " },
+		[SQL_PATTERN] = { "t.PROCESSLIST_INFO LIKE ", "h.SQL_TEXT LIKE " },
+		[SQL_USER] = { "t.PROCESSLIST_USER = " },
+		[SQL_DB] = { "t.PROCESSLIST_DB = ", "h.CURRENT_SCHEMA = " },
+		[SQL_BYTES] = { "HAVING bytes >= ", "m.bytes >= ",
+		    "TOTAL_MEMORY >= " },
+		[SQL_PEAK] = { "peak >= " },
+		[SQL_IDLE_BYTES] = { "idle AND bytes >= " },
+	};
+	const char *q = sql;
+	unsigned i = 0;
+
+	for (; (q = strchr(q, '?')) != NULL; q++, i++) {
+		const char *const *b;
+		bool found = false;
+
+		if (i >= args->n)
+			fail_msg("more placeholders than parameters in %s", sql);
+		b = before[args->v[i]];
+		for (size_t k = 0; k < 3 && b[k] != NULL; k++)
+			found |= (size_t)(q - sql) >= strlen(b[k]) &&
+			    strncmp(q - strlen(b[k]), b[k], strlen(b[k])) == 0;
+		if (!found)
+			fail_msg("parameter %u (kind %d) is not what its place "
+			    "in the text asks for: ...%.40s", i, args->v[i],
+			    q - 40 > sql ? q - 40 : sql);
+	}
+	assert_int_equal(i, args->n);
+}
+
+/*
  * Every combination of the filters of a look, as pfs_look.c asks it of
  * each flavour: the way its version says, with peaks where it keeps them.
  */
@@ -56,6 +96,7 @@ static void
 add_looks(void)
 {
 	char sql[2048], name[64];
+	struct sql_args args;
 
 	for (size_t f = 0; f < N_FLAVOURS; f++) {
 		struct server_kind k = pfs_server_kind_parse(flavours[f].version);
@@ -71,9 +112,10 @@ add_looks(void)
 			    &(struct find_sql){ .pattern = i & 1, .user = i & 2,
 			    .db = i & 4, .bytes = i & 8, .memory = memory,
 			    .completed = !(i & 32), .peaks = i & 16,
-			    .idle = i & 64 }), refused ? -1 : 0);
+			    .idle = i & 64 }, &args), refused ? -1 : 0);
 			if (refused)
 				continue;
+			check_args(sql, &args);
 			snprintf(name, sizeof(name), "find_statements %u", i);
 			add_for(name, sql, 1u << f);
 		}
@@ -181,8 +223,15 @@ make_queries(void)
 			add_for("thread_history", sql, 1u << f);
 	}
 	/* pfs_look.c's buffer: 1536; every filter, only where those peaks are. */
+	for (unsigned w = 0; w < 16; w++) {
+		struct sql_args args;
+
+		assert_int_equal(pfs_sql_finished_over(sql, 1536, w & 1, w & 2,
+		    w & 4, w & 8, &args), 0);
+		check_args(sql, &args);
+	}
 	assert_int_equal(pfs_sql_finished_over(sql, 1536, true, true, true,
-	    true), 0);
+	    true, &(struct sql_args){ .n = 0 }), 0);
 	for (size_t f = 0; f < N_FLAVOURS; f++) {
 		struct server_kind k = pfs_server_kind_parse(flavours[f].version);
 
@@ -683,7 +732,7 @@ test_too_small(void **state)
 	    200), -1);
 	assert_int_equal(pfs_sql_find_statements(small, sizeof(small),
 	    &(struct find_sql){ .pattern = true, .user = true, .db = true,
-	    .completed = true }), -1);
+	    .completed = true }, &(struct sql_args){ .n = 0 }), -1);
 	assert_int_equal(pfs_sql_grain_memory(small, sizeof(small),
 	    GRAIN_ACCOUNT), -1);
 	assert_string_equal(pfs_sql_grain_table(GRAIN_HOST),

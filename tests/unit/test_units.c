@@ -3,7 +3,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include <setjmp.h>
 #include <cmocka.h>
@@ -115,113 +114,6 @@ test_bytes_truncates(void **state)
 	assert_string_equal(buf, "25.22");
 }
 
-static void
-check_ts(int64_t ms, const char *want)
-{
-	char buf[64];
-
-	memset(buf, 'x', sizeof(buf));
-	units_timestamp(ms, buf, sizeof(buf));
-	assert_string_equal(buf, want);
-}
-
-static void
-test_timestamp(void **state)
-{
-	(void)state;
-	check_ts(0, "1970-01-01T00:00:00.000Z");
-	check_ts(1795304996123LL, "2026-11-21T23:49:56.123Z");
-	check_ts(951782400000LL, "2000-02-29T00:00:00.000Z");
-	check_ts(1, "1970-01-01T00:00:00.001Z");
-	check_ts(999, "1970-01-01T00:00:00.999Z");
-	check_ts(1000, "1970-01-01T00:00:01.000Z");
-}
-
-/*
- * Each thread keeps the second it wrote last: the next timestamp of that
- * second writes only its milliseconds, and any other second is written
- * whole, one a day apart, a minute apart or the one before among them.
- */
-static void
-test_timestamp_same_second(void **state)
-{
-	(void)state;
-	check_ts(1795304996123LL, "2026-11-21T23:49:56.123Z");
-	check_ts(1795304996999LL, "2026-11-21T23:49:56.999Z");
-	check_ts(1795304996000LL, "2026-11-21T23:49:56.000Z");
-	check_ts(1795304997000LL, "2026-11-21T23:49:57.000Z");
-	check_ts(1795304996500LL, "2026-11-21T23:49:56.500Z");
-	check_ts(1795391396500LL, "2026-11-22T23:49:56.500Z");
-	check_ts(1795391336500LL, "2026-11-22T23:48:56.500Z");
-	check_ts(1795391336501LL, "2026-11-22T23:48:56.501Z");
-	check_ts(-1, "1969-12-31T23:59:59.999Z");
-	check_ts(-1000, "1969-12-31T23:59:59.000Z");
-	check_ts(-1001, "1969-12-31T23:59:58.999Z");
-}
-
-static void
-test_timestamp_negative(void **state)
-{
-	(void)state;
-	/* Floor division: -1 ms is the last millisecond of 1969. */
-	check_ts(-1, "1969-12-31T23:59:59.999Z");
-	check_ts(-999, "1969-12-31T23:59:59.001Z");
-	check_ts(-1000, "1969-12-31T23:59:59.000Z");
-	check_ts(-1001, "1969-12-31T23:59:58.999Z");
-	check_ts(-86400000LL, "1969-12-31T00:00:00.000Z");
-}
-
-/*
- * Written by hand for years 1000 to 9999: the same as gmtime_r() and
- * strftime() write, for every day of four centuries around now, each at
- * a different time of day, and near the ends of the range.
- */
-static void
-test_timestamp_by_hand(void **state)
-{
-	char want[96], date[32];
-	struct tm tm;
-	time_t t;
-	int64_t starts[] = { -30610224000LL - 200LL * 86400, -2208988800LL,
-	    4102444800LL,
-	    253402300800LL - 400LL * 86400 };
-
-	(void)state;
-	for (size_t k = 0; k < sizeof(starts) / sizeof(starts[0]); k++)
-		for (int64_t day = 0; day < 400; day++) {
-			int64_t s = starts[k] + day * 86400 + (day * 7919) % 86400;
-
-			t = (time_t)s;
-			assert_non_null(gmtime_r(&t, &tm));
-			strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
-			snprintf(want, sizeof(want), "%s.%03dZ", date,
-			    (int)(day % 1000));
-			check_ts(s * 1000 + day % 1000, want);
-		}
-	for (int64_t s = -210866803200LL; s < 32503680000LL; s += 86400 * 97 + 3607) {
-		if (s < -62167219200LL) /* before year 0: glibc's own */
-			continue;
-		t = (time_t)s;
-		assert_non_null(gmtime_r(&t, &tm));
-		strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
-		snprintf(want, sizeof(want), "%s.000Z", date);
-		check_ts(s * 1000, want);
-	}
-}
-
-static void
-test_timestamp_extremes(void **state)
-{
-	char buf[64];
-
-	(void)state;
-	/* Out of range for struct tm: something is written, and it is short. */
-	units_timestamp(INT64_MAX, buf, sizeof(buf));
-	assert_true(strlen(buf) < sizeof(buf));
-	units_timestamp(INT64_MIN, buf, sizeof(buf));
-	assert_true(strlen(buf) < sizeof(buf));
-}
-
 int
 main(void)
 {
@@ -232,11 +124,6 @@ main(void)
 		cmocka_unit_test(test_bytes_rounding),
 		cmocka_unit_test(test_bytes_extremes),
 		cmocka_unit_test(test_bytes_truncates),
-		cmocka_unit_test(test_timestamp),
-		cmocka_unit_test(test_timestamp_same_second),
-		cmocka_unit_test(test_timestamp_negative),
-		cmocka_unit_test(test_timestamp_by_hand),
-		cmocka_unit_test(test_timestamp_extremes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
