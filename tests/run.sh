@@ -75,7 +75,12 @@ if [ -n "$do_unit" ]; then
 	# The figures the guide and the manual quote from bench/RESULTS.md
 	# (bench/docfigures.py): one test.
 	echo "== bench/docfigures.py"
-	if python3 bench/docfigures.py -q; then
+	if [ -n "${MMP_NO_DOCFIGURES:-}" ]; then
+		# tests/platform.sh's roots have no python3; make check on
+		# the host checks the same documents.
+		echo "skipped: $MMP_NO_DOCFIGURES"
+		skipped=$((skipped + 1))
+	elif python3 bench/docfigures.py -q; then
 		passed=$((passed + 1))
 	else
 		failed=$((failed + 1))

@@ -158,7 +158,12 @@ def shape(line):
     folded stacks) and a lone '-' becomes N, a unit after it goes, and a
     run of N is one."""
     out = []
-    for t in mmp.unstamped(line.rstrip()).split():
+    line = mmp.unstamped(line.rstrip())
+    # The server's version is one masked word, whatever it holds: MariaDB
+    # 11.8 from Debian says "11.8.9-MariaDB-0+deb13u1 from Debian".
+    if mmp.SERVER_VERSION:
+        line = line.replace(mmp.SERVER_VERSION, "0")
+    for t in line.split():
         if re.search(r"[\d/;]", t) or t in ("-", "-)"):
             if not out or out[-1] != "N":
                 out.append("N")
