@@ -280,9 +280,11 @@ class KillNine(RecordCase):
         seed = random.randrange(1 << 30)
         rng = random.Random(seed)
         kept = []
+        # Every 50 ms (--max-load 25: a tick is not skipped for its cost),
+        # so that a run of a second writes some 20 samples.
         for i in range(10):
-            rec = self.recorder("--frequency", "100")
-            time.sleep(rng.uniform(0.1, 1.5))
+            rec = self.recorder("--frequency", "50", "--max-load", "25")
+            time.sleep(rng.uniform(0.1, 1.0))
             rec.kill()
             desc = "\nkill %d of 10 (seed %d) in %s" % (i + 1, seed,
                                                         self.dir)
@@ -354,7 +356,7 @@ class OneIncidentAnEvent(RecordCase):
         the new run's samples see is no new kill."""
         with mmp.server_in_memory_cgroup() as cg:
             pid = mmp.server_pid()
-            rec = self.recorder("--frequency", "1000")
+            rec = self.recorder("--frequency", "500")
             self.wait_samples(rec, lambda s: len(s) >= 2, "two samples", 30)
             w = self.start(mmp.grower())
             mmp.wait_oom_kill(pid, w)
