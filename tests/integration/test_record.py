@@ -280,10 +280,10 @@ class KillNine(RecordCase):
         seed = random.randrange(1 << 30)
         rng = random.Random(seed)
         kept = []
-        # Every 50 ms (--max-load 25: a tick is not skipped for its cost),
-        # so that a run of a second writes some 20 samples.
+        # Every 50 ms, no tick skipped for its cost (--max-load 0), so
+        # that a run of a second writes some 20 samples.
         for i in range(10):
-            rec = self.recorder("--frequency", "50", "--max-load", "25")
+            rec = self.recorder("--frequency", "50", "--max-load", "0")
             time.sleep(rng.uniform(0.1, 1.0))
             rec.kill()
             desc = "\nkill %d of 10 (seed %d) in %s" % (i + 1, seed,
@@ -602,8 +602,9 @@ class FullDisk(RecordCase):
         again = "again: "
         t0 = time.time()
         # Every 50 ms: the disk fills in half the time, for as many
-        # samples (--max-load 25: the 32 clients make a sample dear).
-        rec = self.recorder("--frequency", "50", "--max-load", "25")
+        # samples; the 32 clients make a sample dear, and a tick skipped
+        # for its cost would only stretch the filling (--max-load 0).
+        rec = self.recorder("--frequency", "50", "--max-load", "0")
         err = rec.wait_for_stderr(full, timeout=90)
         line = [x for x in err.splitlines() if full in x][0]
         self.assertIn("free space on it, or give a smaller --record-size",
