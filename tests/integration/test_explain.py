@@ -27,6 +27,29 @@ def layers(d):
     return {l["layer"]: l for l in d["layers"]}
 
 
+def families():
+    """The counted layers' families, summed here from the rows of
+    memory_summary_global_by_event_name (no GROUP BY: its temporary table
+    would count itself)."""
+    out = dict.fromkeys(("buffer_pool", "innodb", "performance_schema",
+                         "temporary_tables", "counted_rest"), 0)
+    for name, used in mmp.root_sql(
+            "SELECT EVENT_NAME, CURRENT_NUMBER_OF_BYTES_USED FROM "
+            "performance_schema.memory_summary_global_by_event_name"):
+        if name == "memory/innodb/buf_buf_pool":
+            k = "buffer_pool"
+        elif name.startswith("memory/innodb/"):
+            k = "innodb"
+        elif name.startswith("memory/performance_schema/"):
+            k = "performance_schema"
+        elif name.startswith(("memory/temptable/", "memory/memory/")):
+            k = "temporary_tables"
+        else:
+            k = "counted_rest"
+        out[k] += int(used)
+    return out
+
+
 def instruments(enabled, where):
     mmp.root_sql("UPDATE performance_schema.setup_instruments SET ENABLED = "
                  "'%s' WHERE %s" % ("YES" if enabled else "NO", where))
@@ -51,10 +74,17 @@ class Explain(mmp.TestCase):
                          ly["resident"]["bytes"], desc)
         self.assertEqual(ly["counted"]["bytes"] + ly["not_counted"]["bytes"],
                          ly["anonymous"]["bytes"], desc)
-        families = sum(ly[k]["bytes"] for k in (
-            "buffer_pool", "innodb", "performance_schema",
-            "temporary_tables", "counted_rest"))
-        self.assertEqual(families, ly["counted"]["bytes"], desc)
+        # Each family against the test's own sums of the rows, read a
+        # moment later (the parts adding up to the whole is the query's
+        # doing): within 2%, or 1.25 MiB for the small ones (MySQL 9.7.4
+        # shows 1 MiB of memory/temptable/ to the reading that a read
+        # apart does not see; performance_schema's own, counted as
+        # another family, is 100 MiB off).
+        read = families()
+        for k, v in read.items():
+            self.assertLess(abs(ly[k]["bytes"] - v),
+                            max(1280 << 10, max(v, ly[k]["bytes"]) // 50),
+                            "%s: %s, %s" % (k, read, desc))
         # The process's, read apart a moment later: within 10%.
         rss = mmp.resident_bytes(pid)
         self.assertLess(abs(rss - ly["resident"]["bytes"]), rss // 10, desc)

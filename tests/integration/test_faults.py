@@ -138,10 +138,12 @@ class ServerGoesAway(mmp.TestCase):
         # Our connection killed again and again for 3 s, as soon as each
         # new one shows up, often right after it came back: one outage,
         # within --reconnect-timeout. The loop runs in the server, so that
-        # it is quicker than the reconnects.
+        # it is quicker than the reconnects. 30 samples: 3 s of them at
+        # the least, so that the run outlasts the killing however many it
+        # takes between kills.
         w = self.start(mmp.idle(30))
         proc = self.spawn(["--thread", str(w.thread_id), "--format", "json",
-                           "--frequency", "100", "--count", "60"])
+                           "--frequency", "100", "--count", "30"])
         own_connection(proc.pid)
         time.sleep(0.5)
         killer = subprocess.run(
@@ -156,7 +158,7 @@ class ServerGoesAway(mmp.TestCase):
         self.assertGreaterEqual(kills, 3, desc)
         self.assertEqual(p.returncode, 0, desc)
         samples = mmp.parse_json_lines(p.stdout)
-        self.assertEqual([s["sample"] for s in samples], list(range(1, 61)),
+        self.assertEqual([s["sample"] for s in samples], list(range(1, 31)),
                          desc)
 
     def test_duration_holds_while_the_server_is_frozen(self):

@@ -31,7 +31,7 @@ class Paced:
     known at once, and wait() returns once the session has closed: some
     seconds after the last, so that a sample sees it ended."""
 
-    def __init__(self, statements, idle, before=1.5, after=3):
+    def __init__(self, statements, idle, before=1.5, after=2):
         self.proc = subprocess.Popen(
             ["mariadb", "--no-defaults", "-uloader", "-ploader-pass", "-S",
              mmp.SOCKET, "demo", "-N", "-n"], stdin=subprocess.PIPE,
@@ -117,7 +117,7 @@ class Finished(mmp.TestCase):
     def test_every_statement_with_its_exact_peak(self):
         mmp.root_sql(CONSUMER % ("YES", "events_statements_history_long"))
         sqls = [SQL % i for i in range(10)]
-        p, ranked, thread = self.capture(sqls, 0.5, "--format", "json")
+        p, ranked, thread = self.capture(sqls, 0.3, "--format", "json")
         desc = mmp.describe(p)
         for s in mmp.parse_json_lines(p.stdout):
             self.assertJsonSample(s, first=(s["sample"] == 1))
@@ -148,7 +148,7 @@ class Finished(mmp.TestCase):
             else:
                 self.assertEqual(r["missed_bytes"], max(
                     0, peak - r["between_peak_bytes"]), r)
-        # Ten statements of ~0.75 s each, a sample a second: some ran
+        # Ten statements of ~0.55 s each, a sample a second: some ran
         # wholly between two samples, and are ranked all the same.
         self.assertGreater(unsampled, 0, desc)
         self.assertNotIn("ended unseen", p.stderr, desc)

@@ -290,8 +290,11 @@ class Heap(mmp.TestCase):
         notes = [l for l in p.stderr.splitlines()
                  if "of the bytes were allocated in code of" in l]
         if unnamed * 4 < total:
+            # Under a quarter: no note, and the note itself goes untested.
             self.assertEqual(notes, [], p.stderr)
-            return
+            self.skipTest("%.0f%% of the bytes unnamed here, under the "
+                          "quarter that brings the note" %
+                          (100.0 * unnamed / total))
         self.assertEqual(len(notes), 1, p.stderr)
         share = float(re.search(r"(\d+)% of the bytes", notes[0]).group(1))
         self.assertAlmostEqual(share, 100.0 * unnamed / total, delta=1)

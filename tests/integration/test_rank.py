@@ -33,7 +33,7 @@ INHERIT = ("SET SESSION max_heap_table_size = 256 * 1024 * 1024;\n"
            "SELECT SLEEP(0.3);\n%s;\n%s;\nSELECT SLEEP(0.3);" % (TAKER, HEIR))
 
 SPIKE = "SET @a = REPEAT('x', 15000000); SET @a = NULL"
-SPIKES = 6
+SPIKES = 4
 SPIKE_BYTES = 15000000
 EVENT = "memory/sql/user_var_entry::value"
 

@@ -3,6 +3,7 @@ TLS over TCP whenever the server offers it), --tls-version, --ssl-crl, and
 how caching_sha2_password may send a password over plain TCP, against a
 server of its own started with certificates made here by openssl."""
 
+import concurrent.futures
 import contextlib
 import os
 import re
@@ -515,7 +516,7 @@ class Tls(mmp.TestCase):
     # REQUIRED, which check none: the test's server first, relayed, then
     # whoever the plan says (SwapServer).
 
-    def through(self, plan, *args, mode="capture"):
+    def through(self, plan, *args, mode="capture", ports=(19200, 19299)):
         server = SwapServer(self.port, plan)
         self.addCleanup(server.close)
         common = ["-h", "127.0.0.1", "-P", str(server.port), "-u", "mmp",
@@ -527,7 +528,7 @@ class Tls(mmp.TestCase):
             argv = common + ["--record", d, "--frequency", "100"]
         elif mode == "listen":
             import test_exporter
-            port = test_exporter.free_port(19200, 19299)
+            port = test_exporter.free_port(*ports)
             argv = common + ["--listen", "127.0.0.1:%d" % port,
                              "--frequency", "100"]
         elif mode == "wait":
@@ -556,12 +557,17 @@ class Tls(mmp.TestCase):
             self.assertIn(w, said[0], mmp.describe(p))
 
     def test_pin_another_certificate_gets_no_password(self):
+        # The two --ssl-mode runs of a mode side by side (a second each),
+        # each with its own ports.
+        ssl_modes = (("PREFERRED", (19200, 19249)),
+                     ("REQUIRED", (19250, 19299)))
         for mode in "capture", "record", "listen", "wait":
-            for ssl_mode in "PREFERRED", "REQUIRED":
+            with concurrent.futures.ThreadPoolExecutor(2) as pool:
+                done = list(pool.map(lambda m: self.through(
+                    ["real", ("fake", self.other)], "--ssl-mode=" + m[0],
+                    mode=mode, ports=m[1]), ssl_modes))
+            for (ssl_mode, _), (server, p) in zip(ssl_modes, done):
                 with self.subTest(mode=mode, ssl_mode=ssl_mode):
-                    server, p = self.through(
-                        ["real", ("fake", self.other)],
-                        "--ssl-mode=" + ssl_mode, mode=mode)
                     self.assertStopped(server, p, "a TLS certificate other than",
                                        "--ssl-mode=VERIFY_CA",
                                        "start mysqlmemprof again")

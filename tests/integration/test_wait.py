@@ -3,6 +3,7 @@ sampled until it ends, and with --repeat each statement is captured once.
 Every statement of these tests carries a token of its own, so no other
 session of the server can match."""
 
+import concurrent.futures
 import glob
 import os
 import select
@@ -289,13 +290,15 @@ class Injection(mmp.TestCase):
         self.assertEqual(mmp.root_sql("SELECT COUNT(*) FROM information_schema.tables "
                                       "WHERE table_schema = 'demo' AND "
                                       "table_name = 'mmp_canary'"), [["1"]])
-        # Pasted into LIKE '...', this would match every statement.
-        for bad in ("%' OR '1'='1", "x' OR 1=1 -- ", "%\\' OR 1=1 #"):
-            with self.subTest(pattern=bad):
-                p = self.run_root(["--wait-for", bad, "--wait-timeout", "1",
-                                   "--poll", "200", "-q"])
-                self.assertOneErrorLine(p, 3, "--wait-timeout")
-                p = self.run_root(["--longer-than", "0", "--match-user", bad,
-                                   "--wait-timeout", "1", "--poll", "200", "-q"])
+        # Pasted into LIKE '...', this would match every statement. The
+        # six runs wait their second side by side.
+        runs = [(bad, args + ["--wait-timeout", "1", "--poll", "200", "-q"])
+                for bad in ("%' OR '1'='1", "x' OR 1=1 -- ", "%\\' OR 1=1 #")
+                for args in (["--wait-for", bad],
+                             ["--longer-than", "0", "--match-user", bad])]
+        with concurrent.futures.ThreadPoolExecutor(len(runs)) as pool:
+            done = list(pool.map(self.run_root, [a for _, a in runs]))
+        for (bad, args), p in zip(runs, done):
+            with self.subTest(pattern=bad, option=args[0]):
                 self.assertOneErrorLine(p, 3, "--wait-timeout")
         mmp.root_sql("SELECT COUNT(*) FROM demo.mmp_canary")  # still there

@@ -65,6 +65,32 @@ at(int64_t ms)
 	fake.mono_ms = ms - fake.step_ms;
 }
 
+/*
+ * The syncs of the segment written, counted: synced_ms is set before the
+ * sync, so only the call says one was made, and of which file.
+ */
+static struct {
+	int calls;
+	int fd;
+} synced;
+
+static int
+sync_counted(int fd)
+{
+	synced.calls++;
+	synced.fd = fd;
+	return fdatasync(fd);
+}
+
+/* calls syncs in all so far, the last of the segment written now. */
+static void
+assert_synced(const struct segments *g, int calls)
+{
+	assert_int_equal(synced.calls, calls);
+	if (calls > 0)
+		assert_int_equal(synced.fd, g->fd);
+}
+
 /* The wall clock alone steps by d. */
 static void
 step(int64_t d)
@@ -92,6 +118,8 @@ setup(void **state)
 	snprintf(d->rec, sizeof(d->rec), "%s/rec", d->path);
 	fake.mono_ms = T0 - DAY;
 	fake.step_ms = 0;
+	synced.calls = 0;
+	synced.fd = -1;
 	*state = d;
 	return 0;
 }
@@ -574,12 +602,15 @@ test_write_syncs_when_due(void **state)
 	char path[256];
 
 	open_ok(&g, d->rec, MIB, 2 * HOUR);
+	g.sync = sync_counted;
 	assert_int_equal(turn(&g, T0, 64), 1);
 	assert_int_equal(g.synced_ms, T0);
 	put(&g, T0 + SEGMENTS_SYNC_MS - 1, 64);
 	assert_int_equal(g.synced_ms, T0);
+	assert_synced(&g, 0);
 	put(&g, T0 + SEGMENTS_SYNC_MS, 64);
 	assert_int_equal(g.synced_ms, T0 + SEGMENTS_SYNC_MS);
+	assert_synced(&g, 1);
 	assert_int_equal(g.bytes, 128);
 	snprintf(path, sizeof(path), "%s/segments/%s", d->rec, g.name);
 	assert_int_equal(size_of(path), 128);
@@ -602,6 +633,7 @@ test_wall_steps_prune_nothing(void **state)
 
 	/* 8 hours in segments of at most an hour; size no bound. */
 	open_ok(&g, d->rec, 1024 * MIB, 8 * HOUR);
+	g.sync = sync_counted;
 	for (int i = 0; i < 12; i++, t += 20 * MIN) {
 		if (i == 4)
 			step(2 * DAY);
@@ -609,15 +641,20 @@ test_wall_steps_prune_nothing(void **state)
 			step(-2 * DAY);
 		g.bytes = g.segment_bytes;
 		assert_int_equal(turn(&g, t + fake.step_ms, 64), 1);
+		/* The segment left was synced; none is due in the new one. */
+		assert_int_equal(synced.calls, i);
 		put(&g, t + fake.step_ms, 64);
-		/* No sync is due a moment after the segment's beginning. */
 		put(&g, t + fake.step_ms + 1, 64);
 		assert_int_equal(g.synced_ms, g.opened_ms);
+		assert_int_equal(synced.calls, i);
 		/* Every segment begun is still there: 4 hours in all. */
 		assert_int_equal(listed(d->rec, names, 64, NULL), ++n);
 	}
 	/* After the step back, the sync is due 3 s on, as ever. */
+	put(&g, t - 20 * MIN + SEGMENTS_SYNC_MS - 1, 64);
+	assert_synced(&g, 11);
 	put(&g, t - 20 * MIN + SEGMENTS_SYNC_MS, 64);
+	assert_synced(&g, 12);
 	assert_int_equal(g.synced_ms, segments_now(&g));
 	/* And a segment turns by age an hour on the record's clock. */
 	assert_int_equal(turn(&g, t - 20 * MIN + HOUR - 1, 64), 0);
@@ -856,12 +893,15 @@ test_sync_at_will(void **state)
 	char err[512] = "";
 
 	open_ok(&g, d->rec, MIB, 2 * HOUR);
+	g.sync = sync_counted;
 	assert_int_equal(turn(&g, T0, 64), 1);
 	put(&g, T0 + 1, 64);
 	assert_int_equal(g.synced_ms, T0);
+	assert_synced(&g, 0);
 	at(T0 + 2);
 	assert_int_equal(segments_sync(&g, err, sizeof(err)), 0);
 	assert_int_equal(g.synced_ms, T0 + 2);
+	assert_synced(&g, 1);
 	close_ok(&g);
 }
 
