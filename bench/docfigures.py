@@ -337,6 +337,32 @@ def record_phrases(text, add):
         return record_cell(text, server, "connections", row,
                            "an hour, with segment starts")
 
+    def where(server, account, statement):
+        """The server's CPU for one statement of "Where the cost is"."""
+        m = re.search(r"<!-- begin: record -->\n(.*?)<!-- end: record -->",
+                      text, re.S)
+        part = re.search(r"### %s[^\n]*\n(.*?)(?=\n### |\Z)" % server,
+                         m.group(1), re.S)
+        if not part:
+            raise Missing("no part %s in section record" % server)
+        sub = "<!-- begin: part -->\n%s<!-- end: part -->" % part.group(1)
+        for header, rows in tables(sub, "part"):
+            if header[0] != "account":
+                continue
+            col = header.index("server CPU ms each")
+            for r in rows:
+                if r[0] == account and r[1].startswith("`" + statement):
+                    return number(r[col])
+        raise Missing("no %s's %s... in record's %s" % (account, statement,
+                                                       server))
+
+    # doc/queries.md, the connections' ways: one read at 1,000 connections.
+    add(GUIDE, lambda: (
+        "MySQL 9.7.4's threads way %.2f ms; MariaDB 10.11.19's `PROCESSLIST` "
+        "way %.2f ms, its summed way without `PROCESS` %.2f ms" % (
+            where("MySQL", "root", "SELECT t.PROCESSLIST_ID"),
+            where("MariaDB", "root", "SELECT p.ID"),
+            where("MariaDB", "mmp", "SELECT t.PROCESSLIST_ID"))))
     for doc in (GUIDE, MAN):
         add(doc, lambda: (
             "%.2f%% of a core on MariaDB 10.11 with PROCESS, %.2f%% "
