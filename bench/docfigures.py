@@ -296,9 +296,9 @@ def heap_phrases(text, add):
             heap("--heap-base first (the first and the newest)", "wall"))))
 
 
-def record_cell(text, server, first_header, row, column):
-    """As cell(), in section record's part of server ("MariaDB",
-    "MySQL"): each server's tables have the same headers."""
+def record_part(text, server):
+    """Section record's part of server ("MariaDB", "MySQL"), as a section
+    named part of its own (tables() reads it)."""
     m = re.search(r"<!-- begin: record -->\n(.*?)<!-- end: record -->",
                   text, re.S)
     if not m:
@@ -307,8 +307,13 @@ def record_cell(text, server, first_header, row, column):
                      m.group(1), re.S)
     if not part:
         raise Missing("no part %s in section record" % server)
-    sub = "<!-- begin: part -->\n%s<!-- end: part -->" % part.group(1)
-    for header, rows in tables(sub, "part"):
+    return "<!-- begin: part -->\n%s<!-- end: part -->" % part.group(1)
+
+
+def record_cell(text, server, first_header, row, column):
+    """As cell(), in section record's part of server ("MariaDB",
+    "MySQL"): each server's tables have the same headers."""
+    for header, rows in tables(record_part(text, server), "part"):
         if header[0] != first_header:
             continue
         col = next(i for i, h in enumerate(header) if h.startswith(column))
@@ -322,11 +327,7 @@ def record_cell(text, server, first_header, row, column):
 def record_phrases(text, add):
     """The black box's cost and disk, in the guide and the man page."""
     def cost(server, account):
-        m = re.search(r"<!-- begin: record -->\n(.*?)<!-- end: record -->",
-                      text, re.S)
-        part = re.search(r"### %s[^\n]*\n(.*?)(?=\n### |\Z)" % server,
-                         m.group(1), re.S).group(1)
-        for line in part.splitlines():
+        for line in record_part(text, server).splitlines():
             cells = [c.strip() for c in line.strip().strip("|").split("|")]
             if len(cells) > 5 and cells[0] == "1,000" and \
                     cells[1].startswith(account):
@@ -339,14 +340,7 @@ def record_phrases(text, add):
 
     def where(server, account, statement):
         """The server's CPU for one statement of "Where the cost is"."""
-        m = re.search(r"<!-- begin: record -->\n(.*?)<!-- end: record -->",
-                      text, re.S)
-        part = re.search(r"### %s[^\n]*\n(.*?)(?=\n### |\Z)" % server,
-                         m.group(1), re.S)
-        if not part:
-            raise Missing("no part %s in section record" % server)
-        sub = "<!-- begin: part -->\n%s<!-- end: part -->" % part.group(1)
-        for header, rows in tables(sub, "part"):
+        for header, rows in tables(record_part(text, server), "part"):
             if header[0] != "account":
                 continue
             col = header.index("server CPU ms each")
