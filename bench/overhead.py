@@ -16,8 +16,12 @@ and measures:
   statement   mysqlmemprof's statement against the bare memory query, side
               by side at a low thread count (the 1.05x target)
   client      mysqlmemprof's own CPU per sample in json, csv and text
-              against the paced bare query (the 1.2x target); and the
-              instructions each program runs per sample, counted by
+              against the paced bare query and against it writing the
+              same bytes (the 1.1x target); its system calls (perf trace,
+              else strace); where the time goes (perf: the kernel, the
+              client library, libc, the program), with the context
+              switches and page faults; and the instructions and the cache
+              lines each program runs and touches per sample, counted by
               callgrind, which no other process on the machine moves
 
 Rewrites its section of bench/RESULTS.md whole (overhead, or
@@ -84,6 +88,25 @@ INSTR_N = 20 if QUICK else 300          # samples counted under callgrind
 # fewer in the other) is not counted as the samples' work.
 INSTR_WARM = 5 if QUICK else 60
 INSTR_WHO = COST_WHO[:-1]
+# Callgrind's simulated caches for the cache lines a sample touches: first
+# levels of 4 KiB, so that nearly everything a sample uses comes from
+# beyond them, as it does on the machine, where the server runs between the
+# query and its answer on the same two cores and evicts the client's lines.
+CACHE_SIM = ["--cache-sim=yes", "--I1=4096,2,64", "--D1=4096,2,64",
+             "--LL=65536,4,64"]
+LINE_EVENTS = ["I1mr", "D1mr", "D1mw"]
+# Where the client's time goes (perf): who is measured, in how many
+# rounds, and perf's sampling period of the CPU clock (ns).
+WHERE_WHO = FORMATS + ["floor-paced"] + ["floor-write-" + f for f in FORMATS]
+WHERE_ROUNDS = 1
+WHERE_PERIOD_NS = 25000
+SYSCALLS_BY = {"perf trace": "perf trace (the kernel's tracepoints: the "
+               "calls as made at full speed)",
+               "strace": "strace (which slows each call: the server's "
+               "answer is then there before the first read, whose try "
+               "that finds nothing and the poll after it it does not "
+               "count)"}
+PERF = shutil.which("perf")
 STATEMENT_TARGET = 1.05                 # issue 13: server cost per sample
 CLIENT_TARGET = 1.1                     # issue 33: client CPU per sample
 # MMP_BENCH_ONLY=instr runs the instructions table alone (a minute or two:
@@ -108,8 +131,43 @@ CONFIGS = ([("none", None, "no sampler")] +
             for iv in INTERVALS])
 
 
+def perf_works():
+    """Whether perf can count system calls by their tracepoints and
+    sample the CPU clock here (perf_event_paranoid, tracefs, a kernel with
+    them): the client's figures then come from it."""
+    if PERF is None:
+        return False
+    with tempfile.TemporaryDirectory() as d:
+        trace = subprocess.run([PERF, "trace", "-s", "-o",
+                                os.path.join(d, "t"), "true"],
+                               capture_output=True)
+        rec = subprocess.run([PERF, "record", "-q", "-e", "cpu-clock", "-c",
+                              str(WHERE_PERIOD_NS), "-o",
+                              os.path.join(d, "r"), "true"],
+                             capture_output=True)
+    return trace.returncode == 0 and rec.returncode == 0
+
+
+def where_part(dso, prog):
+    """The part of the client an object of perf's report is: the kernel,
+    the client library, libc, the program (named prog) or the rest (the
+    dynamic loader, the vDSO, libcrypto...)."""
+    base = os.path.basename(dso)
+    if dso.startswith("[kernel") or dso.startswith("[guest.kernel"):
+        return "kernel"
+    if base.startswith(("libmariadb", "libmysqlclient")):
+        return "library"
+    if base.startswith("libc.so"):
+        return "libc"
+    if base == prog:
+        return "program"
+    return "other"
+
+
 class Overhead(benchlib.Bench):
     """The runs of this script, on top of the shared command lines."""
+
+    perf_ok = False
 
     def sampler_argv(self, who, interval_ms, out_path):
         """A sampler that runs until SIGINT."""
@@ -321,22 +379,33 @@ class Overhead(benchlib.Bench):
                 "server_s": r["server"], "wall": r["wall"]}
 
     def syscall_run(self, who):
-        """The system calls a process makes per sample, by name, counted
-        by strace -c in runs of their own (strace slows each call, so
-        these runs are not timed): a run of INSTR_N + INSTR_WARM samples
-        less a run of INSTR_WARM, per sample."""
+        """The system calls a process makes per sample, by name, in runs
+        of their own: a run of INSTR_N + INSTR_WARM samples less a run of
+        INSTR_WARM, per sample. Counted by perf trace (the kernel's
+        tracepoints: the calls as made at full speed) where it works, else
+        by strace -c, which slows each call enough that the server's
+        answer is there before the first read: its counts lack the read
+        that finds nothing yet and the poll after it."""
         def count(n):
-            out = self.path("strace-%s-%d" % (who, n))
-            subprocess.run(["strace", "-f", "-c", "-o", out + ".st"] +
-                           self.cost_argv(who, n), stdin=subprocess.DEVNULL,
+            out = self.path("syscalls-%s-%d" % (who, n))
+            tool = (["perf", "trace", "-s", "-o", out + ".st"] if
+                    self.perf_ok else ["strace", "-f", "-c", "-o",
+                                       out + ".st"])
+            subprocess.run(tool + self.cost_argv(who, n),
+                           stdin=subprocess.DEVNULL,
                            stdout=subprocess.DEVNULL,
                            env=benchlib.child_env(), check=True)
             calls = {}
             with open(out + ".st") as f:
                 for line in f:
                     p = line.split()
+                    if self.perf_ok:
+                        # syscall, calls, errors, total, min, avg, ...
+                        if len(p) >= 3 and p[1].isdigit() and \
+                                re.match(r"^[a-z_0-9]+$", p[0]):
+                            calls[p[0]] = calls.get(p[0], 0) + int(p[1])
                     # % time, seconds, usecs/call, calls, [errors,] name
-                    if len(p) >= 5 and p[0][0].isdigit() and \
+                    elif len(p) >= 5 and p[0][0].isdigit() and \
                             p[-1] != "total":
                         calls[p[-1]] = int(p[3])
             return calls
@@ -344,6 +413,60 @@ class Overhead(benchlib.Bench):
         per = {k: (big.get(k, 0) - small.get(k, 0)) / INSTR_N
                for k in set(big) | set(small)}
         return {k: v for k, v in per.items() if abs(v) >= 0.005}
+
+    def where_run(self, who):
+        """Where a sample's CPU time goes, by perf in runs of their own:
+        the CPU clock (task-clock), context switches and page faults per
+        sample (perf stat, a run of COST_N samples less a run of one),
+        and the shares of that time in the kernel, the client library,
+        libc, the program and the rest (perf record sampling the CPU
+        clock every WHERE_PERIOD_NS, the samples of the one-sample run
+        taken from the long run's, object by object)."""
+        def stat(n):
+            out = self.path("perfstat-%s-%d" % (who, n))
+            subprocess.run(["perf", "stat", "-x,", "-o", out, "-e",
+                            "task-clock,context-switches,page-faults"] +
+                           self.cost_argv(who, n), stdin=subprocess.DEVNULL,
+                           stdout=subprocess.DEVNULL,
+                           env=benchlib.child_env(), check=True)
+            r = {}
+            with open(out) as f:
+                for line in f:
+                    p = line.strip().split(",")
+                    if len(p) > 2 and re.match(r"^[0-9.]+$", p[0]):
+                        r[p[2]] = float(p[0])
+            return r
+
+        def shares(n):
+            out = self.path("perfrec-%s-%d" % (who, n))
+            subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-c",
+                            str(WHERE_PERIOD_NS), "-o", out + ".data"] +
+                           self.cost_argv(who, n), stdin=subprocess.DEVNULL,
+                           stdout=subprocess.DEVNULL,
+                           env=benchlib.child_env(), check=True)
+            r = subprocess.run(["perf", "report", "-i", out + ".data",
+                                "--stdio", "-n", "--sort", "dso"],
+                               capture_output=True, text=True, check=True)
+            got = {}
+            prog = os.path.basename(self.cost_argv(who, n)[0])
+            for line in r.stdout.splitlines():
+                m = re.match(r"\s*[\d.]+%\s+(\d+)\s+(\S+)", line)
+                if m:
+                    part = where_part(m.group(2), prog)
+                    got[part] = got.get(part, 0) + int(m.group(1))
+            return got
+        big, small = stat(COST_N), stat(1)
+        per = {k: (big[k] - small.get(k, 0)) / (COST_N - 1) for k in big}
+        sb, ss = shares(COST_N), shares(1)
+        parts = {k: max(0, sb.get(k, 0) - ss.get(k, 0))
+                 for k in set(sb) | set(ss)}
+        n = sum(parts.values())
+        # task-clock is in ms: per sample in µs.
+        cpu_us = per["task-clock"] * 1000
+        return {"cpu_us": cpu_us, "switches": per["context-switches"],
+                "faults": per["page-faults"], "perf_samples": n,
+                "parts_us": {k: cpu_us * v / n for k, v in parts.items()}
+                if n else {}}
 
     def instr_run(self, who):
         """The instructions the process runs in user space per sample,
@@ -358,39 +481,60 @@ class Overhead(benchlib.Bench):
         object file); the rest is the program's own code."""
         def count(n):
             out = self.path("instr-%s-%d" % (who, n))
-            subprocess.run(["valgrind", "--tool=callgrind", "-q",
-                            "--callgrind-out-file=" + out + ".cg"] +
+            subprocess.run(["valgrind", "--tool=callgrind", "-q"] +
+                           CACHE_SIM +
+                           ["--callgrind-out-file=" + out + ".cg"] +
                            self.cost_argv(who, n),
                            stdin=subprocess.DEVNULL,
                            stdout=subprocess.DEVNULL, env=benchlib.child_env(),
                            check=True)
-            total = None
+            events = totals = None
             with open(out + ".cg") as f:
                 for line in f:
-                    if line.startswith(("summary:", "totals:")):
-                        total = int(line.split()[1])
+                    if line.startswith("events:"):
+                        events = line.split()[1:]
+                    elif line.startswith(("summary:", "totals:")):
+                        totals = [int(x) for x in line.split()[1:]]
                         break
-            if total is None:
+            if events is None or totals is None:
                 raise RuntimeError("no total in callgrind's output " + out)
+            total = dict(zip(events, totals))
+            shown = ["Ir"] + LINE_EVENTS
             r = subprocess.run(["callgrind_annotate", "--inclusive=no",
                                 "--auto=no", "--threshold=100",
+                                "--show=" + ",".join(shown),
                                 out + ".cg"], capture_output=True, text=True,
                                check=True)
-            lib = libc = 0
+            lib = [0] * len(shown)
+            libc = [0] * len(shown)
             for line in r.stdout.splitlines():
-                m = re.match(r"\s*([\d,]+) .*\[(.*)\]\s*$", line)
+                m = re.match(r"(.*?)\s(\S*:\S*) \[(.*)\]\s*$", line)
                 if not m:
                     continue
-                obj, n_ = os.path.basename(m.group(2)), int(
-                    m.group(1).replace(",", ""))
-                if obj.startswith(("libmariadb", "libmysqlclient")):
-                    lib += n_
-                elif obj.startswith("libc.so"):
-                    libc += n_
-            return total, lib, libc
+                # Each event's count, "." for none, its share in brackets.
+                nums = [0 if x == "." else int(x.replace(",", ""))
+                        for x in m.group(1).split()
+                        if x == "." or re.match(r"^[\d,]+$", x)]
+                if len(nums) != len(shown):
+                    continue
+                obj = os.path.basename(m.group(3))
+                into = (lib if obj.startswith(("libmariadb",
+                                               "libmysqlclient")) else
+                        libc if obj.startswith("libc.so") else None)
+                if into is not None:
+                    for i, v in enumerate(nums):
+                        into[i] += v
+
+            def lines(v):
+                return sum(v[1:])
+            return (total["Ir"], lib[0], libc[0],
+                    sum(total.get(e, 0) for e in LINE_EVENTS),
+                    lines(lib), lines(libc))
         big, small = count(INSTR_N + INSTR_WARM), count(INSTR_WARM)
         per = [(b - s) / INSTR_N for b, s in zip(big, small)]
-        return {"total": per[0], "library": per[1], "libc": per[2]}
+        return {"total": per[0], "library": per[1], "libc": per[2],
+                "lines": per[3], "lines_library": per[4],
+                "lines_libc": per[5]}
 
 
 def slope(xs, ys):
@@ -493,8 +637,46 @@ def instr_report(ins, alone=None, bytes_=None):
         "thread's events move every sample: each is compared, found "
         "changed and written whole, so a busy thread costs more a "
         "sample than this idle one.")
-    add("")
+    lines += lines_report(ins, bytes_)
     return lines
+
+
+def lines_report(ins, bytes_):
+    """The cache lines a sample touches, from the same callgrind runs
+    (CACHE_SIM), as lines of a table and its note; none from a run
+    without the simulation."""
+    if not all(isinstance(v, dict) and "lines" in v for v in ins.values()):
+        return [""]
+    out = ["", "Under the same runs callgrind simulated caches whose first "
+           "levels hold 4 KiB (%s): the cache lines of 64 bytes each "
+           "sample brought in from beyond them, code (I1mr) and data read "
+           "and written (D1mr, D1mw), a measure of how much code and data "
+           "one sample touches. On the machine the server runs between "
+           "the query and its answer, on the same two cores, and evicts "
+           "most of them: a sample starts cold, and pays for each line it "
+           "touches, where instructions that stay in the first level cost "
+           "little." % " ".join(CACHE_SIM[1:]), ""]
+
+    def row(label, w, base=None):
+        v = ins[w]
+        return [label, fmt(v["lines"], 0),
+                "%.2f" % (v["lines"] / ins[base]["lines"]) if base else "",
+                fmt(v["lines_library"], 0), fmt(v["lines_libc"], 0),
+                fmt(v["lines"] - v["lines_library"] - v["lines_libc"], 0)]
+    rows = [row("mysqlmemprof --format %s (--rows-every 0)" % f, f,
+                "floor-write-" + f) for f in FORMATS if f in ins]
+    if "json-default" in ins:
+        rows.append(row("mysqlmemprof --format json, default --rows-every",
+                        "json-default"))
+    rows.append(row("paced bare query (floor-paced)", "floor-paced"))
+    rows += [row("floor-paced writing %s bytes a sample (%s's)" %
+                 (fmt(bytes_.get(f), 0), f), "floor-write-" + f)
+             for f in FORMATS if "floor-write-" + f in ins]
+    out.append(table(["sampler", "cache lines per sample",
+                      "÷ floor writing", "in the client library",
+                      "in libc", "in the program"], rows))
+    out.append("")
+    return out
 
 
 def per_sample(res, who):
@@ -650,12 +832,14 @@ def client_report(res):
         "one, its rows when that moves), not comparable with the floors. "
         "User and system: the run's ru_utime and ru_stime (getrusage: the "
         "kernel splits the exact total by 4 ms ticks, so each alone is "
-        "approximate). Syscalls: per sample after the first, counted by "
-        "strace in runs of their own. %d rounds, interleaved; ratios round "
-        "by round, median (lowest–highest). Load average %s before these "
-        "runs, %s after; what else runs on the two cores moves the CPU "
-        "times, not the instructions nor the calls."
-        % (COST_N, COST_MS, COST_ROUNDS, load[0], load[1]))
+        "approximate; perf's split is below). Syscalls: per sample after "
+        "the first, counted by %s in runs of their own. %d rounds, "
+        "interleaved; ratios round by round, median (lowest–highest). Load "
+        "average %s before these runs, %s after; what else runs on the two "
+        "cores moves the CPU times, not the instructions nor the calls."
+        % (COST_N, COST_MS, SYSCALLS_BY.get(res.get("syscalls_by",
+                                                      "strace")),
+           COST_ROUNDS, load[0], load[1]))
     add("")
     bytes_ = res.get("bytes", {})
     sysc = res.get("syscalls", {})
@@ -719,7 +903,74 @@ def client_report(res):
         "one-sample run's, per sample after the first: what each further "
         "sample costs." % (CLIENT_TARGET, ", ".join(verdicts)))
     add("")
+    lines += where_report(res)
     lines += instr_report(res.get("instr", {}), None, bytes_)
+    return lines
+
+
+WHERE_PARTS = [("kernel", "the kernel"), ("library", "client library"),
+               ("libc", "libc"), ("program", "the program"),
+               ("other", "the rest")]
+
+
+def where_report(res):
+    """The subsection "Where the client's time goes", as lines; none
+    without perf's runs."""
+    W = res.get("where")
+    if not W or not all(W.get(w) for w in WHERE_WHO):
+        return []
+    lines = []
+    add = lines.append
+    add("### Where the client's time goes")
+    add("")
+    add("The same programs under perf, %d samples every %d ms, in runs of "
+        "their own, %d round(s) in a rotated order, medians: the CPU time "
+        "per sample after the first (perf stat's task-clock, the "
+        "scheduler's exact count: a run of %d samples less a run of one), "
+        "split by where the CPU was when perf sampled its clock every %d µs "
+        "(perf record: the kernel, the client library, libc, the program's "
+        "own code, the rest: the loader, the vDSO, libcrypto), the "
+        "one-sample run's samples taken from the long run's; and the "
+        "context switches and page faults per sample."
+        % (COST_N, COST_MS, len(W[WHERE_WHO[0]]), COST_N,
+           WHERE_PERIOD_NS // 1000))
+    add("")
+
+    def med(w, f):
+        return median([f(r) for r in W[w]])
+
+    def part(w, k):
+        return med(w, lambda r: r["parts_us"].get(k, 0.0))
+    rows = []
+    for w in WHERE_WHO:
+        label = ("mysqlmemprof --format %s" % w if w in FORMATS else
+                 "paced bare query (floor-paced)" if w == "floor-paced"
+                 else "floor-paced writing %s's bytes" %
+                 w[len("floor-write-"):])
+        base = "floor-write-" + w if w in FORMATS else None
+        rows.append([label, fmt(med(w, lambda r: r["cpu_us"])),
+                     "%.2f" % (med(w, lambda r: r["cpu_us"]) /
+                               med(base, lambda r: r["cpu_us"]))
+                     if base else ""] +
+                    [fmt(part(w, k)) for k, _ in WHERE_PARTS] +
+                    ["%.2f" % med(w, lambda r: r["switches"]),
+                     "%.2f" % med(w, lambda r: r["faults"])])
+    add(table(["sampler", "CPU µs per sample", "÷ floor writing"] +
+              ["%s µs" % label for _, label in WHERE_PARTS] +
+              ["context switches", "page faults"], rows))
+    add("")
+    diffs = []
+    for f in FORMATS:
+        fw = "floor-write-" + f
+        d = {k: part(f, k) - part(fw, k) for k, _ in WHERE_PARTS}
+        diffs.append("%s %s µs more in all, of them %s" % (
+            f, fmt(med(f, lambda r: r["cpu_us"]) -
+                   med(fw, lambda r: r["cpu_us"])),
+            ", ".join("%s %s" % (label, fmt(d[k]))
+                      for k, label in WHERE_PARTS)))
+    add("- Against the floor writing the same bytes: %s (µs a sample)."
+        % "; ".join(diffs))
+    add("")
     return lines
 
 
@@ -905,7 +1156,8 @@ def write_part(res):
                      "instructions table): the rest of the section is "
                      "from the run named at its top."]
         keys = ["instr", "bytes", "cost", "side", "side_threads",
-                "syscalls", "load_client", "mmp_sql"]
+                "syscalls", "syscalls_by", "where", "load_client",
+                "mmp_sql"]
     i = body.find(head)
     j = body.find("\n### What limits these figures", i + len(head))
     if ONLY in ("instr", "parts"):
@@ -987,11 +1239,19 @@ def run_client(b, server, res):
         for w in INSTR_WHO:
             log("instructions per sample under callgrind: %s" % w)
             res["instr"][w] = b.instr_run(w)
+    b.perf_ok = perf_works()
+    res["syscalls_by"] = "perf trace" if b.perf_ok else "strace"
     res["syscalls"] = {}
-    if shutil.which("strace"):
+    if b.perf_ok or shutil.which("strace"):
         for w in INSTR_WHO:
-            log("system calls per sample under strace: %s" % w)
+            log("system calls per sample (%s): %s" % (res["syscalls_by"], w))
             res["syscalls"][w] = b.syscall_run(w)
+    res["where"] = {w: [] for w in WHERE_WHO} if b.perf_ok else {}
+    for rnd in range(WHERE_ROUNDS if b.perf_ok else 0):
+        order = WHERE_WHO[rnd:] + WHERE_WHO[:rnd]
+        for w in order:
+            log("where the time goes round %d (perf): %s" % (rnd + 1, w))
+            res["where"][w].append(b.where_run(w))
 
 
 def run_all(b, server, helpers, res):

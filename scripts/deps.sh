@@ -26,8 +26,9 @@ test_packages="$test_packages prometheus"
 test_packages="$test_packages libjemalloc2"
 # tests/uml.sh: a Linux kernel with cgroup v2 only, run as a process.
 test_packages="$test_packages user-mode-linux"
-# make bench: the workload beside each sampler.
-test_packages="$test_packages sysbench"
+# make bench: the workload beside each sampler; perf, where a sample's
+# time goes (the kernel's tracepoints and its CPU clock).
+test_packages="$test_packages sysbench linux-perf"
 # --record's tests: libfaketime steps the recorder's wall clock.
 test_packages="$test_packages faketime"
 
