@@ -86,11 +86,14 @@ enum conn_status conn_query_kept(struct conn *c, const char *sql,
  * same value in every row (a row joined to each): fn reads them in the
  * first row only, and in the others they hold nothing to be read. The
  * library then converts them once a result where it can, not once a row.
+ * *kept_id is the caller's number for sql's kept statement, which finds
+ * it without comparing the text: 0 at first, and set to 0 again whenever
+ * the text at sql changes; the call sets it.
  */
 enum conn_status conn_query_shared(struct conn *c, const char *sql,
-    const struct conn_param *params, unsigned n, unsigned shared,
-    conn_value_fn fn, void *ctx, unsigned *server_errno, char *err,
-    size_t errlen);
+    uint64_t *kept_id, const struct conn_param *params, unsigned n,
+    unsigned shared, conn_value_fn fn, void *ctx, unsigned *server_errno,
+    char *err, size_t errlen);
 /* The TLS cipher of the session, or NULL when it is not encrypted. */
 const char *conn_cipher(struct conn *c);
 /* The server's version string, e.g. "10.11.6-MariaDB-0+deb12u1". */

@@ -12,6 +12,7 @@
  * the server parses the query of every sample again.
  */
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,7 +175,7 @@ text_typed(struct conn_value *val, unsigned ncols, MYSQL_ROW row,
  * and shared have no meaning here.
  */
 static enum conn_status
-query_params(struct conn *c, const char *sql, bool keep,
+query_params(struct conn *c, const char *sql, uint64_t *keep,
     const struct conn_param *params, unsigned n, conn_row_fn fn,
     conn_value_fn vfn, unsigned shared, void *ctx, unsigned *server_errno,
     char *err, size_t errlen)
@@ -466,6 +467,7 @@ columns_refetch(MYSQL_STMT *st, struct columns *cols)
  */
 struct conn_kept {
 	char *sql;
+	uint64_t id;               /* kept_find()'s */
 	MYSQL_STMT *st;
 	struct columns cols;
 	/*
@@ -478,12 +480,29 @@ struct conn_kept {
 	long long pint[MAX_PARAMS];
 };
 
+/* Kept statements are numbered across connections, never twice. */
+static _Atomic uint64_t kept_ids;
+
+/*
+ * The statement kept for sql: by *id, the number the caller holds for its
+ * text (0: none yet), else by its text, *id then set to the one found.
+ * Comparing the text of the sample's query, some 700 bytes, read two
+ * copies of it every sample; a number never given twice cannot match a
+ * statement kept since for another text, where the text's address could
+ * (a buffer rewritten, or freed and reused).
+ */
 static struct conn_kept *
-kept_find(struct conn *c, const char *sql)
+kept_find(struct conn *c, const char *sql, uint64_t *id)
 {
+	if (*id != 0)
+		for (unsigned i = 0; i < CONN_KEPT; i++)
+			if (c->kept[i] != NULL && c->kept[i]->id == *id)
+				return c->kept[i];
 	for (unsigned i = 0; i < CONN_KEPT; i++)
-		if (c->kept[i] != NULL && strcmp(c->kept[i]->sql, sql) == 0)
+		if (c->kept[i] != NULL && strcmp(c->kept[i]->sql, sql) == 0) {
+			*id = c->kept[i]->id;
 			return c->kept[i];
+		}
 	return NULL;
 }
 
@@ -526,6 +545,7 @@ kept_add(struct conn *c, const char *sql, MYSQL_STMT *st)
 		return NULL;
 	}
 	k->st = st;
+	k->id = atomic_fetch_add(&kept_ids, 1) + 1;
 	for (unsigned i = 0; i < CONN_KEPT; i++)
 		if (c->kept[i] == NULL) {
 			slot = i;
@@ -673,12 +693,13 @@ fetch_rows(MYSQL_STMT *st, struct columns *cols, conn_row_fn fn,
 }
 
 /*
- * Runs sql with params, kept prepared or prepared for this call alone;
+ * Runs sql with params, kept prepared (keep: the number of its kept
+ * statement, kept_find()'s) or, keep NULL, prepared for this call alone;
  * each row goes to fn as strings, or to vfn as typed values, whose
  * columns from shared on are the same in each row (conn_query_shared()).
  */
 static enum conn_status
-query_params(struct conn *c, const char *sql, bool keep,
+query_params(struct conn *c, const char *sql, uint64_t *keep,
     const struct conn_param *params, unsigned n, conn_row_fn fn,
     conn_value_fn vfn, unsigned shared, void *ctx, unsigned *server_errno,
     char *err, size_t errlen)
@@ -698,13 +719,13 @@ query_params(struct conn *c, const char *sql, bool keep,
 
 	if (!query_begins(c, n, server_errno, err, errlen, &status))
 		return status;
-	if (keep && (k = kept_find(c, sql)) != NULL)
+	if (keep != NULL && (k = kept_find(c, sql, keep)) != NULL)
 		st = k->st;
 	else if ((st = prepare(c, sql, n, server_errno, err, errlen,
 	    &status)) == NULL)
 		return status;
-	else if (keep)
-		k = kept_add(c, sql, st);
+	else if (keep != NULL && (k = kept_add(c, sql, st)) != NULL)
+		*keep = k->id;
 	if (k != NULL)
 		cols = &k->cols;
 	else
@@ -771,7 +792,7 @@ conn_query_params(struct conn *c, const char *sql,
     const struct conn_param *params, unsigned n, conn_row_fn fn, void *ctx,
     unsigned *server_errno, char *err, size_t errlen)
 {
-	return query_params(c, sql, false, params, n, fn, NULL, MAX_COLUMNS,
+	return query_params(c, sql, NULL, params, n, fn, NULL, MAX_COLUMNS,
 	    ctx, server_errno, err, errlen);
 }
 
@@ -780,16 +801,18 @@ conn_query_kept(struct conn *c, const char *sql,
     const struct conn_param *params, unsigned n, conn_value_fn fn, void *ctx,
     unsigned *server_errno, char *err, size_t errlen)
 {
-	return query_params(c, sql, true, params, n, NULL, fn, MAX_COLUMNS,
+	uint64_t id = 0; /* found by its text */
+
+	return query_params(c, sql, &id, params, n, NULL, fn, MAX_COLUMNS,
 	    ctx, server_errno, err, errlen);
 }
 
 enum conn_status
-conn_query_shared(struct conn *c, const char *sql,
+conn_query_shared(struct conn *c, const char *sql, uint64_t *kept_id,
     const struct conn_param *params, unsigned n, unsigned shared,
     conn_value_fn fn, void *ctx, unsigned *server_errno, char *err,
     size_t errlen)
 {
-	return query_params(c, sql, true, params, n, NULL, fn, shared, ctx,
+	return query_params(c, sql, kept_id, params, n, NULL, fn, shared, ctx,
 	    server_errno, err, errlen);
 }

@@ -26,7 +26,6 @@ struct runstats {
 	double total_sum;
 	struct event_acc *events; /* [RUNSTATS_MAX_EVENTS] */
 	size_t n_events;
-	uint16_t slots[SLOTS];    /* index + 1 into events, 0 for empty */
 	struct run_statement *stmts; /* [RUNSTATS_MAX_STATEMENTS] */
 	size_t n_stmts;
 	struct run_statement *cur; /* the statement of the last sample, or NULL */
@@ -40,6 +39,11 @@ struct runstats {
 	bool has_prev;
 	int64_t prev_total;        /* the total of the last sample */
 	uint64_t first_queried_us; /* elapsed_us of the first sample queried */
+	/*
+	 * Index + 1 into events, 0 for empty: last, so that the 4 KiB of it
+	 * split none of the fields above, which each sample sets.
+	 */
+	uint16_t slots[SLOTS];
 };
 
 _Static_assert(RUNSTATS_MAX_EVENTS < UINT16_MAX,

@@ -26,6 +26,9 @@
 static struct conn_value rows[MAX_ROWS][NCOLS];
 static size_t n_rows;
 static unsigned shared_seen;
+/* The kept statement's number a reading came with; the one it leaves. */
+static uint64_t kept_id_seen;
+#define KEPT_ID 77
 
 static void
 set_row(size_t i, const char *name, int64_t cur, uint64_t alloc)
@@ -56,7 +59,7 @@ set_row(size_t i, const char *name, int64_t cur, uint64_t alloc)
 }
 
 enum conn_status
-conn_query_shared(struct conn *c, const char *sql,
+conn_query_shared(struct conn *c, const char *sql, uint64_t *kept_id,
     const struct conn_param *params, unsigned n, unsigned shared,
     conn_value_fn fn, void *ctx, unsigned *server_errno, char *err,
     size_t errlen)
@@ -64,6 +67,8 @@ conn_query_shared(struct conn *c, const char *sql,
 	(void)c, (void)sql, (void)params, (void)n, (void)server_errno;
 	(void)err, (void)errlen;
 	shared_seen = shared;
+	kept_id_seen = *kept_id;
+	*kept_id = KEPT_ID;
 	for (size_t i = 0; i < n_rows; i++) {
 		struct conn_value v[NCOLS];
 
@@ -184,6 +189,28 @@ test_same_rows_unmoved(void **state)
 		check_event(&rd, 0, "memory/sql/THD::main_mem_root", 1000, 5000);
 		check_event(&rd, 2, "memory/sql/String::value", 16408, 66376);
 	}
+}
+
+/*
+ * The kept statement's number goes with the text it was kept for: once
+ * the reader's SQL changes (no statements consumer), the next reading
+ * asks for the new text's statement by its text, not by the old number,
+ * which would run the old SQL.
+ */
+static void
+test_kept_id_follows_sql(void **state)
+{
+	(void)state;
+	three_rows();
+	read_once();
+	assert_int_equal(kept_id_seen, 0);
+	read_once();
+	assert_int_equal(kept_id_seen, KEPT_ID);
+	pfs_reader_without_statements(reader);
+	read_once();
+	assert_int_equal(kept_id_seen, 0);
+	read_once();
+	assert_int_equal(kept_id_seen, KEPT_ID);
 }
 
 /*
@@ -336,6 +363,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_same_rows_unmoved, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kept_id_follows_sql, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_statement_from_first_row, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_each_counter_moves, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_other_rows, setup, teardown),
