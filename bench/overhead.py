@@ -655,7 +655,10 @@ def lines_report(ins, bytes_):
            "the query and its answer, on the same two cores, and evicts "
            "most of them: a sample starts cold, and pays for each line it "
            "touches, where instructions that stay in the first level cost "
-           "little." % " ".join(CACHE_SIM[1:]), ""]
+           "little. In caches this small one part's lines evict another's: "
+           "the client library's count grows with what the program touches "
+           "between its calls, so the split says where the misses fell, not "
+           "whose code or data it was." % " ".join(CACHE_SIM[1:]), ""]
 
     def row(label, w, base=None):
         v = ins[w]
