@@ -78,8 +78,14 @@ COST_N = 50 if QUICK else 1000
 # as many bytes as format F does, the one write a sample the other floor
 # leaves out.
 FORMATS = ["json", "csv", "text"]
+# The control: floor writing json's bytes run a second time in each round,
+# the same program as its base, so that its ratio to it is what the CPU
+# times of this machine can tell apart (an A/A test), printed beside the
+# formats' ratios.
+CONTROL = "floor-write-json-again"
 COST_WHO = (FORMATS + ["json-default", "floor-paced"] +
-            ["floor-write-" + f for f in FORMATS] + ["floor-all-paced"])
+            ["floor-write-" + f for f in FORMATS] + [CONTROL] +
+            ["floor-all-paced"])
 BYTES_N = 10 if QUICK else 100          # samples of the bytes' measure
 SIDE_S = 1 if QUICK else 2              # floor back to back, per round
 INSTR_N = 20 if QUICK else 300          # samples counted under callgrind
@@ -87,7 +93,7 @@ INSTR_N = 20 if QUICK else 300          # samples counted under callgrind
 # end on a full window and the end's summary (over 50 samples in one run,
 # fewer in the other) is not counted as the samples' work.
 INSTR_WARM = 5 if QUICK else 60
-INSTR_WHO = COST_WHO[:-1]
+INSTR_WHO = [w for w in COST_WHO if w not in (CONTROL, "floor-all-paced")]
 # Callgrind's simulated caches for the cache lines a sample touches: first
 # levels of 4 KiB, so that nearly everything a sample uses comes from
 # beyond them, as it does on the machine, where the server runs between the
@@ -113,7 +119,7 @@ CLIENT_TARGET = 1.1                     # issue 33: client CPU per sample
 # callgrind's counts do not move with the machine's load, so a change to
 # the per-sample path can be measured before and after while other work
 # runs); MMP_BENCH_ONLY=client the statement, the client's CPU, its
-# instructions and its system calls (about 10 minutes); MMP_BENCH_ONLY=parts
+# instructions and its system calls (about 13 minutes); MMP_BENCH_ONLY=parts
 # where the statement's cost goes (two minutes). MMP_BENCH_WRITE=1 then
 # puts what was run in its place in RESULTS.md.
 ONLY = os.environ.get("MMP_BENCH_ONLY") or None
@@ -341,6 +347,8 @@ class Overhead(benchlib.Bench):
                              rows_every=0)
         if who == "json-default":
             return self.argv("mysqlmemprof", COST_MS, n, fmt="json")
+        if who == CONTROL:
+            return self.cost_argv("floor-write-json", n)
         if who.startswith("floor-write-"):
             return self.argv("floor-paced", COST_MS, n,
                              write=self.bytes[who[len("floor-write-"):]])
@@ -894,6 +902,10 @@ def client_report(res):
         rows.append(row("floor-paced writing %s bytes a sample (%s's)"
                         % (fmt(bytes_.get(f), 0), f), w,
                         wbase=per_sample(res, w)))
+    control = res["cost"].get(CONTROL)
+    if control:
+        rows.append(row("the same again, json's bytes (control)", CONTROL,
+                        wbase=per_sample(res, "floor-write-json")))
     add(table(["sampler", "client µs per sample", "÷ floor-paced",
                "start-up left out (µs)", "÷ floor-paced",
                "÷ floor writing", "user µs", "system µs",
@@ -904,11 +916,25 @@ def client_report(res):
         "query, with start-up and without, and of the floor writing the "
         "same bytes: %s. Start-up left out is the run's CPU less a "
         "one-sample run's, per sample after the first: what each further "
-        "sample costs." % (CLIENT_TARGET, ", ".join(verdicts)))
+        "sample costs.%s" % (CLIENT_TARGET, ", ".join(verdicts),
+                             control_text(res)))
     add("")
     lines += where_report(res)
     lines += instr_report(res.get("instr", {}), None, bytes_)
     return lines
+
+
+def control_text(res):
+    """What the control says of the CPU times' resolution, or nothing
+    where the run had none."""
+    if not res["cost"].get(CONTROL):
+        return ""
+    runs = per_sample(res, CONTROL)
+    base = per_sample(res, "floor-write-json")
+    return (" The control, the same floor writing json's bytes run twice "
+            "in each round: %s of itself, round by round: what separates "
+            "two runs of one program here, against which a format's ratio "
+            "is read." % spread_ratio(runs, base, "client_us"))
 
 
 WHERE_PARTS = [("kernel", "the kernel"), ("library", "client library"),
